@@ -1,0 +1,14 @@
+export interface EmbedderHealth {
+	readonly ok: boolean;
+	readonly detail?: string;
+}
+
+/** Turns text into vectors. `dimensions` is 0 for the null provider. */
+export interface EmbeddingProvider {
+	readonly name: string;
+	readonly model: string;
+	readonly dimensions: number;
+	embed(text: string): Promise<Float32Array>;
+	embedBatch(texts: readonly string[]): Promise<Float32Array[]>;
+	health(): Promise<EmbedderHealth>;
+}

@@ -1,0 +1,3 @@
+export type * from "./graph-store";
+export type * from "./vector-store";
+export type * from "./embedding-provider";

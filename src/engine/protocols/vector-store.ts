@@ -1,0 +1,14 @@
+import type { PartialScope, Scope, VectorHit } from "../types";
+
+/** The vector half of a backend: one vector per node id, cosine similarity. */
+export interface VectorStore {
+	readonly name: string;
+	/** 0 until the first vector fixes the dimension. */
+	dimensions(): Promise<number>;
+	upsert(scope: Scope, nodeId: string, vector: Float32Array): Promise<void>;
+	delete(scope: Scope, nodeIds: readonly string[]): Promise<number>;
+	knn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly VectorHit[]>;
+	/** Ids (of the given ones) that have a vector. */
+	has(scope: PartialScope, nodeIds: readonly string[]): Promise<ReadonlySet<string>>;
+	count(scope: PartialScope): Promise<number>;
+}

@@ -1,0 +1,249 @@
+import { BackendError, NotFoundError, ValidationError, errorMessage } from "../errors";
+import { newEngramaId, type Clock } from "../clock";
+import { nodeToText } from "../node-text";
+import type { Profile } from "../profile";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import { requireScope } from "../scope";
+import type { NodeRecord, PartialScope, PropValue, Provenance, Scope } from "../types";
+import {
+	normaliseTags,
+	readConfidence,
+	readDate,
+	resolveLabelOrThrow,
+	resolveRelationOrThrow,
+	sanitiseKey,
+	sanitiseProps,
+} from "./sanitise";
+
+/** Who is writing: the scope plus provenance stamped on every node and edge. */
+export interface WriteContext {
+	readonly scope: PartialScope;
+	readonly source: Provenance;
+	readonly agent?: string;
+	readonly session?: string;
+}
+
+export const TRUST_LEVELS: Readonly<Record<Provenance, number>> = { sync: 1, cli: 1, sdk: 0.8, mcp: 0.5 };
+
+export interface EntityInput {
+	readonly label: string;
+	/** The name, or the title for title-keyed labels. */
+	readonly key: string;
+	readonly props?: Readonly<Record<string, unknown>>;
+	/** An engrama_id to give the node if it is created (a note's frontmatter id). */
+	readonly id?: string;
+	/** Props to remove from the stored node. */
+	readonly unset?: readonly string[];
+}
+
+export interface EntityWrite {
+	readonly node: NodeRecord;
+	readonly created: boolean;
+	readonly warnings: readonly string[];
+	/** false when the embedder is off or failed (the node is then picked up by reindex). */
+	readonly embedded: boolean;
+}
+
+export interface NodeRef {
+	readonly label: string;
+	readonly key: string;
+}
+
+export interface RelationWrite {
+	readonly from: NodeRecord;
+	readonly type: string;
+	readonly to: NodeRecord;
+	readonly created: boolean;
+}
+
+export interface WritePipelineDeps {
+	readonly graph: GraphStore;
+	readonly vectors: VectorStore | null;
+	readonly embedder: EmbeddingProvider | null;
+	readonly profile: Profile;
+	readonly clock: Clock;
+}
+
+const DATE_PROPS = ["valid_from", "valid_to"] as const;
+
+/**
+ * sanitise → resolve label → MERGE → timestamps, temporal fields, provenance → embed.
+ * The only path by which anything is written to a graph.
+ */
+export class WritePipeline {
+	constructor(private readonly deps: WritePipelineDeps) {}
+
+	provenance(ctx: WriteContext): Record<string, PropValue> {
+		const scope = requireScope(ctx.scope);
+		return {
+			org_id: scope.orgId,
+			user_id: scope.userId,
+			source: ctx.source,
+			source_agent: ctx.agent ?? null,
+			source_session: ctx.session ?? null,
+			trust_level: TRUST_LEVELS[ctx.source],
+		};
+	}
+
+	async mergeEntity(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
+		const scope = requireScope(ctx.scope);
+		const { profile, graph } = this.deps;
+		const def = resolveLabelOrThrow(profile, input.label);
+		const key = sanitiseKey(input.key, def.keyField);
+		const props = sanitiseProps(input.props);
+		const warnings: string[] = [];
+		delete props.name;
+		delete props.title;
+		props[def.keyField] = key;
+
+		if ("tags" in props) props.tags = normaliseTags(props.tags) ?? [];
+		const confidence = readConfidence(props.confidence);
+		if (confidence !== undefined) props.confidence = confidence;
+		for (const name of DATE_PROPS) {
+			const date = readDate(name, props[name]);
+			if (date !== undefined) props[name] = date;
+		}
+		if (typeof props.status === "string" && props.status !== "archived") {
+			const status = profile.normaliseStatus(def.label, props.status);
+			props.status = status.status;
+			if (status.note !== undefined) props.status_note = status.note;
+			if (status.warning) warnings.push(status.warning);
+		}
+
+		const now = this.deps.clock.now().toISOString();
+		const existing = await graph.getNode(scope, def.label, key);
+		const unset = [...(input.unset ?? [])];
+		if (existing) {
+			const wasSuperseded = typeof existing.props.valid_to === "string";
+			const nowSuperseded = typeof props.valid_to === "string";
+			if (nowSuperseded && !wasSuperseded) {
+				// Superseding halves confidence: the fact was true, it is less so now.
+				const base = confidence ?? (typeof existing.props.confidence === "number" ? existing.props.confidence : 1);
+				props.confidence = base / 2;
+			} else if (wasSuperseded && !("valid_to" in props)) {
+				unset.push("valid_to");
+				warnings.push(
+					`conflict: ${def.label} "${key}" had been superseded (valid_to ${String(existing.props.valid_to)}); this update makes it current again.`,
+				);
+			}
+		} else if (typeof props.valid_to === "string") {
+			props.confidence = (confidence ?? 1) / 2;
+		}
+
+		const setOnCreate: Record<string, PropValue> = {
+			engrama_id: input.id && isUuid(input.id) ? input.id : newEngramaId(),
+			valid_from: now,
+			confidence: 1,
+			status: def.status?.default ?? "active",
+		};
+		if (input.id && !isUuid(input.id)) warnings.push(`engrama_id "${input.id.slice(0, 60)}" is not a UUID; a new id was given.`);
+
+		const result = await this.guard("merge node", () =>
+			graph.mergeNode(scope, {
+				label: def.label,
+				keyField: def.keyField,
+				key,
+				set: { ...props, ...this.provenance(ctx) },
+				setOnCreate,
+				unset,
+				now,
+			}),
+		);
+		const embedded = await this.embed(scope, result.node, warnings);
+		return { node: result.node, created: result.created, warnings, embedded };
+	}
+
+	async embed(scope: Scope, node: NodeRecord, warnings: string[]): Promise<boolean> {
+		const { embedder, vectors } = this.deps;
+		if (!embedder || !vectors || embedder.dimensions === 0) return false;
+		try {
+			const vector = await embedder.embed(nodeToText(node));
+			await vectors.upsert(scope, node.id, vector);
+			return true;
+		} catch (error) {
+			// The write stands; reindex finds nodes without a vector later.
+			warnings.push(`Embedding failed (${errorMessage(error)}); the node is stored and will be embedded by reindex.`);
+			return false;
+		}
+	}
+
+	async requireNode(scope: PartialScope, ref: NodeRef, role: string): Promise<NodeRecord> {
+		const def = resolveLabelOrThrow(this.deps.profile, ref.label);
+		const key = sanitiseKey(ref.key, def.keyField);
+		const node = await this.deps.graph.getNode(scope, def.label, key);
+		if (!node) {
+			throw new NotFoundError(`The ${role} ${def.label} "${key}" does not exist. Remember it first, or check the name.`, {
+				label: def.label,
+				key,
+			});
+		}
+		return node;
+	}
+
+	async mergeRelation(
+		ctx: WriteContext,
+		from: NodeRef | NodeRecord,
+		type: string,
+		to: NodeRef | NodeRecord,
+		edgeProps: Readonly<Record<string, PropValue>> = {},
+	): Promise<RelationWrite> {
+		const scope = requireScope(ctx.scope);
+		const fromNode = "id" in from ? from : await this.requireNode(scope, from, "source");
+		const toNode = "id" in to ? to : await this.requireNode(scope, to, "target");
+		const relType = resolveRelationOrThrow(this.deps.profile, type, fromNode.label, toNode.label);
+		const now = this.deps.clock.now().toISOString();
+		const { created } = await this.guard("merge relation", () =>
+			this.deps.graph.mergeEdge(scope, {
+				fromId: fromNode.id,
+				type: relType,
+				toId: toNode.id,
+				props: { ...edgeProps, ...this.provenance(ctx) },
+				now,
+			}),
+		);
+		return { from: fromNode, type: relType, to: toNode, created };
+	}
+
+	/** Soft delete: the node stays, marked archived, out of every search. */
+	async archive(ctx: WriteContext, ref: NodeRef | NodeRecord): Promise<NodeRecord> {
+		const scope = requireScope(ctx.scope);
+		const node = "id" in ref ? ref : await this.requireNode(scope, ref, "node");
+		const now = this.deps.clock.now().toISOString();
+		const updated = await this.deps.graph.updateNode(
+			scope,
+			node.id,
+			{ status: "archived", archived_at: now, previous_status: node.props.status ?? null, ...this.provenance(ctx) },
+			[],
+			now,
+		);
+		if (!updated) throw new NotFoundError(`Node ${node.id} vanished while archiving.`);
+		return updated;
+	}
+
+	/** Hard delete: node, edges, fulltext row and vector. */
+	async hardDelete(ctx: WriteContext, ref: NodeRef | NodeRecord): Promise<NodeRecord> {
+		const scope = requireScope(ctx.scope);
+		const node = "id" in ref ? ref : await this.requireNode(scope, ref, "node");
+		await this.deps.graph.transaction(async () => {
+			await this.deps.graph.deleteNode(scope, node.id);
+			if (this.deps.vectors) await this.deps.vectors.delete(scope, [node.id]);
+		});
+		return node;
+	}
+
+	private async guard<T>(what: string, job: () => Promise<T>): Promise<T> {
+		try {
+			return await job();
+		} catch (error) {
+			if (error instanceof ValidationError || error instanceof NotFoundError || error instanceof BackendError) throw error;
+			if (error instanceof Error && "code" in error) throw error;
+			throw new BackendError(`The ${this.deps.graph.name} backend failed to ${what}: ${errorMessage(error)}. Nothing was written.`);
+		}
+	}
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+	return UUID.test(value);
+}
