@@ -1,0 +1,236 @@
+// SqliteConnection over an open sqlite3.oo1.DB: statement cache, parameter binding, transactions.
+import type { Sqlite3Db, Sqlite3Static, Sqlite3Stmt } from "./sqlite3-api";
+import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "./sqlite-connection";
+import { SqliteError } from "./errors";
+
+/** Where the connection's owner (file, memory or snapshot mode) plugs in. */
+export interface ConnectionHooks {
+	/** After a statement that may have written. */
+	afterWrite?(): void;
+	/** Extra detail for I/O errors, e.g. the file system error behind SQLITE_IOERR. */
+	describeIoError?(): string | undefined;
+	beforeClose?(): void;
+	afterClose?(): void;
+	flush?(): Promise<void>;
+}
+
+interface CachedStatement {
+	readonly stmt: Sqlite3Stmt;
+	readonly columns: readonly string[];
+	readonly writes: boolean;
+	readonly paramNames: Map<string, string>;
+}
+
+// Dynamic SQL (e.g. `IN (?, ?, ?)` of varying length) must not grow the cache without bound.
+const STATEMENT_CACHE_SIZE = 256;
+const PARAM_PREFIXES = [":", "@", "$"] as const;
+
+export class Oo1Connection implements SqliteConnection {
+	private readonly statements = new Map<string, CachedStatement>();
+	private depth = 0;
+	private closed = false;
+
+	constructor(
+		private readonly sqlite3: Sqlite3Static,
+		private readonly db: Sqlite3Db,
+		readonly path: string,
+		private readonly hooks: ConnectionHooks = {},
+	) {}
+
+	exec(sql: string): void {
+		this.guard(sql, () => this.db.exec(sql));
+		this.hooks.afterWrite?.();
+	}
+
+	run(sql: string, params?: SqlParams): RunResult {
+		return this.withStatement(sql, params, (stmt) => {
+			while (stmt.step()) {
+				// Drain rows (e.g. RETURNING) so the statement completes.
+			}
+			const rowid = this.sqlite3.capi.sqlite3_last_insert_rowid(this.db);
+			return { changes: Number(this.db.changes()), lastInsertRowid: Number(rowid) };
+		});
+	}
+
+	all<T = Record<string, SqlValue>>(sql: string, params?: SqlParams): T[] {
+		return this.withStatement(sql, params, (stmt, columns) => {
+			const rows: T[] = [];
+			while (stmt.step()) rows.push(readRow(stmt, columns) as T);
+			return rows;
+		});
+	}
+
+	get<T = Record<string, SqlValue>>(sql: string, params?: SqlParams): T | undefined {
+		return this.withStatement(sql, params, (stmt, columns) =>
+			stmt.step() ? (readRow(stmt, columns) as T) : undefined,
+		);
+	}
+
+	transaction<T>(fn: () => T): T {
+		this.assertOpen("transaction()");
+		const outermost = this.depth === 0;
+		const savepoint = `engrama_sp_${this.depth}`;
+		this.control(outermost ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
+		this.depth++;
+		let result: T;
+		try {
+			result = fn();
+			if (isThenable(result)) {
+				throw new TypeError("transaction() got an async function; run the awaits first, then write synchronously inside transaction().");
+			}
+		} catch (error) {
+			this.depth--;
+			this.rollback(outermost, savepoint, error);
+			throw error;
+		}
+		this.depth--;
+		try {
+			this.control(outermost ? "COMMIT" : `RELEASE ${savepoint}`);
+		} catch (error) {
+			if (outermost) this.rollback(true, savepoint, error);
+			throw error;
+		}
+		return result;
+	}
+
+	flush(): Promise<void> {
+		return this.hooks.flush?.() ?? Promise.resolve();
+	}
+
+	close(): void {
+		if (this.closed) return;
+		try {
+			this.hooks.beforeClose?.();
+		} finally {
+			this.closed = true;
+			for (const { stmt } of this.statements.values()) stmt.finalize();
+			this.statements.clear();
+			try {
+				this.db.close();
+			} finally {
+				this.hooks.afterClose?.();
+			}
+		}
+	}
+
+	/** For the owner (snapshot export): is a transaction open right now? */
+	inTransaction(): boolean {
+		return !this.closed && this.sqlite3.capi.sqlite3_get_autocommit(this.db) === 0;
+	}
+
+	private withStatement<R>(sql: string, params: SqlParams | undefined, use: (stmt: Sqlite3Stmt, columns: readonly string[]) => R): R {
+		this.assertOpen(sql);
+		const cached = this.guard(sql, () => this.prepare(sql));
+		try {
+			return this.guard(sql, () => {
+				if (params !== undefined) this.bind(cached, params);
+				return use(cached.stmt, cached.columns);
+			});
+		} finally {
+			resetQuietly(cached.stmt);
+			if (cached.writes) this.hooks.afterWrite?.();
+		}
+	}
+
+	private prepare(sql: string): CachedStatement {
+		const hit = this.statements.get(sql);
+		if (hit) {
+			// Re-insert so the Map's order is least-recently-used first.
+			this.statements.delete(sql);
+			this.statements.set(sql, hit);
+			return hit;
+		}
+		const stmt = this.db.prepare(sql);
+		const { capi } = this.sqlite3;
+		const entry: CachedStatement = {
+			stmt,
+			columns: stmt.columnCount > 0 ? stmt.getColumnNames([]) : [],
+			writes: capi.sqlite3_stmt_readonly(stmt.pointer) === 0,
+			paramNames: new Map(),
+		};
+		this.statements.set(sql, entry);
+		if (this.statements.size > STATEMENT_CACHE_SIZE) {
+			const [oldestSql, oldest] = this.statements.entries().next().value as [string, CachedStatement];
+			this.statements.delete(oldestSql);
+			oldest.stmt.finalize();
+		}
+		return entry;
+	}
+
+	private bind(cached: CachedStatement, params: SqlParams): void {
+		if (Array.isArray(params)) {
+			if (params.length > 0) cached.stmt.bind(params);
+			return;
+		}
+		const named: Record<string, SqlValue> = {};
+		for (const [key, value] of Object.entries(params as Record<string, SqlValue>)) {
+			named[this.parameterName(cached, key)] = value;
+		}
+		if (Object.keys(named).length > 0) cached.stmt.bind(named);
+	}
+
+	private parameterName(cached: CachedStatement, key: string): string {
+		const known = cached.paramNames.get(key);
+		if (known) return known;
+		const { capi } = this.sqlite3;
+		const candidates = PARAM_PREFIXES.some((p) => key.startsWith(p)) ? [key] : PARAM_PREFIXES.map((p) => p + key);
+		const name = candidates.find((c) => capi.sqlite3_bind_parameter_index(cached.stmt.pointer, c) > 0) ?? candidates[0];
+		cached.paramNames.set(key, name);
+		return name;
+	}
+
+	private control(sql: string): void {
+		this.guard(sql, () => this.db.exec(sql));
+	}
+
+	private rollback(outermost: boolean, savepoint: string, cause: unknown): void {
+		// SQLite may already have rolled back by itself (e.g. after SQLITE_FULL or an I/O error).
+		if (!this.inTransaction()) return;
+		try {
+			this.control(outermost ? "ROLLBACK" : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+		} catch (rollbackError) {
+			console.error("Engrama: rollback failed after an error in a transaction", { cause, rollbackError });
+		}
+	}
+
+	private guard<R>(sql: string, action: () => R): R {
+		try {
+			return action();
+		} catch (error) {
+			throw this.toSqliteError(error, sql);
+		}
+	}
+
+	private toSqliteError(error: unknown, sql: string): unknown {
+		if (error instanceof SqliteError || !(error instanceof this.sqlite3.SQLite3Error)) return error;
+		const resultCode = error.resultCode;
+		let message = error.message.replace(/sqlite3 result code \d+: /, "");
+		if (resultCode !== undefined && (resultCode & 0xff) === this.sqlite3.capi.SQLITE_IOERR) {
+			const detail = this.hooks.describeIoError?.();
+			if (detail) message += ` (${detail})`;
+		}
+		return new SqliteError(message, sql, resultCode, { cause: error });
+	}
+
+	private assertOpen(what: string): void {
+		if (this.closed) throw new Error(`Database ${this.path} is closed; cannot run ${what.slice(0, 80)}`);
+	}
+}
+
+function readRow(stmt: Sqlite3Stmt, columns: readonly string[]): Record<string, SqlValue> {
+	const row: Record<string, SqlValue> = {};
+	for (let i = 0; i < columns.length; i++) row[columns[i]] = stmt.get(i) as SqlValue;
+	return row;
+}
+
+function resetQuietly(stmt: Sqlite3Stmt): void {
+	try {
+		stmt.reset(true);
+	} catch {
+		// reset() re-reports the error of the failed step, which the caller already received.
+	}
+}
+
+function isThenable(value: unknown): boolean {
+	return typeof (value as { then?: unknown } | null)?.then === "function";
+}

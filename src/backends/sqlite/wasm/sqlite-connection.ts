@@ -1,0 +1,46 @@
+// The one database API the rest of Engrama uses; nothing outside this folder touches sqlite3.oo1.
+import type { SnapshotStorage } from "./snapshot-storage";
+
+export type SqlValue = string | number | bigint | null | Uint8Array;
+export type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
+
+export interface RunResult {
+	readonly changes: number;
+	readonly lastInsertRowid: number;
+}
+
+export interface SqliteConnection {
+	/** File path, or ":memory:". */
+	readonly path: string;
+	/** Runs one or more statements without parameters (DDL, pragmas). */
+	exec(sql: string): void;
+	/** Runs one statement. Named parameters may be given with or without their `:`/`@`/`$` prefix. */
+	run(sql: string, params?: SqlParams): RunResult;
+	all<T = Record<string, SqlValue>>(sql: string, params?: SqlParams): T[];
+	get<T = Record<string, SqlValue>>(sql: string, params?: SqlParams): T | undefined;
+	/**
+	 * Runs `fn` in BEGIN IMMEDIATE … COMMIT, rolling back if it throws; nested calls use SAVEPOINTs.
+	 * `fn` must be synchronous: SQLite cannot hold a transaction open across an await.
+	 */
+	transaction<T>(fn: () => T): T;
+	/**
+	 * Resolves once everything committed so far is in durable storage. A no-op for files (each
+	 * commit is already fsynced); for snapshot storage it writes the pending snapshot now.
+	 */
+	flush(): Promise<void>;
+	/** Idempotent. Releases the lock file; snapshot storage gets a final export. */
+	close(): void;
+}
+
+export interface OpenDatabaseOptions {
+	/** A file path, or ":memory:". */
+	readonly path: string;
+	/** Where Node's fs is missing (Obsidian mobile): keep the database in memory, persisted here. */
+	readonly snapshot?: SnapshotStorage;
+	readonly readonly?: boolean;
+	/** Snapshot mode only: how long writes may sit unexported (default 1000 ms). */
+	readonly snapshotDebounceMs?: number;
+}
+
+export { openDatabase } from "./open-database";
+export type { SnapshotStorage } from "./snapshot-storage";
