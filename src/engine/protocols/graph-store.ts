@@ -113,6 +113,10 @@ export interface GraphStore {
 	/** Removes every node and edge of the scope (GDPR). */
 	forgetScope(scope: Scope): Promise<ScopeForgetReport>;
 
+	/** Small persistent settings of the memory itself (standalone identity, counters). */
+	getMeta(key: string): Promise<string | null>;
+	setMeta(key: string, value: string): Promise<void>;
+
 	/** Runs `fn` as one unit (atomic where capabilities.atomicTransactions). */
 	transaction<T>(fn: () => Promise<T>): Promise<T>;
 }

@@ -1,0 +1,43 @@
+import type { EngramaConfig } from "../config/engrama-config";
+import { ValidationError } from "../engine/errors";
+import type { GraphStore, VectorStore } from "../engine/protocols";
+import { NullGraphStore } from "./null/null-graph-store";
+import { SqliteGraphStore } from "./sqlite/sqlite-graph-store";
+import { SqliteVectorStore } from "./sqlite/sqlite-vector-store";
+import { openDatabase, type SnapshotStorage } from "./sqlite/wasm/sqlite-connection";
+
+export interface Backend {
+	readonly graph: GraphStore;
+	readonly vectors: VectorStore | null;
+}
+
+export interface BackendOptions {
+	/** Obsidian mobile: no Node fs, so the SQLite file is kept through the vault adapter. */
+	readonly snapshot?: SnapshotStorage;
+}
+
+/** The one place that chooses a backend. Graph and vectors are opened together and initialised. */
+export async function createBackend(config: EngramaConfig, options: BackendOptions = {}): Promise<Backend> {
+	switch (config.backend) {
+		case "sqlite": {
+			const conn = await openDatabase({ path: config.dbPath, snapshot: options.snapshot });
+			const graph = new SqliteGraphStore(conn);
+			try {
+				await graph.init();
+			} catch (error) {
+				await graph.close();
+				throw error;
+			}
+			const vectors = config.vectorBackend === "none" ? null : new SqliteVectorStore(graph);
+			return { graph, vectors };
+		}
+		case "null":
+			return { graph: new NullGraphStore(), vectors: null };
+		case "neo4j": {
+			const { createNeo4jBackend } = await import("./neo4j/neo4j-backend");
+			return createNeo4jBackend(config);
+		}
+		default:
+			throw new ValidationError(`Unknown backend "${String(config.backend)}". Use sqlite, neo4j or null.`);
+	}
+}

@@ -1,0 +1,95 @@
+import type { SqliteConnection } from "./wasm/sqlite-connection";
+
+/**
+ * The table layout of the Python engrama (nodes, edges, nodes_fts, node_embeddings with JSON
+ * props) so one memory file moves between the two. Additions are additive only: an extra
+ * `edges.props` column, extra indexes and a meta table, all ignored by older readers.
+ */
+export const SCHEMA_VERSION = 4;
+
+/** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
+export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";
+export const USER_EXPR = "COALESCE(json_extract(props, '$.user_id'), '')";
+export const ID_EXPR = "json_extract(props, '$.engrama_id')";
+export const STATUS_EXPR = "COALESCE(json_extract(props, '$.status'), '')";
+
+export const FTS_COLUMNS = [
+	"name",
+	"title",
+	"description",
+	"notes",
+	"rationale",
+	"solution",
+	"context",
+	"body",
+	"summary",
+	"tags",
+] as const;
+
+const V1 = `
+CREATE TABLE IF NOT EXISTS nodes (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	label       TEXT NOT NULL,
+	key_field   TEXT NOT NULL,
+	key_value   TEXT NOT NULL,
+	props       TEXT NOT NULL DEFAULT '{}',
+	created_at  TEXT NOT NULL,
+	updated_at  TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS idx_nodes_identity ON nodes(label, key_value, ${ORG_EXPR}, ${USER_EXPR});
+CREATE INDEX IF NOT EXISTS idx_nodes_label ON nodes(label);
+CREATE INDEX IF NOT EXISTS idx_nodes_updated ON nodes(updated_at);
+CREATE TABLE IF NOT EXISTS edges (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	from_id     INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	rel_type    TEXT NOT NULL,
+	to_id       INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	created_at  TEXT NOT NULL,
+	org_id      TEXT,
+	user_id     TEXT,
+	UNIQUE(from_id, rel_type, to_id)
+);
+CREATE INDEX IF NOT EXISTS idx_edges_from ON edges(from_id, rel_type);
+CREATE INDEX IF NOT EXISTS idx_edges_to ON edges(to_id, rel_type);
+CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(${FTS_COLUMNS.join(", ")});
+`;
+
+// v4: what this engine adds on top of the Python layout (v3).
+const V4 = `
+ALTER TABLE edges ADD COLUMN props TEXT NOT NULL DEFAULT '{}';
+CREATE INDEX IF NOT EXISTS idx_edges_scope ON edges(org_id, user_id);
+CREATE UNIQUE INDEX IF NOT EXISTS idx_nodes_engrama_id ON nodes(${ID_EXPR});
+CREATE INDEX IF NOT EXISTS idx_nodes_scope_key ON nodes(${ORG_EXPR}, ${USER_EXPR}, key_value);
+CREATE INDEX IF NOT EXISTS idx_nodes_scope_label ON nodes(${ORG_EXPR}, ${USER_EXPR}, label);
+CREATE TABLE IF NOT EXISTS engrama_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
+	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
+}
+
+/** Creates or upgrades the schema in one transaction; refuses databases from a newer version. */
+export function migrate(conn: SqliteConnection): void {
+	const row = conn.get<{ user_version: number }>("PRAGMA user_version");
+	const version = Number(row?.user_version ?? 0);
+	if (version > SCHEMA_VERSION) {
+		throw new Error(
+			`${conn.path} has schema version ${version}, newer than this Engrama (${SCHEMA_VERSION}). Update the plugin or the command line.`,
+		);
+	}
+	if (version === SCHEMA_VERSION) return;
+	conn.exec("BEGIN IMMEDIATE");
+	try {
+		conn.exec(V1);
+		if (!hasColumn(conn, "edges", "org_id")) {
+			conn.exec("ALTER TABLE edges ADD COLUMN org_id TEXT; ALTER TABLE edges ADD COLUMN user_id TEXT;");
+		}
+		if (!hasColumn(conn, "edges", "props")) conn.exec(V4);
+		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
+		conn.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+		conn.exec("COMMIT");
+	} catch (error) {
+		conn.exec("ROLLBACK");
+		throw error;
+	}
+}

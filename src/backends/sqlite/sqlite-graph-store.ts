@@ -1,0 +1,557 @@
+import { NotFoundError, ScopeError } from "../../engine/errors";
+import type {
+	FulltextQuery,
+	GraphCapabilities,
+	GraphStore,
+	HealthReport,
+	ListNodesQuery,
+	MergeEdgeInput,
+	MergeNodeInput,
+	MergeNodeResult,
+	ScopeForgetReport,
+} from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type {
+	Direction,
+	EdgeRecord,
+	FulltextHit,
+	KeyField,
+	NeighbourEdge,
+	Neighbourhood,
+	NeighbourhoodNode,
+	NodeRecord,
+	PartialScope,
+	PropValue,
+	Props,
+	Scope,
+} from "../../engine/types";
+import { fts5Query } from "./fts-query";
+import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR, migrate } from "./schema";
+import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
+
+interface NodeRow {
+	id: number;
+	label: string;
+	key_field: string;
+	key_value: string;
+	props: string;
+	created_at: string;
+	updated_at: string;
+}
+
+interface EdgeRow {
+	from_id: number;
+	rel_type: string;
+	to_id: number;
+	edge_created_at: string;
+	edge_props: string | null;
+}
+
+const SCOPE_WHERE = `${ORG_EXPR} = ? AND ${USER_EXPR} = ?`;
+const LIVE = `${STATUS_EXPR} != 'archived'`;
+const NODE_COLS = "id, label, key_field, key_value, props, created_at, updated_at";
+// Column stored as the row's own timestamp, never duplicated in props.
+const COLUMN_PROPS = new Set(["created_at", "updated_at"]);
+
+// bm25 weights per FTS column: names and titles first, then tags and summaries.
+const BM25_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
+	name: 8,
+	title: 8,
+	description: 3,
+	notes: 1,
+	rationale: 1,
+	solution: 1,
+	context: 1,
+	body: 1,
+	summary: 2,
+	tags: 4,
+};
+
+function parseProps(text: string | null): Record<string, PropValue> {
+	if (!text) return {};
+	try {
+		const value: unknown = JSON.parse(text);
+		return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, PropValue>) : {};
+	} catch {
+		return {};
+	}
+}
+
+function scopeParams(scope: Scope): [string, string] {
+	return [scope.orgId, scope.userId];
+}
+
+function ftsText(value: PropValue | undefined): string | null {
+	if (value === undefined || value === null) return null;
+	if (Array.isArray(value)) return value.map(String).join(" ");
+	return typeof value === "object" ? null : String(value);
+}
+
+/**
+ * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).
+ * All statements are parameterised; only constant SQL fragments are interpolated.
+ */
+export class SqliteGraphStore implements GraphStore {
+	readonly name = "sqlite";
+	readonly capabilities: GraphCapabilities;
+	private depth = 0;
+	private closed = false;
+
+	constructor(private readonly conn: SqliteConnection) {
+		this.capabilities = { atomicTransactions: true, durable: conn.path !== ":memory:" };
+	}
+
+	async init(): Promise<void> {
+		this.conn.exec("PRAGMA foreign_keys = ON");
+		migrate(this.conn);
+	}
+
+	async close(): Promise<void> {
+		if (this.closed) return;
+		this.closed = true;
+		this.conn.close();
+	}
+
+	/** The connection, for the vector store that shares the same file. */
+	connection(): SqliteConnection {
+		return this.conn;
+	}
+
+	async health(): Promise<HealthReport> {
+		try {
+			const nodes = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0;
+			const edges = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n ?? 0;
+			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), detail: this.conn.path };
+		} catch (error) {
+			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
+		}
+	}
+
+	/** Runs sync work atomically: a savepoint nests inside an open transaction, or starts one. */
+	private atomic<T>(work: () => T): T {
+		const name = `sp${this.depth}`;
+		this.conn.exec(`SAVEPOINT ${name}`);
+		this.depth++;
+		try {
+			const result = work();
+			this.depth--;
+			this.conn.exec(`RELEASE ${name}`);
+			return result;
+		} catch (error) {
+			this.depth--;
+			this.conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+			throw error;
+		}
+	}
+
+	async transaction<T>(fn: () => Promise<T>): Promise<T> {
+		const name = `sp${this.depth}`;
+		this.conn.exec(`SAVEPOINT ${name}`);
+		this.depth++;
+		try {
+			const result = await fn();
+			this.depth--;
+			this.conn.exec(`RELEASE ${name}`);
+			return result;
+		} catch (error) {
+			this.depth--;
+			this.conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+			throw error;
+		}
+	}
+
+	private toRecord(row: NodeRow): NodeRecord {
+		const props = parseProps(row.props);
+		const id = typeof props.engrama_id === "string" ? props.engrama_id : `sqlite-${row.id}`;
+		return {
+			id,
+			label: row.label,
+			keyField: (row.key_field === "title" ? "title" : "name") as KeyField,
+			key: row.key_value,
+			props,
+			createdAt: row.created_at,
+			updatedAt: row.updated_at,
+		};
+	}
+
+	private rowById(scope: Scope, id: string): NodeRow | undefined {
+		const legacy = /^sqlite-(\d+)$/.exec(id);
+		if (legacy) {
+			return this.conn.get<NodeRow>(`SELECT ${NODE_COLS} FROM nodes WHERE id = ? AND ${SCOPE_WHERE}`, [
+				Number(legacy[1]),
+				...scopeParams(scope),
+			]);
+		}
+		return this.conn.get<NodeRow>(`SELECT ${NODE_COLS} FROM nodes WHERE ${ID_EXPR} = ? AND ${SCOPE_WHERE}`, [
+			id,
+			...scopeParams(scope),
+		]);
+	}
+
+	private rowByKey(scope: Scope, label: string, key: string): NodeRow | undefined {
+		return this.conn.get<NodeRow>(
+			`SELECT ${NODE_COLS} FROM nodes WHERE label = ? AND key_value = ? AND ${SCOPE_WHERE}`,
+			[label, key, ...scopeParams(scope)],
+		);
+	}
+
+	private writeFts(rowId: number, props: Props): void {
+		this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [rowId]);
+		const extra: string[] = [];
+		// Text props outside the Python FTS columns still deserve to be found: they go into body.
+		for (const [name, value] of Object.entries(props)) {
+			if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
+			if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(value);
+		}
+		const values = FTS_COLUMNS.map((column) => {
+			const text = ftsText(props[column]);
+			if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
+			return text;
+		});
+		this.conn.run(
+			`INSERT INTO nodes_fts(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`,
+			[rowId, ...values],
+		);
+	}
+
+	async mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const existing = this.rowByKey(scope, input.label, input.key);
+			if (existing) {
+				const previous = parseProps(existing.props);
+				const props: Record<string, PropValue> = { ...previous, ...stripColumns(input.set) };
+				for (const name of input.unset ?? []) delete props[name];
+				props.org_id = scope.orgId;
+				props.user_id = scope.userId;
+				this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [
+					JSON.stringify(props),
+					input.now,
+					existing.id,
+				]);
+				this.writeFts(existing.id, props);
+				return {
+					node: this.toRecord({ ...existing, props: JSON.stringify(props), updated_at: input.now }),
+					created: false,
+					previous,
+				};
+			}
+			const props: Record<string, PropValue> = {
+				...stripColumns(input.setOnCreate),
+				...stripColumns(input.set),
+				engrama_id: input.setOnCreate.engrama_id ?? null,
+				org_id: scope.orgId,
+				user_id: scope.userId,
+			};
+			for (const name of input.unset ?? []) delete props[name];
+			const { lastInsertRowid } = this.conn.run(
+				"INSERT INTO nodes(label, key_field, key_value, props, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+				[input.label, input.keyField, input.key, JSON.stringify(props), input.now, input.now],
+			);
+			this.writeFts(lastInsertRowid, props);
+			return {
+				node: this.toRecord({
+					id: lastInsertRowid,
+					label: input.label,
+					key_field: input.keyField,
+					key_value: input.key,
+					props: JSON.stringify(props),
+					created_at: input.now,
+					updated_at: input.now,
+				}),
+				created: true,
+			};
+		});
+	}
+
+	async getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
+		if (!isFullScope(scope)) return null;
+		const row = this.rowByKey(scope, label, key);
+		return row ? this.toRecord(row) : null;
+	}
+
+	async getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {
+		if (!isFullScope(scope)) return null;
+		const row = this.rowById(scope, id);
+		return row ? this.toRecord(row) : null;
+	}
+
+	async findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope)) return [];
+		return this.conn
+			.all<NodeRow>(`SELECT ${NODE_COLS} FROM nodes WHERE ${SCOPE_WHERE} AND key_value = ?`, [...scopeParams(scope), key])
+			.map((row) => this.toRecord(row));
+	}
+
+	async updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const row = this.rowById(scope, id);
+			if (!row) return null;
+			const props: Record<string, PropValue> = { ...parseProps(row.props), ...stripColumns(set) };
+			for (const name of unset) delete props[name];
+			this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [JSON.stringify(props), now, row.id]);
+			this.writeFts(row.id, props);
+			return this.toRecord({ ...row, props: JSON.stringify(props), updated_at: now });
+		});
+	}
+
+	async deleteNode(scope: Scope, id: string): Promise<boolean> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const row = this.rowById(scope, id);
+			if (!row) return false;
+			this.conn.run("DELETE FROM edges WHERE from_id = ? OR to_id = ?", [row.id, row.id]);
+			this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [row.id]);
+			this.conn.run("DELETE FROM nodes WHERE id = ?", [row.id]);
+			return true;
+		});
+	}
+
+	private requireRow(scope: Scope, id: string, role: string): NodeRow {
+		const row = this.rowById(scope, id);
+		if (!row) throw new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
+		return row;
+	}
+
+	async mergeEdge(scope: Scope, input: MergeEdgeInput): Promise<{ readonly created: boolean }> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const from = this.requireRow(scope, input.fromId, "source");
+			const to = this.requireRow(scope, input.toId, "target");
+			const existing = this.conn.get<{ id: number; props: string | null }>(
+				"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
+				[from.id, input.type, to.id],
+			);
+			if (existing) {
+				if (input.props && Object.keys(input.props).length > 0) {
+					const props = { ...parseProps(existing.props), ...input.props };
+					this.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify(props), existing.id]);
+				}
+				return { created: false };
+			}
+			this.conn.run(
+				"INSERT INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props) VALUES (?, ?, ?, ?, ?, ?, ?)",
+				[from.id, input.type, to.id, input.now, scope.orgId, scope.userId, JSON.stringify(input.props ?? {})],
+			);
+			return { created: true };
+		});
+	}
+
+	async deleteEdge(scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const from = this.rowById(scope, fromId);
+			const to = this.rowById(scope, toId);
+			if (!from || !to) return false;
+			const { changes } = this.conn.run(
+				"DELETE FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ? AND org_id = ? AND user_id = ?",
+				[from.id, type, to.id, ...scopeParams(scope)],
+			);
+			return changes > 0;
+		});
+	}
+
+	private edgeRows(scope: Scope, rowId: number, direction: Direction, types?: readonly string[], limit = -1) {
+		const typeFilter = types && types.length > 0 ? ` AND e.rel_type IN (${types.map(() => "?").join(", ")})` : "";
+		const parts: { sql: string; params: SqlValue[] }[] = [];
+		if (direction !== "in") {
+			parts.push({
+				sql: `SELECT 'out' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
+					FROM edges e JOIN nodes n ON n.id = e.to_id
+					WHERE e.from_id = ? AND e.org_id = ? AND e.user_id = ?${typeFilter}`,
+				params: [rowId, ...scopeParams(scope), ...(types ?? [])],
+			});
+		}
+		if (direction !== "out") {
+			parts.push({
+				sql: `SELECT 'in' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
+					FROM edges e JOIN nodes n ON n.id = e.from_id
+					WHERE e.to_id = ? AND e.org_id = ? AND e.user_id = ?${typeFilter}`,
+				params: [rowId, ...scopeParams(scope), ...(types ?? [])],
+			});
+		}
+		const sql = `${parts.map((p) => p.sql).join(" UNION ALL ")} LIMIT ?`;
+		return this.conn.all<EdgeRow & NodeRow & { dir: "out" | "in" }>(sql, [
+			...parts.flatMap((p) => p.params),
+			limit,
+		]);
+	}
+
+	private edgeOf(row: EdgeRow & { dir: "out" | "in" }, self: NodeRecord, other: NodeRecord): EdgeRecord {
+		const [from, to] = row.dir === "out" ? [self, other] : [other, self];
+		return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: parseProps(row.edge_props) };
+	}
+
+	async edgesOf(scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {
+		if (!isFullScope(scope)) return [];
+		const self = this.rowById(scope, id);
+		if (!self) return [];
+		const selfRecord = this.toRecord(self);
+		return this.edgeRows(scope, self.id, direction, types).map((row) => {
+			const other = this.toRecord(row);
+			return { type: row.rel_type, direction: row.dir, node: other, edge: this.edgeOf(row, selfRecord, other) };
+		});
+	}
+
+	async neighbourhood(scope: PartialScope, id: string, hops: number, fanOutCap: number): Promise<Neighbourhood | null> {
+		if (!isFullScope(scope)) return null;
+		const start = this.rowById(scope, id);
+		if (!start) return null;
+		const center = this.toRecord(start);
+		const seen = new Map<number, NeighbourhoodNode>([[start.id, { node: center, depth: 0 }]]);
+		const records = new Map<number, NodeRecord>([[start.id, center]]);
+		const edges = new Map<string, EdgeRecord>();
+		let frontier = [start.id];
+		let truncated = false;
+		for (let depth = 1; depth <= hops && frontier.length > 0; depth++) {
+			const next: number[] = [];
+			for (const rowId of frontier) {
+				const self = records.get(rowId);
+				if (!self) continue;
+				const rows = this.edgeRows(scope, rowId, "both", undefined, fanOutCap + 1);
+				if (rows.length > fanOutCap) truncated = true;
+				for (const row of rows.slice(0, fanOutCap)) {
+					const otherRowId = row.dir === "out" ? row.to_id : row.from_id;
+					let other = records.get(otherRowId);
+					if (!other) {
+						other = this.toRecord(row);
+						records.set(otherRowId, other);
+					}
+					if (other.props.status === "archived") continue;
+					const edge = this.edgeOf(row, self, other);
+					edges.set(`${edge.fromId}|${edge.type}|${edge.toId}`, edge);
+					if (!seen.has(otherRowId)) {
+						seen.set(otherRowId, { node: other, depth });
+						next.push(otherRowId);
+					}
+				}
+			}
+			frontier = next;
+		}
+		return { center, nodes: [...seen.values()].filter((n) => n.depth > 0), edges: [...edges.values()], truncated };
+	}
+
+	async fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
+		if (!isFullScope(scope)) return [];
+		const match = fts5Query(query.text);
+		if (!match) return [];
+		const labels = query.labels ?? [];
+		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
+		const weights = FTS_COLUMNS.map((c) => BM25_WEIGHTS[c]).join(", ");
+		const rows = this.conn.all<NodeRow & { rank: number }>(
+			`SELECT n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at, bm25(nodes_fts, ${weights}) AS rank
+			FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid
+			WHERE nodes_fts MATCH ? AND ${SCOPE_WHERE.replaceAll("props", "n.props")} AND ${LIVE.replace("props", "n.props")}${labelFilter}
+			ORDER BY rank LIMIT ?`,
+			[match, ...scopeParams(scope), ...labels, query.limit],
+		);
+		// bm25 is lower-is-better and negative; flip it so higher is better.
+		return rows.map((row) => ({ node: this.toRecord(row), score: -Number(row.rank) }));
+	}
+
+	async listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope)) return [];
+		const where = [SCOPE_WHERE];
+		const params: SqlValue[] = [...scopeParams(scope)];
+		if (query.label) {
+			where.push("label = ?");
+			params.push(query.label);
+		}
+		if (query.status && query.status.length > 0) {
+			where.push(`${STATUS_EXPR} IN (${query.status.map(() => "?").join(", ")})`);
+			params.push(...query.status);
+		} else if (!query.includeArchived) {
+			where.push(LIVE);
+		}
+		for (const [field, value] of Object.entries(query.where ?? {})) {
+			if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) continue;
+			where.push(`json_extract(props, '$.${field}') = ?`);
+			params.push(value);
+		}
+		params.push(query.limit ?? -1, query.offset ?? 0);
+		return this.conn
+			.all<NodeRow>(`SELECT ${NODE_COLS} FROM nodes WHERE ${where.join(" AND ")} ORDER BY id LIMIT ? OFFSET ?`, params)
+			.map((row) => this.toRecord(row));
+	}
+
+	async labelCounts(scope: PartialScope): Promise<Readonly<Record<string, number>>> {
+		if (!isFullScope(scope)) return {};
+		const rows = this.conn.all<{ label: string; n: number }>(
+			`SELECT label, count(*) AS n FROM nodes WHERE ${SCOPE_WHERE} AND ${LIVE} AND label != 'Insight' GROUP BY label ORDER BY label`,
+			scopeParams(scope),
+		);
+		return Object.fromEntries(rows.map((r) => [r.label, Number(r.n)]));
+	}
+
+	async counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {
+		if (!isFullScope(scope)) return { nodes: 0, edges: 0 };
+		const nodes = this.conn.get<{ n: number }>(`SELECT count(*) AS n FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope))?.n ?? 0;
+		const edges =
+			this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges WHERE org_id = ? AND user_id = ?", scopeParams(scope))?.n ?? 0;
+		return { nodes: Number(nodes), edges: Number(edges) };
+	}
+
+	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const ids = this.conn.all<{ id: number }>(`SELECT id FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).map((r) => r.id);
+			let edges = 0;
+			for (const id of ids) {
+				edges += this.conn.run("DELETE FROM edges WHERE from_id = ? OR to_id = ?", [id, id]).changes;
+				this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [id]);
+			}
+			edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
+			const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).changes;
+			return { nodes, edges };
+		});
+	}
+
+	async getMeta(key: string): Promise<string | null> {
+		return this.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = ?", [key])?.value ?? null;
+	}
+
+	async setMeta(key: string, value: string): Promise<void> {
+		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
+	}
+
+	/** Internal row ids of the given engrama ids (for the vector store on the same file). */
+	rowIds(scope: Scope, ids: readonly string[]): Map<string, number> {
+		const out = new Map<string, number>();
+		for (const id of ids) {
+			const row = this.rowById(scope, id);
+			if (row) out.set(id, row.id);
+		}
+		return out;
+	}
+}
+
+function assertScope(scope: Scope): void {
+	if (!isFullScope(scope)) throw new ScopeError("Writes need a full scope (org_id and user_id).");
+}
+
+function stripColumns(props: Props): Record<string, PropValue> {
+	const out: Record<string, PropValue> = {};
+	for (const [name, value] of Object.entries(props)) if (!COLUMN_PROPS.has(name)) out[name] = value;
+	return out;
+}
+
+const NOT_SEARCHED = new Set([
+	"engrama_id",
+	"org_id",
+	"user_id",
+	"source",
+	"source_agent",
+	"source_session",
+	"status",
+	"obsidian_path",
+	"valid_from",
+	"valid_to",
+	"archived_at",
+	"previous_status",
+	"content_hash",
+]);
+
+function isSystemish(name: string): boolean {
+	return NOT_SEARCHED.has(name);
+}

@@ -1,0 +1,114 @@
+import { ValidationError } from "../../engine/errors";
+import type { VectorStore } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { PartialScope, Scope, VectorHit } from "../../engine/types";
+import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
+import type { SqliteGraphStore } from "./sqlite-graph-store";
+
+const TABLE = "node_embeddings";
+// vec0 returns the global top k; scope and archive filters run after, so ask for more.
+const OVERSAMPLE = 4;
+
+function toBytes(vector: Float32Array): Uint8Array {
+	return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** Vectors in a vec0 table in the same database file, keyed by nodes.id (Python layout). */
+export class SqliteVectorStore implements VectorStore {
+	readonly name = "sqlite-vec";
+	private dims: number | undefined;
+
+	constructor(private readonly graph: SqliteGraphStore) {}
+
+	private get conn() {
+		return this.graph.connection();
+	}
+
+	async dimensions(): Promise<number> {
+		if (this.dims !== undefined) return this.dims;
+		const row = this.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = 'embedding_dimensions'");
+		this.dims = row ? Number(row.value) : 0;
+		if (!this.dims) {
+			// A Python-made file: read the dimension from the vec0 declaration.
+			const decl = this.conn.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = ?", [TABLE]);
+			const match = decl?.sql.match(/float\[(\d+)\]/i);
+			this.dims = match ? Number(match[1]) : 0;
+		}
+		return this.dims;
+	}
+
+	private async ensureTable(dims: number): Promise<void> {
+		const current = await this.dimensions();
+		if (current === dims) return;
+		if (current !== 0) {
+			throw new ValidationError(
+				`The embedder gives ${dims}-dimensional vectors but this memory holds ${current}-dimensional ones. Run "engrama reindex --rebuild --apply" to re-embed everything with the new model.`,
+				{ stored: current, given: dims },
+			);
+		}
+		this.conn.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${TABLE} USING vec0(node_id INTEGER PRIMARY KEY, embedding float[${dims}] distance_metric=cosine)`);
+		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES ('embedding_dimensions', ?)", [String(dims)]);
+		this.dims = dims;
+	}
+
+	/** Drops every vector (after a model change); the next upsert fixes the new dimension. */
+	async reset(): Promise<void> {
+		this.conn.exec(`DROP TABLE IF EXISTS ${TABLE}`);
+		this.conn.run("DELETE FROM engrama_meta WHERE key = 'embedding_dimensions'");
+		this.dims = 0;
+	}
+
+	async upsert(scope: Scope, nodeId: string, vector: Float32Array): Promise<void> {
+		if (vector.length === 0) return;
+		await this.ensureTable(vector.length);
+		const rowId = this.graph.rowIds(scope, [nodeId]).get(nodeId);
+		if (rowId === undefined) return;
+		this.conn.run(`DELETE FROM ${TABLE} WHERE node_id = ?`, [rowId]);
+		this.conn.run(`INSERT INTO ${TABLE}(node_id, embedding) VALUES (?, ?)`, [rowId, toBytes(vector)]);
+	}
+
+	async delete(scope: Scope, nodeIds: readonly string[]): Promise<number> {
+		if ((await this.dimensions()) === 0) return 0;
+		let removed = 0;
+		for (const rowId of this.graph.rowIds(scope, nodeIds).values()) {
+			removed += this.conn.run(`DELETE FROM ${TABLE} WHERE node_id = ?`, [rowId]).changes;
+		}
+		return removed;
+	}
+
+	async knn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly VectorHit[]> {
+		if (!isFullScope(scope) || k <= 0) return [];
+		const dims = await this.dimensions();
+		if (dims === 0) return [];
+		if (vector.length !== dims) {
+			throw new ValidationError(`Query vector has ${vector.length} dimensions, the memory holds ${dims}. Reindex after changing the model.`);
+		}
+		const rows = this.conn.all<{ engrama_id: string; distance: number }>(
+			`SELECT ${ID_EXPR} AS engrama_id, v.distance AS distance
+			FROM (SELECT node_id, distance FROM ${TABLE} WHERE embedding MATCH ? AND k = ?) v
+			JOIN nodes ON nodes.id = v.node_id
+			WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ? AND ${STATUS_EXPR} != 'archived'
+			ORDER BY v.distance LIMIT ?`,
+			[toBytes(vector), Math.min(4096, k * OVERSAMPLE), scope.orgId, scope.userId, k],
+		);
+		return rows.map((r) => ({ nodeId: r.engrama_id, similarity: 1 - Number(r.distance) }));
+	}
+
+	async has(scope: PartialScope, nodeIds: readonly string[]): Promise<ReadonlySet<string>> {
+		const found = new Set<string>();
+		if (!isFullScope(scope) || (await this.dimensions()) === 0) return found;
+		for (const [id, rowId] of this.graph.rowIds(scope, nodeIds)) {
+			if (this.conn.get(`SELECT 1 AS x FROM ${TABLE} WHERE node_id = ?`, [rowId])) found.add(id);
+		}
+		return found;
+	}
+
+	async count(scope: PartialScope): Promise<number> {
+		if (!isFullScope(scope) || (await this.dimensions()) === 0) return 0;
+		const row = this.conn.get<{ n: number }>(
+			`SELECT count(*) AS n FROM ${TABLE} v JOIN nodes ON nodes.id = v.node_id WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ?`,
+			[scope.orgId, scope.userId],
+		);
+		return Number(row?.n ?? 0);
+	}
+}

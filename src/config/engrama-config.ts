@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { ValidationError } from "../engine/errors";
+
+/** Everything needed to build an engine, whatever the adapter (plugin settings, CLI env/flags). */
+export const engramaConfigSchema = z.object({
+	backend: z.enum(["sqlite", "neo4j", "null"]).default("sqlite"),
+	vectorBackend: z.enum(["auto", "sqlite-vec", "neo4j", "none"]).default("auto"),
+	dbPath: z.string().min(1),
+	vaultPath: z.string().optional(),
+	profile: z.string().min(1).default("base"),
+	modules: z.array(z.string().min(1)).default([]),
+	orgId: z.string().min(1).optional(),
+	userId: z.string().min(1).optional(),
+	localSub: z.string().min(1).optional(),
+	neo4j: z
+		.object({
+			uri: z.string().default("bolt://localhost:7687"),
+			username: z.string().default("neo4j"),
+			password: z.string().default(""),
+			database: z.string().default("neo4j"),
+		})
+		.default({ uri: "bolt://localhost:7687", username: "neo4j", password: "", database: "neo4j" }),
+	embedding: z
+		.object({
+			provider: z.enum(["none", "local", "openai", "ollama", "hash"]).default("none"),
+			model: z.string().default(""),
+			dimensions: z.number().int().nonnegative().default(0),
+			baseUrl: z.string().default(""),
+			apiKey: z.string().default(""),
+		})
+		.default({ provider: "none", model: "", dimensions: 0, baseUrl: "", apiKey: "" }),
+	search: z
+		.object({
+			fusionMode: z.enum(["rrf", "linear"]).default("rrf"),
+			rrfK: z.number().positive().default(60),
+			graphRerank: z.boolean().default(true),
+			graphHops: z.number().int().min(0).max(4).default(2),
+		})
+		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2 }),
+});
+
+export type EngramaConfig = z.infer<typeof engramaConfigSchema>;
+export type EngramaConfigInput = z.input<typeof engramaConfigSchema>;
+
+export function parseConfig(input: EngramaConfigInput): EngramaConfig {
+	const result = engramaConfigSchema.safeParse(input);
+	if (!result.success) {
+		const problems = result.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ");
+		throw new ValidationError(`Invalid configuration: ${problems}`);
+	}
+	return result.data;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function envBool(value: string | undefined): boolean | undefined {
+	if (value === undefined || value === "") return undefined;
+	return /^(1|true|yes|on)$/i.test(value);
+}
+
+function envNumber(name: string, value: string | undefined): number | undefined {
+	if (value === undefined || value === "") return undefined;
+	const n = Number(value);
+	if (!Number.isFinite(n)) throw new ValidationError(`${name} must be a number, got "${value}".`);
+	return n;
+}
+
+/** The seed's environment variables, mapped onto the config (flags override afterwards). */
+export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaConfigInput {
+	const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
+	const backend = nonEmpty(env.GRAPH_BACKEND) as EngramaConfigInput["backend"];
+	return {
+		backend,
+		vectorBackend: nonEmpty(env.VECTOR_BACKEND) as EngramaConfigInput["vectorBackend"],
+		dbPath: nonEmpty(env.ENGRAMA_DB_PATH) ?? defaults.dbPath,
+		vaultPath: nonEmpty(env.VAULT_PATH),
+		profile: nonEmpty(env.ENGRAMA_PROFILE),
+		modules: nonEmpty(env.ENGRAMA_MODULES)?.split(/[,\s]+/).filter(Boolean),
+		orgId: nonEmpty(env.ENGRAMA_ORG_ID),
+		userId: nonEmpty(env.ENGRAMA_USER_ID),
+		localSub: nonEmpty(env.ENGRAMA_LOCAL_SUB),
+		neo4j: {
+			uri: nonEmpty(env.NEO4J_URI),
+			username: nonEmpty(env.NEO4J_USERNAME),
+			password: env.NEO4J_PASSWORD ?? "",
+			database: nonEmpty(env.NEO4J_DATABASE),
+		},
+		embedding: {
+			provider: nonEmpty(env.EMBEDDING_PROVIDER) as "none" | undefined,
+			model: nonEmpty(env.EMBEDDING_MODEL),
+			dimensions: envNumber("EMBEDDING_DIMENSIONS", env.EMBEDDING_DIMENSIONS),
+			baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? nonEmpty(env.OLLAMA_URL),
+			apiKey: env.OPENAI_API_KEY ?? "",
+		},
+		search: {
+			fusionMode: (envBool(env.ENGRAMA_RANKING_LEGACY) ? "linear" : nonEmpty(env.ENGRAMA_FUSION_MODE)) as "rrf" | undefined,
+			rrfK: envNumber("ENGRAMA_RRF_K", env.ENGRAMA_RRF_K),
+			graphRerank: envBool(env.ENGRAMA_GRAPH_RERANK),
+			graphHops: envNumber("ENGRAMA_GRAPH_HOPS", env.ENGRAMA_GRAPH_HOPS),
+		},
+	};
+}

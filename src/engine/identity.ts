@@ -1,0 +1,24 @@
+import type { GraphStore } from "./protocols";
+import { newEngramaId } from "./clock";
+import { standaloneScope } from "./scope";
+import type { Scope } from "./types";
+
+const META_KEY = "standalone_user_id";
+
+/**
+ * The scope a single-person install writes under: configured ids when both are given,
+ * otherwise a standalone identity derived once (from ENGRAMA_LOCAL_SUB, or a random id kept in
+ * the memory itself so every adapter opening the same file is the same person).
+ */
+export async function resolveIdentity(
+	graph: GraphStore,
+	configured: { orgId?: string; userId?: string; localSub?: string },
+): Promise<Scope> {
+	if (configured.orgId && configured.userId) return { orgId: configured.orgId, userId: configured.userId };
+	if (configured.localSub) return standaloneScope(`local-${configured.localSub}`);
+	const stored = await graph.getMeta(META_KEY);
+	if (stored) return standaloneScope(stored);
+	const userId = `local-${newEngramaId()}`;
+	await graph.setMeta(META_KEY, userId);
+	return standaloneScope(userId);
+}

@@ -1,0 +1,186 @@
+import { systemClock, type Clock } from "./clock";
+import { NotFoundError } from "./errors";
+import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
+import type { Profile } from "./profile";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
+import { isFullScope } from "./scope";
+import { SerialQueue } from "./serial-queue";
+import type { NodeRecord, PartialScope, Props } from "./types";
+import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
+import {
+	WritePipeline,
+	type EntityInput,
+	type EntityWrite,
+	type NodeRef,
+	type RelationWrite,
+	type WriteContext,
+} from "./write/write-pipeline";
+
+export interface MemoryDeps {
+	readonly graph: GraphStore;
+	readonly vectors?: VectorStore | null;
+	readonly embedder?: EmbeddingProvider | null;
+	readonly profile: Profile;
+	readonly clock?: Clock;
+}
+
+/** The JSON face of a node: stable field names shared by the CLI and the MCP bridge. */
+export interface NodeView {
+	readonly node_id: string;
+	readonly label: string;
+	readonly name: string;
+	readonly key_field: string;
+	readonly status: string;
+	readonly props: Props;
+	readonly created_at: string;
+	readonly updated_at: string;
+}
+
+export interface SearchResultView {
+	readonly node_id: string;
+	readonly label: string;
+	readonly name: string;
+	readonly score: number;
+	readonly summary: string;
+	readonly tags: readonly string[];
+	readonly confidence: number;
+	readonly updated_at: string;
+	readonly scores: Readonly<Record<string, number>>;
+}
+
+export interface ContextView {
+	readonly node: NodeView;
+	readonly neighbours: readonly {
+		readonly node_id: string;
+		readonly label: string;
+		readonly name: string;
+		readonly depth: number;
+		readonly status: string;
+	}[];
+	readonly relations: readonly { readonly from: string; readonly type: string; readonly to: string }[];
+	readonly truncated: boolean;
+}
+
+export function nodeView(node: NodeRecord): NodeView {
+	return {
+		node_id: node.id,
+		label: node.label,
+		name: node.key,
+		key_field: node.keyField,
+		status: typeof node.props.status === "string" ? node.props.status : "active",
+		props: node.props,
+		created_at: node.createdAt,
+		updated_at: node.updatedAt,
+	};
+}
+
+export function searchResultView(node: NodeRecord, score: number, scores: Record<string, number>): SearchResultView {
+	return {
+		node_id: node.id,
+		label: node.label,
+		name: node.key,
+		score,
+		summary: nodeSummary(node),
+		tags: nodeTags(node),
+		confidence: nodeConfidence(node),
+		updated_at: node.updatedAt,
+		scores,
+	};
+}
+
+export const FAN_OUT_CAP = 64;
+
+/**
+ * The engine as the adapters see it: one object over the protocols, with writes serialised
+ * so many callers (vault events, MCP clients) never interleave.
+ */
+export class Memory {
+	readonly graph: GraphStore;
+	readonly vectors: VectorStore | null;
+	readonly embedder: EmbeddingProvider | null;
+	readonly profile: Profile;
+	readonly clock: Clock;
+	readonly pipeline: WritePipeline;
+	private readonly writes = new SerialQueue();
+
+	constructor(deps: MemoryDeps) {
+		this.graph = deps.graph;
+		this.vectors = deps.vectors ?? null;
+		this.embedder = deps.embedder ?? null;
+		this.profile = deps.profile;
+		this.clock = deps.clock ?? systemClock;
+		this.pipeline = new WritePipeline({
+			graph: this.graph,
+			vectors: this.vectors,
+			embedder: this.embedder,
+			profile: this.profile,
+			clock: this.clock,
+		});
+	}
+
+	/** Serialises a unit of writes; everything that mutates goes through here. */
+	write<T>(job: () => Promise<T>): Promise<T> {
+		return this.writes.run(job);
+	}
+
+	async close(): Promise<void> {
+		await this.writes.run(async () => undefined);
+		await this.graph.close();
+	}
+
+	remember(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
+		return this.write(() => this.pipeline.mergeEntity(ctx, input));
+	}
+
+	relate(ctx: WriteContext, from: NodeRef, type: string, to: NodeRef): Promise<RelationWrite> {
+		return this.write(() => this.pipeline.mergeRelation(ctx, from, type, to));
+	}
+
+	/** Archives (soft) or removes (hard) one node. */
+	forget(ctx: WriteContext, ref: NodeRef, options: { hard?: boolean } = {}): Promise<NodeRecord> {
+		return this.write(() => (options.hard ? this.pipeline.hardDelete(ctx, ref) : this.pipeline.archive(ctx, ref)));
+	}
+
+	/** Looks a node up by label (any case) and key; null when absent or out of scope. */
+	async get(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
+		if (!isFullScope(scope)) return null;
+		const def = resolveLabelOrThrow(this.profile, label);
+		return this.graph.getNode(scope, def.label, sanitiseKey(key, def.keyField));
+	}
+
+	async context(scope: PartialScope, ref: NodeRef, hops = 2): Promise<ContextView | null> {
+		const node = await this.get(scope, ref.label, ref.key);
+		if (!node) return null;
+		const hood = await this.graph.neighbourhood(scope, node.id, Math.max(1, Math.min(hops, 4)), FAN_OUT_CAP);
+		if (!hood) throw new NotFoundError(`${ref.label} "${ref.key}" vanished while reading its context.`);
+		const names = new Map<string, string>([[hood.center.id, hood.center.key]]);
+		for (const n of hood.nodes) names.set(n.node.id, n.node.key);
+		return {
+			node: nodeView(hood.center),
+			neighbours: hood.nodes.map((n) => ({
+				node_id: n.node.id,
+				label: n.node.label,
+				name: n.node.key,
+				depth: n.depth,
+				status: typeof n.node.props.status === "string" ? n.node.props.status : "active",
+			})),
+			relations: hood.edges.map((e) => ({ from: names.get(e.fromId) ?? e.fromId, type: e.type, to: names.get(e.toId) ?? e.toId })),
+			truncated: hood.truncated,
+		};
+	}
+
+	/** Fulltext channel only; hybrid search builds on top of this. */
+	async searchFulltext(
+		scope: PartialScope,
+		text: string,
+		options: { limit?: number; labels?: readonly string[] } = {},
+	): Promise<SearchResultView[]> {
+		const labels = options.labels?.map((l) => resolveLabelOrThrow(this.profile, l).label);
+		const hits = await this.graph.fulltext(scope, { text, limit: options.limit ?? 10, labels });
+		const top = hits[0]?.score ?? 1;
+		return hits.map((hit) => {
+			const normalised = top > 0 ? hit.score / top : 0;
+			return searchResultView(hit.node, normalised, { fulltext: normalised });
+		});
+	}
+}
