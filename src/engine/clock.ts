@@ -6,5 +6,5 @@ export interface Clock {
 export const systemClock: Clock = { now: () => new Date() };
 
 export function newEngramaId(): string {
-	return globalThis.crypto.randomUUID();
+	return crypto.randomUUID();
 }

@@ -28,7 +28,7 @@ export class NullGraphStore implements GraphStore {
 		requireScope(scope);
 		const props = { ...input.setOnCreate, ...input.set, org_id: scope.orgId, user_id: scope.userId };
 		const node: NodeRecord = {
-			id: String(input.setOnCreate.engrama_id ?? ""),
+			id: typeof input.setOnCreate.engrama_id === "string" ? input.setOnCreate.engrama_id : "",
 			label: input.label,
 			keyField: input.keyField,
 			key: input.key,

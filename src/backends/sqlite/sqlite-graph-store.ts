@@ -15,7 +15,6 @@ import type {
 	Direction,
 	EdgeRecord,
 	FulltextHit,
-	KeyField,
 	NeighbourEdge,
 	Neighbourhood,
 	NeighbourhoodNode,
@@ -166,7 +165,7 @@ export class SqliteGraphStore implements GraphStore {
 		return {
 			id,
 			label: row.label,
-			keyField: (row.key_field === "title" ? "title" : "name") as KeyField,
+			keyField: row.key_field === "title" ? "title" : "name",
 			key: row.key_value,
 			props,
 			createdAt: row.created_at,

@@ -1,6 +1,5 @@
 import type {
 	Direction,
-	EdgeRecord,
 	FulltextHit,
 	KeyField,
 	Neighbourhood,

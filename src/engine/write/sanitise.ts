@@ -14,6 +14,7 @@ export const LIMITS = {
 
 const PROP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // C0/C1 control characters except tab, newline and carriage return.
+// eslint-disable-next-line no-control-regex -- stripping control characters is the point
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 const SYSTEM = new Set<string>(SYSTEM_PROPS);
 
@@ -137,9 +138,10 @@ export function sanitiseProps(raw: unknown): Record<string, PropValue> {
 
 export function normaliseTags(value: PropValue | undefined): string[] | undefined {
 	if (value === undefined || value === null) return undefined;
-	const list = Array.isArray(value) ? value : String(value).split(/[,\s]+/);
+	const list: readonly PropValue[] = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[,\s]+/) : [];
 	const tags = new Set<string>();
 	for (const item of list) {
+		if (typeof item !== "string" && typeof item !== "number") continue;
 		const tag = String(item).trim().replace(/^#/, "");
 		if (tag) tags.add(tag);
 	}
@@ -159,6 +161,7 @@ export function readConfidence(value: PropValue | undefined): number | undefined
 export function readDate(name: string, value: PropValue | undefined): string | null | undefined {
 	if (value === undefined) return undefined;
 	if (value === null || value === "") return null;
+	if (typeof value !== "string" && typeof value !== "number") throw new ValidationError(`${name} must be an ISO date (YYYY-MM-DD).`);
 	const text = String(value);
 	const time = Date.parse(text);
 	if (Number.isNaN(time)) throw new ValidationError(`${name} must be an ISO date (YYYY-MM-DD), got "${text.slice(0, 40)}".`);

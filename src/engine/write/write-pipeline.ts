@@ -123,7 +123,7 @@ export class WritePipeline {
 			} else if (wasSuperseded && !("valid_to" in props)) {
 				unset.push("valid_to");
 				warnings.push(
-					`conflict: ${def.label} "${key}" had been superseded (valid_to ${String(existing.props.valid_to)}); this update makes it current again.`,
+					`conflict: ${def.label} "${key}" had been superseded (valid_to ${existing.props.valid_to as string}); this update makes it current again.`,
 				);
 			}
 		} else if (typeof props.valid_to === "string") {

@@ -1,0 +1,55 @@
+// Builds the Obsidian plugin (main.js, CommonJS, WASM inlined) and the command line (dist/cli.mjs).
+// Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only.
+import esbuild from "esbuild";
+import { builtinModules } from "node:module";
+import { readFileSync } from "node:fs";
+import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
+
+const mode = process.argv[2] ?? "dev";
+const production = mode === "production";
+const version = JSON.parse(readFileSync("manifest.json", "utf8")).version;
+const define = { ENGRAMA_VERSION: JSON.stringify(version) };
+
+const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+/** @type {esbuild.BuildOptions} */
+const plugin = {
+	entryPoints: ["src/main.ts"],
+	bundle: true,
+	external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...builtins],
+	format: "cjs",
+	target: "es2022",
+	logLevel: "info",
+	sourcemap: production ? false : "inline",
+	treeShaking: true,
+	minify: production,
+	outfile: "main.js",
+	plugins: [sqliteWasmPlugin()],
+	define,
+	loader: { ".yaml": "text" },
+};
+
+/** @type {esbuild.BuildOptions} */
+const cli = {
+	entryPoints: ["src/cli/entry.ts"],
+	bundle: true,
+	platform: "node",
+	format: "esm",
+	target: "node20",
+	outfile: "dist/cli.mjs",
+	// npm dependencies stay in node_modules; only the WASM bytes are inlined.
+	packages: "external",
+	plugins: [sqliteWasmPlugin()],
+	define,
+	logLevel: "warning",
+	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
+};
+
+if (mode === "cli") {
+	await esbuild.build(cli);
+} else if (production) {
+	await Promise.all([esbuild.build(plugin), esbuild.build(cli)]);
+} else {
+	const context = await esbuild.context(plugin);
+	await context.watch();
+}

@@ -1,0 +1,73 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { configFromEnv, parseConfig, type EngramaConfig } from "../config/engrama-config";
+import { openMemory, type OpenedMemory } from "../node/open-memory";
+import type { WriteContext } from "../engine/write/write-pipeline";
+import { createOutput, reportError, type Output } from "./output";
+
+export interface GlobalOptions {
+	db?: string;
+	vault?: string;
+	profile?: string;
+	modules?: string;
+	backend?: string;
+	json?: boolean;
+}
+
+export function defaultDbPath(): string {
+	return join(homedir(), ".engrama", "engrama.db");
+}
+
+/** Environment first (the seed's variables), then global flags. */
+export function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): EngramaConfig {
+	const input = configFromEnv(env, { dbPath: defaultDbPath() });
+	return parseConfig({
+		...input,
+		...(options.backend ? { backend: options.backend as EngramaConfig["backend"] } : {}),
+		...(options.db ? { dbPath: resolve(options.db) } : {}),
+		...(options.vault ? { vaultPath: resolve(options.vault) } : {}),
+		...(options.profile ? { profile: options.profile } : {}),
+		...(options.modules !== undefined ? { modules: options.modules.split(/[,\s]+/).filter(Boolean) } : {}),
+	});
+}
+
+export interface CommandRun {
+	readonly opened: OpenedMemory;
+	readonly out: Output;
+	readonly ctx: WriteContext;
+	readonly config: EngramaConfig;
+}
+
+/** Opens the memory for one command, runs it, always closes, and maps errors to exit codes. */
+export async function runWithMemory(command: Command, job: (run: CommandRun) => Promise<void>): Promise<void> {
+	const options = command.optsWithGlobals<GlobalOptions>();
+	const out = createOutput(!!options.json);
+	let opened: OpenedMemory | undefined;
+	try {
+		const config = resolveConfig(options);
+		opened = await openMemory(config);
+		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config });
+	} catch (error) {
+		process.exitCode = reportError(error, out.json);
+	} finally {
+		if (opened) {
+			try {
+				await opened.close();
+			} catch (error) {
+				process.exitCode = reportError(error, out.json);
+			}
+		}
+	}
+}
+
+/** Runs a command that needs no memory, mapping errors the same way. */
+export async function runPlain(command: Command, job: (out: Output, options: GlobalOptions) => Promise<void>): Promise<void> {
+	const options = command.optsWithGlobals<GlobalOptions>();
+	const out = createOutput(!!options.json);
+	try {
+		await job(out, options);
+	} catch (error) {
+		process.exitCode = reportError(error, out.json);
+	}
+}
