@@ -37,9 +37,8 @@ const cli = {
 	format: "esm",
 	target: "node20",
 	outfile: "dist/cli.mjs",
-	// npm dependencies stay in node_modules; only the WASM bytes are inlined.
+	// npm dependencies (and sqlite3.wasm) stay in node_modules, read at run time.
 	packages: "external",
-	plugins: [sqliteWasmPlugin()],
 	define,
 	logLevel: "warning",
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { registerMemoryCommands } from "./commands/memory-commands";
+import { registerSearchCommand } from "./commands/search-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
 		.option("--json", "machine-readable output on stdout; errors as JSON on stderr")
 		.showHelpAfterError();
 	registerMemoryCommands(program, version);
+	registerSearchCommand(program);
 	return program;
 }
 

@@ -15,13 +15,13 @@ function parseJsonObject(flag: string, text: string | undefined): Record<string,
 	return value as Record<string, unknown>;
 }
 
-function positiveInt(name: string, text: string): number {
+export function positiveInt(name: string, text: string): number {
 	const n = Number(text);
 	if (!Number.isInteger(n) || n < 1) throw new ValidationError(`${name} must be a positive whole number, got "${text}".`);
 	return n;
 }
 
-/** status, remember, relate, get, search, context, forget. */
+/** status, remember, relate, get, context, forget. */
 export function registerMemoryCommands(program: Command, version: string): void {
 	program
 		.command("status")
@@ -104,26 +104,6 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				if (!node) process.exitCode = 3;
 				out.result({ node: node ? nodeView(node) : null }, () =>
 					node ? `${node.label} "${node.key}" (${node.id})\n${JSON.stringify(node.props, null, 2)}` : `No ${options.label} "${options.name}".`,
-				);
-			}),
-		);
-
-	program
-		.command("search")
-		.description("search the memory")
-		.argument("<query>")
-		.option("--limit <n>", "number of results", "10")
-		.option("--label <label...>", "only these labels")
-		.action(async (query: string, options: { limit: string; label?: string[] }, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
-				const results = await opened.memory.searchFulltext(opened.scope, query, {
-					limit: positiveInt("--limit", options.limit),
-					labels: options.label,
-				});
-				out.result({ query, mode: "fulltext", degraded: true, reason: "no embedder configured: fulltext only", results }, () =>
-					results.length === 0
-						? "No results."
-						: results.map((r, i) => `${i + 1}. [${r.label}] ${r.name}  (${r.score.toFixed(3)})${r.summary ? `\n   ${r.summary}` : ""}`).join("\n"),
 				);
 			}),
 		);
