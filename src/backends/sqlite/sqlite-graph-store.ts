@@ -344,7 +344,7 @@ export class SqliteGraphStore implements GraphStore {
 			const to = this.rowById(scope, toId);
 			if (!from || !to) return false;
 			const { changes } = this.conn.run(
-				"DELETE FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ? AND org_id = ? AND user_id = ?",
+				"DELETE FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ? AND +org_id = ? AND +user_id = ?",
 				[from.id, type, to.id, ...scopeParams(scope)],
 			);
 			return changes > 0;
@@ -358,7 +358,7 @@ export class SqliteGraphStore implements GraphStore {
 			parts.push({
 				sql: `SELECT 'out' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
 					FROM edges e JOIN nodes n ON n.id = e.to_id
-					WHERE e.from_id = ? AND e.org_id = ? AND e.user_id = ?${typeFilter}`,
+					WHERE e.from_id = ? AND +e.org_id = ? AND +e.user_id = ?${typeFilter}`,
 				params: [rowId, ...scopeParams(scope), ...(types ?? [])],
 			});
 		}
@@ -366,7 +366,7 @@ export class SqliteGraphStore implements GraphStore {
 			parts.push({
 				sql: `SELECT 'in' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
 					FROM edges e JOIN nodes n ON n.id = e.from_id
-					WHERE e.to_id = ? AND e.org_id = ? AND e.user_id = ?${typeFilter}`,
+					WHERE e.to_id = ? AND +e.org_id = ? AND +e.user_id = ?${typeFilter}`,
 				params: [rowId, ...scopeParams(scope), ...(types ?? [])],
 			});
 		}
@@ -438,13 +438,20 @@ export class SqliteGraphStore implements GraphStore {
 		const labels = query.labels ?? [];
 		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
 		const weights = FTS_COLUMNS.map((c) => BM25_WEIGHTS[c]).join(", ");
-		const rows = this.conn.all<NodeRow & { rank: number }>(
-			`SELECT n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at, bm25(nodes_fts, ${weights}) AS rank
-			FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid
-			WHERE nodes_fts MATCH ? AND ${SCOPE_WHERE.replaceAll("props", "n.props")} AND ${LIVE.replace("props", "n.props")}${labelFilter}
-			ORDER BY rank LIMIT ?`,
-			[match, ...scopeParams(scope), ...labels, query.limit],
-		);
+		// Rank inside FTS first and filter a bounded window: scope and status checks then touch a few
+		// hundred rows, not every match. When the window is all filtered away, rank everything.
+		const window = Math.min(1000, Math.max(200, query.limit * 10));
+		const run = (inner: number) =>
+			this.conn.all<NodeRow & { rank: number }>(
+				`SELECT n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at, f.rank AS rank
+				FROM (SELECT rowid, bm25(nodes_fts, ${weights}) AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?) f
+				JOIN nodes n ON n.id = f.rowid
+				WHERE ${SCOPE_WHERE.replaceAll("props", "n.props")} AND ${LIVE.replace("props", "n.props")}${labelFilter}
+				ORDER BY f.rank LIMIT ?`,
+				[match, inner, ...scopeParams(scope), ...labels, query.limit],
+			);
+		let rows = run(window);
+		if (rows.length < query.limit) rows = run(-1);
 		// bm25 is lower-is-better and negative; flip it so higher is better.
 		return rows.map((row) => ({ node: this.toRecord(row), score: -Number(row.rank) }));
 	}
