@@ -39,12 +39,9 @@ export class DatabaseLockedError extends Error {
 		readonly lockPath: string,
 		readonly holderPid: number | undefined,
 		holderDescription: string,
+		advice = "Close the other Engrama instance (Obsidian or the CLI) and retry; if no such process is running, delete the lock file.",
 	) {
-		super(
-			`${path} is already open in ${holderDescription} (lock file ${lockPath}). ` +
-				"Close the other Engrama instance (Obsidian or the CLI) and retry; if no such process " +
-				"is running, delete the lock file.",
-		);
+		super(`${path} is already open in ${holderDescription} (lock file ${lockPath}). ${advice}`);
 	}
 }
 

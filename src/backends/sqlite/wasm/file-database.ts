@@ -1,12 +1,71 @@
 // File mode: a durable database file through the Node fs VFS, guarded by a lock file.
 import type { OpenDatabaseOptions, SqliteConnection } from "./sqlite-connection";
-import type { Sqlite3Static } from "./sqlite3-api";
+import type { Sqlite3Db, Sqlite3Static } from "./sqlite3-api";
 import type { NodeModules } from "./node-modules";
+import { installNodeFileVfs } from "./node-file-vfs";
+import { acquireProcessLock } from "./process-lock";
+import { assertDatabaseReadable } from "./validate-database";
+import { Oo1Connection } from "./oo1-connection";
+
+export interface JournalSettings {
+	readonly journalMode: "DELETE" | "TRUNCATE" | "PERSIST" | "WAL";
+	readonly lockingMode: "NORMAL" | "EXCLUSIVE";
+	readonly synchronous: "NORMAL" | "FULL";
+}
+
+/**
+ * WAL with locking_mode=EXCLUSIVE and synchronous=FULL.
+ * - WAL: a commit appends the changed pages to one file and fsyncs once; rollback journals write
+ *   the journal, fsync, write the database, fsync, then reset the journal. Measured (single-row
+ *   commits, scripts/bench-sqlite-wasm.mjs): WAL p50 0.6-0.7 ms, TRUNCATE 1.3-1.8 ms, DELETE
+ *   ~1.3-1.5 ms, PERSIST ~0.8 ms; flat from 1k to 50k rows.
+ * - EXCLUSIVE: WAL otherwise needs shared memory (xShm*), which this VFS does not provide; the
+ *   lock file already makes us the only connection, so exclusive costs nothing and also keeps the
+ *   page cache valid between transactions.
+ * - FULL: the WAL is fsynced at every commit, so an acknowledged commit survives SIGKILL and a
+ *   power cut (NORMAL would only fsync at checkpoints).
+ */
+export const DEFAULT_JOURNAL: JournalSettings = { journalMode: "WAL", lockingMode: "EXCLUSIVE", synchronous: "FULL" };
+
+const CACHE_KIB = 16 * 1024;
 
 export async function openFileDatabase(
-	_sqlite3: Sqlite3Static,
-	_node: NodeModules,
+	sqlite3: Sqlite3Static,
+	node: NodeModules,
 	options: OpenDatabaseOptions,
+	journal: JournalSettings = DEFAULT_JOURNAL,
 ): Promise<SqliteConnection> {
-	throw new Error(`File databases are not implemented yet (${options.path}); use ":memory:"`);
+	const vfs = installNodeFileVfs(sqlite3, node);
+	const path = node.path.resolve(options.path);
+	const lock = acquireProcessLock(node, path);
+	let db: Sqlite3Db | undefined;
+	try {
+		db = openDb(sqlite3, path, options.readonly === true, vfs.name, () => vfs.takeLastError());
+		// Before the first read: a WAL database can only be read in exclusive mode here.
+		db.exec(`PRAGMA locking_mode = ${journal.lockingMode}`);
+		assertDatabaseReadable(sqlite3, db, path);
+		if (!options.readonly) db.exec(`PRAGMA journal_mode = ${journal.journalMode}`);
+		db.exec(`PRAGMA synchronous = ${journal.synchronous}`);
+		// Exclusive mode keeps the cache across commits; 16 MiB holds the hot pages (b-tree
+		// interiors, the current vec0 chunk) of a ~100 MB index, which keeps commits flat.
+		db.exec(`PRAGMA cache_size = -${CACHE_KIB}`);
+	} catch (error) {
+		db?.close();
+		lock.release();
+		throw error;
+	}
+	return new Oo1Connection(sqlite3, db, path, {
+		describeIoError: () => vfs.takeLastError(),
+		afterClose: () => lock.release(),
+	});
+}
+
+function openDb(sqlite3: Sqlite3Static, path: string, readonly: boolean, vfs: string, ioDetail: () => string | undefined): Sqlite3Db {
+	try {
+		return new sqlite3.oo1.DB({ filename: path, flags: readonly ? "r" : "c", vfs });
+	} catch (error) {
+		if (!(error instanceof sqlite3.SQLite3Error)) throw error;
+		const detail = ioDetail() ?? error.message.replace(/sqlite3 result code \d+: /, "");
+		throw new Error(`Cannot open database ${path} (${detail}); check that its folder exists and is writable.`, { cause: error });
+	}
 }

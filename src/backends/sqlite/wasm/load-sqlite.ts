@@ -25,8 +25,8 @@ type ModuleArg = Record<string, unknown> & { calledRun?: boolean; wasmMemory?: W
 
 function createModuleArg(wasmBinary: Uint8Array): ModuleArg {
 	const moduleArg: ModuleArg = {
-		// (a) Hand over the bytes; instantiating ourselves means no fetch() and no use of the
-		// `new URL("sqlite3.wasm", import.meta.url)` lookup, which breaks in CommonJS bundles.
+		// (a) Hand over the bytes; instantiating ourselves means no fetch() and no lookup of
+		// "sqlite3.wasm" relative to the module URL, which CommonJS bundles do not have.
 		wasmBinary,
 		instantiateWasm(imports: WebAssembly.Imports, onSuccess: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
 			WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(

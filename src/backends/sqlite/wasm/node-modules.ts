@@ -1,8 +1,8 @@
 // Node built-ins, loaded lazily: Obsidian mobile has none, and a top-level `require("fs")` in
 // main.js would stop the plugin from loading there at all.
-import type * as NodeFs from "node:fs";
-import type * as NodePath from "node:path";
-import type * as NodeOs from "node:os";
+import type * as NodeFs from "fs";
+import type * as NodePath from "path";
+import type * as NodeOs from "os";
 
 export interface NodeModules {
 	readonly fs: typeof NodeFs;
@@ -14,14 +14,27 @@ let cached: Promise<NodeModules | null> | undefined;
 
 /** Node's fs/path/os, or null where they do not exist (Obsidian mobile, browsers). */
 export function loadNodeModules(): Promise<NodeModules | null> {
-	cached ??= (async () => {
-		try {
-			const [fs, path, os] = await Promise.all([import("node:fs"), import("node:path"), import("node:os")]);
-			return typeof fs.openSync === "function" ? { fs, path, os } : null;
-		} catch {
-			// Expected on mobile: there is no fs to load, so callers fall back to snapshots.
-			return null;
-		}
-	})();
+	cached ??= load();
 	return cached;
+}
+
+async function load(): Promise<NodeModules | null> {
+	// Bare names, not "node:fs": Obsidian's build marks the bare built-in names external.
+	try {
+		// CommonJS (Obsidian's main.js in Electron): require is the way to reach Node.
+		if (typeof require === "function") return complete({ fs: require("fs"), path: require("path"), os: require("os") });
+	} catch {
+		// No usable require (ESM, or mobile where it only knows "obsidian"): try import() next.
+	}
+	try {
+		const [fs, path, os] = await Promise.all([import("fs"), import("path"), import("os")]);
+		return complete({ fs, path, os });
+	} catch {
+		// Expected on mobile: there is no fs, so callers fall back to snapshot storage.
+		return null;
+	}
+}
+
+function complete(modules: NodeModules): NodeModules | null {
+	return typeof modules.fs?.openSync === "function" ? modules : null;
 }

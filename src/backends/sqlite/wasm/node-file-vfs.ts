@@ -1,0 +1,285 @@
+// A SQLite VFS over Node's synchronous fs API, so SQLite itself journals and fsyncs a real file
+// and a commit costs the pages it touches instead of a whole-database export.
+import type { Sqlite3Static } from "./sqlite3-api";
+import type { NodeModules } from "./node-modules";
+
+export const NODE_FILE_VFS_NAME = "engrama-node";
+
+export interface NodeFileVfs {
+	readonly name: string;
+	/** The last file system error seen, cleared on read (added to SQLITE_IOERR messages). */
+	takeLastError(): string | undefined;
+}
+
+interface OpenFile {
+	readonly fd: number;
+	readonly path: string;
+	readonly deleteOnClose: boolean;
+}
+
+// SQLite's default for unix; larger atomic units would need device guarantees we cannot check.
+const SECTOR_SIZE = 4096;
+const MAX_PATHNAME = 1024;
+// crypto.getRandomValues() refuses more than 64 KiB per call.
+const RANDOM_CHUNK = 65536;
+const SQLITE_SYNC_DATAONLY = 0x10;
+const SQLITE_ACCESS_EXISTS = 0;
+const JULIAN_EPOCH_DAYS = 2440587.5;
+const MS_PER_DAY = 86_400_000;
+
+const installed = new WeakMap<Sqlite3Static, NodeFileVfs>();
+
+/**
+ * Registers the VFS once per sqlite3 instance. Locking methods are no-ops: a database is
+ * opened by one connection of one process at a time, enforced by `process-lock.ts`.
+ */
+export function installNodeFileVfs(sqlite3: Sqlite3Static, node: NodeModules): NodeFileVfs {
+	const existing = installed.get(sqlite3);
+	if (existing) return existing;
+	const vfs = createVfs(sqlite3, node);
+	installed.set(sqlite3, vfs);
+	return vfs;
+}
+
+function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeFileVfs {
+	const { capi, wasm } = sqlite3;
+	const files = new Map<number, OpenFile>();
+	let lastError: string | undefined;
+	const encoder = new TextEncoder();
+
+	function fail(rc: number, what: string, error: unknown): number {
+		lastError = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+		return rc;
+	}
+
+	function fileOf(pFile: number): OpenFile {
+		const file = files.get(pFile);
+		if (!file) throw new Error(`no open file for sqlite3_file ${pFile}`);
+		return file;
+	}
+
+	function syncDirectory(filePath: string): void {
+		const dirFd = fs.openSync(path.dirname(filePath), "r");
+		try {
+			fs.fsyncSync(dirFd);
+		} finally {
+			fs.closeSync(dirFd);
+		}
+	}
+
+	const ioMethods = {
+		xClose(pFile: number): number {
+			const file = files.get(pFile);
+			if (!file) return 0;
+			files.delete(pFile);
+			try {
+				fs.closeSync(file.fd);
+				if (file.deleteOnClose) fs.rmSync(file.path, { force: true });
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_IOERR_CLOSE, `close ${file.path}`, error);
+			}
+		},
+		xRead(pFile: number, pDest: number, n: number, offset64: bigint): number {
+			try {
+				const { fd } = fileOf(pFile);
+				const heap = wasm.heap8u();
+				const offset = Number(offset64);
+				let done = 0;
+				while (done < n) {
+					const got = fs.readSync(fd, heap, pDest + done, n - done, offset + done);
+					if (got === 0) break;
+					done += got;
+				}
+				if (done < n) {
+					// SQLite requires the unread tail zeroed when it is told the read was short.
+					heap.fill(0, pDest + done, pDest + n);
+					return capi.SQLITE_IOERR_SHORT_READ;
+				}
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_IOERR_READ, "read", error);
+			}
+		},
+		xWrite(pFile: number, pSrc: number, n: number, offset64: bigint): number {
+			try {
+				const { fd } = fileOf(pFile);
+				const heap = wasm.heap8u();
+				const offset = Number(offset64);
+				let done = 0;
+				while (done < n) done += fs.writeSync(fd, heap, pSrc + done, n - done, offset + done);
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_IOERR_WRITE, "write", error);
+			}
+		},
+		xTruncate(pFile: number, size64: bigint): number {
+			try {
+				fs.ftruncateSync(fileOf(pFile).fd, Number(size64));
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_IOERR_TRUNCATE, "truncate", error);
+			}
+		},
+		xSync(pFile: number, flags: number): number {
+			try {
+				const { fd } = fileOf(pFile);
+				if (flags & SQLITE_SYNC_DATAONLY) fs.fdatasyncSync(fd);
+				else fs.fsyncSync(fd);
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_IOERR_FSYNC, "fsync", error);
+			}
+		},
+		xFileSize(pFile: number, pSize64: number): number {
+			try {
+				wasm.poke64(pSize64, BigInt(fs.fstatSync(fileOf(pFile).fd).size));
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_IOERR_FSTAT, "fstat", error);
+			}
+		},
+		xLock: (_pFile: number, _level: number): number => 0,
+		xUnlock: (_pFile: number, _level: number): number => 0,
+		xCheckReservedLock(_pFile: number, pOut: number): number {
+			// Nobody else can hold RESERVED (the process lock excludes them), so a journal left
+			// behind by a crash is correctly judged hot and rolled back.
+			wasm.poke32(pOut, 0);
+			return 0;
+		},
+		xFileControl: (_pFile: number, _op: number, _pArg: number): number => capi.SQLITE_NOTFOUND,
+		xSectorSize: (_pFile: number): number => SECTOR_SIZE,
+		xDeviceCharacteristics: (_pFile: number): number => capi.SQLITE_IOCAP_POWERSAFE_OVERWRITE,
+	};
+
+	const ioStruct = new capi.sqlite3_io_methods();
+	ioStruct.$iVersion = 1;
+
+	const vfsMethods = {
+		xOpen(_pVfs: number, zName: number, pFile: number, flags: number, pOutFlags: number): number {
+			const filePath = zName ? wasm.cstrToJs(zName) : path.join(os.tmpdir(), `engrama-sqlite-${randomSuffix()}`);
+			try {
+				const { fd, outFlags } = openFile(filePath, flags);
+				files.set(pFile, { fd, path: filePath, deleteOnClose: !zName || (flags & capi.SQLITE_OPEN_DELETEONCLOSE) !== 0 });
+				const file = new capi.sqlite3_file(pFile);
+				file.$pMethods = ioStruct.pointer;
+				file.dispose();
+				if (pOutFlags) wasm.poke32(pOutFlags, outFlags);
+				return 0;
+			} catch (error) {
+				return fail(capi.SQLITE_CANTOPEN, `open ${filePath}`, error);
+			}
+		},
+		xDelete(_pVfs: number, zName: number, syncDir: number): number {
+			const filePath = wasm.cstrToJs(zName);
+			try {
+				fs.unlinkSync(filePath);
+				if (syncDir) syncDirectory(filePath);
+				return 0;
+			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code === "ENOENT") return capi.SQLITE_IOERR_DELETE_NOENT;
+				return fail(capi.SQLITE_IOERR_DELETE, `delete ${filePath}`, error);
+			}
+		},
+		xAccess(_pVfs: number, zName: number, flags: number, pOut: number): number {
+			const filePath = wasm.cstrToJs(zName);
+			let result = 0;
+			try {
+				const stat = fs.statSync(filePath, { throwIfNoEntry: false });
+				if (stat) {
+					if (flags === SQLITE_ACCESS_EXISTS) {
+						// As the unix VFS: an empty regular file does not count (a truncated journal).
+						result = !stat.isFile() || stat.size > 0 ? 1 : 0;
+					} else {
+						fs.accessSync(filePath, fs.constants.R_OK | fs.constants.W_OK);
+						result = 1;
+					}
+				}
+			} catch {
+				// accessSync failing means "no access", which is the answer, not an error.
+				result = 0;
+			}
+			wasm.poke32(pOut, result);
+			return 0;
+		},
+		xFullPathname(_pVfs: number, zName: number, nOut: number, pOut: number): number {
+			const bytes = encoder.encode(path.resolve(wasm.cstrToJs(zName)));
+			if (bytes.length + 1 > nOut) return capi.SQLITE_CANTOPEN;
+			const heap = wasm.heap8u();
+			heap.set(bytes, pOut);
+			heap[pOut + bytes.length] = 0;
+			return 0;
+		},
+		xRandomness(_pVfs: number, nByte: number, pOut: number): number {
+			const heap = wasm.heap8u();
+			for (let at = 0; at < nByte; at += RANDOM_CHUNK) {
+				globalThis.crypto.getRandomValues(heap.subarray(pOut + at, pOut + Math.min(nByte, at + RANDOM_CHUNK)));
+			}
+			return nByte;
+		},
+		// Only reached through busy handlers, which never fire without real file locks.
+		xSleep: (_pVfs: number, microseconds: number): number => microseconds,
+		xCurrentTime(_pVfs: number, pOut: number): number {
+			wasm.poke(pOut, JULIAN_EPOCH_DAYS + Date.now() / MS_PER_DAY, "double");
+			return 0;
+		},
+		xCurrentTimeInt64(_pVfs: number, pOut: number): number {
+			wasm.poke(pOut, BigInt(JULIAN_EPOCH_DAYS * MS_PER_DAY + Date.now()), "i64");
+			return 0;
+		},
+		xGetLastError(_pVfs: number, nOut: number, pOut: number): number {
+			if (nOut <= 0) return 0;
+			const bytes = encoder.encode(lastError ?? "").subarray(0, nOut - 1);
+			const heap = wasm.heap8u();
+			heap.set(bytes, pOut);
+			heap[pOut + bytes.length] = 0;
+			return 0;
+		},
+	};
+
+	function openFile(filePath: string, flags: number): { fd: number; outFlags: number } {
+		const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL } = fs.constants;
+		const wantsWrite = (flags & capi.SQLITE_OPEN_READWRITE) !== 0;
+		let mode = wantsWrite ? O_RDWR : O_RDONLY;
+		if (flags & capi.SQLITE_OPEN_CREATE) mode |= O_CREAT;
+		if (flags & capi.SQLITE_OPEN_EXCLUSIVE) mode |= O_EXCL;
+		try {
+			return { fd: fs.openSync(filePath, mode, 0o644), outFlags: flags };
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			const denied = code === "EACCES" || code === "EPERM" || code === "EROFS";
+			if (!wantsWrite || !denied || !fs.existsSync(filePath)) throw error;
+			// As the unix VFS: fall back to read-only and say so through pOutFlags.
+			const readOnlyFlags = (flags & ~(capi.SQLITE_OPEN_READWRITE | capi.SQLITE_OPEN_CREATE)) | capi.SQLITE_OPEN_READONLY;
+			return { fd: fs.openSync(filePath, O_RDONLY), outFlags: readOnlyFlags };
+		}
+	}
+
+	function randomSuffix(): string {
+		const bytes = new Uint8Array(8);
+		globalThis.crypto.getRandomValues(bytes);
+		return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+	}
+
+	const vfsStruct = new capi.sqlite3_vfs();
+	vfsStruct.$iVersion = 2;
+	vfsStruct.$szOsFile = capi.sqlite3_file.structInfo.sizeof;
+	vfsStruct.$mxPathname = MAX_PATHNAME;
+	sqlite3.vfs.installVfs({
+		io: { struct: ioStruct, methods: ioMethods as unknown as Record<string, (...args: never[]) => number> },
+		vfs: {
+			struct: vfsStruct,
+			methods: vfsMethods as unknown as Record<string, (...args: never[]) => number>,
+			name: NODE_FILE_VFS_NAME,
+		},
+	});
+
+	return {
+		name: NODE_FILE_VFS_NAME,
+		takeLastError() {
+			const message = lastError;
+			lastError = undefined;
+			return message;
+		},
+	};
+}
