@@ -62,6 +62,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS idx_nodes_engrama_id ON nodes(${ID_EXPR});
 CREATE INDEX IF NOT EXISTS idx_nodes_scope_key ON nodes(${ORG_EXPR}, ${USER_EXPR}, key_value);
 CREATE INDEX IF NOT EXISTS idx_nodes_scope_label ON nodes(${ORG_EXPR}, ${USER_EXPR}, label);
 CREATE TABLE IF NOT EXISTS engrama_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 `;
 
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {

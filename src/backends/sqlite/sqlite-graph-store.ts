@@ -24,7 +24,7 @@ import type {
 	Props,
 	Scope,
 } from "../../engine/types";
-import { fts5Query } from "./fts-query";
+import { fts5Query, queryTerms } from "./fts-query";
 import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR, migrate } from "./schema";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
@@ -46,6 +46,7 @@ interface EdgeRow {
 	edge_props: string | null;
 }
 
+const COMMON_TERM_FLOOR = 200;
 const SCOPE_WHERE = `${ORG_EXPR} = ? AND ${USER_EXPR} = ?`;
 const LIVE = `${STATUS_EXPR} != 'archived'`;
 const NODE_COLS = "id, label, key_field, key_value, props, created_at, updated_at";
@@ -95,6 +96,7 @@ export class SqliteGraphStore implements GraphStore {
 	readonly capabilities: GraphCapabilities;
 	private depth = 0;
 	private closed = false;
+	private docCount: { n: number; at: number } | undefined;
 
 	constructor(private readonly conn: SqliteConnection) {
 		this.capabilities = { atomicTransactions: true, durable: conn.path !== ":memory:" };
@@ -433,7 +435,12 @@ export class SqliteGraphStore implements GraphStore {
 
 	async fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
 		if (!isFullScope(scope)) return [];
-		const match = fts5Query(query.text);
+		// Below a few thousand documents ranking every match is cheaper than looking up frequencies.
+		const threshold = this.commonTermThreshold();
+		const match =
+			threshold > COMMON_TERM_FLOOR
+				? fts5Query(query.text, this.docFrequencies(queryTerms(query.text)), threshold)
+				: fts5Query(query.text);
 		if (!match) return [];
 		const labels = query.labels ?? [];
 		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
@@ -454,6 +461,26 @@ export class SqliteGraphStore implements GraphStore {
 		if (rows.length < query.limit) rows = run(-1);
 		// bm25 is lower-is-better and negative; flip it so higher is better.
 		return rows.map((row) => ({ node: this.toRecord(row), score: -Number(row.rank) }));
+	}
+
+	/** Documents per term, from the FTS index itself (fts5vocab): a few index lookups. */
+	private docFrequencies(terms: readonly string[]): Map<string, number> {
+		const out = new Map<string, number>();
+		for (const term of terms) {
+			const row = this.conn.get<{ doc: number }>("SELECT doc FROM nodes_fts_vocab WHERE term = ?", [term]);
+			out.set(term, Number(row?.doc ?? 0));
+		}
+		return out;
+	}
+
+	/** A word in more than 5% of documents (and over COMMON_TERM_FLOOR) is "common" for query planning. */
+	private commonTermThreshold(): number {
+		const now = Date.now();
+		if (!this.docCount || now - this.docCount.at > 30_000) {
+			const n = Number(this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0);
+			this.docCount = { n, at: now };
+		}
+		return Math.max(COMMON_TERM_FLOOR, this.docCount.n * 0.05);
 	}
 
 	async listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
