@@ -22,7 +22,15 @@ async function load(): Promise<NodeModules | null> {
 	// Bare names, not "node:fs": Obsidian's build marks the bare built-in names external.
 	try {
 		// CommonJS (Obsidian's main.js in Electron): require is the way to reach Node.
-		if (typeof require === "function") return complete({ fs: require("fs"), path: require("path"), os: require("os") });
+		if (typeof require === "function") {
+			/* eslint-disable @typescript-eslint/no-require-imports -- import() cannot reach Node inside Obsidian's renderer */
+			return complete({
+				fs: require("fs") as typeof NodeFs,
+				path: require("path") as typeof NodePath,
+				os: require("os") as typeof NodeOs,
+			});
+			/* eslint-enable @typescript-eslint/no-require-imports -- only the three lines above */
+		}
 	} catch {
 		// No usable require (ESM, or mobile where it only knows "obsidian"): try import() next.
 	}

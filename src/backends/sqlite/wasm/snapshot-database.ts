@@ -29,6 +29,8 @@ export async function openSnapshotDatabase(
 	try {
 		if (bytes && bytes.length > 0) deserialize(sqlite3, db, bytes, options.path);
 		assertDatabaseReadable(sqlite3, db, options.path);
+		// The bytes live in memory either way; query_only makes SQLite refuse writes as for files.
+		if (options.readonly) db.exec("PRAGMA query_only = 1");
 	} catch (error) {
 		db.close();
 		throw error;

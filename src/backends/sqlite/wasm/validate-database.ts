@@ -11,7 +11,8 @@ export function assertDatabaseReadable(sqlite3: Sqlite3Static, db: Sqlite3Db, pa
 	try {
 		db.exec("PRAGMA schema_version");
 		const rows = db.exec({ sql: "PRAGMA quick_check(1)", rowMode: "array", returnValue: "resultRows" }) as unknown[][];
-		verdict = String(rows[0]?.[0] ?? "no result");
+		const first = rows[0]?.[0];
+		verdict = typeof first === "string" ? first : "no result";
 	} catch (error) {
 		if (error instanceof sqlite3.SQLite3Error) {
 			throw new DatabaseFileError(path, error.message.replace(/sqlite3 result code \d+: /, ""), { cause: error });

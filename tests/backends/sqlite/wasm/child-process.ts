@@ -37,8 +37,8 @@ export function startChild(bundle: string, args: readonly string[], cwd: string)
 	const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
 	let buffered = "";
 	let stderr = "";
-	child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-	child.stdout!.on("data", (chunk: Buffer) => {
+	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+	child.stdout.on("data", (chunk: Buffer) => {
 		buffered += chunk.toString();
 		let newline: number;
 		while ((newline = buffered.indexOf("\n")) >= 0) {

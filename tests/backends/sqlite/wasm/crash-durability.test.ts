@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import { bundleChild, startChild } from "./child-process";
+import { makeTempDir } from "./temp-dir";
+
+const TRANSACTIONS = 200;
+const KILL_AFTER_ACKS = 100;
+
+describe("durability under SIGKILL", () => {
+	let temp: ReturnType<typeof makeTempDir>;
+	let bundle: string;
+	beforeAll(async () => {
+		temp = makeTempDir("engrama-crash-");
+		bundle = await bundleChild(temp.dir);
+	});
+	afterAll(() => temp.cleanup());
+
+	it("keeps every acknowledged commit when the writer is killed mid-stream", async () => {
+		const path = temp.file("crash.db");
+		const child = startChild(bundle, ["acks", path, String(TRANSACTIONS)], temp.dir);
+		await child.waitFor(new RegExp(`^ACK ${KILL_AFTER_ACKS - 1}$`));
+		child.process.kill("SIGKILL");
+		await child.exited;
+
+		// Every ACK the child printed (including any still in the pipe) followed a commit.
+		const acked = child.lines.filter((line) => line.startsWith("ACK ")).map((line) => Number(line.slice(4)));
+		expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER_ACKS);
+		expect(acked.length).toBeLessThan(TRANSACTIONS);
+		expect(child.lines).not.toContain("DONE");
+
+		const db = await openDatabase({ path });
+		try {
+			const rows = new Set(db.all<{ i: number }>("SELECT i FROM ack").map((row) => row.i));
+			expect(acked.filter((i) => !rows.has(i))).toEqual([]);
+			// At most the one transaction in flight at the kill may also be there.
+			expect(rows.size - acked.length).toBeLessThanOrEqual(1);
+			const vectors = db.get<{ n: number }>("SELECT count(*) AS n FROM ack_vec");
+			expect(vectors?.n).toBe(rows.size);
+			expect(db.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
+		} finally {
+			db.close();
+		}
+	});
+});
