@@ -160,6 +160,9 @@ function timeExport(sqlite3, path) {
 try {
 	const lib = await bundleLibrary(work);
 	console.log(`# SQLite WASM file layer benchmark (node ${process.version}, ${COMMITS} commits per case)\n`);
+	const initStart = performance.now();
+	await lib.loadSqlite();
+	console.log(`loadSqlite() (WASM compile + API init, bytes inlined by the esbuild plugin): ${ms(performance.now() - initStart)}\n`);
 	await compareJournalModes(lib);
 	await latencyVersusSize(lib);
 } finally {
