@@ -16,9 +16,10 @@ export interface JournalSettings {
 /**
  * WAL with locking_mode=EXCLUSIVE and synchronous=FULL.
  * - WAL: a commit appends the changed pages to one file and fsyncs once; rollback journals write
- *   the journal, fsync, write the database, fsync, then reset the journal. Measured (single-row
- *   commits, scripts/bench-sqlite-wasm.mjs): WAL p50 0.6-0.7 ms, TRUNCATE 1.3-1.8 ms, DELETE
- *   ~1.3-1.5 ms, PERSIST ~0.8 ms; flat from 1k to 50k rows.
+ *   the journal, fsync, write the database, fsync, then reset the journal. Measured with
+ *   scripts/bench-sqlite-wasm.mjs (docs/benchmarks-sqlite-wasm.md), single-row commits p50:
+ *   WAL 0.30 ms vs 0.58-0.92 ms for DELETE/TRUNCATE/PERSIST; note+FTS5+vec0 rows WAL 0.56 ms vs
+ *   TRUNCATE 1.26 ms, flat from 1k to 50k rows.
  * - EXCLUSIVE: WAL otherwise needs shared memory (xShm*), which this VFS does not provide; the
  *   lock file already makes us the only connection, so exclusive costs nothing and also keeps the
  *   page cache valid between transactions.

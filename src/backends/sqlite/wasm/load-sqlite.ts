@@ -5,7 +5,7 @@ import { loadWasmBinary } from "./wasm-binary";
 
 let cached: Promise<Sqlite3Static> | undefined;
 
-/** The sqlite3 API object, initialised once per process (init costs ~100 ms). */
+/** The sqlite3 API object, initialised once per process (init costs 65-120 ms). */
 export function loadSqlite(): Promise<Sqlite3Static> {
 	cached ??= initialise().catch((error: unknown) => {
 		cached = undefined;
@@ -16,14 +16,17 @@ export function loadSqlite(): Promise<Sqlite3Static> {
 
 async function initialise(): Promise<Sqlite3Static> {
 	const wasmBinary = await loadWasmBinary();
-	const moduleArg = createModuleArg(wasmBinary);
+	// Emscripten never settles its promise when instantiateWasm fails or the runtime aborts.
+	let fail: (error: Error) => void = () => undefined;
+	const failed = new Promise<never>((_resolve, reject) => (fail = reject));
+	const moduleArg = createModuleArg(wasmBinary, fail);
 	const pending = withBrowserLikeGlobals(() => sqlite3InitModule(moduleArg));
-	return (await pending) as Sqlite3Static;
+	return (await Promise.race([pending, failed])) as Sqlite3Static;
 }
 
 type ModuleArg = Record<string, unknown> & { calledRun?: boolean; wasmMemory?: WebAssembly.Memory };
 
-function createModuleArg(wasmBinary: Uint8Array): ModuleArg {
+function createModuleArg(wasmBinary: Uint8Array, fail: (error: Error) => void): ModuleArg {
 	const moduleArg: ModuleArg = {
 		// (a) Hand over the bytes; instantiating ourselves means no fetch() and no lookup of
 		// "sqlite3.wasm" relative to the module URL, which CommonJS bundles do not have.
@@ -31,10 +34,11 @@ function createModuleArg(wasmBinary: Uint8Array): ModuleArg {
 		instantiateWasm(imports: WebAssembly.Imports, onSuccess: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
 			WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(
 				(result) => onSuccess(result.instance, result.module),
-				(error: unknown) => console.error("sqlite3.wasm failed to instantiate", error),
+				(error: unknown) => fail(new Error("sqlite3.wasm failed to instantiate", { cause: error })),
 			);
 			return {};
 		},
+		onAbort: (what: unknown) => fail(new Error(`SQLite WASM runtime aborted: ${String(what)}`)),
 		// (c) The sqlite3 API installs itself with `Module.postRun.push(...)` *after* run() has
 		// consumed postRun, so such callbacks would never fire; run them as soon as they arrive.
 		postRun: createLatePostRun(() => moduleArg),
@@ -105,19 +109,33 @@ function withQuietWarnings(bootstrap: () => void): void {
  * synchronously at the start of the init call, so the disguise lasts exactly that long.
  */
 function withBrowserLikeGlobals<T>(start: () => T): T {
-	const g = globalThis as Record<string, unknown>;
-	const proc = typeof process === "undefined" ? undefined : process;
-	const versionsDescriptor = proc ? Object.getOwnPropertyDescriptor(proc, "versions") : undefined;
-	const hadWorkerScope = "WorkerGlobalScope" in g;
+	const restore = [hideNodeVersion(), pretendWorkerScope()];
 	try {
-		if (proc && versionsDescriptor?.configurable) {
-			const { node: _node, ...others } = proc.versions;
-			Object.defineProperty(proc, "versions", { ...versionsDescriptor, value: others });
-		}
-		if (!hadWorkerScope && !g.window) g.WorkerGlobalScope = function WorkerGlobalScope() {};
 		return start();
 	} finally {
-		if (proc && versionsDescriptor) Object.defineProperty(proc, "versions", versionsDescriptor);
-		if (!hadWorkerScope) delete g.WorkerGlobalScope;
+		for (const undo of restore) undo();
 	}
+}
+
+function hideNodeVersion(): () => void {
+	if (typeof process === "undefined" || !process.versions?.node) return () => undefined;
+	const proc = process;
+	const versions = Object.getOwnPropertyDescriptor(proc, "versions");
+	if (versions?.configurable) {
+		const { node: _node, ...others } = proc.versions;
+		Object.defineProperty(proc, "versions", { ...versions, value: others });
+		return () => Object.defineProperty(proc, "versions", versions);
+	}
+	// Fallback: hide the whole `process` global for the same instant.
+	const global = Object.getOwnPropertyDescriptor(globalThis, "process");
+	if (!global?.configurable) return () => undefined;
+	Object.defineProperty(globalThis, "process", { configurable: true, writable: true, value: undefined });
+	return () => Object.defineProperty(globalThis, "process", global);
+}
+
+function pretendWorkerScope(): () => void {
+	const g = globalThis as Record<string, unknown>;
+	if ("WorkerGlobalScope" in g || g.window) return () => undefined;
+	g.WorkerGlobalScope = function WorkerGlobalScope() {};
+	return () => delete g.WorkerGlobalScope;
 }

@@ -37,6 +37,10 @@ export interface OpenDatabaseOptions {
 	readonly path: string;
 	/** Where Node's fs is missing (Obsidian mobile): keep the database in memory, persisted here. */
 	readonly snapshot?: SnapshotStorage;
+	/**
+	 * Refuse writes. File mode still takes the lock file: the VFS has no SQLite-level locks, so a
+	 * reader next to a writer could see half-written pages.
+	 */
 	readonly readonly?: boolean;
 	/** Snapshot mode only: how long writes may sit unexported (default 1000 ms). */
 	readonly snapshotDebounceMs?: number;
