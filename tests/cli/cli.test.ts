@@ -1,0 +1,86 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli";
+import { makeTempDir } from "../helpers/temp-dir";
+
+describe("engrama command line", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	let db: string;
+	const cli = (...args: string[]) => runCli(["--db", db, "--json", ...args]);
+
+	beforeEach(() => {
+		dir = makeTempDir("engrama-cli-");
+		db = join(dir.path, "memory.db");
+	});
+	afterEach(() => dir.cleanup());
+
+	it("prints help", () => {
+		const result = runCli(["--help"]);
+		expect(result.status).toBe(0);
+		expect(result.stdout).toMatch(/remember/);
+		expect(result.stdout).toMatch(/--json/);
+	});
+
+	it("remembers, relates, gets, searches, walks context and forgets with stable JSON", () => {
+		const created = cli("remember", "--label", "project", "--name", "Billing Portal", "--props", '{"description":"Invoices for clients"}');
+		expect(created.status).toBe(0);
+		const node = created.json<{ created: boolean; node: Record<string, unknown> }>();
+		expect(node.created).toBe(true);
+		expect(Object.keys(node.node).sort()).toEqual(["created_at", "key_field", "label", "name", "node_id", "props", "status", "updated_at"]);
+		expect(node.node).toMatchObject({ label: "Project", name: "Billing Portal", status: "active" });
+
+		expect(cli("remember", "--label", "Technology", "--name", "Python").status).toBe(0);
+		const related = cli("relate", "Project", "Billing Portal", "uses", "Technology", "Python");
+		expect(related.json()).toMatchObject({ created: true, type: "USES", from: { name: "Billing Portal" }, to: { name: "Python" } });
+
+		const got = cli("get", "--label", "Project", "--name", "Billing Portal");
+		expect(got.json<{ node: { node_id: string } }>().node.node_id).toBe(node.node.node_id);
+
+		const search = cli("search", "invoices").json<{ results: { name: string; label: string; scores: object }[] }>();
+		expect(search.results.map((r) => r.name)).toEqual(["Billing Portal"]);
+
+		const context = cli("context", "--label", "Project", "--name", "Billing Portal", "--hops", "1").json<{
+			neighbours: { name: string }[];
+			relations: unknown[];
+		}>();
+		expect(context.neighbours.map((n) => n.name)).toEqual(["Python"]);
+		expect(context.relations).toEqual([{ from: "Billing Portal", type: "USES", to: "Python" }]);
+
+		const forgotten = cli("forget", "--label", "Project", "--name", "Billing Portal");
+		expect(forgotten.json()).toMatchObject({ mode: "archived", forgotten: { status: "archived" } });
+		expect(cli("search", "invoices").json<{ results: unknown[] }>().results).toEqual([]);
+
+		const status = cli("status").json<{ backend: { name: string; node_count: number; edge_count: number } }>();
+		expect(status.backend).toMatchObject({ name: "sqlite", node_count: 2, edge_count: 1 });
+	});
+
+	it("reports bad requests as JSON on stderr with exit code 2, and not-found with 3", () => {
+		const unknown = cli("remember", "--label", "Spaceship", "--name", "X");
+		expect(unknown.status).toBe(2);
+		expect(unknown.stdout).toBe("");
+		const error = JSON.parse(unknown.stderr) as { error: { code: string; message: string } };
+		expect(error.error.code).toBe("invalid_input");
+		expect(error.error.message).toMatch(/Allowed labels.*Project/);
+
+		const badJson = cli("remember", "--label", "Project", "--name", "X", "--props", "{nope");
+		expect(badJson.status).toBe(2);
+		expect(badJson.stderr).toMatch(/not valid JSON/);
+
+		const missing = cli("relate", "Project", "Nope", "USES", "Technology", "Nada");
+		expect(missing.status).toBe(2);
+		expect(missing.stderr).toMatch(/does not exist/);
+
+		expect(cli("get", "--label", "Project", "--name", "Nope").status).toBe(3);
+	});
+
+	it("refuses a file that is not an Engrama database and leaves it untouched", () => {
+		writeFileSync(db, "these are my notes, not a database\n".repeat(200));
+		const before = readFileSync(db);
+		const result = cli("status");
+		expect(result.status).not.toBe(0);
+		expect(result.stderr).toContain(db);
+		expect(readFileSync(db).equals(before)).toBe(true);
+	});
+});
+});
