@@ -83,4 +83,3 @@ describe("engrama command line", () => {
 		expect(readFileSync(db).equals(before)).toBe(true);
 	});
 });
-});
