@@ -40,12 +40,19 @@ export function registerTestBackend(backend: TestBackend): void {
 	ALL[backend.name] = backend;
 }
 
+function wantedBackends(): string[] {
+	return (process.env.ENGRAMA_TEST_BACKENDS ?? "sqlite").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
 /** Backends named in ENGRAMA_TEST_BACKENDS (default: sqlite). */
 export function testBackends(): TestBackend[] {
-	const wanted = (process.env.ENGRAMA_TEST_BACKENDS ?? "sqlite").split(",").map((s) => s.trim()).filter(Boolean);
+	const wanted = wantedBackends();
 	return wanted.map((name) => {
 		const backend = ALL[name];
 		if (!backend) throw new Error(`ENGRAMA_TEST_BACKENDS names "${name}", which has no test backend (known: ${Object.keys(ALL).join(", ")}).`);
 		return backend;
 	});
 }
+
+// Neo4j registers itself (tests/contracts/neo4j-backend.ts) only when asked for: it needs the test server.
+if (wantedBackends().includes("neo4j")) await import("./neo4j-backend");

@@ -1,0 +1,255 @@
+import neo4j, { type Driver, type ManagedTransaction, type Session, type Transaction } from "neo4j-driver";
+import { BackendError, errorMessage } from "../../engine/errors";
+
+export interface Neo4jSettings {
+	readonly uri: string;
+	readonly username: string;
+	/** Empty when the server runs without auth. */
+	readonly password: string;
+	readonly database: string;
+}
+
+/** How long a transient failure (server down, restarting, deadlock) is retried before giving up. */
+export interface RetryPolicy {
+	/** Total time spent retrying one operation (0 = a single attempt). */
+	readonly maxElapsedMs: number;
+	readonly initialDelayMs: number;
+	readonly maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxElapsedMs: 15_000, initialDelayMs: 100, maxDelayMs: 2_000 };
+
+export type Row = Readonly<Record<string, unknown>>;
+
+/** What store code runs Cypher through: one transaction (a retried unit or the open outer one). */
+export interface CypherRunner {
+	run(query: string, params?: Readonly<Record<string, unknown>>): Promise<Row[]>;
+}
+
+interface OpenTransaction {
+	readonly runner: CypherRunner;
+}
+
+const ROLLED_BACK = " The transaction was rolled back: none of its writes were kept.";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function codeOf(error: unknown): string {
+	return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "";
+}
+
+/** Transient: the server is unreachable, restarting, or asked us to retry (deadlock, leader switch). */
+export function isTransient(error: unknown): boolean {
+	if (error instanceof Error && neo4j.isRetryableError(error)) return true;
+	const code = codeOf(error);
+	return code === "ServiceUnavailable" || code === "SessionExpired" || code.startsWith("Neo.TransientError.");
+}
+
+/**
+ * The driver, created on first use, and the retry/transaction rules every query goes through.
+ * Failures surface as BackendError naming the server and what to do; a write that could not be
+ * done is always reported, never dropped.
+ */
+export class Neo4jConnection {
+	private driver: Driver | undefined;
+	private open: OpenTransaction | undefined;
+	private closed = false;
+
+	constructor(
+		readonly settings: Neo4jSettings,
+		readonly retry: RetryPolicy = DEFAULT_RETRY,
+	) {}
+
+	/** "bolt://host:port (database neo4j)" for messages. */
+	describe(): string {
+		return `${this.settings.uri} (database ${this.settings.database})`;
+	}
+
+	private getDriver(): Driver {
+		if (this.closed) throw new BackendError(`The Neo4j connection to ${this.describe()} is closed. Open the memory again.`);
+		if (!this.driver) {
+			const { uri, username, password } = this.settings;
+			// A server without auth accepts any basic token, so an empty password needs no special case.
+			const auth = neo4j.auth.basic(username, password);
+			try {
+				this.driver = neo4j.driver(uri, auth, {
+					disableLosslessIntegers: true,
+					// Retries are ours (bounded, reported); the driver makes one attempt.
+					maxTransactionRetryTime: 0,
+					connectionTimeout: 5_000,
+					connectionAcquisitionTimeout: 10_000,
+					userAgent: "engrama",
+				});
+			} catch (error) {
+				throw new BackendError(
+					`Cannot use NEO4J_URI "${uri}": ${errorMessage(error)}. Use a bolt:// or neo4j:// address such as bolt://localhost:7687.`,
+				);
+			}
+		}
+		return this.driver;
+	}
+
+	/** Checks the server answers (with retries); used by init and the "test connection" action. */
+	async verify(): Promise<void> {
+		await this.withRetry("connect", async () => {
+			await this.getDriver().verifyConnectivity({ database: this.settings.database });
+		});
+	}
+
+	read<T>(work: (q: CypherRunner) => Promise<T>, what = "read"): Promise<T> {
+		return this.unit("READ", work, what);
+	}
+
+	write<T>(work: (q: CypherRunner) => Promise<T>, what = "write"): Promise<T> {
+		return this.unit("WRITE", work, what);
+	}
+
+	/** Schema statements run in their own auto-commit transaction (never inside a data transaction). */
+	async schema(query: string, params: Readonly<Record<string, unknown>> = {}): Promise<void> {
+		await this.withRetry("create the schema", async () => {
+			const session = this.session("WRITE");
+			try {
+				await session.run(query, params);
+			} finally {
+				await session.close();
+			}
+		});
+	}
+
+	private session(mode: "READ" | "WRITE"): Session {
+		return this.getDriver().session({
+			database: this.settings.database,
+			defaultAccessMode: mode === "READ" ? neo4j.session.READ : neo4j.session.WRITE,
+		});
+	}
+
+	private async unit<T>(mode: "READ" | "WRITE", work: (q: CypherRunner) => Promise<T>, what: string): Promise<T> {
+		if (this.open) {
+			// Inside transaction(): everything joins the open transaction, so reads see its writes.
+			try {
+				return await work(this.open.runner);
+			} catch (error) {
+				throw isNeo4jError(error) ? this.failure(what, error, ROLLED_BACK) : error;
+			}
+		}
+		return this.withRetry(what, async () => {
+			const session = this.session(mode);
+			try {
+				const run = (tx: ManagedTransaction) => work(managedRunner(tx));
+				return mode === "READ" ? await session.executeRead(run) : await session.executeWrite(run);
+			} finally {
+				await session.close();
+			}
+		});
+	}
+
+	/** Runs `fn` in one explicit transaction: all or nothing. Nested calls join the outer one. */
+	async transaction<T>(fn: () => Promise<T>): Promise<T> {
+		if (this.open) return fn();
+		const { session, tx } = await this.withRetry("begin a transaction", async () => {
+			const s = this.session("WRITE");
+			try {
+				return { session: s, tx: await s.beginTransaction() };
+			} catch (error) {
+				await s.close().catch(() => undefined);
+				throw error;
+			}
+		});
+		this.open = { runner: serialRunner(tx) };
+		try {
+			let result: T;
+			try {
+				result = await fn();
+			} finally {
+				this.open = undefined;
+			}
+			await tx.commit();
+			return result;
+		} catch (error) {
+			await tx.rollback().catch(() => undefined);
+			if (error instanceof BackendError || !isNeo4jError(error)) throw error;
+			throw this.failure("commit the transaction", error, ROLLED_BACK);
+		} finally {
+			await session.close().catch(() => undefined);
+		}
+	}
+
+	async close(): Promise<void> {
+		this.closed = true;
+		const driver = this.driver;
+		this.driver = undefined;
+		if (driver) await driver.close();
+	}
+
+	private async withRetry<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+		const started = Date.now();
+		let delay = this.retry.initialDelayMs;
+		for (;;) {
+			try {
+				return await attempt();
+			} catch (error) {
+				if (error instanceof BackendError) throw error;
+				const elapsed = Date.now() - started;
+				if (!isTransient(error) || elapsed + delay > this.retry.maxElapsedMs) throw this.failure(what, error);
+				// Jitter keeps several clients from hammering a server that is coming back.
+				await sleep(delay * (0.8 + Math.random() * 0.4));
+				delay = Math.min(delay * 2, this.retry.maxDelayMs);
+			}
+		}
+	}
+
+	/** A named error that says which server, what failed, and what to do. */
+	failure(what: string, error: unknown, tail = ""): BackendError {
+		const code = codeOf(error);
+		const detail = errorMessage(error).split("\n")[0];
+		const where = this.describe();
+		if (code === "Neo.ClientError.Security.Unauthorized" || code === "Neo.ClientError.Security.AuthenticationRateLimit") {
+			return new BackendError(
+				`Neo4j at ${where} refused the credentials of user "${this.settings.username}" (${detail}). Check NEO4J_USERNAME and NEO4J_PASSWORD.${tail}`,
+				{ uri: this.settings.uri, code },
+			);
+		}
+		if (code === "Neo.ClientError.Database.DatabaseNotFound") {
+			return new BackendError(
+				`Neo4j at ${this.settings.uri} has no database "${this.settings.database}". Create it or set NEO4J_DATABASE (Community edition has only "neo4j").${tail}`,
+				{ uri: this.settings.uri, code },
+			);
+		}
+		if (isTransient(error)) {
+			return new BackendError(
+				`Neo4j at ${where} is unreachable, so the ${what} failed (${detail}); retried for ${Math.round(this.retry.maxElapsedMs / 1000)} s. Start Neo4j or fix NEO4J_URI, then try again.${tail}`,
+				{ uri: this.settings.uri, code, transient: true },
+			);
+		}
+		return new BackendError(`Neo4j at ${where} could not ${what}: ${detail}${code ? ` [${code}]` : ""}.${tail}`, {
+			uri: this.settings.uri,
+			code,
+		});
+	}
+}
+
+function isNeo4jError(error: unknown): boolean {
+	return error instanceof Error && error.name === "Neo4jError";
+}
+
+function toRows(records: readonly { toObject(): Record<string, unknown> }[]): Row[] {
+	return records.map((record) => record.toObject());
+}
+
+function managedRunner(tx: ManagedTransaction): CypherRunner {
+	return {
+		run: async (query, params = {}) => toRows((await tx.run(query, params)).records),
+	};
+}
+
+/** An explicit transaction runs one query at a time; concurrent callers queue up. */
+function serialRunner(tx: Transaction): CypherRunner {
+	let tail: Promise<unknown> = Promise.resolve();
+	return {
+		run(query, params = {}) {
+			const next = tail.then(async () => toRows((await tx.run(query, params)).records));
+			tail = next.catch(() => undefined);
+			return next;
+		},
+	};
+}

@@ -1,0 +1,522 @@
+import neo4j from "neo4j-driver";
+import { NotFoundError, ScopeError } from "../../engine/errors";
+import type {
+	FulltextQuery,
+	GraphCapabilities,
+	GraphStore,
+	HealthReport,
+	ListNodesQuery,
+	MergeEdgeInput,
+	MergeNodeInput,
+	MergeNodeResult,
+	ScopeForgetReport,
+} from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type {
+	Direction,
+	EdgeRecord,
+	FulltextHit,
+	NeighbourEdge,
+	Neighbourhood,
+	NeighbourhoodNode,
+	NodeRecord,
+	PartialScope,
+	PropValue,
+	Props,
+	Scope,
+} from "../../engine/types";
+import { fulltextProperties, luceneQuery } from "./fulltext";
+import type { CypherRunner, Neo4jConnection, Row } from "./neo4j-connection";
+import { decodeProps, encodeName, encodeProps, encodeValue } from "./props-codec";
+import {
+	DEFAULT_NAMESPACE,
+	FULLTEXT_INDEX,
+	META_LABEL,
+	NODE_LABEL,
+	checkLabel,
+	checkRelationType,
+	ensureSchema,
+	nodeProjection,
+} from "./schema";
+
+type StoredMap = Readonly<Record<string, unknown>>;
+
+const N = nodeProjection("n");
+const OTHER = nodeProjection("other");
+const SCOPE = "n.__ns = $ns AND n.org_id = $org AND n.user_id = $user";
+const LIVE = "coalesce(n.status, '') <> 'archived'";
+const EDGE_SCOPE = "r.__org = $org AND r.__user = $user";
+const BY_ID = `(n:${NODE_LABEL} {__ns: $ns, engrama_id: $id})`;
+// Stored as the node's own timestamps, never duplicated in props (as SQLite's columns).
+const COLUMN_PROPS = new Set(["created_at", "updated_at"]);
+
+let lastSeq = 0;
+/** Insertion order across processes (microsecond clock, strictly increasing in this one). */
+function nextSeq(): number {
+	lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
+	return lastSeq;
+}
+
+function int(value: number): ReturnType<typeof neo4j.int> {
+	return neo4j.int(Math.max(0, Math.floor(value)));
+}
+
+function stripColumns(props: Props): Record<string, PropValue> {
+	const out: Record<string, PropValue> = {};
+	for (const [name, value] of Object.entries(props)) if (!COLUMN_PROPS.has(name)) out[name] = value;
+	return out;
+}
+
+function toRecord(map: StoredMap): NodeRecord {
+	const props = decodeProps(map);
+	return {
+		id: String(map.engrama_id),
+		label: String(map.__label),
+		keyField: map.__key_field === "title" ? "title" : "name",
+		key: String(map.__key),
+		props,
+		createdAt: String(map.created_at),
+		updatedAt: String(map.updated_at),
+	};
+}
+
+function edgeRecord(dir: "out" | "in", self: NodeRecord, other: NodeRecord, type: string, edge: StoredMap): EdgeRecord {
+	const [from, to] = dir === "out" ? [self, other] : [other, self];
+	return { fromId: from.id, type, toId: to.id, createdAt: String(edge.created_at), props: decodeProps(edge) };
+}
+
+function edgeUnion(direction: Direction, typed: boolean): string {
+	const typeFilter = typed ? " AND type(r) IN $types" : "";
+	const parts: string[] = [];
+	if (direction !== "in") {
+		parts.push(`WITH n MATCH (n)-[r]->(other:${NODE_LABEL}) WHERE ${EDGE_SCOPE}${typeFilter} RETURN 'out' AS dir, 0 AS rank, r, other`);
+	}
+	if (direction !== "out") {
+		parts.push(`WITH n MATCH (n)<-[r]-(other:${NODE_LABEL}) WHERE ${EDGE_SCOPE}${typeFilter} RETURN 'in' AS dir, 1 AS rank, r, other`);
+	}
+	return parts.join(" UNION ALL ");
+}
+
+export interface Neo4jGraphStoreOptions {
+	/** Which memory in the database (several can share one Neo4j; tests use one each). */
+	readonly namespace?: string;
+}
+
+/**
+ * The Neo4j graph backend: native labels and relationship types, MERGE on
+ * (label, key, org_id, user_id) under a uniqueness constraint, a Lucene fulltext index that
+ * tokenises like SQLite's FTS5, every query parameterised and scoped.
+ */
+export class Neo4jGraphStore implements GraphStore {
+	readonly name = "neo4j";
+	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true };
+	readonly namespace: string;
+
+	constructor(
+		readonly conn: Neo4jConnection,
+		options: Neo4jGraphStoreOptions = {},
+	) {
+		this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
+	}
+
+	async init(): Promise<void> {
+		await this.conn.verify();
+		await ensureSchema(this.conn);
+	}
+
+	async close(): Promise<void> {
+		await this.conn.close();
+	}
+
+	private params(scope: Scope, extra: Record<string, unknown> = {}): Record<string, unknown> {
+		return { ns: this.namespace, org: scope.orgId, user: scope.userId, ...extra };
+	}
+
+	async health(): Promise<HealthReport> {
+		try {
+			const rows = await this.conn.read(
+				(q) =>
+					q.run(
+						`MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH count(n) AS nodes
+						OPTIONAL MATCH (a:${NODE_LABEL} {__ns: $ns})-[r]->() RETURN nodes, count(r) AS edges`,
+						{ ns: this.namespace },
+					),
+				"check health",
+			);
+			return {
+				ok: true,
+				backend: this.name,
+				nodes: Number(rows[0]?.nodes ?? 0),
+				edges: Number(rows[0]?.edges ?? 0),
+				detail: this.conn.describe(),
+			};
+		} catch (error) {
+			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
+		}
+	}
+
+	transaction<T>(fn: () => Promise<T>): Promise<T> {
+		return this.conn.transaction(fn);
+	}
+
+	/** Recomputes the hidden fulltext columns from the node's final props. */
+	private async writeFulltext(q: CypherRunner, elementId: string, props: Props): Promise<void> {
+		await q.run("MATCH (n) WHERE elementId(n) = $eid SET n += $ft", { eid: elementId, ft: fulltextProperties(props) });
+	}
+
+	async mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
+		assertScope(scope);
+		const label = checkLabel(input.label);
+		const set = stripColumns(input.set);
+		delete set.org_id;
+		delete set.user_id;
+		const onCreate = stripColumns(input.setOnCreate);
+		const id = typeof onCreate.engrama_id === "string" && onCreate.engrama_id ? onCreate.engrama_id : crypto.randomUUID();
+		delete onCreate.org_id;
+		delete onCreate.user_id;
+		const seq = nextSeq();
+		return this.conn.write(async (q) => {
+			const rows = await q.run(
+				`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
+				ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $onCreate
+				WITH n, ${N} AS before, n.__seq = $seq AS created
+				SET n += $set, n.updated_at = $now
+				SET n.engrama_id = CASE WHEN created THEN $id ELSE n.engrama_id END
+				RETURN before, created, ${N} AS after, elementId(n) AS eid`,
+				this.params(scope, {
+					label,
+					key: input.key,
+					keyField: input.keyField,
+					seq,
+					now: input.now,
+					id,
+					onCreate: encodeProps(onCreate),
+					set: encodeProps(set, input.unset ?? []),
+				}),
+			);
+			const row = rows[0];
+			const node = toRecord(row.after as StoredMap);
+			await this.writeFulltext(q, String(row.eid), node.props);
+			const created = row.created === true;
+			return created ? { node, created } : { node, created, previous: decodeProps(row.before as StoredMap) };
+		}, "merge the node");
+	}
+
+	private async one(scope: PartialScope, match: string, params: Record<string, unknown>, what: string): Promise<NodeRecord | null> {
+		if (!isFullScope(scope)) return null;
+		const rows = await this.conn.read((q) => q.run(`${match} RETURN ${N} AS node LIMIT 1`, this.params(scope, params)), what);
+		return rows[0] ? toRecord(rows[0].node as StoredMap) : null;
+	}
+
+	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
+		return this.one(
+			scope,
+			`MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})`,
+			{ label, key },
+			"read the node",
+		);
+	}
+
+	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {
+		return this.one(scope, `MATCH ${BY_ID} WHERE ${SCOPE}`, { id }, "read the node");
+	}
+
+	async findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope)) return [];
+		const rows = await this.conn.read(
+			(q) => q.run(`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} AND n.__key = $key RETURN ${N} AS node ORDER BY n.__seq`, this.params(scope, { key })),
+			"find nodes by key",
+		);
+		return rows.map((row) => toRecord(row.node as StoredMap));
+	}
+
+	async updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null> {
+		assertScope(scope);
+		return this.conn.write(async (q) => {
+			const rows = await q.run(
+				`MATCH ${BY_ID} WHERE ${SCOPE} SET n += $set, n.updated_at = $now RETURN ${N} AS after, elementId(n) AS eid`,
+				this.params(scope, { id, now, set: encodeProps(stripColumns(set), unset) }),
+			);
+			if (!rows[0]) return null;
+			const node = toRecord(rows[0].after as StoredMap);
+			await this.writeFulltext(q, String(rows[0].eid), node.props);
+			return node;
+		}, "update the node");
+	}
+
+	async deleteNode(scope: Scope, id: string): Promise<boolean> {
+		assertScope(scope);
+		const rows = await this.conn.write(
+			(q) => q.run(`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`, this.params(scope, { id })),
+			"delete the node",
+		);
+		return Number(rows[0]?.n ?? 0) > 0;
+	}
+
+	async mergeEdge(scope: Scope, input: MergeEdgeInput): Promise<{ readonly created: boolean }> {
+		assertScope(scope);
+		const type = checkRelationType(input.type);
+		const seq = nextSeq();
+		return this.conn.write(async (q) => {
+			const params = this.params(scope, { from: input.fromId, to: input.toId });
+			const ends = await q.run(
+				`OPTIONAL MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}) WHERE a.org_id = $org AND a.user_id = $user
+				WITH a OPTIONAL MATCH (b:${NODE_LABEL} {__ns: $ns, engrama_id: $to}) WHERE b.org_id = $org AND b.user_id = $user
+				RETURN a IS NOT NULL AS hasFrom, b IS NOT NULL AS hasTo`,
+				params,
+			);
+			if (ends[0]?.hasFrom !== true) {
+				throw new NotFoundError(`The relation's source node ${input.fromId} does not exist in this scope.`, { id: input.fromId });
+			}
+			if (ends[0]?.hasTo !== true) {
+				throw new NotFoundError(`The relation's target node ${input.toId} does not exist in this scope.`, { id: input.toId });
+			}
+			const rows = await q.run(
+				`MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}), (b:${NODE_LABEL} {__ns: $ns, engrama_id: $to})
+				MERGE (a)-[r:${type}]->(b)
+				ON CREATE SET r.__seq = $seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = $now
+				SET r += $props
+				RETURN r.__seq = $seq AS created`,
+				{ ...params, seq, now: input.now, props: encodeProps(input.props ?? {}) },
+			);
+			return { created: rows[0]?.created === true };
+		}, "merge the relation");
+	}
+
+	async deleteEdge(scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
+		assertScope(scope);
+		const relType = checkRelationType(type);
+		const rows = await this.conn.write(
+			(q) =>
+				q.run(
+					`MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}) WHERE a.org_id = $org AND a.user_id = $user
+					MATCH (b:${NODE_LABEL} {__ns: $ns, engrama_id: $to}) WHERE b.org_id = $org AND b.user_id = $user
+					MATCH (a)-[r:${relType}]->(b) WHERE ${EDGE_SCOPE}
+					WITH collect(r) AS found FOREACH (r IN found | DELETE r) RETURN size(found) AS n`,
+					this.params(scope, { from: fromId, to: toId }),
+				),
+			"delete the relation",
+		);
+		return Number(rows[0]?.n ?? 0) > 0;
+	}
+
+	async edgesOf(scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {
+		if (!isFullScope(scope)) return [];
+		const typed = !!types && types.length > 0;
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH ${BY_ID} WHERE ${SCOPE}
+					CALL { ${edgeUnion(direction, typed)} }
+					RETURN ${N} AS self, dir, type(r) AS type, properties(r) AS edge, ${OTHER} AS other
+					ORDER BY rank, type, r.__seq`,
+					this.params(scope, { id, types: types ?? [] }),
+				),
+			"read the relations",
+		);
+		if (rows.length === 0) return [];
+		const self = toRecord(rows[0].self as StoredMap);
+		return rows.map((row) => {
+			const other = toRecord(row.other as StoredMap);
+			const dir = row.dir === "in" ? "in" : "out";
+			const type = String(row.type);
+			return { type, direction: dir, node: other, edge: edgeRecord(dir, self, other, type, row.edge as StoredMap) };
+		});
+	}
+
+	/** Up to `cap` edges of each node, in SQLite's order: outgoing first, then by type and age. */
+	private async edgeBatch(q: CypherRunner, scope: Scope, ids: readonly string[], cap: number): Promise<Map<string, Row[]>> {
+		const rows = await q.run(
+			`UNWIND range(0, size($ids) - 1) AS i
+			MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: $ids[i]})
+			CALL {
+				WITH n
+				CALL { ${edgeUnion("both", false)} }
+				RETURN dir, rank, r, other ORDER BY rank, type(r), r.__seq LIMIT $cap
+			}
+			RETURN n.engrama_id AS selfId, dir, type(r) AS type, properties(r) AS edge, ${OTHER} AS other
+			ORDER BY i, rank, type, r.__seq`,
+			this.params(scope, { ids, cap: int(cap) }),
+		);
+		const out = new Map<string, Row[]>();
+		for (const row of rows) {
+			const key = String(row.selfId);
+			const list = out.get(key) ?? [];
+			list.push(row);
+			out.set(key, list);
+		}
+		return out;
+	}
+
+	async neighbourhood(scope: PartialScope, id: string, hops: number, fanOutCap: number): Promise<Neighbourhood | null> {
+		if (!isFullScope(scope)) return null;
+		return this.conn.read(async (q) => {
+			const start = await q.run(`MATCH ${BY_ID} WHERE ${SCOPE} RETURN ${N} AS node`, this.params(scope, { id }));
+			if (!start[0]) return null;
+			const center = toRecord(start[0].node as StoredMap);
+			const seen = new Map<string, NeighbourhoodNode>([[center.id, { node: center, depth: 0 }]]);
+			const records = new Map<string, NodeRecord>([[center.id, center]]);
+			const edges = new Map<string, EdgeRecord>();
+			let frontier = [center.id];
+			let truncated = false;
+			for (let depth = 1; depth <= hops && frontier.length > 0; depth++) {
+				const batch = await this.edgeBatch(q, scope, frontier, fanOutCap + 1);
+				const next: string[] = [];
+				for (const selfId of frontier) {
+					const self = records.get(selfId);
+					const rows = batch.get(selfId) ?? [];
+					if (!self) continue;
+					if (rows.length > fanOutCap) truncated = true;
+					for (const row of rows.slice(0, fanOutCap)) {
+						const fresh = toRecord(row.other as StoredMap);
+						const other = records.get(fresh.id) ?? fresh;
+						records.set(other.id, other);
+						if (other.props.status === "archived") continue;
+						const edge = edgeRecord(row.dir === "in" ? "in" : "out", self, other, String(row.type), row.edge as StoredMap);
+						edges.set(`${edge.fromId}|${edge.type}|${edge.toId}`, edge);
+						if (!seen.has(other.id)) {
+							seen.set(other.id, { node: other, depth });
+							next.push(other.id);
+						}
+					}
+				}
+				frontier = next;
+			}
+			return { center, nodes: [...seen.values()].filter((n) => n.depth > 0), edges: [...edges.values()], truncated };
+		}, "walk the neighbourhood");
+	}
+
+	async fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
+		if (!isFullScope(scope)) return [];
+		const lucene = luceneQuery(query.text);
+		if (!lucene || query.limit <= 0) return [];
+		const labels = query.labels ?? [];
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS n, score
+					WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
+					RETURN ${N} AS node, score ORDER BY score DESC, n.__seq LIMIT $limit`,
+					this.params(scope, { index: FULLTEXT_INDEX, query: lucene, labels, limit: int(query.limit) }),
+				),
+			"search the fulltext index",
+		);
+		return rows.map((row) => ({ node: toRecord(row.node as StoredMap), score: Number(row.score) }));
+	}
+
+	async listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope)) return [];
+		const where = [SCOPE];
+		const params: Record<string, unknown> = {};
+		if (query.label) {
+			where.push("n.__label = $label");
+			params.label = query.label;
+		}
+		if (query.status && query.status.length > 0) {
+			where.push("coalesce(n.status, '') IN $status");
+			params.status = [...query.status];
+		} else if (!query.includeArchived) {
+			where.push(LIVE);
+		}
+		let i = 0;
+		for (const [field, value] of Object.entries(query.where ?? {})) {
+			if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) continue;
+			where.push(`n[$f${i}] = $v${i}`);
+			params[`f${i}`] = encodeName(field);
+			params[`v${i}`] = encodeValue(value);
+			i++;
+		}
+		params.offset = int(query.offset ?? 0);
+		const limit = query.limit !== undefined && query.limit >= 0 ? " LIMIT $limit" : "";
+		if (limit) params.limit = int(query.limit ?? 0);
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(`MATCH (n:${NODE_LABEL}) WHERE ${where.join(" AND ")} RETURN ${N} AS node ORDER BY n.__seq SKIP $offset${limit}`, this.params(scope, params)),
+			"list nodes",
+		);
+		return rows.map((row) => toRecord(row.node as StoredMap));
+	}
+
+	async labelCounts(scope: PartialScope): Promise<Readonly<Record<string, number>>> {
+		if (!isFullScope(scope)) return {};
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} AND ${LIVE} AND n.__label <> 'Insight'
+					RETURN n.__label AS label, count(*) AS n ORDER BY label`,
+					this.params(scope),
+				),
+			"count labels",
+		);
+		return Object.fromEntries(rows.map((row) => [String(row.label), Number(row.n)]));
+	}
+
+	async counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {
+		if (!isFullScope(scope)) return { nodes: 0, edges: 0 };
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH count(n) AS nodes
+					OPTIONAL MATCH (n:${NODE_LABEL})-[r]->() WHERE ${SCOPE} AND ${EDGE_SCOPE}
+					RETURN nodes, count(r) AS edges`,
+					this.params(scope),
+				),
+			"count the memory",
+		);
+		return { nodes: Number(rows[0]?.nodes ?? 0), edges: Number(rows[0]?.edges ?? 0) };
+	}
+
+	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
+		assertScope(scope);
+		return this.conn.write(async (q) => {
+			const rows = await q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE}
+				OPTIONAL MATCH (n)-[r]-()
+				WITH collect(DISTINCT n) AS nodes, collect(DISTINCT r) AS rels
+				FOREACH (r IN rels | DELETE r)
+				FOREACH (n IN nodes | DELETE n)
+				RETURN size(nodes) AS nodes, size(rels) AS edges`,
+				this.params(scope),
+			);
+			// Relations stamped with the scope whose ends have since moved elsewhere.
+			const stray = await q.run(
+				`MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH collect(r) AS rels FOREACH (r IN rels | DELETE r) RETURN size(rels) AS n`,
+				this.params(scope),
+			);
+			return { nodes: Number(rows[0]?.nodes ?? 0), edges: Number(rows[0]?.edges ?? 0) + Number(stray[0]?.n ?? 0) };
+		}, "forget the scope");
+	}
+
+	async getMeta(key: string): Promise<string | null> {
+		const rows = await this.conn.read(
+			(q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns, key: $key}) RETURN m.value AS value`, { ns: this.namespace, key }),
+			"read a setting",
+		);
+		return typeof rows[0]?.value === "string" ? rows[0].value : null;
+	}
+
+	async setMeta(key: string, value: string): Promise<void> {
+		await this.conn.write(
+			(q) => q.run(`MERGE (m:${META_LABEL} {__ns: $ns, key: $key}) SET m.value = $value`, { ns: this.namespace, key, value }),
+			"write a setting",
+		);
+	}
+
+	/** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
+	async dropNamespace(): Promise<number> {
+		const rows = await this.conn.write(
+			(q) =>
+				q.run(
+					`OPTIONAL MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH collect(n) AS nodes FOREACH (n IN nodes | DETACH DELETE n)
+					WITH size(nodes) AS removed OPTIONAL MATCH (m:${META_LABEL} {__ns: $ns}) DETACH DELETE m RETURN DISTINCT removed`,
+					{ ns: this.namespace },
+				),
+			"drop the memory",
+		);
+		return Number(rows[0]?.removed ?? 0);
+	}
+}
+
+function assertScope(scope: Scope): void {
+	if (!isFullScope(scope)) throw new ScopeError("Writes need a full scope (org_id and user_id).");
+}
