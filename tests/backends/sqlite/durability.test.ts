@@ -8,7 +8,7 @@ import { makeTempDir } from "../../helpers/temp-dir";
 
 /** Starts the writer fixture and tracks the writes it acknowledged. */
 function startWriter(bundle: string, db: string, count: number) {
-	const child = spawn(process.execPath, [bundle, db, String(count)], { stdio: "pipe" }) as ChildProcessWithoutNullStreams;
+	const child = spawn(process.execPath, [bundle, db, String(count)], { stdio: "pipe" });
 	const acks: number[] = [];
 	let stderr = "";
 	let buffered = "";
