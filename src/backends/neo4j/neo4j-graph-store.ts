@@ -1,5 +1,5 @@
 import neo4j from "neo4j-driver";
-import { NotFoundError, ScopeError } from "../../engine/errors";
+import { NotFoundError, ScopeError, ValidationError } from "../../engine/errors";
 import type {
 	FulltextQuery,
 	GraphCapabilities,
@@ -10,6 +10,12 @@ import type {
 	MergeNodeInput,
 	MergeNodeResult,
 	ScopeForgetReport,
+	HistoryEntry,
+	NameCandidatesQuery,
+	NodeHistoryQuery,
+	RekeyNodeInput,
+	ScopeFootprint,
+	ValidAtQuery,
 } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type {
@@ -27,11 +33,15 @@ import type {
 } from "../../engine/types";
 import { fulltextProperties, luceneQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection, Row } from "./neo4j-connection";
-import { decodeProps, encodeName, encodeProps, encodeValue } from "./props-codec";
+import { candidateIds, dropNamePostings, indexNames, touchesNames } from "./neo4j-name-index";
+import { JSON_MARKER, decodeProps, decodeValue, encodeName, encodeProps, encodeValue } from "./props-codec";
 import {
 	DEFAULT_NAMESPACE,
+	FRAGMENT_LABEL,
 	FULLTEXT_INDEX,
+	HISTORY_LABEL,
 	META_LABEL,
+	NAME_LABEL,
 	NODE_LABEL,
 	checkLabel,
 	checkRelationType,
@@ -46,6 +56,10 @@ const OTHER = nodeProjection("other");
 const SCOPE = "n.__ns = $ns AND n.org_id = $org AND n.user_id = $user";
 const LIVE = "coalesce(n.status, '') <> 'archived'";
 const EDGE_SCOPE = "r.__org = $org AND r.__user = $user";
+const SIDE_SCOPE = (v: string) => `${v}.__ns = $ns AND ${v}.org_id = $org AND ${v}.user_id = $user`;
+const NULL_MARKER = `${JSON_MARKER}null`;
+/** A prop read as SQLite's json_extract sees it: a stored JSON null counts as absent. */
+const sqlValue = (expr: string) => `CASE WHEN ${expr} = $nullMarker THEN null ELSE ${expr} END`;
 const BY_ID = `(n:${NODE_LABEL} {__ns: $ns, engrama_id: $id})`;
 // Stored as the node's own timestamps, never duplicated in props (as SQLite's columns).
 const COLUMN_PROPS = new Set(["created_at", "updated_at"]);
@@ -198,6 +212,9 @@ export class Neo4jGraphStore implements GraphStore {
 			const node = toRecord(row.after as StoredMap);
 			await this.writeFulltext(q, String(row.eid), node.props);
 			const created = row.created === true;
+			if (created || touchesNames(input.set, input.unset)) {
+				await indexNames(q, this.namespace, scope, { id: node.id, seq: Number((row.after as StoredMap).__seq), key: node.key, props: node.props });
+			}
 			return created ? { node, created } : { node, created, previous: decodeProps(row.before as StoredMap) };
 		}, "merge the node");
 	}
@@ -240,17 +257,25 @@ export class Neo4jGraphStore implements GraphStore {
 			if (!rows[0]) return null;
 			const node = toRecord(rows[0].after as StoredMap);
 			await this.writeFulltext(q, String(rows[0].eid), node.props);
+			if (touchesNames(set, unset)) {
+				await indexNames(q, this.namespace, scope, { id: node.id, seq: Number((rows[0].after as StoredMap).__seq), key: node.key, props: node.props });
+			}
 			return node;
 		}, "update the node");
 	}
 
 	async deleteNode(scope: Scope, id: string): Promise<boolean> {
 		assertScope(scope);
-		const rows = await this.conn.write(
-			(q) => q.run(`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`, this.params(scope, { id })),
-			"delete the node",
-		);
-		return Number(rows[0]?.n ?? 0) > 0;
+		return this.conn.write(async (q) => {
+			const rows = await q.run(
+				`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`,
+				this.params(scope, { id }),
+			);
+			if (Number(rows[0]?.n ?? 0) === 0) return false;
+			await dropNamePostings(q, this.namespace, [id]);
+			await q.run(`MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) DELETE h`, this.params(scope, { id }));
+			return true;
+		}, "delete the node");
 	}
 
 	async mergeEdge(scope: Scope, input: MergeEdgeInput): Promise<{ readonly created: boolean }> {
@@ -483,7 +508,21 @@ export class Neo4jGraphStore implements GraphStore {
 				`MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH collect(r) AS rels FOREACH (r IN rels | DELETE r) RETURN size(rels) AS n`,
 				this.params(scope),
 			);
-			return { nodes: Number(rows[0]?.nodes ?? 0), edges: Number(rows[0]?.edges ?? 0) + Number(stray[0]?.n ?? 0) };
+			const side = await q.run(
+				`CALL { MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} DELETE p RETURN count(*) AS names }
+				CALL { MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} DELETE p RETURN count(*) AS fragments }
+				CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} DELETE h RETURN count(*) AS history }
+				RETURN names + fragments AS nameIndex, history`,
+				this.params(scope),
+			);
+			return {
+				nodes: Number(rows[0]?.nodes ?? 0),
+				edges: Number(rows[0]?.edges ?? 0) + Number(stray[0]?.n ?? 0),
+				// Lucene entries follow their nodes: there are no separate fulltext rows to remove.
+				fulltext: 0,
+				history: Number(side[0]?.history ?? 0),
+				nameIndex: Number(side[0]?.nameIndex ?? 0),
+			};
 		}, "forget the scope");
 	}
 
@@ -502,18 +541,191 @@ export class Neo4jGraphStore implements GraphStore {
 		);
 	}
 
+	// --- Entity resolver name index, history and temporal reads (issue 5) ---
+
+	async nameCandidates(scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope) || !query.normalised || query.limit <= 0) return [];
+		return this.conn.read(async (q) => {
+			const ids = await candidateIds(q, this.namespace, scope, query);
+			if (ids.length === 0) return [];
+			const rows = await q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.engrama_id IN $ids AND n.org_id = $org AND n.user_id = $user RETURN ${N} AS node`,
+				this.params(scope, { ids }),
+			);
+			const byId = new Map(rows.map((row) => [String((row.node as StoredMap).engrama_id), toRecord(row.node as StoredMap)]));
+			return ids.flatMap((id) => {
+				const node = byId.get(id);
+				return node ? [node] : [];
+			});
+		}, "find name candidates");
+	}
+
+	async recordHistory(scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {
+		assertScope(scope);
+		if (entries.length === 0) return;
+		const rows = entries.map((e) => ({
+			node: e.nodeId,
+			at: e.at,
+			prop: e.prop,
+			before: JSON.stringify(e.before ?? null),
+			after: JSON.stringify(e.after ?? null),
+			source: e.source,
+			seq: nextSeq(),
+		}));
+		await this.conn.write(
+			(q) =>
+				q.run(
+					`UNWIND $rows AS e CREATE (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user})
+					SET h.node = e.node, h.at = e.at, h.prop = e.prop, h.before = e.before, h.after = e.after, h.source = e.source, h.seq = e.seq`,
+					this.params(scope, { rows }),
+				),
+			"record history",
+		);
+	}
+
+	async nodeHistory(scope: PartialScope, nodeId: string, query: NodeHistoryQuery): Promise<readonly HistoryEntry[]> {
+		if (!isFullScope(scope) || query.limit <= 0) return [];
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) WHERE h.at > $since
+					RETURN h.at AS at, h.prop AS prop, h.before AS before, h.after AS after, h.source AS source
+					ORDER BY h.seq DESC LIMIT $limit`,
+					this.params(scope, { id: nodeId, since: query.since ?? "", limit: int(query.limit) }),
+				),
+			"read history",
+		);
+		return rows.reverse().map((r) => ({
+			nodeId,
+			at: String(r.at),
+			prop: String(r.prop),
+			before: parseJson(r.before),
+			after: parseJson(r.after),
+			source: typeof r.source === "string" ? r.source : null,
+		}));
+	}
+
+	async nodesValidAt(scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope) || query.limit <= 0) return [];
+		const from = `coalesce(${sqlValue("n.valid_from")}, n.created_at)`;
+		const to = sqlValue("n.valid_to");
+		const archivedAt = `coalesce(${sqlValue("n.archived_at")}, n.updated_at)`;
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE}${query.label ? " AND n.__label = $label" : ""}
+					AND ${from} <= $at AND (${to} IS NULL OR ${to} >= $at)
+					AND NOT (coalesce(n.status, '') = 'archived' AND ${archivedAt} <= $at)
+					RETURN ${N} AS node ORDER BY n.__label, n.__key LIMIT $limit`,
+					this.params(scope, { label: query.label ?? null, at: query.at, limit: int(query.limit), nullMarker: NULL_MARKER }),
+				),
+			"read nodes valid at a date",
+		);
+		return rows.map((row) => toRecord(row.node as StoredMap));
+	}
+
+	async scopeFootprint(scope: PartialScope): Promise<ScopeFootprint> {
+		if (!isFullScope(scope)) return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`CALL { MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} RETURN count(n) AS nodes }
+					CALL { MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} OPTIONAL MATCH (n)-[r]-() RETURN count(DISTINCT r) AS touching }
+					CALL { MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE}
+						AND NOT (startNode(r).org_id = $org AND startNode(r).user_id = $user)
+						AND NOT (endNode(r).org_id = $org AND endNode(r).user_id = $user) RETURN count(r) AS stray }
+					CALL { MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS names }
+					CALL { MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS fragments }
+					CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} RETURN count(h) AS history }
+					RETURN nodes, touching + stray AS edges, names + fragments AS nameIndex, history`,
+					this.params(scope),
+				),
+			"measure the scope",
+		);
+		const row = rows[0] ?? {};
+		return {
+			nodes: Number(row.nodes ?? 0),
+			edges: Number(row.edges ?? 0),
+			fulltext: 0,
+			history: Number(row.history ?? 0),
+			nameIndex: Number(row.nameIndex ?? 0),
+		};
+	}
+
+	// --- Vault sync (issue 3) ---
+
+	async rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null> {
+		assertScope(scope);
+		const label = checkLabel(input.label);
+		return this.conn.write(async (q) => {
+			const found = await q.run(`MATCH ${BY_ID} WHERE ${SCOPE} RETURN ${N} AS node, elementId(n) AS eid`, this.params(scope, { id }));
+			if (!found[0]) return null;
+			const current = found[0].node as StoredMap;
+			const eid = String(found[0].eid);
+			const holder = await q.run(
+				`MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user}) WHERE elementId(n) <> $eid RETURN count(n) AS n`,
+				this.params(scope, { label, key: input.key, eid }),
+			);
+			if (Number(holder[0]?.n ?? 0) > 0) {
+				throw new ValidationError(`Another ${input.label} is already named "${input.key}"; rename one of them.`, {
+					label: input.label,
+					key: input.key,
+				});
+			}
+			let newId = String(current.engrama_id);
+			if (input.newId !== undefined && input.newId !== current.engrama_id) {
+				const taken = await q.run(`MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: $newId}) RETURN count(n) AS n`, {
+					ns: this.namespace,
+					newId: input.newId,
+				});
+				if (Number(taken[0]?.n ?? 0) > 0) throw new ValidationError(`engrama_id ${input.newId} already belongs to another node.`, { id: input.newId });
+				newId = input.newId;
+			}
+			const oldLabel = checkLabel(String(current.__label));
+			const oldKeyField = current.__key_field === "title" ? "title" : "name";
+			const set: Record<string, unknown> = { [encodeName(input.keyField)]: encodeValue(input.key) };
+			if (input.keyField !== oldKeyField) set[encodeName(oldKeyField)] = null;
+			const rows = await q.run(
+				`MATCH (n) WHERE elementId(n) = $eid
+				REMOVE n:${oldLabel} SET n:${label}
+				SET n += $set, n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId, n.updated_at = $now
+				RETURN ${N} AS node`,
+				{ eid, set, label, key: input.key, keyField: input.keyField, newId, now: input.now },
+			);
+			const node = toRecord(rows[0].node as StoredMap);
+			await this.writeFulltext(q, eid, node.props);
+			if (newId !== id) await dropNamePostings(q, this.namespace, [id]);
+			await indexNames(q, this.namespace, scope, { id: node.id, seq: Number(current.__seq), key: node.key, props: node.props });
+			return node;
+		}, "re-key the node");
+	}
+
 	/** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
 	async dropNamespace(): Promise<number> {
 		const rows = await this.conn.write(
 			(q) =>
 				q.run(
 					`OPTIONAL MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH collect(n) AS nodes FOREACH (n IN nodes | DETACH DELETE n)
-					WITH size(nodes) AS removed OPTIONAL MATCH (m:${META_LABEL} {__ns: $ns}) DETACH DELETE m RETURN DISTINCT removed`,
+					WITH size(nodes) AS removed
+					CALL { MATCH (m:${META_LABEL} {__ns: $ns}) DELETE m RETURN count(*) AS meta }
+					CALL { MATCH (p:${NAME_LABEL} {__ns: $ns}) DELETE p RETURN count(*) AS names }
+					CALL { MATCH (p:${FRAGMENT_LABEL} {__ns: $ns}) DELETE p RETURN count(*) AS fragments }
+					CALL { MATCH (h:${HISTORY_LABEL} {__ns: $ns}) DELETE h RETURN count(*) AS history }
+					RETURN removed`,
 					{ ns: this.namespace },
 				),
 			"drop the memory",
 		);
 		return Number(rows[0]?.removed ?? 0);
+	}
+}
+
+function parseJson(value: unknown): PropValue {
+	if (typeof value !== "string") return null;
+	try {
+		return JSON.parse(value) as PropValue;
+	} catch {
+		return decodeValue(value);
 	}
 }
 

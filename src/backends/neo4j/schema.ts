@@ -12,6 +12,10 @@ import type { Neo4jConnection } from "./neo4j-connection";
 export const NODE_LABEL = "Engrama";
 export const META_LABEL = "EngramaMeta";
 export const EMBEDDED_LABEL = "Embedded";
+/** Name-index postings and history entries: separate nodes, linked to their node by engrama_id. */
+export const NAME_LABEL = "EngramaName";
+export const FRAGMENT_LABEL = "EngramaFragment";
+export const HISTORY_LABEL = "EngramaHistory";
 export const FULLTEXT_INDEX = "engrama_fulltext";
 export const VECTOR_INDEX = "engrama_embedding";
 export const VECTOR_PROPERTY = "embedding";
@@ -19,7 +23,7 @@ export const VECTOR_PROPERTY = "embedding";
 export const DEFAULT_NAMESPACE = "default";
 
 const NAME = /^[A-Z][A-Za-z0-9_]*$/;
-const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL]);
+const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL]);
 
 /** Labels and types reach Cypher as identifiers, never as parameters: only these shapes pass. */
 export function checkLabel(label: string): string {
@@ -46,33 +50,72 @@ export function nodeProjection(variable: string): string {
 	return `${variable} {.*, ${hidden}}`;
 }
 
-/** Created last, so its presence means the whole schema exists. */
-const SENTINEL = "engrama_identity";
-
-const STATEMENTS = [
-	`CREATE CONSTRAINT engrama_node_id IF NOT EXISTS FOR (n:${NODE_LABEL}) REQUIRE (n.__ns, n.engrama_id) IS UNIQUE`,
-	`CREATE CONSTRAINT engrama_meta_key IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE (m.__ns, m.key) IS UNIQUE`,
-	`CREATE INDEX engrama_scope IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id)`,
-	`CREATE INDEX engrama_scope_label IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id, n.__label)`,
-	`CREATE INDEX engrama_scope_key IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id, n.__key)`,
-	`CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}]
-		OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
-	// The identity MERGE relies on: (label, key, org_id, user_id) within one memory.
-	`CREATE CONSTRAINT ${SENTINEL} IF NOT EXISTS FOR (n:${NODE_LABEL}) REQUIRE (n.__ns, n.__label, n.__key, n.org_id, n.user_id) IS UNIQUE`,
+/** Every constraint and index by name; ensureSchema creates the missing ones. */
+const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
+	{
+		// The identity MERGE relies on: (label, key, org_id, user_id) within one memory.
+		name: "engrama_identity",
+		create: `CREATE CONSTRAINT engrama_identity IF NOT EXISTS FOR (n:${NODE_LABEL}) REQUIRE (n.__ns, n.__label, n.__key, n.org_id, n.user_id) IS UNIQUE`,
+	},
+	{
+		name: "engrama_node_id",
+		create: `CREATE CONSTRAINT engrama_node_id IF NOT EXISTS FOR (n:${NODE_LABEL}) REQUIRE (n.__ns, n.engrama_id) IS UNIQUE`,
+	},
+	{
+		name: "engrama_meta_key",
+		create: `CREATE CONSTRAINT engrama_meta_key IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE (m.__ns, m.key) IS UNIQUE`,
+	},
+	{ name: "engrama_scope", create: `CREATE INDEX engrama_scope IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id)` },
+	{
+		name: "engrama_scope_label",
+		create: `CREATE INDEX engrama_scope_label IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id, n.__label)`,
+	},
+	{
+		name: "engrama_scope_key",
+		create: `CREATE INDEX engrama_scope_key IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id, n.__key)`,
+	},
+	{
+		name: FULLTEXT_INDEX,
+		create: `CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}]
+			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
+	},
+	{
+		name: "engrama_name_norm",
+		create: `CREATE INDEX engrama_name_norm IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.norm)`,
+	},
+	{ name: "engrama_name_node", create: `CREATE INDEX engrama_name_node IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.node)` },
+	{
+		name: "engrama_fragment",
+		create: `CREATE INDEX engrama_fragment IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.fragment, p.len)`,
+	},
+	{ name: "engrama_fragment_node", create: `CREATE INDEX engrama_fragment_node IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.__ns, p.node)` },
+	{
+		name: "engrama_history_node",
+		create: `CREATE INDEX engrama_history_node IF NOT EXISTS FOR (h:${HISTORY_LABEL}) ON (h.__ns, h.org_id, h.user_id, h.node)`,
+	},
+	{
+		name: "engrama_history_scope",
+		create: `CREATE INDEX engrama_history_scope IF NOT EXISTS FOR (h:${HISTORY_LABEL}) ON (h.__ns, h.org_id, h.user_id)`,
+	},
 ];
 
 const ALREADY_THERE = /EquivalentSchemaRuleAlreadyExists|IndexAlreadyExists|ConstraintAlreadyExists|IndexWithNameAlreadyExists|ConstraintWithNameAlreadyExists/;
 
-/** Creates the constraints and indexes once per database; concurrent openers may race harmlessly. */
+/** Creates the missing constraints and indexes; concurrent openers may race harmlessly. */
 export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
-	const present = await conn.read(
-		(q) => q.run("SHOW CONSTRAINTS YIELD name WHERE name = $name RETURN count(*) AS n", { name: SENTINEL }),
+	const rows = await conn.read(
+		(q) =>
+			q.run(
+				`SHOW INDEXES YIELD name WHERE name STARTS WITH 'engrama_' RETURN collect(name) AS names`,
+			),
 		"read the schema",
 	);
-	if (Number(present[0]?.n ?? 0) > 0) return;
-	for (const statement of STATEMENTS) {
+	const present = new Set((rows[0]?.names as string[] | undefined) ?? []);
+	const missing = SCHEMA.filter((item) => !present.has(item.name));
+	if (missing.length === 0) return;
+	for (const item of missing) {
 		try {
-			await conn.schema(statement);
+			await conn.schema(item.create);
 		} catch (error) {
 			const code = (error as { details?: { code?: string } }).details?.code ?? "";
 			if (!ALREADY_THERE.test(code)) throw error;

@@ -1,0 +1,141 @@
+import neo4j from "neo4j-driver";
+import { indexedNames, nameFragments } from "../../engine/resolver/normalise";
+import type { Props, Scope } from "../../engine/types";
+import type { CypherRunner } from "./neo4j-connection";
+import { FRAGMENT_LABEL, NAME_LABEL } from "./schema";
+
+/**
+ * The entity resolver's name index, laid out as SQLite's node_names / node_name_fragments tables:
+ * one :EngramaName posting per (node, normalised name) and one :EngramaFragment posting per
+ * (node, fragment, name length), each carrying the scope, the node's engrama_id and its insertion
+ * order, under composite indexes that start with the scope. Postings follow their node by id.
+ */
+
+/** Postings read per fragment and direction: bounds the resolver's cost whatever the graph size. */
+export const POSTINGS_PER_FRAGMENT = 64;
+/** Names outside [0.4×, 2.5×] the target's length cannot reach a 0.6 ratio, so they are never read. */
+export const LENGTH_WINDOW_LOW = 0.4;
+export const LENGTH_WINDOW_HIGH = 2.5;
+
+export function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
+	return "aliases" in set || (unset ?? []).includes("aliases");
+}
+
+/** Postings of one node: distinct names, and distinct (fragment, length) pairs as SQLite's keys. */
+export function postingsOf(key: string, props: Props): { names: { norm: string; len: number }[]; fragments: { fragment: string; len: number }[] } {
+	const names: { norm: string; len: number }[] = [];
+	const fragments = new Map<string, { fragment: string; len: number }>();
+	for (const norm of indexedNames(key, props)) {
+		names.push({ norm, len: norm.length });
+		for (const fragment of nameFragments(norm)) fragments.set(`${fragment}\u0000${norm.length}`, { fragment, len: norm.length });
+	}
+	return { names, fragments: [...fragments.values()] };
+}
+
+export async function dropNamePostings(q: CypherRunner, ns: string, nodeIds: readonly string[]): Promise<number> {
+	if (nodeIds.length === 0) return 0;
+	const rows = await q.run(
+		`UNWIND $ids AS id
+		CALL { WITH id MATCH (p:${NAME_LABEL} {__ns: $ns, node: id}) DELETE p RETURN count(*) AS names }
+		CALL { WITH id MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: id}) DELETE p RETURN count(*) AS fragments }
+		RETURN sum(names) + sum(fragments) AS n`,
+		{ ns, ids: [...nodeIds] },
+	);
+	return Number(rows[0]?.n ?? 0);
+}
+
+/** Re-indexes one node's names (key + aliases) and their fragments. */
+export async function indexNames(
+	q: CypherRunner,
+	ns: string,
+	scope: Scope,
+	node: { id: string; seq: number; key: string; props: Props },
+): Promise<void> {
+	await dropNamePostings(q, ns, [node.id]);
+	const { names, fragments } = postingsOf(node.key, node.props);
+	if (names.length === 0) return;
+	await q.run(
+		`UNWIND $names AS p CREATE (:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id, seq: $seq, norm: p.norm, len: p.len})
+		WITH count(*) AS done
+		UNWIND $fragments AS p CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id, seq: $seq, fragment: p.fragment, len: p.len})`,
+		{
+			ns,
+			org: scope.orgId,
+			user: scope.userId,
+			id: node.id,
+			seq: node.seq,
+			names: names.map((n) => ({ norm: n.norm, len: neo4j.int(n.len) })),
+			fragments: fragments.map((f) => ({ fragment: f.fragment, len: neo4j.int(f.len) })),
+		},
+	);
+}
+
+interface Tally {
+	shared: number;
+	distance: number;
+	seq: number;
+}
+
+/**
+ * Candidate engrama ids in SQLite's order: exact names first, then more shared fragments, closer
+ * length, older node. Each fragment reads at most POSTINGS_PER_FRAGMENT postings per direction.
+ */
+export async function candidateIds(
+	q: CypherRunner,
+	ns: string,
+	scope: Scope,
+	query: { normalised: string; fragments: readonly string[]; limit: number },
+): Promise<string[]> {
+	const limit = Math.min(query.limit, 1000);
+	const params = { ns, org: scope.orgId, user: scope.userId };
+	const exactRows = await q.run(
+		`MATCH (p:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, norm: $norm}) RETURN p.node AS id ORDER BY p.seq LIMIT $limit`,
+		{ ...params, norm: query.normalised, limit: neo4j.int(limit) },
+	);
+	const exact = exactRows.map((r) => String(r.id));
+	const len = query.normalised.length;
+	const rows = await q.run(
+		`UNWIND $fragments AS f
+		CALL {
+			WITH f
+			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
+			WHERE p.len >= $len AND p.len <= $high
+			RETURN p ORDER BY p.len, p.seq LIMIT $cap
+			UNION ALL
+			WITH f
+			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
+			WHERE p.len < $len AND p.len >= $low
+			RETURN p ORDER BY p.len DESC, p.seq LIMIT $cap
+		}
+		RETURN f, p.node AS id, p.len AS len, p.seq AS seq`,
+		{
+			...params,
+			fragments: [...new Set(query.fragments)],
+			len: neo4j.int(len),
+			high: neo4j.int(Math.ceil(len * LENGTH_WINDOW_HIGH)),
+			low: neo4j.int(Math.floor(len * LENGTH_WINDOW_LOW)),
+			cap: neo4j.int(POSTINGS_PER_FRAGMENT),
+		},
+	);
+	const tally = new Map<string, Tally>();
+	const counted = new Map<string, Set<string>>();
+	for (const row of rows) {
+		const id = String(row.id);
+		const fragment = String(row.f);
+		const distance = Math.abs(Number(row.len) - len);
+		const seen = counted.get(fragment) ?? new Set<string>();
+		counted.set(fragment, seen);
+		const entry = tally.get(id);
+		if (!entry) tally.set(id, { shared: 1, distance, seq: Number(row.seq) });
+		else {
+			if (!seen.has(id)) entry.shared++;
+			entry.distance = Math.min(entry.distance, distance);
+		}
+		seen.add(id);
+	}
+	const ranked = [...tally.entries()]
+		.filter(([id]) => !exact.includes(id))
+		.sort((a, b) => b[1].shared - a[1].shared || a[1].distance - b[1].distance || a[1].seq - b[1].seq)
+		.map(([id]) => id);
+	return [...exact, ...ranked].slice(0, limit);
+}
