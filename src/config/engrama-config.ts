@@ -37,6 +37,23 @@ export const engramaConfigSchema = z.object({
 			graphHops: z.number().int().min(0).max(4).default(2),
 		})
 		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2 }),
+	/** Entity resolver (DDR-006); defaults in src/engine/resolver/settings.ts. */
+	resolver: z
+		.object({
+			connect: z.number().min(0).max(1).default(0.9),
+			margin: z.number().min(0).max(1).default(0.08),
+			suggest: z.number().min(0).max(1).default(0.6),
+			duplicate: z.number().min(0).max(1).default(0.85),
+			vector: z.number().min(-1).max(1).default(0.9),
+			dedupe: z.enum(["off", "warn", "block"]).default("warn"),
+			tagLinking: z.enum(["off", "suggest", "auto"]).default("suggest"),
+			requireRelations: z.boolean().default(false),
+		})
+		.default({ connect: 0.9, margin: 0.08, suggest: 0.6, duplicate: 0.85, vector: 0.9, dedupe: "warn", tagLinking: "suggest", requireRelations: false }),
+	/** `engrama decay` defaults (DECAY_RATE, DECAY_MAX_AGE_DAYS). */
+	decay: z
+		.object({ rate: z.number().min(0).default(0.01), maxAgeDays: z.number().min(0).default(90) })
+		.default({ rate: 0.01, maxAgeDays: 90 }),
 });
 
 export type EngramaConfig = z.infer<typeof engramaConfigSchema>;
@@ -97,6 +114,20 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			rrfK: envNumber("ENGRAMA_RRF_K", env.ENGRAMA_RRF_K),
 			graphRerank: envBool(env.ENGRAMA_GRAPH_RERANK),
 			graphHops: envNumber("ENGRAMA_GRAPH_HOPS", env.ENGRAMA_GRAPH_HOPS),
+		},
+		resolver: {
+			connect: envNumber("ENGRAMA_RESOLVE_CONNECT", env.ENGRAMA_RESOLVE_CONNECT),
+			margin: envNumber("ENGRAMA_RESOLVE_MARGIN", env.ENGRAMA_RESOLVE_MARGIN),
+			suggest: envNumber("ENGRAMA_RESOLVE_SUGGEST", env.ENGRAMA_RESOLVE_SUGGEST),
+			duplicate: envNumber("ENGRAMA_RESOLVE_DUPLICATE", env.ENGRAMA_RESOLVE_DUPLICATE),
+			vector: envNumber("ENGRAMA_RESOLVE_VECTOR", env.ENGRAMA_RESOLVE_VECTOR),
+			dedupe: nonEmpty(env.ENGRAMA_REMEMBER_DEDUPE)?.toLowerCase() as "warn" | undefined,
+			tagLinking: nonEmpty(env.ENGRAMA_TAG_LINKING)?.toLowerCase() as "suggest" | undefined,
+			requireRelations: envBool(env.ENGRAMA_REQUIRE_RELATIONS),
+		},
+		decay: {
+			rate: envNumber("DECAY_RATE", env.DECAY_RATE),
+			maxAgeDays: envNumber("DECAY_MAX_AGE_DAYS", env.DECAY_MAX_AGE_DAYS),
 		},
 	};
 }

@@ -6,6 +6,8 @@ import type {
 	MergeNodeInput,
 	MergeNodeResult,
 	ScopeForgetReport,
+	HistoryEntry,
+	ScopeFootprint,
 } from "../../engine/protocols";
 import { requireScope } from "../../engine/scope";
 import type { FulltextHit, Neighbourhood, NeighbourEdge, NodeRecord, Scope } from "../../engine/types";
@@ -90,5 +92,20 @@ export class NullGraphStore implements GraphStore {
 	}
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		return fn();
+	}
+	async nameCandidates(): Promise<readonly NodeRecord[]> {
+		return [];
+	}
+	async recordHistory(scope: Scope): Promise<void> {
+		requireScope(scope);
+	}
+	async nodeHistory(): Promise<readonly HistoryEntry[]> {
+		return [];
+	}
+	async nodesValidAt(): Promise<readonly NodeRecord[]> {
+		return [];
+	}
+	async scopeFootprint(): Promise<ScopeFootprint> {
+		return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
 	}
 }

@@ -5,7 +5,7 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * props) so one memory file moves between the two. Additions are additive only: an extra
  * `edges.props` column, extra indexes and a meta table, all ignored by older readers.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
 export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";
@@ -65,6 +65,42 @@ CREATE TABLE IF NOT EXISTS engrama_meta (key TEXT PRIMARY KEY, value TEXT NOT NU
 CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts_vocab USING fts5vocab(nodes_fts, 'row');
 `;
 
+// v5: the entity resolver's name index (normalised names and trigram-style fragments, scope
+// first so a lookup never leaves the caller's rows) and node history. Rows follow their node
+// (ON DELETE CASCADE); SqliteGraphStore.init backfills names for nodes written by older readers.
+const V5 = `
+CREATE TABLE IF NOT EXISTS node_names (
+	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	org_id   TEXT NOT NULL,
+	user_id  TEXT NOT NULL,
+	norm     TEXT NOT NULL,
+	len      INTEGER NOT NULL,
+	PRIMARY KEY (node_id, norm)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_node_names_scope ON node_names(org_id, user_id, norm);
+CREATE TABLE IF NOT EXISTS node_name_fragments (
+	org_id   TEXT NOT NULL,
+	user_id  TEXT NOT NULL,
+	fragment TEXT NOT NULL,
+	len      INTEGER NOT NULL,
+	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	PRIMARY KEY (org_id, user_id, fragment, len, node_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_node_name_fragments_node ON node_name_fragments(node_id);
+CREATE TABLE IF NOT EXISTS node_history (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	engrama_id   TEXT NOT NULL,
+	org_id       TEXT NOT NULL,
+	user_id      TEXT NOT NULL,
+	at           TEXT NOT NULL,
+	prop         TEXT NOT NULL,
+	before_value TEXT,
+	after_value  TEXT,
+	source       TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_node_history_node ON node_history(org_id, user_id, engrama_id, id);
+`;
+
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
 	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
 }
@@ -87,6 +123,7 @@ export function migrate(conn: SqliteConnection): void {
 		}
 		if (!hasColumn(conn, "edges", "props")) conn.exec(V4);
 		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
+		conn.exec(V5);
 		conn.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 		conn.exec("COMMIT");
 	} catch (error) {

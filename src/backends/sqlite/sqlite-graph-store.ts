@@ -9,7 +9,13 @@ import type {
 	MergeNodeInput,
 	MergeNodeResult,
 	ScopeForgetReport,
+	HistoryEntry,
+	NameCandidatesQuery,
+	NodeHistoryQuery,
+	ScopeFootprint,
+	ValidAtQuery,
 } from "../../engine/protocols";
+import { indexedNames, nameFragments } from "../../engine/resolver/normalise";
 import { isFullScope } from "../../engine/scope";
 import type {
 	Direction,
@@ -105,6 +111,7 @@ export class SqliteGraphStore implements GraphStore {
 	async init(): Promise<void> {
 		this.conn.exec("PRAGMA foreign_keys = ON");
 		migrate(this.conn);
+		this.backfillNameIndex();
 	}
 
 	async close(): Promise<void> {
@@ -231,6 +238,7 @@ export class SqliteGraphStore implements GraphStore {
 					existing.id,
 				]);
 				this.writeFts(existing.id, props);
+				if (touchesNames(input.set, input.unset)) this.indexNames(existing.id, scope, existing.key_value, props);
 				return {
 					node: this.toRecord({ ...existing, props: JSON.stringify(props), updated_at: input.now }),
 					created: false,
@@ -250,6 +258,7 @@ export class SqliteGraphStore implements GraphStore {
 				[input.label, input.keyField, input.key, JSON.stringify(props), input.now, input.now],
 			);
 			this.writeFts(lastInsertRowid, props);
+			this.indexNames(lastInsertRowid, scope, input.key, props);
 			return {
 				node: this.toRecord({
 					id: lastInsertRowid,
@@ -293,6 +302,7 @@ export class SqliteGraphStore implements GraphStore {
 			for (const name of unset) delete props[name];
 			this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [JSON.stringify(props), now, row.id]);
 			this.writeFts(row.id, props);
+			if (touchesNames(set, unset)) this.indexNames(row.id, scope, row.key_value, props);
 			return this.toRecord({ ...row, props: JSON.stringify(props), updated_at: now });
 		});
 	}
@@ -304,6 +314,11 @@ export class SqliteGraphStore implements GraphStore {
 			if (!row) return false;
 			this.conn.run("DELETE FROM edges WHERE from_id = ? OR to_id = ?", [row.id, row.id]);
 			this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [row.id]);
+			this.dropNameIndex(row.id);
+			this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ? AND engrama_id = ?", [
+				...scopeParams(scope),
+				this.toRecord(row).id,
+			]);
 			this.conn.run("DELETE FROM nodes WHERE id = ?", [row.id]);
 			return true;
 		});
@@ -530,13 +545,18 @@ export class SqliteGraphStore implements GraphStore {
 		return this.atomic(() => {
 			const ids = this.conn.all<{ id: number }>(`SELECT id FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).map((r) => r.id);
 			let edges = 0;
+			let fulltext = 0;
 			for (const id of ids) {
 				edges += this.conn.run("DELETE FROM edges WHERE from_id = ? OR to_id = ?", [id, id]).changes;
-				this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [id]);
+				fulltext += this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [id]).changes;
 			}
 			edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
+			const nameIndex =
+				this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes +
+				this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
+			const history = this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
 			const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).changes;
-			return { nodes, edges };
+			return { nodes, edges, fulltext, history, nameIndex };
 		});
 	}
 
@@ -548,6 +568,169 @@ export class SqliteGraphStore implements GraphStore {
 		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
 	}
 
+	// --- Entity resolver name index and temporal reads (issue 5) ---
+
+	/** Re-indexes one node's names (key + aliases) and their fragments. */
+	private indexNames(rowId: number, scope: Scope, key: string, props: Props): void {
+		this.dropNameIndex(rowId);
+		for (const norm of indexedNames(key, props)) {
+			this.conn.run("INSERT OR IGNORE INTO node_names(node_id, org_id, user_id, norm, len) VALUES (?, ?, ?, ?, ?)", [
+				rowId,
+				...scopeParams(scope),
+				norm,
+				norm.length,
+			]);
+			for (const fragment of nameFragments(norm)) {
+				this.conn.run(
+					"INSERT OR IGNORE INTO node_name_fragments(org_id, user_id, fragment, len, node_id) VALUES (?, ?, ?, ?, ?)",
+					[...scopeParams(scope), fragment, norm.length, rowId],
+				);
+			}
+		}
+	}
+
+	private dropNameIndex(rowId: number): void {
+		this.conn.run("DELETE FROM node_name_fragments WHERE node_id = ?", [rowId]);
+		this.conn.run("DELETE FROM node_names WHERE node_id = ?", [rowId]);
+	}
+
+	/** Nodes written by a reader that does not keep the name index (the Python engrama) get indexed on open. */
+	private backfillNameIndex(): void {
+		const missing = this.conn.all<NodeRow>(
+			`SELECT ${NODE_COLS} FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM node_names nn WHERE nn.node_id = n.id)`,
+		);
+		if (missing.length === 0) return;
+		this.atomic(() => {
+			for (const row of missing) {
+				const props = parseProps(row.props);
+				const orgId = typeof props.org_id === "string" ? props.org_id : "";
+				const userId = typeof props.user_id === "string" ? props.user_id : "";
+				this.indexNames(row.id, { orgId, userId }, row.key_value, props);
+			}
+		});
+	}
+
+	async nameCandidates(scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope) || !query.normalised || query.limit <= 0) return [];
+		const limit = Math.min(query.limit, 1000);
+		const params = scopeParams(scope);
+		const exact = this.conn
+			.all<{ node_id: number }>("SELECT node_id FROM node_names WHERE org_id = ? AND user_id = ? AND norm = ? LIMIT ?", [
+				...params,
+				query.normalised,
+				limit,
+			])
+			.map((r) => r.node_id);
+		// Fragments: two index range scans per fragment, outward from the target's length, each
+		// capped, so a common fragment costs the same at 1k or 50k nodes.
+		const len = query.normalised.length;
+		const tally = new Map<number, { shared: number; distance: number }>();
+		for (const fragment of new Set(query.fragments)) {
+			const rows = [
+				...this.conn.all<{ node_id: number; len: number }>(
+					"SELECT node_id, len FROM node_name_fragments WHERE org_id = ? AND user_id = ? AND fragment = ? AND len >= ? AND len <= ? ORDER BY len LIMIT ?",
+					[...params, fragment, len, Math.ceil(len * LENGTH_WINDOW_HIGH), POSTINGS_PER_FRAGMENT],
+				),
+				...this.conn.all<{ node_id: number; len: number }>(
+					"SELECT node_id, len FROM node_name_fragments WHERE org_id = ? AND user_id = ? AND fragment = ? AND len < ? AND len >= ? ORDER BY len DESC LIMIT ?",
+					[...params, fragment, len, Math.floor(len * LENGTH_WINDOW_LOW), POSTINGS_PER_FRAGMENT],
+				),
+			];
+			const counted = new Set<number>();
+			for (const row of rows) {
+				const distance = Math.abs(Number(row.len) - len);
+				const entry = tally.get(row.node_id);
+				if (!entry) tally.set(row.node_id, { shared: 1, distance });
+				else {
+					if (!counted.has(row.node_id)) entry.shared++;
+					entry.distance = Math.min(entry.distance, distance);
+				}
+				counted.add(row.node_id);
+			}
+		}
+		const ranked = [...tally.entries()]
+			.filter(([id]) => !exact.includes(id))
+			.sort((a, b) => b[1].shared - a[1].shared || a[1].distance - b[1].distance || a[0] - b[0])
+			.map(([id]) => id);
+		const ids = [...exact, ...ranked].slice(0, limit);
+		if (ids.length === 0) return [];
+		const rows = this.conn.all<NodeRow>(
+			`SELECT ${NODE_COLS} FROM nodes WHERE id IN (SELECT value FROM json_each(?)) AND ${SCOPE_WHERE}`,
+			[JSON.stringify(ids), ...params],
+		);
+		const byId = new Map(rows.map((r) => [r.id, r]));
+		return ids.flatMap((id) => {
+			const row = byId.get(id);
+			return row ? [this.toRecord(row)] : [];
+		});
+	}
+
+	async recordHistory(scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {
+		assertScope(scope);
+		if (entries.length === 0) return;
+		this.atomic(() => {
+			for (const e of entries) {
+				this.conn.run(
+					"INSERT INTO node_history(engrama_id, org_id, user_id, at, prop, before_value, after_value, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+					[e.nodeId, ...scopeParams(scope), e.at, e.prop, JSON.stringify(e.before ?? null), JSON.stringify(e.after ?? null), e.source],
+				);
+			}
+		});
+	}
+
+	async nodeHistory(scope: PartialScope, nodeId: string, query: NodeHistoryQuery): Promise<readonly HistoryEntry[]> {
+		if (!isFullScope(scope) || query.limit <= 0) return [];
+		const rows = this.conn.all<{ at: string; prop: string; before_value: string | null; after_value: string | null; source: string | null }>(
+			`SELECT at, prop, before_value, after_value, source FROM node_history
+			WHERE org_id = ? AND user_id = ? AND engrama_id = ? AND at > ? ORDER BY id DESC LIMIT ?`,
+			[...scopeParams(scope), nodeId, query.since ?? "", query.limit],
+		);
+		return rows.reverse().map((r) => ({
+			nodeId,
+			at: r.at,
+			prop: r.prop,
+			before: parseValue(r.before_value),
+			after: parseValue(r.after_value),
+			source: r.source,
+		}));
+	}
+
+	async nodesValidAt(scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]> {
+		if (!isFullScope(scope) || query.limit <= 0) return [];
+		const labelFilter = query.label ? " AND label = ?" : "";
+		const rows = this.conn.all<NodeRow>(
+			`SELECT ${NODE_COLS} FROM nodes WHERE ${SCOPE_WHERE}${labelFilter}
+			AND COALESCE(json_extract(props, '$.valid_from'), created_at) <= ?
+			AND (json_extract(props, '$.valid_to') IS NULL OR json_extract(props, '$.valid_to') >= ?)
+			AND NOT (${STATUS_EXPR} = 'archived' AND COALESCE(json_extract(props, '$.archived_at'), updated_at) <= ?)
+			ORDER BY label, key_value LIMIT ?`,
+			[...scopeParams(scope), ...(query.label ? [query.label] : []), query.at, query.at, query.at, query.limit],
+		);
+		return rows.map((row) => this.toRecord(row));
+	}
+
+	async scopeFootprint(scope: PartialScope): Promise<ScopeFootprint> {
+		if (!isFullScope(scope)) return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
+		const params = scopeParams(scope);
+		const count = (sql: string, extra: readonly SqlValue[] = []) => Number(this.conn.get<{ n: number }>(sql, [...params, ...extra])?.n ?? 0);
+		const nodes = count(`SELECT count(*) AS n FROM nodes WHERE ${SCOPE_WHERE}`);
+		const fulltext = count(`SELECT count(*) AS n FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE ${SCOPE_WHERE})`);
+		const ownEdges = count("SELECT count(*) AS n FROM edges WHERE org_id = ? AND user_id = ?");
+		// Edges stamped with another scope but touching this scope's nodes go too (forgetScope removes them).
+		const foreignEdges = count(
+			`WITH mine AS (SELECT id FROM nodes WHERE ${SCOPE_WHERE})
+			SELECT count(*) AS n FROM edges
+			WHERE NOT (COALESCE(org_id, '') = ? AND COALESCE(user_id, '') = ?)
+			AND (from_id IN (SELECT id FROM mine) OR to_id IN (SELECT id FROM mine))`,
+			params,
+		);
+		const nameIndex =
+			count("SELECT count(*) AS n FROM node_names WHERE org_id = ? AND user_id = ?") +
+			count("SELECT count(*) AS n FROM node_name_fragments WHERE org_id = ? AND user_id = ?");
+		const history = count("SELECT count(*) AS n FROM node_history WHERE org_id = ? AND user_id = ?");
+		return { nodes, edges: ownEdges + foreignEdges, fulltext, history, nameIndex };
+	}
+
 	/** Internal row ids of the given engrama ids (for the vector store on the same file). */
 	rowIds(scope: Scope, ids: readonly string[]): Map<string, number> {
 		const out = new Map<string, number>();
@@ -556,6 +739,26 @@ export class SqliteGraphStore implements GraphStore {
 			if (row) out.set(id, row.id);
 		}
 		return out;
+	}
+
+}
+
+/** Postings read per fragment and direction: bounds the resolver's cost whatever the graph size. */
+const POSTINGS_PER_FRAGMENT = 64;
+/** Names outside [0.4×, 2.5×] the target's length cannot reach a 0.6 ratio, so they are never read. */
+const LENGTH_WINDOW_LOW = 0.4;
+const LENGTH_WINDOW_HIGH = 2.5;
+
+function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
+	return "aliases" in set || (unset ?? []).includes("aliases");
+}
+
+function parseValue(text: string | null): PropValue {
+	if (text === null) return null;
+	try {
+		return JSON.parse(text) as PropValue;
+	} catch {
+		return text;
 	}
 }
 

@@ -2,7 +2,8 @@ import { BackendError, NotFoundError, ValidationError, errorMessage } from "../e
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeNodeResult, VectorStore } from "../protocols";
+import { propChanges } from "../temporal/history";
 import { requireScope } from "../scope";
 import type { NodeRecord, PartialScope, PropValue, Provenance, Scope } from "../types";
 import {
@@ -42,6 +43,8 @@ export interface EntityWrite {
 	readonly warnings: readonly string[];
 	/** false when the embedder is off or failed (the node is then picked up by reindex). */
 	readonly embedded: boolean;
+	/** The embedding just stored (when embedded), so the resolver can look for semantic duplicates. */
+	readonly vector?: Float32Array;
 }
 
 export interface NodeRef {
@@ -139,7 +142,7 @@ export class WritePipeline {
 		if (input.id && !isUuid(input.id)) warnings.push(`engrama_id "${input.id.slice(0, 60)}" is not a UUID; a new id was given.`);
 
 		const result = await this.guard("merge node", () =>
-			graph.mergeNode(scope, {
+			this.withHistory(scope, ctx, now, () => graph.mergeNode(scope, {
 				label: def.label,
 				keyField: def.keyField,
 				key,
@@ -147,23 +150,38 @@ export class WritePipeline {
 				setOnCreate,
 				unset,
 				now,
-			}),
+			})),
 		);
-		const embedded = await this.embed(scope, result.node, warnings);
-		return { node: result.node, created: result.created, warnings, embedded };
+		const vector = await this.embedVector(scope, result.node, warnings);
+		return { node: result.node, created: result.created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+	}
+
+	/** MERGE plus its history entries (one per changed property) as one unit. */
+	private withHistory(scope: Scope, ctx: WriteContext, now: string, merge: () => Promise<MergeNodeResult>): Promise<MergeNodeResult> {
+		return this.deps.graph.transaction(async () => {
+			const result = await merge();
+			if (!result.created && result.previous) {
+				await this.deps.graph.recordHistory(scope, propChanges(result.node.id, result.previous, result.node.props, now, ctx.source));
+			}
+			return result;
+		});
 	}
 
 	async embed(scope: Scope, node: NodeRecord, warnings: string[]): Promise<boolean> {
+		return (await this.embedVector(scope, node, warnings)) !== null;
+	}
+
+	private async embedVector(scope: Scope, node: NodeRecord, warnings: string[]): Promise<Float32Array | null> {
 		const { embedder, vectors } = this.deps;
-		if (!embedder || !vectors || embedder.dimensions === 0) return false;
+		if (!embedder || !vectors || embedder.dimensions === 0) return null;
 		try {
 			const vector = await embedder.embed(nodeToText(node));
 			await vectors.upsert(scope, node.id, vector);
-			return true;
+			return vector;
 		} catch (error) {
 			// The write stands; reindex finds nodes without a vector later.
 			warnings.push(`Embedding failed (${errorMessage(error)}); the node is stored and will be embedded by reindex.`);
-			return false;
+			return null;
 		}
 	}
 
@@ -209,13 +227,17 @@ export class WritePipeline {
 		const scope = requireScope(ctx.scope);
 		const node = "id" in ref ? ref : await this.requireNode(scope, ref, "node");
 		const now = this.deps.clock.now().toISOString();
-		const updated = await this.deps.graph.updateNode(
-			scope,
-			node.id,
-			{ status: "archived", archived_at: now, previous_status: node.props.status ?? null, ...this.provenance(ctx) },
-			[],
-			now,
-		);
+		const updated = await this.deps.graph.transaction(async () => {
+			const result = await this.deps.graph.updateNode(
+				scope,
+				node.id,
+				{ status: "archived", archived_at: now, previous_status: node.props.status ?? null, ...this.provenance(ctx) },
+				[],
+				now,
+			);
+			if (result) await this.deps.graph.recordHistory(scope, propChanges(node.id, node.props, result.props, now, ctx.source));
+			return result;
+		});
 		if (!updated) throw new NotFoundError(`Node ${node.id} vanished while archiving.`);
 		return updated;
 	}

@@ -1,0 +1,157 @@
+import { ValidationError } from "../errors";
+import { nodeView, type NodeView } from "../memory";
+import { requireScope } from "../scope";
+import { daysBefore, decayConfidence, type DecayOptions, type DecayReport } from "../temporal";
+import type { NodeRecord } from "../types";
+import { resolveLabelOrThrow } from "../write/sanitise";
+import type { WriteContext } from "../write/write-pipeline";
+import { findNode, type NodeName } from "./find-node";
+import { resetProactiveCounter } from "./proactive-counter";
+import type { SkillDeps } from "./skill-deps";
+import { nodeRef, type NodeRefView } from "./views";
+
+export interface ForgetResult {
+	readonly forgotten: NodeView;
+	readonly mode: "archived" | "hard";
+}
+
+/** Archives one node (soft: out of every read, restorable) or removes it with its edges and vector. */
+export async function forgetNode(deps: SkillDeps, ctx: WriteContext, ref: NodeName, options: { hard?: boolean } = {}): Promise<ForgetResult> {
+	const scope = requireScope(ctx.scope);
+	const node = await findNode(deps, scope, ref);
+	const done = await deps.memory.forget(ctx, { label: node.label, key: node.key }, { hard: !!options.hard });
+	return { forgotten: nodeView(done), mode: options.hard ? "hard" : "archived" };
+}
+
+export interface TtlOptions {
+	/** Nodes not updated for more than this many days. */
+	readonly days: number;
+	readonly label?: string;
+	/** Remove instead of archiving. */
+	readonly hard?: boolean;
+	/** false: report only (dry run). */
+	readonly apply: boolean;
+}
+
+export interface TtlReport {
+	readonly mode: "dry-run" | "apply";
+	readonly action: "archive" | "hard";
+	readonly cutoff: string;
+	readonly count: number;
+	/** The first 50 nodes concerned. */
+	readonly nodes: readonly NodeRefView[];
+}
+
+const PAGE = 500;
+const SAMPLE = 50;
+
+/** TTL forget: nodes untouched for more than `days`, archived (or removed) in one transaction. */
+export async function forgetByTtl(deps: SkillDeps, ctx: WriteContext, options: TtlOptions): Promise<TtlReport> {
+	const scope = requireScope(ctx.scope);
+	if (!Number.isFinite(options.days) || options.days < 1) throw new ValidationError(`--ttl must be a whole number of days ≥ 1, got ${options.days}.`);
+	const { memory } = deps;
+	const label = options.label ? resolveLabelOrThrow(memory.profile, options.label).label : undefined;
+	const cutoff = daysBefore(memory.clock.now(), options.days);
+	return memory.write(() =>
+		memory.graph.transaction(async () => {
+			const expired: NodeRecord[] = [];
+			for (let offset = 0; ; offset += PAGE) {
+				const page = await memory.graph.listNodes(scope, { label, limit: PAGE, offset });
+				for (const node of page) if (node.updatedAt < cutoff) expired.push(node);
+				if (page.length < PAGE) break;
+			}
+			if (options.apply) {
+				for (const node of expired) {
+					if (options.hard) await memory.pipeline.hardDelete(ctx, node);
+					else await memory.pipeline.archive(ctx, node);
+				}
+			}
+			return {
+				mode: options.apply ? "apply" : "dry-run",
+				action: options.hard ? "hard" : "archive",
+				cutoff,
+				count: expired.length,
+				nodes: expired.slice(0, SAMPLE).map(nodeRef),
+			};
+		}),
+	);
+}
+
+/** `engrama decay`: confidence × exp(−rate × days since update) over the scope's live nodes. */
+export async function decay(deps: SkillDeps, ctx: WriteContext, options: DecayOptions): Promise<DecayReport> {
+	const scope = requireScope(ctx.scope);
+	const { memory } = deps;
+	const label = options.label ? resolveLabelOrThrow(memory.profile, options.label).label : undefined;
+	return memory.write(() =>
+		memory.graph.transaction(() => decayConfidence(memory.graph, scope, memory.clock.now(), { ...options, label })),
+	);
+}
+
+export interface GdprCounts {
+	readonly nodes: number;
+	readonly edges: number;
+	readonly vectors: number;
+	readonly fulltext: number;
+	readonly history: number;
+	readonly name_index: number;
+}
+
+export interface GdprReport {
+	readonly mode: "dry-run" | "apply";
+	readonly scope: { readonly org_id: string; readonly user_id: string };
+	/** Dry run: what apply would remove. Apply: what was removed. */
+	readonly counts: GdprCounts;
+}
+
+/**
+ * GDPR forget of the caller's own memory: every node, edge, vector, fulltext row, history entry
+ * and name-index row of the caller's scope, and nothing of any other scope. Dry run by default.
+ */
+export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { apply: boolean }): Promise<GdprReport> {
+	const scope = requireScope(ctx.scope);
+	const { memory } = deps;
+	const scopeView = { org_id: scope.orgId, user_id: scope.userId };
+	if (!options.apply) {
+		const footprint = await memory.graph.scopeFootprint(scope);
+		const vectors = memory.vectors ? await memory.vectors.count(scope) : 0;
+		return {
+			mode: "dry-run",
+			scope: scopeView,
+			counts: {
+				nodes: footprint.nodes,
+				edges: footprint.edges,
+				vectors,
+				fulltext: footprint.fulltext,
+				history: footprint.history,
+				name_index: footprint.nameIndex,
+			},
+		};
+	}
+	return memory.write(() =>
+		memory.graph.transaction(async () => {
+			let vectors = 0;
+			if (memory.vectors) {
+				// Vectors are keyed by node, so they go first, while the nodes still resolve.
+				for (let offset = 0; ; offset += PAGE) {
+					const page = await memory.graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
+					vectors += await memory.vectors.delete(scope, page.map((n) => n.id));
+					if (page.length < PAGE) break;
+				}
+			}
+			const report = await memory.graph.forgetScope(scope);
+			await resetProactiveCounter(memory.graph, scope);
+			return {
+				mode: "apply",
+				scope: scopeView,
+				counts: {
+					nodes: report.nodes,
+					edges: report.edges,
+					vectors,
+					fulltext: report.fulltext ?? report.nodes,
+					history: report.history ?? 0,
+					name_index: report.nameIndex ?? 0,
+				},
+			};
+		}),
+	);
+}
