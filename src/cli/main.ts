@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { registerMemoryCommands } from "./commands/memory-commands";
 import { registerSearchCommand } from "./commands/search-command";
+import { registerReindexCommand } from "./commands/reindex-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
 		.showHelpAfterError();
 	registerMemoryCommands(program, version);
 	registerSearchCommand(program);
+	registerReindexCommand(program);
 	return program;
 }
 

@@ -27,16 +27,27 @@ export const engramaConfigSchema = z.object({
 			dimensions: z.number().int().nonnegative().default(0),
 			baseUrl: z.string().default(""),
 			apiKey: z.string().default(""),
+			/** local: download the model on first use (false = offline; it must be on disk). */
+			allowRemoteModels: z.boolean().default(true),
+			/** local: a folder of models already on disk (looked up before the cache beside the database). */
+			localModelPath: z.string().default(""),
+			timeoutMs: z.number().int().positive().default(30_000),
 		})
-		.default({ provider: "none", model: "", dimensions: 0, baseUrl: "", apiKey: "" }),
+		.default({ provider: "none", model: "", dimensions: 0, baseUrl: "", apiKey: "", allowRemoteModels: true, localModelPath: "", timeoutMs: 30_000 }),
 	search: z
 		.object({
 			fusionMode: z.enum(["rrf", "linear"]).default("rrf"),
 			rrfK: z.number().positive().default(60),
 			graphRerank: z.boolean().default(true),
 			graphHops: z.number().int().min(0).max(4).default(2),
+			/** Legacy linear mode: weight of the vector channel (HYBRID_ALPHA). */
+			alpha: z.number().min(0).max(1).default(0.6),
+			/** β graph, γ temporal, δ trust (§6). */
+			graphWeight: z.number().min(0).default(0.15),
+			temporalWeight: z.number().min(0).default(0.1),
+			trustWeight: z.number().min(0).default(0.1),
 		})
-		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2 }),
+		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1 }),
 	/** Entity resolver (DDR-006); defaults in src/engine/resolver/settings.ts. */
 	resolver: z
 		.object({
@@ -107,13 +118,20 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			model: nonEmpty(env.EMBEDDING_MODEL),
 			dimensions: envNumber("EMBEDDING_DIMENSIONS", env.EMBEDDING_DIMENSIONS),
 			baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? nonEmpty(env.OLLAMA_URL),
-			apiKey: env.OPENAI_API_KEY ?? "",
+			apiKey: env.EMBEDDING_API_KEY ?? env.OPENAI_API_KEY ?? "",
+			allowRemoteModels: envBool(env.ENGRAMA_ALLOW_REMOTE_MODELS),
+			localModelPath: nonEmpty(env.ENGRAMA_LOCAL_MODEL_PATH),
+			timeoutMs: envNumber("EMBEDDING_TIMEOUT_MS", env.EMBEDDING_TIMEOUT_MS),
 		},
 		search: {
 			fusionMode: (envBool(env.ENGRAMA_RANKING_LEGACY) ? "linear" : nonEmpty(env.ENGRAMA_FUSION_MODE)) as "rrf" | undefined,
 			rrfK: envNumber("ENGRAMA_RRF_K", env.ENGRAMA_RRF_K),
 			graphRerank: envBool(env.ENGRAMA_GRAPH_RERANK),
 			graphHops: envNumber("ENGRAMA_GRAPH_HOPS", env.ENGRAMA_GRAPH_HOPS),
+			alpha: envNumber("HYBRID_ALPHA", env.HYBRID_ALPHA),
+			graphWeight: envNumber("HYBRID_GRAPH_BETA", env.HYBRID_GRAPH_BETA),
+			temporalWeight: envNumber("HYBRID_TEMPORAL_GAMMA", env.HYBRID_TEMPORAL_GAMMA),
+			trustWeight: envNumber("HYBRID_TRUST_GAMMA", env.HYBRID_TRUST_GAMMA),
 		},
 		resolver: {
 			connect: envNumber("ENGRAMA_RESOLVE_CONNECT", env.ENGRAMA_RESOLVE_CONNECT),

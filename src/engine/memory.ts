@@ -1,9 +1,10 @@
 import { systemClock, type Clock } from "./clock";
-import { NotFoundError } from "./errors";
+import { NotFoundError, ValidationError } from "./errors";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
+import { HybridSearch, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
 import { SerialQueue } from "./serial-queue";
 import type { NodeRecord, PartialScope, Props } from "./types";
 import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
@@ -22,6 +23,8 @@ export interface MemoryDeps {
 	readonly embedder?: EmbeddingProvider | null;
 	readonly profile: Profile;
 	readonly clock?: Clock;
+	/** Hybrid search tuning (config.search); defaults are the spec's. */
+	readonly search?: Partial<SearchSettings>;
 }
 
 /** The JSON face of a node: stable field names shared by the CLI and the MCP bridge. */
@@ -46,6 +49,48 @@ export interface SearchResultView {
 	readonly confidence: number;
 	readonly updated_at: string;
 	readonly scores: Readonly<Record<string, number>>;
+}
+
+export interface SearchOptions {
+	readonly limit?: number;
+	readonly labels?: readonly string[];
+	readonly validAt?: string;
+	readonly fusion?: FusionMode;
+	readonly graph?: boolean;
+	readonly temporal?: boolean;
+	readonly channels?: { readonly fulltext?: boolean; readonly vector?: boolean };
+}
+
+/** The answer of `search`: stable JSON shared by the CLI (--json) and the MCP bridge. */
+export interface SearchView {
+	readonly query: string;
+	readonly mode: FusionMode;
+	/** True when the vector channel was wanted but missing; `reason` names the cause. */
+	readonly degraded: boolean;
+	readonly reason?: string;
+	readonly results: readonly SearchResultView[];
+}
+
+/** One hybrid hit as JSON: the node fields plus every signal (`rrf` or `linear` is the fused base). */
+export function hybridResultView(hit: SearchHit, mode: FusionMode): SearchResultView {
+	const s = hit.signals;
+	const scores: Record<string, number> = {
+		[mode]: round(s.fusion),
+		fulltext: round(s.fulltext),
+		vector: round(s.vector),
+		graph: round(s.graph),
+		cohesion: round(s.cohesion),
+		anchor: round(s.anchor),
+		temporal: round(s.temporal),
+		trust: round(s.trust),
+	};
+	if (s.fulltextRank !== undefined) scores.fulltext_rank = s.fulltextRank;
+	if (s.vectorRank !== undefined) scores.vector_rank = s.vectorRank;
+	return searchResultView(hit.node, round(hit.score), scores);
+}
+
+function round(x: number): number {
+	return Math.round(x * 1e6) / 1e6;
 }
 
 export interface ContextView {
@@ -101,6 +146,7 @@ export class Memory {
 	readonly profile: Profile;
 	readonly clock: Clock;
 	readonly pipeline: WritePipeline;
+	readonly searcher: HybridSearch;
 	private readonly writes = new SerialQueue();
 
 	constructor(deps: MemoryDeps) {
@@ -115,6 +161,13 @@ export class Memory {
 			embedder: this.embedder,
 			profile: this.profile,
 			clock: this.clock,
+		});
+		this.searcher = new HybridSearch({
+			graph: this.graph,
+			vectors: this.vectors,
+			embedder: this.embedder,
+			clock: this.clock,
+			settings: deps.search,
 		});
 	}
 
@@ -166,6 +219,26 @@ export class Memory {
 			})),
 			relations: hood.edges.map((e) => ({ from: names.get(e.fromId) ?? e.fromId, type: e.type, to: names.get(e.toId) ?? e.toId })),
 			truncated: hood.truncated,
+		};
+	}
+
+	/**
+	 * Hybrid search (fulltext + vector, RRF or linear, graph rerank, temporal and trust). Labels are
+	 * resolved against the profile; `validAt` must be a date. Never fails for an embedder fault:
+	 * the answer is then fulltext only, with `degraded` and the reason.
+	 */
+	async search(scope: PartialScope, text: string, options: SearchOptions = {}): Promise<SearchView> {
+		const labels = options.labels?.map((l) => resolveLabelOrThrow(this.profile, l).label);
+		if (options.validAt !== undefined && !Number.isFinite(Date.parse(options.validAt))) {
+			throw new ValidationError(`valid_at "${options.validAt}" is not a date. Use an ISO date such as 2026-01-31.`);
+		}
+		const outcome = await this.searcher.search(scope, { ...options, text, labels });
+		return {
+			query: text,
+			mode: outcome.fusion,
+			degraded: outcome.degraded,
+			...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+			results: outcome.hits.map((hit) => hybridResultView(hit, outcome.fusion)),
 		};
 	}
 

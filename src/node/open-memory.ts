@@ -8,6 +8,9 @@ import type { Profile } from "../engine/profile";
 import type { EmbeddingProvider } from "../engine/protocols";
 import type { Scope } from "../engine/types";
 import { loadProfileFromDisk } from "./profile-files";
+import { createNodeEmbedder, resolveDimensions } from "./embedders/create-embedder";
+import { stderrModelProgress } from "./embedders/model-progress";
+import type { ModelProgress } from "./embedders/transformers-embedding-provider";
 
 export interface OpenedMemory {
 	readonly memory: Memory;
@@ -19,15 +22,45 @@ export interface OpenedMemory {
 /** Builds the whole engine in a Node process (command line, MCP serve, tests, benchmarks). */
 export async function openMemory(
 	config: EngramaConfig,
-	options: { profile?: Profile; embedder?: EmbeddingProvider | null } = {},
+	options: {
+		profile?: Profile;
+		/** Overrides config.embedding (undefined: build it from the config; null: none). */
+		embedder?: EmbeddingProvider | null;
+		/** Download progress of a local model on first use. */
+		onModelProgress?: (progress: ModelProgress) => void;
+	} = {},
 ): Promise<OpenedMemory> {
 	const profile = options.profile ?? loadProfileFromDisk(config.profile, config.modules);
 	if (config.backend === "sqlite" && config.dbPath !== ":memory:") mkdirSync(dirname(config.dbPath), { recursive: true });
 	const { graph, vectors } = await createBackend(config);
 	try {
 		const scope = await resolveIdentity(graph, config);
-		const memory = new Memory({ graph, vectors, embedder: options.embedder ?? null, profile });
-		return { memory, scope, config, close: () => memory.close() };
+		const embedder =
+			options.embedder !== undefined ? options.embedder : createNodeEmbedder(config, {
+						onProgress: options.onModelProgress ?? stderrModelProgress(config.embedding.model || "local model"),
+					});
+		if (options.embedder === undefined) await resolveDimensions(embedder);
+		const search = {
+			fusion: config.search.fusionMode,
+			rrfK: config.search.rrfK,
+			graphRerank: config.search.graphRerank,
+			graphHops: config.search.graphHops,
+			alpha: config.search.alpha,
+			graphWeight: config.search.graphWeight,
+			temporalWeight: config.search.temporalWeight,
+			trustWeight: config.search.trustWeight,
+		};
+		const memory = new Memory({ graph, vectors, embedder, profile, search });
+		const release = (embedder as { close?: () => Promise<void> } | null)?.close;
+		return {
+			memory,
+			scope,
+			config,
+			close: async () => {
+				await memory.close();
+				if (release && embedder) await release.call(embedder);
+			},
+		};
 	} catch (error) {
 		await graph.close();
 		throw error;

@@ -1,26 +1,57 @@
 import type { Command } from "commander";
+import { ValidationError } from "../../engine/errors";
+import type { SearchResultView } from "../../engine/memory";
 import { runWithMemory } from "../context";
 import { positiveInt } from "./memory-commands";
+
+interface SearchFlags {
+	limit: string;
+	label?: string[];
+	validAt?: string;
+	mode?: string;
+	graph: boolean;
+	fulltextOnly?: boolean;
+}
+
+function signalLine(r: SearchResultView): string {
+	const s = r.scores;
+	const parts = ["rrf", "linear", "fulltext", "vector", "graph", "temporal", "trust"]
+		.filter((k) => s[k] !== undefined && (s[k] !== 0 || k === "rrf" || k === "linear"))
+		.map((k) => `${k} ${s[k].toFixed(3)}`);
+	return parts.join(", ");
+}
 
 export function registerSearchCommand(program: Command): void {
 	program
 		.command("search")
-		.description("search the memory")
+		.description("hybrid search: fulltext + vectors, fused by RRF, reranked by the graph, recency and trust")
 		.argument("<query>")
 		.option("--limit <n>", "number of results", "10")
 		.option("--label <label...>", "only these labels")
-		.action(async (query: string, options: { limit: string; label?: string[] }, command: Command) =>
+		.option("--valid-at <date>", "only nodes valid at this date (ISO, e.g. 2026-01-31)")
+		.option("--mode <mode>", "fusion: rrf (default) or linear (legacy weighted blend)")
+		.option("--no-graph", "skip the graph rerank")
+		.option("--fulltext-only", "skip the vector channel")
+		.action(async (query: string, options: SearchFlags, command: Command) =>
 			runWithMemory(command, async ({ opened, out }) => {
-				const results = await opened.memory.searchFulltext(opened.scope, query, {
+				if (options.mode !== undefined && options.mode !== "rrf" && options.mode !== "linear") {
+					throw new ValidationError(`--mode must be rrf or linear, got "${options.mode}".`);
+				}
+				const view = await opened.memory.search(opened.scope, query, {
 					limit: positiveInt("--limit", options.limit),
 					labels: options.label,
+					validAt: options.validAt,
+					fusion: options.mode,
+					graph: options.graph,
+					channels: options.fulltextOnly ? { vector: false } : undefined,
 				});
-				out.result({ query, mode: "fulltext", degraded: true, reason: "no embedder configured: fulltext only", results }, () =>
-					results.length === 0
-						? "No results."
-						: results.map((r, i) => `${i + 1}. [${r.label}] ${r.name}  (${r.score.toFixed(3)})${r.summary ? `\n   ${r.summary}` : ""}`).join("\n"),
-				);
+				out.result(view, () => {
+					const lines = view.results.map(
+						(r, i) => `${i + 1}. [${r.label}] ${r.name}  (${r.score.toFixed(3)}: ${signalLine(r)})${r.summary ? `\n   ${r.summary}` : ""}`,
+					);
+					if (view.degraded) lines.unshift(`(fulltext only: ${view.reason ?? "vector channel unavailable"})`);
+					return view.results.length === 0 ? [...lines, "No results."].join("\n") : lines.join("\n");
+				});
 			}),
 		);
-
 }

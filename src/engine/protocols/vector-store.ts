@@ -11,4 +11,10 @@ export interface VectorStore {
 	/** Ids (of the given ones) that have a vector. */
 	has(scope: PartialScope, nodeIds: readonly string[]): Promise<ReadonlySet<string>>;
 	count(scope: PartialScope): Promise<number>;
+	/**
+	 * Drops every vector in the store, all scopes (the dimension is fixed per store, so a model
+	 * with another dimension needs this before reindex --rebuild). Optional: a store that cannot
+	 * leaves it out and reindex says so.
+	 */
+	reset?(): Promise<void>;
 }

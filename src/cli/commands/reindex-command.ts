@@ -1,0 +1,68 @@
+import type { Command } from "commander";
+import { reindex, type ReindexReport } from "../../engine/search/reindex";
+import { runWithMemory } from "../context";
+import { positiveInt } from "./memory-commands";
+
+interface ReindexFlags {
+	apply?: boolean;
+	rebuild?: boolean;
+	limit?: string;
+	batchSize: string;
+}
+
+function describe(report: ReindexReport): string {
+	const reasons = Object.entries(report.reasons)
+		.filter(([, n]) => n > 0)
+		.map(([reason, n]) => `${reason.replaceAll("_", " ")} ${n}`)
+		.join(", ");
+	const lines = [
+		`${report.embedder} embedder, model ${report.model || "(default)"}, ${report.dimensions || "?"} dimensions` +
+			(report.stored_dimensions ? `; the memory holds ${report.stored_dimensions}-dimensional vectors` : "; the memory holds no vectors yet"),
+		`${report.scanned} live nodes: ${report.up_to_date} up to date, ${report.to_embed} to embed${reasons ? ` (${reasons})` : ""}` +
+			(report.deferred > 0 ? `, ${report.deferred} left for a later run (--limit)` : ""),
+	];
+	if (report.dry_run) {
+		for (const s of report.sample) lines.push(`  [${s.label}] ${s.name}: ${s.reason.replaceAll("_", " ")}`);
+		if (report.to_embed > 0) lines.push('Dry run: nothing was written. Add --apply to embed them.');
+	} else {
+		if (report.reset) lines.push("Every vector in the file was dropped first (the dimension changed).");
+		lines.push(`Embedded ${report.embedded}, failed ${report.failed}.`);
+	}
+	for (const error of report.errors) lines.push(`! ${error}`);
+	return lines.join("\n");
+}
+
+export function registerReindexCommand(program: Command): void {
+	program
+		.command("reindex")
+		.description("embed the nodes that have no vector (or a stale one); a dry run unless --apply")
+		.option("--apply", "embed and store the vectors (default: only report)")
+		.option("--rebuild", "re-embed every node (after changing the model)")
+		.option("--limit <n>", "embed at most n nodes in this run")
+		.option("--batch-size <n>", "texts per embedder call", "32")
+		.action(async (options: ReindexFlags, command: Command) =>
+			runWithMemory(command, async ({ opened, out }) => {
+				const { memory, scope } = opened;
+				let lastPercent = -1;
+				const report = await reindex(
+					{ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, write: (job) => memory.write(job) },
+					scope,
+					{
+						apply: !!options.apply,
+						rebuild: !!options.rebuild,
+						limit: options.limit !== undefined ? positiveInt("--limit", options.limit) : undefined,
+						batchSize: positiveInt("--batch-size", options.batchSize),
+						onProgress: ({ done, total, failed }) => {
+							const percent = Math.floor((done / total) * 100);
+							if (percent >= lastPercent + 10 || done === total) {
+								lastPercent = percent;
+								out.info(`reindex: ${done}/${total} (${percent}%)${failed ? `, ${failed} failed` : ""}`);
+							}
+						},
+					},
+				);
+				out.result(report, () => describe(report));
+				if (report.failed > 0) process.exitCode = 2;
+			}),
+		);
+}

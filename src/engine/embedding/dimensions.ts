@@ -1,0 +1,72 @@
+import { EmbedderError } from "./embedder-error";
+
+/**
+ * Output sizes of common embedding models, so a provider knows its dimension before the first
+ * call (the write pipeline skips embedding while it is 0). Keys are lowercase, without a tag.
+ */
+export const KNOWN_MODEL_DIMENSIONS: Readonly<Record<string, number>> = {
+	"text-embedding-3-small": 1536,
+	"text-embedding-3-large": 3072,
+	"text-embedding-ada-002": 1536,
+	"nomic-embed-text": 768,
+	"nomic-embed-text-v1.5": 768,
+	"nomic-embed-text-v2-moe": 768,
+	"mxbai-embed-large": 1024,
+	"all-minilm": 384,
+	"all-minilm-l6-v2": 384,
+	"all-minilm-l12-v2": 384,
+	"paraphrase-multilingual-minilm-l12-v2": 384,
+	"bge-small-en-v1.5": 384,
+	"bge-base-en-v1.5": 768,
+	"bge-m3": 1024,
+	"snowflake-arctic-embed": 1024,
+	"jina-embeddings-v3": 1024,
+	"multilingual-e5-small": 384,
+	"gte-small": 384,
+};
+
+/** "Xenova/all-MiniLM-L6-v2", "nomic-embed-text:latest" → the table's key form. */
+export function modelKey(model: string): string {
+	const base = model.trim().toLowerCase().split("/").pop() ?? "";
+	return base.replace(/:[^:]*$/, "");
+}
+
+export function knownDimensions(model: string): number {
+	return KNOWN_MODEL_DIMENSIONS[modelKey(model)] ?? 0;
+}
+
+/** Throws when a vector does not have the expected size (0 = not known yet: accept and learn). */
+export function checkVector(vector: Float32Array, expected: number, source: string): void {
+	if (vector.length === 0) throw new EmbedderError("bad_response", `${source} returned an empty vector.`);
+	for (let i = 0; i < vector.length; i++) {
+		if (!Number.isFinite(vector[i])) throw new EmbedderError("bad_response", `${source} returned a vector with a non-numeric value at ${i}.`);
+	}
+	if (expected > 0 && vector.length !== expected) {
+		throw new EmbedderError(
+			"dimension",
+			`${source} returned ${vector.length}-dimensional vectors, but ${expected} were expected. If you changed the model, set the new dimension and run "engrama reindex --rebuild --apply".`,
+			{ expected, got: vector.length },
+		);
+	}
+}
+
+/** Unit length, so cosine similarity is a dot product and scores compare across providers. */
+export function normalise(vector: Float32Array): Float32Array {
+	let sum = 0;
+	for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i];
+	const norm = Math.sqrt(sum);
+	if (norm === 0) return vector;
+	for (let i = 0; i < vector.length; i++) vector[i] /= norm;
+	return vector;
+}
+
+export function toFloat32(values: unknown, source: string): Float32Array {
+	if (!Array.isArray(values)) throw new EmbedderError("bad_response", `${source} returned no embedding array.`);
+	const out = new Float32Array(values.length);
+	for (let i = 0; i < values.length; i++) {
+		const v: unknown = values[i];
+		if (typeof v !== "number") throw new EmbedderError("bad_response", `${source} returned a non-numeric embedding value.`);
+		out[i] = v;
+	}
+	return out;
+}

@@ -1,0 +1,11 @@
+export { chunk, embedInBatches } from "./batching";
+export { KNOWN_MODEL_DIMENSIONS, checkVector, knownDimensions, modelKey, normalise } from "./dimensions";
+export { EmbedderError, isRetryableStatus, type EmbedderFailure } from "./embedder-error";
+export { HashEmbeddingProvider, hashTokens } from "./hash-embedding-provider";
+export { joinUrl, type HttpClient, type HttpResponse } from "./http-client";
+export { DEFAULT_TIMEOUT_MS, HttpEmbeddingProvider, type HttpEmbeddingOptions } from "./http-embedding-provider";
+export { NO_EMBEDDER_REASON, NullEmbeddingProvider, isNullEmbedder } from "./null-embedding-provider";
+export { OLLAMA_DEFAULT_BASE_URL, OllamaEmbeddingProvider } from "./ollama-embedding-provider";
+export { OPENAI_DEFAULT_BASE_URL, OpenAiEmbeddingProvider } from "./openai-embedding-provider";
+export { DEFAULT_RETRY, backoffDelay, realSleep, withRetry, type RetryPolicy, type Sleep } from "./retry";
+export { createHttpEmbeddingProvider, type EmbeddingSettings } from "./create-embedding-provider";

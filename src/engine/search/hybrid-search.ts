@@ -1,0 +1,302 @@
+import type { Clock } from "../clock";
+import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
+import { errorMessage } from "../errors";
+import { isArchived, nodeConfidence } from "../node-text";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import { isFullScope } from "../scope";
+import type { NodeRecord, PartialScope } from "../types";
+import { TRUST_LEVELS } from "../write/write-pipeline";
+import { clamp01, linearFuse, rrfFuse, temporalScore } from "./fusion";
+import { graphSignals, type GraphSignal } from "./graph-rerank";
+
+export type FusionMode = "rrf" | "linear";
+
+/** Tuning knobs; defaults are the spec's (§6). */
+export interface SearchSettings {
+	readonly fusion: FusionMode;
+	/** RRF constant (ENGRAMA_RRF_K). */
+	readonly rrfK: number;
+	/** Candidates per channel. */
+	readonly channelK: number;
+	readonly graphRerank: boolean;
+	readonly graphHops: number;
+	readonly fanOutCap: number;
+	readonly cohesionDecay: number;
+	readonly anchorWeight: number;
+	/** Linear mode: weight of the vector channel. */
+	readonly alpha: number;
+	/** β, γ, δ. */
+	readonly graphWeight: number;
+	readonly temporalWeight: number;
+	readonly trustWeight: number;
+	readonly halfLifeDays: number;
+	/** Longer queries are cut before they reach the channels. */
+	readonly maxQueryChars: number;
+}
+
+export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
+	fusion: "rrf",
+	rrfK: 60,
+	channelK: 20,
+	graphRerank: true,
+	graphHops: 2,
+	fanOutCap: 64,
+	cohesionDecay: 0.5,
+	anchorWeight: 0.5,
+	alpha: 0.6,
+	graphWeight: 0.15,
+	temporalWeight: 0.1,
+	trustWeight: 0.1,
+	halfLifeDays: 30,
+	maxQueryChars: 2000,
+};
+
+export interface SearchRequest {
+	readonly text: string;
+	readonly limit?: number;
+	/** Canonical labels (resolved by the caller against the profile). */
+	readonly labels?: readonly string[];
+	/** Only nodes valid at this instant: valid_from ≤ t and (no valid_to or valid_to ≥ t). */
+	readonly validAt?: string;
+	readonly fusion?: FusionMode;
+	/** Graph rerank on/off for this call (default: settings.graphRerank). */
+	readonly graph?: boolean;
+	/** Temporal and trust terms on/off (default on). */
+	readonly temporal?: boolean;
+	/** Channels to run (default both). Turning one off is a choice, not a degradation. */
+	readonly channels?: { readonly fulltext?: boolean; readonly vector?: boolean };
+}
+
+/** Every signal that went into a score, for explanations and benchmarks. */
+export interface SignalScores {
+	/** bm25 relative to the best fulltext hit (0 when absent). */
+	readonly fulltext: number;
+	/** Cosine similarity (0 when absent). */
+	readonly vector: number;
+	/** The fused base in [0, 1]: RRF, or the linear blend in legacy mode. */
+	readonly fusion: number;
+	readonly graph: number;
+	readonly cohesion: number;
+	readonly anchor: number;
+	readonly temporal: number;
+	readonly trust: number;
+	readonly fulltextRank?: number;
+	readonly vectorRank?: number;
+}
+
+export interface SearchHit {
+	readonly node: NodeRecord;
+	readonly score: number;
+	readonly signals: SignalScores;
+}
+
+export interface SearchOutcome {
+	readonly hits: readonly SearchHit[];
+	readonly fusion: FusionMode;
+	/** True when the vector channel was wanted but could not answer. */
+	readonly degraded: boolean;
+	/** Why the vector channel is missing, naming the cause. */
+	readonly reason?: string;
+	/** Nodes the query named (anchors of the graph term). */
+	readonly anchors: readonly string[];
+}
+
+export interface HybridSearchDeps {
+	readonly graph: GraphStore;
+	readonly vectors: VectorStore | null;
+	readonly embedder: EmbeddingProvider | null;
+	readonly clock: Clock;
+	readonly settings?: Partial<SearchSettings>;
+}
+
+interface Candidate {
+	readonly node: NodeRecord;
+	fulltext?: number;
+	vector?: number;
+}
+
+interface VectorAnswer {
+	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
+	readonly reason?: string;
+}
+
+/**
+ * Hybrid search over the protocols: a fulltext channel and a vector channel (top channelK each),
+ * fused by RRF (or the legacy linear blend), then β·graph + γ·temporal + δ·trust. Without an
+ * embedder, or when it fails, fulltext still answers and the outcome says why it is degraded.
+ */
+export class HybridSearch {
+	readonly settings: SearchSettings;
+
+	constructor(private readonly deps: HybridSearchDeps) {
+		this.settings = { ...DEFAULT_SEARCH_SETTINGS, ...stripUndefined(deps.settings ?? {}) };
+	}
+
+	async search(scope: PartialScope, request: SearchRequest): Promise<SearchOutcome> {
+		const s = this.settings;
+		const fusion = request.fusion ?? s.fusion;
+		const text = request.text.trim().slice(0, s.maxQueryChars);
+		const limit = Math.max(1, Math.min(request.limit ?? 10, 200));
+		const wantFulltext = request.channels?.fulltext ?? true;
+		const wantVector = request.channels?.vector ?? true;
+		if (!isFullScope(scope) || text === "" || (!wantFulltext && !wantVector)) {
+			return { hits: [], fusion, degraded: false, anchors: [] };
+		}
+
+		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined;
+		// Filters run after the vector channel, so ask for more when they may remove hits.
+		const fetchK = filtered ? s.channelK * 3 : s.channelK;
+		const [fulltextHits, vectorAnswer] = await Promise.all([
+			wantFulltext ? this.deps.graph.fulltext(scope, { text, limit: fetchK, labels: request.labels }) : Promise.resolve([]),
+			wantVector ? this.vectorChannel(scope, text, fetchK) : Promise.resolve<VectorAnswer>({ hits: [] }),
+		]);
+
+		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request);
+		const candidates = new Map<string, Candidate>();
+		const fulltextIds: string[] = [];
+		for (const hit of fulltextHits) {
+			if (fulltextIds.length >= s.channelK || !keep(hit.node) || candidates.has(hit.node.id)) continue;
+			candidates.set(hit.node.id, { node: hit.node, fulltext: hit.score });
+			fulltextIds.push(hit.node.id);
+		}
+		const vectorIds: string[] = [];
+		for (const hit of vectorAnswer.hits) {
+			if (vectorIds.length >= s.channelK) break;
+			const known = candidates.get(hit.nodeId);
+			const node = known?.node ?? (await this.deps.graph.getNodeById(scope, hit.nodeId));
+			if (!node || !keep(node)) continue;
+			if (known) known.vector = hit.similarity;
+			else candidates.set(node.id, { node, vector: hit.similarity });
+			vectorIds.push(node.id);
+		}
+
+		const base = new Map<string, number>();
+		const ranks = new Map<string, { fulltextRank?: number; vectorRank?: number }>();
+		if (fusion === "rrf") {
+			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK)) {
+				base.set(id, fused.score);
+				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank });
+			}
+		} else {
+			const f = new Map(fulltextIds.map((id) => [id, candidates.get(id)?.fulltext ?? 0]));
+			const v = new Map(vectorIds.map((id) => [id, candidates.get(id)?.vector ?? 0]));
+			for (const [id, blended] of linearFuse(f, v, s.alpha)) base.set(id, blended.score);
+			fulltextIds.forEach((id, i) => ranks.set(id, { fulltextRank: i + 1 }));
+			vectorIds.forEach((id, i) => ranks.set(id, { ...ranks.get(id), vectorRank: i + 1 }));
+		}
+
+		let graph = new Map<string, GraphSignal>();
+		let anchors: NodeRecord[] = [];
+		if ((request.graph ?? s.graphRerank) && base.size > 0 && s.graphHops > 0) {
+			const nodes = new Map([...candidates].map(([id, c]) => [id, c.node]));
+			({ signals: graph, anchors } = await graphSignals(this.deps.graph, scope, text, base, nodes, {
+				hops: s.graphHops,
+				fanOutCap: s.fanOutCap,
+				cohesionDecay: s.cohesionDecay,
+				anchorWeight: s.anchorWeight,
+			}));
+		}
+
+		const withTime = request.temporal ?? true;
+		const now = this.deps.clock.now();
+		const topFulltext = fulltextHits[0]?.score ?? 0;
+		const hits: SearchHit[] = [];
+		for (const [id, fused] of base) {
+			const candidate = candidates.get(id);
+			if (!candidate) continue;
+			const g = graph.get(id);
+			const temporal = temporalScore(nodeConfidence(candidate.node), candidate.node.updatedAt, now, s.halfLifeDays);
+			const trust = trustOf(candidate.node);
+			const score =
+				fused + s.graphWeight * (g?.graph ?? 0) + (withTime ? s.temporalWeight * temporal + s.trustWeight * trust : 0);
+			hits.push({
+				node: candidate.node,
+				score,
+				signals: {
+					fulltext: candidate.fulltext !== undefined && topFulltext > 0 ? clamp01(candidate.fulltext / topFulltext) : 0,
+					vector: candidate.vector ?? 0,
+					fusion: fused,
+					graph: g?.graph ?? 0,
+					cohesion: g?.cohesion ?? 0,
+					anchor: g?.anchor ?? 0,
+					temporal,
+					trust,
+					...ranks.get(id),
+				},
+			});
+		}
+		hits.sort(
+			(a, b) =>
+				b.score - a.score ||
+				b.signals.fusion - a.signals.fusion ||
+				(a.signals.fulltextRank ?? Infinity) - (b.signals.fulltextRank ?? Infinity) ||
+				(a.signals.vectorRank ?? Infinity) - (b.signals.vectorRank ?? Infinity) ||
+				a.node.id.localeCompare(b.node.id),
+		);
+		const degraded = wantVector && vectorAnswer.reason !== undefined;
+		return {
+			hits: hits.slice(0, limit),
+			fusion,
+			degraded,
+			...(degraded ? { reason: vectorAnswer.reason } : {}),
+			anchors: anchors.map((a) => a.id),
+		};
+	}
+
+	/** The vector channel, or the reason it cannot answer (never throws for an embedder fault). */
+	private async vectorChannel(scope: PartialScope, text: string, k: number): Promise<VectorAnswer> {
+		const { embedder, vectors } = this.deps;
+		if (isNullEmbedder(embedder) || !embedder) return { hits: [], reason: NO_EMBEDDER_REASON };
+		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only." };
+		let query: Float32Array;
+		try {
+			query = await embedder.embed(text);
+		} catch (error) {
+			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}` };
+		}
+		try {
+			const stored = await vectors.dimensions();
+			if (stored === 0) {
+				return { hits: [], reason: 'the memory holds no vectors yet: run "engrama reindex --apply" to embed the existing nodes.' };
+			}
+			if (query.length !== stored) {
+				return {
+					hits: [],
+					reason: `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${query.length}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`,
+				};
+			}
+			return { hits: await vectors.knn(scope, query, k) };
+		} catch (error) {
+			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}` };
+		}
+	}
+}
+
+export function createHybridSearch(deps: HybridSearchDeps): HybridSearch {
+	return new HybridSearch(deps);
+}
+
+/** Stored trust_level, else the level of the node's source, else full trust (hand-made files). */
+export function trustOf(node: NodeRecord): number {
+	const level = node.props.trust_level;
+	if (typeof level === "number" && Number.isFinite(level)) return clamp01(level);
+	const source = node.props.source;
+	if (typeof source === "string" && source in TRUST_LEVELS) return TRUST_LEVELS[source as keyof typeof TRUST_LEVELS];
+	return 1;
+}
+
+function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
+	if (request.labels && request.labels.length > 0 && !request.labels.includes(node.label)) return false;
+	if (request.validAt !== undefined) {
+		const at = Date.parse(request.validAt);
+		const from = typeof node.props.valid_from === "string" ? Date.parse(node.props.valid_from) : Number.NaN;
+		const to = typeof node.props.valid_to === "string" ? Date.parse(node.props.valid_to) : Number.NaN;
+		if (Number.isFinite(from) && from > at) return false;
+		if (Number.isFinite(to) && to < at) return false;
+	}
+	return true;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+	return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,16 @@
+export { clamp01, linearFuse, minMax, rrfFuse, temporalScore, type FusedScore, type RankedIds } from "./fusion";
+export { cohesionScores, findAnchors, graphSignals, nameWords, NeighbourWalker, type GraphRerankSettings, type GraphSignal } from "./graph-rerank";
+export {
+	DEFAULT_SEARCH_SETTINGS,
+	HybridSearch,
+	createHybridSearch,
+	trustOf,
+	type FusionMode,
+	type HybridSearchDeps,
+	type SearchHit,
+	type SearchOutcome,
+	type SearchRequest,
+	type SearchSettings,
+	type SignalScores,
+} from "./hybrid-search";
+export { EMBEDDING_MODEL_META, reindex, type ReindexDeps, type ReindexOptions, type ReindexProgress, type ReindexReason, type ReindexReport } from "./reindex";

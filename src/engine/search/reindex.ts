@@ -1,0 +1,190 @@
+import { chunk } from "../embedding/batching";
+import { isNullEmbedder } from "../embedding/null-embedding-provider";
+import { ValidationError, errorMessage } from "../errors";
+import { nodeToText } from "../node-text";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import { requireScope } from "../scope";
+import type { NodeRecord, PartialScope } from "../types";
+
+/** Why a node needs (re-)embedding. */
+export type ReindexReason =
+	/** The memory holds no vectors at all: it was written with embedding off. */
+	| "no_vectors_yet"
+	/** Others have vectors, this one none: the embedder failed or was off when it was written. */
+	| "missing"
+	/** Its vector has another dimension than the embedder gives (the model changed). */
+	| "dimension_changed"
+	/** Its vector was made by another model (recorded at the last reindex). */
+	| "model_changed"
+	/** --rebuild: everything is re-embedded. */
+	| "rebuild";
+
+export interface ReindexOptions {
+	/** false (default): only report what would be embedded. */
+	readonly apply?: boolean;
+	/** Re-embed every node, not only the missing or stale ones (after a model change). */
+	readonly rebuild?: boolean;
+	/** At most this many nodes are embedded in this run. */
+	readonly limit?: number;
+	readonly batchSize?: number;
+	readonly onProgress?: (progress: ReindexProgress) => void;
+}
+
+export interface ReindexProgress {
+	readonly done: number;
+	readonly total: number;
+	readonly failed: number;
+}
+
+export interface ReindexReport {
+	readonly dry_run: boolean;
+	readonly embedder: string;
+	readonly model: string;
+	readonly dimensions: number;
+	readonly stored_dimensions: number;
+	readonly stored_model: string | null;
+	readonly scanned: number;
+	readonly up_to_date: number;
+	readonly to_embed: number;
+	readonly reasons: Readonly<Record<ReindexReason, number>>;
+	/** Over the limit: left for the next run. */
+	readonly deferred: number;
+	readonly embedded: number;
+	readonly failed: number;
+	/** Every vector in the file was dropped first (the dimension changed). */
+	readonly reset: boolean;
+	/** A few of the nodes to embed, for the dry run's report. */
+	readonly sample: readonly { readonly label: string; readonly name: string; readonly reason: ReindexReason }[];
+	readonly errors: readonly string[];
+}
+
+export interface ReindexDeps {
+	readonly graph: GraphStore;
+	readonly vectors: VectorStore | null;
+	readonly embedder: EmbeddingProvider | null;
+	/** Serialises the writes with the memory's other writers (Memory.write). */
+	readonly write?: <T>(job: () => Promise<T>) => Promise<T>;
+}
+
+/** Meta key holding `<provider>:<model>` of the vectors written by the last reindex. */
+export const EMBEDDING_MODEL_META = "embedding_model";
+const PAGE = 500;
+const MAX_CONSECUTIVE_FAILURES = 3;
+
+/**
+ * The reindex skill: finds the scope's live nodes without a (current) vector, says why, and with
+ * `apply` embeds them in batches. A dimension change drops the vector table first (it has one
+ * dimension for the whole file), so every scope in the file needs its own reindex afterwards.
+ */
+export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, options: ReindexOptions = {}): Promise<ReindexReport> {
+	const scope = requireScope(scopeInput);
+	const { graph, vectors, embedder } = deps;
+	const apply = options.apply ?? false;
+	if (!embedder || isNullEmbedder(embedder)) {
+		throw new ValidationError("Reindex needs an embedder. Set EMBEDDING_PROVIDER (local, openai or ollama) or choose one in the settings.");
+	}
+	if (!vectors) throw new ValidationError("Reindex needs a vector store, but VECTOR_BACKEND is none.");
+	const write = deps.write ?? (<T>(job: () => Promise<T>) => job());
+	const errors: string[] = [];
+
+	let dimensions = embedder.dimensions;
+	if (dimensions === 0) {
+		try {
+			dimensions = (await embedder.embed("dimension probe")).length;
+		} catch (error) {
+			if (apply) throw error;
+			errors.push(`The embedder did not answer: ${errorMessage(error)}`);
+		}
+	}
+	const storedDimensions = await vectors.dimensions();
+	const storedModel = await graph.getMeta(EMBEDDING_MODEL_META);
+	const modelId = `${embedder.name}:${embedder.model}`;
+	const dimensionChanged = storedDimensions > 0 && dimensions > 0 && storedDimensions !== dimensions;
+	const modelChanged = storedModel !== null && storedModel !== modelId;
+	const anyVectors = storedDimensions > 0 && (await vectors.count(scope)) > 0;
+
+	const reasons: Record<ReindexReason, number> = { no_vectors_yet: 0, missing: 0, dimension_changed: 0, model_changed: 0, rebuild: 0 };
+	const todo: { node: NodeRecord; reason: ReindexReason }[] = [];
+	let scanned = 0;
+	let upToDate = 0;
+	for (let offset = 0; ; offset += PAGE) {
+		const page = await graph.listNodes(scope, { limit: PAGE, offset });
+		if (page.length === 0) break;
+		scanned += page.length;
+		const has = await vectors.has(scope, page.map((n) => n.id));
+		for (const node of page) {
+			const reason: ReindexReason | undefined = !has.has(node.id)
+				? anyVectors
+					? "missing"
+					: "no_vectors_yet"
+				: dimensionChanged
+					? "dimension_changed"
+					: modelChanged
+						? "model_changed"
+						: options.rebuild
+							? "rebuild"
+							: undefined;
+			if (reason === undefined) {
+				upToDate++;
+				continue;
+			}
+			reasons[reason]++;
+			todo.push({ node, reason });
+		}
+		if (page.length < PAGE) break;
+	}
+
+	const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : todo.length;
+	const selected = todo.slice(0, limit);
+	const report = {
+		dry_run: !apply,
+		embedder: embedder.name,
+		model: embedder.model,
+		dimensions,
+		stored_dimensions: storedDimensions,
+		stored_model: storedModel,
+		scanned,
+		up_to_date: upToDate,
+		to_embed: todo.length,
+		reasons,
+		deferred: todo.length - selected.length,
+		sample: selected.slice(0, 10).map(({ node, reason }) => ({ label: node.label, name: node.key, reason })),
+	};
+	if (!apply || selected.length === 0) return { ...report, embedded: 0, failed: 0, reset: false, errors };
+
+	let reset = false;
+	if (dimensionChanged) {
+		if (!vectors.reset) {
+			throw new ValidationError(`The ${vectors.name} vector store cannot drop its vectors, so the dimension cannot change from ${storedDimensions} to ${dimensions}.`);
+		}
+		await write(() => vectors.reset?.() ?? Promise.resolve());
+		reset = true;
+	}
+
+	let embedded = 0;
+	let failed = 0;
+	let consecutiveFailures = 0;
+	for (const batch of chunk(selected, options.batchSize ?? 32)) {
+		try {
+			const vectorsOut = await embedder.embedBatch(batch.map(({ node }) => nodeToText(node)));
+			await write(() =>
+				graph.transaction(async () => {
+					for (let i = 0; i < batch.length; i++) await vectors.upsert(scope, batch[i].node.id, vectorsOut[i]);
+				}),
+			);
+			embedded += batch.length;
+			consecutiveFailures = 0;
+		} catch (error) {
+			failed += batch.length;
+			consecutiveFailures++;
+			if (errors.length < 10) errors.push(`${batch[0].node.label} "${batch[0].node.key}" and ${batch.length - 1} more: ${errorMessage(error)}`);
+		}
+		options.onProgress?.({ done: embedded + failed, total: selected.length, failed });
+		if (consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) {
+			errors.push(`Stopped after ${MAX_CONSECUTIVE_FAILURES} failed batches in a row; ${selected.length - embedded - failed} nodes were not tried. Fix the embedder and run reindex again.`);
+			break;
+		}
+	}
+	if (embedded > 0) await write(() => graph.setMeta(EMBEDDING_MODEL_META, modelId));
+	return { ...report, embedded, failed, reset, errors };
+}

@@ -1,0 +1,183 @@
+import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/transformers";
+import { chunk } from "../../engine/embedding/batching";
+import { checkVector, knownDimensions } from "../../engine/embedding/dimensions";
+import { EmbedderError } from "../../engine/embedding/embedder-error";
+import { errorMessage } from "../../engine/errors";
+import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
+
+export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
+
+/** One step of loading a model: downloads report bytes; a cached or local file just "loads". */
+export interface ModelProgress {
+	readonly status: "initiate" | "download" | "progress" | "done" | "ready";
+	readonly file?: string;
+	/** 0..100 for "progress". */
+	readonly progress?: number;
+	readonly loaded?: number;
+	readonly total?: number;
+}
+
+export interface LocalEmbeddingOptions {
+	/** A Hugging Face model id with ONNX weights (e.g. Xenova/all-MiniLM-L6-v2) or a folder name under localModelPath. */
+	readonly model?: string;
+	/** Where downloaded models are kept (beside the database); later runs load from here offline. */
+	readonly cacheDir: string;
+	/** A folder of models already on disk, looked up before the cache and the network. */
+	readonly localModelPath?: string;
+	/** false: never touch the network (the model must be in localModelPath or cacheDir). */
+	readonly allowRemoteModels?: boolean;
+	/** A mirror of the model hub (default https://huggingface.co/). */
+	readonly remoteHost?: string;
+	/** Weights to load: q8 (`onnx/model_quantized.onnx`, smallest) or fp32 (`onnx/model.onnx`). */
+	readonly dtype?: "q8" | "fp32" | "fp16" | "int8" | "uint8" | "q4";
+	/** 0 = known for the model or learned when it loads. */
+	readonly dimensions?: number;
+	readonly batchSize?: number;
+	readonly onProgress?: (progress: ModelProgress) => void;
+}
+
+type Transformers = typeof import("@huggingface/transformers");
+
+/** transformers.js's own defaults, restored for providers that do not set them. */
+let defaults: { readonly localModelPath: string; readonly remoteHost: string } | undefined;
+
+function withSlash(path: string): string {
+	return path.endsWith("/") ? path : `${path}/`;
+}
+
+/**
+ * In-process sentence embeddings with transformers.js (ONNX Runtime): mean pooling, unit length.
+ * The model loads on first use: from `localModelPath`, else the cache beside the database, else
+ * (when allowed) downloaded from the hub with progress and cached, so later runs work offline.
+ */
+export class TransformersEmbeddingProvider implements EmbeddingProvider {
+	readonly name = "local";
+	readonly model: string;
+	private readonly options: LocalEmbeddingOptions;
+	private learned = 0;
+	private loading: Promise<FeatureExtractionPipeline> | undefined;
+
+	constructor(options: LocalEmbeddingOptions) {
+		this.options = options;
+		this.model = options.model?.trim() || DEFAULT_LOCAL_MODEL;
+	}
+
+	get dimensions(): number {
+		return (this.options.dimensions ?? 0) || this.learned || knownDimensions(this.model);
+	}
+
+	/** Loads (and if needed downloads) the model once; a failed load is retried on the next call. */
+	load(): Promise<FeatureExtractionPipeline> {
+		this.loading ??= this.open().catch((error: unknown) => {
+			this.loading = undefined;
+			throw error;
+		});
+		return this.loading;
+	}
+
+	private async open(): Promise<FeatureExtractionPipeline> {
+		let transformers: Transformers;
+		try {
+			transformers = await import("@huggingface/transformers");
+		} catch (error) {
+			throw new EmbedderError("model", `The local embedder needs @huggingface/transformers, which failed to load: ${errorMessage(error)}.`);
+		}
+		const { env, pipeline } = transformers;
+		// transformers.js keeps these settings globally; they are only read while a model loads.
+		const allowRemote = this.options.allowRemoteModels ?? true;
+		env.allowLocalModels = true;
+		env.allowRemoteModels = allowRemote;
+		env.cacheDir = this.options.cacheDir;
+		env.useFSCache = true;
+		defaults ??= { localModelPath: env.localModelPath, remoteHost: env.remoteHost };
+		env.localModelPath = this.options.localModelPath ? withSlash(this.options.localModelPath) : defaults.localModelPath;
+		env.remoteHost = this.options.remoteHost ? withSlash(this.options.remoteHost) : defaults.remoteHost;
+		const onProgress = this.options.onProgress;
+		try {
+			const extractor = await pipeline("feature-extraction", this.model, {
+				dtype: this.options.dtype ?? "q8",
+				progress_callback: onProgress ? (info: ProgressInfo) => forwardProgress(info, onProgress) : undefined,
+			});
+			return extractor;
+		} catch (error) {
+			const message = errorMessage(error);
+			if (!allowRemote && /not found locally|allowRemoteModels=false|local_files_only/i.test(message)) {
+				throw new EmbedderError(
+					"model",
+					`The local model "${this.model}" is not on disk (looked in ${this.options.localModelPath ?? "no local model folder"} and ${this.options.cacheDir}) and downloading is off. Allow remote models once to download it, or put the model folder there. (${message})`,
+				);
+			}
+			if (/fetch failed|ENOTFOUND|ECONNREFUSED|ETIMEDOUT|network/i.test(message)) {
+				throw new EmbedderError("network", `Downloading the local model "${this.model}" failed (${message}). Check the connection, or allow it later; nothing else is affected.`);
+			}
+			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${message}`);
+		}
+	}
+
+	async embed(text: string): Promise<Float32Array> {
+		const [vector] = await this.embedBatch([text]);
+		return vector;
+	}
+
+	async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		if (texts.length === 0) return [];
+		const extractor = await this.load();
+		const out: Float32Array[] = [];
+		for (const batch of chunk(texts, this.options.batchSize ?? 32)) {
+			const tensor = await extractor(
+				batch.map((t) => t.trim() || " "),
+				{ pooling: "mean", normalize: true },
+			);
+			const [rows, width] = tensor.dims;
+			const data = tensor.data as Float32Array;
+			if (rows !== batch.length) throw new EmbedderError("bad_response", `The local model returned ${rows} vectors for ${batch.length} texts.`);
+			for (let r = 0; r < rows; r++) {
+				const vector = data.slice(r * width, (r + 1) * width);
+				checkVector(vector, this.dimensions, `The local model ${this.model}`);
+				out.push(vector);
+			}
+			if (!this.learned) this.learned = width;
+		}
+		return out;
+	}
+
+	/** Loads the model and reports its dimension. */
+	async probe(): Promise<number> {
+		await this.embed("dimension probe");
+		return this.dimensions;
+	}
+
+	async health(): Promise<EmbedderHealth> {
+		try {
+			const dims = await this.probe();
+			return { ok: true, detail: `local model ${this.model}: ${dims} dimensions` };
+		} catch (error) {
+			return { ok: false, detail: errorMessage(error) };
+		}
+	}
+
+	/** Frees the ONNX session. */
+	async close(): Promise<void> {
+		const loading = this.loading;
+		this.loading = undefined;
+		if (loading) await (await loading.catch(() => undefined))?.dispose();
+	}
+}
+
+function forwardProgress(info: ProgressInfo, onProgress: (progress: ModelProgress) => void): void {
+	switch (info.status) {
+		case "initiate":
+		case "download":
+		case "done":
+			onProgress({ status: info.status, file: info.file });
+			return;
+		case "progress":
+			onProgress({ status: "progress", file: info.file, progress: info.progress, loaded: info.loaded, total: info.total });
+			return;
+		case "ready":
+			onProgress({ status: "ready" });
+			return;
+		default:
+			return;
+	}
+}

@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { cohesionScores, findAnchors } from "../../../src/engine/search/graph-rerank";
+import type { NodeRecord } from "../../../src/engine/types";
+import { openSearchMemory, type SearchMemory } from "./search-fixture";
+
+const node = (id: string, key: string): NodeRecord => ({ id, label: "Concept", keyField: "name", key, props: {}, createdAt: "", updatedAt: "" });
+
+describe("graph maths", () => {
+	it("cohesion sums the other candidates' scores, halving per hop, divided by the window's best", () => {
+		const base = new Map([["a", 1], ["b", 0.8], ["c", 0.5], ["lonely", 0.9]]);
+		const edges: Record<string, number> = { "a|b": 1, "b|c": 1, "a|c": 2 };
+		const distance = (x: string, y: string) => edges[`${x}|${y}`] ?? edges[`${y}|${x}`];
+		const c = cohesionScores(base, distance, 0.5);
+		// raw: a = 0.8 + 0.5·0.5 = 1.05; b = 1 + 0.5 = 1.5; c = 0.8 + 1·0.5 = 1.3; lonely = 0
+		expect(c.get("b")).toBe(1);
+		expect(c.get("a")).toBeCloseTo(1.05 / 1.5, 12);
+		expect(c.get("c")).toBeCloseTo(1.3 / 1.5, 12);
+		expect(c.get("lonely")).toBe(0);
+	});
+
+	it("finds nodes whose whole name is in the query, ignoring case and accents", () => {
+		const nodes = [node("1", "SQLite"), node("2", "Café Müller"), node("3", "Go"), node("4", "Lite")];
+		expect(findAnchors("which projects use sqlite?", nodes).map((n) => n.id)).toEqual(["1"]);
+		expect(findAnchors("notes about cafe muller", nodes).map((n) => n.id)).toEqual(["2"]);
+		// Under 3 characters never anchors; a name inside a longer word does not either.
+		expect(findAnchors("go go go", nodes)).toEqual([]);
+		expect(findAnchors("sqlitedb", nodes)).toEqual([]);
+	});
+});
+
+describe("graph rerank on a real memory", () => {
+	let m: SearchMemory;
+	afterEach(async () => {
+		await m.close();
+	});
+
+	it("raises a candidate that sits near other strong candidates above an isolated one", async () => {
+		m = await openSearchMemory();
+		await m.remember("Concept", "Isolated eviction note", { description: "cache eviction cache eviction policy" });
+		await m.remember("Concept", "Connected eviction note", { description: "cache eviction policy" });
+		await m.remember("Concept", "LRU", { description: "least recently used cache eviction" });
+		await m.remember("Concept", "TTL expiry", { description: "time based cache eviction" });
+		await m.relate(["Concept", "Connected eviction note"], "SIMILAR_TO", ["Concept", "LRU"]);
+		await m.relate(["Concept", "Connected eviction note"], "SIMILAR_TO", ["Concept", "TTL expiry"]);
+
+		const order = async (graph: boolean) =>
+			(await m.memory.search(m.scope, "cache eviction", { graph, temporal: false })).results.map((r) => r.name);
+		const flat = await order(false);
+		const reranked = await order(true);
+		expect(flat.indexOf("Isolated eviction note")).toBeLessThan(flat.indexOf("Connected eviction note"));
+		expect(reranked.indexOf("Connected eviction note")).toBeLessThan(reranked.indexOf("Isolated eviction note"));
+
+		const view = await m.memory.search(m.scope, "cache eviction", { temporal: false });
+		const scores = Object.fromEntries(view.results.map((r) => [r.name, r.scores]));
+		expect(scores["Connected eviction note"].cohesion).toBe(1);
+		expect(scores["Isolated eviction note"].cohesion).toBe(0);
+		expect(scores["Isolated eviction note"].graph).toBe(0);
+	});
+
+	it("boosts nodes close to a node the query names, by 1/(1 + hops)", async () => {
+		m = await openSearchMemory();
+		await m.remember("Technology", "SQLite", { description: "embedded database" });
+		await m.remember("Project", "Billing portal", { description: "invoices stored in a database" });
+		await m.remember("Problem", "Slow invoice export", { description: "database export is slow" });
+		await m.remember("Project", "Photo archive", { description: "a database of photos" });
+		await m.relate(["Project", "Billing portal"], "USES", ["Technology", "SQLite"]);
+		await m.relate(["Project", "Billing portal"], "HAS", ["Problem", "Slow invoice export"]);
+
+		const view = await m.memory.search(m.scope, "database in SQLite", { temporal: false });
+		const anchor = Object.fromEntries(view.results.map((r) => [r.name, r.scores.anchor]));
+		expect(anchor.SQLite).toBe(1);
+		expect(anchor["Billing portal"]).toBeCloseTo(1 / 2, 5);
+		expect(anchor["Slow invoice export"]).toBeCloseTo(1 / 3, 5);
+		expect(anchor["Photo archive"]).toBe(0);
+		const names = view.results.map((r) => r.name);
+		expect(names.indexOf("Billing portal")).toBeLessThan(names.indexOf("Photo archive"));
+	});
+
+	it("never walks through archived nodes", async () => {
+		m = await openSearchMemory();
+		await m.remember("Concept", "Alpha queue", { description: "message queue" });
+		await m.remember("Concept", "Hidden bridge", { description: "unrelated" });
+		await m.remember("Concept", "Beta queue", { description: "message queue" });
+		await m.relate(["Concept", "Alpha queue"], "SIMILAR_TO", ["Concept", "Hidden bridge"]);
+		await m.relate(["Concept", "Hidden bridge"], "SIMILAR_TO", ["Concept", "Beta queue"]);
+		const linked = await m.memory.search(m.scope, "message queue", { temporal: false });
+		expect(linked.results.every((r) => r.scores.cohesion > 0)).toBe(true);
+		await m.memory.forget(m.ctx, { label: "Concept", key: "Hidden bridge" });
+		const cut = await m.memory.search(m.scope, "message queue", { temporal: false });
+		expect(cut.results.map((r) => r.scores.cohesion)).toEqual([0, 0]);
+	});
+});
