@@ -40,10 +40,10 @@ function markdownFiles(dir: string): string[] {
 function readNote(path: string): Note {
 	const text = readFileSync(path, "utf8");
 	const match = /^---\n([\s\S]*?)\n---\n?/.exec(text);
-	const frontmatter = (match ? parse(match[1]) : null) ?? {};
+	const frontmatter = ((match ? parse(match[1]) : null) ?? {}) as Record<string, string | undefined>;
 	const body = match ? text.slice(match[0].length) : text;
 	const typeLabel = typeof frontmatter.type === "string" ? profile.resolveLabel(frontmatter.type)?.label : undefined;
-	const label = frontmatter.engrama_label ?? typeLabel ?? "Note";
+	const label: string = frontmatter.engrama_label ?? typeLabel ?? "Note";
 	const name = frontmatter.title ?? frontmatter.name ?? /^# (.+)$/m.exec(body)?.[1] ?? basename(path, ".md");
 	return { path: relative(VAULT, path), label, name, frontmatter, body };
 }

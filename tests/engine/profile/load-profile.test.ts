@@ -183,7 +183,8 @@ relations:
 
 	it("reports YAML syntax errors with the file and line", () => {
 		const issues = issuesOf([BASE, mod("modules/broken.yaml", "name: broken\nnodes:\n  - label: A\n    properties: [a, b\n  - label: B\n")]);
-		expect(issues[0]).toMatchObject({ file: "modules/broken.yaml", path: expect.stringMatching(/^line \d+, column \d+$/) });
+		expect(issues[0].file).toBe("modules/broken.yaml");
+		expect(issues[0].path).toMatch(/^line \d+, column \d+$/);
 		expect(issues[0].message).toMatch(/^YAML syntax error: /);
 	});
 
