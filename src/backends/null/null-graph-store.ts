@@ -5,6 +5,8 @@ import type {
 	MergeEdgeInput,
 	MergeNodeInput,
 	MergeNodeResult,
+	ReflectDetectorId,
+	ReflectRowMap,
 	ScopeForgetReport,
 	HistoryEntry,
 	ScopeFootprint,
@@ -107,5 +109,8 @@ export class NullGraphStore implements GraphStore {
 	}
 	async scopeFootprint(): Promise<ScopeFootprint> {
 		return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
+	}
+	async reflectRows<D extends ReflectDetectorId>(): Promise<readonly ReflectRowMap[D][]> {
+		return [];
 	}
 }

@@ -12,6 +12,9 @@ import type {
 	HistoryEntry,
 	NameCandidatesQuery,
 	NodeHistoryQuery,
+	ReflectDetectorId,
+	ReflectParams,
+	ReflectRowMap,
 	ScopeFootprint,
 	ValidAtQuery,
 } from "../../engine/protocols";
@@ -31,6 +34,7 @@ import type {
 	Scope,
 } from "../../engine/types";
 import { fts5Query, queryTerms } from "./fts-query";
+import { sqliteReflectRows } from "./sqlite-reflect-queries";
 import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR, migrate } from "./schema";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
@@ -741,6 +745,11 @@ export class SqliteGraphStore implements GraphStore {
 		return out;
 	}
 
+	// --- Reflect (issue 6): the detectors' SQL lives in sqlite-reflect-queries.ts ---
+
+	async reflectRows<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]> {
+		return sqliteReflectRows(this.conn, scope, detector, params);
+	}
 }
 
 /** Postings read per fragment and direction: bounds the resolver's cost whatever the graph size. */

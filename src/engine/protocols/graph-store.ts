@@ -10,6 +10,7 @@ import type {
 	Props,
 	Scope,
 } from "../types";
+import type { ReflectDetectorId, ReflectParams, ReflectRowMap } from "./reflect-rows";
 
 export interface MergeNodeInput {
 	readonly label: string;
@@ -200,4 +201,13 @@ export interface GraphStore {
 	nodesValidAt(scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]>;
 	/** Counts of everything `forgetScope` would remove for this scope. */
 	scopeFootprint(scope: PartialScope): Promise<ScopeFootprint>;
+
+	// --- Reflect (issue 6) ---
+
+	/**
+	 * The rows of one reflect detector, exactly as src/engine/protocols/reflect-rows.ts defines
+	 * them (semantics, order, list caps); [] for a partial scope. Read-only. Optional until every
+	 * backend has it: reflect reports a BackendError on a backend without it.
+	 */
+	reflectRows?<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]>;
 }
