@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerMemoryCommands } from "./commands/memory-commands";
 import { registerSearchCommand } from "./commands/search-command";
 import { registerReindexCommand } from "./commands/reindex-command";
+import { registerSyncCommands } from "./commands/sync-commands";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
 	registerMemoryCommands(program, version);
 	registerSearchCommand(program);
 	registerReindexCommand(program);
+	registerSyncCommands(program);
 	return program;
 }
 

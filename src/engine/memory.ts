@@ -133,6 +133,13 @@ export function searchResultView(node: NodeRecord, score: number, scores: Record
 	};
 }
 
+/** A write made through the facade, reported after it committed (see `Memory.onWrite`). */
+export type MemoryWriteEvent =
+	| { readonly kind: "entity"; readonly ctx: WriteContext; readonly input: EntityInput; readonly write: EntityWrite }
+	| { readonly kind: "relation"; readonly ctx: WriteContext; readonly write: RelationWrite };
+
+export type MemoryWriteListener = (event: MemoryWriteEvent) => void;
+
 export const FAN_OUT_CAP = 64;
 
 /**
@@ -148,6 +155,7 @@ export class Memory {
 	readonly pipeline: WritePipeline;
 	readonly searcher: HybridSearch;
 	private readonly writes = new SerialQueue();
+	private readonly writeListeners = new Set<MemoryWriteListener>();
 
 	constructor(deps: MemoryDeps) {
 		this.graph = deps.graph;
@@ -182,11 +190,26 @@ export class Memory {
 	}
 
 	remember(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
-		return this.write(() => this.pipeline.mergeEntity(ctx, input));
+		return this.write(() => this.pipeline.mergeEntity(ctx, input)).then((write) => this.notify({ kind: "entity", ctx, input, write }, write));
 	}
 
 	relate(ctx: WriteContext, from: NodeRef, type: string, to: NodeRef): Promise<RelationWrite> {
-		return this.write(() => this.pipeline.mergeRelation(ctx, from, type, to));
+		return this.write(() => this.pipeline.mergeRelation(ctx, from, type, to)).then((write) => this.notify({ kind: "relation", ctx, write }, write));
+	}
+
+	/**
+	 * Observes remember/relate after they committed (graph → vault replication sees writes made by
+	 * the CLI or MCP). Listeners run outside the write queue, must return quickly and must not
+	 * throw: they schedule their own work. Returns the unsubscribe function.
+	 */
+	onWrite(listener: MemoryWriteListener): () => void {
+		this.writeListeners.add(listener);
+		return () => this.writeListeners.delete(listener);
+	}
+
+	private notify<T>(event: MemoryWriteEvent, result: T): T {
+		for (const listener of this.writeListeners) listener(event);
+		return result;
 	}
 
 	/** Archives (soft) or removes (hard) one node. */

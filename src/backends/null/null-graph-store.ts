@@ -110,6 +110,9 @@ export class NullGraphStore implements GraphStore {
 	async scopeFootprint(): Promise<ScopeFootprint> {
 		return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
 	}
+	async rekeyNode(): Promise<NodeRecord | null> {
+		return null;
+	}
 	async reflectRows<D extends ReflectDetectorId>(): Promise<readonly ReflectRowMap[D][]> {
 		return [];
 	}

@@ -1,4 +1,4 @@
-import { NotFoundError, ScopeError } from "../../engine/errors";
+import { NotFoundError, ScopeError, ValidationError } from "../../engine/errors";
 import type {
 	FulltextQuery,
 	GraphCapabilities,
@@ -15,6 +15,7 @@ import type {
 	ReflectDetectorId,
 	ReflectParams,
 	ReflectRowMap,
+	RekeyNodeInput,
 	ScopeFootprint,
 	ValidAtQuery,
 } from "../../engine/protocols";
@@ -743,6 +744,49 @@ export class SqliteGraphStore implements GraphStore {
 			if (row) out.set(id, row.id);
 		}
 		return out;
+	}
+
+	// --- Vault sync (issue 3) ---
+
+	async rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null> {
+		assertScope(scope);
+		return this.atomic(() => {
+			const row = this.rowById(scope, id);
+			if (!row) return null;
+			const holder = this.rowByKey(scope, input.label, input.key);
+			if (holder && holder.id !== row.id) {
+				throw new ValidationError(`Another ${input.label} is already named "${input.key}"; rename one of them.`, {
+					label: input.label,
+					key: input.key,
+				});
+			}
+			const props: Record<string, PropValue> = parseProps(row.props);
+			if (input.newId !== undefined && input.newId !== props.engrama_id) {
+				const taken = this.conn.get<{ id: number }>(`SELECT id FROM nodes WHERE ${ID_EXPR} = ?`, [input.newId]);
+				if (taken) throw new ValidationError(`engrama_id ${input.newId} already belongs to another node.`, { id: input.newId });
+				props.engrama_id = input.newId;
+			}
+			if (input.keyField !== row.key_field) delete props[row.key_field];
+			props[input.keyField] = input.key;
+			this.conn.run("UPDATE nodes SET label = ?, key_field = ?, key_value = ?, props = ?, updated_at = ? WHERE id = ?", [
+				input.label,
+				input.keyField,
+				input.key,
+				JSON.stringify(props),
+				input.now,
+				row.id,
+			]);
+			this.writeFts(row.id, props);
+			this.indexNames(row.id, scope, input.key, props);
+			return this.toRecord({
+				...row,
+				label: input.label,
+				key_field: input.keyField,
+				key_value: input.key,
+				props: JSON.stringify(props),
+				updated_at: input.now,
+			});
+		});
 	}
 
 	// --- Reflect (issue 6): the detectors' SQL lives in sqlite-reflect-queries.ts ---

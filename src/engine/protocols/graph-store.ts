@@ -202,6 +202,17 @@ export interface GraphStore {
 	/** Counts of everything `forgetScope` would remove for this scope. */
 	scopeFootprint(scope: PartialScope): Promise<ScopeFootprint>;
 
+	// --- Vault sync (issue 3) ---
+
+	/**
+	 * Changes a node's identity in place: its label, key field and key (a renamed note, an edited
+	 * title), and optionally its engrama_id (a note's frontmatter id adopting a stub). Props, edges,
+	 * created_at and vectors stay with the node; `props[keyField]` follows the key. Throws
+	 * ValidationError when another node of the scope already holds the label + key or the id.
+	 * Returns null when the node does not exist in the scope.
+	 */
+	rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null>;
+
 	// --- Reflect (issue 6) ---
 
 	/**
@@ -210,4 +221,12 @@ export interface GraphStore {
 	 * backend has it: reflect reports a BackendError on a backend without it.
 	 */
 	reflectRows?<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]>;
+}
+
+export interface RekeyNodeInput {
+	readonly label: string;
+	readonly keyField: KeyField;
+	readonly key: string;
+	readonly newId?: string;
+	readonly now: string;
 }

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Vault → graph sync benchmark on synthetic vaults (scripts/bench/generate-vault.mjs), SQLite
+// backend, no embeddings. Measures per size: the floor (list + read + parse frontmatter of every
+// note), a cold full sync of a vault without ids (writes engrama_id into every note), a rebuild
+// (fresh database over the synced vault), an unchanged re-sync, one modified note (p50/p95 of
+// syncPaths), and peak RSS.
+// Usage: node scripts/bench/sync-bench.mjs [--sizes 1000,10000] [--edits 40] [--keep]
+import * as esbuild from "esbuild";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
+const arg = (name, fallback) => {
+	const i = process.argv.indexOf(`--${name}`);
+	return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const SIZES = arg("sizes", "1000,10000").split(",").map(Number);
+const EDITS = Number(arg("edits", "40"));
+const KEEP = process.argv.includes("--keep");
+
+const outDir = join(ROOT, ".test-out");
+mkdirSync(outDir, { recursive: true });
+const libFile = join(outDir, `sync-bench-lib-${process.pid}.mjs`);
+await esbuild.build({
+	entryPoints: [join(ROOT, "scripts/bench/sync-bench-lib.ts")],
+	bundle: true,
+	platform: "node",
+	format: "esm",
+	target: "node20",
+	outfile: libFile,
+	packages: "external",
+	logLevel: "error",
+	banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+});
+const lib = await import(pathToFileURL(libFile).href);
+
+let peak = 0;
+const sampler = setInterval(() => {
+	peak = Math.max(peak, process.memoryUsage().rss);
+}, 20);
+const mb = (b) => Math.round(b / 1024 / 1024);
+const ms = (t) => Math.round(t);
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+
+async function timed(fn) {
+	const start = performance.now();
+	const result = await fn();
+	return { ms: performance.now() - start, result };
+}
+
+const results = [];
+for (const size of SIZES) {
+	const work = mkdtempSync(join(tmpdir(), `engrama-sync-bench-${size}-`));
+	const vault = join(work, "vault");
+	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(size), "--out", vault]);
+	const row = { notes: size };
+
+	// Floor, twice: the first read warms the page cache like every later pass sees it.
+	await lib.floor(vault);
+	const fl = await timed(() => lib.floor(vault));
+	row.floorMs = ms(fl.ms);
+
+	peak = process.memoryUsage().rss;
+	const a = await lib.openSync(vault, join(work, "a.db"));
+	const cold = await timed(() => a.sync.fullSync());
+	row.coldWithIdWritesMs = ms(cold.ms);
+	row.coldNotesPerS = Math.round(size / (cold.ms / 1000));
+	row.coldTimings = cold.result.timings;
+	row.counts = cold.result.counts;
+	row.idsWritten = cold.result.idsWritten.length;
+	row.problems = cold.result.problems.length;
+	row.peakRssColdMb = mb(peak);
+
+	const again = await timed(() => a.sync.fullSync());
+	row.unchangedResyncMs = ms(again.ms);
+	row.unchangedResyncTimings = again.result.timings;
+	row.unchangedChanged = again.result.counts.nodesUpdated + again.result.counts.nodesCreated;
+
+	// One modified note: append a sentence and a new link; time syncPaths (read, parse, graph update).
+	const files = (await a.source.list()).filter((f) => f.path.startsWith("Projects/") || f.path.startsWith("Problems/"));
+	const times = [];
+	for (let i = 0; i < EDITS; i++) {
+		const f = files[(i * 7) % files.length];
+		const abs = join(vault, f.path);
+		appendFileSync(abs, `\nEdit ${i}: see [[${files[(i * 13) % files.length].path.split("/").pop().slice(0, -3)}]]. #edited\n`);
+		const t = await timed(() => a.sync.syncPaths([f.path]));
+		if (t.result.counts.nodesUpdated !== 1) throw new Error(`edit ${i} did not update one node: ${JSON.stringify(t.result.counts)}`);
+		times.push(t.ms);
+	}
+	times.sort((x, y) => x - y);
+	row.oneNoteP50Ms = Math.round(pct(times, 50) * 10) / 10;
+	row.oneNoteP95Ms = Math.round(pct(times, 95) * 10) / 10;
+	await a.close();
+
+	// Rebuild: a fresh database pointed at the synced vault (every note now has its engrama_id).
+	await lib.floor(vault);
+	const flAfter = await timed(() => lib.floor(vault));
+	row.floorAfterIdsMs = ms(flAfter.ms);
+	peak = process.memoryUsage().rss;
+	const b = await lib.openSync(vault, join(work, "b.db"));
+	const rebuild = await timed(() => b.sync.fullSync());
+	row.rebuildMs = ms(rebuild.ms);
+	row.rebuildNotesPerS = Math.round(size / (rebuild.ms / 1000));
+	row.rebuildTimings = rebuild.result.timings;
+	row.rebuildIdsWritten = rebuild.result.idsWritten.length;
+	row.peakRssRebuildMb = mb(peak);
+	const unchanged = await timed(() => b.sync.fullSync());
+	row.rebuildThenUnchangedMs = ms(unchanged.ms);
+	await b.close();
+
+	row.ratioRebuildToFloor = Math.round((rebuild.ms / flAfter.ms) * 100) / 100;
+	row.ratioColdToFloor = Math.round((cold.ms / fl.ms) * 100) / 100;
+	row.ratioUnchangedToFloor = Math.round((again.ms / fl.ms) * 100) / 100;
+	results.push(row);
+	process.stdout.write(`${JSON.stringify(row)}\n`);
+	if (!KEEP) rmSync(work, { recursive: true, force: true });
+}
+clearInterval(sampler);
+rmSync(libFile, { force: true });
+writeFileSync(join(outDir, "sync-bench-results.json"), JSON.stringify({ node: process.version, cpus: (await import("node:os")).cpus().length, results }, null, 2));
+void readFileSync;

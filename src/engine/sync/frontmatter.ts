@@ -1,0 +1,201 @@
+import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, type Pair } from "yaml";
+import { ValidationError } from "../errors";
+
+/** Where the frontmatter block sits in a note's text. */
+export interface FrontmatterBlock {
+	/** The YAML between the fences ("" for an empty block). */
+	readonly yaml: string;
+	/** Offset of the YAML text inside the note. */
+	readonly yamlStart: number;
+	/** Offset of the closing fence line. */
+	readonly closeStart: number;
+	/** Offset of the first body character (after the closing fence line). */
+	readonly bodyStart: number;
+	readonly eol: "\n" | "\r\n";
+}
+
+export type FrontmatterSplit =
+	| { readonly kind: "none"; readonly eol: "\n" | "\r\n" }
+	| { readonly kind: "unclosed"; readonly eol: "\n" | "\r\n" }
+	| ({ readonly kind: "block" } & FrontmatterBlock);
+
+/**
+ * Obsidian's rule: frontmatter is a `---` line at the very start of the file and the next line
+ * that is exactly `---` (trailing spaces allowed). An opening fence that is never closed is
+ * reported separately, because reading it as "no frontmatter" would drop the note's label.
+ */
+export function splitFrontmatter(text: string): FrontmatterSplit {
+	const eol = text.includes("\r\n") ? "\r\n" : "\n";
+	const open = /^---[ \t]*\r?\n/.exec(text);
+	if (!open) return { kind: "none", eol };
+	const yamlStart = open[0].length;
+	const close = /^---[ \t]*(\r?\n|$)/m;
+	const rest = text.slice(yamlStart);
+	const match = close.exec(rest);
+	if (!match) return { kind: "unclosed", eol };
+	const closeStart = yamlStart + match.index;
+	return { kind: "block", yaml: rest.slice(0, match.index), yamlStart, closeStart, bodyStart: closeStart + match[0].length, eol };
+}
+
+export interface ParsedFrontmatter {
+	readonly data: Record<string, unknown>;
+}
+
+export interface FrontmatterError {
+	readonly line?: number;
+	readonly message: string;
+}
+
+/** Parses frontmatter YAML into plain data; errors carry the note line (1-based) when known. */
+export function parseFrontmatterYaml(
+	yaml: string,
+	lineOffset: number,
+): { ok: true; data: Record<string, unknown> } | { ok: false; error: FrontmatterError } {
+	const lines = new LineCounter();
+	const doc = parseDocument(yaml, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+	if (doc.errors.length > 0) {
+		const first = doc.errors[0];
+		const line = lines.linePos(first.pos[0]).line + lineOffset;
+		return { ok: false, error: { line, message: first.message.split("\n")[0] } };
+	}
+	if (doc.contents === null) return { ok: true, data: {} };
+	if (!isMap(doc.contents)) {
+		return { ok: false, error: { line: 1 + lineOffset, message: "the frontmatter is not a map of key: value pairs" } };
+	}
+	const data: unknown = doc.toJS({ maxAliasCount: 100 });
+	return { ok: true, data: (data ?? {}) as Record<string, unknown> };
+}
+
+const STRINGIFY = { lineWidth: 0, flowCollectionPadding: false } as const;
+
+/**
+ * Applies `mutate` to a note's frontmatter and returns the new text, touching as little as
+ * possible: the body stays byte-for-byte, untouched keys keep their exact text (comments,
+ * quoting, indentation) and order, changed keys are re-serialised in place (nested maps and flow
+ * lists keep their style), new keys are appended. A note without frontmatter gets a new block.
+ * Returns the same string when nothing changed. Throws ValidationError on YAML it cannot edit safely.
+ */
+export function editFrontmatter(original: string, mutate: (frontmatter: Record<string, unknown>) => void): string {
+	// A byte-order mark stays where it was, in front of everything.
+	const bom = original.startsWith("\uFEFF") ? "\uFEFF" : "";
+	const text = bom ? original.slice(1) : original;
+	const split = splitFrontmatter(text);
+	if (split.kind === "unclosed") {
+		throw new ValidationError("The frontmatter starts with --- but has no closing --- line; close it before Engrama edits it.");
+	}
+	const eol = split.eol;
+	const yaml = split.kind === "block" ? split.yaml : "";
+	const doc = parseDocument(yaml, { keepSourceTokens: false, uniqueKeys: true });
+	if (doc.errors.length > 0) {
+		throw new ValidationError(`The frontmatter YAML is broken (${doc.errors[0].message.split("\n")[0]}); fix it before Engrama edits it.`);
+	}
+	if (doc.contents !== null && !isMap(doc.contents)) {
+		throw new ValidationError("The frontmatter is not a map of key: value pairs; Engrama only edits key: value frontmatter.");
+	}
+	const before = (doc.toJS() ?? {}) as Record<string, unknown>;
+	const after = structuredClone(before);
+	mutate(after);
+
+	const map = (doc.contents as YAMLMap | null) ?? new YAMLMap();
+	const pieces: string[] = [];
+	let cursor = 0;
+	let changed = false;
+	for (const pair of map.items) {
+		const key = keyText(pair);
+		const span = pairSpan(yaml, pair);
+		if (!span || key === undefined) continue;
+		pieces.push(yaml.slice(cursor, span[0]));
+		cursor = span[1];
+		const original = yaml.slice(span[0], span[1]);
+		if (!(key in after)) {
+			changed = true;
+			continue;
+		}
+		if (sameValue(before[key], after[key])) {
+			pieces.push(original);
+			continue;
+		}
+		changed = true;
+		pair.value = updatedNode(doc, pair.value, after[key]);
+		pieces.push(serialisePair(pair));
+	}
+	pieces.push(yaml.slice(cursor));
+	let result = pieces.join("");
+	for (const [key, value] of Object.entries(after)) {
+		if (key in before) continue;
+		changed = true;
+		if (result.length > 0 && !result.endsWith("\n")) result += "\n";
+		const pair = doc.createPair(key, value) as Pair;
+		pair.value = updatedNode(doc, null, value);
+		result += serialisePair(pair);
+	}
+	if (!changed) return original;
+	if (eol === "\r\n") result = result.replace(/\r?\n/g, "\r\n");
+	if (split.kind === "block") return bom + text.slice(0, split.yamlStart) + result + text.slice(split.closeStart);
+	return `${bom}---${eol}${result}---${eol}${text}`;
+}
+
+function keyText(pair: Pair): string | undefined {
+	const key = pair.key;
+	if (isScalar(key)) return String(key.value);
+	return typeof key === "string" ? key : undefined;
+}
+
+/** The text range of a top-level pair, whole lines, including its trailing comment and newline. */
+function pairSpan(yaml: string, pair: Pair): [number, number] | undefined {
+	const keyRange = isScalar(pair.key) ? pair.key.range : undefined;
+	if (!keyRange) return undefined;
+	const valueRange = (pair.value as { range?: [number, number, number] } | null)?.range;
+	let start = yaml.lastIndexOf("\n", keyRange[0] - 1) + 1;
+	if (yaml.slice(start, keyRange[0]).trim() !== "") start = keyRange[0];
+	let end = Math.max(keyRange[2], valueRange ? valueRange[2] : keyRange[2]);
+	if (end > 0 && yaml[end - 1] !== "\n") {
+		const newline = yaml.indexOf("\n", end);
+		const restOfLine = newline < 0 ? yaml.slice(end) : yaml.slice(end, newline);
+		if (restOfLine.trim() === "" || restOfLine.trim().startsWith("#")) end = newline < 0 ? yaml.length : newline + 1;
+	}
+	return [start, end];
+}
+
+function serialisePair(pair: Pair): string {
+	const doc = new Document(null);
+	const map = new YAMLMap();
+	map.items.push(pair);
+	doc.contents = map;
+	const text = doc.toString(STRINGIFY);
+	return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/** A YAML node for `value` that keeps the style of `old` where the shapes match. */
+function updatedNode(doc: Document, old: unknown, value: unknown): unknown {
+	if (isMap(old) && isPlainObject(value)) {
+		const oldJs = (old.toJSON() ?? {}) as Record<string, unknown>;
+		for (const item of [...old.items]) {
+			const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+			if (!(key in value)) old.delete(item.key);
+		}
+		for (const [key, child] of Object.entries(value)) {
+			if (key in oldJs && sameValue(oldJs[key], child)) continue;
+			const existing = old.items.find((item) => (isScalar(item.key) ? String(item.key.value) : String(item.key)) === key);
+			if (existing) existing.value = updatedNode(doc, existing.value, child);
+			else old.add(doc.createPair(key, updatedNode(doc, null, child)));
+		}
+		return old;
+	}
+	const node = doc.createNode(value);
+	if (isSeq(node)) {
+		// Short lists of scalars read best inline ([a, "[[b]]"]); an existing block list stays block.
+		const scalarsOnly = node.items.every((item) => isScalar(item));
+		node.flow = isSeq(old) ? !!old.flow : scalarsOnly;
+	}
+	if (isScalar(old) && isScalar(node) && typeof old.value === typeof node.value && old.type) node.type = old.type;
+	return node;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+	return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+	return JSON.stringify(a) === JSON.stringify(b);
+}

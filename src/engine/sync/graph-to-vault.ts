@@ -1,0 +1,339 @@
+import { stringify } from "yaml";
+import { EngramaError, ValidationError, errorMessage } from "../errors";
+import type { Memory, MemoryWriteEvent } from "../memory";
+import type { Profile } from "../profile";
+import { SerialQueue } from "../serial-queue";
+import type { NodeRecord, PropValue, Scope } from "../types";
+import { safeFileName } from "./markdown-text";
+import { NOTE_PROPS, type NoteIndex } from "./note-index";
+import { NOTE_ORIGIN } from "./sync-run";
+import type { SyncProblem, SyncReport } from "./sync-report";
+import type { SyncSettings } from "./sync-settings";
+import { noteBasename, type VaultSource } from "./vault-source";
+
+export interface GraphToVaultDeps {
+	readonly memory: Memory;
+	readonly source: VaultSource;
+	readonly scope: Scope;
+	readonly settings: SyncSettings;
+	/** Syncs notes back into the graph after writing them (sets obsidian_path, hashes, edge origins). */
+	readonly syncPaths: (paths: readonly string[]) => Promise<SyncReport>;
+	readonly noteIndex: () => Promise<NoteIndex>;
+	readonly onReport?: (report: SyncReport) => void;
+	readonly onError?: (error: unknown) => void;
+}
+
+export interface ExportResult {
+	/** Notes created (or, in a dry run, that would be created). */
+	readonly paths: readonly string[];
+	readonly problems: readonly SyncProblem[];
+	/** The syncs that followed the writes. */
+	readonly reports: readonly SyncReport[];
+}
+
+const PAGE = 5000;
+// Props a note never states: the engine owns them, or sync keeps them as bookkeeping.
+const NEVER_WRITTEN = new Set<string>([
+	"engrama_id",
+	"org_id",
+	"user_id",
+	"created_at",
+	"updated_at",
+	"source",
+	"source_agent",
+	"source_session",
+	"trust_level",
+	"valid_from",
+	"archived_at",
+	"previous_status",
+	"status_note",
+	"name",
+	"title",
+	...Object.values(NOTE_PROPS),
+]);
+
+/**
+ * The graph → vault direction (DDR-002): a relation added outside the vault (command line, MCP)
+ * goes into its source note's `relations` map; an entity remembered outside the vault becomes a
+ * note under `<notesFolder>/<Label>/<name>.md`. Every write is followed by a normal sync of that
+ * note, so the graph ends exactly as a sync of the vault would make it, and the modify event the
+ * write causes finds an unchanged hash: no loop. Writes made by sync itself are ignored.
+ */
+export class GraphToVault {
+	private readonly queue = new SerialQueue();
+	readonly problems: SyncProblem[] = [];
+
+	constructor(private readonly deps: GraphToVaultDeps) {}
+
+	/** Replicates writes made through `Memory` (remember, relate) from now on; returns the detach function. */
+	attach(): () => void {
+		return this.deps.memory.onWrite((event) => this.onWrite(event));
+	}
+
+	/** Resolves once every replication queued so far is done. */
+	idle(): Promise<void> {
+		return this.queue.run(async () => undefined);
+	}
+
+	private onWrite(event: MemoryWriteEvent): void {
+		const { scope, settings } = this.deps;
+		if (!settings.writeGraphToVault || event.ctx.source === "sync") return;
+		// Another tenant's write (MCP scope headers) never lands in this person's vault.
+		if (event.ctx.scope.orgId !== scope.orgId || event.ctx.scope.userId !== scope.userId) return;
+		void this.queue
+			.run(() => (event.kind === "entity" ? this.entityWritten(event) : this.relationWritten(event)))
+			.then((report) => {
+				if (report) this.deps.onReport?.(report);
+			})
+			.catch((error: unknown) => {
+				const path = error instanceof NoteWriteError ? error.path : "(graph → vault)";
+				this.problems.push({
+					path,
+					severity: "warning",
+					problem: `A change made outside the vault could not be written into the note: ${errorMessage(error)}`,
+					action: "Fix the note (or its frontmatter); a full sync writes it again later.",
+				});
+				if (!(error instanceof EngramaError || error instanceof NoteWriteError)) this.deps.onError?.(error);
+			});
+	}
+
+	private async entityWritten(event: Extract<MemoryWriteEvent, { kind: "entity" }>): Promise<SyncReport | null> {
+		const { memory, scope, source } = this.deps;
+		const node = await memory.graph.getNodeById(scope, event.write.node.id);
+		if (!node) return null;
+		const path = notePath(node);
+		if (path) {
+			if (node.props.status === "archived" || !(await source.stat(path))) return null;
+			const def = memory.profile.resolveLabel(node.label);
+			const written = Object.keys(event.input.props ?? {}).filter(
+				(name) => !NEVER_WRITTEN.has(name) && (def?.properties.includes(name) || name === "status" || name === "description"),
+			);
+			if (written.length === 0) return null;
+			await this.edit(path, (fm) => {
+				for (const name of written) {
+					const value = node.props[name];
+					if (value === undefined || value === null) delete fm[name];
+					else fm[name] = yamlValue(value);
+				}
+			});
+			return this.deps.syncPaths([path]);
+		}
+		if (!this.exportable(node)) return null;
+		const created = await this.createNote(node, new Set());
+		return this.deps.syncPaths([created]);
+	}
+
+	private async relationWritten(event: Extract<MemoryWriteEvent, { kind: "relation" }>): Promise<SyncReport | null> {
+		const { memory, scope, source } = this.deps;
+		const from = await memory.graph.getNodeById(scope, event.write.from.id);
+		const to = await memory.graph.getNodeById(scope, event.write.to.id);
+		if (!from || !to) return null;
+		const path = notePath(from);
+		if (!path) {
+			if (!this.exportable(from)) return null;
+			const created = await this.createNote(from, new Set());
+			return this.deps.syncPaths([created]);
+		}
+		if (from.props.status === "archived" || !(await source.stat(path))) return null;
+		const ref = await this.refFor(to);
+		await this.edit(path, (fm) => addRelation(fm, event.write.type, ref, to, memory.profile));
+		return this.deps.syncPaths([path]);
+	}
+
+	/**
+	 * The backfill a full sync runs: the `candidates` (nodes that had no note when the sync began)
+	 * get notes, and, with `backfillRelations`, every relation that a note-backed entity has but its
+	 * note does not declare (added by a process without the vault) is written into the note. A dry
+	 * run only reports the notes it would create.
+	 */
+	async exportMissing(dryRun: boolean, candidates: readonly string[]): Promise<ExportResult> {
+		return this.queue.run(async () => {
+			const { memory, scope, settings } = this.deps;
+			const problems: SyncProblem[] = [];
+			const paths: string[] = [];
+			const reserved = new Set<string>();
+			const edited = new Set<string>();
+			for (const id of candidates) {
+				const node = await memory.graph.getNodeById(scope, id);
+				if (!node || notePath(node) || !this.exportable(node)) continue;
+				try {
+					paths.push(dryRun ? await this.plannedPath(node, reserved) : await this.createNote(node, reserved));
+				} catch (error) {
+					problems.push({
+						path: this.folderFor(node),
+						severity: "warning",
+						problem: `${node.label} "${node.key}" could not be written as a note: ${errorMessage(error)}`,
+						action: "Check that the notes folder is writable; the next full sync tries again.",
+					});
+				}
+			}
+			if (!dryRun && settings.backfillRelations) {
+				for (let offset = 0; ; offset += PAGE) {
+					const page = await memory.graph.listNodes(scope, { limit: PAGE, offset });
+					for (const node of page) {
+						const path = notePath(node);
+						if (path && (await this.backfillRelations(node, path, problems))) edited.add(path);
+					}
+					if (page.length < PAGE) break;
+				}
+			}
+			const reports: SyncReport[] = [];
+			const toSync = [...new Set([...paths, ...edited])];
+			if (!dryRun && toSync.length > 0) {
+				const report = await this.deps.syncPaths(toSync);
+				reports.push(report);
+				problems.push(...report.problems);
+			}
+			return { paths, problems, reports };
+		});
+	}
+
+	/** Writes a note-backed node's outgoing relations that its note does not declare; true when the note changed. */
+	private async backfillRelations(node: NodeRecord, path: string, problems: SyncProblem[]): Promise<boolean> {
+		const { memory, scope, source } = this.deps;
+		if (node.props.status === "archived") return false;
+		const foreign = (await memory.graph.edgesOf(scope, node.id, "out")).filter((e) => e.edge.props.origin !== NOTE_ORIGIN);
+		if (foreign.length === 0 || !(await source.stat(path))) return false;
+		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(e.node) })));
+		try {
+			await this.edit(path, (fm) => {
+				for (const r of refs) addRelation(fm, r.type, r.ref, r.node, memory.profile);
+			});
+			return true;
+		} catch (error) {
+			problems.push({
+				path,
+				severity: "warning",
+				problem: `Relations added outside the vault could not be written into the note: ${errorMessage(error)}`,
+				action: "Fix the note's frontmatter; the next full sync tries again.",
+			});
+			return false;
+		}
+	}
+
+	private exportable(node: NodeRecord): boolean {
+		const status = node.props.status;
+		return status !== "stub" && status !== "archived" && !this.deps.settings.exportExcludedLabels.includes(node.label);
+	}
+
+	private folderFor(node: NodeRecord): string {
+		const root = this.deps.settings.notesFolder.replace(/\/+$/, "");
+		return `${root ? `${root}/` : ""}${safeFileName(node.label)}`;
+	}
+
+	/** A free path for the node's note: `<folder>/<Label>/<safe name>.md`, then " 2", " 3"... */
+	private async plannedPath(node: NodeRecord, reserved: Set<string>): Promise<string> {
+		const base = `${this.folderFor(node)}/${safeFileName(node.key)}`;
+		for (let n = 1; n < 1000; n++) {
+			const path = n === 1 ? `${base}.md` : `${base} ${n}.md`;
+			if (reserved.has(path.toLowerCase())) continue;
+			if (await this.deps.source.stat(path)) continue;
+			reserved.add(path.toLowerCase());
+			return path;
+		}
+		throw new ValidationError(`No free file name for ${node.label} "${node.key}" in ${this.folderFor(node)}.`);
+	}
+
+	private async createNote(node: NodeRecord, reserved: Set<string>): Promise<string> {
+		const { memory, scope } = this.deps;
+		const path = await this.plannedPath(node, reserved);
+		const edges = await memory.graph.edgesOf(scope, node.id, "out");
+		const relations: { type: string; ref: string }[] = [];
+		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(e.node) });
+		try {
+			await this.deps.source.create(path, renderEntityNote(node, relations, memory.profile));
+		} catch (error) {
+			throw new NoteWriteError(path, error);
+		}
+		return path;
+	}
+
+	/** How a note names a target: `[[file name]]` (or `[[folder/file]]` when ambiguous) for notes, else the name. */
+	private async refFor(target: NodeRecord): Promise<string> {
+		const path = notePath(target);
+		if (!path) return target.key;
+		const index = await this.deps.noteIndex();
+		const base = noteBasename(path);
+		return index.resolve(base)?.path === path ? `[[${base}]]` : `[[${path.slice(0, -3)}]]`;
+	}
+
+	private async edit(path: string, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
+		try {
+			await this.deps.source.processFrontMatter(path, mutate);
+		} catch (error) {
+			throw new NoteWriteError(path, error);
+		}
+	}
+}
+
+class NoteWriteError extends Error {
+	constructor(
+		readonly path: string,
+		cause: unknown,
+	) {
+		super(`${path}: ${errorMessage(cause)}`);
+	}
+}
+
+function notePath(node: NodeRecord): string | undefined {
+	const path = node.props[NOTE_PROPS.path];
+	return typeof path === "string" && path !== "" ? path : undefined;
+}
+
+/** Adds `ref` to `relations[type]` unless the note already names that target. */
+function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): void {
+	const current = fm.relations;
+	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
+		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
+	}
+	const relations = (current ?? {}) as Record<string, unknown>;
+	const key = Object.keys(relations).find((k) => profile.resolveRelationType(k) === type) ?? type;
+	const value = relations[key];
+	const list: unknown[] = value === undefined || value === null ? [] : Array.isArray(value) ? [...(value as unknown[])] : [value];
+	const names = new Set([target.key.toLowerCase(), ref.toLowerCase(), ref.replace(/^\[\[|\]\]$/g, "").toLowerCase()]);
+	const already = list.some((item) => {
+		if (typeof item !== "string") return false;
+		const plain = item.replace(/^\[\[|\]\]$/g, "").split(/[|#]/)[0].trim().toLowerCase();
+		return names.has(item.toLowerCase()) || names.has(plain) || names.has(plain.slice(plain.lastIndexOf("/") + 1));
+	});
+	if (already) return;
+	list.push(ref);
+	relations[key] = list;
+	fm.relations = relations;
+}
+
+function yamlValue(value: PropValue): unknown {
+	return Array.isArray(value) ? (value as readonly PropValue[]).map((v) => yamlValue(v)) : value;
+}
+
+/**
+ * The note for an entity that has none: frontmatter with its id, label, key, the properties the
+ * profile knows and its relations; a body with the name and summary. Parsing it back gives the
+ * same node (the description comes from the frontmatter, not the body).
+ */
+export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; ref: string }[], profile: Profile): string {
+	const def = profile.resolveLabel(node.label);
+	const fm: Record<string, unknown> = {
+		engrama_id: node.id,
+		engrama_label: node.label,
+		[node.keyField]: node.key,
+	};
+	const known = new Set([...(def?.properties ?? []), "description", "status", "valid_to"]);
+	for (const name of [...(def?.properties ?? []), "description", "status", "confidence", "valid_to"]) {
+		if (name in fm || NEVER_WRITTEN.has(name)) continue;
+		const value = node.props[name];
+		if (value === undefined || value === null || value === "") continue;
+		if (name === "confidence" && value === 1) continue;
+		if (!known.has(name) && name !== "confidence") continue;
+		fm[name] = yamlValue(value);
+	}
+	if (relations.length > 0) {
+		const map: Record<string, string[]> = {};
+		for (const r of relations) (map[r.type] ??= []).push(r.ref);
+		fm.relations = map;
+	}
+	const yaml = stringify(fm, { lineWidth: 0, flowCollectionPadding: false, collectionStyle: "block" });
+	const summary = typeof node.props.summary === "string" ? node.props.summary : typeof node.props.description === "string" ? node.props.description : "";
+	const quote = summary ? `\n> ${summary.replace(/\s*\n\s*/g, " ")}\n` : "";
+	return `---\n${yaml}---\n# ${node.key}\n${quote}`;
+}

@@ -1,0 +1,141 @@
+/**
+ * The small pieces of Obsidian markdown sync reads: wikilinks, inline tags, the first H1 and the
+ * first paragraph. Code blocks, inline code and comments are blanked first so nothing inside
+ * them counts as a link or a tag.
+ */
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+
+/** Replaces fenced code, inline code, %% comments %% and HTML comments with spaces (offsets kept). */
+export function maskCode(body: string): string {
+	const lines = body.split("\n");
+	let fence: string | null = null;
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i];
+		const open = FENCE.exec(line);
+		if (fence !== null) {
+			if (open && open[1][0] === fence[0] && open[1].length >= fence.length) fence = null;
+			lines[i] = blank(line);
+			continue;
+		}
+		if (open) {
+			fence = open[1];
+			lines[i] = blank(line);
+		}
+	}
+	return lines
+		.join("\n")
+		.replace(/`[^`\n]*`/g, blank)
+		.replace(/%%[\s\S]*?%%/g, blank)
+		.replace(/<!--[\s\S]*?-->/g, blank);
+}
+
+function blank(text: string): string {
+	return text.replace(/[^\n]/g, " ");
+}
+
+/** "Target#Heading|Alias" → "Target"; "#Heading" (a link inside the same note) → "". */
+export function linkTarget(inner: string): string {
+	let target = inner;
+	const pipe = target.indexOf("|");
+	if (pipe >= 0) target = target.slice(0, pipe);
+	const hash = target.indexOf("#");
+	if (hash >= 0) target = target.slice(0, hash);
+	const caret = target.indexOf("^");
+	if (caret >= 0) target = target.slice(0, caret);
+	return target.replace(/\\$/, "").trim();
+}
+
+/** A frontmatter value that is a single wikilink: "[[Neo4j]]" → "Neo4j"; otherwise undefined. */
+export function wholeWikilink(value: string): string | undefined {
+	const match = /^!?\[\[([^\]]*)\]\]$/.exec(value.trim());
+	return match ? linkTarget(match[1]) : undefined;
+}
+
+// Attachments are linked with the same syntax; only notes become LINKS_TO edges.
+const NON_NOTE = /\.(?!md$)[a-z0-9]{1,8}$/i;
+
+/** Distinct note targets of `[[T]]`, `[[T|alias]]`, `[[T#h]]` and `![[T]]` embeds, in order. */
+export function bodyWikilinks(maskedBody: string): string[] {
+	const seen = new Set<string>();
+	const out: string[] = [];
+	for (const match of maskedBody.matchAll(/!?\[\[([^\]\n]+?)\]\]/g)) {
+		const target = linkTarget(match[1]);
+		if (!target || NON_NOTE.test(target)) continue;
+		const key = target.toLowerCase();
+		if (seen.has(key)) continue;
+		seen.add(key);
+		out.push(target);
+	}
+	return out;
+}
+
+/** Inline `#tags` (letters, digits, `_`, `-`, `/`; not purely numeric), as written, without "#". */
+export function inlineTags(maskedBody: string): string[] {
+	const out: string[] = [];
+	for (const match of maskedBody.matchAll(/(^|[\s(,;])#([\p{L}\p{N}_\-/]+)/gu)) {
+		const tag = match[2].replace(/\/+$/, "");
+		if (tag && !/^[\d/]+$/.test(tag)) out.push(tag);
+	}
+	return out;
+}
+
+/** Visible text of inline markdown: wikilinks show their alias or target, emphasis marks go. */
+export function plainText(text: string): string {
+	return text
+		.replace(/!?\[\[([^\]|]*)\|([^\]]*)\]\]/g, "$2")
+		.replace(/!?\[\[([^\]]*)\]\]/g, (_m, inner: string) => linkTarget(inner) || inner)
+		.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+		.replace(/(\*\*|__|==|~~)(.+?)\1/g, "$2")
+		.replace(/(^|\W)[*_](\S(?:.*?\S)?)[*_](?=\W|$)/g, "$1$2")
+		.replace(/\s+/g, " ")
+		.trim();
+}
+
+/** The first `# H1` of the body, as plain text. */
+export function firstHeading(maskedBody: string): string | undefined {
+	const match = /^ {0,3}#[ \t]+(.+?)[ \t#]*$/m.exec(maskedBody);
+	if (!match) return undefined;
+	const text = plainText(match[1]);
+	return text || undefined;
+}
+
+const SKIP_BLOCK = /^ {0,3}(#{1,6}(\s|$)|[-*+]\s|\d+[.)]\s|\||<|!\[\[|---+\s*$|\*\*\*+\s*$|___+\s*$)/;
+
+/**
+ * The first paragraph or blockquote (callout titles dropped), as plain text and at most
+ * `maxLength` characters. Headings, lists, tables, embeds and code are not descriptions.
+ */
+export function firstParagraph(maskedBody: string, maxLength = 1000): string | undefined {
+	const blocks = maskedBody.split(/\n[ \t]*\n/);
+	for (const block of blocks) {
+		const lines = block.split("\n").filter((line) => line.trim() !== "");
+		if (lines.length === 0) continue;
+		const first = lines[0];
+		let text: string;
+		if (/^ {0,3}>/.test(first)) {
+			const quoted = lines.filter((line) => /^ {0,3}>/.test(line)).map((line) => line.replace(/^ {0,3}>\s?/, ""));
+			if (quoted.length > 0 && /^\[![^\]]*\][+-]?/.test(quoted[0])) quoted[0] = quoted[0].replace(/^\[![^\]]*\][+-]?\s*/, "");
+			text = plainText(quoted.join(" "));
+		} else {
+			if (SKIP_BLOCK.test(first)) continue;
+			text = plainText(lines.join(" "));
+		}
+		if (!text) continue;
+		return text.length > maxLength ? `${text.slice(0, maxLength - 3)}...` : text;
+	}
+	return undefined;
+}
+
+/**
+ * A file name Obsidian and every OS accept, from an entity name: characters that break links or
+ * paths (`\ / : * ? " < > | # ^ [ ]`) become spaces, leading dots go, length is bounded.
+ */
+export function safeFileName(name: string, maxLength = 120): string {
+	// eslint-disable-next-line no-control-regex -- control characters are not allowed in file names
+	let safe = name.replace(/[\\/:*?"<>|#^[\]\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+	safe = safe.replace(/^[.\s]+/, "").replace(/[.\s]+$/, "");
+	if (safe.length > maxLength) safe = safe.slice(0, maxLength).trim();
+	if (/^(con|prn|aux|nul|com\d|lpt\d)$/i.test(safe)) safe = `${safe} note`;
+	return safe || "Untitled";
+}

@@ -1,0 +1,152 @@
+import type { GraphStore } from "../protocols";
+import type { NodeRecord, Scope } from "../types";
+import { isMarkdownPath, noteBasename } from "./vault-source";
+
+/** What sync remembers about a note-backed node, read from its props. */
+export interface NoteEntry {
+	readonly id: string;
+	readonly path: string;
+	readonly label: string;
+	readonly key: string;
+	readonly hash: string;
+	readonly mtime: number;
+	readonly size: number;
+	readonly archived: boolean;
+}
+
+/** Props sync keeps on a note's node (`obsidian_path` is the spec's; the rest is bookkeeping). */
+export const NOTE_PROPS = {
+	path: "obsidian_path",
+	hash: "content_hash",
+	mtime: "obsidian_mtime",
+	size: "obsidian_size",
+	/** Names of the props the note itself stated, so a key deleted from the frontmatter is unset. */
+	stated: "note_props",
+} as const;
+
+export function noteEntryOf(node: NodeRecord): NoteEntry | undefined {
+	const path = node.props[NOTE_PROPS.path];
+	if (typeof path !== "string" || path === "") return undefined;
+	const num = (value: unknown) => (typeof value === "number" ? value : -1);
+	return {
+		id: node.id,
+		path,
+		label: node.label,
+		key: node.key,
+		hash: typeof node.props[NOTE_PROPS.hash] === "string" ? (node.props[NOTE_PROPS.hash] as string) : "",
+		mtime: num(node.props[NOTE_PROPS.mtime]),
+		size: num(node.props[NOTE_PROPS.size]),
+		archived: node.props.status === "archived",
+	};
+}
+
+const PAGE = 5000;
+
+/**
+ * The vault as the graph last saw it: path → node, plus Obsidian-style link resolution
+ * (exact path first, else the file name; several files with one name → the shortest path).
+ * Built from one scan of the graph, then kept in step by sync itself.
+ */
+export class NoteIndex {
+	private readonly byPath = new Map<string, NoteEntry>();
+	private readonly byBasename = new Map<string, Set<string>>();
+	private readonly pathById = new Map<string, string>();
+	/** Live, non-stub nodes without a note when the index was loaded (graph → vault export candidates). */
+	readonly unnoted: string[] = [];
+	/** Nodes in the scope when the index was loaded (0: a fresh memory, nothing to reconcile against). */
+	nodeCount = 0;
+
+	static async load(graph: GraphStore, scope: Scope): Promise<NoteIndex> {
+		const index = new NoteIndex();
+		for (let offset = 0; ; offset += PAGE) {
+			const page = await graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
+			for (const node of page) {
+				index.nodeCount++;
+				const entry = noteEntryOf(node);
+				if (entry) index.set(entry);
+				else if (node.props.status !== "stub" && node.props.status !== "archived") index.unnoted.push(node.id);
+			}
+			if (page.length < PAGE) break;
+		}
+		return index;
+	}
+
+	clone(): NoteIndex {
+		const copy = new NoteIndex();
+		for (const entry of this.byPath.values()) copy.set(entry);
+		return copy;
+	}
+
+	get size(): number {
+		return this.byPath.size;
+	}
+
+	entries(): IterableIterator<NoteEntry> {
+		return this.byPath.values();
+	}
+
+	get(path: string): NoteEntry | undefined {
+		return this.byPath.get(path);
+	}
+
+	set(entry: NoteEntry): void {
+		// One node has one note: a node seen at a new path has moved.
+		const oldPath = this.pathById.get(entry.id);
+		if (oldPath !== undefined && oldPath !== entry.path) this.delete(oldPath);
+		this.delete(entry.path);
+		this.byPath.set(entry.path, entry);
+		this.pathById.set(entry.id, entry.path);
+		const base = linkForm(noteBasename(entry.path));
+		let paths = this.byBasename.get(base);
+		if (!paths) {
+			paths = new Set();
+			this.byBasename.set(base, paths);
+		}
+		paths.add(entry.path);
+	}
+
+	byId(id: string): NoteEntry | undefined {
+		const path = this.pathById.get(id);
+		return path === undefined ? undefined : this.byPath.get(path);
+	}
+
+	delete(path: string): void {
+		const entry = this.byPath.get(path);
+		if (!entry) return;
+		this.byPath.delete(path);
+		if (this.pathById.get(entry.id) === path) this.pathById.delete(entry.id);
+		this.deleteBasename(path);
+	}
+
+	private deleteBasename(path: string): void {
+		const base = linkForm(noteBasename(path));
+		const paths = this.byBasename.get(base);
+		paths?.delete(path);
+		if (paths && paths.size === 0) this.byBasename.delete(base);
+	}
+
+	/** The note a link or name points at: "Folder/Note", "Note", "Note.md" (case- and NFC/NFD-insensitive). */
+	resolve(target: string): NoteEntry | undefined {
+		const clean = target.trim().replace(/^\/+/, "");
+		if (!clean) return undefined;
+		const withExt = isMarkdownPath(clean) ? clean : `${clean}.md`;
+		const exact = this.byPath.get(withExt);
+		if (exact) return exact;
+		const wanted = linkForm(withExt);
+		const paths = this.byBasename.get(linkForm(noteBasename(withExt)));
+		if (!paths || paths.size === 0) return undefined;
+		const candidates = [...paths].filter((p) => {
+			if (!clean.includes("/")) return true;
+			const form = linkForm(p);
+			return form === wanted || form.endsWith(`/${wanted}`);
+		});
+		if (candidates.length === 0) return undefined;
+		candidates.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+		return this.byPath.get(candidates[0]);
+	}
+}
+
+/** How links compare names: NFC (macOS writes NFD file names) and case-insensitive. */
+function linkForm(text: string): string {
+	return text.normalize("NFC").toLowerCase();
+}

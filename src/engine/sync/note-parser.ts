@@ -1,0 +1,342 @@
+import { ValidationError } from "../errors";
+import type { LabelDef, Profile } from "../profile";
+import type { KeyField, PropValue } from "../types";
+import { normaliseTags, readConfidence, readDate, sanitiseKey, sanitiseProps } from "../write/sanitise";
+import { isUuid } from "../write/write-pipeline";
+import { contentHash } from "./content-hash";
+import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
+import { bodyWikilinks, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
+import { folderLabelFor, type SyncSettings } from "./sync-settings";
+import type { SyncProblem } from "./sync-report";
+import { noteBasename } from "./vault-source";
+
+/** One `relations:` entry: a resolved relation type and a target name (wikilink syntax removed). */
+export interface ParsedRelation {
+	readonly type: string;
+	readonly target: string;
+}
+
+export interface ParsedNote {
+	readonly path: string;
+	/** The frontmatter engrama_id when it is a UUID. */
+	readonly id?: string;
+	/** True when the frontmatter has an engrama_id key at all (valid or not). */
+	readonly hasIdKey: boolean;
+	readonly label: string;
+	readonly keyField: KeyField;
+	readonly key: string;
+	/** The key came from the file name, so a rename changes it. */
+	readonly keyFromFileName: boolean;
+	/** Properties the note states (already cleaned; the write pipeline sanitises again). */
+	readonly props: Readonly<Record<string, PropValue>>;
+	readonly relations: readonly ParsedRelation[];
+	/** Relation types whose value could not be read: their stored edges are left as they are. */
+	readonly frozenTypes: readonly string[];
+	/** The whole `relations` value could not be read: no relation edge of this note is touched. */
+	readonly relationsFrozen: boolean;
+	/** Body wikilink targets (become LINKS_TO). */
+	readonly links: readonly string[];
+	readonly hash: string;
+	readonly warnings: readonly SyncProblem[];
+}
+
+export type NoteParseResult =
+	| { readonly kind: "note"; readonly note: ParsedNote }
+	| { readonly kind: "skipped"; readonly path: string; readonly reason: "untyped" }
+	| { readonly kind: "invalid"; readonly path: string; readonly problems: readonly SyncProblem[] };
+
+export interface NoteParseInput {
+	readonly path: string;
+	readonly text: string;
+	readonly settings: SyncSettings;
+	readonly profile: Profile;
+}
+
+// Keys that steer sync rather than describe the entity.
+const RESERVED = new Set(["engrama_id", "engrama_label", "relations", "name", "title", "tags", "tag"]);
+// Valid on every label: the engine's temporal and lifecycle fields.
+const ALWAYS_ALLOWED = ["description", "status", "confidence", "valid_from", "valid_to"];
+
+/**
+ * Note text → what the graph should hold for it, or the problems that stop it. Pure: no I/O.
+ * Never throws for bad input; every problem names the file, what is wrong and what to do.
+ */
+export function parseNote(input: NoteParseInput): NoteParseResult {
+	const { path, text, settings, profile } = input;
+	const problems: SyncProblem[] = [];
+	const warnings: SyncProblem[] = [];
+	const fail = (problem: string, action: string): NoteParseResult => ({
+		kind: "invalid",
+		path,
+		problems: [...problems, { path, severity: "error", problem, action }],
+	});
+	const warn = (problem: string, action: string): void => {
+		warnings.push({ path, severity: "warning", problem, action });
+	};
+
+	if (text.length > settings.maxNoteBytes) {
+		return fail(
+			`The note is ${formatSize(text.length)}, over the ${formatSize(settings.maxNoteBytes)} sync limit.`,
+			"Split it into smaller notes, or raise the maximum note size in the sync settings.",
+		);
+	}
+	if (looksBinary(text)) {
+		return fail("The file is not text (it looks binary) although its name ends in .md.", "Rename it to its real extension or move it out of the vault.");
+	}
+
+	// A UTF-8 byte-order mark (Windows editors) is not part of the note.
+	const split = splitFrontmatter(text.startsWith("\uFEFF") ? text.slice(1) : text);
+	if (split.kind === "unclosed") {
+		return fail("The frontmatter starts with --- on the first line but is never closed.", "Add a line with just --- after the last frontmatter key.");
+	}
+	let data: Record<string, unknown> = {};
+	let body = text;
+	if (split.kind === "block") {
+		const parsed = parseFrontmatterYaml(split.yaml, 1);
+		if (!parsed.ok) {
+			const where = parsed.error.line !== undefined ? ` (line ${parsed.error.line})` : "";
+			return fail(
+				`The frontmatter YAML is broken${where}: ${parsed.error.message}.`,
+				"Fix the YAML (quotes, colons, indentation); until then the note's stored node is kept as it was.",
+			);
+		}
+		data = parsed.data;
+		body = text.slice(split.bodyStart + (text.startsWith("\uFEFF") ? 1 : 0));
+	}
+	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
+
+	// Label: engrama_label, else `type` naming a label, else the folder mapping, else Note.
+	let def: LabelDef | undefined;
+	let typeIsLabel = false;
+	const rawLabel = data.engrama_label;
+	if (rawLabel !== undefined && rawLabel !== null && rawLabel !== "") {
+		def = typeof rawLabel === "string" ? profile.resolveLabel(rawLabel) : undefined;
+		if (!def) {
+			return fail(
+				`engrama_label ${JSON.stringify(rawLabel)} is not a label of profile ${profile.name}.`,
+				`Use one of: ${profile.labels().map((l) => l.label).join(", ")} (or add the label to your profile).`,
+			);
+		}
+	} else if (typeof data.type === "string" && profile.resolveLabel(data.type)) {
+		def = profile.resolveLabel(data.type);
+		typeIsLabel = true;
+	} else {
+		const mapped = folderLabelFor(path, settings);
+		if (mapped !== undefined) {
+			def = profile.resolveLabel(mapped);
+			if (!def) {
+				return fail(
+					`The folder mapping gives label "${mapped}", which profile ${profile.name} does not define.`,
+					"Fix the folder → label mapping in the sync settings.",
+				);
+			}
+		}
+	}
+	if (!def) {
+		if (!settings.indexUntypedNotes) return { kind: "skipped", path, reason: "untyped" };
+		def = profile.resolveLabel("Note");
+		if (!def) return fail("The profile has no Note label for untyped notes.", "Add engrama_label to the note.");
+	}
+
+	// Key: the label's key field, then the other one, then the first H1, then the file name.
+	const keyField = def.keyField;
+	const other: KeyField = keyField === "name" ? "title" : "name";
+	let rawKey: unknown;
+	let keyFromFileName = false;
+	for (const candidate of [data[keyField], data[other], firstHeading(masked)]) {
+		if (typeof candidate === "string" && candidate.trim() !== "") {
+			rawKey = candidate;
+			break;
+		}
+		if (typeof candidate === "number") {
+			rawKey = String(candidate);
+			break;
+		}
+	}
+	if (rawKey === undefined) {
+		rawKey = noteBasename(path);
+		keyFromFileName = true;
+	}
+	let key: string;
+	try {
+		key = sanitiseKey(rawKey, keyField);
+	} catch (error) {
+		return fail(
+			`The note's ${keyField} cannot be used: ${(error as Error).message}`,
+			`Give the note a ${keyField} with letters or digits in its frontmatter (${keyField}: ...).`,
+		);
+	}
+
+	// engrama_id
+	const rawId = data.engrama_id;
+	const hasIdKey = rawId !== undefined && rawId !== null && rawId !== "";
+	let id: string | undefined;
+	if (hasIdKey) {
+		if (typeof rawId === "string" && isUuid(rawId.trim())) id = rawId.trim().toLowerCase();
+		else warn(`engrama_id ${JSON.stringify(rawId).slice(0, 60)} is not a UUID.`, "Nothing to do: sync gives the note a new id.");
+	}
+
+	// Properties the profile knows for this label.
+	const known = new Set([...def.properties, ...ALWAYS_ALLOWED]);
+	const props: Record<string, PropValue> = {};
+	for (const [name, value] of Object.entries(data)) {
+		if (RESERVED.has(name) || (name === "type" && typeIsLabel) || !known.has(name) || name === keyField) continue;
+		if (value === null || value === undefined) continue;
+		// Status is a word from the label's vocabulary; `status: 42` is kept as text (then status_note).
+		const raw = name === "status" && (typeof value === "number" || typeof value === "boolean") ? String(value) : value;
+		const cleaned = cleanProp(name, flattenWikilinks(raw));
+		if (cleaned.ok) props[name] = cleaned.value;
+		else warn(`Property "${name}": ${cleaned.message}`, `Fix "${name}" in the frontmatter; the rest of the note was synced.`);
+	}
+	if (props.description === undefined && typeof data.summary !== "string") {
+		const paragraph = firstParagraph(masked);
+		if (paragraph) props.description = paragraph;
+	}
+	const tags = normaliseTags([...tagList(data.tags), ...tagList(data.tag), ...inlineTags(masked)]) ?? [];
+	const uniqueTags = dedupeCaseless(tags);
+	if (uniqueTags.length > 0) props.tags = uniqueTags;
+
+	const relations = parseRelations(data.relations, def.label, profile, warn);
+
+	return {
+		kind: "note",
+		note: {
+			path,
+			id,
+			hasIdKey,
+			label: def.label,
+			keyField,
+			key,
+			keyFromFileName,
+			props,
+			relations: relations.relations,
+			frozenTypes: relations.frozenTypes,
+			relationsFrozen: relations.frozen,
+			links: bodyWikilinks(masked),
+			hash: contentHash(text),
+			warnings,
+		},
+	};
+}
+
+function parseRelations(
+	value: unknown,
+	label: string,
+	profile: Profile,
+	warn: (problem: string, action: string) => void,
+): { relations: ParsedRelation[]; frozenTypes: string[]; frozen: boolean } {
+	const relations: ParsedRelation[] = [];
+	const frozenTypes: string[] = [];
+	if (value === undefined || value === null) return { relations, frozenTypes, frozen: false };
+	if (typeof value !== "object" || Array.isArray(value)) {
+		warn(
+			`"relations" must be a map of relation type to targets, got ${Array.isArray(value) ? "a list" : typeof value}.`,
+			'Write it as relations: {USES: [Python, "[[Neo4j]]"]}; until then the note\'s stored relations are kept.',
+		);
+		return { relations, frozenTypes, frozen: true };
+	}
+	const seen = new Set<string>();
+	for (const [rawType, targets] of Object.entries(value as Record<string, unknown>)) {
+		const type = profile.resolveRelationType(rawType);
+		if (!type) {
+			const allowed = [...new Set(profile.relationDefs().filter((r) => r.from === label || r.from === "*").map((r) => r.type))];
+			warn(`Unknown relation type "${rawType}" in relations.`, `Use one the profile allows from ${label}: ${allowed.join(", ")}.`);
+			continue;
+		}
+		if (profile.allowedTargets(type, label).length === 0) {
+			warn(`${type} cannot start from a ${label} in profile ${profile.name}.`, `Remove it, or change the note's engrama_label.`);
+			continue;
+		}
+		const items = targets === null || targets === undefined ? [] : Array.isArray(targets) ? targets : [targets];
+		let bad = false;
+		for (const item of items) {
+			const target = targetName(item);
+			if (target === undefined) {
+				bad = true;
+				continue;
+			}
+			if (target === "") continue;
+			const dedupe = `${type}|${target.toLowerCase()}`;
+			if (seen.has(dedupe)) continue;
+			seen.add(dedupe);
+			relations.push({ type, target });
+		}
+		if (bad) {
+			frozenTypes.push(type);
+			warn(
+				`relations.${rawType} has a value that is not a name or a [[link]].`,
+				`List names or "[[links]]" only, e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
+			);
+		}
+	}
+	return { relations, frozenTypes, frozen: false };
+}
+
+/** A relation target: a name or a wikilink; `[[X]]` written unquoted in YAML arrives as [["X"]]. */
+function targetName(item: unknown): string | undefined {
+	if (typeof item === "number") return String(item);
+	if (typeof item === "string") {
+		const link = wholeWikilink(item);
+		return (link ?? item).replace(/\s+/g, " ").trim();
+	}
+	if (Array.isArray(item) && item.length === 1 && Array.isArray(item[0]) && item[0].length === 1 && typeof item[0][0] === "string") {
+		return targetName(`[[${item[0][0]}]]`);
+	}
+	if (Array.isArray(item) && item.length === 1 && typeof item[0] === "string") return targetName(`[[${item[0]}]]`);
+	return undefined;
+}
+
+/** Unquoted `[[X]]` in YAML is a nested list; turn it back into the "[[X]]" the user meant. */
+function flattenWikilinks(value: unknown): unknown {
+	const single = (item: unknown): item is [string] => Array.isArray(item) && item.length === 1 && typeof item[0] === "string";
+	if (!Array.isArray(value)) return value;
+	const list = value as unknown[];
+	if (list.length === 1 && single(list[0])) return `[[${list[0][0]}]]`;
+	return list.map((item): unknown => (single(item) ? `[[${item[0]}]]` : item));
+}
+
+function cleanProp(name: string, value: unknown): { ok: true; value: PropValue } | { ok: false; message: string } {
+	try {
+		if (name === "confidence") {
+			const n = readConfidence(value as PropValue);
+			return n === undefined ? { ok: false, message: "empty" } : { ok: true, value: n };
+		}
+		if (name === "valid_from" || name === "valid_to") {
+			const date = readDate(name, value as PropValue);
+			return date === undefined ? { ok: false, message: "empty" } : { ok: true, value: date };
+		}
+		const cleaned = sanitiseProps({ [name]: value })[name];
+		return cleaned === undefined ? { ok: false, message: "empty" } : { ok: true, value: cleaned };
+	} catch (error) {
+		if (error instanceof ValidationError) return { ok: false, message: error.message };
+		throw error;
+	}
+}
+
+function tagList(value: unknown): string[] {
+	if (typeof value === "string") return value.split(/[,\s]+/).filter(Boolean);
+	if (Array.isArray(value)) return value.filter((t): t is string | number => typeof t === "string" || typeof t === "number").map(String);
+	return [];
+}
+
+function dedupeCaseless(values: readonly string[]): string[] {
+	const seen = new Set<string>();
+	return values.filter((v) => {
+		const k = v.toLowerCase();
+		if (seen.has(k)) return false;
+		seen.add(k);
+		return true;
+	});
+}
+
+function looksBinary(text: string): boolean {
+	const head = text.slice(0, 8192);
+	if (head.includes("\u0000")) return true;
+	let replacement = 0;
+	for (const ch of head) if (ch === "\uFFFD") replacement++;
+	return head.length > 0 && replacement / head.length > 0.05;
+}
+
+function formatSize(bytes: number): string {
+	return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}

@@ -1,0 +1,618 @@
+import type { Clock } from "../clock";
+import { EngramaError, errorMessage } from "../errors";
+import type { Profile } from "../profile";
+import type { GraphStore } from "../protocols";
+import type { NodeRecord, PropValue, Scope } from "../types";
+import { sanitiseKey } from "../write/sanitise";
+import type { WriteContext, WritePipeline } from "../write/write-pipeline";
+import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
+import { NOTE_PROPS, type NoteEntry, type NoteIndex, noteEntryOf } from "./note-index";
+import { parseNote, type ParsedNote } from "./note-parser";
+import { emptyCounts, type SyncCounts, type SyncProblem } from "./sync-report";
+import type { SyncSettings } from "./sync-settings";
+import { noteBasename, type VaultFileInfo, type VaultSource } from "./vault-source";
+
+export interface SyncRunDeps {
+	readonly graph: GraphStore;
+	readonly pipeline: WritePipeline;
+	readonly profile: Profile;
+	readonly clock: Clock;
+	readonly scope: Scope;
+	readonly source: VaultSource;
+	readonly settings: SyncSettings;
+	readonly index: NoteIndex;
+	readonly dryRun: boolean;
+	/** Paths known to exist in this run (a full sync's listing); otherwise the source is asked. */
+	readonly present?: ReadonlySet<string>;
+	/**
+	 * The scope held no nodes when the run started: every node is one this run wrote, so lookups
+	 * are answered from memory and there are no old edges or stubs to reconcile (a rebuild).
+	 */
+	readonly freshGraph?: boolean;
+}
+
+/** A note read and parsed, ready for the graph. */
+export interface PreparedNote {
+	readonly info: VaultFileInfo;
+	readonly note: ParsedNote;
+	/** Set when another file holds the same engrama_id and keeps it: this one is a copy. */
+	copyOf?: string;
+	/** Set when this file is a known node's note under a new path (rename, move). */
+	moveFrom?: NoteEntry;
+}
+
+/** A note whose node is in the graph; `idToWrite` is set when its frontmatter needs the id. */
+export interface UpsertedNote {
+	readonly prepared: PreparedNote;
+	readonly node: NodeRecord;
+	readonly idToWrite?: string;
+}
+
+export type ReadOutcome =
+	| { readonly kind: "prepared"; readonly prepared: PreparedNote }
+	| { readonly kind: "touched"; readonly entry: NoteEntry; readonly info: VaultFileInfo }
+	| { readonly kind: "skipped" }
+	| { readonly kind: "failed" };
+
+/** Edge props that mark an edge as declared by a note; reconciliation only removes those. */
+export const NOTE_ORIGIN = "note";
+
+const LINKS_TO = "LINKS_TO";
+// What claimByKey returns when another live note holds the label + key (not a valid key: has a NUL).
+const COLLISION = "\u0000collision";
+const BOOKKEEPING = new Set<string>(Object.values(NOTE_PROPS));
+
+/**
+ * The work of one sync (a full sync or one batch of vault events): reading notes, giving each its
+ * node, reconciling the edges it declares, archiving what vanished. Holds the counters, the
+ * problems and small caches; the caller runs it inside one graph transaction.
+ */
+export class SyncRun {
+	readonly counts: SyncCounts = emptyCounts();
+	readonly problems: SyncProblem[] = [];
+	readonly idsWritten: string[] = [];
+	private readonly ctx: WriteContext;
+	private readonly parsedIds = new Map<string, string | undefined>();
+	private readonly nodes = new Map<string, NodeRecord>();
+	private readonly byKey = new Map<string, readonly NodeRecord[]>();
+	/** Nodes created by this run that nothing was merged into: they have no edges yet. */
+	private readonly created = new Set<string>();
+
+	constructor(readonly deps: SyncRunDeps) {
+		this.ctx = { scope: deps.scope, source: "sync" };
+	}
+
+	// --- reading ---
+
+	/** Reads and parses one file unless its stored hash says nothing changed. */
+	async read(info: VaultFileInfo): Promise<ReadOutcome> {
+		const { settings, profile, source, index } = this.deps;
+		if (info.size > settings.maxNoteBytes) {
+			this.problems.push({
+				path: info.path,
+				severity: "error",
+				problem: `The note is ${(info.size / 1024 / 1024).toFixed(1)} MB, over the ${(settings.maxNoteBytes / 1024 / 1024).toFixed(1)} MB sync limit.`,
+				action: "Split it into smaller notes, or raise the maximum note size in the sync settings. Its stored node is kept as it was.",
+			});
+			this.counts.filesSkipped++;
+			return { kind: "failed" };
+		}
+		let text: string;
+		try {
+			text = await source.read(info.path);
+		} catch (error) {
+			this.problems.push({
+				path: info.path,
+				severity: "error",
+				problem: `The file could not be read: ${errorMessage(error)}.`,
+				action: "Check that it exists and is readable; its stored node is kept as it was.",
+			});
+			return { kind: "failed" };
+		}
+		this.counts.filesRead++;
+		const result = parseNote({ path: info.path, text, settings, profile });
+		if (result.kind === "invalid") {
+			this.problems.push(...result.problems);
+			return { kind: "failed" };
+		}
+		if (result.kind === "skipped") {
+			this.counts.filesSkipped++;
+			return { kind: "skipped" };
+		}
+		const note = result.note;
+		this.parsedIds.set(note.path, note.id);
+		const entry = index.get(note.path);
+		if (entry && !entry.archived && entry.hash === note.hash) {
+			this.counts.filesUnchanged++;
+			return { kind: "touched", entry, info };
+		}
+		this.problems.push(...note.warnings);
+		return { kind: "prepared", prepared: { info, note } };
+	}
+
+	/**
+	 * Two files claiming one engrama_id: the file the graph already knows keeps it, else the
+	 * oldest (then the shortest path); the others are copies and get new ids.
+	 */
+	markCopies(prepared: readonly PreparedNote[]): void {
+		const groups = new Map<string, PreparedNote[]>();
+		for (const p of prepared) {
+			if (!p.note.id) continue;
+			const group = groups.get(p.note.id) ?? [];
+			group.push(p);
+			groups.set(p.note.id, group);
+		}
+		for (const [id, group] of groups) {
+			if (group.length < 2) continue;
+			const known = this.deps.index.byId(id)?.path;
+			const sorted = [...group].sort(
+				(a, b) =>
+					Number(b.info.path === known) - Number(a.info.path === known) ||
+					a.info.mtime - b.info.mtime ||
+					a.info.path.length - b.info.path.length ||
+					(a.info.path < b.info.path ? -1 : 1),
+			);
+			for (const copy of sorted.slice(1)) copy.copyOf = sorted[0].info.path;
+		}
+	}
+
+	/** Pairs a vanished note with a new file of identical text: a move the watcher saw as delete + create. */
+	matchMoves(prepared: readonly PreparedNote[], vanished: readonly NoteEntry[]): void {
+		const byHash = new Map<string, NoteEntry>();
+		for (const entry of vanished) if (entry.hash) byHash.set(entry.hash, entry);
+		for (const p of prepared) {
+			if (p.moveFrom || this.deps.index.get(p.info.path)) continue;
+			const entry = byHash.get(p.note.hash);
+			if (entry && (!p.note.id || p.note.id === entry.id)) {
+				p.moveFrom = entry;
+				byHash.delete(p.note.hash);
+			}
+		}
+	}
+
+	// --- nodes ---
+
+	/** Gives one note its node (create, update, move, rename, adopt a stub); null when it must wait. */
+	async upsert(prepared: PreparedNote): Promise<UpsertedNote | null> {
+		try {
+			return await this.deps.graph.transaction(() => this.upsertUnsafe(prepared));
+		} catch (error) {
+			if (!(error instanceof EngramaError)) throw error;
+			this.problems.push({
+				path: prepared.note.path,
+				severity: "error",
+				problem: error.message,
+				action: "Fix the note's frontmatter; its stored node is kept as it was.",
+			});
+			return null;
+		}
+	}
+
+	private async upsertUnsafe(prepared: PreparedNote): Promise<UpsertedNote | null> {
+		const { graph, scope, index, profile, settings, pipeline, clock } = this.deps;
+		const note = prepared.note;
+		const path = note.path;
+		const def = profile.resolveLabel(note.label);
+		if (!def) throw new EngramaError("invalid_input", `Label ${note.label} vanished from the profile.`);
+		let claimed = prepared.copyOf ? undefined : note.id;
+		let node: NodeRecord | null = null;
+		let adopted = false;
+
+		if (prepared.moveFrom) node = await this.nodeById(prepared.moveFrom.id);
+		if (!node && claimed) {
+			const byId = await this.nodeById(claimed);
+			if (byId) {
+				const owner = ownerPath(byId);
+				if (owner && owner !== path && (await this.isLive(owner, claimed))) {
+					prepared.copyOf = owner;
+					claimed = undefined;
+				} else {
+					node = byId;
+				}
+			}
+		}
+		if (prepared.copyOf) {
+			this.problems.push({
+				path,
+				severity: "warning",
+				problem: `Its engrama_id also belongs to ${prepared.copyOf} (a copied note?).`,
+				action: settings.writeEngramaIds
+					? "Nothing to do: this note gets a new engrama_id and its own node; the original keeps its node."
+					: "Remove engrama_id from the copy: this note gets its own node; the original keeps its node.",
+			});
+		}
+		if (!node) {
+			const entry = index.get(path);
+			if (entry) node = await this.nodeById(entry.id);
+		}
+		let key = note.key;
+		if (!node) {
+			const found = await this.claimByKey(note.label, key, path);
+			if (found === COLLISION) return null;
+			if (typeof found === "string") key = found;
+			else if (found) {
+				node = found;
+				adopted = true;
+			}
+		}
+
+		const previousPath = node ? ownerPath(node) : undefined;
+		const moved = !!node && !!previousPath && previousPath !== path;
+		if (node) {
+			const newId = adopted && claimed && claimed !== node.id ? claimed : undefined;
+			if (node.label !== note.label || node.key !== key || newId) {
+				if (node.label !== note.label || node.key !== key) {
+					const holder = await this.nodeByKey(note.label, key);
+					if (holder && holder.id !== node.id) {
+						const resolved = await this.clearHolder(holder, node, note.label, key, path);
+						if (resolved === null) return null;
+						key = resolved;
+					}
+				}
+				const rekeyed = await graph.rekeyNode(scope, node.id, { label: def.label, keyField: def.keyField, key, newId, now: clock.now().toISOString() });
+				if (!rekeyed) throw new EngramaError("not_found", `Node ${node.id} vanished while renaming it.`);
+				this.forget(node);
+				node = rekeyed;
+			}
+		}
+
+		// Props: what the note states, plus sync bookkeeping; props the note stopped stating go.
+		const props: Record<string, PropValue> = { ...note.props };
+		const stated = Object.keys(note.props);
+		const unset: string[] = [];
+		if (node) {
+			const before = node.props[NOTE_PROPS.stated];
+			if (Array.isArray(before)) {
+				for (const name of before) {
+					if (typeof name !== "string" || name in props || BOOKKEEPING.has(name)) continue;
+					if (name === "status") props.status = def.status?.default ?? "active";
+					else unset.push(name);
+				}
+			}
+			const status = node.props.status;
+			if ((status === "archived" || status === "stub") && props.status === undefined) {
+				const previous = node.props.previous_status;
+				props.status =
+					status === "archived" && typeof previous === "string" && previous !== "stub" && previous !== "archived"
+						? previous
+						: (def.status?.default ?? "active");
+			}
+			if (status === "archived") unset.push("archived_at", "previous_status");
+		}
+		props[NOTE_PROPS.path] = path;
+		props[NOTE_PROPS.hash] = note.hash;
+		props[NOTE_PROPS.mtime] = prepared.info.mtime;
+		props[NOTE_PROPS.size] = prepared.info.size;
+		props[NOTE_PROPS.stated] = stated;
+
+		const write = await pipeline.mergeEntity(this.ctx, {
+			label: def.label,
+			key,
+			props,
+			id: node ? undefined : claimed,
+			unset: unset.filter((name) => !(name in props)),
+		});
+		for (const warning of write.warnings) {
+			this.problems.push({ path, severity: "warning", problem: warning, action: "Check the value in the note's frontmatter." });
+		}
+		const stored = write.node;
+		this.remember(stored);
+		if (write.created) this.counts.nodesCreated++;
+		else if (moved) this.counts.nodesMoved++;
+		else this.counts.nodesUpdated++;
+
+		const entry = noteEntryOf(stored);
+		if (entry) index.set(entry);
+		this.parsedIds.set(path, stored.id);
+		if (write.created) this.created.add(stored.id);
+		if (!this.deps.freshGraph && (write.created || moved || adopted || previousPath === undefined)) await this.absorbNoteStubs(stored, path);
+
+		const idToWrite = settings.writeEngramaIds && note.id !== stored.id ? stored.id : undefined;
+		if (idToWrite) this.idsWritten.push(path);
+		return { prepared, node: stored, idToWrite };
+	}
+
+	/**
+	 * The node a new note may take over by label + key: a stub, an entity remembered elsewhere,
+	 * or a node whose note vanished. A live note elsewhere with the same label + key is a
+	 * collision (reported; untyped notes take their path as key instead).
+	 */
+	private async claimByKey(label: string, key: string, path: string): Promise<NodeRecord | null | string> {
+		const byKey = await this.nodeByKey(label, key);
+		if (!byKey) return null;
+		const owner = ownerPath(byKey);
+		if (!owner || owner === path || !(await this.isLive(owner))) return byKey;
+		if (label === "Note") {
+			const pathKey = path.slice(0, -3);
+			const again = await this.nodeByKey(label, pathKey);
+			if (!again) return pathKey;
+			const againOwner = ownerPath(again);
+			if (!againOwner || againOwner === path || !(await this.isLive(againOwner))) return again;
+		}
+		this.collision(path, owner, label, key);
+		return COLLISION;
+	}
+
+	/** Frees label + key for a renamed note: absorbs a stub, or falls back to the path key for untyped notes. */
+	private async clearHolder(holder: NodeRecord, node: NodeRecord, label: string, key: string, path: string): Promise<string | null> {
+		const owner = ownerPath(holder);
+		const liveOwner = owner && owner !== path && (await this.isLive(owner));
+		if (!liveOwner && (holder.props.status === "stub" || !owner)) {
+			await this.absorb(holder, node);
+			return key;
+		}
+		if (label === "Note") {
+			const pathKey = path.slice(0, -3);
+			const again = await this.nodeByKey(label, pathKey);
+			if (!again || again.id === node.id) return pathKey;
+		}
+		this.collision(path, owner ?? "(an entity without a note)", label, key);
+		return null;
+	}
+
+	private collision(path: string, other: string, label: string, key: string): void {
+		this.problems.push({
+			path,
+			severity: "error",
+			problem: `It describes ${label} "${key}", which ${other} already describes.`,
+			action: `Rename one of the two notes or give it another ${this.deps.profile.keyFieldOf(label)} (frontmatter); until then this note is not synced.`,
+		});
+	}
+
+	/** Moves a stub's edges onto `node` and removes the stub (it was a placeholder for this note). */
+	private async absorb(stub: NodeRecord, node: NodeRecord): Promise<void> {
+		const { graph, scope, clock } = this.deps;
+		const now = clock.now().toISOString();
+		for (const e of await graph.edgesOf(scope, stub.id, "both")) {
+			const other = e.node.id === stub.id ? node.id : e.node.id;
+			if (other === node.id) continue;
+			const [fromId, toId] = e.direction === "out" ? [node.id, other] : [other, node.id];
+			await graph.mergeEdge(scope, { fromId, type: e.type, toId, props: e.edge.props, now });
+		}
+		await this.deps.pipeline.hardDelete(this.ctx, stub);
+		this.forget(stub);
+		this.created.delete(node.id);
+	}
+
+	/** Untyped-link stubs ("Note" stubs named like this note) become this note's node. */
+	private async absorbNoteStubs(node: NodeRecord, path: string): Promise<void> {
+		const names = new Set([node.key, noteBasename(path)]);
+		for (const name of names) {
+			for (const other of await this.findByKey(name)) {
+				if (other.id === node.id || other.label !== "Note" || other.props.status !== "stub" || ownerPath(other)) continue;
+				await this.absorb(other, node);
+			}
+		}
+	}
+
+	/** True when `path` exists and (when `id` is given) still claims that engrama_id. */
+	private async isLive(path: string, id?: string): Promise<boolean> {
+		const { present, source } = this.deps;
+		if (present) {
+			if (!present.has(path)) return false;
+		} else if (!(await source.stat(path))) {
+			return false;
+		}
+		if (id === undefined) return true;
+		if (this.parsedIds.has(path)) return this.parsedIds.get(path) === id;
+		if (present) return true;
+		try {
+			const split = splitFrontmatter(await source.read(path));
+			if (split.kind !== "block") return false;
+			const parsed = parseFrontmatterYaml(split.yaml, 1);
+			const claimed = parsed.ok ? parsed.data.engrama_id : undefined;
+			return !parsed.ok || (typeof claimed === "string" && claimed.trim().toLowerCase() === id);
+		} catch {
+			// Unreadable: assume it still owns the id rather than steal its node.
+			return true;
+		}
+	}
+
+	// --- edges ---
+
+	/** Makes the note's own edges match what it declares; edges from other sources stay. */
+	async reconcile(upserted: UpsertedNote): Promise<void> {
+		try {
+			await this.deps.graph.transaction(() => this.reconcileUnsafe(upserted));
+		} catch (error) {
+			if (!(error instanceof EngramaError)) throw error;
+			this.problems.push({
+				path: upserted.prepared.note.path,
+				severity: "warning",
+				problem: `Its relations could not be synced: ${error.message}`,
+				action: "Check the relations in the note's frontmatter.",
+			});
+		}
+	}
+
+	private async reconcileUnsafe(upserted: UpsertedNote): Promise<void> {
+		const { graph, scope, pipeline } = this.deps;
+		const { node } = upserted;
+		const note = upserted.prepared.note;
+		const declared = new Map<string, { type: string; target: NodeRecord }>();
+		for (const rel of note.relations) {
+			const target = await this.resolveTarget(rel.type, rel.target, node, note.path);
+			if (target && target.id !== node.id) declared.set(`${rel.type}|${target.id}`, { type: rel.type, target });
+		}
+		for (const link of note.links) {
+			const target = await this.resolveLink(link, note.path);
+			if (target && target.id !== node.id) declared.set(`${LINKS_TO}|${target.id}`, { type: LINKS_TO, target });
+		}
+		const frozen = (type: string) => (note.relationsFrozen && type !== LINKS_TO) || note.frozenTypes.includes(type);
+		const existing = new Map<string, Readonly<Record<string, PropValue>>>();
+		const old = this.created.has(node.id) ? [] : await graph.edgesOf(scope, node.id, "out");
+		for (const e of old) {
+			const k = `${e.type}|${e.node.id}`;
+			existing.set(k, e.edge.props);
+			if (e.edge.props.origin !== NOTE_ORIGIN || declared.has(k) || frozen(e.type)) continue;
+			if (await graph.deleteEdge(scope, node.id, e.type, e.node.id)) this.counts.relationsRemoved++;
+		}
+		for (const [k, { type, target }] of declared) {
+			const props = existing.get(k);
+			if (props && props.origin === NOTE_ORIGIN && props.note_path === note.path) continue;
+			try {
+				const write = await pipeline.mergeRelation(this.ctx, node, type, target, { origin: NOTE_ORIGIN, note_path: note.path });
+				if (write.created) this.counts.relationsAdded++;
+			} catch (error) {
+				if (!(error instanceof EngramaError)) throw error;
+				this.problems.push({
+					path: note.path,
+					severity: "warning",
+					problem: `${type} → "${target.key}": ${error.message}`,
+					action: "Point the relation at an entity of an allowed label, or use another relation type.",
+				});
+			}
+		}
+	}
+
+	/** A relation target: the note it names, else an entity of an allowed label, else a new stub. */
+	private async resolveTarget(type: string, name: string, from: NodeRecord, path: string): Promise<NodeRecord | null> {
+		const { profile, index } = this.deps;
+		const allowed = profile.allowedTargets(type, from.label);
+		const entry = index.resolve(name);
+		if (entry && !entry.archived) {
+			const node = await this.nodeById(entry.id);
+			if (node) {
+				if (allowed.includes(node.label)) return node;
+				this.problems.push({
+					path,
+					severity: "warning",
+					problem: `${type} → "${name}" points at a ${node.label}, but ${from.label} -[${type}]-> may only point at ${allowed.join(", ")}.`,
+					action: "Use another relation type, or fix the target note's engrama_label.",
+				});
+				return null;
+			}
+		}
+		const key = this.cleanKey(name, path);
+		if (key === null) return null;
+		const candidates = (await this.findByKey(key)).filter((n) => allowed.includes(n.label));
+		const existing = candidates.find((n) => n.props.status !== "archived") ?? candidates[0];
+		if (existing) return existing;
+		const anyTarget = allowed.length === profile.labels().length && allowed.includes("Note");
+		return this.stub(anyTarget ? "Note" : allowed[0], key);
+	}
+
+	/** A body wikilink target: the note, else any entity with that name, else a Note stub. */
+	private async resolveLink(name: string, path: string): Promise<NodeRecord | null> {
+		const entry = this.deps.index.resolve(name);
+		if (entry) {
+			const node = await this.nodeById(entry.id);
+			if (node) return node;
+		}
+		const key = this.cleanKey(noteBasename(name), path);
+		if (key === null) return null;
+		const candidates = await this.findByKey(key);
+		const existing = candidates.find((n) => n.props.status !== "archived") ?? candidates[0];
+		return existing ?? this.stub("Note", key);
+	}
+
+	private cleanKey(name: string, path: string): string | null {
+		try {
+			return sanitiseKey(name, "name");
+		} catch (error) {
+			this.problems.push({
+				path,
+				severity: "warning",
+				problem: `The link or relation target "${name.slice(0, 80)}" cannot be a name: ${errorMessage(error)}`,
+				action: "Fix the link text.",
+			});
+			return null;
+		}
+	}
+
+	private async stub(label: string, key: string): Promise<NodeRecord | null> {
+		const def = this.deps.profile.resolveLabel(label);
+		if (!def) return null;
+		let cleanKey: string;
+		try {
+			cleanKey = sanitiseKey(key, def.keyField);
+		} catch {
+			return null;
+		}
+		const write = await this.deps.pipeline.mergeEntity(this.ctx, { label: def.label, key: cleanKey, props: { status: "stub" } });
+		if (write.created) {
+			this.counts.stubsCreated++;
+			this.created.add(write.node.id);
+		}
+		this.remember(write.node);
+		return write.node;
+	}
+
+	// --- deletes and touches ---
+
+	/** Archives the nodes of notes that are gone (never deletes them). */
+	async archive(entries: readonly NoteEntry[]): Promise<void> {
+		for (const entry of entries) {
+			const node = await this.nodeById(entry.id);
+			if (!node || node.props.status === "archived" || ownerPath(node) !== entry.path) continue;
+			const archived = await this.deps.pipeline.archive(this.ctx, node);
+			this.remember(archived);
+			this.counts.nodesArchived++;
+			const updated = noteEntryOf(archived);
+			if (updated) this.deps.index.set(updated);
+		}
+	}
+
+	/** Same text, new mtime (a `touch`, a checkout): remember the mtime without changing the node's timestamp. */
+	async touch(entry: NoteEntry, info: VaultFileInfo): Promise<void> {
+		if (entry.mtime === info.mtime && entry.size === info.size) return;
+		const node = await this.nodeById(entry.id);
+		if (!node) return;
+		const updated = await this.deps.graph.updateNode(
+			this.deps.scope,
+			node.id,
+			{ [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size },
+			[],
+			node.updatedAt,
+		);
+		if (updated) {
+			this.remember(updated);
+			const e = noteEntryOf(updated);
+			if (e) this.deps.index.set(e);
+		}
+	}
+
+	// --- caches (valid within one run; every write here goes through remember/forget) ---
+
+	async nodeById(id: string): Promise<NodeRecord | null> {
+		const cached = this.nodes.get(id);
+		if (cached || this.deps.freshGraph) return cached ?? null;
+		const node = await this.deps.graph.getNodeById(this.deps.scope, id);
+		if (node) this.nodes.set(id, node);
+		return node;
+	}
+
+	private async nodeByKey(label: string, key: string): Promise<NodeRecord | null> {
+		if (this.deps.freshGraph) return (this.byKey.get(key) ?? []).find((n) => n.label === label) ?? null;
+		return this.deps.graph.getNode(this.deps.scope, label, key);
+	}
+
+	private async findByKey(key: string): Promise<readonly NodeRecord[]> {
+		const cached = this.byKey.get(key);
+		if (cached || this.deps.freshGraph) return cached ?? [];
+		const nodes = await this.deps.graph.findByKey(this.deps.scope, key);
+		this.byKey.set(key, nodes);
+		return nodes;
+	}
+
+	/** Records a node this run wrote, so later lookups in the run see it without a query. */
+	remember(node: NodeRecord): void {
+		const old = this.nodes.get(node.id);
+		if (old && old.key !== node.key) this.forget(old);
+		this.nodes.set(node.id, node);
+		const list = this.byKey.get(node.key);
+		if (list) this.byKey.set(node.key, [...list.filter((n) => n.id !== node.id), node]);
+		else if (this.deps.freshGraph) this.byKey.set(node.key, [node]);
+	}
+
+	private forget(node: NodeRecord): void {
+		this.nodes.delete(node.id);
+		const list = this.byKey.get(node.key);
+		if (list) this.byKey.set(node.key, list.filter((n) => n.id !== node.id));
+	}
+}
+
+function ownerPath(node: NodeRecord): string | undefined {
+	const path = node.props[NOTE_PROPS.path];
+	return typeof path === "string" && path !== "" ? path : undefined;
+}

@@ -1,0 +1,67 @@
+/**
+ * What sync needs from a vault, and nothing more. Two implementations: the Obsidian API
+ * (plugin) and a plain folder on disk with a file watcher (command line, tests).
+ *
+ * Paths are vault-relative with forward slashes ("Projects/Billing Portal.md"), never absolute.
+ */
+
+export interface VaultFileInfo {
+	readonly path: string;
+	/** Last modification time in ms since the epoch. */
+	readonly mtime: number;
+	/** Size in bytes. */
+	readonly size: number;
+}
+
+/** `rename` carries both paths: the Obsidian API pairs them; a folder watcher reports delete + create. */
+export type VaultEvent =
+	| { readonly type: "create" | "modify" | "delete"; readonly path: string }
+	| { readonly type: "rename"; readonly path: string; readonly oldPath: string };
+
+export type VaultEventListener = (event: VaultEvent) => void;
+
+/** Mutates the parsed frontmatter in place (the shape of Obsidian's FileManager.processFrontMatter). */
+export type FrontmatterMutator = (frontmatter: Record<string, unknown>) => void;
+
+export interface VaultSource {
+	/** Every markdown note (`.md`) in the vault with its mtime and size; the caller filters folders. */
+	list(): Promise<readonly VaultFileInfo[]>;
+	/** One file's info, or null when it does not exist. */
+	stat(path: string): Promise<VaultFileInfo | null>;
+	read(path: string): Promise<string>;
+	/** Replaces the whole text of an existing file. */
+	write(path: string, text: string): Promise<void>;
+	/** Creates a new file and any missing folders; fails when the file exists. */
+	create(path: string, text: string): Promise<void>;
+	/**
+	 * Read-modify-write of the frontmatter. Implementations keep the body byte-for-byte and the
+	 * order of the keys the mutator did not touch; a file without frontmatter gets a new block.
+	 */
+	processFrontMatter(path: string, mutate: FrontmatterMutator): Promise<void>;
+	/** Subscribes to file changes; returns the unsubscribe function. */
+	watch(listener: VaultEventListener): () => void;
+}
+
+/** "a\\b/./c.md" → "a/b/c.md": forward slashes, no leading "./" or "/", no empty segments. */
+export function normaliseVaultPath(path: string): string {
+	return path
+		.replace(/\\/g, "/")
+		.split("/")
+		.filter((part) => part !== "" && part !== ".")
+		.join("/");
+}
+
+export function isMarkdownPath(path: string): boolean {
+	return path.toLowerCase().endsWith(".md");
+}
+
+/** "Projects/Billing Portal.md" → "Billing Portal". */
+export function noteBasename(path: string): string {
+	const file = path.slice(path.lastIndexOf("/") + 1);
+	return isMarkdownPath(file) ? file.slice(0, -3) : file;
+}
+
+export function parentFolder(path: string): string {
+	const at = path.lastIndexOf("/");
+	return at < 0 ? "" : path.slice(0, at);
+}

@@ -1,0 +1,443 @@
+import { EngramaError, errorMessage } from "../errors";
+import type { Memory } from "../memory";
+import { SerialQueue } from "../serial-queue";
+import type { Scope } from "../types";
+import { WritePipeline } from "../write/write-pipeline";
+import { GraphToVault } from "./graph-to-vault";
+import { NOTE_PROPS, NoteIndex, noteEntryOf, type NoteEntry } from "./note-index";
+import { parseNote, type ParsedNote } from "./note-parser";
+import { SyncRun, type PreparedNote, type UpsertedNote } from "./sync-run";
+import type { SyncProblem, SyncReport } from "./sync-report";
+import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
+import { isMarkdownPath, type VaultEvent, type VaultFileInfo, type VaultSource } from "./vault-source";
+
+/** Timers for debouncing; window timers in Obsidian, Node's on the command line. */
+export interface SyncTimers {
+	setTimeout(callback: () => void, ms: number): unknown;
+	clearTimeout(handle: unknown): void;
+}
+
+export interface VaultSyncDeps {
+	readonly memory: Memory;
+	readonly source: VaultSource;
+	readonly scope: Scope;
+	readonly settings?: Partial<SyncSettings>;
+	/** Needed for event-driven sync (`start`); full syncs and `syncPaths` work without. */
+	readonly timers?: SyncTimers;
+	/** After each event batch (and each graph → vault write) with what it did. */
+	readonly onBatch?: (report: SyncReport) => void;
+	/** A batch failed unexpectedly (not a problem with a note: those are in the report). */
+	readonly onError?: (error: unknown) => void;
+	/** Monotonic milliseconds for the report's timings. */
+	readonly now?: () => number;
+}
+
+export interface FullSyncOptions {
+	/** Report what would change; write nothing to the graph or the vault. */
+	readonly dryRun?: boolean;
+}
+
+class DryRunRollback extends Error {}
+
+/**
+ * Keeps the graph in step with the vault (DDR-002): full syncs (with a dry run), event batches
+ * (debounced, one graph transaction each) and, through GraphToVault, the way back. Identity is
+ * the note's `engrama_id`; a note's own edges carry `origin: "note"` so reconciliation never
+ * touches edges made elsewhere. Loops are impossible by construction: every sync compares the
+ * file's content hash with the one stored on its node, and sync's own frontmatter writes store
+ * the hash of the text they produced, so the modify events they cause find nothing to do.
+ */
+export class VaultSync {
+	readonly settings: SyncSettings;
+	readonly writer: GraphToVault;
+	private index: NoteIndex | null = null;
+	private readonly batches = new SerialQueue();
+	private readonly pending = new Map<string, VaultEvent>();
+	private timer: unknown = null;
+	private unsubscribe: (() => void) | null = null;
+	private readonly now: () => number;
+
+	constructor(private readonly deps: VaultSyncDeps) {
+		this.settings = syncSettings(deps.settings);
+		this.now = deps.now ?? (() => Date.now());
+		this.writer = new GraphToVault({
+			memory: deps.memory,
+			source: deps.source,
+			scope: deps.scope,
+			settings: this.settings,
+			syncPaths: (paths) => this.syncPaths(paths),
+			noteIndex: () => this.ensureIndex(),
+			onReport: (report) => deps.onBatch?.(report),
+			onError: (error) => deps.onError?.(error),
+		});
+	}
+
+	/** True for paths sync handles: markdown notes outside the excluded folders. */
+	isSyncedPath(path: string): boolean {
+		return isMarkdownPath(path) && !isExcludedPath(path, this.settings);
+	}
+
+	// --- full sync ---
+
+	/**
+	 * Reconciles the whole vault: new and changed notes (by mtime/size, then content hash),
+	 * vanished notes archived, engrama_id written where missing, and (unless a dry run or turned
+	 * off) entities that have no note yet written out as notes.
+	 */
+	async fullSync(options: FullSyncOptions = {}): Promise<SyncReport> {
+		const dryRun = !!options.dryRun;
+		const { report, unnoted } = await this.batches.run(() => this.fullSyncNow(dryRun));
+		if (!this.settings.writeGraphToVault) return report;
+		const started = this.now();
+		const exported = await this.writer.exportMissing(dryRun, unnoted);
+		return {
+			...report,
+			notesWritten: exported.paths,
+			problems: [...report.problems, ...exported.problems],
+			counts: mergeExportCounts(report, exported.reports),
+			timings: { ...report.timings, exportMs: round(this.now() - started), totalMs: round(report.timings.totalMs + this.now() - started) },
+		};
+	}
+
+	private async fullSyncNow(dryRun: boolean): Promise<{ report: SyncReport; unnoted: readonly string[] }> {
+		const { memory, source, scope } = this.deps;
+		const started = this.now();
+		const timings: Record<string, number> = {};
+		const files = (await source.list()).filter((f) => this.isSyncedPath(f.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+		timings.listMs = round(this.now() - started);
+
+		let mark = this.now();
+		const index = await NoteIndex.load(memory.graph, scope);
+		timings.indexMs = round(this.now() - mark);
+		const present = new Set(files.map((f) => f.path));
+		const run = this.newRun(index, dryRun, present, index.nodeCount === 0);
+		run.counts.filesScanned = files.length;
+
+		mark = this.now();
+		const prepared: PreparedNote[] = [];
+		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
+		for (const info of files) {
+			const entry = index.get(info.path);
+			if (entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
+				run.counts.filesUnchanged++;
+				continue;
+			}
+			const outcome = await run.read(info);
+			if (outcome.kind === "prepared") prepared.push(outcome.prepared);
+			else if (outcome.kind === "touched") touched.push(outcome);
+		}
+		timings.readMs = round(this.now() - mark);
+		const vanished = [...index.entries()].filter((e) => !e.archived && !present.has(e.path));
+		run.markCopies(prepared);
+		run.matchMoves(prepared, vanished);
+
+		mark = this.now();
+		let upserted: UpsertedNote[] = [];
+		const graphWork = async (unit: <T>(job: () => Promise<T>) => Promise<T>) => {
+			upserted = [];
+			for (const chunk of chunks(prepared, this.settings.batchSize)) {
+				await unit(async () => {
+					for (const p of chunk) {
+						const u = await run.upsert(p);
+						if (u) upserted.push(u);
+					}
+				});
+			}
+			for (const chunk of chunks(upserted, this.settings.batchSize)) {
+				await unit(async () => {
+					for (const u of chunk) await run.reconcile(u);
+				});
+			}
+			await unit(async () => {
+				await run.archive(vanished);
+				for (const t of touched) await run.touch(t.entry, t.info);
+			});
+		};
+		if (dryRun) {
+			// The same code path as a real sync inside one transaction that is rolled back: exact counts, nothing kept.
+			if (!memory.graph.capabilities.atomicTransactions && memory.graph.capabilities.durable) {
+				throw new EngramaError(
+					"unsupported",
+					`A dry run needs a backend with atomic transactions; ${memory.graph.name} has none. Run without --dry-run or use the SQLite backend.`,
+				);
+			}
+			await memory
+				.write(() =>
+					memory.graph.transaction(async () => {
+						await graphWork((job) => memory.graph.transaction(job));
+						throw new DryRunRollback();
+					}),
+				)
+				.catch((error: unknown) => {
+					if (!(error instanceof DryRunRollback)) throw error;
+				});
+		} else {
+			await graphWork((job) => memory.write(() => memory.graph.transaction(job)));
+			this.index = index;
+		}
+		timings.graphMs = round(this.now() - mark);
+
+		mark = this.now();
+		if (!dryRun) await this.writeIds(run, upserted);
+		timings.vaultWriteMs = round(this.now() - mark);
+		timings.totalMs = round(this.now() - started);
+		return {
+			report: { dryRun, counts: run.counts, idsWritten: run.idsWritten, notesWritten: [], problems: run.problems, timings },
+			unnoted: index.unnoted,
+		};
+	}
+
+	// --- paths and events ---
+
+	/** Syncs the given notes now (new, changed, renamed by content, deleted → archived). */
+	syncPaths(paths: readonly string[]): Promise<SyncReport> {
+		return this.batches.run(() => this.runBatch(paths, []));
+	}
+
+	/** Subscribes to vault events; bursts are debounced into one batch. Call `stop` to end. */
+	start(): void {
+		if (this.unsubscribe) return;
+		if (!this.deps.timers) throw new EngramaError("invalid_input", "VaultSync.start needs timers (setTimeout/clearTimeout) for debouncing.");
+		this.unsubscribe = this.deps.source.watch((event) => this.handleEvent(event));
+	}
+
+	/** Unsubscribes and runs whatever was pending. */
+	async stop(): Promise<void> {
+		this.unsubscribe?.();
+		this.unsubscribe = null;
+		await this.idle();
+	}
+
+	/** Resolves when no event batch is pending or running and the graph → vault writer is idle. */
+	async idle(): Promise<void> {
+		for (let i = 0; i < 10; i++) {
+			await this.flush();
+			await this.batches.run(async () => undefined);
+			await this.writer.idle();
+			if (this.pending.size === 0) return;
+		}
+	}
+
+	handleEvent(event: VaultEvent): void {
+		if (event.type === "rename") {
+			if (!this.isSyncedPath(event.path) && !this.isSyncedPath(event.oldPath)) return;
+			this.pending.delete(event.oldPath);
+			this.pending.set(event.path, event);
+		} else {
+			if (!this.isSyncedPath(event.path)) return;
+			const previous = this.pending.get(event.path);
+			// A rename followed by a modify is still a rename (the old path matters).
+			if (previous?.type === "rename" && event.type !== "delete") return;
+			this.pending.set(event.path, event);
+		}
+		this.schedule();
+	}
+
+	private schedule(): void {
+		const timers = this.deps.timers;
+		if (!timers) return;
+		if (this.timer !== null) timers.clearTimeout(this.timer);
+		this.timer = timers.setTimeout(() => {
+			this.timer = null;
+			void this.flush();
+		}, this.settings.debounceMs);
+	}
+
+	/** Runs the pending events now as one batch. */
+	async flush(): Promise<SyncReport | null> {
+		if (this.timer !== null) {
+			this.deps.timers?.clearTimeout(this.timer);
+			this.timer = null;
+		}
+		if (this.pending.size === 0) return null;
+		const events = [...this.pending.values()];
+		this.pending.clear();
+		const renames = events.filter((e): e is Extract<VaultEvent, { type: "rename" }> => e.type === "rename");
+		const paths = events.filter((e) => e.type !== "rename").map((e) => e.path);
+		try {
+			const report = await this.batches.run(() => this.runBatch(paths, renames));
+			this.deps.onBatch?.(report);
+			return report;
+		} catch (error) {
+			this.deps.onError?.(error);
+			return null;
+		}
+	}
+
+	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[]): Promise<SyncReport> {
+		const { memory, source } = this.deps;
+		const started = this.now();
+		const index = await this.ensureIndex();
+		const run = this.newRun(index, false, undefined, false);
+		const prepared: PreparedNote[] = [];
+		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
+		const vanished: NoteEntry[] = [];
+		const accept = async (info: VaultFileInfo, moveFrom?: NoteEntry) => {
+			run.counts.filesScanned++;
+			const outcome = await run.read(info);
+			if (outcome.kind === "prepared") {
+				if (moveFrom) outcome.prepared.moveFrom = moveFrom;
+				prepared.push(outcome.prepared);
+			} else if (outcome.kind === "touched") {
+				touched.push(outcome);
+			}
+		};
+		const seen = new Set<string>();
+		for (const rename of renames) {
+			seen.add(rename.path);
+			const old = index.get(rename.oldPath);
+			const info = this.isSyncedPath(rename.path) ? await source.stat(rename.path) : null;
+			if (info) await accept(info, old && !old.archived ? old : undefined);
+			else if (old && !old.archived) vanished.push(old);
+		}
+		for (const path of new Set(paths.map((p) => p))) {
+			if (seen.has(path) || !this.isSyncedPath(path)) continue;
+			const info = await source.stat(path);
+			if (info) {
+				await accept(info);
+			} else {
+				const entry = index.get(path);
+				if (entry && !entry.archived) vanished.push(entry);
+			}
+		}
+		run.markCopies(prepared);
+		run.matchMoves(prepared, vanished);
+
+		const upserted: UpsertedNote[] = [];
+		if (prepared.length + vanished.length + touched.length > 0) {
+			await memory.write(() =>
+				memory.graph.transaction(async () => {
+					for (const p of prepared) {
+						const u = await run.upsert(p);
+						if (u) upserted.push(u);
+					}
+					for (const u of upserted) await run.reconcile(u);
+					await run.archive(vanished);
+					for (const t of touched) await run.touch(t.entry, t.info);
+				}),
+			);
+		}
+		await this.writeIds(run, upserted);
+		return {
+			dryRun: false,
+			counts: run.counts,
+			idsWritten: run.idsWritten,
+			notesWritten: [],
+			problems: run.problems,
+			timings: { totalMs: round(this.now() - started) },
+		};
+	}
+
+	/** The note index, loaded from the graph once and then kept in step. */
+	async ensureIndex(): Promise<NoteIndex> {
+		if (!this.index) this.index = await NoteIndex.load(this.deps.memory.graph, this.deps.scope);
+		return this.index;
+	}
+
+	private newRun(index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean): SyncRun {
+		const { memory, scope, source } = this.deps;
+		const pipeline = dryRun
+			? // No embeddings in a dry run: they would cost time (or money) for nothing.
+				new WritePipeline({ graph: memory.graph, vectors: null, embedder: null, profile: memory.profile, clock: memory.clock })
+			: memory.pipeline;
+		return new SyncRun({
+			graph: memory.graph,
+			pipeline,
+			profile: memory.profile,
+			clock: memory.clock,
+			scope,
+			source,
+			settings: this.settings,
+			index,
+			dryRun,
+			present,
+			freshGraph,
+		});
+	}
+
+	/**
+	 * Writes engrama_id into the notes that lack it, then stores the hash of the text that produced
+	 * so the modify event it causes is recognised as nothing new. If the file changed in between
+	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
+	 */
+	private async writeIds(run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
+		const { source, memory, scope } = this.deps;
+		const states: { id: string; info: VaultFileInfo; hash: string }[] = [];
+		for (const u of upserted) {
+			if (!u.idToWrite) continue;
+			const path = u.prepared.note.path;
+			const id = u.idToWrite;
+			try {
+				await source.processFrontMatter(path, (fm) => {
+					fm.engrama_id = id;
+				});
+				const text = await source.read(path);
+				const info = await source.stat(path);
+				const again = parseNote({ path, text, settings: this.settings, profile: memory.profile });
+				if (info && again.kind === "note" && again.note.id === id && sameNote(again.note, u.prepared.note)) {
+					states.push({ id, info, hash: again.note.hash });
+				}
+			} catch (error) {
+				run.problems.push(idWriteProblem(path, error));
+			}
+		}
+		if (states.length === 0) return;
+		await memory.write(() =>
+			memory.graph.transaction(async () => {
+				for (const state of states) {
+					const node = await run.nodeById(state.id);
+					if (!node) continue;
+					const updated = await memory.graph.updateNode(
+						scope,
+						state.id,
+						{ [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size },
+						[],
+						node.updatedAt,
+					);
+					const entry = updated ? noteEntryOf(updated) : undefined;
+					if (updated) run.remember(updated);
+					if (entry) run.deps.index.set(entry);
+				}
+			}),
+		);
+	}
+}
+
+/** Same graph content (what the id write must not have changed). */
+function sameNote(a: ParsedNote, b: ParsedNote): boolean {
+	const shape = (n: ParsedNote) =>
+		JSON.stringify([n.label, n.key, n.props, n.relations, n.frozenTypes, n.relationsFrozen, n.links]);
+	return shape(a) === shape(b);
+}
+
+function idWriteProblem(path: string, error: unknown): SyncProblem {
+	return {
+		path,
+		severity: "warning",
+		problem: `engrama_id could not be written into the note: ${errorMessage(error)}`,
+		action: "Fix the note's frontmatter; it is synced by its path until its engrama_id can be written.",
+	};
+}
+
+function mergeExportCounts(report: SyncReport, extra: readonly SyncReport[]): SyncReport["counts"] {
+	const counts = { ...report.counts };
+	for (const r of extra) {
+		for (const key of Object.keys(counts) as (keyof typeof counts)[]) {
+			if (key.startsWith("files")) continue;
+			counts[key] += r.counts[key];
+		}
+	}
+	return counts;
+}
+
+function* chunks<T>(items: readonly T[], size: number): Generator<T[]> {
+	for (let i = 0; i < items.length; i += Math.max(1, size)) yield items.slice(i, i + Math.max(1, size));
+}
+
+function round(ms: number): number {
+	return Math.round(ms * 10) / 10;
+}
+
+export function createVaultSync(deps: VaultSyncDeps): VaultSync {
+	return new VaultSync(deps);
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../../src/engine/errors";
+import { editFrontmatter, splitFrontmatter } from "../../../src/engine/sync";
+
+const BODY = "# Title\n\nBody with [[links]], trailing spaces   \n\n---\nnot: frontmatter\n---\n";
+
+describe("editFrontmatter", () => {
+	it("appends a new key and keeps every other byte, comments and odd formatting included", () => {
+		const yaml = "title: 'x: y'   # a comment\naliases:\n- a\n- b\nnested:\n    deep: 1\nempty:\n";
+		const text = `---\n${yaml}---\n${BODY}`;
+		const edited = editFrontmatter(text, (fm) => {
+			fm.engrama_id = "7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41";
+		});
+		expect(edited).toBe(`---\n${yaml}engrama_id: 7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41\n---\n${BODY}`);
+	});
+
+	it("changes a nested relation list in place, keeping key order, flow style and neighbours", () => {
+		const text = [
+			"---",
+			"engrama_label: Project",
+			"relations:",
+			'  FOR: ["[[Acme]]"]',
+			"  USES: [TypeScript, \"[[PostgreSQL]]\"]",
+			"tags: [billing]   # kept",
+			"---",
+			BODY,
+		].join("\n");
+		const edited = editFrontmatter(text, (fm) => {
+			const relations = fm.relations as Record<string, string[]>;
+			relations.USES.push("[[Neo4j]]");
+		});
+		expect(edited).toBe(
+			[
+				"---",
+				"engrama_label: Project",
+				"relations:",
+				'  FOR: ["[[Acme]]"]',
+				'  USES: [TypeScript, "[[PostgreSQL]]", "[[Neo4j]]"]',
+				"tags: [billing]   # kept",
+				"---",
+				BODY,
+			].join("\n"),
+		);
+	});
+
+	it("removes a deleted key and nothing else", () => {
+		const edited = editFrontmatter("---\na: 1\nb: 2\nc: 3\n---\nbody", (fm) => {
+			delete fm.b;
+		});
+		expect(edited).toBe("---\na: 1\nc: 3\n---\nbody");
+	});
+
+	it("returns the very same text when the mutator changes nothing", () => {
+		const text = "---\na:   1\n---\nbody";
+		expect(editFrontmatter(text, (fm) => {
+			fm.a = 1;
+		})).toBe(text);
+	});
+
+	it("adds a frontmatter block to a note without one", () => {
+		expect(editFrontmatter(BODY, (fm) => {
+			fm.engrama_id = "id-1";
+		})).toBe(`---\nengrama_id: id-1\n---\n${BODY}`);
+	});
+
+	it("keeps Windows line endings and a byte-order mark", () => {
+		const text = "\uFEFF---\r\nname: X\r\n---\r\nBody\r\n";
+		const edited = editFrontmatter(text, (fm) => {
+			fm.engrama_id = "id-1";
+		});
+		expect(edited).toBe("\uFEFF---\r\nname: X\r\nengrama_id: id-1\r\n---\r\nBody\r\n");
+	});
+
+	it("refuses to edit broken YAML, a non-map, or an unclosed block", () => {
+		expect(() => editFrontmatter("---\ntags: [a\n---\n", () => undefined)).toThrow(ValidationError);
+		expect(() => editFrontmatter("---\n- a\n- b\n---\n", () => undefined)).toThrow(ValidationError);
+		expect(() => editFrontmatter("---\na: 1\n", () => undefined)).toThrow(ValidationError);
+	});
+});
+
+describe("splitFrontmatter", () => {
+	it("finds the block only at the very start and the next --- line", () => {
+		const split = splitFrontmatter("---\na: 1\n---\nbody\n---\n");
+		expect(split.kind).toBe("block");
+		if (split.kind === "block") expect(split.yaml).toBe("a: 1\n");
+		expect(splitFrontmatter("text\n---\na: 1\n---\n").kind).toBe("none");
+		expect(splitFrontmatter("---\na: 1\n").kind).toBe("unclosed");
+	});
+});
