@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
 import { nodeView } from "../../engine/memory";
-import { runWithMemory } from "../context";
+import { createSkills, type IngestKind, type RememberResult, type Skills } from "../../engine/skills";
+import { runWithMemory, type CommandRun } from "../context";
 
 function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
 	if (text === undefined) return {};
@@ -21,7 +23,7 @@ export function positiveInt(name: string, text: string): number {
 	return n;
 }
 
-/** status, remember, relate, get, context, forget. */
+/** status, remember, relate, get, context, forget, decay, history, at, ingest. */
 export function registerMemoryCommands(program: Command, version: string): void {
 	program
 		.command("status")
@@ -52,21 +54,24 @@ export function registerMemoryCommands(program: Command, version: string): void 
 
 	program
 		.command("remember")
-		.description("create or update (MERGE) an entity")
+		.description("create or update (MERGE) an entity, with inline relations resolved by the engine")
 		.requiredOption("--label <label>", "entity label from the profile, e.g. Project")
 		.requiredOption("--name <name>", "the entity's name (or title for Decision, Problem, Insight)")
 		.option("--props <json>", "properties as a JSON object")
-		.action(async (options: { label: string; name: string; props?: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out, ctx }) => {
-				const write = await opened.memory.remember(ctx, {
+		.option("--relations <json>", 'inline relations, e.g. \'{"USES": ["Python", {"name": "SQLite", "label": "Technology"}]}\'')
+		.option("--force-new", "with ENGRAMA_REMEMBER_DEDUPE=block: create even if it looks like a duplicate")
+		.action(async (options: { label: string; name: string; props?: string; relations?: string; forceNew?: boolean }, command: Command) =>
+			runWithMemory(command, async (run) => {
+				const { out, ctx } = run;
+				const write = await skillsOf(run).remember(ctx, {
 					label: options.label,
-					key: options.name,
+					name: options.name,
 					props: parseJsonObject("--props", options.props),
+					relations: options.relations === undefined ? undefined : parseJsonObject("--relations", options.relations),
+					forceNew: !!options.forceNew,
 				});
 				for (const warning of write.warnings) if (!out.json) out.info(`warning: ${warning}`);
-				out.result({ created: write.created, node: nodeView(write.node), warnings: write.warnings }, () =>
-					`${write.created ? "Created" : "Updated"} ${write.node.label} "${write.node.key}" (${write.node.id})`,
-				);
+				out.result(write, () => rememberText(write));
 			}),
 		);
 
@@ -79,16 +84,16 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		.argument("<toLabel>")
 		.argument("<toName>")
 		.action(async (fromLabel: string, fromName: string, relation: string, toLabel: string, toName: string, _o, command: Command) =>
-			runWithMemory(command, async ({ opened, out, ctx }) => {
-				const write = await opened.memory.relate(ctx, { label: fromLabel, key: fromName }, relation, { label: toLabel, key: toName });
-				out.result(
+			runWithMemory(command, async (run) => {
+				const write = await skillsOf(run).relate(run.ctx, { label: fromLabel, name: fromName }, relation, { label: toLabel, name: toName });
+				run.out.result(
 					{
 						created: write.created,
-						from: { node_id: write.from.id, label: write.from.label, name: write.from.key },
+						from: { node_id: write.from.node_id, label: write.from.label, name: write.from.name },
 						type: write.type,
-						to: { node_id: write.to.id, label: write.to.label, name: write.to.key },
+						to: { node_id: write.to.node_id, label: write.to.label, name: write.to.name },
 					},
-					() => `${write.created ? "Related" : "Already related"}: ${write.from.key} -[${write.type}]-> ${write.to.key}`,
+					() => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`,
 				);
 			}),
 		);
@@ -136,16 +141,194 @@ export function registerMemoryCommands(program: Command, version: string): void 
 
 	program
 		.command("forget")
-		.description("archive an entity (or remove it with --hard)")
-		.requiredOption("--label <label>")
-		.requiredOption("--name <name>")
-		.option("--hard", "remove the node, its relations and vector for good")
-		.action(async (options: { label: string; name: string; hard?: boolean }, command: Command) =>
-			runWithMemory(command, async ({ opened, out, ctx }) => {
-				const node = await opened.memory.forget(ctx, { label: options.label, key: options.name }, { hard: !!options.hard });
-				out.result({ forgotten: nodeView(node), mode: options.hard ? "hard" : "archived" }, () =>
-					`${options.hard ? "Removed" : "Archived"} ${node.label} "${node.key}"`,
+		.description("archive an entity (--hard removes it), forget by age (--ttl), or erase your whole memory (--gdpr)")
+		.option("--label <label>")
+		.option("--name <name>")
+		.option("--hard", "remove for good (node, relations, vector) instead of archiving")
+		.option("--ttl <days>", "every node not updated for more than this many days (with --label: of that label)")
+		.option("--gdpr", "every node, relation, vector, fulltext row and history entry of your scope, and nothing else")
+		.option("--dry-run", "with --ttl or --gdpr: report what would go (the default)")
+		.option("--apply", "with --ttl or --gdpr: do it")
+		.action(
+			async (
+				options: { label?: string; name?: string; hard?: boolean; ttl?: string; gdpr?: boolean; dryRun?: boolean; apply?: boolean },
+				command: Command,
+			) =>
+				runWithMemory(command, async (run) => {
+					const { out, ctx } = run;
+					const bulk = options.gdpr || options.ttl !== undefined;
+					if (options.gdpr && options.ttl !== undefined) throw new ValidationError("Use --gdpr or --ttl, not both.");
+					if (options.dryRun && options.apply) throw new ValidationError("Use --dry-run or --apply, not both.");
+					if (!bulk && (options.dryRun || options.apply)) throw new ValidationError("--dry-run and --apply go with --ttl or --gdpr.");
+					if (options.gdpr) {
+						if (options.name || options.label) throw new ValidationError("--gdpr forgets your whole scope; it takes no --label or --name.");
+						const report = await skillsOf(run).gdprForget(ctx, { apply: !!options.apply });
+						const c = report.counts;
+						out.result(report, () =>
+							[
+								`${report.mode === "apply" ? "Removed" : "Would remove (dry run; --apply to do it)"} for ${report.scope.org_id}/${report.scope.user_id}:`,
+								`  ${c.nodes} nodes, ${c.edges} relations, ${c.vectors} vectors, ${c.fulltext} fulltext rows, ${c.history} history entries, ${c.name_index} name-index rows`,
+							].join("\n"),
+						);
+						return;
+					}
+					if (options.ttl !== undefined) {
+						if (options.name) throw new ValidationError("--ttl works on every node (or one --label); it takes no --name.");
+						const report = await skillsOf(run).forgetByTtl(ctx, {
+							days: positiveInt("--ttl", options.ttl),
+							label: options.label,
+							hard: !!options.hard,
+							apply: !!options.apply,
+						});
+						out.result(report, () =>
+							[
+								`${report.mode === "apply" ? (report.action === "hard" ? "Removed" : "Archived") : "Would " + (report.action === "hard" ? "remove" : "archive") + " (dry run; --apply to do it)"} ${report.count} nodes not updated since ${report.cutoff}`,
+								...report.nodes.map((n) => `  ${n.label} "${n.name}"`),
+							].join("\n"),
+						);
+						return;
+					}
+					if (!options.name) throw new ValidationError("forget needs --name (and --label when the name is ambiguous), or --ttl, or --gdpr.");
+					const result = await skillsOf(run).forget(ctx, { label: options.label, name: options.name }, { hard: !!options.hard });
+					out.result(result, () => `${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`);
+				}),
+		);
+
+	program
+		.command("decay")
+		.description("lower confidence of nodes not updated for a while: confidence × exp(−rate × days)")
+		.option("--rate <n>", "per day (env DECAY_RATE, default 0.01)")
+		.option("--max-age <days>", "only nodes not updated for at least this many days (env DECAY_MAX_AGE_DAYS, default 90)")
+		.option("--label <label>", "only this label")
+		.option("--dry-run", "report without writing")
+		.action(async (options: { rate?: string; maxAge?: string; label?: string; dryRun?: boolean }, command: Command) =>
+			runWithMemory(command, async (run) => {
+				const rate = options.rate === undefined ? run.config.decay.rate : nonNegative("--rate", options.rate);
+				const maxAgeDays = options.maxAge === undefined ? run.config.decay.maxAgeDays : nonNegative("--max-age", options.maxAge);
+				const report = await skillsOf(run).decay(run.ctx, { rate, maxAgeDays, label: options.label, dryRun: !!options.dryRun });
+				const view = {
+					rate,
+					max_age_days: maxAgeDays,
+					dry_run: report.dryRun,
+					examined: report.examined,
+					decayed: report.decayed,
+					sample: report.sample.map((c) => ({
+						node_id: c.node.id,
+						label: c.node.label,
+						name: c.node.key,
+						days: Math.round(c.days * 10) / 10,
+						before: round(c.before),
+						after: round(c.after),
+					})),
+				};
+				run.out.result(view, () =>
+					[
+						`${report.dryRun ? "Would decay" : "Decayed"} ${report.decayed} of ${report.examined} nodes (rate ${rate}/day, older than ${maxAgeDays} days)`,
+						...view.sample.slice(0, 20).map((c) => `  ${c.label} "${c.name}": ${c.before} → ${c.after} (${c.days} days)`),
+					].join("\n"),
 				);
 			}),
 		);
+
+	program
+		.command("history")
+		.description("every recorded property change of an entity, oldest first")
+		.requiredOption("--name <name>")
+		.option("--label <label>", "needed when the name exists under several labels")
+		.option("--limit <n>", "newest changes to show", "200")
+		.action(async (options: { name: string; label?: string; limit: string }, command: Command) =>
+			runWithMemory(command, async (run) => {
+				const view = await skillsOf(run).history(run.opened.scope, { label: options.label, name: options.name }, positiveInt("--limit", options.limit));
+				run.out.result(view, () =>
+					[
+						`${view.node.label} "${view.node.name}" created ${view.created_at}`,
+						...view.changes.map((c) => `  ${c.at}  ${c.prop}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${c.source ? ` (${c.source})` : ""}`),
+					].join("\n"),
+				);
+			}),
+		);
+
+	program
+		.command("at")
+		.description("what the memory held as valid at a date (query_at_date), with the properties of then")
+		.argument("<date>", "YYYY-MM-DD (end of that day, UTC) or an ISO date-time")
+		.option("--label <label>", "only this label")
+		.option("--limit <n>", "most nodes to list", "100")
+		.action(async (date: string, options: { label?: string; limit: string }, command: Command) =>
+			runWithMemory(command, async (run) => {
+				const view = await skillsOf(run).atDate(run.opened.scope, { at: date, label: options.label, limit: positiveInt("--limit", options.limit) });
+				run.out.result(view, () =>
+					view.nodes.length === 0
+						? `Nothing valid at ${view.at}.`
+						: [`Valid at ${view.at}:`, ...view.nodes.map((n) => `  [${n.label}] ${n.name} (${n.status})`)].join("\n"),
+				);
+			}),
+		);
+
+	program
+		.command("ingest")
+		.description("read a note, text or conversation (a file, or - for stdin) and print extraction guidance and dedup hints")
+		.argument("<source>", "a file path, or - to read stdin")
+		.option("--kind <kind>", "note, text or conversation (guessed when absent)")
+		.action(async (source: string, options: { kind?: string }, command: Command) =>
+			runWithMemory(command, async (run) => {
+				const kind = options.kind === undefined ? undefined : ingestKind(options.kind);
+				const content = readSource(source);
+				const result = await skillsOf(run).ingest(run.opened.scope, { content, kind, source: source === "-" ? "stdin" : source });
+				run.out.result(result, () =>
+					[
+						`${result.kind} (${result.characters} characters) from ${result.source ?? "stdin"}`,
+						`Mentions: ${result.mentions.join(", ") || "none"}`,
+						result.dedup_hints.length > 0 ? "Existing nodes it seems to mention (reuse these names):" : "No existing node seems to be mentioned.",
+						...result.dedup_hints.map((h) => `  [${h.label}] ${h.name}  ← "${h.mention}" (${h.reason}, ${h.score})`),
+						"Guidance:",
+						...result.guidance.instructions.map((i) => `  - ${i}`),
+					].join("\n"),
+				);
+			}),
+		);
+}
+
+function skillsOf(run: CommandRun): Skills {
+	return createSkills(run.opened.memory, { resolver: run.config.resolver });
+}
+
+function round(x: number): number {
+	return Math.round(x * 10_000) / 10_000;
+}
+
+export function nonNegative(name: string, text: string): number {
+	const n = Number(text);
+	if (text.trim() === "" || !Number.isFinite(n) || n < 0) throw new ValidationError(`${name} must be a number ≥ 0, got "${text}".`);
+	return n;
+}
+
+function ingestKind(text: string): IngestKind {
+	if (text === "note" || text === "text" || text === "conversation") return text;
+	throw new ValidationError(`--kind must be note, text or conversation, got "${text}".`);
+}
+
+function readSource(source: string): string {
+	try {
+		return readFileSync(source === "-" ? 0 : source, "utf8");
+	} catch (error) {
+		throw new ValidationError(`Cannot read ${source === "-" ? "stdin" : source}: ${(error as Error).message}`);
+	}
+}
+
+/** The human face of a remember answer: what happened, then what the engine noticed. */
+function rememberText(write: RememberResult): string {
+	const lines = [`${write.created ? "Created" : "Updated"} ${write.node.label} "${write.node.name}" (${write.node.node_id}), ${write.degree} relations`];
+	for (const r of write.relations) {
+		const target = r.node ? `${r.node.label} "${r.node.name}"` : `"${r.target}"`;
+		lines.push(`  ${r.type} → ${target}: ${r.outcome} (${r.resolution})${r.outcome === "resolved" || r.outcome === "stubbed" ? "" : ` — ${r.message}`}`);
+		for (const c of r.did_you_mean ?? []) lines.push(`      did you mean ${c.label} "${c.name}" (${c.score})?`);
+	}
+	for (const d of write.possible_duplicate_of) lines.push(`  possible duplicate of ${d.label} "${d.name}" (${d.reason}, ${d.score})`);
+	for (const t of write.relations_from_tags ?? []) lines.push(`  linked from tag "${t.tag ?? ""}": ${t.type} ${t.direction === "out" ? "→" : "←"} ${t.node.label} "${t.node.name}"`);
+	if (write.orphan_warning) lines.push(`  ${write.orphan_warning}`);
+	for (const s of write.suggested_relations ?? []) lines.push(`  suggested: ${s.type} ${s.direction === "out" ? "→" : "←"} ${s.node.label} "${s.node.name}" (${s.reason})`);
+	for (const h of write.enrich_hint ?? []) lines.push(`  ${h.message}`);
+	if (write.proactive_hint) lines.push(`  ${write.proactive_hint}`);
+	return lines.join("\n");
 }

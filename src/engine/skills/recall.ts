@@ -15,16 +15,21 @@ export interface RecallView {
 	readonly results: readonly SearchResultView[];
 }
 
-/** The search a recall runs: hybrid search when the adapter wires it, fulltext otherwise. */
+/** The search a recall runs: Memory.search (hybrid) unless the adapter wires another. */
 export type SearchFn = (scope: PartialScope, text: string, options: RecallOptions) => Promise<RecallView>;
 
-/** Fulltext only: the fallback when no hybrid search is wired into the skills. */
+/** Hybrid search through the facade (fulltext + vector, degraded to fulltext without an embedder). */
+export function hybridSearch(deps: SkillDeps): SearchFn {
+	return (scope, text, options) => deps.memory.search(scope, text, { limit: options.limit, labels: options.labels });
+}
+
+/** Fulltext only: for adapters that want the cheap channel. */
 export function fulltextSearch(deps: SkillDeps): SearchFn {
 	return async (scope, text, options) => ({
 		query: text,
 		mode: "fulltext",
 		degraded: true,
-		reason: "hybrid search is not wired into the skills: fulltext only",
+		reason: "fulltext only",
 		results: await deps.memory.searchFulltext(scope, text, { limit: options.limit ?? 10, labels: options.labels }),
 	});
 }

@@ -7,7 +7,7 @@ import { context, type ContextSkillView } from "./context";
 import type { NodeName } from "./find-node";
 import { decay, forgetByTtl, forgetNode, gdprForget, type ForgetResult, type GdprReport, type TtlOptions, type TtlReport } from "./forget";
 import { ingest, type IngestInput, type IngestResult } from "./ingest";
-import { recall, fulltextSearch, type RecallOptions, type RecallView, type SearchFn } from "./recall";
+import { recall, hybridSearch, type RecallOptions, type RecallView, type SearchFn } from "./recall";
 import { relate, type RelateResult } from "./relate";
 import { remember, type RememberInput, type RememberResult } from "./remember";
 import type { SkillDeps } from "./skill-deps";
@@ -16,7 +16,7 @@ import { atDate, nodeHistory, type AtDateView, type HistoryView } from "./tempor
 export interface SkillsOptions {
 	/** Resolver thresholds and modes (config.resolver); unset fields take DDR-006 defaults. */
 	readonly resolver?: Partial<ResolverSettings>;
-	/** The search recall runs; fulltext only when absent (wire Memory.search here). */
+	/** The search recall runs; Memory.search (hybrid) when absent. */
 	readonly search?: SearchFn;
 }
 
@@ -40,7 +40,7 @@ export class Skills {
 			settings: resolverSettings(options.resolver),
 		});
 		this.deps = { memory, resolver: this.resolver };
-		this.search = options.search ?? fulltextSearch(this.deps);
+		this.search = options.search ?? hybridSearch(this.deps);
 	}
 
 	remember(ctx: WriteContext, input: RememberInput): Promise<RememberResult> {
