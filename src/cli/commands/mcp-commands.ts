@@ -1,0 +1,129 @@
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { ValidationError } from "../../engine/errors";
+import { DEFAULT_MCP_PORT, defaultTokenFile, loadOrCreateToken, readToken, runMcpStdioProxy, serveMcpStdio, startMcpHttpServer } from "../../mcp";
+import { createNodeMcpServices } from "../../mcp/node-services";
+import { runPlain, runWithMemory } from "../context";
+
+interface ServeFlags {
+	port: string;
+	host: string;
+	tokenFile?: string;
+	regenerateToken?: boolean;
+	watch?: boolean;
+}
+
+function parsePort(text: string): number {
+	const port = Number(text);
+	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValidationError(`--port must be a port number (0-65535), got "${text}".`);
+	return port;
+}
+
+/** Ready-to-paste client configurations for a running bridge. */
+export function clientConfigs(url: string, token: string, tokenFile: string): Record<string, unknown> {
+	const bin = resolve(process.argv[1] ?? "engrama");
+	return {
+		http: { mcpServers: { engrama: { type: "http", url, headers: { Authorization: `Bearer ${token}` } } } },
+		stdio_proxy: {
+			mcpServers: { engrama: { command: process.execPath, args: [bin, "mcp-proxy", "--url", url, "--token-file", tokenFile] } },
+		},
+		claude_code: `claude mcp add --transport http engrama ${url} --header "Authorization: Bearer ${token}"`,
+	};
+}
+
+function untilSignal(): Promise<string> {
+	return new Promise((resolveSignal) => {
+		const done = (signal: string) => {
+			process.off("SIGINT", onInt);
+			process.off("SIGTERM", onTerm);
+			resolveSignal(signal);
+		};
+		const onInt = () => done("SIGINT");
+		const onTerm = () => done("SIGTERM");
+		process.once("SIGINT", onInt);
+		process.once("SIGTERM", onTerm);
+	});
+}
+
+/** serve (HTTP bridge), mcp --stdio, mcp-proxy. */
+export function registerMcpCommands(program: Command, version: string): void {
+	program
+		.command("serve")
+		.description("run the MCP bridge over HTTP on 127.0.0.1 until interrupted; prints the endpoint and client configurations")
+		.option("--port <port>", "TCP port (0 picks a free one)", String(DEFAULT_MCP_PORT))
+		.option("--host <host>", "loopback address to bind: 127.0.0.1, ::1 or localhost", "127.0.0.1")
+		.option("--token-file <file>", "bearer token file (default: <database>.mcp-token, created with mode 0600)")
+		.option("--regenerate-token", "replace the token (clients configured with the old one stop working)")
+		.option("--watch", "also keep the vault (--vault) in sync with the graph while serving")
+		.action(async (options: ServeFlags, command: Command) =>
+			runWithMemory(command, async ({ opened, out, config }) => {
+				const port = parsePort(options.port);
+				if (!options.tokenFile && config.dbPath === ":memory:") {
+					throw new ValidationError("An in-memory database has no place for the token: pass --token-file.");
+				}
+				const tokenFile = resolve(options.tokenFile ?? defaultTokenFile(config.dbPath));
+				const { token, created } = await loadOrCreateToken(tokenFile, { regenerate: !!options.regenerateToken });
+				const node = createNodeMcpServices(opened.memory, opened.scope, config, { version, watch: !!options.watch });
+				try {
+					const bridge = await startMcpHttpServer({ memory: opened.memory, services: node.services, host: options.host, port, token });
+					const configs = clientConfigs(bridge.url, token, tokenFile);
+					out.result({ url: bridge.url, token_file: tokenFile, token_created: created, database: config.dbPath, vault: config.vaultPath ?? null, configs }, () =>
+						[
+							`Engrama MCP bridge on ${bridge.url}`,
+							`Token: ${tokenFile}${created ? " (new)" : ""}`,
+							`Memory: ${config.dbPath}${config.vaultPath ? `; vault ${config.vaultPath}${options.watch ? " (watched)" : ""}` : ""}`,
+							"",
+							"HTTP clients (Claude Code, Cursor, VS Code, ...):",
+							JSON.stringify(configs.http, null, 2),
+							"",
+							"Claude Code in one line:",
+							String(configs.claude_code),
+							"",
+							"stdio-only clients (Claude Desktop) through the proxy:",
+							JSON.stringify(configs.stdio_proxy, null, 2),
+							"",
+							"Press Ctrl+C to stop.",
+						].join("\n"),
+					);
+					const signal = await untilSignal();
+					out.info(`engrama serve: ${signal}, closing`);
+					await bridge.close();
+				} finally {
+					await node.stop();
+				}
+			}),
+		);
+
+	program
+		.command("mcp")
+		.description("serve the MCP tools over stdio straight from the database (for stdio-only clients)")
+		.option("--stdio", "use stdio (the only transport of this command; engrama serve runs HTTP)")
+		.action(async (options: { stdio?: boolean }, command: Command) =>
+			runWithMemory(command, async ({ opened, config }) => {
+				if (!options.stdio) throw new ValidationError("engrama mcp needs --stdio. For HTTP, run engrama serve.");
+				const node = createNodeMcpServices(opened.memory, opened.scope, config, { version });
+				try {
+					const handle = await serveMcpStdio({ memory: opened.memory, services: node.services });
+					await Promise.race([handle.done, untilSignal()]);
+					await handle.close();
+				} finally {
+					await node.stop();
+				}
+			}),
+		);
+
+	program
+		.command("mcp-proxy")
+		.description("bridge a stdio MCP client to a running HTTP bridge (Obsidian or engrama serve)")
+		.requiredOption("--url <url>", "the bridge endpoint, e.g. http://127.0.0.1:27182/mcp")
+		.option("--token-file <file>", "file holding the bearer token (or set ENGRAMA_MCP_TOKEN)")
+		.action(async (options: { url: string; tokenFile?: string }, command: Command) =>
+			runPlain(command, async () => {
+				const token = options.tokenFile ? await readToken(resolve(options.tokenFile)) : process.env.ENGRAMA_MCP_TOKEN?.trim();
+				if (!token) throw new ValidationError("mcp-proxy needs the bridge token: --token-file FILE, or ENGRAMA_MCP_TOKEN.");
+				const handle = await runMcpStdioProxy({ url: options.url, token, log: (line) => process.stderr.write(`${line}\n`) });
+				await Promise.race([handle.done, untilSignal()]);
+				await handle.close();
+			}),
+		);
+}

@@ -1,0 +1,57 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { createSkills } from "../engine/skills";
+import type { McpServerInput } from "./mcp-services";
+import { scopeFromHeaders } from "./scope-headers";
+import { errorResult, okResult, profileSchemas, type EngramaTool, type ToolCall, type ToolEnv } from "./tool-kit";
+import { engramaTools } from "./tools";
+
+export const SERVER_NAME = "engrama";
+
+const INSTRUCTIONS =
+	"Engrama is the person's graph memory (entities and typed relations, kept in step with their Obsidian vault). " +
+	"Start a session with engrama_status and engrama_search on the topic. Store what you learn with engrama_remember (rich summary and details, inline relations) and wire it up with engrama_relate. " +
+	"Use engrama_context before answering about a known entity. Run engrama_reflect now and then, and present pending Insights with engrama_surface_insights: the person approves or dismisses; Insights never act by themselves.";
+
+/** Built once per memory: the tools' dependencies, shared by every session. */
+export function createToolEnv(input: McpServerInput): ToolEnv {
+	const { memory, services } = input;
+	const skills = services.skills ?? createSkills(memory, { search: (scope, text, options) => memory.search(scope, text, options) });
+	return { memory, services, skills, schemas: profileSchemas(memory) };
+}
+
+/** One MCP server (one per client session) with the fourteen tools over the given memory. */
+export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): McpServer {
+	const env = "schemas" in envOrInput ? envOrInput : createToolEnv(envOrInput);
+	const server = new McpServer(
+		{ name: SERVER_NAME, version: env.services.version, title: "Engrama memory" },
+		{ instructions: INSTRUCTIONS, maxToolInputElements: 10_000 },
+	);
+	for (const tool of engramaTools(env)) register(server, env, tool);
+	return server;
+}
+
+function register(server: McpServer, env: ToolEnv, tool: EngramaTool): void {
+	const { log } = env.services;
+	server.registerTool(
+		tool.name,
+		{
+			title: tool.title,
+			description: tool.description,
+			inputSchema: tool.inputSchema,
+			outputSchema: z.looseObject(tool.outputSchema),
+			annotations: tool.annotations,
+		},
+		async (args: Record<string, unknown>, extra) => {
+			let call: ToolCall | undefined;
+			try {
+				const scope = scopeFromHeaders(extra.requestInfo?.headers, env.services.identity);
+				const agent = server.server.getClientVersion()?.name?.slice(0, 100);
+				call = { scope, ctx: { scope: scope.scope, source: "mcp", ...(agent ? { agent } : {}), ...(extra.sessionId ? { session: extra.sessionId } : {}) } };
+				return okResult(await tool.run(args, call));
+			} catch (error) {
+				return errorResult(tool.name, error, call, log);
+			}
+		},
+	);
+}

@@ -1,0 +1,55 @@
+import type { EngramaConfig } from "../config/engrama-config";
+import type { Memory } from "../engine/memory";
+import { createSkills } from "../engine/skills";
+import { createVaultSync, type VaultSync } from "../engine/sync/vault-sync";
+import type { Scope } from "../engine/types";
+import { FolderVaultSource } from "../node/folder-vault-source";
+import type { McpServices } from "./mcp-services";
+import { createNodeVaultGuard } from "./node-vault-guard";
+
+export interface NodeMcpServices {
+	readonly services: McpServices;
+	/** Stops the vault watcher and graph → vault replication (when a vault is configured). */
+	stop(): Promise<void>;
+}
+
+/**
+ * The services of a headless bridge (engrama serve, engrama mcp --stdio): skills with the
+ * configured resolver settings and hybrid search, and, with a vault, its sync (graph → vault
+ * replication on; folder watching with `watch`).
+ */
+export function createNodeMcpServices(
+	memory: Memory,
+	identity: Scope,
+	config: EngramaConfig,
+	options: { version: string; watch?: boolean; log?: (line: string) => void },
+): NodeMcpServices {
+	const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+	const skills = createSkills(memory, {
+		resolver: config.resolver,
+		search: (scope, text, searchOptions) => memory.search(scope, text, searchOptions),
+	});
+	let sync: VaultSync | undefined;
+	let detach: (() => void) | undefined;
+	let vault: McpServices["vault"];
+	if (config.vaultPath) {
+		const source = new FolderVaultSource(config.vaultPath);
+		sync = createVaultSync({
+			memory,
+			source,
+			scope: identity,
+			timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+			onError: (error) => log(`engrama mcp: vault sync: ${error instanceof Error ? error.message : String(error)}`),
+		});
+		detach = sync.writer.attach();
+		if (options.watch) sync.start();
+		vault = { path: source.root, source, staysInside: createNodeVaultGuard(source.root) };
+	}
+	return {
+		services: { identity, version: options.version, skills, vault, sync, log },
+		async stop() {
+			detach?.();
+			await sync?.stop();
+		},
+	};
+}

@@ -1,0 +1,44 @@
+import process from "node:process";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createEngramaMcpServer } from "./create-mcp-server";
+import type { McpServerInput } from "./mcp-services";
+
+export interface StdioStreams {
+	readonly stdin: NodeJS.ReadableStream;
+	readonly stdout: NodeJS.WritableStream;
+}
+
+export interface StdioHandle {
+	/** Resolves when the client closed stdin (or `close` was called). */
+	readonly done: Promise<void>;
+	close(): Promise<void>;
+}
+
+/**
+ * The same tools over stdio, straight from a database (for stdio-only clients when Obsidian is
+ * closed). Calls carry no headers, so they run as the standalone identity. Stdout carries only
+ * protocol messages; everything else goes to the services' log (stderr).
+ */
+export async function serveMcpStdio(input: McpServerInput, streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<StdioHandle> {
+	const server = createEngramaMcpServer(input);
+	const transport = new StdioServerTransport(streams.stdin as never, streams.stdout as never);
+	let finish: () => void = () => undefined;
+	const done = new Promise<void>((resolve) => {
+		finish = resolve;
+	});
+	transport.onerror = (error) => input.services.log?.(`engrama mcp: stdio: ${error.message}`);
+	await server.connect(transport);
+	const prevClose = transport.onclose;
+	transport.onclose = () => {
+		prevClose?.();
+		finish();
+	};
+	const close = async () => {
+		await server.close();
+		finish();
+	};
+	const onEnd = () => void close();
+	streams.stdin.once("end", onEnd);
+	streams.stdin.once("close", onEnd);
+	return { done, close };
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { NotFoundError } from "../../engine/errors";
+import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
+
+export function contextTool(env: ToolEnv) {
+	return defineTool({
+		name: "engrama_context",
+		title: "Node context",
+		description:
+			"Fetch one node with all its properties (summary, details, tags, status, ...) and its neighbourhood up to `hops` relations away: the neighbours (label, name, depth, status) and the relations between them (from, type, to, direction seen from the node). Use it before answering about a person, project or technology, and to see what a search result connects to. Works for isolated nodes too (empty neighbours). `truncated: true` means a very connected node had more neighbours than shown.",
+		inputSchema: {
+			name: text("name", 500, "Name (or title) of the node."),
+			label: env.schemas.label("Label of the node."),
+			hops: z.number().int().min(1).max(3).default(1).describe("How many relations away to walk (1-3)."),
+		},
+		outputSchema: {
+			node: z.looseObject({ node_id: z.string(), label: z.string(), name: z.string() }),
+			neighbours: z.array(z.looseObject({ node_id: z.string(), label: z.string(), name: z.string(), depth: z.number() })),
+			relations: z.array(z.looseObject({ from: z.string(), type: z.string(), to: z.string(), direction: z.string() })),
+			truncated: z.boolean(),
+		},
+		annotations: { ...READ_ONLY, title: "Node context" },
+		async run(args, call) {
+			const view = await env.skills.context(call.scope.scope, { label: args.label, name: args.name }, args.hops);
+			if (!view) {
+				throw new NotFoundError(
+					`No ${args.label} "${args.name}" in this memory${call.scope.problem ? ` (${call.scope.problem})` : ""}. Check the exact name with engrama_search, or create it with engrama_remember.`,
+				);
+			}
+			return {
+				structured: { ...view },
+				summary: `${view.node.label} "${view.node.name}": ${view.neighbours.length} neighbours, ${view.relations.length} relations${view.truncated ? " (truncated)" : ""}.`,
+			};
+		},
+	});
+}

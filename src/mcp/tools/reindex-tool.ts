@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { reindex } from "../../engine/search/reindex";
+import { defineTool, type ToolEnv } from "../tool-kit";
+
+export function reindexTool(env: ToolEnv) {
+	return defineTool({
+		name: "engrama_reindex",
+		title: "Re-embed nodes missing their vector",
+		description:
+			"Find and repair nodes of your scope that have no vector (the embedder was down or off when they were written) or a stale one (the model or its dimension changed): such nodes are invisible to semantic search. Run it in order: mode 'detect' (read-only: how many, why, a sample), 'classify' (read-only: the same plan with the reason for each), then 'apply' with dry_run=false to embed up to `limit` nodes (dry_run defaults to true, which only simulates). If `deferred` > 0, call apply again. Needs an embedder (see engrama_status).",
+		inputSchema: {
+			mode: z.enum(["detect", "classify", "apply"], { error: "mode must be 'detect', 'classify' or 'apply' (in that order)." }).describe("detect, classify, then apply."),
+			dry_run: z.boolean().default(true).describe("Only for mode 'apply': true simulates; pass false to embed and write."),
+			limit: z.number().int().min(1).max(1000).default(100).describe("Most nodes to embed in this call (1-1000)."),
+		},
+		outputSchema: { mode: z.string(), dry_run: z.boolean(), to_embed: z.number(), embedded: z.number() },
+		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Re-embed nodes missing their vector" },
+		async run(args, call) {
+			const { memory } = env;
+			const apply = args.mode === "apply" && !args.dry_run;
+			const report = await reindex(
+				{ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, write: (job) => memory.write(job) },
+				call.scope.scope,
+				{ apply, limit: args.limit },
+			);
+			const summary = apply
+				? `Embedded ${report.embedded} of ${report.to_embed} nodes (${report.failed} failed, ${report.deferred} left for the next call).`
+				: `${report.to_embed} of ${report.scanned} nodes need embedding${report.deferred > 0 ? ` (${report.deferred} beyond the limit)` : ""}; nothing was written.`;
+			return { structured: { mode: args.mode, ...report }, summary };
+		},
+	});
+}

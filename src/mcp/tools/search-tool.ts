@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
+
+export function searchTool(env: ToolEnv) {
+	return defineTool({
+		name: "engrama_search",
+		title: "Search memory",
+		description:
+			"Hybrid search of the memory graph (fulltext + vector similarity fused with RRF, reranked by graph closeness, recency and trust). Use it at the start of a session to load context on the topic, and before engrama_remember to check whether a node already exists. Each result has node_id, label, name, score, summary, tags, confidence, updated_at and the per-signal scores; call engrama_context for a node's full details and neighbours. `degraded: true` means the vector channel was unavailable and the answer is fulltext only (reason says why). Plain words work best; search syntax is not interpreted.",
+		inputSchema: {
+			query: text("query", 500, "What to look for, in plain words, e.g. 'websocket reconnect bug'."),
+			limit: z.number().int().min(1).max(50).default(10).describe("Maximum results (1-50)."),
+			labels: z.array(env.schemas.label("Only nodes of this label.")).max(20).optional().describe("Only nodes of these labels."),
+			valid_at: text("valid_at", 40, "Only nodes valid at this ISO date (valid_from ≤ date ≤ valid_to), e.g. 2026-01-31.").optional(),
+		},
+		outputSchema: {
+			query: z.string(),
+			mode: z.string(),
+			degraded: z.boolean(),
+			results: z.array(z.looseObject({ node_id: z.string(), label: z.string(), name: z.string(), score: z.number() })),
+		},
+		annotations: { ...READ_ONLY, title: "Search memory" },
+		async run(args, call) {
+			const view = await env.memory.search(call.scope.scope, args.query, {
+				limit: args.limit,
+				labels: args.labels,
+				validAt: args.valid_at,
+			});
+			const top = view.results
+				.slice(0, 5)
+				.map((r) => `${r.label} "${r.name}"`)
+				.join(", ");
+			const summary =
+				view.results.length === 0
+					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
+					: `${view.results.length} results for "${args.query}": ${top}${view.results.length > 5 ? ", ..." : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
+			return { structured: { ...view }, summary };
+		},
+	});
+}

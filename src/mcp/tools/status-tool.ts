@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { errorMessage } from "../../engine/errors";
+import { isNullEmbedder } from "../../engine/embedding/null-embedding-provider";
+import { READ_ONLY, defineTool, type ToolEnv } from "../tool-kit";
+
+/** Tools a multi-tenant gateway may want to gate (the seed's list, verbatim names). */
+export const ADMIN_TOOLS = [
+	{ name: "engrama_status", reason: "deployment-wide counts; no tenant isolation" },
+	{ name: "engrama_reindex", reason: "data scoped to the caller's tenant, but a bulk re-embed is admin-flavoured" },
+] as const;
+
+/**
+ * engrama_status: the architecture seed's stable JSON. Fields are absent (never null) when a
+ * subsystem is off, so an agent can test `"path" in payload.vault`.
+ */
+export function statusTool(env: ToolEnv) {
+	return defineTool({
+		name: "engrama_status",
+		title: "Engrama status",
+		description:
+			"Snapshot of this Engrama server: version, backend (name, ok, node count), the vault it owns (path, note count), the embedder, the search mode the next engrama_search will use, and admin_tools. Call it at the start of a session, especially when other Obsidian-capable MCP servers are connected, so you know which vault 'the vault' means before syncing or ingesting. Read-only; no identity needed; counts are deployment-wide.",
+		inputSchema: {},
+		outputSchema: {
+			version: z.string(),
+			backend: z.looseObject({ name: z.string().optional(), ok: z.boolean(), node_count: z.number().optional() }),
+			vault: z.looseObject({ configured: z.boolean(), path: z.string().optional(), note_count: z.number().optional() }),
+			embedder: z.looseObject({ configured: z.boolean() }),
+			search: z.looseObject({ mode: z.string(), degraded: z.boolean(), reason: z.string() }),
+			admin_tools: z.array(z.looseObject({ name: z.string(), reason: z.string() })),
+		},
+		annotations: { ...READ_ONLY, title: "Engrama status" },
+		async run() {
+			const { memory, services } = env;
+			const backend: Record<string, unknown> = { ok: false };
+			try {
+				const health = await memory.graph.health();
+				backend.name = health.backend.replace(/-async$/, "") || memory.graph.name;
+				backend.ok = health.ok;
+				if (typeof health.nodes === "number") backend.node_count = health.nodes;
+				if (!health.ok && health.detail) backend.error = health.detail;
+			} catch (error) {
+				backend.name = memory.graph.name;
+				backend.error = `health check failed: ${errorMessage(error)}`;
+			}
+
+			const vault: Record<string, unknown> = { configured: !!services.vault };
+			if (services.vault) {
+				vault.path = services.vault.path;
+				try {
+					vault.note_count = (await services.vault.source.list()).length;
+				} catch (error) {
+					vault.error = `vault listing failed: ${errorMessage(error)}`;
+				}
+			}
+
+			const embedder = memory.embedder;
+			const working = !isNullEmbedder(embedder) && !!embedder;
+			const embedderInfo: Record<string, unknown> = { configured: working };
+			if (working) {
+				embedderInfo.provider = embedder.name;
+				if (embedder.model) embedderInfo.model = embedder.model;
+				embedderInfo.dimensions = embedder.dimensions;
+			}
+			const hybrid = working && !!memory.vectors;
+			const search = {
+				mode: hybrid ? "hybrid" : "fulltext_only",
+				// Degradation is only known when a search runs; status predicts the next attempt.
+				degraded: false,
+				reason: hybrid
+					? ""
+					: working
+						? "no vector store (VECTOR_BACKEND none): search is fulltext only"
+						: "no embedder configured: search is fulltext only",
+			};
+			const structured = {
+				version: services.version,
+				backend,
+				vault,
+				embedder: embedderInfo,
+				search,
+				admin_tools: ADMIN_TOOLS.map((t) => ({ ...t })),
+			};
+			const summary = `Engrama ${services.version} on ${String(backend.name)} (${backend.ok ? "ok" : "not ok"}${typeof backend.node_count === "number" ? `, ${backend.node_count} nodes` : ""}); vault ${services.vault ? services.vault.path : "not configured"}; search ${search.mode}.`;
+			return { structured, summary };
+		},
+	});
+}

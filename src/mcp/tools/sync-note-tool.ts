@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { NotFoundError } from "../../engine/errors";
+import { parseNote } from "../../engine/sync/note-parser";
+import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
+import { resolveVaultPath } from "../vault-path";
+import { requireVaultOwner, syncReportView, syncSummary } from "./sync-shared";
+
+export function syncNoteTool(env: ToolEnv) {
+	return defineTool({
+		name: "engrama_sync_note",
+		title: "Sync one note",
+		description:
+			"Sync one note of Engrama's own vault (see engrama_status for its path) into the graph: its node is merged, its relations reconciled with what the note now says, engrama_id written into its frontmatter if missing, and a deleted note's node archived. path is relative to the vault root (e.g. 'Projects/Billing.md'); paths outside the vault (.., absolute, symlinks leading out) are refused. Never use it for notes of another Obsidian vault. dry_run=true writes nothing and returns what the note states (label, name, relations, links, whether an engrama_id would be written).",
+		inputSchema: {
+			path: text("path", 1000, "Vault-relative path of the note, e.g. 'Projects/Billing Portal.md'."),
+			dry_run: z.boolean().default(false).describe("Preview only: write nothing to the graph or the note."),
+		},
+		outputSchema: { dry_run: z.boolean(), path: z.string() },
+		annotations: { ...MERGE_WRITE, title: "Sync one note" },
+		async run(args, call) {
+			const { vault, sync } = requireVaultOwner(env, call, "engrama_sync_note");
+			const path = await resolveVaultPath(vault, args.path, "path");
+			if (args.dry_run) {
+				if (!(await vault.source.stat(path))) {
+					throw new NotFoundError(`No note "${path}" in the vault ${vault.path}. A real sync of a deleted note archives its node; check the path.`);
+				}
+				const parsed = parseNote({ path, text: await vault.source.read(path), settings: sync.settings, profile: env.memory.profile });
+				if (parsed.kind === "note") {
+					const n = parsed.note;
+					const structured = {
+						dry_run: true,
+						path,
+						would: {
+							label: n.label,
+							name: n.key,
+							key_field: n.keyField,
+							engrama_id: n.id ?? null,
+							inject_engrama_id: !n.id && sync.settings.writeEngramaIds,
+							props: n.props,
+							relations: n.relations,
+							links: n.links,
+						},
+						problems: n.warnings,
+					};
+					return { structured, summary: `Dry run: "${path}" would sync as ${n.label} "${n.key}" with ${n.relations.length} relations and ${n.links.length} links.` };
+				}
+				const problems = parsed.kind === "invalid" ? parsed.problems : [];
+				const why = parsed.kind === "skipped" ? "it is untyped and untyped indexing is off" : "it has problems (see problems)";
+				return { structured: { dry_run: true, path, skipped: true, reason: why, problems }, summary: `Dry run: "${path}" would not sync: ${why}.` };
+			}
+			const report = await sync.syncPaths([path]);
+			return { structured: { path, ...syncReportView(report) }, summary: `${path}: ${syncSummary(report)}` };
+		},
+	});
+}

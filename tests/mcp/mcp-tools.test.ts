@@ -1,0 +1,273 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TOOL_NAMES } from "../../src/mcp";
+import { makeTempDir } from "../helpers/temp-dir";
+import { call, connectClient, ok, startBridge, textOf, writeNote, type Bridge } from "./mcp-harness";
+
+describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	let vault: string;
+	let outside: string;
+	let bridge: Bridge;
+	let client: Client;
+
+	beforeAll(async () => {
+		dir = makeTempDir("engrama-mcp-");
+		vault = join(dir.path, "vault");
+		outside = join(dir.path, "outside");
+		mkdirSync(outside, { recursive: true });
+		writeFileSync(join(outside, "secret.md"), "# Secret\n\nNot part of the vault.\n");
+		writeNote(vault, "Projects/Billing Portal.md", "---\nengrama_label: Project\nrelations:\n  USES: [Python]\n---\n# Billing Portal\n\nInvoices for clients, built on [[Python]].\n");
+		writeNote(vault, "Technologies/Python.md", "---\nengrama_label: Technology\n---\n# Python\n\nThe language.\n");
+		writeNote(vault, "Daily/2026-01-05.md", "Met with Ana about the [[Billing Portal]] rollout.\n");
+		writeNote(vault, ".obsidian/plugins/engrama/data.json.md", "token: should never be readable\n");
+		symlinkSync(join(outside, "secret.md"), join(vault, "Leak.md"));
+		bridge = await startBridge({ dir: dir.path, vault });
+		client = await connectClient(bridge.url, bridge.token);
+	});
+
+	afterAll(async () => {
+		await client?.close();
+		await bridge?.close();
+		dir?.cleanup();
+	});
+
+	it("lists the fourteen tools with the Python names, annotations, profile enums and output schemas", async () => {
+		const { tools } = await client.listTools();
+		expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+		for (const tool of tools) {
+			expect(tool.description?.length ?? 0).toBeGreaterThan(80);
+			expect(tool.annotations).toMatchObject({ openWorldHint: false });
+			expect(typeof tool.annotations?.readOnlyHint).toBe("boolean");
+			expect(typeof tool.annotations?.destructiveHint).toBe("boolean");
+			expect(typeof tool.annotations?.idempotentHint).toBe("boolean");
+			expect(tool.outputSchema?.type).toBe("object");
+		}
+		const byName = new Map(tools.map((t) => [t.name, t]));
+		expect(byName.get("engrama_gdpr_forget")?.annotations?.destructiveHint).toBe(true);
+		expect(byName.get("engrama_search")?.annotations?.readOnlyHint).toBe(true);
+		expect(byName.get("engrama_remember")?.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+		const relate = byName.get("engrama_relate")?.inputSchema as { properties: Record<string, { enum?: string[] }>; required: string[] };
+		expect(relate.properties.from_label.enum).toEqual(expect.arrayContaining(["Project", "Technology", "Decision"]));
+		expect(relate.properties.rel_type.enum).toEqual(expect.arrayContaining(["USES", "SOLVED_BY", "RELATED_TO"]));
+		expect(relate.required.sort()).toEqual(["from_label", "from_name", "rel_type", "to_label", "to_name"]);
+		const search = byName.get("engrama_search")?.inputSchema as { properties: Record<string, { maxLength?: number; maximum?: number }> };
+		expect(search.properties.query.maxLength).toBe(500);
+		expect(search.properties.limit.maximum).toBe(50);
+	});
+
+	it("engrama_status has exactly the seed's shape", async () => {
+		const status = await ok<Record<string, Record<string, unknown>>>(client, "engrama_status");
+		expect(Object.keys(status).sort()).toEqual(["admin_tools", "backend", "embedder", "search", "vault", "version"]);
+		expect(status.version).toBe("test");
+		expect(status.backend).toMatchObject({ name: "sqlite", ok: true });
+		expect(typeof status.backend.node_count).toBe("number");
+		// Notes only: the config folder and the symlink leading out are not part of the vault.
+		expect(status.vault).toEqual({ configured: true, path: vault, note_count: 3 });
+		expect(status.embedder).toMatchObject({ configured: true, provider: "hash", dimensions: 64 });
+		expect(Object.keys(status.embedder).sort()).toEqual(["configured", "dimensions", "model", "provider"]);
+		expect(status.search).toEqual({ mode: "hybrid", degraded: false, reason: "" });
+		expect((status.admin_tools as unknown as { name: string }[]).map((t) => t.name)).toEqual(["engrama_status", "engrama_reindex"]);
+	});
+
+	it("engrama_sync_vault previews with dry_run, then syncs; engrama_sync_note syncs one note", async () => {
+		const dry = await ok<{ dry_run: boolean; counts: Record<string, number>; ids_written: string[] }>(client, "engrama_sync_vault", { dry_run: true });
+		expect(dry.dry_run).toBe(true);
+		expect(dry.counts.nodes_created).toBeGreaterThanOrEqual(3);
+		expect([...dry.ids_written].sort()).toEqual(["Daily/2026-01-05.md", "Projects/Billing Portal.md", "Technologies/Python.md"]);
+		expect(readFileSync(join(vault, "Projects/Billing Portal.md"), "utf8")).not.toContain("engrama_id");
+
+		const real = await ok<{ dry_run: boolean; counts: Record<string, number> }>(client, "engrama_sync_vault", {});
+		expect(real.dry_run).toBe(false);
+		expect(real.counts.nodes_created).toBe(dry.counts.nodes_created);
+		expect(readFileSync(join(vault, "Projects/Billing Portal.md"), "utf8")).toMatch(/engrama_id: [0-9a-f-]{36}/);
+
+		writeNote(vault, "Projects/Billing Portal.md", readFileSync(join(vault, "Projects/Billing Portal.md"), "utf8").replace("Invoices for clients", "Invoices and refunds for clients"));
+		const preview = await ok<{ would: { label: string; name: string; relations: unknown[] } }>(client, "engrama_sync_note", { path: "Projects/Billing Portal.md", dry_run: true });
+		expect(preview.would).toMatchObject({ label: "Project", name: "Billing Portal", relations: [{ type: "USES", target: "Python" }] });
+		const note = await ok<{ counts: Record<string, number> }>(client, "engrama_sync_note", { path: "Projects/Billing Portal.md" });
+		expect(note.counts.nodes_updated).toBe(1);
+		const found = await ok<{ results: { name: string }[] }>(client, "engrama_search", { query: "refunds" });
+		expect(found.results[0]?.name).toBe("Billing Portal");
+	});
+
+	it("sync, ingest and insight tools refuse paths outside the vault (.., absolute, symlinks, hidden folders)", async () => {
+		const attempts: [string, Record<string, unknown>, RegExp][] = [
+			["engrama_sync_note", { path: "../outside/secret.md" }, /leaves the vault/],
+			["engrama_sync_note", { path: join(outside, "secret.md") }, /absolute/],
+			["engrama_sync_note", { path: "C:\\Windows\\x.md" }, /absolute/],
+			["engrama_sync_note", { path: "Leak.md" }, /symbolic link/],
+			["engrama_ingest", { source: "Projects/../../outside/secret.md" }, /leaves the vault/],
+			["engrama_ingest", { source: "Leak.md" }, /symbolic link/],
+			["engrama_ingest", { source: ".obsidian/plugins/engrama/data.json.md" }, /hidden folder/],
+			["engrama_ingest", { source: "Projects/notes.txt" }, /not a note/],
+			["engrama_sync_vault", { folder: "../outside" }, /leaves the vault/],
+		];
+		for (const [tool, args, message] of attempts) {
+			const result = await call(client, tool, args);
+			expect(result.isError, `${tool} ${JSON.stringify(args)}`).toBe(true);
+			expect(textOf(result)).toMatch(message);
+		}
+		expect(readFileSync(join(outside, "secret.md"), "utf8")).not.toContain("engrama_id");
+	});
+
+	it("remember, relate, search and context work together", async () => {
+		const made = await ok<{ created: boolean; node: { label: string; name: string; node_id: string }; degree: number; relations: { outcome: string }[] }>(
+			client,
+			"engrama_remember",
+			{
+				label: "Decision",
+				properties: { title: "Use SQLite for local memory", summary: "One file with FTS5 and vectors.", tags: ["storage"] },
+				relations: { USES: ["SQLite"] },
+			},
+		);
+		expect(made).toMatchObject({ created: true, node: { label: "Decision", name: "Use SQLite for local memory" }, degree: 1 });
+		expect(made.relations[0]).toMatchObject({ outcome: "stubbed" });
+
+		const again = await ok<{ created: boolean; node: { node_id: string } }>(client, "engrama_remember", {
+			label: "Decision",
+			properties: { name: "Use SQLite for local memory", details: "WAL mode." },
+		});
+		expect(again).toMatchObject({ created: false, node: { node_id: made.node.node_id } });
+
+		const related = await ok(client, "engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "INFORMED_BY", to_name: "Use SQLite for local memory", to_label: "Decision" });
+		expect(related).toMatchObject({ created: true, type: "INFORMED_BY", from: { name: "Billing Portal" }, to: { name: "Use SQLite for local memory" } });
+		const twice = await ok(client, "engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "INFORMED_BY", to_name: "Use SQLite for local memory", to_label: "Decision" });
+		expect(twice).toMatchObject({ created: false });
+
+		const context = await ok<{ node: { name: string; props: Record<string, unknown> }; neighbours: { name: string }[]; relations: { type: string; direction: string }[] }>(
+			client,
+			"engrama_context",
+			{ label: "Decision", name: "Use SQLite for local memory", hops: 1 },
+		);
+		expect(context.node.props).toMatchObject({ summary: "One file with FTS5 and vectors.", details: "WAL mode." });
+		expect(context.neighbours.map((n) => n.name).sort()).toEqual(["Billing Portal", "SQLite"]);
+		expect(context.relations).toEqual(expect.arrayContaining([expect.objectContaining({ type: "INFORMED_BY", direction: "in" })]));
+
+		const search = await ok<{ results: { name: string; label: string; summary: string }[]; degraded: boolean }>(client, "engrama_search", { query: "FTS5 vectors", limit: 5 });
+		expect(search.degraded).toBe(false);
+		expect(search.results[0]).toMatchObject({ name: "Use SQLite for local memory", label: "Decision", summary: "One file with FTS5 and vectors." });
+		const narrowed = await ok<{ results: { label: string }[] }>(client, "engrama_search", { query: "FTS5 vectors", labels: ["Project"] });
+		expect(narrowed.results.length).toBeGreaterThan(0);
+		expect(narrowed.results.every((r) => r.label === "Project")).toBe(true);
+	});
+
+	it("answers mistakes with isError results that say what to change", async () => {
+		const cases: [string, Record<string, unknown>, RegExp][] = [
+			["engrama_remember", { label: "Spaceship", properties: { name: "X" } }, /Label "Spaceship" is not in profile base\. Use one of: .*Project/],
+			["engrama_remember", { label: "Project", properties: { summary: "no name" } }, /must include "name"/],
+			["engrama_remember", { label: "Project", properties: { name: "!!!" } }, /no letters or digits/],
+			["engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "LOVES", to_name: "Python", to_label: "Technology" }, /Relation type "LOVES" is not in profile/],
+			["engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "SOLVED_BY", to_name: "Python", to_label: "Technology" }, /not allowed/],
+			["engrama_relate", { from_name: "Nope", from_label: "Project", rel_type: "USES", to_name: "Python", to_label: "Technology" }, /Nope/],
+			["engrama_context", { label: "Project", name: "Nowhere" }, /No Project "Nowhere"/],
+			["engrama_search", { query: "" }, /query must not be empty/],
+			["engrama_search", { query: "x".repeat(501) }, /longer than 500/],
+			["engrama_reindex", { mode: "fix" }, /mode must be 'detect', 'classify' or 'apply'/],
+			["engrama_gdpr_forget", { mode: "everything" }, /mode must be 'dry-run'/],
+		];
+		for (const [tool, args, message] of cases) {
+			const result = await call(client, tool, args);
+			expect(result.isError, `${tool} ${JSON.stringify(args).slice(0, 80)}`).toBe(true);
+			expect(textOf(result)).toMatch(message);
+		}
+	});
+
+	it("engrama_ingest returns text and notes with guidance and dedup hints", async () => {
+		const text = await ok<{ kind: string; content: string; dedup_hints: { name: string }[]; guidance: { instructions: string[] }; context_hint: string }>(
+			client,
+			"engrama_ingest",
+			{ source: "We moved the Billing Portal to Python 3.12 last week.", source_type: "text", context_hint: "billing" },
+		);
+		expect(text.kind).toBe("text");
+		expect(text.context_hint).toBe("billing");
+		expect(text.guidance.instructions.length).toBeGreaterThan(2);
+		expect(text.dedup_hints.map((h) => h.name)).toContain("Billing Portal");
+		const note = await ok<{ source: string; content: string }>(client, "engrama_ingest", { source: "Daily/2026-01-05.md" });
+		expect(note.source).toBe("Daily/2026-01-05.md");
+		expect(note.content).toContain("Met with Ana");
+		const missing = await call(client, "engrama_ingest", { source: "Daily/none.md" });
+		expect(missing.isError).toBe(true);
+		expect(textOf(missing)).toMatch(/No note "Daily\/none.md"/);
+	});
+
+	it("engrama_reindex detects and applies within the caller's scope", async () => {
+		const detect = await ok<{ mode: string; dry_run: boolean; scanned: number; to_embed: number }>(client, "engrama_reindex", { mode: "detect" });
+		expect(detect).toMatchObject({ mode: "detect", dry_run: true });
+		expect(detect.scanned).toBeGreaterThan(3);
+		const apply = await ok<{ dry_run: boolean; embedded: number; to_embed: number }>(client, "engrama_reindex", { mode: "apply", dry_run: false });
+		expect(apply.dry_run).toBe(false);
+		expect(apply.embedded).toBe(apply.to_embed);
+	});
+
+	it("reflect and the insight tools answer clearly until their skills land", async () => {
+		for (const [tool, args] of [
+			["engrama_reflect", {}],
+			["engrama_surface_insights", {}],
+			["engrama_approve_insight", { title: "X" }],
+			["engrama_write_insight_to_vault", { title: "X", target_note: "Projects/Billing Portal.md" }],
+		] as const) {
+			const result = await call(client, tool, args);
+			expect(result.isError).toBe(true);
+			expect(textOf(result)).toMatch(/not available yet/);
+		}
+	});
+
+	it("scope headers: both set a tenant; exactly one reads nothing and refuses writes", async () => {
+		const tenant = await connectClient(bridge.url, bridge.token, { "X-Engrama-Org-Id": "acme", "X-Engrama-User-Id": "bob" });
+		const partial = await connectClient(bridge.url, bridge.token, { "X-Engrama-Org-Id": "acme" });
+		try {
+			await ok(tenant, "engrama_remember", { label: "Project", properties: { name: "Acme Secret Project", summary: "Only for bob." } });
+			expect((await ok<{ results: { name: string }[] }>(tenant, "engrama_search", { query: "Acme Secret" })).results[0]?.name).toBe("Acme Secret Project");
+			const names = async (c: Client, query: string) => (await ok<{ results: { name: string }[] }>(c, "engrama_search", { query })).results.map((r) => r.name);
+			expect(await names(client, "Acme Secret")).not.toContain("Acme Secret Project");
+			expect(await names(tenant, "Billing Portal")).toEqual(["Acme Secret Project"]);
+
+			expect((await ok<{ results: unknown[] }>(partial, "engrama_search", { query: "Acme Secret" })).results).toEqual([]);
+			expect((await ok<{ results: unknown[] }>(partial, "engrama_search", { query: "Billing Portal" })).results).toEqual([]);
+			const context = await call(partial, "engrama_context", { label: "Project", name: "Billing Portal" });
+			expect(context.isError).toBe(true);
+			const write = await call(partial, "engrama_remember", { label: "Project", properties: { name: "Half scoped" } });
+			expect(write.isError).toBe(true);
+			expect(textOf(write)).toMatch(/Only X-Engrama-Org-Id was sent\. Send both/);
+			const relate = await call(partial, "engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "USES", to_name: "Python", to_label: "Technology" });
+			expect(relate.isError).toBe(true);
+			expect((await call(partial, "engrama_gdpr_forget", { mode: "apply" })).isError).toBe(true);
+			// The vault is the standalone person's: another tenant cannot sync it.
+			const sync = await call(tenant, "engrama_sync_vault", { dry_run: true });
+			expect(sync.isError, textOf(sync)).toBe(true);
+			expect(textOf(sync)).toMatch(/without X-Engrama-Org-Id/);
+			// Graph → vault replication writes the standalone person's relations into notes, never a tenant's.
+			for (const c of [client, tenant]) {
+				const name = c === client ? "Standalone Side Project" : "Acme Secret Project";
+				await ok(c, "engrama_remember", { label: "Project", properties: { name, summary: "Side work." } });
+				await ok(c, "engrama_remember", { label: "Technology", properties: { name: "Rust", summary: "A language." } });
+				await ok(c, "engrama_relate", { from_name: name, from_label: "Project", rel_type: "USES", to_name: "Rust", to_label: "Technology" });
+			}
+			await bridge.node.services.sync?.idle();
+			expect(readFileSync(join(vault, "Engrama", "Project", "Standalone Side Project.md"), "utf8")).toMatch(/Rust/);
+			expect(existsSync(join(vault, "Engrama", "Project", "Acme Secret Project.md"))).toBe(false);
+		} finally {
+			await tenant.close();
+			await partial.close();
+		}
+	});
+
+	it("engrama_gdpr_forget reports, then erases only the caller's own memory", async () => {
+		const tenant = await connectClient(bridge.url, bridge.token, { "X-Engrama-Org-Id": "acme", "X-Engrama-User-Id": "bob" });
+		try {
+			const dry = await ok<{ mode: string; scope: object; counts: { nodes: number } }>(tenant, "engrama_gdpr_forget", {});
+			expect(dry).toMatchObject({ mode: "dry-run", scope: { org_id: "acme", user_id: "bob" }, counts: { nodes: 2, edges: 1 } });
+			expect((await ok<{ results: { name: string }[] }>(tenant, "engrama_search", { query: "Acme Secret" })).results[0]?.name).toBe("Acme Secret Project");
+			const applied = await ok<{ mode: string; counts: { nodes: number } }>(tenant, "engrama_gdpr_forget", { mode: "apply" });
+			expect(applied).toMatchObject({ mode: "apply", counts: { nodes: 2, edges: 1 } });
+			expect((await ok<{ results: unknown[] }>(tenant, "engrama_search", { query: "Acme Secret" })).results).toEqual([]);
+			const standalone = await ok<{ results: { name: string }[] }>(client, "engrama_search", { query: "Billing Portal" });
+			expect(standalone.results[0]?.name).toBe("Billing Portal");
+		} finally {
+			await tenant.close();
+		}
+	});
+});
