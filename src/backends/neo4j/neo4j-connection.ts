@@ -96,6 +96,10 @@ export class Neo4jConnection {
 		});
 	}
 
+	inTransaction(): boolean {
+		return this.open !== undefined;
+	}
+
 	read<T>(work: (q: CypherRunner) => Promise<T>, what = "read"): Promise<T> {
 		return this.unit("READ", work, what);
 	}
@@ -188,7 +192,8 @@ export class Neo4jConnection {
 			try {
 				return await attempt();
 			} catch (error) {
-				if (error instanceof BackendError) throw error;
+				// Our own named errors (not found, invalid input) and bugs pass through untouched.
+				if (!isNeo4jError(error)) throw error;
 				const elapsed = Date.now() - started;
 				if (!isTransient(error) || elapsed + delay > this.retry.maxElapsedMs) throw this.failure(what, error);
 				// Jitter keeps several clients from hammering a server that is coming back.

@@ -31,9 +31,21 @@ import type {
 	Props,
 	Scope,
 } from "../../engine/types";
-import { fulltextProperties, luceneQuery } from "./fulltext";
+import {
+	FT_COLUMNS,
+	FT_LENGTH_PROPERTY,
+	ftProperty,
+	bm25Clauses,
+	fulltextProperties,
+	idf,
+	luceneMatch,
+	phrasePattern,
+	queryWords,
+	tokens,
+	type Phrase,
+} from "./fulltext";
 import type { CypherRunner, Neo4jConnection, Row } from "./neo4j-connection";
-import { candidateIds, dropNamePostings, indexNames, touchesNames } from "./neo4j-name-index";
+import { REPLACE_POSTINGS, candidateIds, dropNamePostings, postingParams, touchesNames } from "./neo4j-name-index";
 import { JSON_MARKER, decodeProps, decodeValue, encodeName, encodeProps, encodeValue } from "./props-codec";
 import {
 	DEFAULT_NAMESPACE,
@@ -63,6 +75,11 @@ const sqlValue = (expr: string) => `CASE WHEN ${expr} = $nullMarker THEN null EL
 const BY_ID = `(n:${NODE_LABEL} {__ns: $ns, engrama_id: $id})`;
 // Stored as the node's own timestamps, never duplicated in props (as SQLite's columns).
 const COLUMN_PROPS = new Set(["created_at", "updated_at"]);
+
+/** Same as SQLite: below this many documents per word, no word counts as common. */
+const COMMON_TERM_FLOOR = 200;
+/** Fulltext statistics are re-read after this store writes, and at least this often. */
+const STATS_TTL_MS = 30_000;
 
 let lastSeq = 0;
 /** Insertion order across processes (microsecond clock, strictly increasing in this one). */
@@ -125,6 +142,9 @@ export class Neo4jGraphStore implements GraphStore {
 	readonly name = "neo4j";
 	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true };
 	readonly namespace: string;
+	/** Bumped by every write of this store, so cached fulltext statistics never lag its own writes. */
+	private writeVersion = 0;
+	private ftStats: { rows: number; tokens: number; version: number; at: number } | undefined;
 
 	constructor(
 		readonly conn: Neo4jConnection,
@@ -169,53 +189,87 @@ export class Neo4jGraphStore implements GraphStore {
 		}
 	}
 
-	transaction<T>(fn: () => Promise<T>): Promise<T> {
-		return this.conn.transaction(fn);
+	async transaction<T>(fn: () => Promise<T>): Promise<T> {
+		try {
+			return await this.conn.transaction(fn);
+		} finally {
+			// A rolled-back transaction may have been seen by cached statistics.
+			this.writeVersion++;
+		}
 	}
 
-	/** Recomputes the hidden fulltext columns from the node's final props. */
-	private async writeFulltext(q: CypherRunner, elementId: string, props: Props): Promise<void> {
-		await q.run("MATCH (n) WHERE elementId(n) = $eid SET n += $ft", { eid: elementId, ft: fulltextProperties(props) });
+	private async write<T>(work: (q: CypherRunner) => Promise<T>, what: string): Promise<T> {
+		this.writeVersion++;
+		try {
+			return await this.conn.write(work, what);
+		} finally {
+			this.writeVersion++;
+		}
+	}
+
+	/**
+	 * Second half of every node write, after the node is locked and its props read: stores the
+	 * final props (removing what is gone), the fulltext columns and, when asked, the name postings.
+	 */
+	private async writeNode(
+		q: CypherRunner,
+		node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean },
+	): Promise<NodeRecord> {
+		const gone = Object.keys(node.before).filter((name) => !(name in node.final));
+		const rows = await q.run(
+			`MATCH (n) WHERE elementId(n) = $eid
+			SET n += $props, n += $ft, n.updated_at = $now
+			WITH n
+			${REPLACE_POSTINGS}
+			RETURN ${N} AS after`,
+			{
+				ns: this.namespace,
+				eid: node.eid,
+				props: encodeProps(node.final, gone),
+				ft: fulltextProperties(node.final),
+				now: node.now,
+				...postingParams(node.reindex, node.dropPostings, node.key, node.final),
+			},
+		);
+		return toRecord(rows[0].after as StoredMap);
 	}
 
 	async mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
 		assertScope(scope);
 		const label = checkLabel(input.label);
-		const set = stripColumns(input.set);
-		delete set.org_id;
-		delete set.user_id;
 		const onCreate = stripColumns(input.setOnCreate);
 		const id = typeof onCreate.engrama_id === "string" && onCreate.engrama_id ? onCreate.engrama_id : crypto.randomUUID();
-		delete onCreate.org_id;
-		delete onCreate.user_id;
 		const seq = nextSeq();
-		return this.conn.write(async (q) => {
+		return this.write(async (q) => {
+			// MERGE under the identity constraint, and a write on a match too: either way this
+			// transaction now holds the node's lock, so the read-compute-write below cannot interleave.
 			const rows = await q.run(
 				`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
-				ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $onCreate
-				WITH n, ${N} AS before, n.__seq = $seq AS created
-				SET n += $set, n.updated_at = $now
-				SET n.engrama_id = CASE WHEN created THEN $id ELSE n.engrama_id END
-				RETURN before, created, ${N} AS after, elementId(n) AS eid`,
-				this.params(scope, {
-					label,
-					key: input.key,
-					keyField: input.keyField,
-					seq,
-					now: input.now,
-					id,
-					onCreate: encodeProps(onCreate),
-					set: encodeProps(set, input.unset ?? []),
-				}),
+				ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n.engrama_id = $id
+				ON MATCH SET n.__seq = n.__seq
+				RETURN ${N} AS before, n.__seq = $seq AS created, elementId(n) AS eid`,
+				this.params(scope, { label, key: input.key, keyField: input.keyField, seq, now: input.now, id }),
 			);
 			const row = rows[0];
-			const node = toRecord(row.after as StoredMap);
-			await this.writeFulltext(q, String(row.eid), node.props);
 			const created = row.created === true;
-			if (created || touchesNames(input.set, input.unset)) {
-				await indexNames(q, this.namespace, scope, { id: node.id, seq: Number((row.after as StoredMap).__seq), key: node.key, props: node.props });
-			}
-			return created ? { node, created } : { node, created, previous: decodeProps(row.before as StoredMap) };
+			const before = decodeProps(row.before as StoredMap);
+			// The same arithmetic as SQLite's mergeNode.
+			const final: Record<string, PropValue> = created
+				? { ...onCreate, ...stripColumns(input.set), engrama_id: id, org_id: scope.orgId, user_id: scope.userId }
+				: { ...before, ...stripColumns(input.set) };
+			for (const name of input.unset ?? []) delete final[name];
+			final.org_id = scope.orgId;
+			final.user_id = scope.userId;
+			const node = await this.writeNode(q, {
+				eid: String(row.eid),
+				key: input.key,
+				before,
+				final,
+				now: input.now,
+				reindex: created || touchesNames(input.set, input.unset),
+				dropPostings: !created,
+			});
+			return created ? { node, created } : { node, created, previous: before };
 		}, "merge the node");
 	}
 
@@ -249,24 +303,30 @@ export class Neo4jGraphStore implements GraphStore {
 
 	async updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null> {
 		assertScope(scope);
-		return this.conn.write(async (q) => {
+		return this.write(async (q) => {
 			const rows = await q.run(
-				`MATCH ${BY_ID} WHERE ${SCOPE} SET n += $set, n.updated_at = $now RETURN ${N} AS after, elementId(n) AS eid`,
-				this.params(scope, { id, now, set: encodeProps(stripColumns(set), unset) }),
+				`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS before, elementId(n) AS eid`,
+				this.params(scope, { id }),
 			);
 			if (!rows[0]) return null;
-			const node = toRecord(rows[0].after as StoredMap);
-			await this.writeFulltext(q, String(rows[0].eid), node.props);
-			if (touchesNames(set, unset)) {
-				await indexNames(q, this.namespace, scope, { id: node.id, seq: Number((rows[0].after as StoredMap).__seq), key: node.key, props: node.props });
-			}
-			return node;
+			const current = toRecord(rows[0].before as StoredMap);
+			const final: Record<string, PropValue> = { ...current.props, ...stripColumns(set) };
+			for (const name of unset) delete final[name];
+			return this.writeNode(q, {
+				eid: String(rows[0].eid),
+				key: current.key,
+				before: current.props,
+				final,
+				now,
+				reindex: touchesNames(set, unset),
+				dropPostings: true,
+			});
 		}, "update the node");
 	}
 
 	async deleteNode(scope: Scope, id: string): Promise<boolean> {
 		assertScope(scope);
-		return this.conn.write(async (q) => {
+		return this.write(async (q) => {
 			const rows = await q.run(
 				`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`,
 				this.params(scope, { id }),
@@ -282,7 +342,7 @@ export class Neo4jGraphStore implements GraphStore {
 		assertScope(scope);
 		const type = checkRelationType(input.type);
 		const seq = nextSeq();
-		return this.conn.write(async (q) => {
+		return this.write(async (q) => {
 			const params = this.params(scope, { from: input.fromId, to: input.toId });
 			const ends = await q.run(
 				`OPTIONAL MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}) WHERE a.org_id = $org AND a.user_id = $user
@@ -311,7 +371,7 @@ export class Neo4jGraphStore implements GraphStore {
 	async deleteEdge(scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
 		assertScope(scope);
 		const relType = checkRelationType(type);
-		const rows = await this.conn.write(
+		const rows = await this.write(
 			(q) =>
 				q.run(
 					`MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}) WHERE a.org_id = $org AND a.user_id = $user
@@ -411,22 +471,90 @@ export class Neo4jGraphStore implements GraphStore {
 		}, "walk the neighbourhood");
 	}
 
+	/**
+	 * FTS5-identical ranking: Lucene finds the candidates, Cypher scores them with bm25 over the
+	 * same tokens and statistics as SQLite's nodes_fts, including its common-word planning
+	 * (above 4,000 nodes a word in more than 5% of them only ranks documents a rarer word matched).
+	 */
 	async fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
-		if (!isFullScope(scope)) return [];
-		const lucene = luceneQuery(query.text);
-		if (!lucene || query.limit <= 0) return [];
+		if (!isFullScope(scope) || query.limit <= 0) return [];
+		const words = queryWords(query.text).filter((word) => tokens(word).length > 0);
+		if (words.length === 0) return [];
 		const labels = query.labels ?? [];
-		const rows = await this.conn.read(
-			(q) =>
-				q.run(
-					`CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS n, score
-					WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
-					RETURN ${N} AS node, score ORDER BY score DESC, n.__seq LIMIT $limit`,
-					this.params(scope, { index: FULLTEXT_INDEX, query: lucene, labels, limit: int(query.limit) }),
-				),
-			"search the fulltext index",
+		return this.conn.read(async (q) => {
+			const stats = await this.fulltextStats(q);
+			if (stats.rows === 0) return [];
+			const phrases = words.map((word) => tokens(word));
+			const hits = await this.phraseHits(q, phrases);
+			const hitsOf = (phrase: Phrase) => hits.get(phrase.join(" ")) ?? 0;
+			let match = phrases;
+			let scored = phrases;
+			const threshold = Math.max(COMMON_TERM_FLOOR, stats.rows * 0.05);
+			if (threshold > COMMON_TERM_FLOOR) {
+				// SQLite looks the lower-cased word up in fts5vocab: a word that is not exactly one token counts as rare.
+				const vocab = (i: number) => (phrases[i].length === 1 && phrases[i][0] === words[i] ? hitsOf(phrases[i]) : 0);
+				const rare = phrases.filter((_, i) => vocab(i) <= threshold);
+				const common = phrases.filter((_, i) => vocab(i) > threshold);
+				// FTS5 scores every phrase of `rare OR (common) AND (rare)`: the rare ones count twice.
+				if (rare.length > 0 && common.length > 0) {
+					match = rare;
+					scored = [...rare, ...common, ...rare];
+				}
+			}
+			const lucene = luceneMatch(match);
+			if (!lucene) return [];
+			const rows = await q.run(
+				`CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS n
+				WITH n WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
+				${bm25Clauses()}
+				WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
+				RETURN ${N} AS node, score ORDER BY score DESC, n.__seq LIMIT $limit`,
+				this.params(scope, {
+					index: FULLTEXT_INDEX,
+					query: lucene,
+					labels,
+					limit: int(query.limit),
+					ftPatterns: scored.map((phrase) => phrasePattern(phrase)),
+					matchCount: int(match.length),
+					ftIdf: scored.map((phrase) => idf(stats.rows, hitsOf(phrase))),
+					ftAvgdl: stats.tokens > 0 ? stats.tokens / stats.rows : 1,
+				}),
+			);
+			return rows.map((row) => ({ node: toRecord(row.node as StoredMap), score: Number(row.score) }));
+		}, "search the fulltext index");
+	}
+
+	/** Rows and tokens of this memory's fulltext "table" (every node, any scope or status), as FTS5 keeps them. */
+	private async fulltextStats(q: CypherRunner): Promise<{ rows: number; tokens: number }> {
+		const cached = this.ftStats;
+		if (cached && cached.version === this.writeVersion && Date.now() - cached.at < STATS_TTL_MS) return cached;
+		const rows = await q.run(
+			`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns RETURN count(n) AS rows, sum(coalesce(n.${FT_LENGTH_PROPERTY}, 0)) AS tokens`,
+			{ ns: this.namespace },
 		);
-		return rows.map((row) => ({ node: toRecord(row.node as StoredMap), score: Number(row.score) }));
+		const stats = { rows: Number(rows[0]?.rows ?? 0), tokens: Number(rows[0]?.tokens ?? 0), version: this.writeVersion, at: Date.now() };
+		if (!this.conn.inTransaction()) this.ftStats = stats;
+		return stats;
+	}
+
+	/** Nodes of this memory containing each phrase (FTS5's per-phrase hit count for idf). */
+	private async phraseHits(q: CypherRunner, phrases: readonly Phrase[]): Promise<Map<string, number>> {
+		const distinct = [...new Map(phrases.map((p) => [p.join(" "), p])).entries()];
+		const rows = await q.run(
+			`UNWIND $items AS item
+			CALL {
+				WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
+				WITH n WHERE n.__ns = $ns AND (${FT_COLUMNS.map((c) => `coalesce(n.${ftProperty(c)}, '') CONTAINS item.pattern`).join(" OR ")})
+				RETURN count(n) AS hits
+			}
+			RETURN item.key AS key, hits`,
+			{
+				ns: this.namespace,
+				index: FULLTEXT_INDEX,
+				items: distinct.map(([key, phrase]) => ({ key, query: luceneMatch([phrase]), pattern: phrasePattern(phrase) })),
+			},
+		);
+		return new Map(rows.map((row) => [String(row.key), Number(row.hits)]));
 	}
 
 	async listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
@@ -493,7 +621,7 @@ export class Neo4jGraphStore implements GraphStore {
 
 	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
 		assertScope(scope);
-		return this.conn.write(async (q) => {
+		return this.write(async (q) => {
 			const rows = await q.run(
 				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE}
 				OPTIONAL MATCH (n)-[r]-()
@@ -535,7 +663,7 @@ export class Neo4jGraphStore implements GraphStore {
 	}
 
 	async setMeta(key: string, value: string): Promise<void> {
-		await this.conn.write(
+		await this.write(
 			(q) => q.run(`MERGE (m:${META_LABEL} {__ns: $ns, key: $key}) SET m.value = $value`, { ns: this.namespace, key, value }),
 			"write a setting",
 		);
@@ -572,7 +700,7 @@ export class Neo4jGraphStore implements GraphStore {
 			source: e.source,
 			seq: nextSeq(),
 		}));
-		await this.conn.write(
+		await this.write(
 			(q) =>
 				q.run(
 					`UNWIND $rows AS e CREATE (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user})
@@ -657,8 +785,11 @@ export class Neo4jGraphStore implements GraphStore {
 	async rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null> {
 		assertScope(scope);
 		const label = checkLabel(input.label);
-		return this.conn.write(async (q) => {
-			const found = await q.run(`MATCH ${BY_ID} WHERE ${SCOPE} RETURN ${N} AS node, elementId(n) AS eid`, this.params(scope, { id }));
+		return this.write(async (q) => {
+			const found = await q.run(
+				`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS node, elementId(n) AS eid`,
+				this.params(scope, { id }),
+			);
 			if (!found[0]) return null;
 			const current = found[0].node as StoredMap;
 			const eid = String(found[0].eid);
@@ -683,26 +814,26 @@ export class Neo4jGraphStore implements GraphStore {
 			}
 			const oldLabel = checkLabel(String(current.__label));
 			const oldKeyField = current.__key_field === "title" ? "title" : "name";
-			const set: Record<string, unknown> = { [encodeName(input.keyField)]: encodeValue(input.key) };
-			if (input.keyField !== oldKeyField) set[encodeName(oldKeyField)] = null;
-			const rows = await q.run(
+			// Postings hang off the engrama_id: drop them under the old one before it changes.
+			await dropNamePostings(q, this.namespace, [String(current.engrama_id)]);
+			await q.run(
 				`MATCH (n) WHERE elementId(n) = $eid
 				REMOVE n:${oldLabel} SET n:${label}
-				SET n += $set, n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId, n.updated_at = $now
-				RETURN ${N} AS node`,
-				{ eid, set, label, key: input.key, keyField: input.keyField, newId, now: input.now },
+				SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId`,
+				{ eid, label, key: input.key, keyField: input.keyField, newId },
 			);
-			const node = toRecord(rows[0].node as StoredMap);
-			await this.writeFulltext(q, eid, node.props);
-			if (newId !== id) await dropNamePostings(q, this.namespace, [id]);
-			await indexNames(q, this.namespace, scope, { id: node.id, seq: Number(current.__seq), key: node.key, props: node.props });
-			return node;
+			const before = decodeProps(current);
+			const final: Record<string, PropValue> = { ...before };
+			if (input.keyField !== oldKeyField) delete final[oldKeyField];
+			final[input.keyField] = input.key;
+			if (newId !== current.engrama_id) final.engrama_id = newId;
+			return this.writeNode(q, { eid, key: input.key, before, final, now: input.now, reindex: true, dropPostings: false });
 		}, "re-key the node");
 	}
 
 	/** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
 	async dropNamespace(): Promise<number> {
-		const rows = await this.conn.write(
+		const rows = await this.write(
 			(q) =>
 				q.run(
 					`OPTIONAL MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH collect(n) AS nodes FOREACH (n IN nodes | DETACH DELETE n)

@@ -44,30 +44,24 @@ export async function dropNamePostings(q: CypherRunner, ns: string, nodeIds: rea
 	return Number(rows[0]?.n ?? 0);
 }
 
-/** Re-indexes one node's names (key + aliases) and their fragments. */
-export async function indexNames(
-	q: CypherRunner,
-	ns: string,
-	scope: Scope,
-	node: { id: string; seq: number; key: string; props: Props },
-): Promise<void> {
-	await dropNamePostings(q, ns, [node.id]);
-	const { names, fragments } = postingsOf(node.key, node.props);
-	if (names.length === 0) return;
-	await q.run(
-		`UNWIND $names AS p CREATE (:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id, seq: $seq, norm: p.norm, len: p.len})
-		WITH count(*) AS done
-		UNWIND $fragments AS p CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id, seq: $seq, fragment: p.fragment, len: p.len})`,
-		{
-			ns,
-			org: scope.orgId,
-			user: scope.userId,
-			id: node.id,
-			seq: node.seq,
-			names: names.map((n) => ({ norm: n.norm, len: neo4j.int(n.len) })),
-			fragments: fragments.map((f) => ({ fragment: f.fragment, len: neo4j.int(f.len) })),
-		},
-	);
+/**
+ * Cypher clauses (after a `WITH n`) that replace node n's postings: drop the old ones when
+ * $dropPostings, then create $names and $fragments. Params come from `postingParams`.
+ */
+export const REPLACE_POSTINGS = `CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${NAME_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
+	CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
+	FOREACH (x IN $names | CREATE (:${NAME_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, norm: x.norm, len: x.len}))
+	FOREACH (x IN $fragments | CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, fragment: x.fragment, len: x.len}))`;
+
+/** Params for REPLACE_POSTINGS: `reindex` false leaves the postings alone. */
+export function postingParams(reindex: boolean, drop: boolean, key: string, props: Props): Record<string, unknown> {
+	if (!reindex) return { dropPostings: false, names: [], fragments: [] };
+	const { names, fragments } = postingsOf(key, props);
+	return {
+		dropPostings: drop,
+		names: names.map((n) => ({ norm: n.norm, len: neo4j.int(n.len) })),
+		fragments: fragments.map((f) => ({ fragment: f.fragment, len: neo4j.int(f.len) })),
+	};
 }
 
 interface Tally {

@@ -131,7 +131,9 @@ export class Neo4jVectorStore implements VectorStore {
 						WITH collect({n: n, score: score}) AS hits
 						UNWIND hits AS hit WITH hit.n AS n, hit.score AS score, size(hits) AS seen
 						WHERE ${SCOPE} AND ${LIVE}
-						RETURN n.engrama_id AS id, score, seen ORDER BY score DESC LIMIT $k`,
+						// The index ranks with approximate scores (~1e-4); the answer uses exact ones.
+						WITH n, seen, vector.similarity.cosine(n.${VECTOR_PROPERTY}, $vector) AS score
+						RETURN n.engrama_id AS id, score, seen ORDER BY score DESC, n.__seq LIMIT $k`,
 						{ ...params, ask: neo4j.int(ask) },
 					),
 				"search the vector index",

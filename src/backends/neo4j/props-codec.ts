@@ -6,13 +6,13 @@ import type { PropValue, Props } from "../../engine/types";
  * - strings, finite numbers, booleans and homogeneous (or empty) lists are stored natively;
  * - null, maps, mixed or nested lists become a JSON string behind JSON_MARKER, and so does any
  *   string that itself starts with the marker (so decoding is never ambiguous).
- * Internal properties start with "__"; a user prop with a reserved name is stored as "__u" + name.
+ * Internal properties start with "__"; a user prop with a reserved name is stored as "__p_" + name.
  */
 export const JSON_MARKER = "\u0000json:";
 
 /** Node properties the store owns (never part of NodeRecord.props). */
 export const INTERNAL_PREFIX = "__";
-export const ESCAPED_PREFIX = "__u";
+export const ESCAPED_PREFIX = "__p_";
 const RESERVED = new Set(["embedding", "created_at", "updated_at"]);
 
 export type StoredValue = string | number | boolean | readonly string[] | readonly number[] | readonly boolean[];

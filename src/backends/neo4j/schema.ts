@@ -65,6 +65,7 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		name: "engrama_meta_key",
 		create: `CREATE CONSTRAINT engrama_meta_key IF NOT EXISTS FOR (m:${META_LABEL}) REQUIRE (m.__ns, m.key) IS UNIQUE`,
 	},
+	{ name: "engrama_ns", create: `CREATE INDEX engrama_ns IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns)` },
 	{ name: "engrama_scope", create: `CREATE INDEX engrama_scope IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id)` },
 	{
 		name: "engrama_scope_label",

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fulltext";
+import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
+import { openDatabase, type SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+
+describe("Neo4j fulltext tokens match SQLite FTS5", () => {
+	let conn: SqliteConnection;
+	beforeAll(async () => {
+		conn = await openDatabase({ path: ":memory:" });
+		conn.exec("CREATE VIRTUAL TABLE t USING fts5(x); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');");
+	});
+	afterAll(() => conn.close());
+
+	/** The tokens FTS5's unicode61 tokenizer (the nodes_fts default) makes of `text`, in order. */
+	function fts5Tokens(text: string): string[] {
+		conn.run("DELETE FROM t");
+		conn.run("INSERT INTO t(rowid, x) VALUES (1, ?)", [text]);
+		return conn.all<{ term: string }>("SELECT term FROM v ORDER BY offset").map((r) => r.term);
+	}
+
+	const texts = [
+		"Billing Portal: invoices for clients",
+		"Añadir café — Ürün ÉCOLE naïve façade",
+		"snake_case and kebab-case, v3.12.1 (2026-01-01)",
+		"C++ vs C# vs F*; e-mail: someone@example.com",
+		"Ünïcödé ÀÉÎÕÜ ØÅ Straße",
+		"日本語のテキスト 中文 한국어",
+		"emoji ☕ and math 𝄞 ∑ x²",
+		"tabs\tand\nnewlines",
+		"İstanbul Łódź Ærøskøbing Ðóra Þór",
+	];
+
+	it.each(texts)("tokenises %j like unicode61", (text) => {
+		expect(tokens(text)).toEqual(fts5Tokens(text));
+	});
+
+	it("uses the same columns as nodes_fts", () => {
+		expect([...FT_COLUMNS]).toEqual([...FTS_COLUMNS]);
+	});
+
+	it("folds extra text props into body and skips ids, provenance and dates, as writeFts does", () => {
+		const ft = fulltextProperties({
+			name: "Billing Portal",
+			description: "Invoices",
+			body: "Main text",
+			owner: "Ana Pérez",
+			status: "active",
+			org_id: "acme",
+			valid_from: "2026-01-01",
+			tags: ["finance", "web"],
+			confidence: 1,
+		});
+		expect(ft.__ft_name).toBe(" billing  portal ");
+		expect(ft.__ft_body).toBe(" main  text  ana  perez ");
+		expect(ft.__ft_tags).toBe(" finance  web ");
+		expect(ft.__ft_title).toBeNull();
+		expect(ft.__ft_len).toBe(9);
+	});
+
+	it("builds a query from words only, so user syntax is never parsed", () => {
+		const words = queryWords(`"OR" NEAR( * ) AND ^title: -x +y Café café`);
+		expect(words).toEqual(["or", "near", "and", "title", "x", "y", "café"]);
+		const match = luceneMatch(words.map(tokens));
+		expect(match).toBe(FT_COLUMNS.map((c) => `__ft_${c}:(or* OR near* OR and* OR title* OR x* OR y* OR cafe*)`).join(" OR "));
+		expect(luceneMatch([tokens("snake_case")])).toContain("(+snake +case*)");
+		expect(luceneMatch([tokens("snake_case")], false)).toContain('("snake case")');
+		expect(luceneMatch(queryWords("!!! ---").map(tokens))).toBeNull();
+	});
+
+	it("counts phrase instances by pattern: prefix phrases match the start of their last token", () => {
+		const stored = fulltextProperties({ description: "invoices invoice snake case snakes" }).__ft_description as string;
+		const count = (pattern: string) => stored.split(pattern).length - 1;
+		expect(count(phrasePattern(["invoic"]))).toBe(2);
+		expect(count(phrasePattern(["invoice"], false))).toBe(1);
+		expect(count(phrasePattern(["snake", "cas"]))).toBe(1);
+		expect(count(phrasePattern(["snake"]))).toBe(2);
+	});
+
+	it("uses FTS5's idf, floored at 1e-6 for words in most rows", () => {
+		expect(idf(100, 1)).toBeCloseTo(Math.log(99.5 / 1.5), 12);
+		expect(idf(10, 9)).toBe(1e-6);
+	});
+});
