@@ -1,6 +1,6 @@
 import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
 import type { Memory } from "../engine/memory";
@@ -36,6 +36,8 @@ const SKIPPED_DIRS = new Set(["node_modules"]);
 export class FolderVaultSource implements VaultSource {
 	readonly root: string;
 	private readonly options: Required<FolderVaultSourceOptions>;
+	/** Vault path (NFC) → the name on disk, for names the file system keeps in another form (NFD). */
+	private readonly diskNames = new Map<string, string>();
 
 	constructor(root: string, options: FolderVaultSourceOptions = {}) {
 		this.root = resolve(root);
@@ -45,7 +47,11 @@ export class FolderVaultSource implements VaultSource {
 	/** Absolute path of a vault path; refuses paths that escape the vault. */
 	absolute(path: string): string {
 		const clean = normaliseVaultPath(path);
-		const abs = resolve(this.root, clean);
+		let disk = this.diskNames.get(clean) ?? clean;
+		if (disk === clean && clean !== clean.normalize("NFD") && !existsSync(join(this.root, clean)) && existsSync(join(this.root, clean.normalize("NFD")))) {
+			disk = clean.normalize("NFD");
+		}
+		const abs = resolve(this.root, disk);
 		if (abs !== this.root && !abs.startsWith(this.root + sep)) {
 			throw new ValidationError(`"${path}" is outside the vault ${this.root}. Give a path inside the vault.`);
 		}
@@ -72,10 +78,12 @@ export class FolderVaultSource implements VaultSource {
 			}
 			for (const entry of entries) {
 				if (entry.name.startsWith(".") && entry.isDirectory()) continue;
-				const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+				const disk = prefix ? `${prefix}/${entry.name}` : entry.name;
 				if (entry.isDirectory()) {
-					if (!SKIPPED_DIRS.has(entry.name)) walk(join(dir, entry.name), path);
+					if (!SKIPPED_DIRS.has(entry.name)) walk(join(dir, entry.name), disk);
 				} else if (entry.isFile() && isMarkdownPath(entry.name)) {
+					const path = disk.normalize("NFC");
+					if (path !== disk) this.diskNames.set(path, disk);
 					try {
 						const s = statSync(join(dir, entry.name));
 						out.push({ path, mtime: Math.floor(s.mtimeMs), size: s.size });

@@ -265,7 +265,7 @@ function parseRelations(
 			frozenTypes.push(type);
 			warn(
 				`relations.${rawType} has a value that is not a name or a [[link]].`,
-				`List names or "[[links]]" only, e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
+				`List names or "[[links]]" only (quote numbers), e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
 			);
 		}
 	}
@@ -274,7 +274,7 @@ function parseRelations(
 
 /** A relation target: a name or a wikilink; `[[X]]` written unquoted in YAML arrives as [["X"]]. */
 function targetName(item: unknown): string | undefined {
-	if (typeof item === "number") return String(item);
+	// A bare number is almost always a slip (an unquoted year or id); quoting it says it is a name.
 	if (typeof item === "string") {
 		const link = wholeWikilink(item);
 		return (link ?? item).replace(/\s+/g, " ").trim();

@@ -148,7 +148,8 @@ export class SyncRun {
 			const sorted = [...group].sort(
 				(a, b) =>
 					Number(b.info.path === known) - Number(a.info.path === known) ||
-					a.info.mtime - b.info.mtime ||
+					// Whole seconds: copies made in the same second (cp -r, a checkout) fall through to the path.
+					Math.floor(a.info.mtime / 1000) - Math.floor(b.info.mtime / 1000) ||
 					a.info.path.length - b.info.path.length ||
 					(a.info.path < b.info.path ? -1 : 1),
 			);

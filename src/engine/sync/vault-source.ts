@@ -42,9 +42,14 @@ export interface VaultSource {
 	watch(listener: VaultEventListener): () => void;
 }
 
-/** "a\\b/./c.md" → "a/b/c.md": forward slashes, no leading "./" or "/", no empty segments. */
+/**
+ * "a\\b/./c.md" → "a/b/c.md": forward slashes, no leading "./" or "/", no empty segments, and
+ * Unicode NFC (as Obsidian's normalizePath; macOS writes NFD file names). Sources map it back
+ * to the name on disk.
+ */
 export function normaliseVaultPath(path: string): string {
 	return path
+		.normalize("NFC")
 		.replace(/\\/g, "/")
 		.split("/")
 		.filter((part) => part !== "" && part !== ".")

@@ -33,6 +33,8 @@ export interface SyncHarness {
 	readonly batches: SyncReport[];
 	write(path: string, text: string): void;
 	read(path: string): string;
+	/** Another VaultSync over the same memory and vault, with other settings. */
+	makeSync(settings: Partial<SyncSettings>): VaultSync;
 	/** Same vault, another (or a fresh) database file. */
 	reopen(options?: { dbPath?: string; settings?: Partial<SyncSettings> }): Promise<SyncHarness>;
 	close(): Promise<void>;
@@ -55,14 +57,16 @@ export async function openHarness(
 	const memory = new Memory({ graph, vectors, embedder: null, profile });
 	const source = new FolderVaultSource(vaultDir, { watchMode: "fs" });
 	const batches: SyncReport[] = [];
-	const sync = new VaultSync({
-		memory,
-		source,
-		scope: SCOPE,
-		settings: { debounceMs: 40, ...options.settings },
-		timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
-		onBatch: (report) => batches.push(report),
-	});
+	const makeSync = (settings: Partial<SyncSettings> = {}) =>
+		new VaultSync({
+			memory,
+			source,
+			scope: SCOPE,
+			settings: { debounceMs: 40, ...settings },
+			timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+			onBatch: (report) => batches.push(report),
+		});
+	const sync = makeSync(options.settings);
 	const harness: SyncHarness = {
 		vaultDir,
 		dbPath,
@@ -70,6 +74,7 @@ export async function openHarness(
 		source,
 		sync,
 		batches,
+		makeSync,
 		write(path, text) {
 			mkdirSync(dirname(join(vaultDir, path)), { recursive: true });
 			writeFileSync(join(vaultDir, path), text);
