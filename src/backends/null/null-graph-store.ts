@@ -113,6 +113,10 @@ export class NullGraphStore implements GraphStore {
 	async rekeyNode(): Promise<NodeRecord | null> {
 		return null;
 	}
+	async mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
+		requireScope(scope);
+		return { created: inputs.length };
+	}
 	async reflectRows<D extends ReflectDetectorId>(): Promise<readonly ReflectRowMap[D][]> {
 		return [];
 	}

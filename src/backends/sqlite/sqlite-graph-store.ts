@@ -789,6 +789,45 @@ export class SqliteGraphStore implements GraphStore {
 		});
 	}
 
+	async mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
+		assertScope(scope);
+		if (inputs.length === 0) return { created: 0 };
+		return this.atomic(() => {
+			const rows = new Map<string, number>();
+			const rowOf = (id: string, role: string): number => {
+				let row = rows.get(id);
+				if (row === undefined) {
+					row = this.requireRow(scope, id, role).id;
+					rows.set(id, row);
+				}
+				return row;
+			};
+			let created = 0;
+			for (const input of inputs) {
+				const from = rowOf(input.fromId, "source");
+				const to = rowOf(input.toId, "target");
+				// The common case (a new edge) is one statement; an existing one merges its props like mergeEdge.
+				const { changes } = this.conn.run(
+					"INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props) VALUES (?, ?, ?, ?, ?, ?, ?)",
+					[from, input.type, to, input.now, scope.orgId, scope.userId, JSON.stringify(input.props ?? {})],
+				);
+				if (changes > 0) {
+					created++;
+					continue;
+				}
+				if (!input.props || Object.keys(input.props).length === 0) continue;
+				const existing = this.conn.get<{ id: number; props: string | null }>(
+					"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
+					[from, input.type, to],
+				);
+				if (existing) {
+					this.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify({ ...parseProps(existing.props), ...input.props }), existing.id]);
+				}
+			}
+			return { created };
+		});
+	}
+
 	// --- Reflect (issue 6): the detectors' SQL lives in sqlite-reflect-queries.ts ---
 
 	async reflectRows<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]> {

@@ -212,6 +212,13 @@ export interface GraphStore {
 	 * Returns null when the node does not exist in the scope.
 	 */
 	rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null>;
+	/**
+	 * `mergeEdge` for many edges as one unit (a full vault sync writes tens of thousands): same
+	 * idempotent semantics per edge, endpoints looked up once per call, atomic where the backend
+	 * is. Returns how many edges were new. Throws NotFoundError (nothing written) when an endpoint
+	 * is missing in the scope. Optional: without it, sync calls `mergeEdge` once per edge.
+	 */
+	mergeEdges?(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }>;
 
 	// --- Reflect (issue 6) ---
 

@@ -1,10 +1,10 @@
 import type { Clock } from "../clock";
 import { EngramaError, errorMessage } from "../errors";
 import type { Profile } from "../profile";
-import type { GraphStore } from "../protocols";
+import type { GraphStore, MergeEdgeInput } from "../protocols";
 import type { NodeRecord, PropValue, Scope } from "../types";
-import { sanitiseKey } from "../write/sanitise";
-import type { WriteContext, WritePipeline } from "../write/write-pipeline";
+import { resolveRelationOrThrow, sanitiseKey } from "../write/sanitise";
+import type { EntityWrite, WriteContext, WritePipeline } from "../write/write-pipeline";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { NOTE_PROPS, type NoteEntry, type NoteIndex, noteEntryOf } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
@@ -176,7 +176,9 @@ export class SyncRun {
 	/** Gives one note its node (create, update, move, rename, adopt a stub); null when it must wait. */
 	async upsert(prepared: PreparedNote): Promise<UpsertedNote | null> {
 		try {
-			return await this.deps.graph.transaction(() => this.upsertUnsafe(prepared));
+			// No savepoint per note: a plain create/update is one atomic MERGE whose checks run before
+			// it writes; the multi-step paths (rename, adopting a stub) take their own below.
+			return await this.upsertUnsafe(prepared);
 		} catch (error) {
 			if (!(error instanceof EngramaError)) throw error;
 			this.problems.push({
@@ -239,60 +241,39 @@ export class SyncRun {
 
 		const previousPath = node ? ownerPath(node) : undefined;
 		const moved = !!node && !!previousPath && previousPath !== path;
-		if (node) {
-			const newId = adopted && claimed && claimed !== node.id ? claimed : undefined;
-			if (node.label !== note.label || node.key !== key || newId) {
-				if (node.label !== note.label || node.key !== key) {
-					const holder = await this.nodeByKey(note.label, key);
-					if (holder && holder.id !== node.id) {
-						const resolved = await this.clearHolder(holder, node, note.label, key, path);
+		const newId = node && adopted && claimed && claimed !== node.id ? claimed : undefined;
+		const needsRekey = !!node && (node.label !== note.label || node.key !== key || !!newId);
+		const merge = async (): Promise<{ write: EntityWrite; key: string } | null> => {
+			let current = node;
+			let finalKey = key;
+			if (current && needsRekey) {
+				if (current.label !== note.label || current.key !== finalKey) {
+					const holder = await this.nodeByKey(note.label, finalKey);
+					if (holder && holder.id !== current.id) {
+						const resolved = await this.clearHolder(holder, current, note.label, finalKey, path);
 						if (resolved === null) return null;
-						key = resolved;
+						finalKey = resolved;
 					}
 				}
-				const rekeyed = await graph.rekeyNode(scope, node.id, { label: def.label, keyField: def.keyField, key, newId, now: clock.now().toISOString() });
-				if (!rekeyed) throw new EngramaError("not_found", `Node ${node.id} vanished while renaming it.`);
-				this.forget(node);
-				node = rekeyed;
+				const rekeyed = await graph.rekeyNode(scope, current.id, { label: def.label, keyField: def.keyField, key: finalKey, newId, now: clock.now().toISOString() });
+				if (!rekeyed) throw new EngramaError("not_found", `Node ${current.id} vanished while renaming it.`);
+				this.forget(current);
+				current = rekeyed;
 			}
-		}
-
-		// Props: what the note states, plus sync bookkeeping; props the note stopped stating go.
-		const props: Record<string, PropValue> = { ...note.props };
-		const stated = Object.keys(note.props);
-		const unset: string[] = [];
-		if (node) {
-			const before = node.props[NOTE_PROPS.stated];
-			if (Array.isArray(before)) {
-				for (const name of before) {
-					if (typeof name !== "string" || name in props || BOOKKEEPING.has(name)) continue;
-					if (name === "status") props.status = def.status?.default ?? "active";
-					else unset.push(name);
-				}
-			}
-			const status = node.props.status;
-			if ((status === "archived" || status === "stub") && props.status === undefined) {
-				const previous = node.props.previous_status;
-				props.status =
-					status === "archived" && typeof previous === "string" && previous !== "stub" && previous !== "archived"
-						? previous
-						: (def.status?.default ?? "active");
-			}
-			if (status === "archived") unset.push("archived_at", "previous_status");
-		}
-		props[NOTE_PROPS.path] = path;
-		props[NOTE_PROPS.hash] = note.hash;
-		props[NOTE_PROPS.mtime] = prepared.info.mtime;
-		props[NOTE_PROPS.size] = prepared.info.size;
-		props[NOTE_PROPS.stated] = stated;
-
-		const write = await pipeline.mergeEntity(this.ctx, {
-			label: def.label,
-			key,
-			props,
-			id: node ? undefined : claimed,
-			unset: unset.filter((name) => !(name in props)),
-		});
+			const props = this.noteProps(note, prepared.info, current, def.status?.default ?? "active");
+			const write = await pipeline.mergeEntity(this.ctx, {
+				label: def.label,
+				key: finalKey,
+				props: props.set,
+				id: current ? undefined : claimed,
+				unset: props.unset,
+			});
+			return { write, key: finalKey };
+		};
+		// Renaming and adopting are several writes: one savepoint, so a failure leaves the node as it was.
+		const merged = needsRekey ? await graph.transaction(merge) : await merge();
+		if (!merged) return null;
+		const { write } = merged;
 		for (const warning of write.warnings) {
 			this.problems.push({ path, severity: "warning", problem: warning, action: "Check the value in the note's frontmatter." });
 		}
@@ -311,6 +292,36 @@ export class SyncRun {
 		const idToWrite = settings.writeEngramaIds && note.id !== stored.id ? stored.id : undefined;
 		if (idToWrite) this.idsWritten.push(path);
 		return { prepared, node: stored, idToWrite };
+	}
+
+	/** Props to set and unset: what the note states, sync bookkeeping, and a revived status. */
+	private noteProps(note: ParsedNote, info: VaultFileInfo, node: NodeRecord | null, defaultStatus: string): { set: Record<string, PropValue>; unset: string[] } {
+		const set: Record<string, PropValue> = { ...note.props };
+		const unset: string[] = [];
+		if (node) {
+			const before = node.props[NOTE_PROPS.stated];
+			if (Array.isArray(before)) {
+				for (const name of before) {
+					if (typeof name !== "string" || name in set || BOOKKEEPING.has(name)) continue;
+					// A status the note stopped stating falls back to the label's default, not to nothing.
+					if (name === "status") set.status = defaultStatus;
+					else unset.push(name);
+				}
+			}
+			const status = node.props.status;
+			if ((status === "archived" || status === "stub") && set.status === undefined) {
+				const previous = node.props.previous_status;
+				set.status =
+					status === "archived" && typeof previous === "string" && previous !== "stub" && previous !== "archived" ? previous : defaultStatus;
+			}
+			if (status === "archived") unset.push("archived_at", "previous_status");
+		}
+		set[NOTE_PROPS.path] = note.path;
+		set[NOTE_PROPS.hash] = note.hash;
+		set[NOTE_PROPS.mtime] = info.mtime;
+		set[NOTE_PROPS.size] = info.size;
+		set[NOTE_PROPS.stated] = Object.keys(note.props);
+		return { set, unset: unset.filter((name) => !(name in set)) };
 	}
 
 	/**
@@ -411,10 +422,14 @@ export class SyncRun {
 
 	// --- edges ---
 
-	/** Makes the note's own edges match what it declares; edges from other sources stay. */
-	async reconcile(upserted: UpsertedNote): Promise<void> {
+	/**
+	 * Makes the note's own edges match what it declares (edges from other sources stay): removes
+	 * what it no longer declares and returns the edges to add, which the caller writes for a whole
+	 * batch of notes at once with `writeEdges`.
+	 */
+	async reconcile(upserted: UpsertedNote): Promise<MergeEdgeInput[]> {
 		try {
-			await this.deps.graph.transaction(() => this.reconcileUnsafe(upserted));
+			return await this.reconcileUnsafe(upserted);
 		} catch (error) {
 			if (!(error instanceof EngramaError)) throw error;
 			this.problems.push({
@@ -423,10 +438,22 @@ export class SyncRun {
 				problem: `Its relations could not be synced: ${error.message}`,
 				action: "Check the relations in the note's frontmatter.",
 			});
+			return [];
 		}
 	}
 
-	private async reconcileUnsafe(upserted: UpsertedNote): Promise<void> {
+	/** Writes new edges in one store call where the backend can (a vault sync writes tens of thousands). */
+	async writeEdges(adds: readonly MergeEdgeInput[]): Promise<void> {
+		const { graph, scope } = this.deps;
+		if (adds.length === 0) return;
+		if (graph.mergeEdges) {
+			this.counts.relationsAdded += (await graph.mergeEdges(scope, adds)).created;
+			return;
+		}
+		for (const input of adds) if ((await graph.mergeEdge(scope, input)).created) this.counts.relationsAdded++;
+	}
+
+	private async reconcileUnsafe(upserted: UpsertedNote): Promise<MergeEdgeInput[]> {
 		const { graph, scope, pipeline } = this.deps;
 		const { node } = upserted;
 		const note = upserted.prepared.note;
@@ -448,12 +475,16 @@ export class SyncRun {
 			if (e.edge.props.origin !== NOTE_ORIGIN || declared.has(k) || frozen(e.type)) continue;
 			if (await graph.deleteEdge(scope, node.id, e.type, e.node.id)) this.counts.relationsRemoved++;
 		}
+		// The checks and provenance of the write pipeline's mergeRelation, applied per edge here so
+		// the edges can be written in bulk.
+		const adds: MergeEdgeInput[] = [];
+		const edgeProps = { origin: NOTE_ORIGIN, note_path: note.path, ...pipeline.provenance(this.ctx) };
+		const now = this.deps.clock.now().toISOString();
 		for (const [k, { type, target }] of declared) {
 			const props = existing.get(k);
 			if (props && props.origin === NOTE_ORIGIN && props.note_path === note.path) continue;
 			try {
-				const write = await pipeline.mergeRelation(this.ctx, node, type, target, { origin: NOTE_ORIGIN, note_path: note.path });
-				if (write.created) this.counts.relationsAdded++;
+				resolveRelationOrThrow(this.deps.profile, type, node.label, target.label);
 			} catch (error) {
 				if (!(error instanceof EngramaError)) throw error;
 				this.problems.push({
@@ -462,8 +493,11 @@ export class SyncRun {
 					problem: `${type} → "${target.key}": ${error.message}`,
 					action: "Point the relation at an entity of an allowed label, or use another relation type.",
 				});
+				continue;
 			}
+			adds.push({ fromId: node.id, type, toId: target.id, props: edgeProps, now });
 		}
+		return adds;
 	}
 
 	/** A relation target: the note it names, else an entity of an allowed label, else a new stub. */

@@ -145,7 +145,9 @@ export class VaultSync {
 			}
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
 				await unit(async () => {
-					for (const u of chunk) await run.reconcile(u);
+					const adds = [];
+					for (const u of chunk) adds.push(...(await run.reconcile(u)));
+					await run.writeEdges(adds);
 				});
 			}
 			await unit(async () => {
@@ -311,7 +313,9 @@ export class VaultSync {
 						const u = await run.upsert(p);
 						if (u) upserted.push(u);
 					}
-					for (const u of upserted) await run.reconcile(u);
+					const adds = [];
+					for (const u of upserted) adds.push(...(await run.reconcile(u)));
+					await run.writeEdges(adds);
 					await run.archive(vanished);
 					for (const t of touched) await run.touch(t.entry, t.info);
 				}),

@@ -1,0 +1,99 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBackend } from "../../../src/backends/factory";
+import { parseConfig } from "../../../src/config/engrama-config";
+import { NotFoundError, ValidationError } from "../../../src/engine/errors";
+import type { GraphStore } from "../../../src/engine/protocols";
+import type { NodeRecord } from "../../../src/engine/types";
+import { makeTempDir } from "../../helpers/temp-dir";
+import { SCOPE } from "./sync-fixture";
+
+// The two GraphStore methods vault sync added (rekeyNode, mergeEdges), on a real SQLite file.
+const stores: GraphStore[] = [];
+const temps: { cleanup(): void }[] = [];
+afterEach(async () => {
+	for (const s of stores.splice(0)) await s.close();
+	for (const t of temps.splice(0)) t.cleanup();
+});
+
+async function sqlite(): Promise<GraphStore> {
+	const temp = makeTempDir("engrama-store-sync-");
+	temps.push(temp);
+	const { graph } = await createBackend(parseConfig({ backend: "sqlite", dbPath: join(temp.path, "m.db"), orgId: SCOPE.orgId, userId: SCOPE.userId }));
+	stores.push(graph);
+	return graph;
+}
+
+const NOW = "2026-03-01T00:00:00.000Z";
+async function add(graph: GraphStore, label: string, key: string, id: string, keyField: "name" | "title" = "name"): Promise<NodeRecord> {
+	return (await graph.mergeNode(SCOPE, { label, keyField, key, set: { [keyField]: key, note: "kept" }, setOnCreate: { engrama_id: id }, now: NOW })).node;
+}
+const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+
+describe("SqliteGraphStore.rekeyNode", () => {
+	it("changes label, key field and key in place; props, edges and created_at stay", async () => {
+		const graph = await sqlite();
+		const a = await add(graph, "Note", "Draft", ID(1));
+		const b = await add(graph, "Concept", "Other", ID(2));
+		await graph.mergeEdge(SCOPE, { fromId: a.id, type: "LINKS_TO", toId: b.id, now: NOW });
+		const rekeyed = await graph.rekeyNode(SCOPE, a.id, { label: "Decision", keyField: "title", key: "Final", now: "2026-03-02T00:00:00.000Z" });
+		expect(rekeyed).toMatchObject({ id: a.id, label: "Decision", keyField: "title", key: "Final", createdAt: NOW });
+		expect(rekeyed?.props).toMatchObject({ title: "Final", note: "kept" });
+		expect(rekeyed?.props.name).toBeUndefined();
+		expect(await graph.getNode(SCOPE, "Note", "Draft")).toBeNull();
+		expect((await graph.edgesOf(SCOPE, a.id, "out")).map((e) => e.node.key)).toEqual(["Other"]);
+		expect((await graph.fulltext(SCOPE, { text: "Final", limit: 5 })).map((h) => h.node.id)).toEqual([a.id]);
+	});
+
+	it("can give the node a new engrama_id, refusing one that is taken", async () => {
+		const graph = await sqlite();
+		const a = await add(graph, "Concept", "A", ID(1));
+		await add(graph, "Concept", "B", ID(2));
+		await expect(graph.rekeyNode(SCOPE, a.id, { label: "Concept", keyField: "name", key: "A", newId: ID(2), now: NOW })).rejects.toThrow(ValidationError);
+		const moved = await graph.rekeyNode(SCOPE, a.id, { label: "Concept", keyField: "name", key: "A", newId: ID(3), now: NOW });
+		expect(moved?.id).toBe(ID(3));
+		expect(await graph.getNodeById(SCOPE, ID(1))).toBeNull();
+	});
+
+	it("refuses a label + key another node holds, and returns null for a missing node", async () => {
+		const graph = await sqlite();
+		const a = await add(graph, "Concept", "A", ID(1));
+		await add(graph, "Concept", "B", ID(2));
+		await expect(graph.rekeyNode(SCOPE, a.id, { label: "Concept", keyField: "name", key: "B", now: NOW })).rejects.toThrow(/already named "B"/);
+		expect((await graph.getNodeById(SCOPE, a.id))?.key).toBe("A");
+		expect(await graph.rekeyNode(SCOPE, ID(9), { label: "Concept", keyField: "name", key: "Z", now: NOW })).toBeNull();
+	});
+});
+
+describe("SqliteGraphStore.mergeEdges", () => {
+	it("creates many edges at once, idempotently, merging props into existing ones", async () => {
+		const graph = await sqlite();
+		const a = await add(graph, "Project", "A", ID(1));
+		const b = await add(graph, "Technology", "B", ID(2));
+		const c = await add(graph, "Technology", "C", ID(3));
+		if (!graph.mergeEdges) throw new Error("SQLite implements mergeEdges");
+		const inputs = [
+			{ fromId: a.id, type: "USES", toId: b.id, props: { origin: "note" }, now: NOW },
+			{ fromId: a.id, type: "USES", toId: c.id, props: { origin: "note" }, now: NOW },
+		];
+		expect(await graph.mergeEdges(SCOPE, inputs)).toEqual({ created: 2 });
+		expect(await graph.mergeEdges(SCOPE, [{ ...inputs[0], props: { note_path: "a.md" } }])).toEqual({ created: 0 });
+		const edges = await graph.edgesOf(SCOPE, a.id, "out");
+		expect(edges.map((e) => e.node.key).sort()).toEqual(["B", "C"]);
+		expect(edges.find((e) => e.node.key === "B")?.edge.props).toEqual({ origin: "note", note_path: "a.md" });
+	});
+
+	it("writes nothing when an endpoint is missing", async () => {
+		const graph = await sqlite();
+		const a = await add(graph, "Project", "A", ID(1));
+		const b = await add(graph, "Technology", "B", ID(2));
+		if (!graph.mergeEdges) throw new Error("SQLite implements mergeEdges");
+		await expect(
+			graph.mergeEdges(SCOPE, [
+				{ fromId: a.id, type: "USES", toId: b.id, now: NOW },
+				{ fromId: a.id, type: "USES", toId: ID(9), now: NOW },
+			]),
+		).rejects.toThrow(NotFoundError);
+		expect(await graph.edgesOf(SCOPE, a.id, "out")).toEqual([]);
+	});
+});
