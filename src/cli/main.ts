@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerMemoryCommands } from "./commands/memory-commands";
 import { registerSearchCommand } from "./commands/search-command";
 import { registerReindexCommand } from "./commands/reindex-command";
+import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
 
 declare const ENGRAMA_VERSION: string | undefined;
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
 	registerMemoryCommands(program, version);
 	registerSearchCommand(program);
 	registerReindexCommand(program);
+	registerMcpCommands(program, version);
 	registerSyncCommands(program);
 	return program;
 }

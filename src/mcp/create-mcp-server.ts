@@ -1,4 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import { ListToolsRequestSchema, type ListToolsResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createSkills } from "../engine/skills";
 import type { McpServerInput } from "./mcp-services";
@@ -20,6 +22,30 @@ export function createToolEnv(input: McpServerInput): ToolEnv {
 	return { memory, services, skills, schemas: profileSchemas(memory) };
 }
 
+// The JSON Schemas of the tools depend only on the profile: convert them once, not per tools/list
+// (the conversion costs ~0.1 s, and every client session lists the tools).
+const toolLists = new WeakMap<ToolEnv, ListToolsResult>();
+
+function toolList(env: ToolEnv, tools: readonly EngramaTool[]): ListToolsResult {
+	let list = toolLists.get(env);
+	if (!list) {
+		list = {
+			tools: tools.map(
+				(tool): Tool => ({
+					name: tool.name,
+					title: tool.title,
+					description: tool.description,
+					inputSchema: toJsonSchemaCompat(z.object(tool.inputSchema), { strictUnions: true, pipeStrategy: "input" }) as Tool["inputSchema"],
+					outputSchema: toJsonSchemaCompat(z.looseObject(tool.outputSchema), { strictUnions: true, pipeStrategy: "output" }) as Tool["outputSchema"],
+					annotations: tool.annotations,
+				}),
+			),
+		};
+		toolLists.set(env, list);
+	}
+	return list;
+}
+
 /** One MCP server (one per client session) with the fourteen tools over the given memory. */
 export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): McpServer {
 	const env = "schemas" in envOrInput ? envOrInput : createToolEnv(envOrInput);
@@ -27,7 +53,9 @@ export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): Mc
 		{ name: SERVER_NAME, version: env.services.version, title: "Engrama memory" },
 		{ instructions: INSTRUCTIONS, maxToolInputElements: 10_000 },
 	);
-	for (const tool of engramaTools(env)) register(server, env, tool);
+	const tools = engramaTools(env);
+	for (const tool of tools) register(server, env, tool);
+	server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(env, tools));
 	return server;
 }
 

@@ -1,6 +1,7 @@
 // The bridge is desktop-only: Node's http in Electron (plugin) or in the command line. No express.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { randomUUID } from "node:crypto";
+import type { Socket } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -76,15 +77,18 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
 		}
 		const chunks: Buffer[] = [];
 		let size = 0;
-		req.on("data", (chunk: Buffer) => {
+		const onData = (chunk: Buffer) => {
 			size += chunk.length;
 			if (size > max) {
+				// Stop keeping it; the 413 goes out with Connection: close, which ends the socket.
+				req.off("data", onData);
+				req.resume();
 				reject(new HttpFailure(413, `Request body is over the ${max}-byte limit.`));
-				req.destroy();
 				return;
 			}
 			chunks.push(chunk);
-		});
+		};
+		req.on("data", onData);
 		req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
 		req.on("error", reject);
 	});
@@ -206,13 +210,15 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 	const http: Server = createServer((req, res) => {
 		handle(req, res).catch((error: unknown) => {
 			if (error instanceof HttpFailure) {
-				sendJson(res, error.status, rpcError(error.rpcCode, error.message));
+				sendJson(res, error.status, rpcError(error.rpcCode, error.message), error.status === 413 ? { connection: "close" } : {});
 				return;
 			}
 			log(`engrama mcp: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 			sendJson(res, 500, rpcError(-32603, `Internal error: ${errorMessage(error)}`));
 		});
 	});
+	// Small JSON answers must not wait for delayed ACKs (Nagle): ~40 ms per call otherwise.
+	http.on("connection", (socket: Socket) => socket.setNoDelay(true));
 	http.on("clientError", (_error, socket) => {
 		if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
 		else socket.destroy();

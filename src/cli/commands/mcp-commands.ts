@@ -64,6 +64,8 @@ export function registerMcpCommands(program: Command, version: string): void {
 				const tokenFile = resolve(options.tokenFile ?? defaultTokenFile(config.dbPath));
 				const { token, created } = await loadOrCreateToken(tokenFile, { regenerate: !!options.regenerateToken });
 				const node = createNodeMcpServices(opened.memory, opened.scope, config, { version, watch: !!options.watch });
+				// Listening before announcing: a client may stop us the moment it reads the endpoint.
+				const stopped = untilSignal();
 				try {
 					const bridge = await startMcpHttpServer({ memory: opened.memory, services: node.services, host: options.host, port, token });
 					const configs = clientConfigs(bridge.url, token, tokenFile);
@@ -85,7 +87,7 @@ export function registerMcpCommands(program: Command, version: string): void {
 							"Press Ctrl+C to stop.",
 						].join("\n"),
 					);
-					const signal = await untilSignal();
+					const signal = await stopped;
 					out.info(`engrama serve: ${signal}, closing`);
 					await bridge.close();
 				} finally {
@@ -102,9 +104,10 @@ export function registerMcpCommands(program: Command, version: string): void {
 			runWithMemory(command, async ({ opened, config }) => {
 				if (!options.stdio) throw new ValidationError("engrama mcp needs --stdio. For HTTP, run engrama serve.");
 				const node = createNodeMcpServices(opened.memory, opened.scope, config, { version });
+				const stopped = untilSignal();
 				try {
 					const handle = await serveMcpStdio({ memory: opened.memory, services: node.services });
-					await Promise.race([handle.done, untilSignal()]);
+					await Promise.race([handle.done, stopped]);
 					await handle.close();
 				} finally {
 					await node.stop();

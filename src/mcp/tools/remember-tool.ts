@@ -74,8 +74,12 @@ export function rememberTool(env: ToolEnv) {
 			].filter(Boolean);
 			return {
 				structured: { ...result },
-				summary: `${result.created ? "Created" : "Updated"} ${node.label} "${node.name}" (${node.node_id}), degree ${result.degree}.${notes.length ? ` ${notes.join("; ")}.` : ""}`,
+				summary: `${result.created ? "Created" : "Updated"} ${node.label} "${node.name}" (${node.node_id}), degree ${result.degree}.${notes.length ? ` ${capitalise(notes.join("; ").replace(/\.$/, ""))}.` : ""}`,
 			};
 		},
 	});
+}
+
+function capitalise(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
 }

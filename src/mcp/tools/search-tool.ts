@@ -33,7 +33,7 @@ export function searchTool(env: ToolEnv) {
 			const summary =
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
-					: `${view.results.length} results for "${args.query}": ${top}${view.results.length > 5 ? ", ..." : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
+					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ", ..." : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
 			return { structured: { ...view }, summary };
 		},
 	});

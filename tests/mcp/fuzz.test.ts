@@ -1,0 +1,240 @@
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import { TOOL_NAMES } from "../../src/mcp";
+import { makeTempDir } from "../helpers/temp-dir";
+import { connectClient, startBridge, textOf, type Bridge } from "./mcp-harness";
+
+/** Deterministic PRNG so a failure can be replayed. */
+function mulberry32(seed: number): () => number {
+	let a = seed;
+	return () => {
+		a = (a + 0x6d2b79f5) | 0;
+		let t = Math.imul(a ^ (a >>> 15), 1 | a);
+		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+const INJECTIONS = [
+	"'; DROP TABLE nodes; --",
+	'" OR 1=1 --',
+	"Robert'); DELETE FROM edges WHERE ('1'='1",
+	"MATCH (n) DETACH DELETE n",
+	"name) RETURN n //",
+	'NEAR(a b) OR "x" * ^ : -',
+	"{{constructor.constructor('return process')()}}",
+	"<script>alert(1)</script>",
+	"../../../etc/passwd",
+	"$(rm -rf /)",
+	"`id`",
+	"__proto__",
+	"constructor",
+	"%s%s%s%n",
+];
+
+const UNICODE = [
+	"\ud800",
+	"a\udfffb",
+	"\u202eevil\u202c",
+	"zero\u200bwidth",
+	"👩‍👩‍👧‍👦 family",
+	"e\u0301cole",
+	"école",
+	"\ufeffBOM name",
+	"\u0000nul",
+	"tab\tand\nnewline",
+	"𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+	"Ωmega ünïcödé 漢字 العربية",
+	"\u0085\u2028\u2029",
+	" ",
+	"",
+];
+
+describe("MCP bridge under malformed input", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	let bridge: Bridge;
+	let clients: Client[];
+	let partial: Client;
+	const rand = mulberry32(20260131);
+	const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];
+
+	beforeAll(async () => {
+		dir = makeTempDir("engrama-mcp-fuzz-");
+		bridge = await startBridge({ dir: dir.path, embedder: null });
+		clients = await Promise.all(Array.from({ length: 8 }, () => connectClient(bridge.url, bridge.token)));
+		partial = await connectClient(bridge.url, bridge.token, { "X-Engrama-User-Id": "mallory" });
+	});
+	afterAll(async () => {
+		await Promise.all((clients ?? []).map((c) => c.close()));
+		await partial?.close();
+		await bridge?.close();
+		dir?.cleanup();
+	});
+
+	function junkValue(depth = 0): unknown {
+		switch (Math.floor(rand() * 12)) {
+			case 0:
+				return null;
+			case 1:
+				return rand() * 1e9 - 5e8;
+			case 2:
+				return pick([NaN, Infinity, -0, 1e308, -1]).toString();
+			case 3:
+				return rand() < 0.5;
+			case 4:
+				return pick(INJECTIONS);
+			case 5:
+				return pick(UNICODE);
+			case 6:
+				return "x".repeat(pick([501, 2_001, 70_000, 300_000]));
+			case 7:
+				return depth > 3 ? [] : Array.from({ length: Math.floor(rand() * 4) }, () => junkValue(depth + 1));
+			case 8:
+				return depth > 3 ? {} : Object.fromEntries(Array.from({ length: Math.floor(rand() * 4) }, () => [pick([...INJECTIONS, ...UNICODE, "name", "label"]), junkValue(depth + 1)]));
+			case 9:
+				return pick(["Project", "project", "PROJECT", "Spaceship", "Insight", "Note", "USES", "LOVES", "uses"]);
+			case 10:
+				return Array.from({ length: 2000 }, (_, i) => i);
+			default:
+				return `name ${Math.floor(rand() * 50)}`;
+		}
+	}
+
+	/** A tool call: a valid one now and then (its writes are expected to land), mostly broken ones. */
+	function nextCall(): { name: string; args: unknown; validWrite: boolean } {
+		const roll = rand();
+		if (roll < 0.05) {
+			const name = `Fuzz ${pick(["Alpha", "Beta", "Gamma", "Δέλτα", "Ærø", "日本"])} ${Math.floor(rand() * 40)}`;
+			return { name: "engrama_remember", args: { label: pick(["Project", "Concept", "Technology"]), properties: { name, summary: pick(INJECTIONS) } }, validWrite: true };
+		}
+		const name = roll < 0.95 ? pick(TOOL_NAMES.filter((t) => t !== "engrama_gdpr_forget")) : pick(["engrama_nope", "", "x".repeat(300), "engrama_gdpr_forget"]);
+		const shape = rand();
+		let args: unknown;
+		if (name === "engrama_gdpr_forget") args = { mode: pick(["apply ", "APPLY", "delete", 1, null, "dry_run"]) };
+		else if (shape < 0.15) args = junkValue();
+		else if (shape < 0.3) args = {};
+		else {
+			const keys = ["label", "properties", "relations", "name", "query", "limit", "hops", "from_name", "from_label", "rel_type", "to_name", "to_label", "path", "dry_run", "source", "source_type", "mode", "title", "action", "target_note", "labels", "valid_at", "force_new"];
+			args = Object.fromEntries(Array.from({ length: 1 + Math.floor(rand() * 5) }, () => [pick(keys), junkValue()]));
+		}
+		return { name, args, validWrite: false };
+	}
+
+	it("survives thousands of malformed tool calls with well-formed errors and stores exactly the valid writes", async () => {
+		const expected = new Set<string>();
+		let errors = 0;
+		let successes = 0;
+		let protocolErrors = 0;
+		const TOTAL = 2000;
+		let next = 0;
+		const record = (result: CallToolResult) => {
+			const s = result.structuredContent as { node?: { node_id?: string }; relations?: { outcome: string; node?: { node_id: string } }[] } | undefined;
+			if (s?.node?.node_id) expected.add(s.node.node_id);
+			for (const r of s?.relations ?? []) if (r.outcome === "stubbed" && r.node) expected.add(r.node.node_id);
+		};
+		await Promise.all(
+			clients.map(async (client) => {
+				while (next < TOTAL) {
+					next++;
+					const { name, args, validWrite } = nextCall();
+					try {
+						const result = (await client.callTool({ name, arguments: args as Record<string, unknown> })) as CallToolResult;
+						expect(Array.isArray(result.content)).toBe(true);
+						if (result.isError) {
+							errors++;
+							expect(textOf(result).length).toBeGreaterThan(10);
+							expect(validWrite, `valid write refused: ${textOf(result)}`).toBe(false);
+						} else {
+							successes++;
+							if (name === "engrama_remember") record(result);
+						}
+					} catch (error) {
+						// Arguments that are not an object at all are refused by the protocol layer.
+						expect(error).toBeInstanceOf(McpError);
+						protocolErrors++;
+					}
+				}
+			}),
+		);
+		// Writes through a half-scoped client are always refused.
+		for (let i = 0; i < 50; i++) {
+			const result = (await partial.callTool({ name: "engrama_remember", arguments: { label: "Project", properties: { name: `Mallory ${i}` } } })) as CallToolResult;
+			expect(result.isError).toBe(true);
+		}
+		expect(errors + successes + protocolErrors).toBeGreaterThanOrEqual(TOTAL);
+		expect(errors).toBeGreaterThan(TOTAL / 2);
+		expect(expected.size).toBeGreaterThan(20);
+
+		const status = (await clients[0].callTool({ name: "engrama_status", arguments: {} })) as CallToolResult;
+		expect(status.isError).toBeFalsy();
+		const stored = await bridge.opened.memory.graph.listNodes(bridge.opened.scope, { includeArchived: true, limit: 100_000 });
+		expect(new Set(stored.map((n) => n.id))).toEqual(expected);
+	}, 120_000);
+
+	it("answers invalid JSON-RPC with well-formed errors and keeps working", async () => {
+		const headers = { authorization: `Bearer ${bridge.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
+		const init = await fetch(bridge.url, {
+			method: "POST",
+			headers,
+			body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } }),
+		});
+		const session = init.headers.get("mcp-session-id") ?? "";
+		await init.text();
+		expect(session).not.toBe("");
+		const bodies = [
+			"{",
+			"",
+			"null",
+			"1",
+			"[]",
+			"[1,2]",
+			'"str"',
+			'{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+			'{"jsonrpc":"2.0","method":5,"id":1}',
+			'{"jsonrpc":"2.0","id":{},"method":"tools/call"}',
+			'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
+			'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}',
+			'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"engrama_search","arguments":"query"}}',
+			'{"jsonrpc":"2.0","id":1,"method":"no/such/method"}',
+			'{"jsonrpc":"2.0","id":1,"result":{}}',
+			`${"[".repeat(5000)}${"]".repeat(5000)}`,
+			'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"engrama_search","arguments":{"query":"\\ud800"}}}',
+			'{"__proto__":{"polluted":true},"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+		];
+		const rand2 = mulberry32(7);
+		for (let i = 0; i < 200; i++) {
+			const base = bodies[i % bodies.length];
+			const body = i < bodies.length ? base : base.slice(0, Math.floor(rand2() * (base.length + 1)));
+			const res = await fetch(bridge.url, { method: "POST", headers: { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }, body });
+			const text = await res.text();
+			expect(res.status, body).toBeLessThan(500);
+			if (text.length > 0) {
+				const parsed = JSON.parse(text) as { jsonrpc?: string; error?: unknown; result?: unknown } | { jsonrpc?: string }[];
+				const one = Array.isArray(parsed) ? parsed[0] : parsed;
+				if (one) expect(one.jsonrpc).toBe("2.0");
+			}
+		}
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+		const still = (await clients[0].callTool({ name: "engrama_search", arguments: { query: "Fuzz" } })) as CallToolResult;
+		expect(still.isError).toBeFalsy();
+	}, 60_000);
+
+	it("leaves a database that passes PRAGMA integrity_check", async () => {
+		const count = (await bridge.opened.memory.graph.counts(bridge.opened.scope)).nodes;
+		await Promise.all(clients.map((c) => c.close()));
+		await partial.close();
+		await bridge.close();
+		const db = await openDatabase({ path: join(dir.path, "memory.db"), readonly: true });
+		try {
+			expect(db.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
+			expect(db.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n).toBe(count);
+		} finally {
+			db.close();
+		}
+		clients = [];
+		bridge = undefined as unknown as Bridge;
+	});
+});

@@ -1,0 +1,89 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openMemory } from "../../src/node/open-memory";
+import { parseConfig } from "../../src/config/engrama-config";
+import { makeTempDir } from "../helpers/temp-dir";
+import { call, connectClient, ok, textOf } from "./mcp-harness";
+import { spawnServe } from "./serve-process";
+
+describe("engrama serve", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	let db: string;
+
+	beforeEach(() => {
+		dir = makeTempDir("engrama-serve-");
+		db = join(dir.path, "memory.db");
+	});
+	afterEach(() => dir.cleanup());
+
+	it("prints the endpoint and ready-to-paste configurations, keeps the token beside the database, stops on SIGTERM", async () => {
+		const serve = await spawnServe(["--db", db]);
+		try {
+			expect(serve.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+			expect(serve.info.token_file).toBe(`${db}.mcp-token`);
+			expect(serve.info.token_created).toBe(true);
+			expect(readFileSync(serve.info.token_file, "utf8").trim()).toBe(serve.token);
+			expect(statSync(serve.info.token_file).mode & 0o777).toBe(0o600);
+			const configs = serve.info.configs as unknown as Record<string, unknown>;
+			expect(configs.stdio_proxy).toMatchObject({ mcpServers: { engrama: { args: expect.arrayContaining(["mcp-proxy", "--url", serve.info.url, "--token-file", serve.info.token_file]) as unknown } } });
+			expect(String(configs.claude_code)).toContain(`--header "Authorization: Bearer ${serve.token}"`);
+
+			const client = await connectClient(serve.info.url, serve.token);
+			const status = await ok<{ backend: { name: string } }>(client, "engrama_status");
+			expect(status.backend.name).toBe("sqlite");
+			await client.close();
+		} finally {
+			serve.child.kill("SIGTERM");
+		}
+		expect(await serve.exited()).toEqual({ code: 0, signal: null });
+		expect(serve.stderr()).toMatch(/SIGTERM, closing/);
+
+		const again = await spawnServe(["--db", db]);
+		try {
+			expect(again.info.token_created).toBe(false);
+			expect(again.token).toBe(readFileSync(`${db}.mcp-token`, "utf8").trim());
+		} finally {
+			again.child.kill("SIGINT");
+		}
+		expect((await again.exited()).code).toBe(0);
+	});
+
+	it("keeps every acknowledged engrama_remember after a SIGKILL", async () => {
+		const serve = await spawnServe(["--db", db]);
+		const names = Array.from({ length: 25 }, (_, i) => `Durable ${i}`);
+		const client = await connectClient(serve.info.url, serve.token);
+		for (const name of names) {
+			const result = await call(client, "engrama_remember", { label: "Concept", properties: { name, summary: `acknowledged ${name}` } });
+			expect(result.isError, textOf(result)).toBeFalsy();
+		}
+		// Killed right after the last acknowledgement: no graceful close, no checkpoint.
+		serve.child.kill("SIGKILL");
+		expect((await serve.exited()).signal).toBe("SIGKILL");
+		await client.close().catch(() => undefined);
+
+		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: db }), { embedder: null });
+		try {
+			for (const name of names) {
+				const node = await opened.memory.get(opened.scope, "Concept", name);
+				expect(node?.props.summary, name).toBe(`acknowledged ${name}`);
+			}
+		} finally {
+			await opened.close();
+		}
+
+		// And the bridge itself starts again on the same file (stale lock taken over).
+		const restarted = await spawnServe(["--db", db]);
+		try {
+			const c2 = await connectClient(restarted.info.url, restarted.token);
+			for (const name of names) {
+				const context = await ok<{ node: { props: { summary: string } } }>(c2, "engrama_context", { label: "Concept", name });
+				expect(context.node.props.summary).toBe(`acknowledged ${name}`);
+			}
+			await c2.close();
+		} finally {
+			restarted.child.kill("SIGTERM");
+			await restarted.exited();
+		}
+	});
+});
