@@ -108,6 +108,10 @@ for (const kind of KINDS) {
 	}
 }
 
+// Names that links and relations point at without a note: stubs, shared by many notes.
+const UNWRITTEN = Array.from({ length: Math.max(10, Math.round(notes / 20)) }, (_, i) => `Unwritten ${pick(WORDS)} ${i}`);
+const STUBS = Array.from({ length: Math.max(10, Math.round(notes / 40)) }, (_, i) => `${capital(pick(WORDS))} stub ${i}`);
+
 function paragraph() {
 	const sentences = [];
 	for (let i = int(2, 5); i > 0; i--) sentences.push(pick(SENTENCES));
@@ -116,7 +120,7 @@ function paragraph() {
 
 function link() {
 	// Unresolved links repeat (ideas not written yet), as they do in real vaults.
-	if (rand() < 0.1) return `[[Unwritten ${pick(WORDS)} ${int(1, Math.max(10, Math.round(notes / 50)))}]]`;
+	if (rand() < 0.1) return `[[${pick(UNWRITTEN)}]]`;
 	const target = pick(planned);
 	const r = rand();
 	if (r < 0.15) return `[[${target.name}|${pick(WORDS)}]]`;
@@ -151,7 +155,7 @@ function render(note) {
 			const pool = byLabel.get(target) ?? [];
 			const targets = [];
 			for (let i = int(1, count); i > 0; i--) {
-				if (rand() < 0.08 || pool.length === 0) targets.push(`${capital(pick(WORDS))} stub ${int(1, 50)}`);
+				if (rand() < 0.08 || pool.length === 0) targets.push(pick(STUBS));
 				else {
 					const t = pick(pool);
 					if (t !== note) targets.push(rand() < 0.5 ? `"[[${t.name}]]"` : yamlString(t.name));

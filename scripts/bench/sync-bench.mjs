@@ -7,7 +7,7 @@
 // Usage: node scripts/bench/sync-bench.mjs [--sizes 1000,10000] [--edits 40] [--keep]
 import * as esbuild from "esbuild";
 import { execFileSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -45,10 +45,14 @@ const mb = (b) => Math.round(b / 1024 / 1024);
 const ms = (t) => Math.round(t);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 
+// Wall time and this process's CPU time (user + system): on a shared, busy machine the CPU time
+// is the steadier figure; both are reported.
 async function timed(fn) {
+	const cpu = process.cpuUsage();
 	const start = performance.now();
 	const result = await fn();
-	return { ms: performance.now() - start, result };
+	const used = process.cpuUsage(cpu);
+	return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000, result };
 }
 
 const results = [];
@@ -62,11 +66,13 @@ for (const size of SIZES) {
 	await lib.floor(vault);
 	const fl = await timed(() => lib.floor(vault));
 	row.floorMs = ms(fl.ms);
+	row.floorCpuMs = ms(fl.cpuMs);
 
 	peak = process.memoryUsage().rss;
 	const a = await lib.openSync(vault, join(work, "a.db"));
 	const cold = await timed(() => a.sync.fullSync());
 	row.coldWithIdWritesMs = ms(cold.ms);
+	row.coldWithIdWritesCpuMs = ms(cold.cpuMs);
 	row.coldNotesPerS = Math.round(size / (cold.ms / 1000));
 	row.coldTimings = cold.result.timings;
 	row.counts = cold.result.counts;
@@ -76,12 +82,14 @@ for (const size of SIZES) {
 
 	const again = await timed(() => a.sync.fullSync());
 	row.unchangedResyncMs = ms(again.ms);
+	row.unchangedResyncCpuMs = ms(again.cpuMs);
 	row.unchangedResyncTimings = again.result.timings;
 	row.unchangedChanged = again.result.counts.nodesUpdated + again.result.counts.nodesCreated;
 
 	// One modified note: append a sentence and a new link; time syncPaths (read, parse, graph update).
 	const files = (await a.source.list()).filter((f) => f.path.startsWith("Projects/") || f.path.startsWith("Problems/"));
 	const times = [];
+	const cpuTimes = [];
 	for (let i = 0; i < EDITS; i++) {
 		const f = files[(i * 7) % files.length];
 		const abs = join(vault, f.path);
@@ -89,8 +97,12 @@ for (const size of SIZES) {
 		const t = await timed(() => a.sync.syncPaths([f.path]));
 		if (t.result.counts.nodesUpdated !== 1) throw new Error(`edit ${i} did not update one node: ${JSON.stringify(t.result.counts)}`);
 		times.push(t.ms);
+		cpuTimes.push(t.cpuMs);
 	}
 	times.sort((x, y) => x - y);
+	cpuTimes.sort((x, y) => x - y);
+	row.oneNoteCpuP50Ms = Math.round(pct(cpuTimes, 50) * 10) / 10;
+	row.oneNoteCpuP95Ms = Math.round(pct(cpuTimes, 95) * 10) / 10;
 	row.oneNoteP50Ms = Math.round(pct(times, 50) * 10) / 10;
 	row.oneNoteP95Ms = Math.round(pct(times, 95) * 10) / 10;
 	await a.close();
@@ -99,21 +111,29 @@ for (const size of SIZES) {
 	await lib.floor(vault);
 	const flAfter = await timed(() => lib.floor(vault));
 	row.floorAfterIdsMs = ms(flAfter.ms);
+	row.floorAfterIdsCpuMs = ms(flAfter.cpuMs);
 	peak = process.memoryUsage().rss;
 	const b = await lib.openSync(vault, join(work, "b.db"));
 	const rebuild = await timed(() => b.sync.fullSync());
 	row.rebuildMs = ms(rebuild.ms);
+	row.rebuildCpuMs = ms(rebuild.cpuMs);
 	row.rebuildNotesPerS = Math.round(size / (rebuild.ms / 1000));
 	row.rebuildTimings = rebuild.result.timings;
 	row.rebuildIdsWritten = rebuild.result.idsWritten.length;
 	row.peakRssRebuildMb = mb(peak);
 	const unchanged = await timed(() => b.sync.fullSync());
 	row.rebuildThenUnchangedMs = ms(unchanged.ms);
+	row.rebuildThenUnchangedCpuMs = ms(unchanged.cpuMs);
 	await b.close();
 
-	row.ratioRebuildToFloor = Math.round((rebuild.ms / flAfter.ms) * 100) / 100;
-	row.ratioColdToFloor = Math.round((cold.ms / fl.ms) * 100) / 100;
-	row.ratioUnchangedToFloor = Math.round((again.ms / fl.ms) * 100) / 100;
+	const ratio = (a, b) => Math.round((a / b) * 100) / 100;
+	row.ratioRebuildToFloor = ratio(rebuild.ms, flAfter.ms);
+	row.ratioRebuildToFloorCpu = ratio(rebuild.cpuMs, flAfter.cpuMs);
+	row.ratioColdToFloor = ratio(cold.ms, fl.ms);
+	row.ratioColdToFloorCpu = ratio(cold.cpuMs, fl.cpuMs);
+	row.ratioUnchangedToFloor = ratio(again.ms, fl.ms);
+	row.ratioUnchangedToFloorCpu = ratio(again.cpuMs, fl.cpuMs);
+	row.loadAverage = (await import("node:os")).loadavg().map((x) => Math.round(x * 10) / 10);
 	results.push(row);
 	process.stdout.write(`${JSON.stringify(row)}\n`);
 	if (!KEEP) rmSync(work, { recursive: true, force: true });
@@ -121,4 +141,3 @@ for (const size of SIZES) {
 clearInterval(sampler);
 rmSync(libFile, { force: true });
 writeFileSync(join(outDir, "sync-bench-results.json"), JSON.stringify({ node: process.version, cpus: (await import("node:os")).cpus().length, results }, null, 2));
-void readFileSync;

@@ -330,10 +330,11 @@ function dedupeCaseless(values: readonly string[]): string[] {
 }
 
 function looksBinary(text: string): boolean {
-	const head = text.slice(0, 8192);
+	const head = text.length > 8192 ? text.slice(0, 8192) : text;
 	if (head.includes("\u0000")) return true;
+	// Invalid UTF-8 decodes to U+FFFD; a few are typos, many mean the file is not text.
 	let replacement = 0;
-	for (const ch of head) if (ch === "\uFFFD") replacement++;
+	for (let at = head.indexOf("\uFFFD"); at >= 0; at = head.indexOf("\uFFFD", at + 1)) replacement++;
 	return head.length > 0 && replacement / head.length > 0.05;
 }
 
