@@ -1,48 +1,62 @@
-import { FileSystemAdapter, Notice, Plugin } from "obsidian";
-import { createBackend } from "./backends/factory";
-import { parseConfig } from "./config/engrama-config";
-import { resolveIdentity } from "./engine/identity";
-import { Memory } from "./engine/memory";
-import { errorMessage } from "./engine/errors";
-import type { Scope } from "./engine/types";
-import { loadBundledProfile } from "./plugin/bundled-profiles";
+import { Notice, Plugin } from "obsidian";
+import { EngramaActions } from "./plugin/actions";
+import { registerCommands } from "./plugin/commands";
+import { EngramaController } from "./plugin/engrama-controller";
+import { loadSettings } from "./plugin/settings";
+import { EngramaView, VIEW_TYPE_ENGRAMA } from "./plugin/ui/engrama-view";
+import { EngramaSettingTab } from "./plugin/ui/settings-tab";
+import { StatusBar } from "./plugin/ui/status-bar";
 
-/** Wires the engine into Obsidian. Heavy work waits for layout ready; everything is released on unload. */
+declare const ENGRAMA_VERSION: string;
+
+/**
+ * Wires Engrama into Obsidian and nothing more: settings, the controller (engine, sync, tasks,
+ * MCP bridge), the panel, the settings tab, commands and the status bar. The engine opens after
+ * layout ready, so onload stays short; onunload releases everything (database, server, timers).
+ */
 export default class EngramaPlugin extends Plugin {
-	memory: Memory | null = null;
-	scope: Scope | null = null;
+	controller: EngramaController | null = null;
+	actions: EngramaActions | null = null;
+	/** Resolves once onunload has closed the database and the bridge (tests await it). */
+	closed: Promise<void> = Promise.resolve();
 
 	override async onload(): Promise<void> {
-		const status = this.addStatusBarItem();
-		status.setText("Engrama: starting");
+		const { settings, problems } = loadSettings(await this.loadData());
+		const controller = new EngramaController(this, settings, typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : this.manifest.version);
+		const actions = new EngramaActions(controller);
+		this.controller = controller;
+		this.actions = actions;
+		// The engine host is a child component: unloading the plugin closes the database.
+		this.addChild(controller.host);
+
+		this.registerView(VIEW_TYPE_ENGRAMA, (leaf) => new EngramaView(leaf, controller, actions));
+		this.addSettingTab(new EngramaSettingTab(this, controller, actions));
+		registerCommands(this, controller, actions);
+		this.addRibbonIcon("brain-circuit", "Open Engrama panel", () => void actions.openPanel());
+
+		const status = new StatusBar(this.addStatusBarItem(), controller, () => void actions.openPanel());
+		this.register(controller.onChange(() => status.render()));
+
+		if (problems.length > 0) {
+			new Notice(`Engrama: some settings were invalid and were reset to their defaults (${problems.join("; ")}).`, 10_000);
+		}
 		this.app.workspace.onLayoutReady(() => {
-			void this.startEngine(status);
+			void controller.start();
 		});
 	}
 
-	private async startEngine(status: HTMLElement): Promise<void> {
-		try {
-			const adapter = this.app.vault.adapter;
-			if (!(adapter instanceof FileSystemAdapter)) {
-				status.setText("Engrama: desktop only for now");
-				return;
-			}
-			const dir = `${adapter.getBasePath()}/${this.manifest.dir ?? `${this.app.vault.configDir}/plugins/engrama`}`;
-			const config = parseConfig({ backend: "sqlite", dbPath: `${dir}/engrama.db` });
-			const { graph, vectors } = await createBackend(config);
-			this.memory = new Memory({ graph, vectors, profile: loadBundledProfile("base", []) });
-			this.scope = await resolveIdentity(graph, config);
-			const counts = await graph.counts(this.scope);
-			status.setText(`Engrama: ${counts.nodes} nodes`);
-		} catch (error) {
-			status.setText("Engrama: error");
-			new Notice(`Engrama could not open its memory: ${errorMessage(error)}`);
-		}
+	override onunload(): void {
+		const controller = this.controller;
+		this.controller = null;
+		this.actions = null;
+		if (controller) this.closed = controller.shutdown().catch((error: unknown) => console.error("Engrama: unloading failed", error));
 	}
 
-	override onunload(): void {
-		const memory = this.memory;
-		this.memory = null;
-		void memory?.close();
+	/** Another device changed data.json (Obsidian Sync): take the new settings. */
+	override async onExternalSettingsChange(): Promise<void> {
+		const controller = this.controller;
+		if (!controller) return;
+		const { settings } = loadSettings(await this.loadData());
+		await controller.saveSettings((draft) => Object.assign(draft, settings));
 	}
 }

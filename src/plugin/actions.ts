@@ -1,0 +1,338 @@
+import { TFile, type App, type WorkspaceLeaf } from "obsidian";
+import { reindex } from "../engine/search/reindex";
+import { isNoop } from "../engine/sync/sync-report";
+import { safeFileName } from "../engine/sync/markdown-text";
+import { EngramaController } from "./engrama-controller";
+import type { Engine } from "./engine-host";
+import { approveInsight, dismissInsight, insightsWithStatus, personContext, runReflect, writeInsightToNote } from "./insight-actions";
+import { clientConfigurations, generateToken } from "./mcp-bridge";
+import { formatCount, noticeError, noticeInfo } from "./notices";
+import { EngramaView, VIEW_TYPE_ENGRAMA, type PanelTab } from "./ui/engrama-view";
+import { confirm, previewSync, promptText } from "./ui/modals";
+import { chooseNote } from "./ui/note-suggest-modal";
+import { nodeOfFile, openNodeNote } from "./ui/open-note";
+import type { PanelActions } from "./ui/panel-actions";
+import { addRelationToFrontmatter, chooseRelation } from "./ui/relation-modal";
+import { SearchModal } from "./ui/search-modal";
+
+/**
+ * Every operation a person can start (command palette, panel buttons, settings), phrased as
+ * small async functions that tell the person how it went. Long work goes through the task runner.
+ */
+export class EngramaActions implements PanelActions {
+	constructor(private readonly controller: EngramaController) {}
+
+	private get app(): App {
+		return this.controller.app;
+	}
+
+	/** The engine, or null after telling the person why it is not there. */
+	private async engine(): Promise<Engine | null> {
+		try {
+			return await this.controller.host.ready();
+		} catch (error) {
+			noticeError("is not ready", error);
+			return null;
+		}
+	}
+
+	private activeNote(): TFile | null {
+		const file = this.app.workspace.getActiveFile();
+		if (file instanceof TFile && file.extension === "md") return file;
+		noticeInfo("open a note first.");
+		return null;
+	}
+
+	// --- panel ---
+
+	async openPanel(tab?: PanelTab): Promise<EngramaView | null> {
+		const workspace = this.app.workspace;
+		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(VIEW_TYPE_ENGRAMA)[0] ?? null;
+		if (!leaf) {
+			leaf = workspace.getRightLeaf(false);
+			if (!leaf) return null;
+			await leaf.setViewState({ type: VIEW_TYPE_ENGRAMA, active: true });
+		}
+		await workspace.revealLeaf(leaf);
+		const view = leaf.view instanceof EngramaView ? leaf.view : null;
+		if (view && tab && view.activeTab !== tab) await view.showTab(tab);
+		return view;
+	}
+
+	refreshPanels(): void {
+		for (const leaf of this.app.workspace.getLeavesOfType(VIEW_TYPE_ENGRAMA)) {
+			if (leaf.view instanceof EngramaView) void leaf.view.refresh();
+		}
+	}
+
+	async openNode(nodeId: string): Promise<void> {
+		const engine = await this.engine();
+		if (engine) await openNodeNote(this.app, engine, nodeId);
+	}
+
+	askReason(title: string): Promise<string | null> {
+		return promptText(this.app, "Dismiss Insight", `Why dismiss "${title}"? (optional)`, "Not relevant, already done, wrong link…", "Dismiss");
+	}
+
+	// --- sync ---
+
+	/** Dry run first: the person sees what would change, then applies. */
+	async syncVault(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		const preview = await this.controller.fullSync(engine, { dryRun: true });
+		if (!preview) return;
+		if (!(await previewSync(this.app, preview))) return;
+		const report = await this.controller.fullSync(engine);
+		if (report) {
+			this.controller.notifySynced(report);
+			this.refreshPanels();
+		}
+	}
+
+	async syncCurrentNote(): Promise<void> {
+		const file = this.activeNote();
+		const engine = file ? await this.engine() : null;
+		if (!file || !engine) return;
+		if (!engine.sync.isSyncedPath(file.path) || !engine.source.isVisible(file.path)) {
+			noticeInfo(`"${file.path}" is outside the synced folders. Change the folders in the Engrama settings to include it.`);
+			return;
+		}
+		try {
+			const report = await engine.sync.syncPaths([file.path]);
+			const problem = report.problems.find((p) => p.path === file.path);
+			if (problem) noticeInfo(`${file.basename}: ${problem.problem} ${problem.action}`, 10_000);
+			else noticeInfo(isNoop(report) ? `${file.basename} is already up to date.` : `synced ${file.basename}: ${EngramaController.describe(report)}.`);
+			this.controller.scheduleCounts();
+			this.refreshPanels();
+		} catch (error) {
+			noticeError(`syncing ${file.basename} failed`, error);
+		}
+	}
+
+	/** Empties this identity's graph and rebuilds it from the notes (after confirmation). */
+	async rebuildGraph(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		const counts = await engine.memory.graph.counts(engine.scope);
+		const ok = await confirm(
+			this.app,
+			"Rebuild the graph from the vault",
+			`The graph (${formatCount(counts.nodes)} nodes, ${formatCount(counts.edges)} relations) is emptied and rebuilt from your notes.\nInsight reviews and memories that were never written to notes are lost. Notes are not changed except for missing engrama_id values.`,
+			"Rebuild",
+			true,
+		);
+		if (!ok) return;
+		const report = await this.controller.tasks.run("Rebuilding the graph", async (control) => {
+			control.report("emptying the graph");
+			await engine.skills.gdprForget(personContext(engine), { apply: true });
+			return engine.sync.fullSync();
+		});
+		if (report) {
+			this.controller.notifySynced(report);
+			await this.controller.refreshCounts();
+			this.refreshPanels();
+		}
+	}
+
+	// --- search and context ---
+
+	openSearch(): void {
+		new SearchModal(this.controller).open();
+	}
+
+	async showContext(): Promise<void> {
+		if (!this.activeNote()) return;
+		await this.openPanel("context");
+	}
+
+	async addRelation(): Promise<void> {
+		const file = this.activeNote();
+		const engine = file ? await this.engine() : null;
+		if (!file || !engine) return;
+		let node = await nodeOfFile(this.app, engine, file);
+		if (!node) {
+			await this.syncCurrentNote();
+			node = await nodeOfFile(this.app, engine, file);
+		}
+		if (!node) {
+			noticeInfo(`${file.basename} is not in the graph, so it cannot have relations. Check its frontmatter.`);
+			return;
+		}
+		const choice = await chooseRelation(this.app, engine, node);
+		if (!choice) return;
+		try {
+			let added = false;
+			await this.app.fileManager.processFrontMatter(file, (fm: Record<string, unknown>) => {
+				added = addRelationToFrontmatter(fm, choice.type, choice.target);
+			});
+			if (!added) {
+				noticeInfo(`${file.basename} already has ${choice.type} → ${choice.targetName}.`);
+				return;
+			}
+			await engine.sync.syncPaths([file.path]);
+			noticeInfo(`added ${choice.type} → ${choice.targetName} to ${file.basename}.`);
+			this.refreshPanels();
+		} catch (error) {
+			noticeError("adding the relation failed", error);
+		}
+	}
+
+	// --- reflect and Insights ---
+
+	async reflect(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		const report = await this.controller.tasks.run("Reflecting", () => runReflect(engine));
+		if (!report) return;
+		const pending = report.insights.filter((i) => i.status === "pending").length;
+		noticeInfo(
+			report.created + report.refreshed === 0
+				? "reflect found no new patterns."
+				: `reflect proposed ${formatCount(report.created)} new Insights (${formatCount(pending)} to review). Open the Engrama panel to review them.`,
+		);
+		this.refreshPanels();
+	}
+
+	/** The Insight under review: the one selected in the panel, else the first pending one. */
+	private async insightUnderReview(engine: Engine): Promise<string | null> {
+		const pending = await insightsWithStatus(engine, "pending");
+		const selected = this.controller.selectedInsight;
+		const title = selected && pending.some((i) => i.title === selected) ? selected : (pending[0]?.title ?? null);
+		if (!title) noticeInfo("no Insight is waiting for review. Run Reflect now to look for patterns.");
+		return title;
+	}
+
+	async approveUnderReview(): Promise<void> {
+		const engine = await this.engine();
+		const title = engine ? await this.insightUnderReview(engine) : null;
+		if (!engine || !title) return;
+		try {
+			await approveInsight(engine, title);
+			noticeInfo(`approved "${title}".`);
+			this.controller.selectedInsight = null;
+			this.refreshPanels();
+		} catch (error) {
+			noticeError("approving the Insight failed", error);
+		}
+	}
+
+	async dismissUnderReview(): Promise<void> {
+		const engine = await this.engine();
+		const title = engine ? await this.insightUnderReview(engine) : null;
+		if (!engine || !title) return;
+		const reason = await this.askReason(title);
+		if (reason === null) return;
+		try {
+			await dismissInsight(engine, title, reason || undefined);
+			noticeInfo(`dismissed "${title}".`);
+			this.controller.selectedInsight = null;
+			this.refreshPanels();
+		} catch (error) {
+			noticeError("dismissing the Insight failed", error);
+		}
+	}
+
+	async writeInsight(title: string): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		const folder = this.controller.settings.sync.insightsFolder;
+		const choice = await chooseNote(this.app, `${folder}/${safeFileName(title)}.md`);
+		if (!choice) return;
+		try {
+			const path = await writeInsightToNote(
+				engine,
+				title,
+				choice.kind === "create" ? { kind: "create", path: choice.path } : { kind: "append", path: choice.file.path },
+			);
+			noticeInfo(`wrote "${title}" into ${path}.`);
+			this.refreshPanels();
+		} catch (error) {
+			noticeError("writing the Insight into a note failed", error);
+		}
+	}
+
+	// --- maintenance ---
+
+	async reembedMissing(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		if (!engine.embedder) {
+			noticeInfo(`embeddings are off (${engine.embedderNote}). Choose an embedding provider in the Engrama settings first.`);
+			return;
+		}
+		const report = await this.controller.tasks.run("Embedding missing vectors", (control) =>
+			reindex(
+				{ graph: engine.memory.graph, vectors: engine.memory.vectors, embedder: engine.memory.embedder, write: (job) => engine.memory.write(job) },
+				engine.scope,
+				{ apply: true, onProgress: (p) => control.report(`${formatCount(p.done)} / ${formatCount(p.total)}`) },
+			),
+		);
+		if (report) {
+			noticeInfo(
+				report.to_embed === 0
+					? "every node already has a vector."
+					: `embedded ${formatCount(report.embedded)} nodes${report.failed > 0 ? `, ${formatCount(report.failed)} failed (${report.errors[0] ?? ""})` : ""}.`,
+			);
+		}
+	}
+
+	async runDecay(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		const { rate, maxAgeDays } = this.controller.settings.decay;
+		const report = await this.controller.tasks.run("Running decay", () => engine.skills.decay(personContext(engine), { rate, maxAgeDays }));
+		if (report) noticeInfo(`decay lowered the confidence of ${formatCount(report.decayed)} of ${formatCount(report.examined)} nodes not updated for ${maxAgeDays} days.`);
+	}
+
+	// --- MCP bridge ---
+
+	async startBridge(): Promise<void> {
+		if (!this.controller.bridge.available) {
+			noticeInfo("the MCP bridge needs the desktop app.");
+			return;
+		}
+		try {
+			if (!this.controller.settings.mcp.enabled) await this.controller.saveSettings((s) => (s.mcp.enabled = true), { apply: false });
+			await this.controller.startBridge();
+			const state = this.controller.bridge.state;
+			if (state.kind === "listening") noticeInfo(`the MCP bridge is listening on ${state.url}.`);
+		} catch (error) {
+			noticeError("the MCP bridge did not start", error);
+		}
+	}
+
+	async stopBridge(): Promise<void> {
+		await this.controller.saveSettings((s) => (s.mcp.enabled = false), { apply: false });
+		await this.controller.bridge.stop();
+		noticeInfo("the MCP bridge is stopped.");
+	}
+
+	async copyMcpConfig(): Promise<void> {
+		const { port, token } = this.controller.settings.mcp;
+		const configs = clientConfigurations(port, token, this.controller.tokenFile());
+		const text = `// Streamable HTTP (Claude Desktop, Cursor, any MCP client)\n${configs.http}\n\n// stdio-only clients: the proxy forwards to the running bridge\n${configs.stdio}\n\n// Claude Code\n${configs.claudeCode}\n`;
+		try {
+			await navigator.clipboard.writeText(text);
+			noticeInfo("copied the MCP client configuration (HTTP with the token, and the stdio proxy variant).");
+		} catch (error) {
+			noticeError("could not copy to the clipboard", error);
+		}
+	}
+
+	async regenerateToken(): Promise<void> {
+		const ok = await confirm(
+			this.app,
+			"Regenerate the MCP token",
+			"Every agent configured with the current token loses access until you give it the new one.",
+			"Regenerate",
+			true,
+		);
+		if (!ok) return;
+		await this.controller.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
+		if (this.controller.bridge.state.kind === "listening") {
+			await this.controller.startBridge().catch((error: unknown) => noticeError("the MCP bridge did not restart", error));
+		}
+		noticeInfo("a new MCP token is in place. Copy the client configuration again.");
+	}
+}

@@ -1,0 +1,37 @@
+import type { Plugin } from "obsidian";
+import type { EngramaActions } from "./actions";
+import type { EngramaController } from "./engrama-controller";
+
+/** The command palette entries (sentence case, no default hotkeys). */
+export function registerCommands(plugin: Plugin, controller: EngramaController, actions: EngramaActions): void {
+	const add = (id: string, name: string, run: () => unknown) => plugin.addCommand({ id, name, callback: () => void run() });
+	const when = (id: string, name: string, available: () => boolean, run: () => unknown) =>
+		plugin.addCommand({
+			id,
+			name,
+			checkCallback: (checking) => {
+				if (!available()) return false;
+				if (!checking) void run();
+				return true;
+			},
+		});
+	const hasNote = () => controller.app.workspace.getActiveFile()?.extension === "md";
+	const desktop = () => controller.bridge.available;
+
+	add("sync-vault", "Sync vault to graph", () => actions.syncVault());
+	when("sync-current-note", "Sync current note", hasNote, () => actions.syncCurrentNote());
+	add("search-memory", "Search memory", () => actions.openSearch());
+	add("reflect-now", "Reflect now", () => actions.reflect());
+	add("open-panel", "Open Engrama panel", () => actions.openPanel());
+	when("show-context", "Show graph context of the current note", hasNote, () => actions.showContext());
+	when("add-relation", "Add a relation from the current note", hasNote, () => actions.addRelation());
+	add("approve-insight", "Approve the Insight under review", () => actions.approveUnderReview());
+	add("dismiss-insight", "Dismiss the Insight under review", () => actions.dismissUnderReview());
+	add("rebuild-graph", "Rebuild the graph from the vault", () => actions.rebuildGraph());
+	add("reembed-missing", "Re-embed missing vectors", () => actions.reembedMissing());
+	add("run-decay", "Run decay", () => actions.runDecay());
+	when("start-mcp-bridge", "Start the MCP bridge", () => desktop() && controller.bridge.state.kind !== "listening", () => actions.startBridge());
+	when("stop-mcp-bridge", "Stop the MCP bridge", () => desktop() && controller.bridge.state.kind !== "off", () => actions.stopBridge());
+	when("copy-mcp-config", "Copy MCP client configuration", desktop, () => actions.copyMcpConfig());
+	when("regenerate-mcp-token", "Regenerate the MCP token", desktop, () => actions.regenerateToken());
+}

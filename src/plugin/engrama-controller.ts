@@ -1,0 +1,253 @@
+import { FileSystemAdapter, type App, type Plugin } from "obsidian";
+import type { SyncReport } from "../engine/sync/sync-report";
+import { EngineHost, type Engine } from "./engine-host";
+import { generateToken, McpBridge } from "./mcp-bridge";
+import { formatCount, noticeError, noticeInfo } from "./notices";
+import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
+import { TaskRunner, type TaskControl } from "./task-runner";
+
+export interface GraphCounts {
+	readonly nodes: number;
+	readonly edges: number;
+}
+
+/** What the status bar and the panel show besides the engine state. */
+export interface SyncActivity {
+	/** The last event batch or full sync, for the status bar's tooltip. */
+	readonly lastReport: SyncReport | null;
+	readonly lastError: string | null;
+}
+
+/**
+ * The plugin's state and the operations every surface shares (commands, panel, settings tab,
+ * status bar): settings that validate and apply without a restart, the engine host, long tasks,
+ * the MCP bridge and the Insight under review.
+ */
+export class EngramaController {
+	readonly host: EngineHost;
+	readonly tasks: TaskRunner;
+	readonly bridge: McpBridge;
+	readonly folder: string;
+	counts: GraphCounts | null = null;
+	activity: SyncActivity = { lastReport: null, lastError: null };
+	/** Title of the Insight under review (selected in the panel); commands act on it. */
+	selectedInsight: string | null = null;
+	private current: PluginSettings;
+	private readonly listeners = new Set<() => void>();
+	private restartTimer: number | undefined;
+	private countsTimer: number | undefined;
+	private started = false;
+	private unloaded = false;
+
+	constructor(
+		readonly plugin: Plugin,
+		settings: PluginSettings,
+		readonly version: string,
+	) {
+		this.current = settings;
+		this.folder = pluginFolder(plugin.manifest.dir, plugin.app.vault.configDir, plugin.manifest.id);
+		this.host = new EngineHost({
+			app: plugin.app,
+			pluginFolder: this.folder,
+			settings: () => this.current,
+			onSyncBatch: (report) => this.afterBatch(report),
+			onSyncError: (error) => {
+				this.activity = { ...this.activity, lastError: error instanceof Error ? error.message : String(error) };
+				noticeError("syncing changed notes failed", error);
+				this.emit();
+			},
+		});
+		this.tasks = new TaskRunner(this.host.gate);
+		this.bridge = new McpBridge(plugin.app, version);
+		this.host.onChange(() => this.emit());
+		this.tasks.onChange(() => this.emit());
+		this.bridge.onChange(() => this.emit());
+	}
+
+	get app(): App {
+		return this.plugin.app;
+	}
+
+	get settings(): PluginSettings {
+		return this.current;
+	}
+
+	onChange(listener: () => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	emit(): void {
+		for (const listener of this.listeners) listener();
+	}
+
+	/** After layout ready: open the engine, catch up with the vault, start the bridge if enabled. */
+	async start(): Promise<void> {
+		if (this.started || this.unloaded) return;
+		this.started = true;
+		if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
+		await this.bringUp();
+	}
+
+	private async bringUp(): Promise<void> {
+		const engine = await this.host.start();
+		if (!engine) {
+			const state = this.host.state;
+			if (state.kind === "failed") noticeError("could not open its memory", new Error(`${state.error} Check the backend in the Engrama settings.`));
+			return;
+		}
+		await this.refreshCounts();
+		if (this.current.mcp.enabled && this.bridge.available) {
+			await this.startBridge().catch((error: unknown) => noticeError("the MCP bridge did not start", error));
+		}
+		if (this.current.sync.autoSync) {
+			engine.sync.start();
+			// Catch up with what changed while Obsidian was closed (unchanged notes cost one stat each).
+			void this.fullSync(engine, { quiet: true });
+		}
+	}
+
+	/** Saves a validated change; returns the error message when the change was refused. */
+	async saveSettings(change: (draft: PluginSettings) => void, options: { apply?: boolean } = {}): Promise<string | null> {
+		const result = updateSettings(this.current, change);
+		if (!result.ok) return result.error;
+		const before = this.current;
+		this.current = result.settings;
+		await this.plugin.saveData(this.current);
+		if (options.apply !== false) this.applyChange(before, this.current);
+		this.emit();
+		return null;
+	}
+
+	/** Engine changes wait for typing to settle; the bridge and auto-sync follow at once. */
+	private applyChange(before: PluginSettings, after: PluginSettings): void {
+		if (!this.started) return;
+		const impact = settingsImpact(before, after);
+		const engineNeeded = impact.engine || (impact.sync && !onlyAutoSyncChanged(before, after));
+		if (engineNeeded) {
+			if (this.restartTimer !== undefined) window.clearTimeout(this.restartTimer);
+			this.restartTimer = window.setTimeout(() => {
+				this.restartTimer = undefined;
+				void this.restart();
+			}, 800);
+			return;
+		}
+		const engine = this.host.engine;
+		if (impact.sync && engine) {
+			if (after.sync.autoSync) engine.sync.start();
+			else void engine.sync.stop();
+		}
+		if (impact.mcp && engine) {
+			const work = after.mcp.enabled && this.bridge.available ? this.startBridge() : this.bridge.stop();
+			void work.catch((error: unknown) => noticeError("the MCP bridge did not start", error));
+		}
+	}
+
+	/** Reopens the engine with the current settings (backend, profile, embeddings, sync). */
+	async restart(): Promise<void> {
+		await this.bridge.stop();
+		await this.host.stop();
+		this.counts = null;
+		if (this.unloaded) return;
+		await this.bringUp();
+	}
+
+	async startBridge(): Promise<void> {
+		const engine = await this.host.ready();
+		await this.bridge.start(engine, this.current.mcp.port, this.current.mcp.token, this.tokenFile());
+	}
+
+	/** Where the stdio proxy reads the token (desktop); null where there is no file system path. */
+	tokenFile(): string | null {
+		const adapter = this.app.vault.adapter;
+		return adapter instanceof FileSystemAdapter ? `${adapter.getBasePath()}/${this.folder}/mcp-token` : null;
+	}
+
+	/** A full vault sync as a long task; `dryRun` reports without writing. */
+	fullSync(engine: Engine, options: { dryRun?: boolean; quiet?: boolean } = {}): Promise<SyncReport | null> {
+		const title = options.dryRun ? "Checking what a sync would change" : "Syncing the vault";
+		const gate = this.host.gate;
+		return this.tasks.run(
+			title,
+			async () => {
+				const report = await engine.sync.fullSync({ dryRun: options.dryRun });
+				if (!options.dryRun) this.afterBatch(report);
+				return report;
+			},
+			{ poll: (control) => syncProgress(control, gate, engine), quiet: options.quiet },
+		);
+	}
+
+	private afterBatch(report: SyncReport): void {
+		this.activity = { lastReport: report, lastError: null };
+		this.scheduleCounts();
+		this.emit();
+	}
+
+	/** Node and edge counts for the status bar (throttled: sync batches come in bursts). */
+	scheduleCounts(): void {
+		if (this.countsTimer !== undefined) return;
+		this.countsTimer = window.setTimeout(() => {
+			this.countsTimer = undefined;
+			void this.refreshCounts();
+		}, 500);
+	}
+
+	async refreshCounts(): Promise<void> {
+		const engine = this.host.engine;
+		if (!engine) return;
+		try {
+			this.counts = await engine.memory.graph.counts(engine.scope);
+		} catch (error) {
+			console.error("Engrama: counting nodes failed", error);
+		}
+		this.emit();
+	}
+
+	/** Everything released: timers, the bridge, the engine (database closed). */
+	async shutdown(): Promise<void> {
+		this.unloaded = true;
+		if (this.restartTimer !== undefined) window.clearTimeout(this.restartTimer);
+		if (this.countsTimer !== undefined) window.clearTimeout(this.countsTimer);
+		this.restartTimer = undefined;
+		this.countsTimer = undefined;
+		this.tasks.cancel();
+		this.listeners.clear();
+		await this.bridge.stop();
+		await this.host.stop();
+	}
+
+	/** Tells the person how a sync went. */
+	static describe(report: SyncReport): string {
+		const c = report.counts;
+		const parts = [
+			`${formatCount(c.nodesCreated)} created`,
+			`${formatCount(c.nodesUpdated)} updated`,
+			`${formatCount(c.nodesArchived)} archived`,
+			`${formatCount(c.relationsAdded)} relations added`,
+		];
+		if (c.relationsRemoved > 0) parts.push(`${formatCount(c.relationsRemoved)} removed`);
+		if (report.problems.length > 0) parts.push(`${formatCount(report.problems.length)} notes need attention`);
+		return parts.join(", ");
+	}
+
+	notifySynced(report: SyncReport): void {
+		noticeInfo(`${report.dryRun ? "a sync would make" : "synced"}: ${EngramaController.describe(report)}.`);
+	}
+}
+
+function onlyAutoSyncChanged(before: PluginSettings, after: PluginSettings): boolean {
+	return JSON.stringify({ ...before.sync, autoSync: after.sync.autoSync }) === JSON.stringify(after.sync);
+}
+
+/** "reading 1,234 / 10,000", then "writing …", from the gate's counters. */
+function syncProgress(control: TaskControl, gate: EngineHost["gate"], engine: Engine): void {
+	void engine;
+	const total = gate.count("sync.total");
+	const read = gate.count("vault.read");
+	const written = gate.count("graph.mergeNode");
+	const ids = gate.count("vault.frontmatter");
+	if (ids > 0) control.report(`writing engrama_id ${formatCount(ids)}`);
+	else if (written > 0) control.report(`writing ${formatCount(written)} / ${formatCount(Math.max(read, written))}`);
+	else if (read > 0) control.report(`reading ${formatCount(read)}${total > 0 ? ` / ${formatCount(total)}` : ""}`);
+}

@@ -1,0 +1,147 @@
+import { FileSystemAdapter, Platform, type App } from "obsidian";
+import { ValidationError, errorMessage } from "../engine/errors";
+import type { McpHttpHandle } from "../mcp";
+import type { Engine } from "./engine-host";
+
+export const MCP_PATH = "/mcp";
+
+export type McpState =
+	| { readonly kind: "off" }
+	| { readonly kind: "starting"; readonly port: number }
+	| { readonly kind: "listening"; readonly port: number; readonly url: string }
+	| { readonly kind: "failed"; readonly port: number; readonly error: string };
+
+/** 32 random bytes, base64url (the same form as the command line's token). */
+export function generateToken(): string {
+	const bytes = crypto.getRandomValues(new Uint8Array(32));
+	let binary = "";
+	for (const b of bytes) binary += String.fromCharCode(b);
+	return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function mcpUrl(port: number): string {
+	return `http://127.0.0.1:${port}${MCP_PATH}`;
+}
+
+/**
+ * The localhost MCP bridge inside Obsidian. Desktop only: the server needs Node's http, which
+ * the mobile apps do not have, so the MCP code is only loaded (dynamic import) when it starts.
+ */
+export class McpBridge {
+	private handle: McpHttpHandle | null = null;
+	private current: McpState = { kind: "off" };
+	private queue: Promise<unknown> = Promise.resolve();
+	private readonly listeners = new Set<() => void>();
+
+	constructor(
+		private readonly app: App,
+		private readonly version: string,
+	) {}
+
+	get state(): McpState {
+		return this.current;
+	}
+
+	get available(): boolean {
+		return Platform.isDesktopApp;
+	}
+
+	onChange(listener: () => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	private set(state: McpState): void {
+		this.current = state;
+		for (const listener of this.listeners) listener();
+	}
+
+	/** Starts (or restarts) the bridge over this engine; failures are kept in the state and thrown. */
+	start(engine: Engine, port: number, token: string, tokenFile: string | null): Promise<void> {
+		return this.serial(async () => {
+			await this.closeHandle();
+			if (!this.available) throw new ValidationError("The MCP bridge needs the desktop app: phones and tablets cannot run a local server.");
+			if (token.length < 16) throw new ValidationError("The MCP token is missing. Regenerate it in the Engrama settings.");
+			this.set({ kind: "starting", port });
+			try {
+				const mcp = await import("../mcp");
+				const adapter = this.app.vault.adapter;
+				const root = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
+				if (tokenFile) await writeTokenFile(tokenFile, token);
+				this.handle = await mcp.startMcpHttpServer({
+					memory: engine.memory,
+					services: {
+						identity: engine.scope,
+						version: this.version,
+						skills: engine.skills,
+						sync: engine.sync,
+						vault: { path: root, source: engine.source, ...(root ? { staysInside: mcp.createNodeVaultGuard(root) } : {}) },
+						log: (line) => console.warn(line),
+					},
+					token,
+					port,
+				});
+				this.set({ kind: "listening", port: this.handle.port, url: this.handle.url });
+			} catch (error) {
+				this.set({ kind: "failed", port, error: portMessage(error, port) });
+				throw new ValidationError(portMessage(error, port));
+			}
+		});
+	}
+
+	stop(): Promise<void> {
+		return this.serial(async () => {
+			await this.closeHandle();
+			this.set({ kind: "off" });
+		});
+	}
+
+	/** Open client sessions (0 when off). */
+	sessions(): number {
+		return this.handle?.sessionCount() ?? 0;
+	}
+
+	private async closeHandle(): Promise<void> {
+		const handle = this.handle;
+		this.handle = null;
+		if (!handle) return;
+		try {
+			await handle.close();
+		} catch (error) {
+			console.error("Engrama: closing the MCP bridge failed", error);
+		}
+	}
+
+	private serial<T>(job: () => Promise<T>): Promise<T> {
+		const next = this.queue.then(job, job);
+		this.queue = next.catch(() => undefined);
+		return next;
+	}
+}
+
+function portMessage(error: unknown, port: number): string {
+	const message = errorMessage(error);
+	if (/EADDRINUSE/.test(message)) return `Port ${port} is already in use. Choose another port in the Engrama settings, or stop the other program.`;
+	return message;
+}
+
+/** The stdio proxy reads the token from a file (mode 0600), like `engrama serve` writes it. */
+async function writeTokenFile(file: string, token: string): Promise<void> {
+	const { writeFile, chmod } = await import("fs/promises");
+	await writeFile(file, `${token}\n`, { mode: 0o600 });
+	await chmod(file, 0o600);
+}
+
+/** Ready-to-paste client configurations: HTTP with the bearer token, and the stdio proxy. */
+export function clientConfigurations(port: number, token: string, tokenFile: string | null): { http: string; stdio: string; claudeCode: string } {
+	const url = mcpUrl(port);
+	const http = { mcpServers: { engrama: { type: "http", url, headers: { Authorization: `Bearer ${token}` } } } };
+	const stdio = {
+		mcpServers: { engrama: { command: "npx", args: ["engrama", "mcp-proxy", "--url", url, "--token-file", tokenFile ?? "<token file>"] } },
+	};
+	return {
+		http: JSON.stringify(http, null, 2),
+		stdio: JSON.stringify(stdio, null, 2),
+		claudeCode: `claude mcp add --transport http engrama ${url} --header "Authorization: Bearer ${token}"`,
+	};
+}

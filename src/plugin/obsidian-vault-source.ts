@@ -1,0 +1,135 @@
+import { TFile, TFolder, normalizePath, type App, type EventRef, type TAbstractFile } from "obsidian";
+import { NotFoundError } from "../engine/errors";
+import {
+	isMarkdownPath,
+	normaliseVaultPath,
+	parentFolder,
+	type FrontmatterMutator,
+	type VaultEvent,
+	type VaultEventListener,
+	type VaultFileInfo,
+	type VaultSource,
+} from "../engine/sync/vault-source";
+import type { WorkGate } from "./work-gate";
+
+export interface ObsidianVaultSourceOptions {
+	/** Only notes under these folders are visible (empty: the whole vault). */
+	readonly includeFolders?: () => readonly string[];
+	/** Folders always visible even when `includeFolders` is set (where agent memories are written). */
+	readonly alwaysInclude?: () => readonly string[];
+	/** Yields to the UI between files and stops cancelled work. */
+	readonly gate?: WorkGate;
+}
+
+function inFolder(path: string, folder: string): boolean {
+	const p = path.toLowerCase();
+	const f = folder.toLowerCase();
+	return f === "" || p === f || p.startsWith(`${f}/`);
+}
+
+/**
+ * The sync engine's VaultSource over the Obsidian API: Vault for files, FileManager for
+ * frontmatter (Obsidian's own read-modify-write), vault events for changes.
+ */
+export class ObsidianVaultSource implements VaultSource {
+	constructor(
+		private readonly app: App,
+		private readonly options: ObsidianVaultSourceOptions = {},
+	) {}
+
+	/** True when the note at `path` is in the part of the vault sync sees. */
+	isVisible(path: string): boolean {
+		const include = this.options.includeFolders?.() ?? [];
+		if (include.length === 0) return true;
+		const always = this.options.alwaysInclude?.() ?? [];
+		return [...include, ...always].some((folder) => inFolder(path, normaliseVaultPath(folder)));
+	}
+
+	list(): Promise<readonly VaultFileInfo[]> {
+		const files = this.app.vault.getMarkdownFiles().filter((f) => this.isVisible(f.path));
+		this.options.gate?.record("sync.total", files.length);
+		return Promise.resolve(files.map(infoOf));
+	}
+
+	stat(path: string): Promise<VaultFileInfo | null> {
+		const file = this.app.vault.getAbstractFileByPath(normalizePath(path));
+		return Promise.resolve(file instanceof TFile && this.isVisible(file.path) ? infoOf(file) : null);
+	}
+
+	async read(path: string): Promise<string> {
+		await this.options.gate?.pass("vault.read");
+		return this.app.vault.cachedRead(this.fileAt(path));
+	}
+
+	async write(path: string, text: string): Promise<void> {
+		await this.options.gate?.pass("vault.write");
+		await this.app.vault.modify(this.fileAt(path), text);
+	}
+
+	async create(path: string, text: string): Promise<void> {
+		await this.options.gate?.pass("vault.create");
+		const target = normalizePath(path);
+		await this.ensureFolder(parentFolder(target));
+		await this.app.vault.create(target, text);
+	}
+
+	async processFrontMatter(path: string, mutate: FrontmatterMutator): Promise<void> {
+		await this.options.gate?.pass("vault.frontmatter");
+		await this.app.fileManager.processFrontMatter(this.fileAt(path), mutate);
+	}
+
+	watch(listener: VaultEventListener): () => void {
+		const vault = this.app.vault;
+		const emit = (event: VaultEvent) => listener(event);
+		const refs: EventRef[] = [
+			vault.on("create", (file) => {
+				if (this.isNote(file)) emit({ type: "create", path: file.path });
+			}),
+			vault.on("modify", (file) => {
+				if (this.isNote(file)) emit({ type: "modify", path: file.path });
+			}),
+			vault.on("delete", (file) => {
+				if (file instanceof TFile && isMarkdownPath(file.path) && this.isVisible(file.path)) emit({ type: "delete", path: file.path });
+			}),
+			vault.on("rename", (file, oldPath) => {
+				if (!(file instanceof TFile) || !(isMarkdownPath(file.path) || isMarkdownPath(oldPath))) return;
+				const was = isMarkdownPath(oldPath) && this.isVisible(oldPath);
+				const is = this.isNote(file);
+				if (was && is) emit({ type: "rename", path: file.path, oldPath });
+				else if (was) emit({ type: "delete", path: oldPath });
+				else if (is) emit({ type: "create", path: file.path });
+			}),
+		];
+		return () => {
+			for (const ref of refs) vault.offref(ref);
+		};
+	}
+
+	private isNote(file: TAbstractFile): file is TFile {
+		return file instanceof TFile && file.extension === "md" && this.isVisible(file.path);
+	}
+
+	private fileAt(path: string): TFile {
+		const file = this.app.vault.getAbstractFileByPath(normalizePath(path));
+		if (!(file instanceof TFile)) throw new NotFoundError(`The note "${path}" does not exist in the vault.`);
+		return file;
+	}
+
+	private async ensureFolder(folder: string): Promise<void> {
+		if (folder === "") return;
+		const existing = this.app.vault.getAbstractFileByPath(folder);
+		if (existing instanceof TFolder) return;
+		if (existing) throw new NotFoundError(`"${folder}" is a file, so no note can be created inside it.`);
+		await this.ensureFolder(parentFolder(folder));
+		try {
+			await this.app.vault.createFolder(folder);
+		} catch (error) {
+			// Another writer may have created it in the meantime; only a missing folder is a failure.
+			if (!(this.app.vault.getAbstractFileByPath(folder) instanceof TFolder)) throw error;
+		}
+	}
+}
+
+function infoOf(file: TFile): VaultFileInfo {
+	return { path: file.path, mtime: file.stat.mtime, size: file.stat.size };
+}

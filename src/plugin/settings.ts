@@ -1,0 +1,252 @@
+import { z } from "zod";
+import { parseConfig, type EngramaConfig } from "../config/engrama-config";
+import { normaliseVaultPath } from "../engine/sync/vault-source";
+import type { SyncSettings } from "../engine/sync/sync-settings";
+
+/** The MCP bridge's default port (the command line's `engrama serve` uses the same). */
+export const DEFAULT_MCP_PORT = 27182;
+
+const folderList = z.array(z.string().trim().min(1).max(500)).max(200);
+
+const urlString = z
+	.string()
+	.trim()
+	.refine((v) => v === "" || /^https?:\/\/[^\s/]+/i.test(v), { error: "must start with http:// or https://" });
+
+/**
+ * Everything the plugin stores in data.json. Validated on load and on every change, so a
+ * hand-edited or outdated file never reaches the engine: unknown keys are dropped, missing
+ * ones take their defaults, and invalid values are reported and replaced by defaults.
+ */
+export const pluginSettingsSchema = z.object({
+	backend: z.enum(["sqlite", "neo4j"]).default("sqlite"),
+	/** Empty: `engrama.db` in the plugin's folder. Otherwise an absolute path (desktop) or a vault path. */
+	dbPath: z.string().trim().max(1000).default(""),
+	neo4j: z
+		.object({
+			uri: z
+				.string()
+				.trim()
+				.refine((v) => /^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/i.test(v), { error: "must look like bolt://host:7687 or neo4j+s://host" })
+				.default("bolt://localhost:7687"),
+			username: z.string().trim().max(200).default("neo4j"),
+			password: z.string().max(500).default(""),
+			database: z.string().trim().min(1).max(200).default("neo4j"),
+		})
+		.default({ uri: "bolt://localhost:7687", username: "neo4j", password: "", database: "neo4j" }),
+	embedding: z
+		.object({
+			provider: z.enum(["none", "local", "openai", "ollama", "hash"]).default("none"),
+			model: z.string().trim().max(300).default(""),
+			baseUrl: urlString.default(""),
+			apiKey: z.string().trim().max(500).default(""),
+			dimensions: z.number().int().min(0).max(8192).default(0),
+		})
+		.default({ provider: "none", model: "", baseUrl: "", apiKey: "", dimensions: 0 }),
+	profile: z.string().trim().min(1).max(100).default("base"),
+	modules: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
+	sync: z
+		.object({
+			/** Keep the graph in step on every create/modify/rename/delete. */
+			autoSync: z.boolean().default(true),
+			/** Empty: the whole vault. */
+			includeFolders: folderList.default([]),
+			excludeFolders: folderList.default(["Templates"]),
+			folderLabels: z.record(z.string().trim().min(1).max(500), z.string().trim().min(1).max(100)).default({}),
+			indexUntypedNotes: z.boolean().default(true),
+			writeEngramaIds: z.boolean().default(true),
+			writeGraphToVault: z.boolean().default(true),
+			notesFolder: z.string().trim().min(1).max(500).default("Engrama"),
+			insightsFolder: z.string().trim().min(1).max(500).default("Engrama/Insights"),
+			debounceMs: z.number().int().min(50).max(60_000).default(500),
+		})
+		.default({
+			autoSync: true,
+			includeFolders: [],
+			excludeFolders: ["Templates"],
+			folderLabels: {},
+			indexUntypedNotes: true,
+			writeEngramaIds: true,
+			writeGraphToVault: true,
+			notesFolder: "Engrama",
+			insightsFolder: "Engrama/Insights",
+			debounceMs: 500,
+		}),
+	mcp: z
+		.object({
+			enabled: z.boolean().default(false),
+			port: z.number().int().min(1024).max(65_535).default(DEFAULT_MCP_PORT),
+			/** Generated on first start (32 random bytes, hex). */
+			token: z.string().max(200).default(""),
+		})
+		.default({ enabled: false, port: DEFAULT_MCP_PORT, token: "" }),
+	search: z
+		.object({
+			fusionMode: z.enum(["rrf", "linear"]).default("rrf"),
+			rrfK: z.number().min(1).max(1000).default(60),
+			alpha: z.number().min(0).max(1).default(0.6),
+			graphWeight: z.number().min(0).max(1).default(0.15),
+			temporalWeight: z.number().min(0).max(1).default(0.1),
+			trustWeight: z.number().min(0).max(1).default(0.1),
+		})
+		.default({ fusionMode: "rrf", rrfK: 60, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1 }),
+	decay: z
+		.object({ rate: z.number().min(0).max(1).default(0.01), maxAgeDays: z.number().min(0).max(36_500).default(90) })
+		.default({ rate: 0.01, maxAgeDays: 90 }),
+});
+
+export type PluginSettings = z.infer<typeof pluginSettingsSchema>;
+
+export const DEFAULT_SETTINGS: PluginSettings = pluginSettingsSchema.parse({});
+
+export interface SettingsLoad {
+	readonly settings: PluginSettings;
+	/** What was wrong in data.json (each value fell back to its default). */
+	readonly problems: readonly string[];
+}
+
+/** data.json → settings. Never throws: bad values are reported and replaced by defaults. */
+export function loadSettings(raw: unknown): SettingsLoad {
+	const input = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+	const whole = pluginSettingsSchema.safeParse(input);
+	if (whole.success) return { settings: whole.data, problems: [] };
+	// Drop each offending value (deepest path) and try again, so one bad field keeps the rest.
+	const problems = whole.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+	const copy = structuredClone(input);
+	for (const issue of whole.error.issues) removePath(copy, issue.path);
+	const retry = pluginSettingsSchema.safeParse(copy);
+	return { settings: retry.success ? retry.data : DEFAULT_SETTINGS, problems };
+}
+
+function removePath(target: Record<string, unknown>, path: readonly PropertyKey[]): void {
+	if (path.length === 0) return;
+	let node: unknown = target;
+	for (const key of path.slice(0, -1)) {
+		if (!node || typeof node !== "object") return;
+		node = (node as Record<PropertyKey, unknown>)[key];
+	}
+	if (node && typeof node === "object") delete (node as Record<PropertyKey, unknown>)[path[path.length - 1]];
+}
+
+/**
+ * Applies a change and validates the result; the error message names the field and the rule,
+ * for the settings tab to show next to the input. The old settings are untouched on failure.
+ */
+export function updateSettings(current: PluginSettings, change: (draft: PluginSettings) => void): { ok: true; settings: PluginSettings } | { ok: false; error: string } {
+	const draft = structuredClone(current);
+	change(draft);
+	const result = pluginSettingsSchema.safeParse(draft);
+	if (result.success) return { ok: true, settings: result.data };
+	const issue = result.error.issues[0];
+	return { ok: false, error: issue ? `${describePath(issue.path)} ${issue.message}` : "Invalid value" };
+}
+
+function describePath(path: readonly PropertyKey[]): string {
+	return path.map(String).join(" › ");
+}
+
+/** Where the plugin keeps its own files (data.json, the database snapshot): vault-relative. */
+export function pluginFolder(manifestDir: string | undefined, configDir: string, id: string): string {
+	return normaliseVaultPath(manifestDir ?? `${configDir}/plugins/${id}`);
+}
+
+/**
+ * The engine configuration the settings describe. `dbPath` is resolved by the caller (absolute on
+ * desktop, vault-relative for the mobile snapshot).
+ */
+export function engineConfig(settings: PluginSettings, dbPath: string): EngramaConfig {
+	return parseConfig({
+		backend: settings.backend,
+		dbPath,
+		profile: settings.profile,
+		modules: settings.modules,
+		neo4j: { ...settings.neo4j },
+		embedding: {
+			provider: settings.embedding.provider,
+			model: settings.embedding.model,
+			baseUrl: settings.embedding.baseUrl,
+			apiKey: settings.embedding.apiKey,
+			dimensions: settings.embedding.dimensions,
+		},
+		search: {
+			fusionMode: settings.search.fusionMode,
+			rrfK: settings.search.rrfK,
+			alpha: settings.search.alpha,
+			graphWeight: settings.search.graphWeight,
+			temporalWeight: settings.search.temporalWeight,
+			trustWeight: settings.search.trustWeight,
+		},
+		decay: { ...settings.decay },
+	});
+}
+
+/** The sync engine's settings; the plugin's own folder and Obsidian's config folder are never synced. */
+export function syncSettingsOf(settings: PluginSettings, configDir: string, ownFolder: string): Partial<SyncSettings> {
+	const excluded = [...settings.sync.excludeFolders, ownFolder, ".trash"].map(normaliseVaultPath).filter(Boolean);
+	return {
+		configFolder: configDir,
+		excludedFolders: [...new Set(excluded)],
+		folderLabels: settings.sync.folderLabels,
+		indexUntypedNotes: settings.sync.indexUntypedNotes,
+		writeEngramaIds: settings.sync.writeEngramaIds,
+		writeGraphToVault: settings.sync.writeGraphToVault,
+		notesFolder: normaliseVaultPath(settings.sync.notesFolder),
+		debounceMs: settings.sync.debounceMs,
+		// Small graph transactions keep the main thread free between them (≤ 100 ms blocks).
+		batchSize: 100,
+	};
+}
+
+/** Which parts of the running plugin a settings change touches. */
+export interface SettingsImpact {
+	/** Backend, database, profile, embeddings or search: the engine is reopened. */
+	readonly engine: boolean;
+	/** Only sync options: the vault sync is rebuilt over the same engine. */
+	readonly sync: boolean;
+	readonly mcp: boolean;
+}
+
+export function settingsImpact(before: PluginSettings, after: PluginSettings): SettingsImpact {
+	const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+	const engine =
+		before.backend !== after.backend ||
+		before.dbPath !== after.dbPath ||
+		!same(before.neo4j, after.neo4j) ||
+		!same(before.embedding, after.embedding) ||
+		before.profile !== after.profile ||
+		!same(before.modules, after.modules) ||
+		!same(before.search, after.search);
+	return { engine, sync: engine || !same(before.sync, after.sync), mcp: engine || !same(before.mcp, after.mcp) };
+}
+
+/** A folder → label map typed as lines of `Folder: Label`; errors name the line. */
+export function parseFolderLabels(text: string): { ok: true; value: Record<string, string> } | { ok: false; error: string } {
+	const out: Record<string, string> = {};
+	const lines = text.split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		const line = (lines[i] ?? "").trim();
+		if (line === "") continue;
+		const colon = line.lastIndexOf(":");
+		if (colon <= 0 || colon === line.length - 1) return { ok: false, error: `Line ${i + 1}: write it as "Folder: Label".` };
+		out[normaliseVaultPath(line.slice(0, colon).trim())] = line.slice(colon + 1).trim();
+	}
+	return { ok: true, value: out };
+}
+
+export function formatFolderLabels(map: Readonly<Record<string, string>>): string {
+	return Object.entries(map)
+		.map(([folder, label]) => `${folder}: ${label}`)
+		.join("\n");
+}
+
+/** Comma- or newline-separated folder names → a clean list. */
+export function parseFolderList(text: string): string[] {
+	return [
+		...new Set(
+			text
+				.split(/[\n,]/)
+				.map((s) => normaliseVaultPath(s.trim()))
+				.filter(Boolean),
+		),
+	];
+}

@@ -1,0 +1,152 @@
+import { TFile } from "obsidian";
+import { errorMessage } from "../../engine/errors";
+import type { NeighbourEdge, Neighbourhood, NodeRecord } from "../../engine/types";
+import type { EngramaController } from "../engrama-controller";
+import { drawNeighbourhood, layoutNeighbourhood } from "./neighbourhood-svg";
+import { nodeOfFile } from "./open-note";
+import type { PanelActions } from "./panel-actions";
+
+/** Props that are bookkeeping, not something a person wrote. */
+const HIDDEN_PROPS = new Set([
+	"engrama_id",
+	"org_id",
+	"user_id",
+	"obsidian_path",
+	"content_hash",
+	"obsidian_mtime",
+	"obsidian_size",
+	"note_props",
+	"source",
+	"source_agent",
+	"source_session",
+	"trust_level",
+	"created_at",
+	"updated_at",
+	"status",
+	"confidence",
+	"name",
+	"title",
+	"description",
+	"summary",
+]);
+
+/** The active note's node: label, key properties, neighbours by relation and direction, a picture. */
+export class ContextTab {
+	private root: HTMLElement | null = null;
+	private ticket = 0;
+	/** The node shown, for tests and the status line. */
+	node: NodeRecord | null = null;
+
+	constructor(
+		private readonly controller: EngramaController,
+		private readonly actions: PanelActions,
+	) {}
+
+	render(root: HTMLElement): Promise<void> {
+		this.root = root;
+		return this.reload();
+	}
+
+	async reload(): Promise<void> {
+		const root = this.root;
+		if (!root) return;
+		const ticket = ++this.ticket;
+		const engine = this.controller.host.engine;
+		const file = this.controller.app.workspace.getActiveFile();
+		const show = (text: string, cls = "") => {
+			if (ticket !== this.ticket) return;
+			this.node = null;
+			root.empty();
+			root.createDiv({ cls: `engrama-empty ${cls}`.trim(), text });
+		};
+		if (!engine) return show(this.controller.host.state.kind === "failed" ? "Engrama could not open its memory. Check the settings." : "Engrama is starting…");
+		if (!(file instanceof TFile) || file.extension !== "md") return show("Open a note to see its place in the graph.");
+		if (!engine.sync.isSyncedPath(file.path) || !engine.source.isVisible(file.path)) {
+			return show("This note is outside the synced folders. Change the folders in the Engrama settings to include it.");
+		}
+		if (root.childElementCount === 0) show("Loading the graph context…", "is-loading");
+		try {
+			const node = await nodeOfFile(this.controller.app, engine, file);
+			if (ticket !== this.ticket) return;
+			if (!node) {
+				show("This note is not in the graph yet.");
+				const button = root.createEl("button", { cls: "mod-cta", text: "Sync this note" });
+				button.addEventListener("click", () => void this.actions.syncCurrentNote().then(() => this.reload()));
+				return;
+			}
+			const [outgoing, incoming, hood] = await Promise.all([
+				engine.memory.graph.edgesOf(engine.scope, node.id, "out"),
+				engine.memory.graph.edgesOf(engine.scope, node.id, "in"),
+				engine.memory.graph.neighbourhood(engine.scope, node.id, 2, 64),
+			]);
+			if (ticket !== this.ticket) return;
+			this.node = node;
+			root.empty();
+			this.drawNode(root, node, [...outgoing, ...incoming], hood);
+		} catch (error) {
+			show(`Could not read the graph: ${errorMessage(error)}`, "is-error");
+		}
+	}
+
+	private drawNode(root: HTMLElement, node: NodeRecord, edges: readonly NeighbourEdge[], hood: Neighbourhood | null): void {
+		const head = root.createDiv({ cls: "engrama-node-head" });
+		head.createSpan({ cls: "engrama-label-badge", text: node.label });
+		head.createSpan({ cls: "engrama-node-name", text: node.key });
+		const status = typeof node.props.status === "string" ? node.props.status : "active";
+		const confidence = typeof node.props.confidence === "number" ? node.props.confidence : 1;
+		const meta = root.createDiv({ cls: "engrama-node-meta" });
+		meta.createSpan({ cls: `engrama-status status-${status}`, text: status });
+		meta.createSpan({ cls: "engrama-confidence", text: `confidence ${Math.round(confidence * 100)}%` });
+		const summary = node.props.description ?? node.props.summary;
+		if (typeof summary === "string" && summary !== "") root.createDiv({ cls: "engrama-node-summary", text: summary });
+
+		const props = Object.entries(node.props).filter(([k, v]) => !HIDDEN_PROPS.has(k) && v !== null && v !== "");
+		if (props.length > 0) {
+			const table = root.createEl("table", { cls: "engrama-props" });
+			for (const [key, value] of props.slice(0, 12)) {
+				const tr = table.createEl("tr");
+				tr.createEl("td", { cls: "engrama-muted", text: key });
+				tr.createEl("td", { text: propText(value) });
+			}
+		}
+
+		if (hood && hood.nodes.length > 0) {
+			const figure = root.createDiv({ cls: "engrama-graph-figure" });
+			const layout = layoutNeighbourhood(hood);
+			drawNeighbourhood(figure, layout, (n) => void this.actions.openNode(n.id));
+			if (layout.hidden > 0 || hood.truncated) figure.createDiv({ cls: "engrama-muted", text: `${layout.hidden} more not drawn.` });
+		}
+
+		if (edges.length === 0) {
+			root.createDiv({ cls: "engrama-empty", text: "No relations yet. Add one with the Add relation button, or link other notes." });
+		} else {
+			const groups = new Map<string, NeighbourEdge[]>();
+			for (const e of edges) {
+				const key = `${e.direction === "out" ? "→" : "←"} ${e.type}`;
+				groups.set(key, [...(groups.get(key) ?? []), e]);
+			}
+			const list = root.createDiv({ cls: "engrama-relations" });
+			for (const [group, items] of [...groups.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+				const section = list.createDiv({ cls: "engrama-relation-group" });
+				section.createDiv({ cls: "engrama-relation-type", text: group });
+				const ul = section.createEl("ul");
+				for (const e of items.sort((a, b) => a.node.key.localeCompare(b.node.key))) {
+					const li = ul.createEl("li");
+					const link = li.createEl("a", { cls: "engrama-entity-link", text: e.node.key });
+					link.addEventListener("click", () => void this.actions.openNode(e.node.id));
+					li.createSpan({ cls: "engrama-muted", text: ` ${e.node.label}` });
+					if (e.node.props.status === "stub") li.createSpan({ cls: "engrama-stub", text: " stub" });
+				}
+			}
+		}
+		const add = root.createEl("button", { cls: "engrama-add-relation", text: "Add relation" });
+		add.addEventListener("click", () => void this.actions.addRelation().then(() => this.reload()));
+	}
+}
+
+function propText(value: unknown): string {
+	if (Array.isArray(value)) return value.map(propText).join(", ");
+	if (typeof value === "string") return value;
+	if (typeof value === "number" || typeof value === "boolean") return String(value);
+	return JSON.stringify(value);
+}

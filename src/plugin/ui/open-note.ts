@@ -1,0 +1,38 @@
+import { TFile, type App } from "obsidian";
+import type { NodeRecord } from "../../engine/types";
+import type { Engine } from "../engine-host";
+import { noticeInfo } from "../notices";
+
+/** The vault path of the note that documents a node, if it has one. */
+export function notePathOf(node: Pick<NodeRecord, "props">): string | null {
+	const path = node.props.obsidian_path;
+	return typeof path === "string" && path !== "" ? path : null;
+}
+
+/** Opens the node's note in the main area; says so when the node has no note yet. */
+export async function openNodeNote(app: App, engine: Engine, nodeId: string): Promise<boolean> {
+	const node = await engine.memory.graph.getNodeById(engine.scope, nodeId);
+	if (!node) {
+		noticeInfo("that node is no longer in the graph. Sync the vault to refresh.");
+		return false;
+	}
+	const path = notePathOf(node);
+	const file = path ? app.vault.getAbstractFileByPath(path) : null;
+	if (!(file instanceof TFile)) {
+		noticeInfo(`${node.label} "${node.key}" has no note yet.`);
+		return false;
+	}
+	await app.workspace.getLeaf(false).openFile(file);
+	return true;
+}
+
+/** The node documented by a note: by its engrama_id, else by its path. */
+export async function nodeOfFile(app: App, engine: Engine, file: TFile): Promise<NodeRecord | null> {
+	const id: unknown = app.metadataCache.getFileCache(file)?.frontmatter?.engrama_id;
+	if (typeof id === "string" && id !== "") {
+		const byId = await engine.memory.graph.getNodeById(engine.scope, id);
+		if (byId && notePathOf(byId) === file.path) return byId;
+	}
+	const byPath = await engine.memory.graph.listNodes(engine.scope, { where: { obsidian_path: file.path }, limit: 1 });
+	return byPath[0] ?? null;
+}

@@ -1,0 +1,11 @@
+/** What the panel asks of the command layer (modals, long tasks, opening notes). */
+export interface PanelActions {
+	reflect(): Promise<void>;
+	openNode(nodeId: string): Promise<void>;
+	/** Chooses the target note (or a new one) and writes the approved Insight into it. */
+	writeInsight(title: string): Promise<void>;
+	/** An optional dismissal reason; null when the person cancelled. */
+	askReason(title: string): Promise<string | null>;
+	syncCurrentNote(): Promise<void>;
+	addRelation(): Promise<void>;
+}

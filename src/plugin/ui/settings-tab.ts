@@ -1,0 +1,307 @@
+import { PluginSettingTab, Setting, type Plugin, type TextComponent } from "obsidian";
+import { createBackend } from "../../backends/factory";
+import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
+import type { EngramaActions } from "../actions";
+import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
+import type { EngramaController } from "../engrama-controller";
+import { clientConfigurations, mcpUrl } from "../mcp-bridge";
+import { noticeError, noticeInfo } from "../notices";
+import { createRequestUrlHttpClient } from "../request-url-http-client";
+import { engineConfig, formatFolderLabels, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
+
+type Change = (draft: PluginSettings) => void;
+
+/**
+ * Backend, embeddings, profile, sync, MCP bridge and search weights. Every value is validated
+ * as it is typed: an invalid one is refused with a message under the field and not saved;
+ * valid changes apply at once (the engine reopens in the background when it has to).
+ */
+export class EngramaSettingTab extends PluginSettingTab {
+	constructor(
+		plugin: Plugin,
+		private readonly controller: EngramaController,
+		private readonly actions: EngramaActions,
+	) {
+		super(plugin.app, plugin);
+	}
+
+	display(): void {
+		const { containerEl } = this;
+		containerEl.empty();
+		containerEl.addClass("engrama-settings");
+		this.storage(containerEl);
+		this.embeddings(containerEl);
+		this.profile(containerEl);
+		this.sync(containerEl);
+		this.mcp(containerEl);
+		this.search(containerEl);
+	}
+
+	private get s(): PluginSettings {
+		return this.controller.settings;
+	}
+
+	/** Saves a change; shows the refusal under the setting, or clears it. */
+	private async save(setting: Setting, change: Change, redraw = false): Promise<boolean> {
+		const error = await this.controller.saveSettings(change);
+		let errorEl = setting.settingEl.querySelector<HTMLElement>(".engrama-setting-error");
+		setting.settingEl.toggleClass("is-invalid", error !== null);
+		if (error) {
+			errorEl ??= setting.infoEl.createDiv({ cls: "engrama-setting-error" });
+			errorEl.setText(`Not saved: ${error}.`);
+			return false;
+		}
+		errorEl?.remove();
+		if (redraw) this.display();
+		return true;
+	}
+
+	/** A text field saved on every change (validated). */
+	private text(container: HTMLElement, name: string, desc: string, value: string, change: (v: string) => Change, configure?: (t: TextComponent) => void): Setting {
+		const setting = new Setting(container).setName(name).setDesc(desc);
+		setting.addText((t) => {
+			t.setValue(value).onChange((v) => void this.save(setting, change(v)));
+			configure?.(t);
+		});
+		return setting;
+	}
+
+	/** A number field: text that must parse as a number before the schema sees it. */
+	private number(container: HTMLElement, name: string, desc: string, value: number, change: (v: number) => Change): Setting {
+		const setting = new Setting(container).setName(name).setDesc(desc);
+		setting.addText((t) => {
+			t.inputEl.type = "number";
+			t.setValue(String(value)).onChange((v) => {
+				const n = Number(v);
+				if (v.trim() === "" || !Number.isFinite(n)) {
+					this.refuse(setting, "enter a number");
+					return;
+				}
+				void this.save(setting, change(n));
+			});
+		});
+		return setting;
+	}
+
+	private refuse(setting: Setting, message: string): void {
+		let errorEl = setting.settingEl.querySelector<HTMLElement>(".engrama-setting-error");
+		errorEl ??= setting.infoEl.createDiv({ cls: "engrama-setting-error" });
+		errorEl.setText(`Not saved: ${message}.`);
+		setting.settingEl.addClass("is-invalid");
+	}
+
+	private storage(el: HTMLElement): void {
+		new Setting(el).setName("Storage").setHeading();
+		const state = this.controller.host.state;
+		new Setting(el)
+			.setName("Memory")
+			.setDesc(
+				state.kind === "ready"
+					? `Open: ${state.engine.location}`
+					: state.kind === "failed"
+						? `Could not open: ${state.error}`
+						: "Opening…",
+			)
+			.setClass("engrama-engine-state");
+		const backend = new Setting(el).setName("Backend").setDesc("SQLite keeps the whole graph in one file in this vault. Neo4j uses a server you run.");
+		backend.addDropdown((d) =>
+			d
+				.addOptions({ sqlite: "SQLite (built in)", neo4j: "Neo4j (server)" })
+				.setValue(this.s.backend)
+				.onChange((v) => void this.save(backend, (s) => (s.backend = v === "neo4j" ? "neo4j" : "sqlite"), true)),
+		);
+		if (this.s.backend === "sqlite") {
+			this.text(el, "Database file", "Empty: engrama.db in this plugin's folder. A vault path, or an absolute path on desktop.", this.s.dbPath, (v) => (s) => (s.dbPath = v), (t) => {
+				t.setPlaceholder("engrama.db in the plugin folder");
+			});
+			return;
+		}
+		this.text(el, "Neo4j URI", "For example bolt://localhost:7687 or neo4j+s://xxxx.databases.neo4j.io.", this.s.neo4j.uri, (v) => (s) => (s.neo4j.uri = v));
+		this.text(el, "Neo4j user", "", this.s.neo4j.username, (v) => (s) => (s.neo4j.username = v));
+		this.text(el, "Neo4j password", "Stored in this plugin's data.json.", this.s.neo4j.password, (v) => (s) => (s.neo4j.password = v), (t) => (t.inputEl.type = "password"));
+		this.text(el, "Neo4j database", "", this.s.neo4j.database, (v) => (s) => (s.neo4j.database = v));
+		const test = new Setting(el).setName("Test connection").setDesc("Connects with the values above and reports what it finds.");
+		test.addButton((b) =>
+			b.setButtonText("Test connection").onClick(async () => {
+				b.setDisabled(true);
+				try {
+					const backend = await createBackend(engineConfig(this.s, ":memory:"));
+					try {
+						const health = await backend.graph.health();
+						if (health.ok) noticeInfo(`Neo4j answered: ${health.nodes ?? 0} nodes, ${health.edges ?? 0} relations.`);
+						else noticeInfo(`Neo4j is not usable: ${health.detail ?? "unknown problem"}.`);
+					} finally {
+						await backend.graph.close();
+					}
+				} catch (error) {
+					noticeError("could not connect to Neo4j", error);
+				} finally {
+					b.setDisabled(false);
+				}
+			}),
+		);
+	}
+
+	private embeddings(el: HTMLElement): void {
+		new Setting(el).setName("Embeddings").setHeading();
+		const provider = new Setting(el)
+			.setName("Provider")
+			.setDesc("Vectors let search find related ideas, not only matching words. Without them search uses fulltext and the graph.");
+		provider.addDropdown((d) =>
+			d
+				.addOptions({ none: "None (fulltext only)", openai: "OpenAI-compatible", ollama: "Ollama", local: "Local model (command line)" })
+				.setValue(this.s.embedding.provider === "hash" ? "none" : this.s.embedding.provider)
+				.onChange((v) => void this.save(provider, (s) => (s.embedding.provider = v as PluginSettings["embedding"]["provider"]), true)),
+		);
+		const p = this.s.embedding.provider;
+		if (p === "none" || p === "hash") return;
+		if (p === "local") {
+			new Setting(el)
+				.setName("Local model")
+				.setDesc(
+					"The local model (transformers.js) runs in the engrama command line, which shares this memory file. Inside Obsidian, choose an OpenAI-compatible server or Ollama; LM Studio and llama.cpp speak the OpenAI protocol.",
+				)
+				.setClass("engrama-note");
+			return;
+		}
+		this.text(
+			el,
+			"Base URL",
+			p === "ollama" ? "Empty: http://localhost:11434." : "Empty: https://api.openai.com/v1. LM Studio, vLLM and llama.cpp work too.",
+			this.s.embedding.baseUrl,
+			(v) => (s) => (s.embedding.baseUrl = v),
+		);
+		this.text(el, "Model", p === "ollama" ? "Empty: nomic-embed-text." : "Empty: text-embedding-3-small.", this.s.embedding.model, (v) => (s) => (s.embedding.model = v));
+		if (p === "openai") this.text(el, "API key", "Stored in this plugin's data.json.", this.s.embedding.apiKey, (v) => (s) => (s.embedding.apiKey = v), (t) => (t.inputEl.type = "password"));
+		this.number(el, "Dimensions", "0: ask the model. Set it when the model can shorten its vectors.", this.s.embedding.dimensions, (n) => (s) => (s.embedding.dimensions = n));
+		const test = new Setting(el).setName("Test embeddings").setDesc("Embeds one sentence with the values above.");
+		test.addButton((b) =>
+			b.setButtonText("Test").onClick(async () => {
+				b.setDisabled(true);
+				try {
+					const config = engineConfig(this.s, ":memory:");
+					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient());
+					const vector = await embedder.embed("Engrama connection test");
+					noticeInfo(`the embedder answered with ${vector.length} dimensions.`);
+				} catch (error) {
+					noticeError("the embedder did not answer", error);
+				} finally {
+					b.setDisabled(false);
+				}
+			}),
+		);
+	}
+
+	private profile(el: HTMLElement): void {
+		new Setting(el).setName("Profile").setHeading();
+		const profile = new Setting(el).setName("Profile").setDesc("Which entity types and relations the graph knows.");
+		profile.addDropdown((d) => {
+			for (const name of BUNDLED_PROFILE_NAMES) d.addOption(name, name);
+			d.setValue(this.s.profile).onChange((v) => void this.save(profile, (s) => (s.profile = v), true));
+		});
+		if (this.s.profile !== "base") return;
+		for (const module of BUNDLED_MODULE_NAMES) {
+			const setting = new Setting(el).setName(`Module: ${module}`).setDesc(`Adds the ${module} entity types to the base profile.`);
+			setting.addToggle((t) =>
+				t.setValue(this.s.modules.includes(module)).onChange(
+					(on) =>
+						void this.save(setting, (s) => {
+							s.modules = on ? [...new Set([...s.modules, module])] : s.modules.filter((m) => m !== module);
+						}),
+				),
+			);
+		}
+	}
+
+	private sync(el: HTMLElement): void {
+		new Setting(el).setName("Sync").setHeading();
+		const toggle = (name: string, desc: string, value: boolean, change: (on: boolean) => Change) => {
+			const setting = new Setting(el).setName(name).setDesc(desc);
+			setting.addToggle((t) => t.setValue(value).onChange((on) => void this.save(setting, change(on))));
+		};
+		toggle("Sync automatically", "Keep the graph in step as notes are created, edited, renamed and deleted.", this.s.sync.autoSync, (on) => (s) => (s.sync.autoSync = on));
+		const area = (name: string, desc: string, value: string, parse: (text: string) => Change | string) => {
+			const setting = new Setting(el).setName(name).setDesc(desc);
+			setting.addTextArea((t) => {
+				t.setValue(value).onChange((text) => {
+					const change = parse(text);
+					if (typeof change === "string") this.refuse(setting, change);
+					else void this.save(setting, change);
+				});
+				t.inputEl.rows = 3;
+			});
+		};
+		area("Folders to include", "One per line. Empty: the whole vault.", this.s.sync.includeFolders.join("\n"), (text) => (s) => (s.sync.includeFolders = parseFolderList(text)));
+		area("Folders to exclude", "One per line. Templates, for example.", this.s.sync.excludeFolders.join("\n"), (text) => (s) => (s.sync.excludeFolders = parseFolderList(text)));
+		area("Folder labels", 'Notes without a type get the label of their folder. One per line: "Projects: Project".', formatFolderLabels(this.s.sync.folderLabels), (text) => {
+			const parsed = parseFolderLabels(text);
+			return parsed.ok ? (s: PluginSettings) => (s.sync.folderLabels = parsed.value) : parsed.error;
+		});
+		toggle("Index untyped notes", "Notes without a type become Note nodes: searchable and linked.", this.s.sync.indexUntypedNotes, (on) => (s) => (s.sync.indexUntypedNotes = on));
+		toggle("Write engrama_id", "Store each note's identity in its frontmatter so renames keep it.", this.s.sync.writeEngramaIds, (on) => (s) => (s.sync.writeEngramaIds = on));
+		toggle(
+			"Write agent memories as notes",
+			"Memories and relations added by agents are written into notes, so the vault holds the whole graph.",
+			this.s.sync.writeGraphToVault,
+			(on) => (s) => (s.sync.writeGraphToVault = on),
+		);
+		this.text(el, "Folder for agent memories", "Notes are written as <folder>/<Label>/<name>.md.", this.s.sync.notesFolder, (v) => (s) => (s.sync.notesFolder = v));
+		this.text(el, "Folder for Insight notes", "Where Write to note creates new notes.", this.s.sync.insightsFolder, (v) => (s) => (s.sync.insightsFolder = v));
+	}
+
+	private mcp(el: HTMLElement): void {
+		new Setting(el).setName("MCP bridge").setHeading();
+		if (!this.controller.bridge.available) {
+			new Setting(el).setName("Desktop only").setDesc("Agents reach this memory through the MCP bridge of the desktop app; phones and tablets cannot run it.");
+			return;
+		}
+		const state = this.controller.bridge.state;
+		const status =
+			state.kind === "listening" ? `Listening on ${state.url}` : state.kind === "failed" ? `Not running: ${state.error}` : state.kind === "starting" ? "Starting…" : "Off";
+		const enabled = new Setting(el).setName("Enable the MCP bridge").setDesc(`Agents (Claude, Cursor, …) use this memory over 127.0.0.1 with a token. ${status}.`);
+		enabled.addToggle((t) => t.setValue(this.s.mcp.enabled).onChange((on) => void this.save(enabled, (s) => (s.mcp.enabled = on), true)));
+		this.number(el, "Port", "1024–65535. Only this computer can connect.", this.s.mcp.port, (n) => (s) => (s.mcp.port = n));
+		const token = new Setting(el).setName("Token").setDesc("Agents send it as a bearer token. Regenerating locks out every agent that has the old one.");
+		token.addText((t) => {
+			t.setValue(this.s.mcp.token).setDisabled(true);
+			t.inputEl.type = "password";
+			t.inputEl.addClass("engrama-token");
+		});
+		token.addExtraButton((b) =>
+			b
+				.setIcon("copy")
+				.setTooltip("Copy token")
+				.onClick(() => void navigator.clipboard.writeText(this.s.mcp.token).then(() => noticeInfo("copied the MCP token."))),
+		);
+		token.addButton((b) => b.setButtonText("Regenerate").onClick(() => void this.actions.regenerateToken().then(() => this.display())));
+		const configs = clientConfigurations(this.s.mcp.port, this.s.mcp.token, this.controller.tokenFile());
+		const snippets = new Setting(el).setName("Client configuration").setDesc(`Endpoint ${mcpUrl(this.s.mcp.port)}. Paste into your MCP client.`);
+		snippets.addButton((b) => b.setButtonText("Copy").onClick(() => void this.actions.copyMcpConfig()));
+		const details = el.createEl("details", { cls: "engrama-snippets" });
+		details.createEl("summary", { text: "Show configuration snippets" });
+		details.createDiv({ cls: "engrama-muted", text: "Streamable HTTP clients" });
+		details.createEl("pre", { text: configs.http });
+		details.createDiv({ cls: "engrama-muted", text: "Clients that only speak stdio (through the proxy)" });
+		details.createEl("pre", { text: configs.stdio });
+		details.createDiv({ cls: "engrama-muted", text: "Registration from a terminal" });
+		details.createEl("pre", { text: configs.claudeCode });
+	}
+
+	private search(el: HTMLElement): void {
+		new Setting(el).setName("Search (advanced)").setHeading();
+		const mode = new Setting(el).setName("Fusion").setDesc("How fulltext and vector results are combined.");
+		mode.addDropdown((d) =>
+			d
+				.addOptions({ rrf: "Reciprocal rank fusion", linear: "Linear (legacy)" })
+				.setValue(this.s.search.fusionMode)
+				.onChange((v) => void this.save(mode, (s) => (s.search.fusionMode = v === "linear" ? "linear" : "rrf"))),
+		);
+		this.number(el, "RRF k", "Higher values flatten the rank differences (default 60).", this.s.search.rrfK, (n) => (s) => (s.search.rrfK = n));
+		this.number(el, "Vector weight (linear)", "α, 0–1 (default 0.6).", this.s.search.alpha, (n) => (s) => (s.search.alpha = n));
+		this.number(el, "Graph weight", "β, 0–1 (default 0.15).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
+		this.number(el, "Recency weight", "γ, 0–1 (default 0.1).", this.s.search.temporalWeight, (n) => (s) => (s.search.temporalWeight = n));
+		this.number(el, "Trust weight", "δ, 0–1 (default 0.1).", this.s.search.trustWeight, (n) => (s) => (s.search.trustWeight = n));
+		this.number(el, "Decay rate", "Per day, for Run decay (default 0.01).", this.s.decay.rate, (n) => (s) => (s.decay.rate = n));
+		this.number(el, "Decay after days", "Only nodes not updated for this long decay (default 90).", this.s.decay.maxAgeDays, (n) => (s) => (s.decay.maxAgeDays = n));
+	}
+}

@@ -1,0 +1,94 @@
+import { EngramaError } from "../engine/errors";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../engine/protocols";
+
+/** The person pressed Cancel; whatever was running stopped at the next safe point. */
+export class CancelledError extends EngramaError {
+	constructor(what: string) {
+		super("cancelled", `${what} was cancelled. Nothing half-done was kept; run it again to finish.`);
+	}
+}
+
+/**
+ * Cooperative scheduling for engine work on Obsidian's main thread. Every call into the graph,
+ * the vectors, the embedder or the vault passes through `pass()`: when the current stretch of
+ * work has held the thread longer than the budget, it waits one macrotask so Obsidian can paint
+ * and handle input (the UI stays responsive during a 10k-note sync), and when the running task
+ * was cancelled it throws CancelledError (transactions roll back, nothing half-done is kept).
+ */
+export class WorkGate {
+	private lastYield: number;
+	private task: { readonly name: string; readonly signal: AbortSignal } | null = null;
+	/** Calls that passed, per kind (progress of long work). */
+	private readonly counts = new Map<string, number>();
+
+	constructor(
+		private readonly budgetMs = 25,
+		private readonly now: () => number = () => performance.now(),
+		private readonly yieldOnce: () => Promise<void> = () => new Promise((resolve) => window.setTimeout(resolve, 0)),
+	) {
+		this.lastYield = this.now();
+	}
+
+	async pass(kind?: string): Promise<void> {
+		if (kind !== undefined) this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
+		if (this.task?.signal.aborted) throw new CancelledError(this.task.name);
+		if (this.now() - this.lastYield < this.budgetMs) return;
+		await this.yieldOnce();
+		this.lastYield = this.now();
+		if (this.task?.signal.aborted) throw new CancelledError(this.task.name);
+	}
+
+	/** Runs `work` as the cancellable task; only one at a time. */
+	async run<T>(name: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+		if (this.task) throw new EngramaError("busy", `${this.task.name} is still running. Wait for it or cancel it first.`);
+		this.task = { name, signal };
+		this.counts.clear();
+		try {
+			return await work();
+		} finally {
+			this.task = null;
+		}
+	}
+
+	get busyWith(): string | null {
+		return this.task?.name ?? null;
+	}
+
+	/** Records a figure for progress (the number of notes a sync will look at). */
+	record(kind: string, value: number): void {
+		this.counts.set(kind, value);
+	}
+
+	count(kind: string): number {
+		return this.counts.get(kind) ?? 0;
+	}
+}
+
+const UNGATED = new Set<PropertyKey>(["close", "init", "health", "constructor"]);
+
+/** A protocol object whose async methods pass the gate first (counted under `kind.method`). */
+function gated<T extends object>(target: T, gate: WorkGate, kind: string): T {
+	return new Proxy(target, {
+		get(obj, prop) {
+			const value: unknown = Reflect.get(obj, prop);
+			if (typeof value !== "function" || UNGATED.has(prop) || typeof prop === "symbol") return value;
+			const method = value as (...args: unknown[]) => unknown;
+			return async (...args: unknown[]) => {
+				await gate.pass(`${kind}.${prop}`);
+				return method.apply(obj, args);
+			};
+		},
+	});
+}
+
+export function gatedGraphStore(graph: GraphStore, gate: WorkGate): GraphStore {
+	return gated(graph, gate, "graph");
+}
+
+export function gatedVectorStore(vectors: VectorStore, gate: WorkGate): VectorStore {
+	return gated(vectors, gate, "vectors");
+}
+
+export function gatedEmbedder(embedder: EmbeddingProvider, gate: WorkGate): EmbeddingProvider {
+	return gated(embedder, gate, "embedder");
+}

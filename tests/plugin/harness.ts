@@ -1,0 +1,149 @@
+// Loads the built plugin bundle (main.js) against the fake `obsidian` module, in this process.
+import { build } from "esbuild";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import Module, { createRequire } from "node:module";
+import { join } from "node:path";
+import { sqliteWasmPlugin } from "../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
+import { makeTempDir } from "../helpers/temp-dir";
+
+export type FakeObsidian = typeof import("../fakes/obsidian");
+
+export const ROOT = join(__dirname, "..", "..");
+const OUT = join(ROOT, ".test-out", `plugin-${process.pid}`);
+const requireHere = createRequire(__filename);
+
+export interface Bundles {
+	readonly mainJs: string;
+	readonly fakeCjs: string;
+}
+
+let bundles: Promise<Bundles> | undefined;
+
+/**
+ * Builds main.js exactly as `npm run build` does (esbuild.config.mjs: CJS, minified, WASM and
+ * profiles inlined, `obsidian` external) into a per-process folder, and the fake as CommonJS.
+ */
+export function buildBundles(): Promise<Bundles> {
+	bundles ??= buildNow();
+	return bundles;
+}
+
+async function buildNow(): Promise<Bundles> {
+	mkdirSync(OUT, { recursive: true });
+	// The repository is "type": "module"; Obsidian loads main.js as CommonJS.
+	writeFileSync(join(OUT, "package.json"), JSON.stringify({ type: "commonjs" }));
+	const version = (JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8")) as { version: string }).version;
+	const mainJs = join(OUT, "main.js");
+	await build({
+		absWorkingDir: ROOT,
+		entryPoints: ["src/main.ts"],
+		bundle: true,
+		external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...Module.builtinModules, ...Module.builtinModules.map((m) => `node:${m}`)],
+		format: "cjs",
+		target: "es2022",
+		minify: true,
+		treeShaking: true,
+		outfile: mainJs,
+		plugins: [sqliteWasmPlugin()],
+		define: { ENGRAMA_VERSION: JSON.stringify(version) },
+		loader: { ".yaml": "text" },
+		logLevel: "error",
+	});
+	const fakeCjs = join(OUT, "obsidian-fake.cjs");
+	await build({
+		absWorkingDir: ROOT,
+		entryPoints: ["tests/fakes/obsidian.ts"],
+		bundle: true,
+		platform: "node",
+		format: "cjs",
+		target: "node20",
+		packages: "external",
+		outfile: fakeCjs,
+		logLevel: "error",
+	});
+	return { mainJs, fakeCjs };
+}
+
+let hooked = false;
+
+export interface LoadedPlugin {
+	readonly fake: FakeObsidian;
+	readonly Plugin: new (app: unknown, manifest: unknown) => PluginInstance;
+	readonly bundles: Bundles;
+}
+
+/**
+ * Builds both bundles, makes `require("obsidian")` resolve to the CommonJS fake, and requires the
+ * built main.js. The test uses the same fake instance as the plugin (one module in require's cache).
+ */
+export async function loadPlugin(): Promise<LoadedPlugin> {
+	const built = await buildBundles();
+	const fake = hookFake(built.fakeCjs);
+	const exported = requireHere(built.mainJs) as { default: new (app: unknown, manifest: unknown) => PluginInstance };
+	return { fake, Plugin: exported.default, bundles: built };
+}
+
+function hookFake(fakeCjs: string): FakeObsidian {
+	if (!hooked) {
+		hooked = true;
+		const mod = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
+		const original = mod._resolveFilename;
+		mod._resolveFilename = function (request: string, ...rest: unknown[]) {
+			return request === "obsidian" ? fakeCjs : original.call(this, request, ...rest);
+		};
+	}
+	return requireHere(fakeCjs) as FakeObsidian;
+}
+
+/** The plugin class exported by the built main.js. */
+export interface PluginInstance {
+	load(): void;
+	unload(): void;
+	fakeLoad(): Promise<void>;
+	closed: Promise<void>;
+	controller: import("../../src/plugin/engrama-controller").EngramaController | null;
+	actions: import("../../src/plugin/actions").EngramaActions | null;
+	manifest: { dir?: string };
+}
+
+export const PLUGIN_DIR = ".obsidian/plugins/engrama";
+
+export interface VaultCopy {
+	readonly path: string;
+	cleanup(): void;
+}
+
+/** A fresh copy of examples/vault (or an empty vault) with optional plugin settings in data.json. */
+export function makeVault(options: { example?: boolean; settings?: unknown } = {}): VaultCopy {
+	const dir = makeTempDir("engrama-plugin-");
+	if (options.example !== false) cpSync(join(ROOT, "examples", "vault"), dir.path, { recursive: true });
+	if (options.settings !== undefined) {
+		mkdirSync(join(dir.path, PLUGIN_DIR), { recursive: true });
+		writeFileSync(join(dir.path, PLUGIN_DIR, "data.json"), JSON.stringify(options.settings));
+	}
+	return dir;
+}
+
+export function manifest(): Record<string, unknown> {
+	return { ...(JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8")) as Record<string, unknown>), dir: PLUGIN_DIR };
+}
+
+/** Polls until `check` returns a truthy value (the plugin's work is asynchronous). */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+	const started = Date.now();
+	let last: unknown;
+	for (;;) {
+		try {
+			const value = await check();
+			if (value) return value;
+		} catch (error) {
+			last = error;
+		}
+		if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
+
+export function fileExists(vault: string, path: string): boolean {
+	return existsSync(join(vault, path));
+}
