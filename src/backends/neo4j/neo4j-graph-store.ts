@@ -646,8 +646,8 @@ export class Neo4jGraphStore implements GraphStore {
 			return {
 				nodes: Number(rows[0]?.nodes ?? 0),
 				edges: Number(rows[0]?.edges ?? 0) + Number(stray[0]?.n ?? 0),
-				// Lucene entries follow their nodes: there are no separate fulltext rows to remove.
-				fulltext: 0,
+				// Every node is one document of the fulltext index, removed with it.
+				fulltext: Number(rows[0]?.nodes ?? 0),
 				history: Number(side[0]?.history ?? 0),
 				nameIndex: Number(side[0]?.nameIndex ?? 0),
 			};
@@ -774,7 +774,7 @@ export class Neo4jGraphStore implements GraphStore {
 		return {
 			nodes: Number(row.nodes ?? 0),
 			edges: Number(row.edges ?? 0),
-			fulltext: 0,
+			fulltext: Number(row.nodes ?? 0),
 			history: Number(row.history ?? 0),
 			nameIndex: Number(row.nameIndex ?? 0),
 		};
