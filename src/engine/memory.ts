@@ -207,6 +207,14 @@ export class Memory {
 		return () => this.writeListeners.delete(listener);
 	}
 
+	/**
+	 * Reports writes a skill made through `pipeline` inside one `write()` job (remember's node,
+	 * its stubs and edges), once that job committed, exactly as remember/relate report theirs.
+	 */
+	announce(events: readonly MemoryWriteEvent[]): void {
+		for (const event of events) this.notify(event, undefined);
+	}
+
 	private notify<T>(event: MemoryWriteEvent, result: T): T {
 		for (const listener of this.writeListeners) listener(event);
 		return result;

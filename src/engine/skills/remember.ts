@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors";
-import { nodeView, type NodeView } from "../memory";
+import { nodeView, type MemoryWriteEvent, type NodeView } from "../memory";
 import type { Profile } from "../profile";
 import { lexicalDuplicates, mergeFindings, normaliseName, type DuplicateFinding, type ScoredCandidate } from "../resolver";
 import { requireScope } from "../scope";
@@ -133,8 +133,11 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 		early.push(`force_new only matters with ENGRAMA_REMEMBER_DEDUPE=block (now ${settings.dedupe}); it was ignored.`);
 	}
 
-	return memory.write(() =>
-		memory.graph.transaction(async () => {
+	// Writes are announced to Memory.onWrite listeners (vault replication) once they committed.
+	const events: MemoryWriteEvent[] = [];
+	const result = await memory.write(() =>
+		memory.graph.transaction(async (): Promise<RememberResult> => {
+			events.length = 0;
 			const { graph, pipeline, profile } = memory;
 			const warnings = [...early];
 			const candidates = await resolver.candidates(scope, key);
@@ -171,7 +174,9 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 				}
 			}
 
-			const write = await pipeline.mergeEntity(ctx, { label: def.label, key: existing?.key ?? key, props, id: input.id, unset });
+			const entityInput = { label: def.label, key: existing?.key ?? key, props, id: input.id, unset };
+			const write = await pipeline.mergeEntity(ctx, entityInput);
+			events.push({ kind: "entity", ctx, input: entityInput, write });
 			warnings.push(...write.warnings);
 			const node = write.node;
 
@@ -187,7 +192,7 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 			const touched = new Map<string, NodeRecord>();
 			for (const relation of relations) {
 				for (const target of relation.targets) {
-					const result = await applyInlineTarget(deps, ctx, scope, node, relation, target);
+					const result = await applyInlineTarget(deps, ctx, scope, node, relation, target, events);
 					outcomes.push(result.view);
 					if (result.touched) touched.set(result.touched.id, result.touched);
 				}
@@ -203,7 +208,7 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 					const view = tagView(link);
 					if (settings.tagLinking === "auto") {
 						const [from, to] = link.direction === "out" ? [node, link.anchor] : [link.anchor, node];
-						await pipeline.mergeRelation(ctx, from, link.type, to);
+						events.push({ kind: "relation", ctx, write: await pipeline.mergeRelation(ctx, from, link.type, to) });
 						fromTags.push(view);
 					} else {
 						tagSuggestions.push(view);
@@ -258,6 +263,8 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 			};
 		}),
 	);
+	memory.announce(events);
+	return result;
 }
 
 function tagView(link: TagAnchorLink): SuggestedRelationView {
@@ -282,6 +289,7 @@ async function applyInlineTarget(
 	node: NodeRecord,
 	relation: ParsedRelation,
 	target: ParsedTarget,
+	events: MemoryWriteEvent[],
 ): Promise<InlineResult> {
 	const { profile, pipeline, graph } = deps.memory;
 	const base = { type: relation.type ?? relation.typeInput, target: target.name, ...(target.label ? { label: target.label } : {}) };
@@ -308,6 +316,7 @@ async function applyInlineTarget(
 			const other = decision.candidate.node;
 			if (other.id === node.id) return reject("self_relation", selfMessage);
 			const edge = await pipeline.mergeRelation(ctx, node, type, other);
+			events.push({ kind: "relation", ctx, write: edge });
 			const how = decision.match === "exact" ? "matched" : `matched by a close name (score ${roundScore(decision.candidate.score)})`;
 			return {
 				view: {
@@ -359,10 +368,15 @@ async function applyInlineTarget(
 		case "stub": {
 			const label = target.label ?? (decision.labelHint && allowed.includes(decision.labelHint) ? decision.labelHint : inferStubLabel(allowed));
 			const key = sanitiseKey(target.name, profile.keyFieldOf(label));
-			const stub =
-				(await graph.getNode(scope, label, key)) ??
-				(await pipeline.mergeEntity(ctx, { label, key, props: { status: "stub" } })).node;
+			let stub = await graph.getNode(scope, label, key);
+			if (!stub) {
+				const stubInput = { label, key, props: { status: "stub" } };
+				const created = await pipeline.mergeEntity(ctx, stubInput);
+				events.push({ kind: "entity", ctx, input: stubInput, write: created });
+				stub = created.node;
+			}
 			const edge = await pipeline.mergeRelation(ctx, node, type, stub);
+			events.push({ kind: "relation", ctx, write: edge });
 			return {
 				view: {
 					...base,

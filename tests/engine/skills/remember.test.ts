@@ -44,6 +44,17 @@ describe.each(testBackends())("remember with inline relations on $name", (backen
 		expect(await f.graph.counts(f.scope)).toMatchObject({ nodes: 3, edges: 0 });
 	});
 
+	it("announces its node, stubs and edges to Memory.onWrite after commit, and nothing when refused", async () => {
+		const seen: string[] = [];
+		f.memory.onWrite((e) => seen.push(e.kind === "entity" ? `entity:${e.write.node.key}` : `relation:${e.write.type}:${e.write.to.key}`));
+		await remember("Technology", "Python");
+		await remember("Project", "Shop", {}, { USES: ["python", "Stripe"] });
+		expect(seen).toEqual(["entity:Python", "entity:Shop", "relation:USES:Python", "entity:Stripe", "relation:USES:Stripe"]);
+		seen.length = 0;
+		await expect(remember("Project", "Bad", {}, { USES: [""] })).rejects.toThrow();
+		expect(seen).toEqual([]);
+	});
+
 	it("creates a stub when nothing is close, labelled from the relation type", async () => {
 		const r = await remember("Project", "Billing Portal", {}, { USES: ["Stripe"] });
 		expect(r.relations[0]).toMatchObject({ outcome: "stubbed", resolution: "stub", created: true });
