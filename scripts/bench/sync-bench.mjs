@@ -55,6 +55,30 @@ async function timed(fn) {
 	return { ms: performance.now() - start, cpuMs: (used.user + used.system) / 1000, result };
 }
 
+// Warm-up: JIT-compile the parser, yaml and the SQLite paths on a small vault first, so the
+// first measured size is not charged for it.
+{
+	const work = mkdtempSync(join(tmpdir(), "engrama-sync-bench-warmup-"));
+	const vault = join(work, "vault");
+	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", "300", "--out", vault, "--seed", "7"]);
+	for (let i = 0; i < 3; i++) await lib.floor(vault);
+	const w = await lib.openSync(vault, join(work, "w.db"));
+	await w.sync.fullSync();
+	await w.sync.fullSync();
+	await w.close();
+	rmSync(work, { recursive: true, force: true });
+}
+
+/** The floor, best of three (the page cache is warm after the first). */
+async function floorBest(vault) {
+	let best;
+	for (let i = 0; i < 3; i++) {
+		const t = await timed(() => lib.floor(vault));
+		if (!best || t.cpuMs < best.cpuMs) best = t;
+	}
+	return best;
+}
+
 const results = [];
 for (const size of SIZES) {
 	const work = mkdtempSync(join(tmpdir(), `engrama-sync-bench-${size}-`));
@@ -62,9 +86,7 @@ for (const size of SIZES) {
 	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(size), "--out", vault]);
 	const row = { notes: size };
 
-	// Floor, twice: the first read warms the page cache like every later pass sees it.
-	await lib.floor(vault);
-	const fl = await timed(() => lib.floor(vault));
+	const fl = await floorBest(vault);
 	row.floorMs = ms(fl.ms);
 	row.floorCpuMs = ms(fl.cpuMs);
 
@@ -108,8 +130,7 @@ for (const size of SIZES) {
 	await a.close();
 
 	// Rebuild: a fresh database pointed at the synced vault (every note now has its engrama_id).
-	await lib.floor(vault);
-	const flAfter = await timed(() => lib.floor(vault));
+	const flAfter = await floorBest(vault);
 	row.floorAfterIdsMs = ms(flAfter.ms);
 	row.floorAfterIdsCpuMs = ms(flAfter.cpuMs);
 	peak = process.memoryUsage().rss;

@@ -1,6 +1,6 @@
 import { watch as fsWatch, type FSWatcher } from "node:fs";
 import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
 import type { Memory } from "../engine/memory";
@@ -97,9 +97,11 @@ export class FolderVaultSource implements VaultSource {
 		return out;
 	}
 
+	// Reads and stats are synchronous on purpose: notes are small local files, and the async API
+	// costs several thread-pool round trips per file (a full sync reads tens of thousands).
 	async stat(path: string): Promise<VaultFileInfo | null> {
 		try {
-			const s = await stat(this.absolute(path));
+			const s = statSync(this.absolute(path));
 			return s.isFile() ? { path: normaliseVaultPath(path), mtime: Math.floor(s.mtimeMs), size: s.size } : null;
 		} catch {
 			return null;
@@ -107,7 +109,7 @@ export class FolderVaultSource implements VaultSource {
 	}
 
 	async read(path: string): Promise<string> {
-		return readFile(this.absolute(path), "utf8");
+		return readFileSync(this.absolute(path), "utf8");
 	}
 
 	async write(path: string, text: string): Promise<void> {
