@@ -29,7 +29,7 @@ export class EngramaActions implements PanelActions {
 	/** The engine, or null after telling the person why it is not there. */
 	private async engine(): Promise<Engine | null> {
 		try {
-			return await this.controller.host.ready();
+			return await this.controller.ready();
 		} catch (error) {
 			noticeError("is not ready", error);
 			return null;

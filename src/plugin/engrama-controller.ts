@@ -36,7 +36,7 @@ export class EngramaController {
 	private readonly listeners = new Set<() => void>();
 	private restartTimer: number | undefined;
 	private countsTimer: number | undefined;
-	private started = false;
+	private starting: Promise<void> | null = null;
 	private unloaded = false;
 
 	constructor(
@@ -82,14 +82,23 @@ export class EngramaController {
 	}
 
 	/** After layout ready: open the engine, catch up with the vault, start the bridge if enabled. */
-	async start(): Promise<void> {
-		if (this.started || this.unloaded) return;
-		this.started = true;
-		if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
-		await this.bringUp();
+	start(): Promise<void> {
+		this.starting ??= (async () => {
+			if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
+			await this.bringUp();
+		})();
+		return this.starting;
+	}
+
+	/** The engine, once layout ready has opened it; throws a message for people otherwise. */
+	async ready(): Promise<Engine> {
+		if (this.starting) await this.starting;
+		return this.host.ready();
 	}
 
 	private async bringUp(): Promise<void> {
+		// Unloaded while settings were being written: open nothing.
+		if (this.unloaded) return;
 		const engine = await this.host.start();
 		if (!engine) {
 			const state = this.host.state;
@@ -121,7 +130,7 @@ export class EngramaController {
 
 	/** Engine changes wait for typing to settle; the bridge and auto-sync follow at once. */
 	private applyChange(before: PluginSettings, after: PluginSettings): void {
-		if (!this.started) return;
+		if (!this.starting) return;
 		const impact = settingsImpact(before, after);
 		const engineNeeded = impact.engine || (impact.sync && !onlyAutoSyncChanged(before, after));
 		if (engineNeeded) {
@@ -153,7 +162,7 @@ export class EngramaController {
 	}
 
 	async startBridge(): Promise<void> {
-		const engine = await this.host.ready();
+		const engine = await this.ready();
 		await this.bridge.start(engine, this.current.mcp.port, this.current.mcp.token, this.tokenFile());
 	}
 
@@ -171,7 +180,10 @@ export class EngramaController {
 			title,
 			async () => {
 				const report = await engine.sync.fullSync({ dryRun: options.dryRun });
-				if (!options.dryRun) this.afterBatch(report);
+				if (!options.dryRun) {
+					this.afterBatch(report);
+					await this.refreshCounts();
+				}
 				return report;
 			},
 			{ poll: (control) => syncProgress(control, gate, engine), quiet: options.quiet },

@@ -1607,9 +1607,10 @@ export class Workspace extends Events {
 		this.creators.set(type, creator);
 	}
 
-	/** @internal */
+	/** @internal Obsidian closes a disabled plugin's views. */
 	unregisterViewCreator(type: string): void {
 		this.creators.delete(type);
+		this.detachLeavesOfType(type);
 	}
 
 	private addLeaf(split: WorkspaceSplit): WorkspaceLeaf {
@@ -1871,7 +1872,8 @@ export class Notice {
 	readonly containerEl: HTMLElement;
 	readonly noticeEl: HTMLElement;
 	readonly messageEl: HTMLElement;
-	private timer: number | undefined;
+	// Obsidian's own timer, not the plugin's: kept out of the leak count (fakeActiveTimers).
+	private timer: ReturnType<typeof setTimeout> | undefined;
 	hidden = false;
 
 	constructor(message: string | DocumentFragment, duration?: number) {
@@ -1880,7 +1882,10 @@ export class Notice {
 		this.messageEl = this.noticeEl.createDiv({ cls: "notice-message" });
 		this.setMessage(message);
 		fakeNotices.push(this);
-		if (duration !== 0) this.timer = window.setTimeout(() => this.hide(), duration ?? 5000);
+		if (duration !== 0) {
+			this.timer = setTimeout(() => this.hide(), duration ?? 5000);
+			(this.timer as { unref?: () => void }).unref?.();
+		}
 	}
 
 	setMessage(message: string | DocumentFragment): this {
@@ -1889,7 +1894,7 @@ export class Notice {
 	}
 
 	hide(): void {
-		if (this.timer !== undefined) window.clearTimeout(this.timer);
+		if (this.timer !== undefined) clearTimeout(this.timer);
 		this.timer = undefined;
 		this.hidden = true;
 		this.containerEl.remove();

@@ -166,7 +166,7 @@ export class InsightsTab {
 
 	async approve(insight: InsightView): Promise<void> {
 		try {
-			const engine = await this.controller.host.ready();
+			const engine = await this.controller.ready();
 			await approveInsight(engine, insight.title);
 			noticeInfo(`approved "${insight.title}". Write it to a note from Approved.`);
 		} catch (error) {
@@ -179,7 +179,7 @@ export class InsightsTab {
 		const reason = await this.actions.askReason(insight.title);
 		if (reason === null) return;
 		try {
-			const engine = await this.controller.host.ready();
+			const engine = await this.controller.ready();
 			await dismissInsight(engine, insight.title, reason || undefined);
 			noticeInfo(`dismissed "${insight.title}". Reflect will not propose it again.`);
 		} catch (error) {

@@ -1,0 +1,207 @@
+// The built main.js against the fake: load, sync examples/vault, follow vault events, unload cleanly.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+
+let h: LoadedPlugin;
+beforeAll(async () => {
+	h = await loadPlugin();
+});
+
+const SETTINGS = { modules: ["teaching"], sync: { debounceMs: 30 } };
+
+interface Running {
+	readonly vault: VaultCopy;
+	readonly app: ReturnType<LoadedPlugin["fake"]["createFakeApp"]>;
+	readonly plugin: PluginInstance;
+}
+
+const running: Running[] = [];
+
+async function start(settings: unknown = SETTINGS, vault = makeVault({ settings })): Promise<Running> {
+	const app = h.fake.createFakeApp(vault.path);
+	const plugin = new h.Plugin(app, manifest());
+	await plugin.fakeLoad();
+	await app.workspace.fakeLayoutReady();
+	const r = { vault, app, plugin };
+	running.push(r);
+	return r;
+}
+
+/** Waits for the engine and the catch-up sync that follows it. */
+async function settled(r: Running) {
+	const controller = r.plugin.controller!;
+	const engine = await controller.ready();
+	await waitFor(() => controller.tasks.current === null && controller.counts !== null, "the startup sync");
+	await engine.sync.idle();
+	return engine;
+}
+
+afterEach(async () => {
+	for (const r of running.splice(0)) {
+		r.plugin.unload();
+		await r.plugin.closed;
+		r.vault.cleanup();
+	}
+	h.fake.fakeReset();
+});
+
+describe("loading", () => {
+	test("onload registers the commands, view, settings tab and status bar but opens nothing before layout ready", async () => {
+		const vault = makeVault({ settings: SETTINGS });
+		const app = h.fake.createFakeApp(vault.path);
+		const plugin = new h.Plugin(app, manifest());
+		running.push({ vault, app, plugin });
+		await plugin.fakeLoad();
+
+		const ids = Object.keys(app.commands.commands).sort();
+		expect(ids).toEqual(
+			[
+				"add-relation",
+				"approve-insight",
+				"copy-mcp-config",
+				"dismiss-insight",
+				"open-panel",
+				"rebuild-graph",
+				"reembed-missing",
+				"reflect-now",
+				"regenerate-mcp-token",
+				"run-decay",
+				"search-memory",
+				"show-context",
+				"start-mcp-bridge",
+				"stop-mcp-bridge",
+				"sync-current-note",
+				"sync-vault",
+			].map((id) => `engrama:${id}`),
+		);
+		for (const command of Object.values(app.commands.commands)) {
+			expect(command.hotkeys ?? []).toEqual([]);
+			// Sentence case: only the first word (and names like MCP, Engrama, Insight) capitalised.
+			expect(command.name).toMatch(/^[A-Z][a-z-]+( ([a-z-]+|MCP|Engrama|Insight))*$/);
+		}
+		expect(app.settingTabs).toHaveLength(1);
+		expect(app.statusBarEl.textContent).toContain("Engrama: starting");
+		// Nothing heavy before layout ready: no engine, no database file, no vault listeners.
+		expect(plugin.controller!.host.state.kind).toBe("idle");
+		expect(existsSync(join(vault.path, PLUGIN_DIR, "engrama.db"))).toBe(false);
+		expect(app.vault.listenerCount()).toBe(0);
+	});
+
+	test("after layout ready it opens the memory and syncs examples/vault into the graph", async () => {
+		const r = await start();
+		const engine = await settled(r);
+		const counts = await engine.memory.graph.counts(engine.scope);
+		expect(counts.nodes).toBeGreaterThanOrEqual(60);
+		expect(counts.edges).toBeGreaterThan(100);
+		const project = await engine.memory.get(engine.scope, "Project", "Billing Portal");
+		expect(project?.props.obsidian_path).toBe("Projects/Billing Portal.md");
+		const course = await engine.memory.get(engine.scope, "Course", "Node.js Backend Bootcamp");
+		expect(course).not.toBeNull();
+		// engrama_id went into the frontmatter through FileManager.processFrontMatter.
+		const text = readFileSync(join(r.vault.path, "Concepts/Idempotency.md"), "utf8");
+		const idempotency = await engine.memory.get(engine.scope, "Concept", "Idempotency");
+		expect(text).toContain(`engrama_id: ${idempotency!.id}`);
+		// The template folder is excluded by default.
+		expect(await engine.memory.graph.listNodes(engine.scope, { where: { obsidian_path: "Templates/Problem.md" } })).toHaveLength(0);
+		expect(r.app.statusBarEl.textContent).toContain(`Engrama: ${counts.nodes} nodes`);
+		expect(r.app.statusBarEl.textContent).toContain("vectors off");
+		expect(r.app.statusBarEl.textContent).toContain("MCP off");
+		// The database is a real file in the plugin's folder.
+		expect(existsSync(join(r.vault.path, PLUGIN_DIR, "engrama.db"))).toBe(true);
+	});
+});
+
+describe("vault events", () => {
+	test("create, modify, rename and delete keep the graph in step", async () => {
+		const r = await start();
+		const engine = await settled(r);
+		const { vault } = r.app;
+
+		const file = await vault.create("Concepts/Event Sourcing.md", "---\nengrama_label: Concept\n---\n# Event Sourcing\n\n> Store every change as an event.\n\nRelated: [[Idempotency]]\n");
+		const created = await waitFor(() => engine.memory.get(engine.scope, "Concept", "Event Sourcing"), "the created note's node");
+		expect(created.props.obsidian_path).toBe("Concepts/Event Sourcing.md");
+		expect(String(created.props.description)).toContain("Store every change");
+		const links = await engine.memory.graph.edgesOf(engine.scope, created.id, "out", ["LINKS_TO"]);
+		expect(links.map((e) => e.node.key)).toEqual(["Idempotency"]);
+		// Its engrama_id was written back, and that write did not cause another update (no loop).
+		await waitFor(() => vault.read(file).then((t) => t.includes(`engrama_id: ${created.id}`)), "the id in the frontmatter");
+		await engine.sync.idle();
+		const afterIdWrite = await engine.memory.graph.getNodeById(engine.scope, created.id);
+		expect(afterIdWrite?.updatedAt).toBe(created.updatedAt);
+
+		const current = await vault.read(file);
+		await vault.modify(file, current.replace("Store every change as an event.", "Keep every state change as an immutable event."));
+		await waitFor(async () => {
+			const node = await engine.memory.graph.getNodeById(engine.scope, created.id);
+			return String(node?.props.description).includes("immutable event");
+		}, "the modified description");
+
+		await vault.rename(file, "Concepts/Event log.md");
+		await waitFor(async () => (await engine.memory.graph.getNodeById(engine.scope, created.id))?.props.obsidian_path === "Concepts/Event log.md", "the renamed path");
+		const renamed = await engine.memory.graph.getNodeById(engine.scope, created.id);
+		// Same node (same id); its name still comes from the H1.
+		expect(renamed?.key).toBe("Event Sourcing");
+		expect(await engine.memory.graph.listNodes(engine.scope, { label: "Concept", where: { obsidian_path: "Concepts/Event Sourcing.md" } })).toHaveLength(0);
+
+		const moved = vault.getFileByPath("Concepts/Event log.md")!;
+		await r.app.fileManager.trashFile(moved);
+		await waitFor(async () => (await engine.memory.graph.getNodeById(engine.scope, created.id))?.props.status === "archived", "the archived node");
+		// Archived, not deleted.
+		expect(await engine.memory.graph.getNodeById(engine.scope, created.id)).not.toBeNull();
+	});
+
+	test("with auto-sync off, vault events are ignored until turned back on", async () => {
+		const r = await start({ ...SETTINGS, sync: { ...SETTINGS.sync, autoSync: false } });
+		const engine = await r.plugin.controller!.ready();
+		expect(r.app.vault.listenerCount()).toBe(0);
+		await r.app.vault.create("Ideas.md", "# Ideas\n\nSomething new.\n");
+		await new Promise((resolve) => setTimeout(resolve, 150));
+		expect(await engine.memory.graph.listNodes(engine.scope, { where: { obsidian_path: "Ideas.md" } })).toHaveLength(0);
+		expect(await r.plugin.controller!.saveSettings((s) => (s.sync.autoSync = true))).toBeNull();
+		expect(r.app.vault.listenerCount()).toBe(4);
+		await r.app.vault.modify(r.app.vault.getFileByPath("Ideas.md")!, "# Ideas\n\nSomething newer.\n");
+		await waitFor(async () => (await engine.memory.graph.listNodes(engine.scope, { where: { obsidian_path: "Ideas.md" } })).length === 1, "the note synced after turning auto-sync on");
+	});
+});
+
+describe("unloading", () => {
+	test("unload closes the database, stops listening and leaves no timers; the next load finds the same memory", async () => {
+		const vault = makeVault({ settings: SETTINGS });
+		const first = await start(SETTINGS, vault);
+		const engine = await settled(first);
+		const counts = await engine.memory.graph.counts(engine.scope);
+		const lock = join(vault.path, PLUGIN_DIR, "engrama.db.lock");
+		expect(existsSync(lock)).toBe(true);
+
+		first.plugin.unload();
+		await first.plugin.closed;
+		running.splice(running.indexOf(first), 1);
+		expect(existsSync(lock)).toBe(false);
+		expect(first.app.vault.listenerCount()).toBe(0);
+		expect(first.app.workspace.listenerCount()).toBe(0);
+		expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
+		expect(Object.keys(first.app.commands.commands)).toHaveLength(0);
+		expect(first.app.statusBarEl.querySelector(".engrama-status")).toBeNull();
+
+		// A new Obsidian session over the same vault: same file, same identity, same graph.
+		const second = await start(SETTINGS, vault);
+		const again = await settled(second);
+		expect(again.scope).toEqual(engine.scope);
+		expect(await again.memory.graph.counts(again.scope)).toEqual(counts);
+	});
+
+	test("unloading while the engine is still opening leaves nothing open", async () => {
+		const vault = makeVault({ settings: SETTINGS });
+		const app = h.fake.createFakeApp(vault.path);
+		const plugin = new h.Plugin(app, manifest());
+		await plugin.fakeLoad();
+		void app.workspace.fakeLayoutReady();
+		plugin.unload();
+		await plugin.closed;
+		expect(existsSync(join(vault.path, PLUGIN_DIR, "engrama.db.lock"))).toBe(false);
+		expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
+		vault.cleanup();
+	});
+});
