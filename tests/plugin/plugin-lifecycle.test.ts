@@ -19,6 +19,10 @@ interface Running {
 
 const running: Running[] = [];
 
+function text(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
 async function start(settings: unknown = SETTINGS, vault = makeVault({ settings })): Promise<Running> {
 	const app = h.fake.createFakeApp(vault.path);
 	const plugin = new h.Plugin(app, manifest());
@@ -122,7 +126,7 @@ describe("vault events", () => {
 		const file = await vault.create("Concepts/Event Sourcing.md", "---\nengrama_label: Concept\n---\n# Event Sourcing\n\n> Store every change as an event.\n\nRelated: [[Idempotency]]\n");
 		const created = await waitFor(() => engine.memory.get(engine.scope, "Concept", "Event Sourcing"), "the created note's node");
 		expect(created.props.obsidian_path).toBe("Concepts/Event Sourcing.md");
-		expect(String(created.props.description)).toContain("Store every change");
+		expect(text(created.props.description)).toContain("Store every change");
 		const links = await engine.memory.graph.edgesOf(engine.scope, created.id, "out", ["LINKS_TO"]);
 		expect(links.map((e) => e.node.key)).toEqual(["Idempotency"]);
 		// Its engrama_id was written back, and that write did not cause another update (no loop).
@@ -135,7 +139,7 @@ describe("vault events", () => {
 		await vault.modify(file, current.replace("Store every change as an event.", "Keep every state change as an immutable event."));
 		await waitFor(async () => {
 			const node = await engine.memory.graph.getNodeById(engine.scope, created.id);
-			return String(node?.props.description).includes("immutable event");
+			return text(node?.props.description).includes("immutable event");
 		}, "the modified description");
 
 		await vault.rename(file, "Concepts/Event log.md");
