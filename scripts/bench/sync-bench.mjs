@@ -20,6 +20,10 @@ const arg = (name, fallback) => {
 const SIZES = arg("sizes", "1000,10000").split(",").map(Number);
 const EDITS = Number(arg("edits", "40"));
 const KEEP = process.argv.includes("--keep");
+// --ids-in-vault: generate notes that already carry engrama_id and measure only the sync of that
+// vault into a fresh database (the rebuild), the unchanged re-sync and the one-note edits. For
+// large sizes, where the id-writing cold sync plus a rebuild would take too long on 2 cores.
+const IDS_IN_VAULT = process.argv.includes("--ids-in-vault");
 
 const outDir = join(ROOT, ".test-out");
 mkdirSync(outDir, { recursive: true });
@@ -79,12 +83,65 @@ async function floorBest(vault) {
 	return best;
 }
 
+
+/** One modified note: append a sentence and a new link; time syncPaths (read, parse, graph update). */
+async function editTimes(a, vault, row) {
+	const files = (await a.source.list()).filter((f) => f.path.startsWith("Projects/") || f.path.startsWith("Problems/"));
+	const times = [];
+	const cpuTimes = [];
+	for (let i = 0; i < EDITS; i++) {
+		const f = files[(i * 7) % files.length];
+		const abs = join(vault, f.path);
+		appendFileSync(abs, `\nEdit ${i}: see [[${files[(i * 13) % files.length].path.split("/").pop().slice(0, -3)}]]. #edited\n`);
+		const t = await timed(() => a.sync.syncPaths([f.path]));
+		if (t.result.counts.nodesUpdated !== 1) throw new Error(`edit ${i} did not update one node: ${JSON.stringify(t.result.counts)}`);
+		times.push(t.ms);
+		cpuTimes.push(t.cpuMs);
+	}
+	times.sort((x, y) => x - y);
+	cpuTimes.sort((x, y) => x - y);
+	row.oneNoteCpuP50Ms = Math.round(pct(cpuTimes, 50) * 10) / 10;
+	row.oneNoteCpuP95Ms = Math.round(pct(cpuTimes, 95) * 10) / 10;
+	row.oneNoteP50Ms = Math.round(pct(times, 50) * 10) / 10;
+	row.oneNoteP95Ms = Math.round(pct(times, 95) * 10) / 10;
+}
+
 const results = [];
 for (const size of SIZES) {
 	const work = mkdtempSync(join(tmpdir(), `engrama-sync-bench-${size}-`));
 	const vault = join(work, "vault");
-	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(size), "--out", vault]);
-	const row = { notes: size };
+	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(size), "--out", vault, ...(IDS_IN_VAULT ? ["--with-ids"] : [])]);
+	const row = { notes: size, idsInVault: IDS_IN_VAULT };
+	if (IDS_IN_VAULT) {
+		const fl = await floorBest(vault);
+		row.floorMs = ms(fl.ms);
+		row.floorCpuMs = ms(fl.cpuMs);
+		peak = process.memoryUsage().rss;
+		const b = await lib.openSync(vault, join(work, "b.db"));
+		const rebuild = await timed(() => b.sync.fullSync());
+		row.rebuildMs = ms(rebuild.ms);
+		row.rebuildCpuMs = ms(rebuild.cpuMs);
+		row.rebuildNotesPerS = Math.round(size / (rebuild.ms / 1000));
+		row.rebuildTimings = rebuild.result.timings;
+		row.counts = rebuild.result.counts;
+		row.rebuildIdsWritten = rebuild.result.idsWritten.length;
+		row.peakRssRebuildMb = mb(peak);
+		const again = await timed(() => b.sync.fullSync());
+		row.unchangedResyncMs = ms(again.ms);
+		row.unchangedResyncCpuMs = ms(again.cpuMs);
+		await editTimes(b, vault, row);
+		await b.close();
+		const ratio = (x, y) => Math.round((x / y) * 100) / 100;
+		row.ratioRebuildToFloor = ratio(rebuild.ms, fl.ms);
+		row.ratioRebuildToFloorCpu = ratio(rebuild.cpuMs, fl.cpuMs);
+		row.ratioUnchangedToFloor = ratio(again.ms, fl.ms);
+		row.ratioUnchangedToFloorCpu = ratio(again.cpuMs, fl.cpuMs);
+		row.loadAverage = (await import("node:os")).loadavg().map((x) => Math.round(x * 10) / 10);
+		results.push(row);
+		process.stdout.write(`${JSON.stringify(row)}\n`);
+		if (!KEEP) rmSync(work, { recursive: true, force: true });
+		continue;
+	}
 
 	const fl = await floorBest(vault);
 	row.floorMs = ms(fl.ms);
@@ -108,25 +165,7 @@ for (const size of SIZES) {
 	row.unchangedResyncTimings = again.result.timings;
 	row.unchangedChanged = again.result.counts.nodesUpdated + again.result.counts.nodesCreated;
 
-	// One modified note: append a sentence and a new link; time syncPaths (read, parse, graph update).
-	const files = (await a.source.list()).filter((f) => f.path.startsWith("Projects/") || f.path.startsWith("Problems/"));
-	const times = [];
-	const cpuTimes = [];
-	for (let i = 0; i < EDITS; i++) {
-		const f = files[(i * 7) % files.length];
-		const abs = join(vault, f.path);
-		appendFileSync(abs, `\nEdit ${i}: see [[${files[(i * 13) % files.length].path.split("/").pop().slice(0, -3)}]]. #edited\n`);
-		const t = await timed(() => a.sync.syncPaths([f.path]));
-		if (t.result.counts.nodesUpdated !== 1) throw new Error(`edit ${i} did not update one node: ${JSON.stringify(t.result.counts)}`);
-		times.push(t.ms);
-		cpuTimes.push(t.cpuMs);
-	}
-	times.sort((x, y) => x - y);
-	cpuTimes.sort((x, y) => x - y);
-	row.oneNoteCpuP50Ms = Math.round(pct(cpuTimes, 50) * 10) / 10;
-	row.oneNoteCpuP95Ms = Math.round(pct(cpuTimes, 95) * 10) / 10;
-	row.oneNoteP50Ms = Math.round(pct(times, 50) * 10) / 10;
-	row.oneNoteP95Ms = Math.round(pct(times, 95) * 10) / 10;
+	await editTimes(a, vault, row);
 	await a.close();
 
 	// Rebuild: a fresh database pointed at the synced vault (every note now has its engrama_id).

@@ -71,12 +71,6 @@ export class NoteIndex {
 		return index;
 	}
 
-	clone(): NoteIndex {
-		const copy = new NoteIndex();
-		for (const entry of this.byPath.values()) copy.set(entry);
-		return copy;
-	}
-
 	get size(): number {
 		return this.byPath.size;
 	}

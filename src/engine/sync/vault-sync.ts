@@ -223,8 +223,11 @@ export class VaultSync {
 	handleEvent(event: VaultEvent): void {
 		if (event.type === "rename") {
 			if (!this.isSyncedPath(event.path) && !this.isSyncedPath(event.oldPath)) return;
+			// A → B then B → C within one batch is A → C; a note created and renamed is just created.
+			const prior = this.pending.get(event.oldPath);
 			this.pending.delete(event.oldPath);
-			this.pending.set(event.path, event);
+			if (prior?.type === "create") this.pending.set(event.path, { type: "create", path: event.path });
+			else this.pending.set(event.path, { type: "rename", path: event.path, oldPath: prior?.type === "rename" ? prior.oldPath : event.oldPath });
 		} else {
 			if (!this.isSyncedPath(event.path)) return;
 			const previous = this.pending.get(event.path);

@@ -136,6 +136,18 @@ describe("identity", () => {
 		expect(await h.memory.graph.getNode(SCOPE, "Concept", "Idempotency")).toBeNull();
 	});
 
+	it("joins renames within one batch (A → B → C is A → C)", async () => {
+		const h = await harness({ from: EXAMPLE_VAULT, settings: { writeEngramaIds: false } });
+		await h.sync.fullSync();
+		const concept = await node(h.memory, "Concept", "CRDTs");
+		renameSync(join(h.vaultDir, "Concepts/CRDTs.md"), join(h.vaultDir, "Concepts/Merge types.md"));
+		h.sync.handleEvent({ type: "rename", oldPath: "Concepts/CRDTs.md", path: "Concepts/B.md" });
+		h.sync.handleEvent({ type: "rename", oldPath: "Concepts/B.md", path: "Concepts/Merge types.md" });
+		const report = await h.sync.flush();
+		expect(report?.counts).toMatchObject({ nodesMoved: 1, nodesCreated: 0, nodesArchived: 0 });
+		expect((await h.memory.graph.getNodeById(SCOPE, concept.id))?.props.obsidian_path).toBe("Concepts/Merge types.md");
+	});
+
 	it("recognises a move by its content when ids are not written (delete + create in one batch)", async () => {
 		const h = await harness({ from: EXAMPLE_VAULT, settings: { writeEngramaIds: false } });
 		await h.sync.fullSync();
