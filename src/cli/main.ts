@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { registerMemoryCommands } from "./commands/memory-commands";
 import { registerSearchCommand } from "./commands/search-command";
 import { registerReindexCommand } from "./commands/reindex-command";
+import { registerReflectCommands } from "./commands/reflect-commands";
 import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
 	registerMemoryCommands(program, version);
 	registerSearchCommand(program);
 	registerReindexCommand(program);
+	registerReflectCommands(program);
 	registerMcpCommands(program, version);
 	registerSyncCommands(program);
 	return program;

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from "./clock";
 import { NotFoundError, ValidationError } from "./errors";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
+import { searchProactiveHint } from "./reflect/proactive";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
 import { HybridSearch, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
@@ -69,6 +70,8 @@ export interface SearchView {
 	readonly degraded: boolean;
 	readonly reason?: string;
 	readonly results: readonly SearchResultView[];
+	/** Present when pending reflect Insights relate to the query: review them (src/engine/reflect/proactive.ts). */
+	readonly proactive_hint?: string;
 }
 
 /** One hybrid hit as JSON: the node fields plus every signal (`rrf` or `linear` is the fused base). */
@@ -264,12 +267,14 @@ export class Memory {
 			throw new ValidationError(`valid_at "${options.validAt}" is not a date. Use an ISO date such as 2026-01-31.`);
 		}
 		const outcome = await this.searcher.search(scope, { ...options, text, labels });
+		const hint = await searchProactiveHint(this, scope, text);
 		return {
 			query: text,
 			mode: outcome.fusion,
 			degraded: outcome.degraded,
 			...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
 			results: outcome.hits.map((hit) => hybridResultView(hit, outcome.fusion)),
+			...(hint !== undefined ? { proactive_hint: hint } : {}),
 		};
 	}
 

@@ -115,6 +115,8 @@ export class SqliteGraphStore implements GraphStore {
 
 	async init(): Promise<void> {
 		this.conn.exec("PRAGMA foreign_keys = ON");
+		// Temp tables and sorts in memory, not in temp files through the VFS (reflect's snapshot uses them).
+		this.conn.exec("PRAGMA temp_store = MEMORY");
 		migrate(this.conn);
 		this.backfillNameIndex();
 	}

@@ -18,50 +18,62 @@ import type { PartialScope, Scope } from "../../engine/types";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
 /**
- * The reflect detectors in SQL (definitions: src/engine/protocols/reflect-rows.ts). Every query
- * starts from an index (scope + label, or an edge endpoint) and the pairwise detectors walk
- * their outer entity in order and stop at `limit`, so a hub never costs its square.
+ * The reflect detectors in SQL (definitions: src/engine/protocols/reflect-rows.ts).
+ *
+ * JSON functions cost about as much as reading a row here, so each run first copies the live
+ * nodes of the scope (id, label, key, status) and their typed edges, both directions, into two
+ * TEMP tables: one pass over `nodes` and one over the edges' covering index. Every detector is
+ * then integer joins on those tables; JSON is read again only for the few rows a detector
+ * returns. The snapshot is kept for the calls that share `params.run` (temp tables are private
+ * to the connection and never written to the file) and rebuilt for any other run.
+ * The pairwise detectors (1, 2, 4) walk their outer entity in order and stop at `limit`.
  */
 
-// --- SQL fragments (constant text; values are always bound) ---
+const SNAPSHOT_DDL = `
+CREATE TEMP TABLE IF NOT EXISTS reflect_run (token TEXT NOT NULL, org TEXT NOT NULL, usr TEXT NOT NULL);
+CREATE TEMP TABLE IF NOT EXISTS reflect_node (id INTEGER PRIMARY KEY, label TEXT NOT NULL, key TEXT NOT NULL, status TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS temp.reflect_node_label ON reflect_node (label, status);
+CREATE TEMP TABLE IF NOT EXISTS reflect_adj (x INTEGER NOT NULL, y INTEGER NOT NULL, type TEXT NOT NULL, out INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS temp.reflect_adj_x ON reflect_adj (x, type, y);
+`;
 
-const SCOPE = (a: string) =>
-	`COALESCE(json_extract(${a}.props, '$.org_id'), '') = $org AND COALESCE(json_extract(${a}.props, '$.user_id'), '') = $user`;
 const STATUS = (a: string) => `COALESCE(json_extract(${a}.props, '$.status'), '')`;
-/** In scope, not archived, not superseded, not a system Insight. */
-const LIVE = (a: string) =>
-	`${SCOPE(a)} AND ${STATUS(a)} <> 'archived' AND json_extract(${a}.props, '$.valid_to') IS NULL` +
-	` AND NOT (${a}.label = 'Insight' AND TRIM(COALESCE(json_extract(${a}.props, '$.source_query'), '')) <> '')`;
-const ENTITY = (a: string) =>
-	`${a}.id AS rid, ${a}.label AS label, ${a}.key_value AS key, COALESCE(json_extract(${a}.props, '$.engrama_id'), 'sqlite-' || ${a}.id) AS eid, ${STATUS(a)} AS status`;
-const ENTITY_ORDER = "ORDER BY key, label, eid";
-/** Typed edges at node `x` as (y, type, dir); self-loops never count. */
-const TYPED_AT = (x: string) =>
-	`(SELECT to_id AS y, rel_type AS type, 'out' AS dir FROM edges WHERE from_id = ${x} AND rel_type <> 'LINKS_TO' AND to_id <> from_id
-	UNION ALL SELECT from_id AS y, rel_type AS type, 'in' AS dir FROM edges WHERE to_id = ${x} AND rel_type <> 'LINKS_TO' AND to_id <> from_id)`;
-/** Project membership of node `x` as (pid): x-[BELONGS_TO]->p or p-[HAS]->x. */
-const MEMBER_OF = (x: string) =>
-	`(SELECT to_id AS pid FROM edges WHERE from_id = ${x} AND rel_type = 'BELONGS_TO' UNION SELECT from_id AS pid FROM edges WHERE to_id = ${x} AND rel_type = 'HAS')`;
-const OPEN_ISSUE = (a: string) =>
-	`((${a}.label = 'Problem' AND ${STATUS(a)} IN ('open', 'in-progress')) OR (${a}.label = 'Vulnerability' AND ${STATUS(a)} = 'open'))`;
 
-interface EntityRow {
+/** Live = in scope, not archived, not superseded, not a system Insight (label Insight with a source_query). */
+const FILL_NODES = `
+INSERT INTO reflect_node (id, label, key, status)
+SELECT n.id, n.label, n.key_value, ${STATUS("n")} FROM nodes n
+WHERE COALESCE(json_extract(n.props, '$.org_id'), '') = $org AND COALESCE(json_extract(n.props, '$.user_id'), '') = $user
+AND ${STATUS("n")} <> 'archived' AND json_extract(n.props, '$.valid_to') IS NULL
+AND NOT (n.label = 'Insight' AND TRIM(COALESCE(json_extract(n.props, '$.source_query'), '')) <> '')`;
+
+/** Typed edges (not LINKS_TO, no self-loops) between live nodes, stored from both ends. */
+const FILL_EDGES = `
+INSERT INTO reflect_adj (x, y, type, out)
+SELECT e.from_id, e.to_id, e.rel_type, 1 FROM edges e
+CROSS JOIN reflect_node a ON a.id = e.from_id CROSS JOIN reflect_node b ON b.id = e.to_id
+WHERE e.rel_type <> 'LINKS_TO' AND e.from_id <> e.to_id`;
+
+const MIRROR_EDGES = "INSERT INTO reflect_adj (x, y, type, out) SELECT y, x, type, 0 FROM reflect_adj WHERE out = 1";
+
+const NODE = (a: string) => `${a}.id AS rid, ${a}.label AS label, ${a}.key AS key, ${a}.status AS status`;
+const ORDER = "ORDER BY key, label";
+const OPEN_ISSUE = (a: string) => `((${a}.label = 'Problem' AND ${a}.status IN ('open', 'in-progress')) OR (${a}.label = 'Vulnerability' AND ${a}.status = 'open'))`;
+/** ra joins x to project p: x-[BELONGS_TO]->p or p-[HAS]->x. */
+const MEMBERSHIP = "((ra.type = 'BELONGS_TO' AND ra.out = 1) OR (ra.type = 'HAS' AND ra.out = 0))";
+
+interface NodeRow {
 	rid: number;
 	label: string;
 	key: string;
-	eid: string;
 	status: string;
 }
 
 type Params = Record<string, SqlValue>;
 
-function entity(row: EntityRow): ReflectEntity {
-	return { id: String(row.eid), label: row.label, key: row.key, status: String(row.status ?? "") };
-}
-
-/** Code-point order (what SQLite BINARY gives on UTF-8), for lists built outside SQL. */
-export function compareEntities(a: ReflectEntity, b: ReflectEntity): number {
-	return codePointCompare(a.key, b.key) || codePointCompare(a.label, b.label) || codePointCompare(a.id, b.id);
+/** Code-point order (what SQLite BINARY gives on UTF-8), for lists ordered outside SQL. */
+export function compareEntities(a: Pick<ReflectEntity, "key" | "label">, b: Pick<ReflectEntity, "key" | "label">): number {
+	return codePointCompare(a.key, b.key) || codePointCompare(a.label, b.label);
 }
 
 function codePointCompare(a: string, b: string): number {
@@ -75,109 +87,136 @@ function codePointCompare(a: string, b: string): number {
 	return x.length - y.length;
 }
 
+/**
+ * Temp tables in memory: through the file VFS every temp page would be a file read and write.
+ * SqliteGraphStore.init sets this; SQLite refuses the change inside a transaction, so here it is
+ * only a fallback for connections opened otherwise (the snapshot still works on a temp file).
+ */
+function useMemoryTempStore(conn: SqliteConnection): void {
+	if (Number(conn.get<{ temp_store: number }>("PRAGMA temp_store")?.temp_store) === 2) return;
+	try {
+		conn.exec("PRAGMA temp_store = MEMORY");
+	} catch {
+		// Inside a transaction: keep the default.
+	}
+}
+
+/** Builds the run's snapshot unless this connection already holds it for the same run and scope. */
+function ensureSnapshot(conn: SqliteConnection, scope: Scope, run: string | undefined): void {
+	useMemoryTempStore(conn);
+	conn.exec(SNAPSHOT_DDL);
+	if (run !== undefined) {
+		const held = conn.get<{ token: string; org: string; usr: string }>("SELECT token, org, usr FROM reflect_run");
+		if (held && held.token === run && held.org === scope.orgId && held.usr === scope.userId) return;
+	}
+	conn.exec("DELETE FROM reflect_run; DELETE FROM reflect_adj; DELETE FROM reflect_node;");
+	conn.run(FILL_NODES, { org: scope.orgId, user: scope.userId });
+	conn.run(FILL_EDGES);
+	conn.run(MIRROR_EDGES);
+	conn.run("INSERT INTO reflect_run (token, org, usr) VALUES (?, ?, ?)", [run ?? "", scope.orgId, scope.userId]);
+}
+
 class ReflectQueries {
-	private readonly base: Params;
+	private readonly ids = new Map<number, string>();
 
 	constructor(
 		private readonly conn: SqliteConnection,
-		scope: Scope,
 		private readonly params: ReflectParams,
-	) {
-		this.base = { org: scope.orgId, user: scope.userId };
+	) {}
+
+	private nodes(sql: string, extra: Params = {}): NodeRow[] {
+		return this.conn.all<NodeRow>(sql, extra);
 	}
 
-	private all<T>(sql: string, extra: Params = {}): T[] {
-		return this.conn.all<T>(sql, { ...this.base, ...extra });
+	/** engrama_ids of the given rows (read from the JSON only for rows a detector returns). */
+	private loadIds(rows: readonly NodeRow[]): void {
+		const missing = [...new Set(rows.map((r) => r.rid).filter((rid) => !this.ids.has(rid)))];
+		if (missing.length === 0) return;
+		const found = this.conn.all<{ id: number; eid: string }>(
+			"SELECT id, COALESCE(json_extract(props, '$.engrama_id'), 'sqlite-' || id) AS eid FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+			[JSON.stringify(missing)],
+		);
+		for (const row of found) this.ids.set(row.id, String(row.eid));
 	}
 
-	private entities(sql: string, extra: Params = {}): EntityRow[] {
-		return this.all<EntityRow>(sql, extra);
+	private entity(row: NodeRow): ReflectEntity {
+		return { id: this.ids.get(row.rid) ?? `sqlite-${row.rid}`, label: row.label, key: row.key, status: row.status };
 	}
 
-	/** N(x), distinct, in entity order; `where` filters the neighbour `y`. */
-	private neighbourEntities(x: number, where = "1", cap = this.params.listCap): EntityRow[] {
-		return this.entities(
-			`SELECT DISTINCT ${ENTITY("y")} FROM ${TYPED_AT("$x")} t JOIN nodes y ON y.id = t.y
-			WHERE ${LIVE("y")} AND ${where} ${ENTITY_ORDER} LIMIT $cap`,
+	private entities(rows: readonly NodeRow[], cap = this.params.listCap): ReflectEntity[] {
+		const kept = cap < 0 ? rows : rows.slice(0, cap);
+		this.loadIds(kept);
+		return kept.map((r) => this.entity(r));
+	}
+
+	/** N(x) in entity order; `where` filters the neighbour `y` (and may use the edge `ra`). */
+	private neighbours(x: number, where = "1", cap = this.params.listCap): NodeRow[] {
+		return this.nodes(
+			`SELECT DISTINCT ${NODE("y")} FROM reflect_adj ra CROSS JOIN reflect_node y ON y.id = ra.y
+			WHERE ra.x = $x AND ${where} ${ORDER} LIMIT $cap`,
 			{ x, cap },
 		);
 	}
 
 	/** N(x) with via(x, y) and its direction, in entity order, capped. */
 	private neighboursWithVia(x: number, where = "1"): ReflectNeighbour[] {
-		const rows = this.all<EntityRow & { type: string; dir: "out" | "in" }>(
-			`SELECT ${ENTITY("y")}, t.type AS type, t.dir AS dir FROM ${TYPED_AT("$x")} t JOIN nodes y ON y.id = t.y
-			WHERE ${LIVE("y")} AND ${where}`,
+		const rows = this.conn.all<NodeRow & { type: string; out: number }>(
+			`SELECT ${NODE("y")}, ra.type AS type, ra.out AS out FROM reflect_adj ra CROSS JOIN reflect_node y ON y.id = ra.y WHERE ra.x = $x AND ${where}`,
 			{ x },
 		);
-		const byNode = new Map<number, { row: EntityRow; type: string; out: Set<string> }>();
+		const byNode = new Map<number, { row: NodeRow; type: string; out: Set<string> }>();
 		for (const row of rows) {
 			const seen = byNode.get(row.rid) ?? { row, type: row.type, out: new Set<string>() };
 			if (codePointCompare(row.type, seen.type) < 0) seen.type = row.type;
-			if (row.dir === "out") seen.out.add(row.type);
+			if (row.out === 1) seen.out.add(row.type);
 			byNode.set(row.rid, seen);
 		}
-		return [...byNode.values()]
-			.map((n) => ({ entity: entity(n.row), type: n.type, direction: n.out.has(n.type) ? ("out" as const) : ("in" as const) }))
-			.sort((a, b) => compareEntities(a.entity, b.entity))
-			.slice(0, this.params.listCap);
+		const kept = [...byNode.values()].sort((a, b) => compareEntities(a.row, b.row)).slice(0, this.params.listCap);
+		this.loadIds(kept.map((k) => k.row));
+		return kept.map((k) => ({ entity: this.entity(k.row), type: k.type, direction: k.out.has(k.type) ? ("out" as const) : ("in" as const) }));
 	}
 
 	/** P(x), uncapped, in entity order. */
-	private projectsOf(x: number): EntityRow[] {
-		return this.entities(
-			`SELECT DISTINCT ${ENTITY("p")} FROM ${MEMBER_OF("$x")} m JOIN nodes p ON p.id = m.pid
-			WHERE p.label = 'Project' AND ${LIVE("p")} ${ENTITY_ORDER}`,
-			{ x },
-		);
-	}
-
-	private cap(rows: readonly EntityRow[]): ReflectEntity[] {
-		return rows.slice(0, this.params.listCap).map(entity);
+	private projectsOf(x: number): NodeRow[] {
+		return this.neighbours(x, `y.label = 'Project' AND ${MEMBERSHIP}`, -1);
 	}
 
 	// 1
 	crossProjectSolution(): CrossProjectSolutionRow[] {
 		const out: CrossProjectSolutionRow[] = [];
-		const opens = this.entities(
-			`SELECT ${ENTITY("o")} FROM nodes o WHERE o.label = 'Problem' AND ${LIVE("o")} AND ${STATUS("o")} IN ('open', 'in-progress') ${ENTITY_ORDER}`,
-		);
+		const opens = this.nodes(`SELECT ${NODE("o")} FROM reflect_node o WHERE o.label = 'Problem' AND o.status IN ('open', 'in-progress') ${ORDER}`);
 		for (const o of opens) {
 			if (out.length >= this.params.limit) break;
+			const openConcepts = this.neighbours(o.rid, "y.label = 'Concept'", -1);
+			if (openConcepts.length === 0) continue;
 			const openProjects = this.projectsOf(o.rid);
 			if (openProjects.length === 0) continue;
 			const openProjectIds = new Set(openProjects.map((p) => p.rid));
-			const openConcepts = this.neighbourEntities(o.rid, "y.label = 'Concept'", -1);
-			if (openConcepts.length === 0) continue;
-			const resolved = this.entities(
-				`WITH oc AS (SELECT value AS cid FROM json_each($concepts)),
-				rc AS (SELECT e.to_id AS rid FROM oc JOIN edges e ON e.from_id = oc.cid WHERE e.rel_type <> 'LINKS_TO'
-					UNION SELECT e.from_id AS rid FROM oc JOIN edges e ON e.to_id = oc.cid WHERE e.rel_type <> 'LINKS_TO')
-				SELECT ${ENTITY("r")} FROM rc JOIN nodes r ON r.id = rc.rid
-				WHERE r.id <> $o AND r.label = 'Problem' AND ${LIVE("r")} AND ${STATUS("r")} = 'resolved' ${ENTITY_ORDER}`,
-				{ concepts: JSON.stringify(openConcepts.map((c) => c.rid)), o: o.rid },
-			);
 			const openConceptIds = new Set(openConcepts.map((c) => c.rid));
+			const resolved = this.nodes(
+				`SELECT DISTINCT ${NODE("r")} FROM reflect_adj oc CROSS JOIN reflect_node c ON c.id = oc.y
+				CROSS JOIN reflect_adj rc ON rc.x = c.id CROSS JOIN reflect_node r ON r.id = rc.y
+				WHERE oc.x = $o AND c.label = 'Concept' AND r.id <> $o AND r.label = 'Problem' AND r.status = 'resolved' ${ORDER}`,
+				{ o: o.rid },
+			);
 			for (const r of resolved) {
 				if (out.length >= this.params.limit) break;
-				const decisions = this.entities(
-					`SELECT DISTINCT ${ENTITY("d")} FROM edges e JOIN nodes d ON d.id = e.to_id
-					WHERE e.from_id = $r AND e.rel_type = 'SOLVED_BY' AND d.label = 'Decision' AND ${LIVE("d")}
-					AND ${STATUS("d")} NOT IN ('rejected', 'superseded') ${ENTITY_ORDER}`,
-					{ r: r.rid },
+				const decisions = this.neighbours(
+					r.rid,
+					"ra.type = 'SOLVED_BY' AND ra.out = 1 AND y.label = 'Decision' AND y.status NOT IN ('rejected', 'superseded')",
+					-1,
 				);
 				if (decisions.length === 0) continue;
 				const elsewhere = this.projectsOf(r.rid).filter((p) => !openProjectIds.has(p.rid));
 				if (elsewhere.length === 0) continue;
-				const shared = this.neighbourEntities(r.rid, "y.label = 'Concept'", -1).filter((c) => openConceptIds.has(c.rid));
-				if (shared.length === 0) continue;
+				const shared = this.neighbours(r.rid, "y.label = 'Concept'", -1).filter((c) => openConceptIds.has(c.rid));
 				out.push({
-					open: entity(o),
-					openProjects: this.cap(openProjects),
-					resolved: entity(r),
-					resolvedProjects: this.cap(elsewhere),
-					concepts: this.cap(shared),
-					decisions: this.cap(decisions),
+					open: this.entities([o])[0],
+					openProjects: this.entities(openProjects),
+					resolved: this.entities([r])[0],
+					resolvedProjects: this.entities(elsewhere),
+					concepts: this.entities(shared),
+					decisions: this.entities(decisions),
 				});
 			}
 		}
@@ -187,23 +226,22 @@ class ReflectQueries {
 	// 2
 	sharedTechnology(): SharedTechnologyRow[] {
 		const out: SharedTechnologyRow[] = [];
-		const techs = this.entities(
-			`SELECT ${ENTITY("t")} FROM nodes t WHERE t.label = 'Technology' AND ${LIVE("t")}
-			AND (SELECT count(*) FROM (SELECT DISTINCT e.from_id FROM edges e JOIN nodes u ON u.id = e.from_id
-				WHERE e.to_id = t.id AND e.rel_type IN ('USES', 'TEACHES', 'COMPOSED_OF') AND e.from_id <> t.id AND ${LIVE("u")} LIMIT 2)) = 2
-			${ENTITY_ORDER}`,
+		const users = "ra.out = 0 AND ra.type IN ('USES', 'TEACHES', 'COMPOSED_OF')";
+		const techs = this.nodes(
+			`SELECT ${NODE("t")} FROM reflect_node t WHERE t.label = 'Technology'
+			AND (SELECT count(*) FROM (SELECT DISTINCT ra.y FROM reflect_adj ra WHERE ra.x = t.id AND ${users} LIMIT 2)) = 2 ${ORDER}`,
 		);
 		for (const t of techs) {
-			const users = this.all<EntityRow & { via: string }>(
-				`SELECT ${ENTITY("u")}, min(e.rel_type) AS via FROM edges e JOIN nodes u ON u.id = e.from_id
-				WHERE e.to_id = $t AND e.rel_type IN ('USES', 'TEACHES', 'COMPOSED_OF') AND e.from_id <> $t AND ${LIVE("u")}
-				GROUP BY u.id ${ENTITY_ORDER}`,
+			const rows = this.conn.all<NodeRow & { via: string }>(
+				`SELECT ${NODE("u")}, min(ra.type) AS via FROM reflect_adj ra CROSS JOIN reflect_node u ON u.id = ra.y
+				WHERE ra.x = $t AND ${users} GROUP BY u.id ${ORDER}`,
 				{ t: t.rid },
 			);
-			for (let i = 0; i < users.length; i++) {
-				for (let j = i + 1; j < users.length; j++) {
+			for (let i = 0; i < rows.length; i++) {
+				for (let j = i + 1; j < rows.length; j++) {
 					if (out.length >= this.params.limit) return out;
-					out.push({ technology: entity(t), a: entity(users[i]), aVia: users[i].via, b: entity(users[j]), bVia: users[j].via });
+					const [tech, a, b] = this.entities([t, rows[i], rows[j]], -1);
+					out.push({ technology: tech, a, aVia: rows[i].via, b, bVia: rows[j].via });
 				}
 			}
 		}
@@ -212,21 +250,18 @@ class ReflectQueries {
 
 	// 3
 	trainingOpportunity(): TrainingOpportunityRow[] {
-		const rows = this.all<EntityRow & { n: number }>(
-			`WITH c AS MATERIALIZED (
-				SELECT n.id AS rid FROM nodes n WHERE n.label = 'Concept' AND ${LIVE("n")}
-				AND NOT EXISTS (SELECT 1 FROM edges e JOIN nodes k ON k.id = e.from_id
-					WHERE e.to_id = n.id AND e.rel_type IN ('COVERS', 'TEACHES') AND k.label IN ('Course', 'Lesson') AND ${LIVE("k")})),
-			nb AS (SELECT c.rid AS x, e.to_id AS y FROM c JOIN edges e ON e.from_id = c.rid WHERE e.rel_type <> 'LINKS_TO' AND e.to_id <> e.from_id
-				UNION SELECT c.rid AS x, e.from_id AS y FROM c JOIN edges e ON e.to_id = c.rid WHERE e.rel_type <> 'LINKS_TO' AND e.to_id <> e.from_id),
-			issues AS (SELECT nb.x AS x, count(*) AS n FROM nb JOIN nodes i ON i.id = nb.y WHERE ${LIVE("i")} AND ${OPEN_ISSUE("i")} GROUP BY nb.x)
-			SELECT ${ENTITY("n")}, issues.n AS n FROM issues JOIN nodes n ON n.id = issues.x WHERE issues.n >= 2
-			ORDER BY issues.n DESC, key, label, eid LIMIT $limit`,
+		const rows = this.conn.all<NodeRow & { n: number }>(
+			`SELECT ${NODE("c")}, count(DISTINCT i.id) AS n FROM reflect_node c
+			CROSS JOIN reflect_adj ra ON ra.x = c.id CROSS JOIN reflect_node i ON i.id = ra.y
+			WHERE c.label = 'Concept' AND ${OPEN_ISSUE("i")}
+			AND NOT EXISTS (SELECT 1 FROM reflect_adj rb CROSS JOIN reflect_node k ON k.id = rb.y
+				WHERE rb.x = c.id AND rb.out = 0 AND rb.type IN ('COVERS', 'TEACHES') AND k.label IN ('Course', 'Lesson'))
+			GROUP BY c.id HAVING n >= 2 ORDER BY n DESC, key, label LIMIT $limit`,
 			{ limit: this.params.limit },
 		);
 		return rows.map((row) => ({
-			concept: entity(row),
-			issues: this.neighbourEntities(row.rid, OPEN_ISSUE("y")).map(entity),
+			concept: this.entities([row])[0],
+			issues: this.entities(this.neighbours(row.rid, OPEN_ISSUE("y"))),
 			issueCount: Number(row.n),
 		}));
 	}
@@ -234,26 +269,21 @@ class ReflectQueries {
 	// 4
 	techniqueTransfer(): TechniqueTransferRow[] {
 		const out: TechniqueTransferRow[] = [];
-		const candidatesOf = new Map<number, Map<number, { project: EntityRow; shared: EntityRow[] }>>();
-		const techniques = this.entities(
-			`SELECT ${ENTITY("c")} FROM nodes c WHERE c.label IN ('Concept', 'Technique') AND ${LIVE("c")} ${ENTITY_ORDER}`,
-		);
+		const candidatesOf = new Map<number, { project: NodeRow; shared: NodeRow[] }[]>();
+		const techniques = this.nodes(`SELECT ${NODE("c")} FROM reflect_node c WHERE c.label IN ('Concept', 'Technique') ${ORDER}`);
 		for (const c of techniques) {
 			if (out.length >= this.params.limit) break;
-			const neighbours = this.all<EntityRow>(
-				`SELECT DISTINCT ${ENTITY("y")} FROM ${TYPED_AT("$c")} t JOIN nodes y ON y.id = t.y WHERE ${LIVE("y")}`,
-				{ c: c.rid },
-			);
-			if (neighbours.length === 0) continue;
+			const around = this.neighbours(c.rid, "1", -1);
+			if (around.length === 0) continue;
 			// Sources (with their evidence) and the projects where c is already touched.
-			const evidence = new Map<number, { project: EntityRow; items: EntityRow[] }>();
+			const evidence = new Map<number, { project: NodeRow; items: NodeRow[] }>();
 			const touched = new Set<number>();
-			const addEvidence = (project: EntityRow, item: EntityRow) => {
+			const addEvidence = (project: NodeRow, item: NodeRow) => {
 				const entry = evidence.get(project.rid) ?? { project, items: [] };
 				if (!entry.items.some((i) => i.rid === item.rid)) entry.items.push(item);
 				evidence.set(project.rid, entry);
 			};
-			for (const x of neighbours) {
+			for (const x of around) {
 				if (x.label === "Project") {
 					touched.add(x.rid);
 					addEvidence(x, x);
@@ -266,7 +296,7 @@ class ReflectQueries {
 					(x.label === "Decision" && !["proposed", "rejected", "superseded"].includes(x.status));
 				if (applied) for (const p of projects) addEvidence(p, x);
 			}
-			const sources = [...evidence.values()].sort((a, b) => compareEntities(entity(a.project), entity(b.project)));
+			const sources = [...evidence.values()].sort((a, b) => compareEntities(a.project, b.project));
 			for (const source of sources) {
 				if (out.length >= this.params.limit) break;
 				let candidates = candidatesOf.get(source.project.rid);
@@ -274,15 +304,15 @@ class ReflectQueries {
 					candidates = this.transferCandidates(source.project.rid);
 					candidatesOf.set(source.project.rid, candidates);
 				}
-				for (const target of candidates.values()) {
+				for (const target of candidates) {
 					if (out.length >= this.params.limit) break;
 					if (touched.has(target.project.rid)) continue;
 					out.push({
-						technique: entity(c),
-						from: entity(source.project),
-						to: entity(target.project),
-						evidence: source.items.map(entity).sort(compareEntities).slice(0, this.params.listCap),
-						shared: this.cap(target.shared),
+						technique: this.entities([c])[0],
+						from: this.entities([source.project])[0],
+						to: this.entities([target.project])[0],
+						evidence: this.entities([...source.items].sort(compareEntities)),
+						shared: this.entities(target.shared),
 						sharedCount: target.shared.length,
 					});
 				}
@@ -292,93 +322,83 @@ class ReflectQueries {
 	}
 
 	/** Active projects sharing a Domain (IN_DOMAIN) or Technology (USES) with project `a`, in entity order. */
-	private transferCandidates(a: number): Map<number, { project: EntityRow; shared: EntityRow[] }> {
-		const rows = this.all<EntityRow & { k_rid: number; k_label: string; k_key: string; k_eid: string; k_status: string }>(
-			`WITH ctx AS (SELECT e.to_id AS k, e.rel_type AS type FROM edges e JOIN nodes k ON k.id = e.to_id
-				WHERE e.from_id = $a AND ((e.rel_type = 'IN_DOMAIN' AND k.label = 'Domain') OR (e.rel_type = 'USES' AND k.label = 'Technology')) AND ${LIVE("k")})
-			SELECT DISTINCT ${ENTITY("b")}, k.id AS k_rid, k.label AS k_label, k.key_value AS k_key,
-				COALESCE(json_extract(k.props, '$.engrama_id'), 'sqlite-' || k.id) AS k_eid, ${STATUS("k")} AS k_status
-			FROM ctx JOIN edges e2 ON e2.to_id = ctx.k AND e2.rel_type = ctx.type JOIN nodes b ON b.id = e2.from_id JOIN nodes k ON k.id = ctx.k
-			WHERE b.id <> $a AND b.label = 'Project' AND ${LIVE("b")} AND ${STATUS("b")} = 'active'
-			ORDER BY key, label, eid, k_key, k_label, k_eid`,
+	private transferCandidates(a: number): { project: NodeRow; shared: NodeRow[] }[] {
+		const rows = this.conn.all<NodeRow & { k_rid: number; k_label: string; k_key: string; k_status: string }>(
+			`SELECT DISTINCT ${NODE("b")}, k.id AS k_rid, k.label AS k_label, k.key AS k_key, k.status AS k_status
+			FROM reflect_adj ak CROSS JOIN reflect_node k ON k.id = ak.y
+			CROSS JOIN reflect_adj bk ON bk.x = k.id AND bk.type = ak.type AND bk.out = 0 CROSS JOIN reflect_node b ON b.id = bk.y
+			WHERE ak.x = $a AND ak.out = 1 AND ((ak.type = 'IN_DOMAIN' AND k.label = 'Domain') OR (ak.type = 'USES' AND k.label = 'Technology'))
+			AND b.id <> $a AND b.label = 'Project' AND b.status = 'active'
+			ORDER BY key, label, k_key, k_label`,
 			{ a },
 		);
-		const out = new Map<number, { project: EntityRow; shared: EntityRow[] }>();
+		const out = new Map<number, { project: NodeRow; shared: NodeRow[] }>();
 		for (const row of rows) {
 			const entry = out.get(row.rid) ?? { project: row, shared: [] };
-			entry.shared.push({ rid: row.k_rid, label: row.k_label, key: row.k_key, eid: row.k_eid, status: row.k_status });
+			if (!entry.shared.some((s) => s.rid === row.k_rid)) entry.shared.push({ rid: row.k_rid, label: row.k_label, key: row.k_key, status: row.k_status });
 			out.set(row.rid, entry);
 		}
-		return out;
+		return [...out.values()];
 	}
 
 	// 5
 	conceptClustering(): ConceptClusterRow[] {
-		const rows = this.all<EntityRow & { n: number }>(
-			`WITH c AS MATERIALIZED (SELECT n.id AS rid FROM nodes n WHERE n.label = 'Concept' AND ${LIVE("n")}),
-			nb AS (SELECT c.rid AS x, e.to_id AS y FROM c JOIN edges e ON e.from_id = c.rid WHERE e.rel_type <> 'LINKS_TO' AND e.to_id <> e.from_id
-				UNION SELECT c.rid AS x, e.from_id AS y FROM c JOIN edges e ON e.to_id = c.rid WHERE e.rel_type <> 'LINKS_TO' AND e.to_id <> e.from_id),
-			members AS (SELECT nb.x AS x, count(*) AS n FROM nb JOIN nodes m ON m.id = nb.y WHERE ${LIVE("m")} GROUP BY nb.x)
-			SELECT ${ENTITY("n")}, members.n AS n FROM members JOIN nodes n ON n.id = members.x WHERE members.n >= 3
-			ORDER BY members.n DESC, key, label, eid LIMIT $limit`,
+		const rows = this.conn.all<NodeRow & { n: number }>(
+			`SELECT ${NODE("c")}, count(DISTINCT ra.y) AS n FROM reflect_node c CROSS JOIN reflect_adj ra ON ra.x = c.id
+			WHERE c.label = 'Concept' GROUP BY c.id HAVING n >= 3 ORDER BY n DESC, key, label LIMIT $limit`,
 			{ limit: this.params.limit },
 		);
 		return rows.map((row) => ({
-			concept: entity(row),
-			members: this.neighbourEntities(row.rid).map(entity),
+			concept: this.entities([row])[0],
+			members: this.entities(this.neighbours(row.rid)),
 			memberCount: Number(row.n),
 		}));
 	}
 
 	// 6
 	staleKnowledge(): StaleKnowledgeRow[] {
-		const activeNeighbour = `y.label IN ('Project', 'Course') AND ${STATUS("y")} = 'active'`;
-		const rows = this.all<EntityRow & { last: string; conf: number }>(
+		const activeNeighbour = "y.label IN ('Project', 'Course') AND y.status = 'active'";
+		const rows = this.conn.all<NodeRow & { last: string; conf: number }>(
 			`WITH cand AS MATERIALIZED (
-				SELECT ${ENTITY("n")},
-					COALESCE(CASE WHEN json_type(n.props, '$.updated') = 'text' THEN json_extract(n.props, '$.updated') END, n.updated_at) AS last,
-					COALESCE(CASE WHEN json_type(n.props, '$.confidence') IN ('real', 'integer') THEN json_extract(n.props, '$.confidence') END, 1) AS conf
-				FROM nodes n WHERE ${LIVE("n")} AND n.label NOT IN ('Note', 'Insight') AND ${STATUS("n")} <> 'stub')
-			SELECT * FROM cand WHERE (last < $staleBefore OR conf < $low)
-			AND (EXISTS (SELECT 1 FROM edges e JOIN nodes y ON y.id = e.to_id WHERE e.from_id = cand.rid AND e.rel_type <> 'LINKS_TO' AND e.to_id <> e.from_id AND ${activeNeighbour} AND ${LIVE("y")})
-				OR EXISTS (SELECT 1 FROM edges e JOIN nodes y ON y.id = e.from_id WHERE e.to_id = cand.rid AND e.rel_type <> 'LINKS_TO' AND e.to_id <> e.from_id AND ${activeNeighbour} AND ${LIVE("y")}))
-			${ENTITY_ORDER} LIMIT $limit`,
+				SELECT ${NODE("x")} FROM reflect_node x WHERE x.label NOT IN ('Note', 'Insight') AND x.status <> 'stub'
+				AND EXISTS (SELECT 1 FROM reflect_adj ra CROSS JOIN reflect_node y ON y.id = ra.y WHERE ra.x = x.id AND ${activeNeighbour})),
+			dated AS (
+				SELECT cand.*, n.updated_at AS updated_at, json_extract(n.props, '$.updated', '$.confidence') AS j
+				FROM cand CROSS JOIN nodes n ON n.id = cand.rid),
+			typed AS (
+				SELECT rid, label, key, status,
+					CASE WHEN json_type(j, '$[0]') = 'text' THEN j ->> '$[0]' ELSE updated_at END AS last,
+					CASE WHEN json_type(j, '$[1]') IN ('real', 'integer') THEN j ->> '$[1]' ELSE 1 END AS conf
+				FROM dated)
+			SELECT * FROM typed WHERE last < $staleBefore OR conf < $low ${ORDER} LIMIT $limit`,
 			{ staleBefore: this.params.staleBefore, low: this.params.lowConfidence, limit: this.params.limit },
 		);
 		return rows.map((row) => ({
-			node: entity(row),
+			node: this.entities([row])[0],
 			lastUpdated: String(row.last),
 			confidence: Number(row.conf),
 			active: this.neighboursWithVia(row.rid, activeNeighbour),
 		}));
 	}
 
-	/** Live typed neighbours of `n`, counted up to `upTo` (enough to compare with a threshold). */
-	private degreeExpr(upTo: number): string {
-		return `(SELECT count(*) FROM (SELECT DISTINCT t.y FROM ${TYPED_AT("n.id")} t JOIN nodes y ON y.id = t.y WHERE ${LIVE("y")} LIMIT ${upTo}))`;
-	}
-
 	// 7
 	underConnected(): UnderConnectedRow[] {
-		const rows = this.all<EntityRow & { degree: number }>(
-			`SELECT * FROM (SELECT ${ENTITY("n")}, ${this.degreeExpr(2)} AS degree
-				FROM nodes n WHERE ${LIVE("n")} AND n.label <> 'Note' AND ${STATUS("n")} <> 'stub')
-			WHERE degree < 2 ORDER BY degree, key, label, eid LIMIT $limit`,
+		const rows = this.conn.all<NodeRow & { degree: number }>(
+			`SELECT ${NODE("x")}, count(DISTINCT ra.y) AS degree FROM reflect_node x LEFT JOIN reflect_adj ra ON ra.x = x.id
+			WHERE x.label <> 'Note' AND x.status <> 'stub' GROUP BY x.id HAVING degree < 2 ORDER BY degree, key, label LIMIT $limit`,
 			{ limit: this.params.limit },
 		);
-		return rows.map((row) => ({ node: entity(row), degree: Number(row.degree), neighbours: this.neighboursWithVia(row.rid) }));
+		return rows.map((row) => ({ node: this.entities([row])[0], degree: Number(row.degree), neighbours: this.neighboursWithVia(row.rid) }));
 	}
 
 	// 8
 	hubStubs(): HubStubRow[] {
-		const rows = this.all<EntityRow & { degree: number }>(
-			`SELECT * FROM (SELECT ${ENTITY("n")},
-					(SELECT count(*) FROM (SELECT DISTINCT t.y FROM ${TYPED_AT("n.id")} t JOIN nodes y ON y.id = t.y WHERE ${LIVE("y")})) AS degree
-				FROM nodes n WHERE ${LIVE("n")} AND n.label <> 'Note' AND ${STATUS("n")} = 'stub')
-			WHERE degree >= 3 ORDER BY degree DESC, key, label, eid LIMIT $limit`,
+		const rows = this.conn.all<NodeRow & { degree: number }>(
+			`SELECT ${NODE("x")}, count(DISTINCT ra.y) AS degree FROM reflect_node x CROSS JOIN reflect_adj ra ON ra.x = x.id
+			WHERE x.status = 'stub' AND x.label <> 'Note' GROUP BY x.id HAVING degree >= 3 ORDER BY degree DESC, key, label LIMIT $limit`,
 			{ limit: this.params.limit },
 		);
-		return rows.map((row) => ({ stub: entity(row), degree: Number(row.degree), referrers: this.neighbourEntities(row.rid).map(entity) }));
+		return rows.map((row) => ({ stub: this.entities([row])[0], degree: Number(row.degree), referrers: this.entities(this.neighbours(row.rid)) }));
 	}
 }
 
@@ -390,7 +410,8 @@ export function sqliteReflectRows<D extends ReflectDetectorId>(
 	params: ReflectParams,
 ): readonly ReflectRowMap[D][] {
 	if (!isFullScope(scope) || params.limit <= 0) return [];
-	const q = new ReflectQueries(conn, scope, params);
+	ensureSnapshot(conn, scope, params.run);
+	const q = new ReflectQueries(conn, params);
 	const run: { [K in ReflectDetectorId]: () => readonly ReflectRowMap[K][] } = {
 		cross_project_solution: () => q.crossProjectSolution(),
 		shared_technology: () => q.sharedTechnology(),

@@ -67,6 +67,12 @@ export interface ReflectParams {
 	readonly staleBefore: string;
 	/** stale_knowledge: a confidence strictly below this is stale. */
 	readonly lowConfidence: number;
+	/**
+	 * One id shared by the calls of one reflect run. A backend may reuse work across those calls
+	 * (SQLite keeps a snapshot of the live nodes and typed edges): between them the engine writes
+	 * only system Insights and their ABOUT edges, which are never inputs. Absent: no reuse.
+	 */
+	readonly run?: string;
 }
 
 /**

@@ -83,8 +83,10 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 		throw new BackendError(`The ${memory.graph.name} backend cannot run reflect yet. Use the sqlite backend for reflect.`);
 	}
 	const reflectRows = memory.graph.reflectRows.bind(memory.graph);
-	return memory.write(async () => {
+	// One transaction for the run: one commit for every Insight written, and a stable view of the graph.
+	return memory.write(() => memory.graph.transaction(async () => {
 		const started = performance.now();
+		const run = `reflect-${crypto.randomUUID()}`;
 		const now = memory.clock.now();
 		const staleBefore = new Date(now.getTime() - settings.staleDays * 86_400_000).toISOString();
 		const counts = await memory.graph.labelCounts(scope);
@@ -108,6 +110,7 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 				listCap: settings.listCap,
 				staleBefore,
 				lowConfidence: settings.lowConfidence,
+				run,
 			};
 			const rows: readonly ReflectRowMap[ReflectDetectorId][] = await reflectRows<ReflectDetectorId>(scope, id, params);
 			const outcome = { created: 0, refreshed: 0, unchanged: 0, reviewed: 0 };
@@ -152,7 +155,7 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 			insights,
 			ms: round(performance.now() - started),
 		};
-	});
+	}));
 }
 
 export function reflectSettings(options: Partial<ReflectSettings> = {}): ReflectSettings {
