@@ -107,7 +107,7 @@ export class EngramaController {
 		}
 		await this.refreshCounts();
 		if (this.current.mcp.enabled && this.bridge.available) {
-			await this.startBridge().catch((error: unknown) => noticeError("the MCP bridge did not start", error));
+			await this.startBridgeOn(engine).catch((error: unknown) => noticeError("the MCP bridge did not start", error));
 		}
 		if (this.current.sync.autoSync) {
 			engine.sync.start();
@@ -162,8 +162,11 @@ export class EngramaController {
 	}
 
 	async startBridge(): Promise<void> {
-		const engine = await this.ready();
-		await this.bridge.start(engine, this.current.mcp.port, this.current.mcp.token, this.tokenFile());
+		await this.startBridgeOn(await this.ready());
+	}
+
+	private startBridgeOn(engine: Engine): Promise<void> {
+		return this.bridge.start(engine, this.current.mcp.port, this.current.mcp.token, this.tokenFile());
 	}
 
 	/** Where the stdio proxy reads the token (desktop); null where there is no file system path. */

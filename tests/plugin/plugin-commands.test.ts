@@ -1,0 +1,307 @@
+// Every command of the built main.js, run the way Obsidian runs them (executeCommandById), modals included.
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import type { Engine } from "../../src/plugin/engine-host";
+
+let h: LoadedPlugin;
+let vault: VaultCopy;
+let app: ReturnType<LoadedPlugin["fake"]["createFakeApp"]>;
+let plugin: PluginInstance;
+let port: number;
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+		});
+	});
+}
+
+beforeAll(async () => {
+	h = await loadPlugin();
+	port = await freePort();
+	// Auto-sync off: the first sync happens through the command, with its dry-run preview.
+	vault = makeVault({ settings: { modules: ["teaching"], sync: { autoSync: false, debounceMs: 30 }, mcp: { port } } });
+	app = h.fake.createFakeApp(vault.path);
+	plugin = new h.Plugin(app, manifest());
+	await plugin.fakeLoad();
+	await app.workspace.fakeLayoutReady();
+	await plugin.controller!.ready();
+});
+
+afterAll(async () => {
+	plugin.unload();
+	await plugin.closed;
+	vault.cleanup();
+});
+
+beforeEach(() => h.fake.fakeReset());
+
+function engine(): Engine {
+	const e = plugin.controller!.host.engine;
+	if (!e) throw new Error("engine not open");
+	return e;
+}
+
+function run(id: string): void {
+	expect(app.commands.executeCommandById(`engrama:${id}`)).toBe(true);
+}
+
+function notices(): string[] {
+	return h.fake.fakeNotices.map((n) => n.text);
+}
+
+async function noticeMatching(pattern: RegExp): Promise<string> {
+	return waitFor(() => notices().find((t) => pattern.test(t)), `a notice matching ${pattern}`);
+}
+
+type FakeModal = InstanceType<LoadedPlugin["fake"]["Modal"]>;
+type FakeSuggest = InstanceType<LoadedPlugin["fake"]["SuggestModal"]>;
+interface SearchItem {
+	readonly kind: string;
+	readonly result?: { readonly name: string };
+}
+
+/** The modal opened last (modals close when one of their buttons is pressed). */
+function latestModal(what: string): Promise<FakeModal> {
+	return waitFor(() => h.fake.fakeOpenModals[h.fake.fakeOpenModals.length - 1], what);
+}
+
+function button(root: HTMLElement, text: string): HTMLButtonElement {
+	const found = Array.from(root.querySelectorAll("button")).find((b) => b.textContent === text);
+	if (!found) throw new Error(`No button "${text}" in ${root.textContent ?? ""}`);
+	return found;
+}
+
+async function openNote(path: string): Promise<void> {
+	const file = app.vault.getFileByPath(path);
+	if (!file) throw new Error(`no note ${path}`);
+	await app.workspace.getLeaf(false).openFile(file);
+}
+
+describe("sync", () => {
+	test("Sync vault to graph previews the changes, then applies them", async () => {
+		expect((await engine().memory.graph.counts(engine().scope)).nodes).toBe(0);
+		run("sync-vault");
+		const preview = await latestModal("the sync preview");
+		expect(preview.titleEl.textContent).toBe("Sync vault to graph");
+		const text = preview.contentEl.textContent ?? "";
+		expect(text).toMatch(/Create nodes\s*6\d/);
+		expect(text).toContain("Write engrama_id into notes");
+		// The dry run wrote nothing.
+		expect((await engine().memory.graph.counts(engine().scope)).nodes).toBe(0);
+		expect(readFileSync(join(vault.path, "Concepts/Idempotency.md"), "utf8")).not.toContain("engrama_id");
+
+		button(preview.contentEl, "Apply").click();
+		await noticeMatching(/synced: 6\d created/);
+		const counts = await engine().memory.graph.counts(engine().scope);
+		expect(counts.nodes).toBeGreaterThanOrEqual(60);
+		expect(readFileSync(join(vault.path, "Concepts/Idempotency.md"), "utf8")).toContain("engrama_id");
+		await waitFor(() => app.statusBarEl.textContent?.includes(`${counts.nodes} nodes`), "the node count in the status bar");
+	});
+
+	test("Sync current note picks up an edit made while auto-sync is off", async () => {
+		const file = app.vault.getFileByPath("Concepts/CRDTs.md")!;
+		const before = await app.vault.read(file);
+		await app.vault.modify(file, before.replace(/^> .*$/m, "> Conflict-free replicated data types merge without coordination."));
+		await openNote("Concepts/CRDTs.md");
+		run("sync-current-note");
+		await noticeMatching(/synced CRDTs/);
+		const node = await engine().memory.get(engine().scope, "Concept", "CRDTs");
+		expect(node?.props.description).toBe("Conflict-free replicated data types merge without coordination.");
+		run("sync-current-note");
+		await noticeMatching(/CRDTs is already up to date/);
+	});
+});
+
+describe("search and context", () => {
+	test("Search memory shows hybrid results with a score breakdown and opens the chosen note", async () => {
+		run("search-memory");
+		const modal = (await latestModal("the search modal")) as FakeSuggest;
+		const items = (await modal.fakeType("idempotent webhook retries")) as SearchItem[];
+		const names = items.filter((i: SearchItem) => i.kind === "result").map((i: SearchItem) => i.result?.name);
+		expect(names).toContain("Duplicate charges on webhook retries");
+		const row = modal.resultContainerEl.querySelector(".engrama-result")!;
+		expect(row.getAttribute("title")).toMatch(/^Score [\d.]+\n.*fulltext/);
+		expect(modal.resultContainerEl.textContent).toContain("Fulltext only");
+		const at = items.findIndex((i: SearchItem) => i.result?.name === "Duplicate charges on webhook retries");
+		(modal.resultContainerEl.querySelectorAll(".suggestion-item")[at] as HTMLElement).click();
+		await waitFor(() => app.workspace.getActiveFile()?.path === "Problems/Duplicate charges on webhook retries.md", "the chosen note opened");
+	});
+
+	test("Show graph context of the current note opens the panel on the note's node", async () => {
+		await openNote("Projects/Billing Portal.md");
+		run("show-context");
+		const panel = await waitFor(() => app.workspace.getLeavesOfType("engrama-panel")[0], "the panel");
+		await waitFor(() => panel.containerEl.querySelector(".engrama-node-name")?.textContent === "Billing Portal", "the context of Billing Portal");
+		const text = panel.containerEl.textContent ?? "";
+		expect(text).toContain("→ USES");
+		expect(text).toContain("TypeScript");
+		expect(panel.containerEl.querySelectorAll("svg.engrama-graph .engrama-graph-node").length).toBeGreaterThan(3);
+	});
+
+	test("Add a relation from the current note writes it into the note's relations and the graph", async () => {
+		await openNote("Projects/Billing Portal.md");
+		run("add-relation");
+		const modal = await latestModal("the relation modal");
+		const select = modal.contentEl.querySelector("select")!;
+		expect(Array.from(select.options).map((o) => o.value)).toContain("USES");
+		select.value = "USES";
+		select.dispatchEvent(new window.Event("change"));
+		const input = modal.contentEl.querySelector<HTMLInputElement>("input.engrama-relation-target")!;
+		input.value = "RabbitMQ";
+		input.dispatchEvent(new window.Event("input"));
+		const suggestion = await waitFor(() => modal.contentEl.querySelector<HTMLElement>(".engrama-suggestion"), "a resolver suggestion");
+		expect(suggestion.textContent).toContain("RabbitMQ");
+		suggestion.click();
+		button(modal.contentEl, "Add relation").click();
+		await noticeMatching(/added USES → RabbitMQ to Billing Portal/);
+		const text = readFileSync(join(vault.path, "Projects/Billing Portal.md"), "utf8");
+		expect(text).toMatch(/USES:[\s\S]*\[\[RabbitMQ\]\]/);
+		const portal = await engine().memory.get(engine().scope, "Project", "Billing Portal");
+		const uses = await engine().memory.graph.edgesOf(engine().scope, portal!.id, "out", ["USES"]);
+		expect(uses.map((e) => e.node.key)).toContain("RabbitMQ");
+	});
+
+	test("Open Engrama panel reveals the side panel", async () => {
+		app.workspace.detachLeavesOfType("engrama-panel");
+		await waitFor(() => app.workspace.getLeavesOfType("engrama-panel").length === 0, "the panel closed");
+		run("open-panel");
+		await waitFor(() => app.workspace.getLeavesOfType("engrama-panel").length === 1, "the panel open");
+	});
+});
+
+describe("reflect and review", () => {
+	test("Reflect now proposes Insights; approve and dismiss act on the Insight under review", async () => {
+		run("reflect-now");
+		await noticeMatching(/reflect proposed \d+ new Insights/);
+		const { listInsights } = await import("../../src/engine/reflect");
+		const pending = await listInsights(engine().memory, engine().scope, { status: "pending" });
+		expect(pending.length).toBeGreaterThan(5);
+
+		plugin.controller!.selectedInsight = pending[1].title;
+		run("approve-insight");
+		await noticeMatching(/approved "/);
+		const approved = await listInsights(engine().memory, engine().scope, { status: "approved" });
+		expect(approved.map((i) => i.title)).toEqual([pending[1].title]);
+
+		run("dismiss-insight");
+		const prompt = await latestModal("the reason prompt");
+		const input = prompt.contentEl.querySelector("input")!;
+		input.value = "Already handled";
+		input.dispatchEvent(new window.Event("input"));
+		button(prompt.contentEl, "Dismiss").click();
+		await noticeMatching(/dismissed "/);
+		const dismissed = await listInsights(engine().memory, engine().scope, { status: "dismissed" });
+		expect(dismissed).toHaveLength(1);
+		expect(dismissed[0].reason).toBe("Already handled");
+		expect(dismissed[0].title).not.toBe(pending[1].title);
+	});
+});
+
+describe("maintenance", () => {
+	test("Run decay lowers confidence of old nodes and says how many", async () => {
+		run("run-decay");
+		// Everything was synced moments ago: nothing is 90 days old.
+		await noticeMatching(/decay lowered the confidence of 0 of \d+ nodes not updated for 90 days/);
+		expect(await plugin.controller!.saveSettings((s) => (s.decay.maxAgeDays = 0))).toBeNull();
+		h.fake.fakeReset();
+		run("run-decay");
+		const text = await noticeMatching(/decay lowered the confidence of \d+ of \d+ nodes/);
+		const [, decayed] = /of (\d+) of/.exec(text) ?? [];
+		expect(Number(decayed)).toBeGreaterThan(0);
+	});
+
+	test("Re-embed missing vectors needs an embedder, then embeds every node", async () => {
+		run("reembed-missing");
+		await noticeMatching(/embeddings are off/);
+		// A settings change reopens the engine without restarting Obsidian.
+		expect(await plugin.controller!.saveSettings((s) => (s.embedding.provider = "hash"))).toBeNull();
+		await waitFor(() => plugin.controller!.host.engine?.embedder !== null && plugin.controller!.host.engine !== null, "the engine reopened with the hash embedder");
+		run("reembed-missing");
+		await noticeMatching(/embedded \d+ nodes/);
+		const e = engine();
+		const nodes = (await e.memory.graph.counts(e.scope)).nodes;
+		expect(await e.memory.vectors!.count(e.scope)).toBeGreaterThanOrEqual(nodes - 10);
+		run("reembed-missing");
+		await noticeMatching(/every node already has a vector/);
+	});
+
+	test("Rebuild the graph from the vault empties it and rebuilds the same nodes", async () => {
+		const e = engine();
+		const before = await e.memory.graph.counts(e.scope);
+		const labelsBefore = await e.memory.graph.labelCounts(e.scope);
+		const portal = await e.memory.get(e.scope, "Project", "Billing Portal");
+		run("rebuild-graph");
+		const confirmModal = await latestModal("the confirmation");
+		expect(confirmModal.contentEl.textContent).toContain(`${before.nodes} nodes`);
+		button(confirmModal.contentEl, "Rebuild").click();
+		await noticeMatching(/synced: \d+ created/);
+		// Every node documented by a note (and every stub) comes back; Insight reviews do not (the modal said so).
+		expect(await e.memory.graph.labelCounts(e.scope)).toEqual(labelsBefore);
+		// Identity lives in the notes: the same engrama_id comes back.
+		expect((await e.memory.get(e.scope, "Project", "Billing Portal"))?.id).toBe(portal?.id);
+	});
+});
+
+describe("MCP bridge", () => {
+	const post = (token: string | null) =>
+		fetch(`http://127.0.0.1:${port}/mcp`, {
+			method: "POST",
+			headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+			body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "test", version: "1" } } }),
+		});
+
+	test("start, copy configuration, regenerate the token, stop", async () => {
+		run("start-mcp-bridge");
+		await noticeMatching(/the MCP bridge is listening on http:\/\/127\.0\.0\.1:\d+\/mcp/);
+		expect(app.statusBarEl.textContent).toContain(`MCP :${port}`);
+		const token = plugin.controller!.settings.mcp.token;
+		expect(token.length).toBeGreaterThanOrEqual(40);
+		expect((await post(null)).status).toBe(401);
+		expect((await post(token)).status).toBe(200);
+
+		run("copy-mcp-config");
+		await noticeMatching(/copied the MCP client configuration/);
+		expect(h.fake.fakeClipboard.text).toContain(`"Authorization": "Bearer ${token}"`);
+		expect(h.fake.fakeClipboard.text).toContain("mcp-proxy");
+		expect(readFileSync(join(vault.path, PLUGIN_DIR, "mcp-token"), "utf8").trim()).toBe(token);
+
+		run("regenerate-mcp-token");
+		const confirmModal = await latestModal("the confirmation");
+		button(confirmModal.contentEl, "Regenerate").click();
+		await noticeMatching(/a new MCP token is in place/);
+		const fresh = plugin.controller!.settings.mcp.token;
+		expect(fresh).not.toBe(token);
+		expect((JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { mcp: { token: string } }).mcp.token).toBe(fresh);
+		expect((await post(token)).status).toBe(401);
+		expect((await post(fresh)).status).toBe(200);
+
+		expect(app.commands.isAvailable("engrama:start-mcp-bridge")).toBe(false);
+		run("stop-mcp-bridge");
+		await noticeMatching(/the MCP bridge is stopped/);
+		await expect(post(fresh)).rejects.toThrow();
+		expect(app.statusBarEl.textContent).toContain("MCP off");
+	});
+
+	test("unloading the plugin closes a running bridge", async () => {
+		const other = makeVault({ settings: { modules: ["teaching"], sync: { autoSync: false }, mcp: { enabled: true, port: await freePort() } } });
+		const otherApp = h.fake.createFakeApp(other.path);
+		const otherPlugin = new h.Plugin(otherApp, manifest());
+		await otherPlugin.fakeLoad();
+		await otherApp.workspace.fakeLayoutReady();
+		await otherPlugin.controller!.ready();
+		const state = await waitFor(() => (otherPlugin.controller!.bridge.state.kind === "listening" ? otherPlugin.controller!.bridge.state : null), "the bridge");
+		const url = "url" in state ? state.url : "";
+		expect((await fetch(url, { method: "POST" })).status).toBe(401);
+		otherPlugin.unload();
+		await otherPlugin.closed;
+		await expect(fetch(url, { method: "POST" })).rejects.toThrow();
+		other.cleanup();
+	});
+});
