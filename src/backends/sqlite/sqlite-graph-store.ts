@@ -19,7 +19,7 @@ import type {
 	ScopeFootprint,
 	ValidAtQuery,
 } from "../../engine/protocols";
-import { indexedNames, nameFragments } from "../../engine/resolver/normalise";
+import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
 import { isFullScope } from "../../engine/scope";
 import type {
 	Direction,
@@ -661,8 +661,11 @@ export class SqliteGraphStore implements GraphStore {
 			.map(([id]) => id);
 		const ids = [...exact, ...ranked].slice(0, limit);
 		if (ids.length === 0) return [];
+		// CROSS JOIN keeps the id list driving (primary-key lookups); with IN (...) and the scope
+		// filter the planner picks the scope index and walks every node of the scope.
 		const rows = this.conn.all<NodeRow>(
-			`SELECT ${NODE_COLS} FROM nodes WHERE id IN (SELECT value FROM json_each(?)) AND ${SCOPE_WHERE}`,
+			`SELECT ${NODE_COLS.split(", ").map((c) => `n.${c}`).join(", ")} FROM json_each(?) j CROSS JOIN nodes n ON n.id = j.value
+			WHERE ${SCOPE_WHERE.replaceAll("props", "n.props")}`,
 			[JSON.stringify(ids), ...params],
 		);
 		const byId = new Map(rows.map((r) => [r.id, r]));
@@ -837,11 +840,10 @@ export class SqliteGraphStore implements GraphStore {
 	}
 }
 
-/** Postings read per fragment and direction: bounds the resolver's cost whatever the graph size. */
-const POSTINGS_PER_FRAGMENT = 64;
-/** Names outside [0.4×, 2.5×] the target's length cannot reach a 0.6 ratio, so they are never read. */
-const LENGTH_WINDOW_LOW = 0.4;
-const LENGTH_WINDOW_HIGH = 2.5;
+// The name index's read bounds (shared with every backend, see NAME_INDEX_LIMITS).
+const POSTINGS_PER_FRAGMENT = NAME_INDEX_LIMITS.postingsPerFragment;
+const LENGTH_WINDOW_LOW = NAME_INDEX_LIMITS.lengthWindowLow;
+const LENGTH_WINDOW_HIGH = NAME_INDEX_LIMITS.lengthWindowHigh;
 
 function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
 	return "aliases" in set || (unset ?? []).includes("aliases");

@@ -1,5 +1,5 @@
 export { EntityResolver, type EntityResolverDeps, type TargetQuery, type TargetResolution } from "./entity-resolver";
-export { aliasesOf, indexedNames, nameFragments, normaliseName, queryFragments, MAX_QUERY_FRAGMENTS } from "./normalise";
+export { aliasesOf, indexedNames, nameFragments, normaliseName, queryFragments, MAX_QUERY_FRAGMENTS, NAME_INDEX_LIMITS } from "./normalise";
 export {
 	decideTarget,
 	lexicalDuplicates,

@@ -17,6 +17,14 @@ export function normaliseName(raw: string): string {
 
 /** Longest name the index keeps fragments for (keys are capped at 500 by the sanitiser). */
 const MAX_INDEXED_LENGTH = 500;
+/**
+ * How a backend reads its name index (GraphStore.nameCandidates), shared so every backend returns
+ * the same candidates: per query fragment, at most `postingsPerFragment` postings on each side of
+ * the target's length, nearest length first, and only names within [low×, high×] the target's
+ * length (outside it no name can reach a 0.6 ratio). This bound keeps the cost flat as the graph grows.
+ */
+export const NAME_INDEX_LIMITS = { postingsPerFragment: 32, lengthWindowLow: 0.4, lengthWindowHigh: 2.5 } as const;
+
 /** Fragments a query sends at most: spread over the words so each word is represented. */
 export const MAX_QUERY_FRAGMENTS = 24;
 

@@ -26,7 +26,7 @@ describe.each(testBackends())("forget on $name", (backend) => {
 		await seed(f);
 		const archived = await f.skills.forget(f.ctx, { name: "idempotency" });
 		expect(archived).toMatchObject({ mode: "archived", forgotten: { name: "Idempotency", status: "archived" } });
-		expect((await f.skills.recall(f.scope, "safe retries")).results).toEqual([]);
+		expect((await f.skills.recall(f.scope, "safe retries")).results.map((r) => r.name)).not.toContain("Idempotency");
 		const removed = await f.skills.forget(f.ctx, { label: "Technology", name: "Postgres" }, { hard: true });
 		expect(removed.mode).toBe("hard");
 		expect(await f.memory.get(f.scope, "Technology", "Postgres")).toBeNull();
@@ -65,7 +65,10 @@ describe.each(testBackends())("forget on $name", (backend) => {
 			counts: { nodes: 0, edges: 0, vectors: 0, fulltext: 0, history: 0, name_index: 0 },
 		});
 		expect(await f.skills.gdprForget(f.otherCtx, { apply: false })).toEqual(otherBefore);
-		expect((await f.skills.recall(f.otherCtx.scope, "invoices")).results.map((r) => r.name).sort()).toEqual(["other Billing Portal", "other Slow invoices"]);
+		const names = (await f.skills.recall(f.otherCtx.scope, "invoices")).results.map((r) => r.name);
+		expect(names).toContain("other Billing Portal");
+		expect(names.every((n) => n.startsWith("other "))).toBe(true);
+		expect((await f.skills.recall(f.scope, "invoices")).results).toEqual([]);
 	});
 
 	it("GDPR forget refuses a partial scope", async () => {
