@@ -1,9 +1,9 @@
 import type { EngramaConfig } from "../config/engrama-config";
 import type { Memory } from "../engine/memory";
 import { createSkills } from "../engine/skills";
-import { createVaultSync, type VaultSync } from "../engine/sync/vault-sync";
+import type { VaultSync } from "../engine/sync/vault-sync";
 import type { Scope } from "../engine/types";
-import { FolderVaultSource } from "../node/folder-vault-source";
+import { createNodeVaultSync } from "../node/folder-vault-source";
 import type { McpServices } from "./mcp-services";
 import { createNodeVaultGuard } from "./node-vault-guard";
 
@@ -18,12 +18,12 @@ export interface NodeMcpServices {
  * configured resolver settings and hybrid search, and, with a vault, its sync (graph → vault
  * replication on; folder watching with `watch`).
  */
-export function createNodeMcpServices(
+export async function createNodeMcpServices(
 	memory: Memory,
 	identity: Scope,
 	config: EngramaConfig,
 	options: { version: string; watch?: boolean; log?: (line: string) => void },
-): NodeMcpServices {
+): Promise<NodeMcpServices> {
 	const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
 	const skills = createSkills(memory, {
 		resolver: config.resolver,
@@ -33,23 +33,22 @@ export function createNodeMcpServices(
 	let detach: (() => void) | undefined;
 	let vault: McpServices["vault"];
 	if (config.vaultPath) {
-		const source = new FolderVaultSource(config.vaultPath);
-		sync = createVaultSync({
+		const node = await createNodeVaultSync({
 			memory,
-			source,
 			scope: identity,
-			timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+			vaultPath: config.vaultPath,
 			onError: (error) => log(`engrama mcp: vault sync: ${error instanceof Error ? error.message : String(error)}`),
 		});
+		sync = node.sync;
 		detach = sync.writer.attach();
 		if (options.watch) sync.start();
-		vault = { path: source.root, source, staysInside: createNodeVaultGuard(source.root) };
+		vault = { path: node.source.root, source: node.source, staysInside: createNodeVaultGuard(node.source.root) };
 	}
 	return {
 		services: { identity, version: options.version, skills, vault, sync, log },
 		async stop() {
-			detach?.();
 			await sync?.stop();
+			detach?.();
 		},
 	};
 }

@@ -1,6 +1,7 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { EngramaError, ScopeError, errorMessage } from "../engine/errors";
+import { isFullScope } from "../engine/scope";
 import type { Memory } from "../engine/memory";
 import type { Skills } from "../engine/skills";
 import type { WriteContext } from "../engine/write/write-pipeline";
@@ -93,6 +94,21 @@ export function requireVault(env: ToolEnv, tool: string): McpVault {
 		throw new NotAvailableError(tool, "no vault is configured for this memory (start it with --vault PATH or VAULT_PATH, or from Obsidian)");
 	}
 	return env.services.vault;
+}
+
+/**
+ * The vault is the standalone person's: tools that read or write it run only for that identity
+ * (no scope headers), so another tenant's call can never touch this person's notes.
+ */
+export function requireVaultOwner(env: ToolEnv, call: ToolCall, tool: string): McpVault {
+	const vault = requireVault(env, tool);
+	const scope = call.scope.scope;
+	const owner = env.services.identity;
+	if (!isFullScope(scope)) throw new ScopeError(call.scope.problem ?? "This call has no complete scope.");
+	if (scope.orgId !== owner.orgId || scope.userId !== owner.userId) {
+		throw new ScopeError(`${tool} works on the vault of this memory's own identity only. Call it without X-Engrama-Org-Id / X-Engrama-User-Id.`);
+	}
+	return vault;
 }
 
 export function okResult(output: ToolOutput): CallToolResult {

@@ -23,7 +23,7 @@ export interface Bridge {
 export async function startBridge(options: { dir: string; vault?: string; embedder?: EmbeddingProvider | null; modules?: string[] }): Promise<Bridge> {
 	const config = parseConfig({ backend: "sqlite", dbPath: join(options.dir, "memory.db"), vaultPath: options.vault, profile: "base", modules: options.modules ?? [] });
 	const opened = await openMemory(config, { embedder: options.embedder === undefined ? new HashEmbeddingProvider(64) : options.embedder });
-	const node = createNodeMcpServices(opened.memory, opened.scope, config, { version: "test", log: () => undefined });
+	const node = await createNodeMcpServices(opened.memory, opened.scope, config, { version: "test", log: () => undefined });
 	const token = generateMcpToken();
 	const http = await startMcpHttpServer({ memory: opened.memory, services: node.services, port: 0, token });
 	return {

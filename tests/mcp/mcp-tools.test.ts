@@ -202,17 +202,47 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		expect(apply.embedded).toBe(apply.to_embed);
 	});
 
-	it("reflect and the insight tools answer clearly until their skills land", async () => {
-		for (const [tool, args] of [
-			["engrama_reflect", {}],
-			["engrama_surface_insights", {}],
-			["engrama_approve_insight", { title: "X" }],
-			["engrama_write_insight_to_vault", { title: "X", target_note: "Projects/Billing Portal.md" }],
-		] as const) {
-			const result = await call(client, tool, args);
-			expect(result.isError).toBe(true);
-			expect(textOf(result)).toMatch(/not available yet/);
+	it("reflect proposes Insights; surface, approve/dismiss and write an approved one into a note", async () => {
+		// Three projects on the same technology and concept: patterns for the detectors.
+		for (const name of ["Invoice Service", "Refund Worker"]) {
+			await ok(client, "engrama_remember", { label: "Project", properties: { name, summary: "Billing work." }, relations: { USES: ["Python"], APPLIES: ["Idempotency"] } });
 		}
+		await ok(client, "engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "APPLIES", to_name: "Idempotency", to_label: "Concept" });
+		const report = await ok<{ created: number; detectors: { detector: string; ran: boolean }[]; insights: { title: string }[] }>(client, "engrama_reflect");
+		expect(report.detectors).toHaveLength(8);
+		expect(report.insights.length).toBeGreaterThan(1);
+		const pending = await ok<{ insights: { title: string; status: string; about: unknown[] }[] }>(client, "engrama_surface_insights", { limit: 50 });
+		expect(pending.insights.map((i) => i.title).sort()).toEqual(report.insights.map((i) => i.title).sort());
+		const [first, second] = pending.insights;
+		const hinted = await ok<{ proactive_hint?: string }>(client, "engrama_search", { query: "Idempotency" });
+		expect(hinted.proactive_hint).toMatch(/pending Insights? relate to this search/);
+
+		const notYet = await call(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "Projects/Billing Portal.md" });
+		expect(notYet.isError).toBe(true);
+		expect(textOf(notYet)).toMatch(/only approved Insights are written/);
+
+		const approved = await ok<{ insight: { status: string }; previous_status: string; changed: boolean }>(client, "engrama_approve_insight", { title: first.title, reason: "useful" });
+		expect(approved).toMatchObject({ insight: { status: "approved" }, previous_status: "pending", changed: true });
+		await ok(client, "engrama_approve_insight", { title: second.title, action: "dismiss" });
+
+		const outside = await call(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "../outside/secret.md" });
+		expect(outside.isError).toBe(true);
+		expect(textOf(outside)).toMatch(/leaves the vault/);
+		const written = await ok<{ path: string; created: boolean; written: boolean }>(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "Projects/Billing Portal.md" });
+		expect(written).toMatchObject({ path: "Projects/Billing Portal.md", created: false, written: true });
+		expect(readFileSync(join(vault, "Projects/Billing Portal.md"), "utf8")).toContain(`## Insight (`);
+		const twice = await ok<{ written: boolean }>(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "Projects/Billing Portal" });
+		expect(twice.written).toBe(false);
+
+		const byTitle = await ok<{ insights: unknown[]; note: string }>(client, "engrama_surface_insights", { title: first.title });
+		expect(byTitle.insights).toEqual([]);
+		expect(byTitle.note).toMatch(/approved, not pending/);
+		const again = await ok<{ insights: { title: string }[] }>(client, "engrama_reflect");
+		expect(again.insights.map((i) => i.title)).not.toContain(first.title);
+		expect(again.insights.map((i) => i.title)).not.toContain(second.title);
+		const unknown = await call(client, "engrama_approve_insight", { title: "No such insight" });
+		expect(unknown.isError).toBe(true);
+		expect(textOf(unknown)).toMatch(/No Insight is titled "No such insight"/);
 	});
 
 	it("scope headers: both set a tenant; exactly one reads nothing and refuses writes", async () => {

@@ -54,7 +54,7 @@ export function registerMcpCommands(program: Command, version: string): void {
 		.option("--host <host>", "loopback address to bind: 127.0.0.1, ::1 or localhost", "127.0.0.1")
 		.option("--token-file <file>", "bearer token file (default: <database>.mcp-token, created with mode 0600)")
 		.option("--regenerate-token", "replace the token (clients configured with the old one stop working)")
-		.option("--watch", "also keep the vault (--vault) in sync with the graph while serving")
+		.option("--watch", "also sync vault changes into the graph while serving (run engrama sync once first)")
 		.action(async (options: ServeFlags, command: Command) =>
 			runWithMemory(command, async ({ opened, out, config }) => {
 				const port = parsePort(options.port);
@@ -63,7 +63,7 @@ export function registerMcpCommands(program: Command, version: string): void {
 				}
 				const tokenFile = resolve(options.tokenFile ?? defaultTokenFile(config.dbPath));
 				const { token, created } = await loadOrCreateToken(tokenFile, { regenerate: !!options.regenerateToken });
-				const node = createNodeMcpServices(opened.memory, opened.scope, config, { version, watch: !!options.watch });
+				const node = await createNodeMcpServices(opened.memory, opened.scope, config, { version, watch: !!options.watch });
 				// Listening before announcing: a client may stop us the moment it reads the endpoint.
 				const stopped = untilSignal();
 				try {
@@ -103,7 +103,7 @@ export function registerMcpCommands(program: Command, version: string): void {
 		.action(async (options: { stdio?: boolean }, command: Command) =>
 			runWithMemory(command, async ({ opened, config }) => {
 				if (!options.stdio) throw new ValidationError("engrama mcp needs --stdio. For HTTP, run engrama serve.");
-				const node = createNodeMcpServices(opened.memory, opened.scope, config, { version });
+				const node = await createNodeMcpServices(opened.memory, opened.scope, config, { version });
 				const stopped = untilSignal();
 				try {
 					const handle = await serveMcpStdio({ memory: opened.memory, services: node.services });

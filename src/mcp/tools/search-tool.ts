@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { searchProactiveHint } from "../../engine/reflect/proactive";
 import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function searchTool(env: ToolEnv) {
@@ -6,7 +7,7 @@ export function searchTool(env: ToolEnv) {
 		name: "engrama_search",
 		title: "Search memory",
 		description:
-			"Hybrid search of the memory graph (fulltext + vector similarity fused with RRF, reranked by graph closeness, recency and trust). Use it at the start of a session to load context on the topic, and before engrama_remember to check whether a node already exists. Each result has node_id, label, name, score, summary, tags, confidence, updated_at and the per-signal scores; call engrama_context for a node's full details and neighbours. `degraded: true` means the vector channel was unavailable and the answer is fulltext only (reason says why). Plain words work best; search syntax is not interpreted.",
+			"Hybrid search of the memory graph (fulltext + vector similarity fused with RRF, reranked by graph closeness, recency and trust). Use it at the start of a session to load context on the topic, and before engrama_remember to check whether a node already exists. Each result has node_id, label, name, score, summary, tags, confidence, updated_at and the per-signal scores; call engrama_context for a node's full details and neighbours. proactive_hint appears when pending Insights relate to the query: present them with engrama_surface_insights. `degraded: true` means the vector channel was unavailable and the answer is fulltext only (reason says why). Plain words work best; search syntax is not interpreted.",
 		inputSchema: {
 			query: text("query", 500, "What to look for, in plain words, e.g. 'websocket reconnect bug'."),
 			limit: z.number().int().min(1).max(50).default(10).describe("Maximum results (1-50)."),
@@ -34,7 +35,9 @@ export function searchTool(env: ToolEnv) {
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
 					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ", ..." : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
-			return { structured: { ...view }, summary };
+			// The seed's proactivity: a search mentions pending Insights related to its query.
+			const hint = await searchProactiveHint(env.memory, call.scope.scope, args.query);
+			return { structured: { ...view, ...(hint ? { proactive_hint: hint } : {}) }, summary: hint ? `${summary} ${hint}` : summary };
 		},
 	});
 }

@@ -1,21 +1,41 @@
 import { z } from "zod";
-import { NotAvailableError, READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
+import { insightView, requireInsight } from "../../engine/reflect";
+import { surfaceInsights } from "../../engine/reflect/proactive";
+import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
 
-export function surfaceInsightsTool(_env: ToolEnv) {
+export function surfaceInsightsTool(env: ToolEnv) {
 	return defineTool({
 		name: "engrama_surface_insights",
 		title: "Pending Insights",
 		description:
-			"List pending Insights (found by engrama_reflect) for the person to review: title, body, confidence and the entities each is about. Present them and ask the person to approve or dismiss each with engrama_approve_insight; never act on an Insight yourself. title returns one Insight; query returns only those related to a topic.",
+			"List pending Insights (proposed by engrama_reflect) for the person to review: title, body, confidence, detector and the entities each is about, highest confidence first. Present them and ask the person to approve or dismiss each with engrama_approve_insight; never act on an Insight yourself. `title` returns that one Insight (when it is still pending); `query` returns only Insights related to a topic (by title and body, by the entities they are about, or by meaning), best match first.",
 		inputSchema: {
 			limit: z.number().int().min(1).max(100).default(10).describe("Most Insights to return (1-100)."),
 			title: text("title", 500, "Only the pending Insight with this exact title.").optional(),
 			query: text("query", 500, "Only pending Insights related to this topic (ignored when title is given).").optional(),
 		},
-		outputSchema: { insights: z.array(z.looseObject({ title: z.string() })) },
+		outputSchema: { insights: z.array(z.looseObject({ title: z.string(), body: z.string(), status: z.string() })) },
 		annotations: { ...READ_ONLY, title: "Pending Insights" },
-		run() {
-			return Promise.reject(new NotAvailableError("engrama_surface_insights", "the proactive skill has not landed"));
+		async run(args, call) {
+			const { memory } = env;
+			const scope = call.scope.scope;
+			if (args.title !== undefined) {
+				const view = await insightView(memory, scope, await requireInsight(memory, scope, args.title));
+				const pending = view.status === "pending";
+				return {
+					structured: { insights: pending ? [view] : [], ...(pending ? {} : { note: `"${view.title}" is ${view.status}, not pending: it was already reviewed.` }) },
+					summary: pending ? `Pending Insight "${view.title}" (${view.confidence}).` : `"${view.title}" is ${view.status}, not pending.`,
+				};
+			}
+			const result = await surfaceInsights(memory, scope, { limit: args.limit, query: args.query });
+			const n = result.insights.length;
+			return {
+				structured: { ...result },
+				summary:
+					n === 0
+						? `No pending Insights${args.query ? ` related to "${args.query}"` : ""}. Run engrama_reflect to look for new patterns.`
+						: `${n} pending Insight${n === 1 ? "" : "s"}: ${result.insights.map((i) => `"${i.title}"`).slice(0, 5).join(", ")}${n > 5 ? ", ..." : ""}. Ask the person to approve or dismiss each.`,
+			};
 		},
 	});
 }

@@ -3,7 +3,7 @@ import { NotFoundError } from "../../engine/errors";
 import { parseNote } from "../../engine/sync/note-parser";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
 import { resolveVaultPath } from "../vault-path";
-import { requireVaultOwner, syncReportView, syncSummary } from "./sync-shared";
+import { requireVaultSync, syncReportView, syncSummary } from "./sync-shared";
 
 export function syncNoteTool(env: ToolEnv) {
 	return defineTool({
@@ -18,7 +18,7 @@ export function syncNoteTool(env: ToolEnv) {
 		outputSchema: { dry_run: z.boolean(), path: z.string() },
 		annotations: { ...MERGE_WRITE, title: "Sync one note" },
 		async run(args, call) {
-			const { vault, sync } = requireVaultOwner(env, call, "engrama_sync_note");
+			const { vault, sync } = requireVaultSync(env, call, "engrama_sync_note");
 			const path = await resolveVaultPath(vault, args.path, "path");
 			if (args.dry_run) {
 				if (!(await vault.source.stat(path))) {

@@ -1,23 +1,12 @@
-import { ScopeError } from "../../engine/errors";
-import { isFullScope } from "../../engine/scope";
 import type { SyncReport } from "../../engine/sync/sync-report";
 import type { VaultSync } from "../../engine/sync/vault-sync";
-import { NotAvailableError, requireVault, type ToolCall, type ToolEnv } from "../tool-kit";
+import { NotAvailableError, requireVaultOwner, type ToolCall, type ToolEnv } from "../tool-kit";
 import type { McpVault } from "../mcp-services";
 
-/**
- * The vault is the standalone person's: sync tools run only for that identity (no scope headers),
- * so another tenant's call can never read or rewrite this person's notes.
- */
-export function requireVaultOwner(env: ToolEnv, call: ToolCall, tool: string): { vault: McpVault; sync: VaultSync } {
-	const vault = requireVault(env, tool);
+/** The vault and its running sync, for the standalone identity only (see requireVaultOwner). */
+export function requireVaultSync(env: ToolEnv, call: ToolCall, tool: string): { vault: McpVault; sync: VaultSync } {
+	const vault = requireVaultOwner(env, call, tool);
 	if (!env.services.sync) throw new NotAvailableError(tool, "vault sync is not running for this memory");
-	const scope = call.scope.scope;
-	const owner = env.services.identity;
-	if (!isFullScope(scope)) throw new ScopeError(call.scope.problem ?? "This call has no complete scope.");
-	if (scope.orgId !== owner.orgId || scope.userId !== owner.userId) {
-		throw new ScopeError(`${tool} works on the vault of this memory's own identity only. Call it without X-Engrama-Org-Id / X-Engrama-User-Id.`);
-	}
 	return { vault, sync: env.services.sync };
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ValidationError } from "../../engine/errors";
 import { defineTool, type ToolEnv } from "../tool-kit";
 import { resolveVaultFolder } from "../vault-path";
-import { requireVaultOwner, syncReportView, syncSummary } from "./sync-shared";
+import { requireVaultSync, syncReportView, syncSummary } from "./sync-shared";
 
 export function syncVaultTool(env: ToolEnv) {
 	return defineTool({
@@ -17,7 +17,7 @@ export function syncVaultTool(env: ToolEnv) {
 		outputSchema: { dry_run: z.boolean(), counts: z.record(z.string(), z.number()) },
 		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: "Sync the whole vault" },
 		async run(args, call) {
-			const { vault, sync } = requireVaultOwner(env, call, "engrama_sync_vault");
+			const { vault, sync } = requireVaultSync(env, call, "engrama_sync_vault");
 			const folder = await resolveVaultFolder(vault, args.folder, "folder");
 			if (folder === "") {
 				const report = await sync.fullSync({ dryRun: args.dry_run });

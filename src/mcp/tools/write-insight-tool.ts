@@ -1,20 +1,35 @@
 import { z } from "zod";
-import { NotAvailableError, defineTool, text, type ToolEnv } from "../tool-kit";
+import { writeInsightToNote } from "../../engine/reflect/proactive";
+import { defineTool, requireVaultOwner, text, type ToolEnv } from "../tool-kit";
+import { resolveVaultPath } from "../vault-path";
 
-export function writeInsightTool(_env: ToolEnv) {
+export function writeInsightTool(env: ToolEnv) {
 	return defineTool({
 		name: "engrama_write_insight_to_vault",
 		title: "Write an approved Insight into a note",
 		description:
-			"Append an approved Insight as a dated section (with links to the notes of the entities it is about) to a note of Engrama's own vault. target_note is vault-relative (e.g. 'Projects/Billing Portal.md'); paths outside the vault (.., absolute, symlinks leading out) are refused. Pending or dismissed Insights are refused: approve it first with engrama_approve_insight.",
+			"Write an approved Insight into Engrama's own vault: appended as a dated section (with links to the notes of the entities it is about) to target_note, or, without target_note, as a new note in the Insights folder. target_note is vault-relative (e.g. 'Projects/Billing Portal.md') and must exist; paths outside the vault (.., absolute, symlinks leading out) are refused. Pending or dismissed Insights are refused: the person approves first (engrama_approve_insight). Writing the same Insight twice into a note is a no-op.",
 		inputSchema: {
 			title: text("title", 500, "Exact title of the approved Insight."),
-			target_note: text("target_note", 1000, "Vault-relative path of the note to append to."),
+			target_note: text("target_note", 1000, "Vault-relative path of the note to append to; omit to create a note in the Insights folder.").optional(),
 		},
-		outputSchema: { title: z.string(), path: z.string() },
-		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false, title: "Write an approved Insight into a note" },
-		run() {
-			return Promise.reject(new NotAvailableError("engrama_write_insight_to_vault", "the proactive skill has not landed"));
+		outputSchema: { title: z.string(), path: z.string(), created: z.boolean(), written: z.boolean() },
+		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Write an approved Insight into a note" },
+		async run(args, call) {
+			const vault = requireVaultOwner(env, call, "engrama_write_insight_to_vault");
+			const note =
+				args.target_note === undefined
+					? undefined
+					: await resolveVaultPath(vault, /\.md$/i.test(args.target_note) ? args.target_note : `${args.target_note}.md`, "target_note");
+			const result = await writeInsightToNote(env.memory, call.ctx, vault.source, args.title, { note });
+			return {
+				structured: { ...result },
+				summary: !result.written
+					? `${result.path} already holds "${result.title}"; nothing written.`
+					: result.created
+						? `Created ${result.path} with the Insight "${result.title}".`
+						: `Appended the Insight "${result.title}" to ${result.path}.`,
+			};
 		},
 	});
 }

@@ -1,0 +1,172 @@
+/**
+ * MCP bridge under load: `engrama serve` in its own process, N concurrent SDK clients over real
+ * HTTP doing a fixed number of mixed remember / search / context calls. Prints throughput and
+ * p50/p95/p99 latency per operation, the error count (must be 0), and then checks, with the
+ * server stopped, that every acknowledged remember is in the database.
+ *
+ *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash]
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { parseConfig } from "../../src/config/engrama-config";
+import { openMemory } from "../../src/node/open-memory";
+import { fmt, percentile, seededRandom, WORDS } from "./stats";
+
+function flag(name: string, fallback: string): string {
+	const at = process.argv.indexOf(`--${name}`);
+	return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
+}
+
+const CLIENTS = Number(flag("clients", "8"));
+const CALLS = Number(flag("calls", "2000"));
+const SEED = Number(flag("seed", "200"));
+const EMBEDDER = flag("embedder", "none");
+const LABELS = ["Project", "Concept", "Technology"] as const;
+
+interface Started {
+	url: string;
+	token: string;
+	stop(): Promise<void>;
+}
+
+function startServe(db: string): Promise<Started> {
+	const child = spawn(process.execPath, [join("bin", "engrama.mjs"), "--db", db, "--json", "serve", "--port", "0"], {
+		env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" },
+		stdio: ["ignore", "pipe", "inherit"],
+	});
+	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+	let out = "";
+	return new Promise((resolve, reject) => {
+		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+			out += chunk;
+			try {
+				const info = JSON.parse(out) as { url: string; configs: { http: { mcpServers: { engrama: { headers: { Authorization: string } } } } } };
+				resolve({
+					url: info.url,
+					token: info.configs.http.mcpServers.engrama.headers.Authorization.replace(/^Bearer /, ""),
+					stop: async () => {
+						child.kill("SIGTERM");
+						await exited;
+					},
+				});
+			} catch {
+				// Not the whole JSON yet.
+			}
+		});
+		void exited.then(() => reject(new Error("engrama serve exited before it was ready")));
+	});
+}
+
+async function connect(url: string, token: string, name: string): Promise<Client> {
+	const client = new Client({ name, version: "1.0.0" });
+	await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+	return client;
+}
+
+type Op = "remember" | "search" | "context";
+
+async function main(): Promise<void> {
+	const dir = mkdtempSync(join(tmpdir(), "engrama-mcp-load-"));
+	const db = join(dir, "memory.db");
+	const rand = seededRandom(42);
+	const word = () => WORDS[Math.floor(rand() * WORDS.length)];
+	const acknowledged = new Map<string, { label: string; summary: string }>();
+	const names: { label: string; name: string }[] = [];
+	const samples: Record<Op, number[]> = { remember: [], search: [], context: [] };
+	let errors = 0;
+	const errorSamples: string[] = [];
+
+	const serve = await startServe(db);
+	try {
+		const clients = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => connect(serve.url, serve.token, `load-${i}`)));
+		let counter = 0;
+		const nextName = () => `${word()} ${word()} ${counter++}`;
+		const remember = async (client: Client) => {
+			const label = LABELS[Math.floor(rand() * LABELS.length)];
+			const name = nextName();
+			const summary = `${word()} ${word()} ${word()} ${word()} for ${name}`;
+			const result = (await client.callTool({ name: "engrama_remember", arguments: { label, properties: { name, summary, tags: [word()] } } })) as CallToolResult;
+			if (!result.isError) {
+				acknowledged.set(`${label}|${name}`, { label, summary });
+				names.push({ label, name });
+			}
+			return result;
+		};
+
+		// Seed: a graph to search in (not timed).
+		const seedStart = performance.now();
+		for (let i = 0; i < SEED; i++) await remember(clients[i % CLIENTS]);
+		const seedMs = performance.now() - seedStart;
+
+		let issued = 0;
+		const started = performance.now();
+		await Promise.all(
+			clients.map(async (client) => {
+				while (issued < CALLS) {
+					issued++;
+					const roll = rand();
+					const op: Op = roll < 0.4 ? "remember" : roll < 0.8 ? "search" : "context";
+					const t0 = performance.now();
+					let result: CallToolResult;
+					try {
+						if (op === "remember") result = await remember(client);
+						else if (op === "search") result = (await client.callTool({ name: "engrama_search", arguments: { query: `${word()} ${word()}`, limit: 10 } })) as CallToolResult;
+						else {
+							const target = names[Math.floor(rand() * names.length)];
+							result = (await client.callTool({ name: "engrama_context", arguments: { label: target.label, name: target.name, hops: 2 } })) as CallToolResult;
+						}
+					} catch (error) {
+						result = { isError: true, content: [{ type: "text", text: String(error) }] };
+					}
+					samples[op].push(performance.now() - t0);
+					if (result.isError) {
+						errors++;
+						if (errorSamples.length < 5) errorSamples.push(`${op}: ${result.content.map((c) => (c.type === "text" ? c.text : "")).join(" ").slice(0, 200)}`);
+					}
+				}
+			}),
+		);
+		const wallMs = performance.now() - started;
+		await Promise.all(clients.map((c) => c.close()));
+		await serve.stop();
+
+		// Every acknowledged write must be in the file, read back with the server gone.
+		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: db }), { embedder: null });
+		let missing = 0;
+		try {
+			for (const [key, expected] of acknowledged) {
+				const name = key.slice(key.indexOf("|") + 1);
+				const node = await opened.memory.get(opened.scope, expected.label, name);
+				if (!node || node.props.summary !== expected.summary) missing++;
+			}
+		} finally {
+			await opened.close();
+		}
+
+		const all = [...samples.remember, ...samples.search, ...samples.context];
+		const row = (label: string, xs: number[]) => `| ${label} | ${xs.length} | ${fmt(percentile(xs, 50))} | ${fmt(percentile(xs, 95))} | ${fmt(percentile(xs, 99))} |`;
+		console.log(`MCP load: ${CLIENTS} clients, ${CALLS} calls (40% remember, 40% search, 20% context), embedder ${EMBEDDER}, ${SEED} seeded nodes (${(seedMs / 1000).toFixed(1)} s)`);
+		console.log(`Node ${process.version}, ${process.platform}/${process.arch}`);
+		console.log("");
+		console.log("| operation | calls | p50 | p95 | p99 |");
+		console.log("|---|---:|---:|---:|---:|");
+		console.log(row("remember", samples.remember));
+		console.log(row("search", samples.search));
+		console.log(row("context", samples.context));
+		console.log(row("all", all));
+		console.log("");
+		console.log(`throughput: ${(all.length / (wallMs / 1000)).toFixed(0)} calls/s over ${(wallMs / 1000).toFixed(2)} s`);
+		console.log(`errors: ${errors}${errorSamples.length ? ` (${errorSamples.join(" | ")})` : ""}`);
+		console.log(`acknowledged writes: ${acknowledged.size}, missing after restart: ${missing}`);
+		if (errors > 0 || missing > 0) process.exitCode = 1;
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+await main();
