@@ -1,0 +1,75 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { generateMcpToken } from "../../src/mcp";
+import { runCli } from "../helpers/run-cli";
+import { makeTempDir } from "../helpers/temp-dir";
+
+const BIN = join(__dirname, "..", "..", "bin", "engrama.mjs");
+
+function freePort(): Promise<number> {
+	return new Promise((resolve) => {
+		const server = createServer();
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			const port = typeof address === "object" && address ? address.port : 0;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+describe("engrama mcp-proxy", () => {
+	it("answers each request with a JSON-RPC error that says the bridge is not reachable", async () => {
+		const dir = makeTempDir("engrama-proxy-");
+		try {
+			const tokenFile = join(dir.path, "token");
+			writeFileSync(tokenFile, `${generateMcpToken()}\n`);
+			const url = `http://127.0.0.1:${await freePort()}/mcp`;
+			const child = spawn(process.execPath, [BIN, "mcp-proxy", "--url", url, "--token-file", tokenFile], { stdio: ["pipe", "pipe", "pipe"] });
+			let out = "";
+			child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+			const reply = new Promise<Record<string, unknown>>((resolve, reject) => {
+				const timer = setTimeout(() => reject(new Error(`no reply: ${out}`)), 30_000);
+				child.stdout.on("data", () => {
+					const line = out.split("\n").find((l) => l.trim().startsWith("{"));
+					if (line) {
+						clearTimeout(timer);
+						resolve(JSON.parse(line) as Record<string, unknown>);
+					}
+				});
+			});
+			child.stdin.write(
+				`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+			);
+			const answer = await reply;
+			expect(answer).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32000 } });
+			expect((answer.error as { message: string }).message).toMatch(/did not accept the call.*Is Obsidian \(or engrama serve\) running/);
+			child.stdin.end();
+			const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+			expect(code).toBe(0);
+		} finally {
+			dir.cleanup();
+		}
+	});
+
+	it("refuses a URL that is not on this machine, and a missing token", () => {
+		const dir = makeTempDir("engrama-proxy-");
+		try {
+			const tokenFile = join(dir.path, "token");
+			writeFileSync(tokenFile, `${generateMcpToken()}\n`);
+			const remote = runCli(["mcp-proxy", "--url", "http://example.com:27182/mcp", "--token-file", tokenFile]);
+			expect(remote.status).toBe(2);
+			expect(remote.stderr).toMatch(/must point at this machine/);
+			const none = runCli(["mcp-proxy", "--url", "http://127.0.0.1:27182/mcp"], { env: { ENGRAMA_MCP_TOKEN: "" } });
+			expect(none.status).toBe(2);
+			expect(none.stderr).toMatch(/needs the bridge token/);
+			const stdio = runCli(["--db", join(dir.path, "m.db"), "mcp"]);
+			expect(stdio.status).toBe(2);
+			expect(stdio.stderr).toMatch(/needs --stdio/);
+		} finally {
+			dir.cleanup();
+		}
+	});
+});
