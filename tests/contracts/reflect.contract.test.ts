@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReflectDetectorId, ReflectEntity, ReflectParams, ReflectRowMap } from "../../src/engine/protocols";
+import { reflect } from "../../src/engine/reflect";
+import type { WriteContext } from "../../src/engine/write/write-pipeline";
+import type { OpenedMemory } from "../../src/node/open-memory";
+import { testBackends } from "./backends";
+
+// GraphStore.reflectRows is the backend half of reflect: every backend must return these exact
+// rows, in this order, for the same graph (src/engine/protocols/reflect-rows.ts defines them), so
+// reflect proposes identical Insights on SQLite and Neo4j.
+
+const PARAMS: ReflectParams = { limit: 50, listCap: 20, staleBefore: "2026-01-01T00:00:00.000Z", lowConfidence: 0.3 };
+
+/** Entities as `Label:key` (ids differ per run, so they are checked separately). */
+function k(e: ReflectEntity): string {
+	return `${e.label}:${e.key}`;
+}
+
+function project(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(project);
+	if (value && typeof value === "object") {
+		const o = value as Record<string, unknown>;
+		if (typeof o.id === "string" && typeof o.label === "string" && typeof o.key === "string") return k(o as unknown as ReflectEntity);
+		return Object.fromEntries(Object.entries(o).map(([name, v]) => [name, project(v)]));
+	}
+	return value;
+}
+
+describe.each(testBackends())("reflect rows on $name", (backend) => {
+	let opened: OpenedMemory;
+	let ctx: WriteContext;
+
+	beforeAll(async () => {
+		opened = await backend.open();
+		ctx = { scope: opened.scope, source: "cli" };
+		const node = (label: string, key: string, props: Record<string, unknown> = {}) => opened.memory.remember(ctx, { label, key, props });
+		const rel = (fl: string, fk: string, type: string, tl: string, tk: string) => opened.memory.relate(ctx, { label: fl, key: fk }, type, { label: tl, key: tk });
+		for (const [name, status] of [
+			["Portal", "active"],
+			["Booking", "active"],
+			["Warehouse", "active"],
+			["Old Site", "completed"],
+		]) {
+			await node("Project", name, { status });
+		}
+		await node("Course", "Bootcamp", { status: "active" });
+		for (const c of ["Idempotency", "Token Rotation", "Cache Invalidation", "CRDTs"]) await node("Concept", c);
+		await node("Technology", "TypeScript");
+		await node("Technology", "Python");
+		await node("Technology", "jQuery", { confidence: 0.2 });
+		await node("Technology", "Moment", { confidence: 0.2 });
+		await node("Technology", "Express", { updated: "2025-07-01" });
+		await node("Domain", "Web");
+		await node("Person", "Elena", { status: "stub" });
+		await node("Person", "Pablo");
+		await node("Problem", "Double booking", { status: "open" });
+		await node("Problem", "Double charge", { status: "resolved" });
+		await node("Problem", "Flaky refresh", { status: "resolved" });
+		await node("Problem", "Stale totals", { status: "open" });
+		await node("Problem", "Stale dashboard", { status: "in-progress" });
+		await node("Decision", "Store event ids", { status: "accepted" });
+		await node("Note", "Daily");
+		for (const p of ["Portal", "Booking"]) {
+			await rel("Project", p, "USES", "Technology", "TypeScript");
+			await rel("Project", p, "IN_DOMAIN", "Domain", "Web");
+			await rel("Project", p, "INVOLVES", "Person", "Elena");
+		}
+		await rel("Project", "Portal", "USES", "Technology", "Moment");
+		await rel("Project", "Warehouse", "USES", "Technology", "Python");
+		await rel("Project", "Old Site", "USES", "Technology", "jQuery");
+		await rel("Course", "Bootcamp", "TEACHES", "Technology", "TypeScript");
+		await rel("Course", "Bootcamp", "TEACHES", "Technology", "Express");
+		await rel("Course", "Bootcamp", "COVERS", "Concept", "Idempotency");
+		await rel("Course", "Bootcamp", "INVOLVES", "Person", "Elena");
+		await rel("Person", "Pablo", "BELONGS_TO", "Project", "Warehouse");
+		await rel("Problem", "Double booking", "BELONGS_TO", "Project", "Booking");
+		await rel("Problem", "Double booking", "APPLIES", "Concept", "Idempotency");
+		await rel("Problem", "Double charge", "BELONGS_TO", "Project", "Portal");
+		await rel("Problem", "Double charge", "APPLIES", "Concept", "Idempotency");
+		await rel("Problem", "Double charge", "SOLVED_BY", "Decision", "Store event ids");
+		await rel("Decision", "Store event ids", "BELONGS_TO", "Project", "Portal");
+		await rel("Decision", "Store event ids", "APPLIES", "Concept", "Idempotency");
+		await rel("Problem", "Flaky refresh", "BELONGS_TO", "Project", "Portal");
+		await rel("Problem", "Flaky refresh", "APPLIES", "Concept", "Token Rotation");
+		await rel("Problem", "Stale totals", "BELONGS_TO", "Project", "Portal");
+		await rel("Problem", "Stale totals", "APPLIES", "Concept", "Cache Invalidation");
+		await rel("Project", "Warehouse", "HAS", "Problem", "Stale dashboard");
+		await rel("Problem", "Stale dashboard", "APPLIES", "Concept", "Cache Invalidation");
+		// Body links never count.
+		await rel("Note", "Daily", "LINKS_TO", "Concept", "CRDTs");
+		await rel("Note", "Daily", "LINKS_TO", "Technology", "Python");
+	});
+	afterAll(async () => opened?.close());
+
+	async function rows<D extends ReflectDetectorId>(detector: D, params: Partial<ReflectParams> = {}): Promise<readonly ReflectRowMap[D][]> {
+		const graph = opened.memory.graph;
+		if (!graph.reflectRows) throw new Error(`${backend.name} has no GraphStore.reflectRows: reflect cannot run on it`);
+		return graph.reflectRows(opened.scope, detector, { ...PARAMS, ...params });
+	}
+
+	it("1. cross-project solution", async () => {
+		expect(project(await rows("cross_project_solution"))).toEqual([
+			{
+				open: "Problem:Double booking",
+				openProjects: ["Project:Booking"],
+				resolved: "Problem:Double charge",
+				resolvedProjects: ["Project:Portal"],
+				concepts: ["Concept:Idempotency"],
+				decisions: ["Decision:Store event ids"],
+			},
+		]);
+	});
+
+	it("2. shared technology, pairs in entity order", async () => {
+		expect(project(await rows("shared_technology"))).toEqual([
+			{ technology: "Technology:TypeScript", a: "Project:Booking", aVia: "USES", b: "Course:Bootcamp", bVia: "TEACHES" },
+			{ technology: "Technology:TypeScript", a: "Project:Booking", aVia: "USES", b: "Project:Portal", bVia: "USES" },
+			{ technology: "Technology:TypeScript", a: "Course:Bootcamp", aVia: "TEACHES", b: "Project:Portal", bVia: "USES" },
+		]);
+		expect(project(await rows("shared_technology", { limit: 2 }))).toHaveLength(2);
+	});
+
+	it("3. training opportunity", async () => {
+		expect(project(await rows("training_opportunity"))).toEqual([
+			{ concept: "Concept:Cache Invalidation", issues: ["Problem:Stale dashboard", "Problem:Stale totals"], issueCount: 2 },
+		]);
+	});
+
+	it("4. technique transfer", async () => {
+		expect(project(await rows("technique_transfer"))).toEqual([
+			{
+				technique: "Concept:Token Rotation",
+				from: "Project:Portal",
+				to: "Project:Booking",
+				evidence: ["Problem:Flaky refresh"],
+				shared: ["Technology:TypeScript", "Domain:Web"],
+				sharedCount: 2,
+			},
+		]);
+	});
+
+	it("5. concept clustering", async () => {
+		expect(project(await rows("concept_clustering"))).toEqual([
+			{
+				concept: "Concept:Idempotency",
+				members: ["Course:Bootcamp", "Problem:Double booking", "Problem:Double charge", "Decision:Store event ids"],
+				memberCount: 4,
+			},
+		]);
+		expect(project(await rows("concept_clustering", { listCap: 2 }))).toEqual([
+			{ concept: "Concept:Idempotency", members: ["Course:Bootcamp", "Problem:Double booking"], memberCount: 4 },
+		]);
+	});
+
+	it("6. stale knowledge", async () => {
+		const found = await rows("stale_knowledge");
+		expect(project(found)).toEqual([
+			{ node: "Technology:Express", lastUpdated: "2025-07-01", confidence: 1, active: [{ entity: "Course:Bootcamp", type: "TEACHES", direction: "in" }] },
+			{ node: "Technology:Moment", lastUpdated: found[1]?.lastUpdated, confidence: 0.2, active: [{ entity: "Project:Portal", type: "USES", direction: "in" }] },
+		]);
+	});
+
+	it("7. under-connected, in degree then code-point order", async () => {
+		const found = await rows("under_connected");
+		expect(found.map((r) => [k(r.node), r.degree])).toEqual([
+			["Concept:CRDTs", 0],
+			["Technology:Express", 1],
+			["Technology:Moment", 1],
+			["Project:Old Site", 1],
+			["Person:Pablo", 1],
+			["Technology:Python", 1],
+			["Concept:Token Rotation", 1],
+			["Technology:jQuery", 1],
+		]);
+		expect(project(found[4].neighbours)).toEqual([{ entity: "Project:Warehouse", type: "BELONGS_TO", direction: "out" }]);
+	});
+
+	it("8. hub stubs", async () => {
+		expect(project(await rows("hub_stubs"))).toEqual([{ stub: "Person:Elena", degree: 3, referrers: ["Project:Booking", "Course:Bootcamp", "Project:Portal"] }]);
+	});
+
+	it("names entities by their engrama_id and status", async () => {
+		const [row] = await rows("hub_stubs");
+		const elena = await opened.memory.graph.getNode(opened.scope, "Person", "Elena");
+		expect(row.stub).toEqual({ id: elena?.id, label: "Person", key: "Elena", status: "stub" });
+	});
+
+	it("reflect over these rows is idempotent", async () => {
+		const first = await reflect(opened.memory, ctx);
+		const second = await reflect(opened.memory, ctx);
+		expect(first.created).toBeGreaterThan(10);
+		expect(second).toMatchObject({ created: 0, refreshed: 0, unchanged: first.created });
+		expect(second.insights.map((i) => [i.title, i.confidence, i.body])).toEqual(first.insights.map((i) => [i.title, i.confidence, i.body]));
+	});
+});
