@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
 import type { Memory } from "../engine/memory";
+import { contentHash } from "../engine/sync/content-hash";
 import { editFrontmatter } from "../engine/sync/frontmatter";
 import type { SyncReport } from "../engine/sync/sync-report";
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from "../engine/sync/sync-settings";
@@ -13,6 +14,7 @@ import {
 	isMarkdownPath,
 	normaliseVaultPath,
 	type FrontmatterMutator,
+	type FrontmatterWriteOptions,
 	type VaultEvent,
 	type VaultEventListener,
 	type VaultFileInfo,
@@ -131,10 +133,13 @@ export class FolderVaultSource implements VaultSource {
 		await writeFile(abs, text, { encoding: "utf8", flag: "wx" });
 	}
 
-	async processFrontMatter(path: string, mutate: FrontmatterMutator): Promise<void> {
+	async processFrontMatter(path: string, mutate: FrontmatterMutator, options: FrontmatterWriteOptions = {}): Promise<string | null> {
 		const text = await this.read(path);
+		// Optimistic check: the file must still be the version sync parsed.
+		if (options.ifHash !== undefined && contentHash(text) !== options.ifHash) return null;
 		const next = editFrontmatter(text, mutate);
 		if (next !== text) await this.write(path, next);
+		return next;
 	}
 
 	watch(listener: VaultEventListener): () => void {

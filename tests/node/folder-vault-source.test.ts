@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/engine/errors";
-import type { VaultEvent } from "../../src/engine/sync";
+import { contentHash, type VaultEvent } from "../../src/engine/sync";
 import { FolderVaultSource, obsidianTemplatesFolder } from "../../src/node/folder-vault-source";
 import { makeTempDir } from "../helpers/temp-dir";
 
@@ -65,6 +65,15 @@ describe("FolderVaultSource", () => {
 			fm.engrama_id = "id-1";
 		});
 		expect(readFileSync(join(dir, "n.md"), "utf8")).toBe(`---\r\ntags: [a]  # mine\r\nengrama_id: id-1\r\n---\r\n${body}`);
+	});
+
+	it("writes frontmatter only while the file is still the version the caller parsed (ifHash)", async () => {
+		const { dir, source } = vault({ "n.md": "body" });
+		expect(await source.processFrontMatter("n.md", (fm) => void (fm.a = 1), { ifHash: contentHash("other text") })).toBeNull();
+		expect(readFileSync(join(dir, "n.md"), "utf8")).toBe("body");
+		const written = await source.processFrontMatter("n.md", (fm) => void (fm.a = 1), { ifHash: contentHash("body") });
+		expect(written).toBe("---\na: 1\n---\nbody");
+		expect(readFileSync(join(dir, "n.md"), "utf8")).toBe(written);
 	});
 
 	it("maps NFC vault paths to NFD names on disk", async () => {

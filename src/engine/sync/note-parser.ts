@@ -54,8 +54,9 @@ export interface NoteParseInput {
 
 // Keys that steer sync rather than describe the entity.
 const RESERVED = new Set(["engrama_id", "engrama_label", "relations", "name", "title", "tags", "tag"]);
-// Valid on every label: the engine's temporal and lifecycle fields.
-const ALWAYS_ALLOWED = ["description", "status", "confidence", "valid_from", "valid_to"];
+// Valid on every label: the engine's temporal and lifecycle fields. `updated` is the date a note
+// says it was last revised (reflect's stale-knowledge detector reads it; examples/README.md).
+const ALWAYS_ALLOWED = ["description", "status", "confidence", "valid_from", "valid_to", "updated"];
 
 /**
  * Note text → what the graph should hold for it, or the problems that stop it. Pure: no I/O.

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock";
-import { EngramaError, errorMessage } from "../errors";
+import { EngramaError, NotFoundError, errorMessage } from "../errors";
 import type { Profile } from "../profile";
 import type { GraphStore, MergeEdgeInput } from "../protocols";
 import type { NodeRecord, PropValue, Scope } from "../types";
@@ -21,7 +21,6 @@ export interface SyncRunDeps {
 	readonly source: VaultSource;
 	readonly settings: SyncSettings;
 	readonly index: NoteIndex;
-	readonly dryRun: boolean;
 	/** Paths known to exist in this run (a full sync's listing); otherwise the source is asked. */
 	readonly present?: ReadonlySet<string>;
 	/**
@@ -58,6 +57,8 @@ export type ReadOutcome =
 export const NOTE_ORIGIN = "note";
 
 const LINKS_TO = "LINKS_TO";
+/** What an edge needs of its target; index entries have it without a query. */
+type Target = Pick<NodeRecord, "id" | "label" | "key">;
 // What claimByKey returns when another live note holds the label + key (not a valid key: has a NUL).
 const COLLISION = "\u0000collision";
 const BOOKKEEPING = new Set<string>(Object.values(NOTE_PROPS));
@@ -442,22 +443,38 @@ export class SyncRun {
 		}
 	}
 
-	/** Writes new edges in one store call where the backend can (a vault sync writes tens of thousands). */
+	/**
+	 * Writes new edges in one store call where the backend can (a vault sync writes tens of
+	 * thousands). If an endpoint vanished meanwhile (another process forgot it), the batch is
+	 * retried edge by edge and only the edges that cannot be written are skipped.
+	 */
 	async writeEdges(adds: readonly MergeEdgeInput[]): Promise<void> {
 		const { graph, scope } = this.deps;
 		if (adds.length === 0) return;
 		if (graph.mergeEdges) {
-			this.counts.relationsAdded += (await graph.mergeEdges(scope, adds)).created;
-			return;
+			try {
+				this.counts.relationsAdded += (await graph.mergeEdges(scope, adds)).created;
+				return;
+			} catch (error) {
+				if (!(error instanceof NotFoundError)) throw error;
+			}
 		}
-		for (const input of adds) if ((await graph.mergeEdge(scope, input)).created) this.counts.relationsAdded++;
+		for (const input of adds) {
+			try {
+				if ((await graph.mergeEdge(scope, input)).created) this.counts.relationsAdded++;
+			} catch (error) {
+				if (!(error instanceof NotFoundError)) throw error;
+				const path = typeof input.props?.note_path === "string" ? input.props.note_path : "(vault)";
+				this.problems.push({ path, severity: "warning", problem: `A ${input.type} relation was skipped: ${error.message}`, action: "Run a full sync." });
+			}
+		}
 	}
 
 	private async reconcileUnsafe(upserted: UpsertedNote): Promise<MergeEdgeInput[]> {
 		const { graph, scope, pipeline } = this.deps;
 		const { node } = upserted;
 		const note = upserted.prepared.note;
-		const declared = new Map<string, { type: string; target: NodeRecord }>();
+		const declared = new Map<string, { type: string; target: Target }>();
 		for (const rel of note.relations) {
 			const target = await this.resolveTarget(rel.type, rel.target, node, note.path);
 			if (target && target.id !== node.id) declared.set(`${rel.type}|${target.id}`, { type: rel.type, target });
@@ -500,23 +517,23 @@ export class SyncRun {
 		return adds;
 	}
 
-	/** A relation target: the note it names, else an entity of an allowed label, else a new stub. */
-	private async resolveTarget(type: string, name: string, from: NodeRecord, path: string): Promise<NodeRecord | null> {
+	/**
+	 * A relation target: the note it names (straight from the index, no query), else an entity of
+	 * an allowed label, else a new stub.
+	 */
+	private async resolveTarget(type: string, name: string, from: NodeRecord, path: string): Promise<Target | null> {
 		const { profile, index } = this.deps;
 		const allowed = profile.allowedTargets(type, from.label);
 		const entry = index.resolve(name);
 		if (entry && !entry.archived) {
-			const node = await this.nodeById(entry.id);
-			if (node) {
-				if (allowed.includes(node.label)) return node;
-				this.problems.push({
-					path,
-					severity: "warning",
-					problem: `${type} → "${name}" points at a ${node.label}, but ${from.label} -[${type}]-> may only point at ${allowed.join(", ")}.`,
-					action: "Use another relation type, or fix the target note's engrama_label.",
-				});
-				return null;
-			}
+			if (allowed.includes(entry.label)) return entry;
+			this.problems.push({
+				path,
+				severity: "warning",
+				problem: `${type} → "${name}" points at a ${entry.label}, but ${from.label} -[${type}]-> may only point at ${allowed.join(", ")}.`,
+				action: "Use another relation type, or fix the target note's engrama_label.",
+			});
+			return null;
 		}
 		const key = this.cleanKey(name, path);
 		if (key === null) return null;
@@ -528,12 +545,9 @@ export class SyncRun {
 	}
 
 	/** A body wikilink target: the note, else any entity with that name, else a Note stub. */
-	private async resolveLink(name: string, path: string): Promise<NodeRecord | null> {
+	private async resolveLink(name: string, path: string): Promise<Target | null> {
 		const entry = this.deps.index.resolve(name);
-		if (entry) {
-			const node = await this.nodeById(entry.id);
-			if (node) return node;
-		}
+		if (entry) return entry;
 		const key = this.cleanKey(noteBasename(name), path);
 		if (key === null) return null;
 		const candidates = await this.findByKey(key);

@@ -1,8 +1,16 @@
 /**
  * What sync needs from a vault, and nothing more. Two implementations: the Obsidian API
- * (plugin) and a plain folder on disk with a file watcher (command line, tests).
+ * (plugin) and a plain folder on disk with a file watcher (src/node/folder-vault-source.ts).
  *
- * Paths are vault-relative with forward slashes ("Projects/Billing Portal.md"), never absolute.
+ * Paths are vault-relative with forward slashes ("Projects/Billing Portal.md"), never absolute,
+ * in Unicode NFC (Obsidian's normalizePath).
+ *
+ * Over the Obsidian API: list = vault.getMarkdownFiles() with file.stat.mtime/size; stat =
+ * getAbstractFileByPath; read = vault.cachedRead; write = vault.modify; create = createFolder for
+ * missing parents, then vault.create; processFrontMatter = app.fileManager.processFrontMatter;
+ * watch = vault.on("create" | "modify" | "delete" | "rename") (rename gives the old path),
+ * unsubscribed with vault.offref. Sync filters folders itself (pass Vault.configDir as
+ * settings.configFolder).
  */
 
 export interface VaultFileInfo {
@@ -23,6 +31,11 @@ export type VaultEventListener = (event: VaultEvent) => void;
 /** Mutates the parsed frontmatter in place (the shape of Obsidian's FileManager.processFrontMatter). */
 export type FrontmatterMutator = (frontmatter: Record<string, unknown>) => void;
 
+export interface FrontmatterWriteOptions {
+	/** Write only if the file is still the text sync parsed (its contentHash). */
+	readonly ifHash?: string;
+}
+
 export interface VaultSource {
 	/** Every markdown note (`.md`) in the vault with its mtime and size; the caller filters folders. */
 	list(): Promise<readonly VaultFileInfo[]>;
@@ -36,8 +49,11 @@ export interface VaultSource {
 	/**
 	 * Read-modify-write of the frontmatter. Implementations keep the body byte-for-byte and the
 	 * order of the keys the mutator did not touch; a file without frontmatter gets a new block.
+	 * Optional extras for sources that can: with `ifHash`, write only if the file's contentHash
+	 * still equals it (else return null, writing nothing); return the text written. Sources that
+	 * cannot (the Obsidian API) ignore `ifHash` and return nothing; sync then reads the file back.
 	 */
-	processFrontMatter(path: string, mutate: FrontmatterMutator): Promise<void>;
+	processFrontMatter(path: string, mutate: FrontmatterMutator, options?: FrontmatterWriteOptions): Promise<string | null | void>;
 	/** Subscribes to file changes; returns the unsubscribe function. */
 	watch(listener: VaultEventListener): () => void;
 }

@@ -3,6 +3,7 @@ import type { Memory } from "../memory";
 import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
+import { contentHash } from "./content-hash";
 import { GraphToVault } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, noteEntryOf, type NoteEntry } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
@@ -356,7 +357,6 @@ export class VaultSync {
 			source,
 			settings: this.settings,
 			index,
-			dryRun,
 			present,
 			freshGraph,
 		});
@@ -375,9 +375,23 @@ export class VaultSync {
 			const path = u.prepared.note.path;
 			const id = u.idToWrite;
 			try {
-				await source.processFrontMatter(path, (fm) => {
-					fm.engrama_id = id;
-				});
+				const written = await source.processFrontMatter(
+					path,
+					(fm) => {
+						fm.engrama_id = id;
+					},
+					{ ifHash: u.prepared.note.hash },
+				);
+				// null: the file changed after it was parsed; nothing was written, the next sync reads it again.
+				if (written === null) {
+					run.idsWritten.splice(run.idsWritten.indexOf(path), 1);
+					continue;
+				}
+				if (typeof written === "string") {
+					const info = await source.stat(path);
+					if (info) states.push({ id, info, hash: contentHash(written) });
+					continue;
+				}
 				const text = await source.read(path);
 				const info = await source.stat(path);
 				const again = parseNote({ path, text, settings: this.settings, profile: memory.profile });
