@@ -240,12 +240,10 @@ export class EngramaActions implements PanelActions {
 		const choice = await chooseNote(this.app, `${folder}/${safeFileName(title)}.md`);
 		if (!choice) return;
 		try {
-			const path = await writeInsightToNote(
-				engine,
-				title,
-				choice.kind === "create" ? { kind: "create", path: choice.path } : { kind: "append", path: choice.file.path },
+			const result = await writeInsightToNote(engine, title, choice.kind === "create" ? { kind: "create", folder } : { kind: "append", path: choice.file.path });
+			noticeInfo(
+				result.written ? `wrote "${title}" into ${result.path}.` : `${result.path} already holds "${title}"; nothing was written again.`,
 			);
-			noticeInfo(`wrote "${title}" into ${path}.`);
 			this.refreshPanels();
 		} catch (error) {
 			noticeError("writing the Insight into a note failed", error);

@@ -1,5 +1,5 @@
-import { ValidationError } from "../engine/errors";
 import { listInsights, reflect, reviewInsight, type InsightStatus, type InsightView, type ReflectReport } from "../engine/reflect";
+import { writeInsightToNote as writeInsight, type WriteInsightResult } from "../engine/reflect/proactive";
 import type { WriteContext } from "../engine/write/write-pipeline";
 import type { Engine } from "./engine-host";
 
@@ -24,10 +24,11 @@ export async function dismissInsight(engine: Engine, title: string, reason?: str
 	return (await reviewInsight(engine.memory, personContext(engine), title, "dismissed", reason)).insight;
 }
 
-/** Where an approved Insight goes: appended to an existing note, or a new note at `path`. */
-export type InsightTarget = { readonly kind: "append"; readonly path: string } | { readonly kind: "create"; readonly path: string };
+/** Where an approved Insight goes: appended to an existing note, or a note of its own in `folder`. */
+export type InsightTarget = { readonly kind: "append"; readonly path: string } | { readonly kind: "create"; readonly folder: string };
 
-/** Writes an approved Insight into a note; returns the note's path. */
-export function writeInsightToNote(_engine: Engine, _title: string, _target: InsightTarget): Promise<string> {
-	return Promise.reject(new ValidationError("Writing Insights into notes is not available in this build yet: the proactive skill has not landed."));
+/** Writes an approved Insight into a note through the vault (links to the entities' notes). */
+export function writeInsightToNote(engine: Engine, title: string, target: InsightTarget): Promise<WriteInsightResult> {
+	const options = target.kind === "append" ? { note: target.path } : { folder: target.folder };
+	return writeInsight(engine.memory, personContext(engine), engine.source, title, options);
 }

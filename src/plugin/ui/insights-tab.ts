@@ -34,6 +34,8 @@ export class InsightsTab {
 	}
 
 	async setStatus(status: InsightStatus): Promise<void> {
+		// Another list: do not show the old cards under the new filter while loading.
+		if (status !== this.status) this.items = [];
 		this.status = status;
 		await this.reload();
 	}

@@ -1,0 +1,222 @@
+// The side panel of the built main.js: Insights (reflect, approve, dismiss, write to note), Context, Search.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import type { Engine } from "../../src/plugin/engine-host";
+
+let h: LoadedPlugin;
+let vault: VaultCopy;
+let app: ReturnType<LoadedPlugin["fake"]["createFakeApp"]>;
+let plugin: PluginInstance;
+let panel: HTMLElement;
+
+beforeAll(async () => {
+	h = await loadPlugin();
+	vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 30 } } });
+	app = h.fake.createFakeApp(vault.path);
+	plugin = new h.Plugin(app, manifest());
+	await plugin.fakeLoad();
+	await app.workspace.fakeLayoutReady();
+	const engine = await plugin.controller!.ready();
+	await waitFor(() => plugin.controller!.tasks.current === null, "the startup sync");
+	await engine.sync.idle();
+	expect(app.commands.executeCommandById("engrama:open-panel")).toBe(true);
+	const leaf = await waitFor(() => app.workspace.getLeavesOfType("engrama-panel")[0], "the panel");
+	panel = leaf.view.containerEl;
+});
+
+afterAll(async () => {
+	plugin.unload();
+	await plugin.closed;
+	vault.cleanup();
+});
+
+beforeEach(() => h.fake.fakeReset());
+
+function engine(): Engine {
+	const e = plugin.controller!.host.engine;
+	if (!e) throw new Error("engine not open");
+	return e;
+}
+
+function buttonIn(root: Element, text: string): HTMLButtonElement {
+	const found = Array.from(root.querySelectorAll("button")).find((b) => b.textContent === text);
+	if (!found) throw new Error(`No button "${text}" in: ${root.textContent ?? ""}`);
+	return found;
+}
+
+function tab(name: string): void {
+	buttonIn(panel.querySelector(".engrama-tabs")!, name).click();
+}
+
+/** Switches the Insights filter and waits for its list (or its empty state). */
+async function showStatus(name: string): Promise<void> {
+	buttonIn(panel.querySelector(".engrama-segmented")!, name).click();
+	await waitFor(
+		() => panel.querySelector(".engrama-segmented .is-active")?.textContent === name && !panel.querySelector(".engrama-empty.is-loading"),
+		`the ${name} list`,
+	);
+}
+
+function cards(): HTMLElement[] {
+	return Array.from(panel.querySelectorAll<HTMLElement>(".engrama-insight"));
+}
+
+function fileText(path: string): string {
+	return readFileSync(join(vault.path, path), "utf8");
+}
+
+describe("Insights", () => {
+	test("empty state says what to do; Reflect now fills the list with explained Insights", async () => {
+		await waitFor(() => panel.querySelector(".engrama-empty:not(.is-loading)"), "the empty state");
+		expect(panel.querySelector(".engrama-empty")!.textContent).toBe("Nothing to review. Press Reflect now to look for patterns across your notes.");
+		buttonIn(panel, "Reflect now").click();
+		await waitFor(() => cards().length > 5, "Insight cards");
+		const first = cards()[0];
+		expect(first.querySelector(".engrama-insight-title")!.textContent!.length).toBeGreaterThan(10);
+		expect(first.querySelector(".engrama-confidence")!.textContent).toMatch(/^\d+%$/);
+		expect(first.querySelector(".engrama-insight-body")!.textContent!.length).toBeGreaterThan(20);
+		expect(first.querySelectorAll(".engrama-entity-link").length).toBeGreaterThan(0);
+		// Highest confidence first: the cross-project solution (85%) leads.
+		expect(first.querySelector(".engrama-confidence")!.textContent).toBe("85%");
+		expect(first.classList.contains("is-selected")).toBe(true);
+	});
+
+	test("an entity link opens that entity's note", async () => {
+		const link = Array.from(panel.querySelectorAll<HTMLElement>(".engrama-entity-link")).find((a) => a.textContent === "Idempotency")!;
+		link.click();
+		await waitFor(() => app.workspace.getActiveFile()?.path === "Concepts/Idempotency.md", "the Idempotency note opened");
+	});
+
+	test("Approve from the panel, then write the Insight into an existing note", async () => {
+		const card = cards()[0];
+		const title = card.querySelector(".engrama-insight-title")!.textContent!;
+		buttonIn(card, "Approve").click();
+		await waitFor(() => !cards().some((c) => c.dataset.title === title), "the card leaving To review");
+		const { listInsights } = await import("../../src/engine/reflect");
+		const approved = await listInsights(engine().memory, engine().scope, { status: "approved" });
+		expect(approved.map((i) => i.title)).toEqual([title]);
+
+		await showStatus("Approved");
+		const approvedCard = await waitFor(() => cards().find((c) => c.dataset.title === title), "the approved card");
+		expect(() => buttonIn(approvedCard, "Approve")).toThrow();
+		buttonIn(approvedCard, "Write to note").click();
+
+		const picker = await waitFor(() => h.fake.fakeOpenModals[h.fake.fakeOpenModals.length - 1] as InstanceType<LoadedPlugin["fake"]["SuggestModal"]> | undefined, "the note picker");
+		const items = (await picker.fakeType("Clinic Booking App")) as { item: { kind: string; file?: { path: string } } }[];
+		const at = items.findIndex((i) => i.item.kind === "file" && i.item.file?.path === "Projects/Clinic Booking App.md");
+		expect(at).toBeGreaterThanOrEqual(0);
+		(picker.resultContainerEl.querySelectorAll(".suggestion-item")[at] as HTMLElement).click();
+		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("into Projects/Clinic Booking App.md")), "the written notice");
+		const text = fileText("Projects/Clinic Booking App.md");
+		expect(text).toContain(title);
+		expect(text).toContain("[[");
+		// The note's own content is still there.
+		expect(text).toContain("# Clinic Booking App");
+	});
+
+	test("Write to note can create a note of its own", async () => {
+		await showStatus("To review");
+		const card = await waitFor(() => cards()[0], "a pending card");
+		const title = card.dataset.title!;
+		buttonIn(card, "Approve").click();
+		await waitFor(() => !cards().some((c) => c.dataset.title === title), "approved");
+		await showStatus("Approved");
+		const approvedCard = await waitFor(() => cards().find((c) => c.dataset.title === title), "the approved card");
+		buttonIn(approvedCard, "Write to note").click();
+		const picker = await waitFor(() => h.fake.fakeOpenModals[h.fake.fakeOpenModals.length - 1] as InstanceType<LoadedPlugin["fake"]["SuggestModal"]> | undefined, "the note picker");
+		await picker.fakeType("");
+		const first = picker.resultContainerEl.querySelector<HTMLElement>(".suggestion-item")!;
+		expect(first.textContent).toMatch(/^Create a new note: Engrama\/Insights\//);
+		first.click();
+		const notice = await waitFor(() => h.fake.fakeNotices.find((n) => n.text.includes("into Engrama/Insights/")), "the created notice");
+		const path = /into (Engrama\/Insights\/.+\.md)\./.exec(notice.text)![1];
+		expect(existsSync(join(vault.path, path))).toBe(true);
+		expect(fileText(path)).toContain(title);
+	});
+
+	test("Dismiss asks for an optional reason and moves the Insight to Dismissed", async () => {
+		await showStatus("To review");
+		const card = await waitFor(() => cards()[0], "a pending card");
+		const title = card.dataset.title!;
+		buttonIn(card, "Dismiss").click();
+		const prompt = await waitFor(() => h.fake.fakeOpenModals[h.fake.fakeOpenModals.length - 1], "the reason prompt");
+		const input = prompt.contentEl.querySelector("input")!;
+		input.value = "Not worth it now";
+		input.dispatchEvent(new window.Event("input"));
+		buttonIn(prompt.contentEl, "Dismiss").click();
+		await waitFor(() => !cards().some((c) => c.dataset.title === title), "the card leaving To review");
+		await showStatus("Dismissed");
+		const dismissed = await waitFor(() => cards().find((c) => c.dataset.title === title), "the dismissed card");
+		expect(dismissed.querySelector(".engrama-insight-reason")!.textContent).toBe("Reason: Not worth it now");
+		expect(() => buttonIn(dismissed, "Write to note")).toThrow();
+	});
+});
+
+describe("Context", () => {
+	test("shows the active note's node, its relations by type and direction, and a drawn neighbourhood", async () => {
+		await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("Concepts/Idempotency.md")!);
+		tab("Context");
+		await waitFor(() => panel.querySelector(".engrama-node-name")?.textContent === "Idempotency", "the Idempotency context");
+		expect(panel.querySelector(".engrama-label-badge")!.textContent).toBe("Concept");
+		const groups = Array.from(panel.querySelectorAll(".engrama-relation-type")).map((e) => e.textContent);
+		expect(groups).toContain("← APPLIES");
+		expect(groups).toContain("← COVERS");
+		const nodes = panel.querySelectorAll("svg.engrama-graph .engrama-graph-node");
+		expect(nodes.length).toBeGreaterThan(7);
+		expect(panel.querySelectorAll("svg.engrama-graph .engrama-graph-node.depth-0")).toHaveLength(1);
+		// Clicking a neighbour opens its note; the panel follows the active note.
+		const neighbour = Array.from(panel.querySelectorAll<HTMLElement>(".engrama-relations .engrama-entity-link")).find((a) => a.textContent === "Node.js Backend Bootcamp")!;
+		neighbour.click();
+		await waitFor(() => panel.querySelector(".engrama-node-name")?.textContent === "Node.js Backend Bootcamp", "the panel following the opened note");
+	});
+
+	test("says what to do for an excluded note and for a note not yet in the graph", async () => {
+		await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("Templates/Problem.md")!);
+		await waitFor(() => panel.querySelector(".engrama-empty")?.textContent?.includes("outside the synced folders"), "the excluded-note message");
+		await plugin.controller!.saveSettings((s) => (s.sync.autoSync = false));
+		const fresh = await app.vault.create("Scratch.md", "# Scratch\n\nNot synced yet.\n");
+		await app.workspace.getLeaf(false).openFile(fresh);
+		await waitFor(() => panel.querySelector(".engrama-empty")?.textContent === "This note is not in the graph yet.", "the not-synced message");
+		buttonIn(panel, "Sync this note").click();
+		await waitFor(() => panel.querySelector(".engrama-node-name")?.textContent === "Scratch", "the note after syncing it");
+		await plugin.controller!.saveSettings((s) => (s.sync.autoSync = true));
+	});
+});
+
+describe("Search", () => {
+	test("live results as the person types; a click opens the note", async () => {
+		tab("Search");
+		expect(panel.querySelector(".engrama-empty")!.textContent).toContain("Type to search");
+		const input = panel.querySelector<HTMLInputElement>("input.engrama-search-input")!;
+		input.value = "refresh token rotation";
+		input.dispatchEvent(new window.Event("input"));
+		const row = await waitFor(
+			() => Array.from(panel.querySelectorAll<HTMLElement>(".engrama-result-row")).find((r) => r.textContent?.includes("Use refresh token rotation with a grace window")),
+			"the Decision in the results",
+		);
+		expect(row.querySelector(".engrama-label-badge")!.textContent).toBe("Decision");
+		expect(row.getAttribute("title")).toMatch(/fulltext/);
+		row.click();
+		await waitFor(() => app.workspace.getActiveFile()?.path === "Decisions/Use refresh token rotation with a grace window.md", "the note opened");
+		input.value = "zzzz qqqq";
+		input.dispatchEvent(new window.Event("input"));
+		await waitFor(() => panel.querySelector(".engrama-results .engrama-empty")?.textContent?.startsWith("No matching memories"), "the no-results message");
+	});
+});
+
+describe("errors", () => {
+	test("a memory that cannot open shows an error with what to do, and recovers when fixed", async () => {
+		tab("Insights");
+		// A folder where the database file should be: opening fails.
+		expect(await plugin.controller!.saveSettings((s) => (s.dbPath = "Concepts"))).toBeNull();
+		await waitFor(() => plugin.controller!.host.state.kind === "failed", "the failed state", 10_000);
+		await waitFor(() => panel.querySelector(".engrama-empty")?.textContent?.startsWith("Engrama could not open its memory"), "the panel's error");
+		expect(app.statusBarEl.textContent).toContain("Engrama: error");
+		expect(h.fake.fakeNotices.some((n) => n.text.includes("Check the backend in the Engrama settings"))).toBe(true);
+		expect(await plugin.controller!.saveSettings((s) => (s.dbPath = ""))).toBeNull();
+		await waitFor(() => plugin.controller!.host.state.kind === "ready", "the reopened memory", 10_000);
+		await waitFor(() => cards().length > 0, "the Insights back");
+	});
+});
