@@ -74,9 +74,9 @@ describe("Insights", () => {
 		buttonIn(panel, "Reflect now").click();
 		await waitFor(() => cards().length > 5, "Insight cards");
 		const first = cards()[0];
-		expect(first.querySelector(".engrama-insight-title")!.textContent!.length).toBeGreaterThan(10);
+		expect(first.querySelector(".engrama-insight-title")!.textContent.length).toBeGreaterThan(10);
 		expect(first.querySelector(".engrama-confidence")!.textContent).toMatch(/^\d+%$/);
-		expect(first.querySelector(".engrama-insight-body")!.textContent!.length).toBeGreaterThan(20);
+		expect(first.querySelector(".engrama-insight-body")!.textContent.length).toBeGreaterThan(20);
 		expect(first.querySelectorAll(".engrama-entity-link").length).toBeGreaterThan(0);
 		// Highest confidence first: the cross-project solution (85%) leads.
 		expect(first.querySelector(".engrama-confidence")!.textContent).toBe("85%");
@@ -91,7 +91,7 @@ describe("Insights", () => {
 
 	test("Approve from the panel, then write the Insight into an existing note", async () => {
 		const card = cards()[0];
-		const title = card.querySelector(".engrama-insight-title")!.textContent!;
+		const title = card.querySelector(".engrama-insight-title")!.textContent;
 		buttonIn(card, "Approve").click();
 		await waitFor(() => !cards().some((c) => c.dataset.title === title), "the card leaving To review");
 		const { listInsights } = await import("../../src/engine/reflect");
