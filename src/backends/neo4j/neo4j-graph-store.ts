@@ -13,6 +13,9 @@ import type {
 	HistoryEntry,
 	NameCandidatesQuery,
 	NodeHistoryQuery,
+	ReflectDetectorId,
+	ReflectParams,
+	ReflectRowMap,
 	RekeyNodeInput,
 	ScopeFootprint,
 	ValidAtQuery,
@@ -46,6 +49,7 @@ import {
 } from "./fulltext";
 import type { CypherRunner, Neo4jConnection, Row } from "./neo4j-connection";
 import { REPLACE_POSTINGS, candidateIds, dropNamePostings, postingParams, touchesNames } from "./neo4j-name-index";
+import { neo4jReflectRows } from "./neo4j-reflect-queries";
 import { JSON_MARKER, decodeProps, decodeValue, encodeName, encodeProps, encodeValue } from "./props-codec";
 import {
 	DEFAULT_NAMESPACE,
@@ -829,6 +833,13 @@ export class Neo4jGraphStore implements GraphStore {
 			if (newId !== current.engrama_id) final.engrama_id = newId;
 			return this.writeNode(q, { eid, key: input.key, before, final, now: input.now, reindex: true, dropPostings: false });
 		}, "re-key the node");
+	}
+
+	// --- Reflect (issue 6) ---
+
+	async reflectRows<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]> {
+		if (!isFullScope(scope) || params.limit <= 0) return [];
+		return this.conn.read((q) => neo4jReflectRows(q, this.namespace, scope, detector, params), `run the ${detector} detector`);
 	}
 
 	/** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
