@@ -1,0 +1,88 @@
+// Obsidian mobile: no Node built-ins, no file system path. The built main.js must still load,
+// keep its database as snapshots through the vault adapter, and leave the MCP bridge out.
+import { existsSync, readFileSync } from "node:fs";
+import Module from "node:module";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin } from "./harness";
+
+let h: LoadedPlugin;
+/** Node built-ins main.js asked for while "on mobile". */
+const builtinRequests: string[] = [];
+let restore: () => void = () => undefined;
+
+beforeAll(async () => {
+	// Built-ins required from main.js fail, as they do in the mobile apps (only `obsidian` exists there).
+	const mod = Module as unknown as { _load: (request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown };
+	const original = mod._load;
+	mod._load = function (request, parent, isMain) {
+		if (parent?.filename?.endsWith(`${"/"}main.js`) && (Module.builtinModules.includes(request.replace(/^node:/, "")) || request.startsWith("node:"))) {
+			builtinRequests.push(request);
+			throw new Error(`Cannot find module '${request}'`);
+		}
+		return original.call(this, request, parent, isMain);
+	};
+	restore = () => (mod._load = original);
+	h = await loadPlugin();
+	h.fake.Platform.isDesktopApp = false;
+	h.fake.Platform.isDesktop = false;
+	h.fake.Platform.isMobileApp = true;
+	h.fake.Platform.isMobile = true;
+});
+
+afterAll(() => {
+	restore();
+	Object.assign(h.fake.Platform, { isDesktopApp: true, isDesktop: true, isMobileApp: false, isMobile: false });
+});
+
+test("on mobile the plugin syncs into an in-memory database kept as snapshots through the adapter, without the MCP bridge", async () => {
+	const vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 30 }, mcp: { enabled: true } } });
+	const app = h.fake.createFakeApp(vault.path, { mobile: true });
+	const plugin = new h.Plugin(app, manifest());
+	await plugin.fakeLoad();
+	await app.workspace.fakeLayoutReady();
+	const engine = await plugin.controller!.ready();
+	expect(engine.location).toBe(`${PLUGIN_DIR}/engrama.db (snapshot)`);
+	await waitFor(() => plugin.controller!.tasks.current === null, "the startup sync");
+	await engine.sync.idle();
+	const counts = await engine.memory.graph.counts(engine.scope);
+	expect(counts.nodes).toBeGreaterThanOrEqual(60);
+
+	// The MCP bridge stays off even though enabled: its commands are unavailable, the status bar has no MCP part.
+	expect(plugin.controller!.bridge.state.kind).toBe("off");
+	expect(app.commands.isAvailable("engrama:start-mcp-bridge")).toBe(false);
+	expect(app.commands.isAvailable("engrama:copy-mcp-config")).toBe(false);
+	expect(app.statusBarEl.textContent).not.toContain("MCP");
+	const tab = app.settingTabs[0]!;
+	tab.display();
+	expect(tab.containerEl.textContent).toContain("Desktop only");
+	tab.hide();
+
+	// Reflect, search and the panel work on mobile too.
+	expect(app.commands.executeCommandById("engrama:reflect-now")).toBe(true);
+	await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("reflect proposed")), "reflect");
+	const found = await engine.memory.search(engine.scope, "idempotency", { limit: 5 });
+	expect(found.results.length).toBeGreaterThan(0);
+
+	plugin.unload();
+	await plugin.closed;
+	const snapshot = join(vault.path, PLUGIN_DIR, "engrama.db");
+	expect(existsSync(snapshot)).toBe(true);
+	expect(readFileSync(snapshot).subarray(0, 15).toString("latin1")).toBe("SQLite format 3");
+	expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
+
+	// The next session starts from the snapshot: same graph, same identity.
+	const again = new h.Plugin(h.fake.createFakeApp(vault.path, { mobile: true }), manifest());
+	await again.fakeLoad();
+	await (again.controller!.app.workspace as unknown as { fakeLayoutReady(): Promise<void> }).fakeLayoutReady();
+	const reopened = await again.controller!.ready();
+	expect(reopened.scope).toEqual(engine.scope);
+	expect((await reopened.memory.graph.counts(reopened.scope)).nodes).toBeGreaterThanOrEqual(counts.nodes);
+	await waitFor(() => again.controller!.tasks.current === null, "the catch-up sync");
+	again.unload();
+	await again.closed;
+
+	// main.js never reached for Node: not at load, not for the database, not for the bridge.
+	expect(builtinRequests).toEqual([]);
+	vault.cleanup();
+});
