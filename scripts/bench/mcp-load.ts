@@ -7,7 +7,7 @@
  *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash]
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -31,7 +31,19 @@ const LABELS = ["Project", "Concept", "Technology"] as const;
 interface Started {
 	url: string;
 	token: string;
+	/** CPU time the server process used so far (Linux /proc; NaN elsewhere). */
+	cpuMs(): number;
 	stop(): Promise<void>;
+}
+
+function processCpuMs(pid: number | undefined): number {
+	try {
+		const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+		// utime and stime, in clock ticks (100 per second on Linux).
+		return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+	} catch {
+		return Number.NaN;
+	}
 }
 
 function startServe(db: string): Promise<Started> {
@@ -49,6 +61,7 @@ function startServe(db: string): Promise<Started> {
 				resolve({
 					url: info.url,
 					token: info.configs.http.mcpServers.engrama.headers.Authorization.replace(/^Bearer /, ""),
+					cpuMs: () => processCpuMs(child.pid),
 					stop: async () => {
 						child.kill("SIGTERM");
 						await exited;
@@ -69,6 +82,14 @@ async function connect(url: string, token: string, name: string): Promise<Client
 }
 
 type Op = "remember" | "search" | "context";
+
+function loadAverage(): string {
+	try {
+		return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+	} catch {
+		return "n/a";
+	}
+}
 
 async function main(): Promise<void> {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-mcp-load-"));
@@ -104,6 +125,8 @@ async function main(): Promise<void> {
 		const seedMs = performance.now() - seedStart;
 
 		let issued = 0;
+		const serverCpuStart = serve.cpuMs();
+		const clientCpuStart = process.cpuUsage();
 		const started = performance.now();
 		await Promise.all(
 			clients.map(async (client) => {
@@ -132,6 +155,9 @@ async function main(): Promise<void> {
 			}),
 		);
 		const wallMs = performance.now() - started;
+		const serverCpu = serve.cpuMs() - serverCpuStart;
+		const clientUsage = process.cpuUsage(clientCpuStart);
+		const clientCpu = (clientUsage.user + clientUsage.system) / 1000;
 		await Promise.all(clients.map((c) => c.close()));
 		await serve.stop();
 
@@ -161,6 +187,7 @@ async function main(): Promise<void> {
 		console.log(row("all", all));
 		console.log("");
 		console.log(`throughput: ${(all.length / (wallMs / 1000)).toFixed(0)} calls/s over ${(wallMs / 1000).toFixed(2)} s`);
+		console.log(`CPU per call: server ${fmt(serverCpu / all.length)}, clients ${fmt(clientCpu / all.length)} (load average during the run: ${loadAverage()})`);
 		console.log(`errors: ${errors}${errorSamples.length ? ` (${errorSamples.join(" | ")})` : ""}`);
 		console.log(`acknowledged writes: ${acknowledged.size}, missing after restart: ${missing}`);
 		if (errors > 0 || missing > 0) process.exitCode = 1;
