@@ -53,7 +53,7 @@ test("on mobile the plugin syncs into an in-memory database kept as snapshots th
 	expect(app.commands.isAvailable("engrama:start-mcp-bridge")).toBe(false);
 	expect(app.commands.isAvailable("engrama:copy-mcp-config")).toBe(false);
 	expect(app.statusBarEl.textContent).not.toContain("MCP");
-	const tab = app.settingTabs[0]!;
+	const tab = app.settingTabs[0];
 	tab.display();
 	expect(tab.containerEl.textContent).toContain("Desktop only");
 	tab.hide();

@@ -1,0 +1,96 @@
+import { describe, expect, test } from "vitest";
+import {
+	DEFAULT_SETTINGS,
+	engineConfig,
+	formatFolderLabels,
+	loadSettings,
+	parseFolderLabels,
+	parseFolderList,
+	settingsImpact,
+	syncSettingsOf,
+	updateSettings,
+} from "../../src/plugin/settings";
+
+describe("loading data.json", () => {
+	test("missing or garbage data gives the defaults without complaint", () => {
+		for (const raw of [null, undefined, "text", [], 42]) {
+			expect(loadSettings(raw)).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
+		}
+		expect(DEFAULT_SETTINGS.backend).toBe("sqlite");
+		expect(DEFAULT_SETTINGS.mcp).toEqual({ enabled: false, port: 27182, token: "" });
+		expect(DEFAULT_SETTINGS.sync.autoSync).toBe(true);
+	});
+
+	test("one invalid value is reported and reset; the other values are kept", () => {
+		const { settings, problems } = loadSettings({
+			profile: "developer",
+			mcp: { enabled: true, port: 80, token: "abc" },
+			embedding: { provider: "openai", baseUrl: "ftp://example.com", model: "m" },
+			unknownKey: true,
+		});
+		expect(problems).toHaveLength(2);
+		expect(problems).toContain("embedding.baseUrl: must start with http:// or https://");
+		expect(problems.find((p) => p.startsWith("mcp.port: "))).toMatch(/Too small/);
+		expect(settings.profile).toBe("developer");
+		expect(settings.mcp).toEqual({ enabled: true, port: 27182, token: "abc" });
+		expect(settings.embedding).toMatchObject({ provider: "openai", baseUrl: "", model: "m" });
+		expect(settings).not.toHaveProperty("unknownKey");
+	});
+});
+
+describe("changing settings", () => {
+	test("invalid values are refused with a message naming the field; the old settings stay", () => {
+		const refused = updateSettings(DEFAULT_SETTINGS, (s) => (s.neo4j.uri = "localhost:7687"));
+		expect(refused).toEqual({ ok: false, error: "neo4j › uri must look like bolt://host:7687 or neo4j+s://host" });
+		expect(DEFAULT_SETTINGS.neo4j.uri).toBe("bolt://localhost:7687");
+		expect(updateSettings(DEFAULT_SETTINGS, (s) => (s.mcp.port = 70_000))).toMatchObject({ ok: false });
+		expect(updateSettings(DEFAULT_SETTINGS, (s) => (s.search.graphWeight = -1))).toMatchObject({ ok: false });
+		const ok = updateSettings(DEFAULT_SETTINGS, (s) => (s.neo4j.uri = "neo4j+s://abc.databases.neo4j.io"));
+		expect(ok).toMatchObject({ ok: true, settings: { neo4j: { uri: "neo4j+s://abc.databases.neo4j.io" } } });
+	});
+
+	test("the impact of a change decides what restarts", () => {
+		const change = (f: (s: typeof DEFAULT_SETTINGS) => void) => {
+			const r = updateSettings(DEFAULT_SETTINGS, f);
+			if (!r.ok) throw new Error(r.error);
+			return settingsImpact(DEFAULT_SETTINGS, r.settings);
+		};
+		expect(change((s) => (s.embedding.provider = "ollama"))).toEqual({ engine: true, sync: true, mcp: true });
+		expect(change((s) => (s.sync.autoSync = false))).toEqual({ engine: false, sync: true, mcp: false });
+		expect(change((s) => (s.mcp.port = 30_000))).toEqual({ engine: false, sync: false, mcp: true });
+		expect(change((s) => (s.decay.rate = 0.5))).toEqual({ engine: false, sync: false, mcp: false });
+	});
+});
+
+describe("mapping onto the engine", () => {
+	test("engineConfig carries backend, profile, embeddings and search weights", () => {
+		const r = updateSettings(DEFAULT_SETTINGS, (s) => {
+			s.modules = ["teaching"];
+			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", dimensions: 256 };
+			s.search.graphWeight = 0.3;
+		});
+		if (!r.ok) throw new Error(r.error);
+		const config = engineConfig(r.settings, "/vault/.obsidian/plugins/engrama/engrama.db");
+		expect(config).toMatchObject({
+			backend: "sqlite",
+			dbPath: "/vault/.obsidian/plugins/engrama/engrama.db",
+			modules: ["teaching"],
+			embedding: { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", dimensions: 256 },
+			search: { graphWeight: 0.3, fusionMode: "rrf" },
+		});
+	});
+
+	test("sync never touches the config folder or the plugin's own folder, and uses small transactions", () => {
+		const sync = syncSettingsOf(DEFAULT_SETTINGS, ".config", ".config/plugins/engrama");
+		expect(sync.configFolder).toBe(".config");
+		expect(sync.excludedFolders).toEqual(["Templates", ".config/plugins/engrama", ".trash"]);
+		expect(sync.batchSize).toBe(100);
+	});
+
+	test("folder lists and the folder → label map parse what people type", () => {
+		expect(parseFolderList("Projects\n ./Areas/Work/ ,Projects,,")).toEqual(["Projects", "Areas/Work"]);
+		expect(parseFolderLabels("Projects: Project\n\nPeople/Team : Person")).toEqual({ ok: true, value: { Projects: "Project", "People/Team": "Person" } });
+		expect(parseFolderLabels("Projects: Project\nPeople")).toEqual({ ok: false, error: 'Line 2: write it as "Folder: Label".' });
+		expect(formatFolderLabels({ Projects: "Project", People: "Person" })).toBe("Projects: Project\nPeople: Person");
+	});
+});

@@ -1,0 +1,79 @@
+import { describe, expect, test } from "vitest";
+import { EngramaError } from "../../src/engine/errors";
+import { CancelledError, WorkGate, gatedGraphStore } from "../../src/plugin/work-gate";
+import type { GraphStore } from "../../src/engine/protocols";
+
+function clockGate(budget: number) {
+	let now = 0;
+	let yields = 0;
+	const gate = new WorkGate(
+		budget,
+		() => now,
+		() => {
+			yields++;
+			return Promise.resolve();
+		},
+	);
+	return { gate, advance: (ms: number) => (now += ms), yields: () => yields };
+}
+
+describe("WorkGate", () => {
+	test("yields to the UI only once the budget of main-thread time is spent", async () => {
+		const { gate, advance, yields } = clockGate(25);
+		await gate.pass();
+		advance(10);
+		await gate.pass();
+		expect(yields()).toBe(0);
+		advance(20);
+		await gate.pass();
+		expect(yields()).toBe(1);
+		await gate.pass();
+		expect(yields()).toBe(1);
+	});
+
+	test("one cancellable task at a time; cancelling throws at the next pass", async () => {
+		const { gate } = clockGate(25);
+		const controller = new AbortController();
+		const running = gate.run("Reindexing", controller.signal, async () => {
+			await gate.pass("graph.mergeNode");
+			await expect(gate.run("Another", new AbortController().signal, () => Promise.resolve(1))).rejects.toThrow(
+				"Reindexing is still running. Wait for it or cancel it first.",
+			);
+			controller.abort();
+			await gate.pass("graph.mergeNode");
+		});
+		await expect(running).rejects.toBeInstanceOf(CancelledError);
+		await expect(running).rejects.toThrow("Reindexing was cancelled.");
+		expect(gate.count("graph.mergeNode")).toBe(2);
+		// Outside a task nothing is cancelled.
+		await gate.pass();
+		expect(await gate.run("Again", new AbortController().signal, () => Promise.resolve("done"))).toBe("done");
+	});
+
+	test("a gated store passes the gate on every async call, keeps properties and identity checks", async () => {
+		const { gate } = clockGate(25);
+		class Store {
+			readonly name = "memory";
+			calls = 0;
+			counts(): Promise<{ nodes: number; edges: number }> {
+				this.calls++;
+				return Promise.resolve({ nodes: this.calls, edges: 0 });
+			}
+			close(): Promise<void> {
+				return Promise.resolve();
+			}
+		}
+		const inner = new Store();
+		const store = gatedGraphStore(inner as unknown as GraphStore, gate);
+		expect(store.name).toBe("memory");
+		expect(store).toBeInstanceOf(Store);
+		expect(await store.counts({ orgId: "o", userId: "u" })).toEqual({ nodes: 1, edges: 0 });
+		expect(gate.count("graph.counts")).toBe(1);
+		const controller = new AbortController();
+		controller.abort();
+		await expect(gate.run("Sync", controller.signal, () => store.counts({ orgId: "o", userId: "u" }))).rejects.toBeInstanceOf(EngramaError);
+		// close is never cancelled: a cancelled task must still be able to release the database.
+		await expect(gate.run("Sync", controller.signal, () => store.close())).resolves.toBeUndefined();
+		expect(inner.calls).toBe(1);
+	});
+});
