@@ -133,7 +133,8 @@ class ReflectQueries {
 		const missing = [...new Set(rows.map((r) => r.rid).filter((rid) => !this.ids.has(rid)))];
 		if (missing.length === 0) return;
 		const found = this.conn.all<{ id: number; eid: string }>(
-			"SELECT id, COALESCE(json_extract(props, '$.engrama_id'), 'sqlite-' || id) AS eid FROM nodes WHERE id IN (SELECT value FROM json_each(?))",
+			// The id list drives: primary-key lookups, never a walk over the nodes.
+			"SELECT n.id AS id, COALESCE(json_extract(n.props, '$.engrama_id'), 'sqlite-' || n.id) AS eid FROM json_each(?) j CROSS JOIN nodes n ON n.id = j.value",
 			[JSON.stringify(missing)],
 		);
 		for (const row of found) this.ids.set(row.id, String(row.eid));

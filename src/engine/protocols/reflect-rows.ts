@@ -25,6 +25,16 @@
  * - **open issue**: a `Problem` with status `open` or `in-progress`, or a `Vulnerability` with
  *   status `open`.
  *
+ * ## Untyped notes (`Note`)
+ *
+ * A vault can hold thousands of daily, meeting and reading notes with no type. They must not flood
+ * the review queue, so a `Note` is never the *subject* of an Insight: under_connected, hub_stubs
+ * and stale_knowledge skip the label (an untyped note has only body links, which are not typed
+ * relations; a `Note` stub is an unresolved wikilink, which Obsidian already shows; daily notes
+ * are old by nature). A `Note` still counts where a person linked it with a typed relation (a
+ * `relations:` entry): as a member of a concept cluster or a user of a technology. Body wikilinks
+ * (`LINKS_TO`) count nowhere.
+ *
  * Rows come sorted as each detector says, at most `params.limit` of them. For the pairwise
  * detectors (1, 2, 4) a backend should walk the outer entity in order and stop once it has
  * `limit` rows, so a hub with thousands of members never costs its square.

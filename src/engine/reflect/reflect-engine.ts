@@ -79,6 +79,9 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 	for (const id of wanted) {
 		if (!REFLECT_DETECTORS.includes(id)) throw new ValidationError(`Unknown detector "${id}". Use one of: ${REFLECT_DETECTORS.join(", ")}.`);
 	}
+	if (!memory.profile.resolveLabel(INSIGHT_LABEL) || memory.profile.allowedTargets(ABOUT, INSIGHT_LABEL).length === 0) {
+		throw new ValidationError(`Profile ${memory.profile.name} has no Insight label or no ABOUT relation from it; reflect needs both (profiles/base.yaml has them).`);
+	}
 	if (!memory.graph.reflectRows) {
 		throw new BackendError(`The ${memory.graph.name} backend cannot run reflect yet. Use the sqlite backend for reflect.`);
 	}
@@ -213,10 +216,19 @@ async function writeCandidate(
 			}
 		}
 		const linkedIds = new Set(linked.map((e) => e.node.id));
-		for (const entity of about) {
-			if (linkedIds.has(entity.id)) continue;
-			await pipeline.mergeRelation(ctx, node, ABOUT, entityRecord(entity));
+		const missing = about.filter((entity) => !linkedIds.has(entity.id));
+		if (missing.length > 0) {
 			changed = true;
+			const aboutAnything = memory.profile.allowedTargets(ABOUT, INSIGHT_LABEL).length === memory.profile.labels().length;
+			if (graph.mergeEdges && aboutAnything) {
+				// The profile allows ABOUT from an Insight to every label: the batch needs no per-edge validation.
+				const now = memory.clock.now().toISOString();
+				const props = pipeline.provenance(ctx);
+				const fromId = node.id;
+				await graph.mergeEdges(scope, missing.map((entity) => ({ fromId, type: ABOUT, toId: entity.id, props, now })));
+			} else {
+				for (const entity of missing) await pipeline.mergeRelation(ctx, node, ABOUT, entityRecord(entity));
+			}
 		}
 		return { outcome: !existing ? ("created" as const) : changed ? ("refreshed" as const) : ("unchanged" as const), node };
 	});
