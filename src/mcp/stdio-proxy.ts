@@ -1,7 +1,7 @@
 import process from "node:process";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
@@ -16,8 +16,9 @@ export interface StdioProxyOptions {
 
 /**
  * Bridges a stdio-only MCP client to a running HTTP bridge (the live plugin, or engrama serve):
- * every message is forwarded as is, with the bearer token added. When the bridge cannot be
- * reached, each request gets a JSON-RPC error that says so, instead of hanging.
+ * every message is forwarded as is, with the bearer token added. When the bridge restarted, the
+ * proxy opens a new session by itself; when it cannot be reached, each request gets a JSON-RPC
+ * error that says so, instead of hanging.
  */
 export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<StdioHandle> {
 	let url: URL;
@@ -32,16 +33,80 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 	const log = options.log ?? (() => undefined);
 	const streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
 	const local = new StdioServerTransport(streams.stdin as never, streams.stdout as never);
-	const remote = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } });
 	const initializeIds = new Set<string | number>();
+	/** Internal requests of a reconnect, answered by the bridge but never shown to the client. */
+	const internal = new Map<string | number, (message: JSONRPCMessage) => void>();
+	let initialize: JSONRPCRequest | undefined;
+	let reconnecting: Promise<void> | null = null;
+	let reconnects = 0;
 	let finish: () => void = () => undefined;
 	const done = new Promise<void>((resolve) => {
 		finish = resolve;
 	});
 
+	const connect = (): StreamableHTTPClientTransport => {
+		const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } });
+		transport.onmessage = (message: JSONRPCMessage) => {
+			if ("id" in message && message.id !== undefined && internal.has(message.id)) {
+				internal.get(message.id)?.(message);
+				internal.delete(message.id);
+				return;
+			}
+			if ("id" in message && "result" in message && initializeIds.delete(message.id)) {
+				const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+				if (typeof version === "string") transport.setProtocolVersion(version);
+			}
+			void local.send(message);
+		};
+		transport.onerror = (error) => log(`engrama mcp-proxy: ${error.message}`);
+		return transport;
+	};
+	let remote = connect();
+
+	/**
+	 * The bridge restarted (Obsidian reopened, serve restarted): its sessions are gone. Open a new
+	 * one by replaying the client's initialize, so the client never notices.
+	 */
+	const reconnect = async (): Promise<void> => {
+		if (!initialize) throw new Error("the bridge lost the session before it was initialized");
+		const old = remote;
+		remote = connect();
+		void old.close().catch(() => undefined);
+		await remote.start();
+		const id = `engrama-proxy-reconnect-${++reconnects}`;
+		const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
+			internal.set(id, resolve);
+			setTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000).unref?.();
+		});
+		await remote.send({ ...initialize, id });
+		const answer = await answered;
+		if (!("result" in answer)) throw new Error("the bridge refused the new initialize");
+		const version = (answer.result as { protocolVersion?: unknown }).protocolVersion;
+		if (typeof version === "string") remote.setProtocolVersion(version);
+		await remote.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+		log("engrama mcp-proxy: the bridge restarted; reconnected with a new session");
+	};
+
+	const forward = async (message: JSONRPCMessage): Promise<void> => {
+		if (reconnecting) await reconnecting.catch(() => undefined);
+		try {
+			await remote.send(message);
+		} catch (error) {
+			if (!(error instanceof StreamableHTTPError && error.code === 404) || !initialize || isInitializeRequest(message)) throw error;
+			reconnecting ??= reconnect().finally(() => {
+				reconnecting = null;
+			});
+			await reconnecting;
+			await remote.send(message);
+		}
+	};
+
 	local.onmessage = (message: JSONRPCMessage) => {
-		if (isInitializeRequest(message) && isJSONRPCRequest(message)) initializeIds.add(message.id);
-		remote.send(message).catch((error: unknown) => {
+		if (isInitializeRequest(message) && isJSONRPCRequest(message)) {
+			initializeIds.add(message.id);
+			initialize = message;
+		}
+		forward(message).catch((error: unknown) => {
 			log(`engrama mcp-proxy: ${errorMessage(error)}`);
 			if (isJSONRPCRequest(message)) {
 				void local.send({
@@ -52,14 +117,6 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 			}
 		});
 	};
-	remote.onmessage = (message: JSONRPCMessage) => {
-		if ("id" in message && "result" in message && initializeIds.delete(message.id)) {
-			const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-			if (typeof version === "string") remote.setProtocolVersion(version);
-		}
-		void local.send(message);
-	};
-	remote.onerror = (error) => log(`engrama mcp-proxy: ${error.message}`);
 	local.onerror = (error) => log(`engrama mcp-proxy: stdio: ${error.message}`);
 
 	const close = async () => {

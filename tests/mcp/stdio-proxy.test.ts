@@ -2,10 +2,14 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { generateMcpToken } from "../../src/mcp";
+import { generateMcpToken, startMcpHttpServer, type McpHttpHandle } from "../../src/mcp";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
+import { startBridge } from "./mcp-harness";
 
 const BIN = join(__dirname, "..", "..", "bin", "engrama.mjs");
 
@@ -73,3 +77,31 @@ describe("engrama mcp-proxy", () => {
 		}
 	});
 });
+
+describe("engrama mcp-proxy across a bridge restart", () => {
+	it("opens a new session by itself when the bridge restarted on the same port", async () => {
+		const dir = makeTempDir("engrama-proxy-restart-");
+		const bridge = await startBridge({ dir: dir.path, embedder: null });
+		const port = new URL(bridge.url).port;
+		let second: McpHttpHandle | undefined;
+		const tokenFile = join(dir.path, "token");
+		writeFileSync(tokenFile, `${bridge.token}\n`);
+		const client = new Client({ name: "proxy-test", version: "1" });
+		try {
+			await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp-proxy", "--url", bridge.url, "--token-file", tokenFile], stderr: "pipe" }));
+			expect((await client.callTool({ name: "engrama_remember", arguments: { label: "Concept", properties: { name: "Before restart" } } })).isError).toBeFalsy();
+			await bridge.http.close();
+			second = await startMcpHttpServer({ memory: bridge.opened.memory, services: bridge.node.services, port: Number(port), token: bridge.token });
+			const after = (await client.callTool({ name: "engrama_context", arguments: { label: "Concept", name: "Before restart" } })) as CallToolResult;
+			expect(after.isError, JSON.stringify(after.content)).toBeFalsy();
+			expect(second.sessionCount()).toBe(1);
+		} finally {
+			await client.close().catch(() => undefined);
+			await second?.close();
+			await bridge.node.stop();
+			await bridge.opened.close();
+			dir.cleanup();
+		}
+	});
+});
+
