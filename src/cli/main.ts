@@ -5,6 +5,7 @@ import { registerReindexCommand } from "./commands/reindex-command";
 import { registerReflectCommands } from "./commands/reflect-commands";
 import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
+import { registerMigrateCommand } from "./commands/migrate-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
 	registerReflectCommands(program);
 	registerMcpCommands(program, version);
 	registerSyncCommands(program);
+	registerMigrateCommand(program);
 	return program;
 }
 

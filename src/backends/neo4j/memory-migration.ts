@@ -1,0 +1,239 @@
+import { ValidationError } from "../../engine/errors";
+import type { GraphStore, HistoryEntry } from "../../engine/protocols";
+import type { NodeRecord, Scope } from "../../engine/types";
+import type { Backend } from "../factory";
+import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
+import { Neo4jGraphStore } from "./neo4j-graph-store";
+import { Neo4jVectorStore } from "./neo4j-vector-store";
+
+/**
+ * Copies a whole memory between backends (`engrama migrate`): every scope's nodes with their
+ * props and timestamps, edges, vectors, history and the memory's settings, then verifies that
+ * both sides count the same. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
+ * Everything goes through the GraphStore/VectorStore protocols except three reads no protocol
+ * offers (which scopes exist, the settings, the stored vectors), done here per backend.
+ */
+
+export interface MigrationOptions {
+	/** Forget the scopes in the target first (otherwise a target scope must be empty). */
+	readonly replace?: boolean;
+	/** Nodes per target transaction. */
+	readonly batchSize?: number;
+	readonly onProgress?: (line: string) => void;
+}
+
+export interface ScopeCounts {
+	readonly nodes: number;
+	readonly edges: number;
+	readonly vectors: number;
+	readonly history: number;
+	readonly labels: Readonly<Record<string, number>>;
+	/** Insights per review status (pending, approved, dismissed, ...). */
+	readonly insights: Readonly<Record<string, number>>;
+}
+
+export interface ScopeReport {
+	readonly orgId: string;
+	readonly userId: string;
+	readonly source: ScopeCounts;
+	readonly target: ScopeCounts;
+	readonly identical: boolean;
+}
+
+export interface MigrationReport {
+	readonly from: string;
+	readonly to: string;
+	readonly scopes: readonly ScopeReport[];
+	readonly meta: readonly string[];
+	/** Node ids that were not UUIDs (Python-era rows) and got new ones. */
+	readonly renumbered: number;
+	readonly verified: boolean;
+}
+
+/** The reads no protocol offers, per backend. */
+interface BackendInternals {
+	scopes(): Promise<Scope[]>;
+	meta(): Promise<[string, string][]>;
+	vectors(scope: Scope, ids: readonly string[]): Promise<Map<string, Float32Array>>;
+}
+
+const DIMENSIONS_KEY = "embedding_dimensions";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ALL_HISTORY = 1_000_000;
+
+function internalsOf(backend: Backend): BackendInternals {
+	const { graph, vectors } = backend;
+	if (graph instanceof SqliteGraphStore) {
+		const conn = graph.connection();
+		return {
+			async scopes() {
+				return conn
+					.all<{ org: string; usr: string }>(
+						`SELECT DISTINCT COALESCE(json_extract(props, '$.org_id'), '') AS org, COALESCE(json_extract(props, '$.user_id'), '') AS usr FROM nodes ORDER BY org, usr`,
+					)
+					.filter((r) => r.org && r.usr)
+					.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
+			},
+			async meta() {
+				return conn.all<{ key: string; value: string }>("SELECT key, value FROM engrama_meta ORDER BY key").map((r) => [r.key, r.value]);
+			},
+			async vectors(scope, ids) {
+				const out = new Map<string, Float32Array>();
+				if (!vectors || (await vectors.dimensions()) === 0) return out;
+				for (const [id, rowId] of graph.rowIds(scope, ids)) {
+					const row = conn.get<{ embedding: Uint8Array }>("SELECT embedding FROM node_embeddings WHERE node_id = ?", [rowId]);
+					if (row?.embedding) out.set(id, new Float32Array(row.embedding.slice().buffer));
+				}
+				return out;
+			},
+		};
+	}
+	if (graph instanceof Neo4jGraphStore) {
+		return {
+			async scopes() {
+				const rows = await graph.conn.read((q) =>
+					q.run(
+						"MATCH (n:Engrama {__ns: $ns}) WITH DISTINCT n.org_id AS org, n.user_id AS usr WHERE org <> '' AND usr <> '' RETURN org, usr ORDER BY org, usr",
+						{ ns: graph.namespace },
+					),
+				);
+				return rows.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
+			},
+			async meta() {
+				const rows = await graph.conn.read((q) =>
+					q.run("MATCH (m:EngramaMeta {__ns: $ns}) RETURN m.key AS key, m.value AS value ORDER BY key", { ns: graph.namespace }),
+				);
+				return rows.map((r) => [String(r.key), String(r.value)]);
+			},
+			async vectors(scope, ids) {
+				return vectors instanceof Neo4jVectorStore ? vectors.vectors(scope, ids) : new Map();
+			},
+		};
+	}
+	throw new ValidationError(`Cannot migrate from or to the ${graph.name} backend: use sqlite or neo4j.`);
+}
+
+async function nodesOf(graph: GraphStore, scope: Scope, batch: number, each: (page: readonly NodeRecord[]) => Promise<void>): Promise<void> {
+	for (let offset = 0; ; offset += batch) {
+		const page = await graph.listNodes(scope, { includeArchived: true, limit: batch, offset });
+		if (page.length === 0) return;
+		await each(page);
+		if (page.length < batch) return;
+	}
+}
+
+async function countsOf(backend: Backend, scope: Scope): Promise<ScopeCounts> {
+	const { nodes, edges } = await backend.graph.counts(scope);
+	const insights: Record<string, number> = {};
+	for (const insight of await backend.graph.listNodes(scope, { label: "Insight", includeArchived: true })) {
+		const status = typeof insight.props.status === "string" ? insight.props.status : "";
+		insights[status] = (insights[status] ?? 0) + 1;
+	}
+	return {
+		nodes,
+		edges,
+		vectors: backend.vectors ? await backend.vectors.count(scope) : 0,
+		history: (await backend.graph.scopeFootprint(scope)).history,
+		labels: await backend.graph.labelCounts(scope),
+		insights,
+	};
+}
+
+function sameCounts(a: ScopeCounts, b: ScopeCounts): boolean {
+	return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Copies `source` into `target` scope by scope and verifies the counts. Throws on a non-empty target scope. */
+export async function migrateMemory(source: Backend, target: Backend, options: MigrationOptions = {}): Promise<MigrationReport> {
+	const batch = options.batchSize ?? 500;
+	const progress = options.onProgress ?? (() => undefined);
+	const from = internalsOf(source);
+	internalsOf(target); // refuses a target it cannot verify
+	if (source.graph === target.graph) throw new ValidationError("The source and the target are the same memory.");
+	const scopes = await from.scopes();
+
+	for (const scope of scopes) {
+		const existing = await target.graph.counts(scope);
+		if (existing.nodes > 0 && !options.replace) {
+			throw new ValidationError(
+				`The ${target.graph.name} memory already holds ${existing.nodes} nodes of ${scope.orgId}/${scope.userId}. Add --replace to forget them there first, or migrate into an empty memory.`,
+				{ scope },
+			);
+		}
+	}
+
+	let renumbered = 0;
+	const scopeReports: ScopeReport[] = [];
+	for (const scope of scopes) {
+		if (options.replace) {
+			// Vectors first: on SQLite they live in their own table, keyed by the rows about to go.
+			const vectors = target.vectors;
+			if (vectors) await nodesOf(target.graph, scope, batch, async (page) => void (await vectors.delete(scope, page.map((n) => n.id))));
+			await target.graph.forgetScope(scope);
+		}
+		const ids = new Map<string, string>();
+		const idOf = (id: string) => ids.get(id) ?? id;
+		let copied = 0;
+
+		// Nodes, with their own created/updated times.
+		await nodesOf(source.graph, scope, batch, async (page) => {
+			await target.graph.transaction(async () => {
+				for (const node of page) {
+					const id = UUID.test(node.id) ? node.id : crypto.randomUUID();
+					if (id !== node.id) renumbered++;
+					ids.set(node.id, id);
+					const props = { ...node.props };
+					delete props.engrama_id;
+					const { node: written } = await target.graph.mergeNode(scope, {
+						label: node.label,
+						keyField: node.keyField,
+						key: node.key,
+						set: props,
+						setOnCreate: { engrama_id: id },
+						now: node.createdAt,
+					});
+					if (node.updatedAt !== written.updatedAt) await target.graph.updateNode(scope, id, {}, [], node.updatedAt);
+				}
+			});
+			copied += page.length;
+			progress(`${scope.orgId}/${scope.userId}: ${copied} nodes`);
+		});
+
+		// Edges (each once, from its source end), vectors and history, page by page.
+		await nodesOf(source.graph, scope, batch, async (page) => {
+			const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
+			await target.graph.transaction(async () => {
+				for (const node of page) {
+					for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
+						await target.graph.mergeEdge(scope, { fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
+					}
+					const history = await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY });
+					if (history.length > 0) {
+						await target.graph.recordHistory(scope, history.map((h): HistoryEntry => ({ ...h, nodeId: idOf(h.nodeId) })));
+					}
+				}
+			});
+			for (const [id, vector] of vectors) await target.vectors?.upsert(scope, idOf(id), vector);
+		});
+		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
+
+		const [sourceCounts, targetCounts] = [await countsOf(source, scope), await countsOf(target, scope)];
+		scopeReports.push({ orgId: scope.orgId, userId: scope.userId, source: sourceCounts, target: targetCounts, identical: sameCounts(sourceCounts, targetCounts) });
+	}
+
+	// The memory's own settings (standalone identity, counters); the vector dimension follows the vectors.
+	const meta: string[] = [];
+	for (const [key, value] of await from.meta()) {
+		if (key === DIMENSIONS_KEY) continue;
+		await target.graph.setMeta(key, value);
+		meta.push(key);
+	}
+	return {
+		from: source.graph.name,
+		to: target.graph.name,
+		scopes: scopeReports,
+		meta,
+		renumbered,
+		verified: scopeReports.every((s) => s.identical),
+	};
+}

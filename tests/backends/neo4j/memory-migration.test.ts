@@ -1,0 +1,155 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createBackend, type Backend } from "../../../src/backends/factory";
+import { migrateMemory } from "../../../src/backends/neo4j/memory-migration";
+import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
+import { parseConfig } from "../../../src/config/engrama-config";
+import { ValidationError } from "../../../src/engine/errors";
+import { Memory } from "../../../src/engine/memory";
+import type { GraphStore, ReflectParams } from "../../../src/engine/protocols";
+import type { NodeRecord, Scope } from "../../../src/engine/types";
+import type { WriteContext } from "../../../src/engine/write/write-pipeline";
+import { neo4jTestSettings } from "../../contracts/neo4j-backend";
+import { testProfile } from "../../contracts/backends";
+import { TestClock } from "../../engine/skills/skill-fixture";
+import { makeTempDir } from "../../helpers/temp-dir";
+import { runCli } from "../../helpers/run-cli";
+
+const withServer = (process.env.ENGRAMA_TEST_BACKENDS ?? "").split(",").map((s) => s.trim()).includes("neo4j");
+const ana: Scope = { orgId: "acme", userId: "ana" };
+const bob: Scope = { orgId: "acme", userId: "bob" };
+
+/** A memory worth migrating: labels, awkward props, archived nodes, Insights under review, edges, vectors, history. */
+async function fill(backend: Backend): Promise<void> {
+	const clock = new TestClock("2026-01-05T09:00:00.000Z");
+	const memory = new Memory({ graph: backend.graph, vectors: backend.vectors, profile: testProfile(), clock });
+	const ctx: WriteContext = { scope: ana, source: "cli" };
+	const remember = (label: string, key: string, props: Record<string, unknown> = {}, c = ctx) => memory.remember(c, { label, key, props });
+	await remember("Project", "Billing Portal", { description: "Invoices for clients", tags: ["billing", "web"], owner: null, flags: [true, false] });
+	await remember("Technology", "PostgreSQL", { version: "16", notes: null });
+	await remember("Problem", "Slow invoices", { status: "open", description: "reports time out" });
+	await remember("Decision", "Add an index", { rationale: "cheap", status: "accepted" });
+	await remember("Concept", "Event sourcing", { description: "append only log" });
+	await remember("Insight", "Shared technology: PostgreSQL", { body: "two projects", status: "pending", confidence: 0.7 });
+	await remember("Insight", "Cross-project solution: index", { body: "…", status: "approved", confidence: 0.85 });
+	await remember("Insight", "Training: caching", { body: "…", status: "dismissed" });
+	await remember("Project", "Bob's side project", { description: "only bob sees this" }, { scope: bob, source: "mcp" });
+	clock.advanceDays(3);
+	await remember("Project", "Billing Portal", { description: "Invoices and payments", status: "active" });
+	await remember("Problem", "Slow invoices", { status: "resolved" });
+	await memory.forget(ctx, { label: "Concept", key: "Event sourcing" });
+	await memory.relate(ctx, { label: "Project", key: "Billing Portal" }, "USES", { label: "Technology", key: "PostgreSQL" });
+	await memory.relate(ctx, { label: "Problem", key: "Slow invoices" }, "SOLVED_BY", { label: "Decision", key: "Add an index" });
+	await memory.relate(ctx, { label: "Project", key: "Billing Portal" }, "HAS", { label: "Problem", key: "Slow invoices" });
+	const nodes = await backend.graph.listNodes(ana, { includeArchived: true });
+	for (const [i, node] of nodes.entries()) {
+		if (i % 3 !== 2) await backend.vectors?.upsert(ana, node.id, Float32Array.from([Math.cos(i), Math.sin(i), i / 10, 0.5]));
+	}
+	await backend.graph.setMeta("standalone_user_id", "local-ana");
+}
+
+/** Everything a scope holds, in a backend-neutral form. */
+async function snapshot(backend: Backend, scope: Scope) {
+	const nodes = await backend.graph.listNodes(scope, { includeArchived: true });
+	const edges = [];
+	const history = [];
+	for (const node of nodes) {
+		for (const e of await backend.graph.edgesOf(scope, node.id, "out")) edges.push(e.edge);
+		history.push(...(await backend.graph.nodeHistory(scope, node.id, { limit: 1000 })));
+	}
+	const vectors = await backend.vectors?.knn(scope, Float32Array.from([1, 0, 0, 0.5]), 20);
+	return { nodes: nodes.map(plain), edges, history, vectors: vectors?.map((v) => [v.nodeId, Number(v.similarity.toFixed(5))]) };
+}
+
+const plain = (n: NodeRecord) => ({ ...n, props: { ...n.props } });
+
+describe.each(withServer ? ["neo4j"] : [])("engrama migrate between sqlite and %s", () => {
+	let dir: { path: string; cleanup(): void };
+	let sqlite: Backend;
+	let neo: Neo4jBackend;
+	const namespace = () => `test-${crypto.randomUUID()}`;
+	const openSqlite = (file: string) => createBackend(parseConfig({ backend: "sqlite", dbPath: join(dir.path, file) }));
+	const openNeo4j = (ns: string) =>
+		createNeo4jBackend(parseConfig({ backend: "neo4j", dbPath: ":memory:", neo4j: neo4jTestSettings() }), { namespace: ns });
+
+	beforeEach(async () => {
+		dir = makeTempDir("engrama-migrate-");
+		sqlite = await openSqlite("source.db");
+		neo = await openNeo4j(namespace());
+		await fill(sqlite);
+	});
+	afterEach(async () => {
+		await neo.graph.dropNamespace();
+		await neo.graph.close();
+		await sqlite.graph.close();
+		dir.cleanup();
+	});
+
+	it("round-trips a memory sqlite → neo4j → sqlite with identical nodes, edges, vectors, history and Insights", async () => {
+		const there = await migrateMemory(sqlite, neo);
+		expect(there.verified).toBe(true);
+		expect(there.scopes.map((s) => `${s.orgId}/${s.userId}`)).toEqual(["acme/ana", "acme/bob"]);
+		const anaCounts = there.scopes[0].target;
+		expect(anaCounts).toMatchObject({ nodes: 8, edges: 3, vectors: 6 });
+		expect(anaCounts.insights).toEqual({ approved: 1, dismissed: 1, pending: 1 });
+		expect(anaCounts.history).toBeGreaterThan(0);
+		expect(there.meta).toContain("standalone_user_id");
+		expect(await neo.graph.getMeta("standalone_user_id")).toBe("local-ana");
+
+		const original = await snapshot(sqlite, ana);
+		expect(await snapshot(neo, ana)).toEqual(original);
+		// Search and reflect give the same answers on the copy.
+		const q = { text: "invoices payments", limit: 5 };
+		// Same bm25 as FTS5, up to the last bit of a double.
+		const hits = async (g: GraphStore) => (await g.fulltext(ana, q)).map((h) => [h.node.id, Number(h.score.toFixed(12))]);
+		expect(await hits(neo.graph)).toEqual(await hits(sqlite.graph));
+		const params: ReflectParams = { limit: 20, listCap: 10, staleBefore: "2026-06-01", lowConfidence: 0.5 };
+		const reflect = (g: GraphStore) => g.reflectRows?.(ana, "under_connected", params);
+		expect(await reflect(neo.graph)).toEqual(await reflect(sqlite.graph));
+
+		const back = await openSqlite("back.db");
+		try {
+			const report = await migrateMemory(neo, back);
+			expect(report.verified).toBe(true);
+			expect(await snapshot(back, ana)).toEqual(original);
+			expect(await snapshot(back, bob)).toEqual(await snapshot(sqlite, bob));
+		} finally {
+			await back.graph.close();
+		}
+	});
+
+	it("refuses to copy into a scope that already holds nodes, and --replace starts it over", async () => {
+		await migrateMemory(sqlite, neo);
+		await expect(migrateMemory(sqlite, neo)).rejects.toBeInstanceOf(ValidationError);
+		await expect(migrateMemory(sqlite, neo)).rejects.toThrow(/already holds 8 nodes of acme\/ana.*--replace/);
+		const again = await migrateMemory(sqlite, neo, { replace: true });
+		expect(again.verified).toBe(true);
+		expect(again.scopes[0].target.vectors).toBe(6);
+	});
+
+	it("runs from the command line and prints the verified report", async () => {
+		await sqlite.graph.close();
+		const ns = namespace();
+		const env = { ...neo4jEnv(), ENGRAMA_DB_PATH: join(dir.path, "source.db") };
+		const result = runCli(["migrate", "--from", "sqlite", "--to", "neo4j", "--neo4j-namespace", ns, "--json"], { env });
+		const target = await openNeo4j(ns);
+		try {
+			expect(result.stderr).toContain("migrate: acme/ana: 8 nodes");
+			expect(result.status).toBe(0);
+			expect(result.json()).toMatchObject({ from: "sqlite", to: "neo4j", verified: true });
+			expect((await target.graph.counts(ana)).nodes).toBe(8);
+			const same = runCli(["migrate", "--from", "neo4j", "--to", "neo4j"], { env });
+			expect(same.status).toBe(2);
+			expect(same.stderr).toMatch(/both neo4j/);
+		} finally {
+			await target.graph.dropNamespace();
+			await target.graph.close();
+			sqlite = await openSqlite("source.db");
+		}
+	});
+});
+
+function neo4jEnv(): Record<string, string> {
+	const s = neo4jTestSettings();
+	return { NEO4J_URI: s.uri, NEO4J_USERNAME: s.username, NEO4J_PASSWORD: s.password, NEO4J_DATABASE: s.database };
+}
