@@ -550,14 +550,12 @@ export class SqliteGraphStore implements GraphStore {
 	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
 		assertScope(scope);
 		return this.atomic(() => {
-			const ids = this.conn.all<{ id: number }>(`SELECT id FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).map((r) => r.id);
-			let edges = 0;
-			let fulltext = 0;
-			for (const id of ids) {
-				edges += this.conn.run("DELETE FROM edges WHERE from_id = ? OR to_id = ?", [id, id]).changes;
-				fulltext += this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [id]).changes;
-			}
-			edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
+			// Set-based: one statement per table, whatever the size of the scope.
+			const mine = `SELECT id FROM nodes WHERE ${SCOPE_WHERE}`;
+			const params = scopeParams(scope);
+			let edges = this.conn.run(`DELETE FROM edges WHERE from_id IN (${mine}) OR to_id IN (${mine})`, [...params, ...params]).changes;
+			const fulltext = this.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
+			edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
 			const nameIndex =
 				this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes +
 				this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
