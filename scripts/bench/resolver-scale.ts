@@ -17,7 +17,7 @@ function arg(name: string, fallback: string): string {
 	return index >= 0 && process.argv[index + 1] ? process.argv[index + 1] : fallback;
 }
 
-const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
+const sizes = arg("sizes", "1000,10000,50000").split(",").filter((x) => x !== "none").map(Number);
 const QUERIES = Number(arg("queries", "300"));
 const REMEMBERS = Number(arg("remembers", "200"));
 const GDPR_NODES = Number(arg("gdpr", "10000"));
@@ -215,7 +215,9 @@ interface GdprRow {
 	vectors: number;
 	history: number;
 	dryRunMs: number;
+	dryRunCpu: number;
 	applyMs: number;
+	applyCpu: number;
 	otherScopeKept: boolean;
 }
 
@@ -249,12 +251,10 @@ async function gdpr(size: number): Promise<GdprRow> {
 		);
 		const skills = createSkills(memory);
 		const otherBefore = await skills.gdprForget(otherCtx, { apply: false });
-		let t = performance.now();
-		const dry = await skills.gdprForget(ctx, { apply: false });
-		const dryRunMs = performance.now() - t;
-		t = performance.now();
-		await skills.gdprForget(ctx, { apply: true });
-		const applyMs = performance.now() - t;
+		const wall: number[] = [];
+		const cpu: number[] = [];
+		const dry = await timed(() => skills.gdprForget(ctx, { apply: false }), wall, cpu);
+		await timed(() => skills.gdprForget(ctx, { apply: true }), wall, cpu);
 		const otherAfter = await skills.gdprForget(otherCtx, { apply: false });
 		await opened.close();
 		return {
@@ -262,8 +262,10 @@ async function gdpr(size: number): Promise<GdprRow> {
 			edges: dry.counts.edges,
 			vectors: dry.counts.vectors,
 			history: dry.counts.history,
-			dryRunMs,
-			applyMs,
+			dryRunMs: wall[0],
+			dryRunCpu: cpu[0],
+			applyMs: wall[1],
+			applyCpu: cpu[1],
 			otherScopeKept: JSON.stringify(otherBefore.counts) === JSON.stringify(otherAfter.counts),
 		};
 	} finally {
@@ -302,7 +304,7 @@ if (json) {
 	}
 	if (gdprRow) {
 		console.log(
-			`\nGDPR forget of ${gdprRow.nodes} nodes (${gdprRow.edges} relations, ${gdprRow.vectors} vectors, ${gdprRow.history} history entries): dry run ${fmt(gdprRow.dryRunMs)}, apply ${fmt(gdprRow.applyMs)}; other scope untouched: ${gdprRow.otherScopeKept ? "yes" : "NO"}`,
+			`\nGDPR forget of ${gdprRow.nodes} nodes (${gdprRow.edges} relations, ${gdprRow.vectors} vectors, ${gdprRow.history} history entries): dry run ${fmt(gdprRow.dryRunMs)} (cpu ${fmt(gdprRow.dryRunCpu)}), apply ${fmt(gdprRow.applyMs)} (cpu ${fmt(gdprRow.applyCpu)}); other scope untouched: ${gdprRow.otherScopeKept ? "yes" : "NO"}`,
 		);
 	}
 }
