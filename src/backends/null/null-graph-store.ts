@@ -5,6 +5,7 @@ import type {
 	MergeEdgeInput,
 	MergeNodeInput,
 	MergeNodeResult,
+	NodeFields,
 	ReflectDetectorId,
 	ReflectRowMap,
 	ScopeForgetReport,
@@ -116,6 +117,9 @@ export class NullGraphStore implements GraphStore {
 	async mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
 		requireScope(scope);
 		return { created: inputs.length };
+	}
+	async listNodeFields(): Promise<readonly NodeFields[]> {
+		return [];
 	}
 	async reflectRows<D extends ReflectDetectorId>(): Promise<readonly ReflectRowMap[D][]> {
 		return [];

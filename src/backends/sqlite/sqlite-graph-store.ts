@@ -8,6 +8,7 @@ import type {
 	MergeEdgeInput,
 	MergeNodeInput,
 	MergeNodeResult,
+	NodeFields,
 	ScopeForgetReport,
 	HistoryEntry,
 	NameCandidatesQuery,
@@ -829,6 +830,40 @@ export class SqliteGraphStore implements GraphStore {
 			}
 			return { created };
 		});
+	}
+
+	async listNodeFields(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]> {
+		if (!isFullScope(scope)) return [];
+		const fields = query.fields.filter((f) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(f));
+		const where = [SCOPE_WHERE];
+		const params: SqlValue[] = [...scopeParams(scope)];
+		if (query.label) {
+			where.push("label = ?");
+			params.push(query.label);
+		}
+		if (query.status && query.status.length > 0) {
+			where.push(`${STATUS_EXPR} IN (${query.status.map(() => "?").join(", ")})`);
+			params.push(...query.status);
+		} else if (!query.includeArchived) {
+			where.push(LIVE);
+		}
+		for (const [field, value] of Object.entries(query.where ?? {})) {
+			if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) continue;
+			where.push(`json_extract(props, '$.${field}') = ?`);
+			params.push(value);
+		}
+		params.push(query.limit ?? -1, query.offset ?? 0);
+		const columns = fields.map((f, i) => `, json_extract(props, '$.${f}') AS f${i}`).join("");
+		const rows = this.conn.all<Record<string, SqlValue>>(
+			`SELECT id, label, key_value, ${ID_EXPR} AS engrama_id${columns} FROM nodes WHERE ${where.join(" AND ")} ORDER BY id LIMIT ? OFFSET ?`,
+			params,
+		);
+		return rows.map((row) => ({
+			id: typeof row.engrama_id === "string" ? row.engrama_id : `sqlite-${String(row.id)}`,
+			label: String(row.label),
+			key: String(row.key_value),
+			fields: Object.fromEntries(fields.map((f, i) => [f, row[`f${i}`] === null ? undefined : (row[`f${i}`] as PropValue)])),
+		}));
 	}
 
 	// --- Reflect (issue 6): the detectors' SQL lives in sqlite-reflect-queries.ts ---

@@ -219,6 +219,13 @@ export interface GraphStore {
 	 * is missing in the scope. Optional: without it, sync calls `mergeEdge` once per edge.
 	 */
 	mergeEdges?(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }>;
+	/**
+	 * `listNodes` reading only the named props (plus id, label, key): what sync needs to know about
+	 * every note-backed node without decoding whole nodes. Scalars come back as stored; a list or
+	 * map may come back as JSON text. Same filters and order as `listNodes` (`where` included).
+	 * Optional: without it, sync uses `listNodes`.
+	 */
+	listNodeFields?(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]>;
 
 	// --- Reflect (issue 6) ---
 
@@ -228,6 +235,14 @@ export interface GraphStore {
 	 * backend has it: reflect reports a BackendError on a backend without it.
 	 */
 	reflectRows?<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]>;
+}
+
+export interface NodeFields {
+	readonly id: string;
+	readonly label: string;
+	readonly key: string;
+	/** The requested props; absent ones are undefined. */
+	readonly fields: Readonly<Record<string, PropValue | undefined>>;
 }
 
 export interface RekeyNodeInput {

@@ -97,3 +97,20 @@ describe("SqliteGraphStore.mergeEdges", () => {
 		expect(await graph.edgesOf(SCOPE, a.id, "out")).toEqual([]);
 	});
 });
+
+describe("SqliteGraphStore.listNodeFields", () => {
+	it("reads only the named props, with listNodes' filters and order", async () => {
+		const graph = await sqlite();
+		await graph.mergeNode(SCOPE, { label: "Note", keyField: "name", key: "A", set: { name: "A", obsidian_path: "a.md", obsidian_size: 3 }, setOnCreate: { engrama_id: ID(1) }, now: NOW });
+		await graph.mergeNode(SCOPE, { label: "Note", keyField: "name", key: "B", set: { name: "B", status: "archived" }, setOnCreate: { engrama_id: ID(2) }, now: NOW });
+		if (!graph.listNodeFields) throw new Error("SQLite implements listNodeFields");
+		const live = await graph.listNodeFields(SCOPE, { fields: ["obsidian_path", "obsidian_size", "status", "bad name!"] });
+		expect(live).toEqual([{ id: ID(1), label: "Note", key: "A", fields: { obsidian_path: "a.md", obsidian_size: 3, status: undefined } }]);
+		const all = await graph.listNodeFields(SCOPE, { fields: ["status"], includeArchived: true });
+		expect(all.map((n) => [n.key, n.fields.status])).toEqual([
+			["A", undefined],
+			["B", "archived"],
+		]);
+		expect(await graph.listNodeFields({ orgId: SCOPE.orgId }, { fields: ["status"] })).toEqual([]);
+	});
+});

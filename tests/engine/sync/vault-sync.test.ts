@@ -1,7 +1,9 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { Memory } from "../../../src/engine/memory";
 import { isNoop, NOTE_ORIGIN } from "../../../src/engine/sync";
+import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import { allNodes, EXAMPLE_VAULT, eventually, graphSnapshot, node, openHarness, outEdges, SCOPE, type SyncHarness } from "./sync-fixture";
 
 const open: SyncHarness[] = [];
@@ -352,5 +354,28 @@ describe("watching the vault", () => {
 		await eventually(async () => expect((await node(h.memory, "Note", "Log")).props.tags).toEqual(["v5"]));
 		await h.sync.idle();
 		expect(h.batches.filter((b) => b.counts.nodesUpdated > 0)).toHaveLength(1);
+	});
+});
+
+describe("backends without the optional bulk methods", () => {
+	it("sync gives the same graph through mergeEdge and listNodes", async () => {
+		const plain = await harness({ from: EXAMPLE_VAULT });
+		await plain.sync.fullSync();
+		const expected = await graphSnapshot(plain.memory);
+
+		const h = await harness({ from: EXAMPLE_VAULT });
+		const hidden = new Set(["mergeEdges", "listNodeFields"]);
+		const graph = new Proxy(h.memory.graph, {
+			get: (target, prop, receiver) => (typeof prop === "string" && hidden.has(prop) ? undefined : Reflect.get(target, prop, receiver)),
+		});
+		const memory = new Memory({ graph, profile: h.memory.profile });
+		const sync = new VaultSync({ memory, source: h.source, scope: SCOPE });
+		const report = await sync.fullSync();
+		expect(report.counts.relationsAdded).toBe(139);
+		const got = await graphSnapshot(memory);
+		const withoutIds = (lines: string[]) => lines.map((l) => l.replace(/"(engrama_id|content_hash|obsidian_size)":"?[^,"]*"?,/g, ""));
+		expect(withoutIds(got.nodes)).toEqual(withoutIds(expected.nodes));
+		expect(got.edges).toEqual(expected.edges);
+		expect(isNoop(await sync.fullSync())).toBe(true);
 	});
 });
