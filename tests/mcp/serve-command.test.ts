@@ -47,7 +47,7 @@ describe("engrama serve", () => {
 			again.child.kill("SIGINT");
 		}
 		expect((await again.exited()).code).toBe(0);
-	});
+	}, 120_000);
 
 	it("keeps every acknowledged engrama_remember after a SIGKILL", async () => {
 		const serve = await spawnServe(["--db", db]);
@@ -85,5 +85,5 @@ describe("engrama serve", () => {
 			restarted.child.kill("SIGTERM");
 			await restarted.exited();
 		}
-	});
+	}, 120_000);
 });

@@ -56,7 +56,7 @@ describe("engrama mcp-proxy", () => {
 		} finally {
 			dir.cleanup();
 		}
-	});
+	}, 90_000);
 
 	it("refuses a URL that is not on this machine, and a missing token", () => {
 		const dir = makeTempDir("engrama-proxy-");
@@ -75,7 +75,7 @@ describe("engrama mcp-proxy", () => {
 		} finally {
 			dir.cleanup();
 		}
-	});
+	}, 90_000);
 });
 
 describe("engrama mcp-proxy across a bridge restart", () => {
@@ -102,6 +102,6 @@ describe("engrama mcp-proxy across a bridge restart", () => {
 			await bridge.opened.close();
 			dir.cleanup();
 		}
-	});
+	}, 90_000);
 });
 
