@@ -1,5 +1,6 @@
 import { TFile } from "obsidian";
 import { errorMessage } from "../../engine/errors";
+import { isSystemInsight } from "../../engine/resolver/system-insight";
 import type { NeighbourEdge, Neighbourhood, NodeRecord } from "../../engine/types";
 import type { EngramaController } from "../engrama-controller";
 import { drawNeighbourhood, layoutNeighbourhood } from "./neighbourhood-svg";
@@ -28,7 +29,16 @@ const HIDDEN_PROPS = new Set([
 	"title",
 	"description",
 	"summary",
+	"valid_from",
+	"archived_at",
+	"decayed_at",
 ]);
+
+function withoutInsights(hood: Neighbourhood): Neighbourhood {
+	const nodes = hood.nodes.filter((n) => !isSystemInsight(n.node));
+	const kept = new Set([hood.center.id, ...nodes.map((n) => n.node.id)]);
+	return { ...hood, nodes, edges: hood.edges.filter((e) => kept.has(e.fromId) && kept.has(e.toId)) };
+}
 
 /** The active note's node: label, key properties, neighbours by relation and direction, a picture. */
 export class ContextTab {
@@ -82,7 +92,9 @@ export class ContextTab {
 			if (ticket !== this.ticket) return;
 			this.node = node;
 			root.empty();
-			this.drawNode(root, node, [...outgoing, ...incoming], hood);
+			// Reflect's Insights about this node live in the Insights tab; here they would bury the real neighbours.
+			const edges = [...outgoing, ...incoming].filter((e) => !isSystemInsight(e.node));
+			this.drawNode(root, node, edges, hood ? withoutInsights(hood) : null);
 		} catch (error) {
 			show(`Could not read the graph: ${errorMessage(error)}`, "is-error");
 		}

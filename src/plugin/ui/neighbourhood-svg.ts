@@ -16,15 +16,15 @@ export interface NeighbourhoodLayout {
 	readonly hidden: number;
 }
 
-const MAX_RING_1 = 16;
-const MAX_RING_2 = 24;
+const MAX_RING_1 = 12;
+const MAX_RING_2 = 16;
 
 /**
  * A radial layout: the note's node in the middle, 1-hop neighbours on an inner ring, 2-hop
  * neighbours on an outer ring near the neighbour that reaches them. Deterministic (sorted by
  * label and name) so the same graph always draws the same picture.
  */
-export function layoutNeighbourhood(hood: Neighbourhood, width = 320, height = 260): NeighbourhoodLayout {
+export function layoutNeighbourhood(hood: Neighbourhood, width = 340, height = 300): NeighbourhoodLayout {
 	const cx = width / 2;
 	const cy = height / 2;
 	const r1 = Math.min(width, height) * 0.27;
@@ -88,8 +88,14 @@ export function drawNeighbourhood(parent: HTMLElement, layout: NeighbourhoodLayo
 	for (const p of layout.nodes) {
 		const g = dots.createSvg("g", { cls: `engrama-graph-node depth-${p.depth}${p.node.props.status === "stub" ? " is-stub" : ""}`, attr: { tabindex: 0 } });
 		g.createSvg("circle", { attr: { cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.depth === 0 ? 9 : p.depth === 1 ? 6 : 4 } });
-		const label = g.createSvg("text", { attr: { x: p.x.toFixed(1), y: (p.y + (p.depth === 0 ? 21 : 15)).toFixed(1), "text-anchor": "middle" } });
-		label.textContent = p.node.key.length > 18 ? `${p.node.key.slice(0, 17)}…` : p.node.key;
+		// Names for the note and its direct neighbours; the outer ring names itself on hover.
+		if (p.depth < 2) {
+			// Upper half: label above the dot, lower half: below, so neighbouring labels collide less.
+			const above = p.depth === 1 && p.y < layout.height / 2;
+			const y = above ? p.y - 10 : p.y + (p.depth === 0 ? 21 : 15);
+			const label = g.createSvg("text", { attr: { x: p.x.toFixed(1), y: y.toFixed(1), "text-anchor": "middle" } });
+			label.textContent = p.node.key.length > 18 ? `${p.node.key.slice(0, 17)}…` : p.node.key;
+		}
 		g.createSvg("title").textContent = `${p.node.label}: ${p.node.key}`;
 		g.addEventListener("click", () => onOpen(p.node));
 	}

@@ -1,0 +1,157 @@
+// The built main.js in headless Chromium (Debian's chromium + playwright-core): the side panel and
+// the settings tab rendered with styles.css, Approve clicked for real, screenshots for the README.
+import { build } from "esbuild";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
+
+const CHROMIUM = "/usr/bin/chromium";
+const SHOTS = join(ROOT, "docs", "screenshots");
+// localhost is a secure context (crypto.randomUUID), as Obsidian's app:// origin is; requests never leave the page.
+const ORIGIN = "http://localhost:1";
+
+let browser: Browser;
+let page: Page;
+
+function vaultFiles(dir: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	const walk = (d: string) => {
+		for (const name of readdirSync(d)) {
+			const path = join(d, name);
+			if (statSync(path).isDirectory()) walk(path);
+			else out[relative(dir, path).split("\\").join("/")] = readFileSync(path, "utf8");
+		}
+	};
+	walk(dir);
+	return out;
+}
+
+async function bootBundle(): Promise<string> {
+	const result = await build({
+		absWorkingDir: ROOT,
+		entryPoints: ["tests/plugin/browser/boot.ts"],
+		bundle: true,
+		platform: "browser",
+		format: "iife",
+		target: "es2022",
+		write: false,
+		logLevel: "error",
+		plugins: [
+			{
+				// The fake only uses happy-dom when there is no DOM; a browser has one.
+				name: "no-happy-dom",
+				setup(b) {
+					b.onResolve({ filter: /^happy-dom$/ }, () => ({ path: "happy-dom", namespace: "stub" }));
+					b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "export const Window = undefined;", loader: "js" }));
+				},
+			},
+		],
+	});
+	return result.outputFiles[0].text;
+}
+
+const PAGE = `<!doctype html><html><head><meta charset="utf-8">
+<link rel="stylesheet" href="/obsidian-base.css"><link rel="stylesheet" href="/styles.css"></head>
+<body class="theme-dark"><div class="layout"><div class="main-area" id="main"></div><div class="sidebar" id="sidebar"></div></div>
+<div class="settings-area" id="settings"></div><script src="/boot.js"></script></body></html>`;
+
+const scene = (expression: string) => page.evaluate(`window.engramaScenes.${expression}`);
+
+beforeAll(async () => {
+	expect(existsSync(CHROMIUM), "Debian chromium is needed: apt-get install -y chromium").toBe(true);
+	const [{ mainJs }, boot] = await Promise.all([buildBundles(), bootBundle()]);
+	const assets: Record<string, { body: string | Buffer; type: string }> = {
+		"/": { body: PAGE, type: "text/html" },
+		"/boot.js": { body: boot, type: "text/javascript" },
+		"/main.js": { body: readFileSync(mainJs), type: "text/javascript" },
+		"/styles.css": { body: readFileSync(join(ROOT, "styles.css")), type: "text/css" },
+		"/obsidian-base.css": { body: readFileSync(join(__dirname, "browser", "obsidian-base.css")), type: "text/css" },
+	};
+	browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+	});
+	page = await browser.newPage({ viewport: { width: 1280, height: 820 }, deviceScaleFactor: 1 });
+	const errors: string[] = [];
+	page.on("pageerror", (error) => errors.push(error.message));
+	await page.route(`${ORIGIN}/**`, async (route) => {
+		const asset = assets[new URL(route.request().url()).pathname];
+		if (!asset) return route.fulfill({ status: 404, body: "not found" });
+		return route.fulfill({ status: 200, body: asset.body, contentType: asset.type });
+	});
+	await page.goto(`${ORIGIN}/`);
+	const files = vaultFiles(join(ROOT, "examples", "vault"));
+	files[`${PLUGIN_DIR}/data.json`] = JSON.stringify({ modules: ["teaching"], sync: { debounceMs: 50 } });
+	await page.evaluate(
+		async ({ files, manifest }) => {
+			const main = await (await fetch("/main.js")).text();
+			await (window as unknown as { engramaBoot(f: unknown, m: string, man: unknown): Promise<void> }).engramaBoot(files, main, manifest);
+		},
+		{ files, manifest: manifest() },
+	);
+	expect(errors).toEqual([]);
+	mkdirSync(SHOTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+	await page?.evaluate("window.engrama && (window.engrama.plugin.unload(), window.engrama.plugin.closed)");
+	await browser?.close();
+});
+
+describe("in Chromium", () => {
+	test("the Insights tab lists Insights to review; clicking Approve moves one to Approved", async () => {
+		await scene(`openNote("Problems/Double-booked appointments on slow networks.md")`);
+		await scene("reflect()");
+		await scene(`showPanel("Insights")`);
+		const cards = page.locator("#sidebar .engrama-insight");
+		expect(await cards.count()).toBeGreaterThan(5);
+		// styles.css is applied: the selected card has the accent border, buttons are laid out in a row.
+		const border = await cards.first().evaluate((el) => getComputedStyle(el).borderTopColor);
+		expect(border).not.toBe("rgba(0, 0, 0, 0)");
+		expect(await page.locator("#sidebar .engrama-insight-actions").first().evaluate((el) => getComputedStyle(el).display)).toBe("flex");
+		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-insights.png") });
+		await page.screenshot({ path: join(SHOTS, "obsidian-window.png") });
+
+		const title = await cards.first().getAttribute("data-title");
+		await cards.first().locator("button.engrama-approve").click();
+		await page.locator(`#sidebar .engrama-insight[data-title="${title}"]`).waitFor({ state: "detached" });
+		await page.locator("#sidebar .engrama-segmented button", { hasText: "Approved" }).click();
+		const approved = page.locator(`#sidebar .engrama-insight[data-title="${title}"]`);
+		await approved.waitFor();
+		expect(await approved.locator("button", { hasText: "Write to note" }).count()).toBe(1);
+		expect(await approved.locator("button.engrama-approve").count()).toBe(0);
+		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-insights-approved.png") });
+	});
+
+	test("the Context tab draws the note's neighbourhood as SVG", async () => {
+		await scene(`openNote("Projects/Billing Portal.md")`);
+		await scene(`showPanel("Context")`);
+		await page.locator("#sidebar .engrama-node-name", { hasText: "Billing Portal" }).waitFor();
+		const circles = page.locator("#sidebar svg.engrama-graph circle");
+		expect(await circles.count()).toBeGreaterThan(5);
+		const box = await page.locator("#sidebar svg.engrama-graph").boundingBox();
+		expect(box!.width).toBeGreaterThan(250);
+		expect(box!.height).toBeGreaterThan(150);
+		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-context.png") });
+	});
+
+	test("the Search tab shows live hybrid results", async () => {
+		await scene(`search("duplicate payments webhook")`);
+		const first = page.locator("#sidebar .engrama-result-row").first();
+		expect(await first.locator(".engrama-label-badge").textContent()).toBeTruthy();
+		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-search.png") });
+	});
+
+	test("the settings tab renders every section", async () => {
+		await scene("showSettings()");
+		const settings = page.locator("#settings");
+		const headings = await settings.locator(".setting-item-heading .setting-item-name").allTextContents();
+		expect(headings).toEqual(["Storage", "Embeddings", "Profile", "Sync", "MCP bridge", "Search (advanced)"]);
+		await settings.screenshot({ path: join(SHOTS, "settings.png") });
+		for (const name of ["panel-insights.png", "panel-insights-approved.png", "panel-context.png", "panel-search.png", "settings.png", "obsidian-window.png"]) {
+			expect(statSync(join(SHOTS, name)).size).toBeGreaterThan(10_000);
+		}
+	});
+});
