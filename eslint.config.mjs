@@ -19,13 +19,14 @@ export default defineConfig([
 		},
 	},
 	{
-		// The command line, Node helpers, tests and scripts never run inside Obsidian.
-		files: ["src/cli/**", "src/node/**", "tests/**", "scripts/**"],
+		// The command line, Node helpers, tests and scripts never run inside Obsidian; the MCP bridge
+		// runs there only on desktop, loaded by a dynamic import behind Platform.isDesktopApp.
+		files: ["src/cli/**", "src/node/**", "src/mcp/**", "tests/**", "scripts/**"],
 		rules: { "obsidianmd/no-nodejs-modules": "off", "import/no-nodejs-modules": "off" },
 	},
 	{
 		// The engine, backends and command line are not Obsidian code: Node built-ins and console are fine there.
-		files: ["src/cli/**", "src/node/**", "src/backends/**", "tests/**", "scripts/**"],
+		files: ["src/cli/**", "src/node/**", "src/mcp/**", "src/backends/**", "tests/**", "scripts/**"],
 		rules: {
 			"import/no-nodejs-modules": "off",
 			"no-console": "off",
