@@ -4,6 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
 
+// Each test starts several CLI processes: generous timeouts for a loaded machine.
+const CLI_TIMEOUT = 120_000;
+
 describe("engrama skills on the command line", () => {
 	let dir: ReturnType<typeof makeTempDir>;
 	let db: string;
@@ -32,7 +35,7 @@ describe("engrama skills on the command line", () => {
 		const bad = cli(["remember", "--label", "Project", "--name", "X", "--relations", '["USES"]']);
 		expect(bad.status).toBe(2);
 		expect(bad.stderr).toMatch(/--relations must be a JSON object/);
-	});
+	}, CLI_TIMEOUT);
 
 	it("ENGRAMA_REMEMBER_DEDUPE=block refuses with did_you_mean; --force-new writes", () => {
 		const env = { ENGRAMA_REMEMBER_DEDUPE: "block" };
@@ -44,7 +47,7 @@ describe("engrama skills on the command line", () => {
 		expect(error.error.details.did_you_mean.map((d) => d.name)).toEqual(["Elasticsearch"]);
 		const forced = cli(["remember", "--label", "Technology", "--name", "ElasticSearch 8", "--force-new"], { env });
 		expect(forced.json<{ created: boolean }>().created).toBe(true);
-	});
+	}, CLI_TIMEOUT);
 
 	it("forget --gdpr: dry run by default, --apply erases everything of the scope", () => {
 		cli(["remember", "--label", "Project", "--name", "Billing Portal", "--relations", '{"USES": ["Python"]}']);
@@ -53,14 +56,14 @@ describe("engrama skills on the command line", () => {
 		const applied = cli(["forget", "--gdpr", "--apply"]).json<{ mode: string; counts: Record<string, number> }>();
 		expect(applied).toMatchObject({ mode: "apply", counts: dry.counts });
 		expect(cli(["status"]).json<{ backend: { node_count: number } }>().backend.node_count).toBe(0);
-	});
+	}, CLI_TIMEOUT);
 
 	it("forget refuses contradictory flags; --ttl is a dry run unless --apply", () => {
 		expect(cli(["forget", "--gdpr", "--dry-run", "--apply"]).status).toBe(2);
 		expect(cli(["forget", "--dry-run", "--name", "Python"]).status).toBe(2);
 		const ttl = cli(["forget", "--ttl", "1"]).json<{ mode: string; count: number }>();
 		expect(ttl).toMatchObject({ mode: "dry-run", count: 0 });
-	});
+	}, CLI_TIMEOUT);
 
 	it("history and at", () => {
 		cli(["remember", "--label", "Problem", "--name", "Slow invoices", "--props", '{"status": "open"}']);
@@ -71,14 +74,14 @@ describe("engrama skills on the command line", () => {
 		const today = new Date().toISOString().slice(0, 10);
 		expect(cli(["at", today]).json<{ nodes: { name: string }[] }>().nodes.map((n) => n.name)).toEqual(["Slow invoices"]);
 		expect(cli(["at", "someday"]).status).toBe(2);
-	});
+	}, CLI_TIMEOUT);
 
 	it("decay", () => {
 		cli(["remember", "--label", "Concept", "--name", "Old idea"]);
 		const decay = cli(["decay", "--rate", "0.01", "--max-age", "0", "--dry-run"]).json<{ examined: number; dry_run: boolean }>();
 		expect(decay).toMatchObject({ examined: 1, dry_run: true });
 		expect(cli(["decay", "--rate", "-2"]).status).toBe(2);
-	});
+	}, CLI_TIMEOUT);
 
 	it("ingest reads a file or stdin and returns guidance with dedup hints", () => {
 		cli(["remember", "--label", "Project", "--name", "Billing Portal"]);
@@ -92,5 +95,5 @@ describe("engrama skills on the command line", () => {
 		const fromStdin = cli(["ingest", "-", "--kind", "conversation"], { input: "User: the billing portal is slow\nAssistant: check the queries" });
 		expect(fromStdin.json<{ kind: string; source: string }>()).toMatchObject({ kind: "conversation", source: "stdin" });
 		expect(cli(["ingest", join(dir.path, "missing.md")]).status).toBe(2);
-	});
+	}, CLI_TIMEOUT);
 });
