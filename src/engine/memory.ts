@@ -267,7 +267,7 @@ export class Memory {
 			throw new ValidationError(`valid_at "${options.validAt}" is not a date. Use an ISO date such as 2026-01-31.`);
 		}
 		const outcome = await this.searcher.search(scope, { ...options, text, labels });
-		const hint = await searchProactiveHint(this, scope, text);
+		const hint = await searchProactiveHint(this, scope, text, outcome.hits.map((hit) => hit.node));
 		return {
 			query: text,
 			mode: outcome.fusion,

@@ -84,9 +84,13 @@ async function textMatches(memory: Memory, scope: PartialScope, query: string): 
 /** Insights ABOUT the entities the query finds best. */
 async function entityMatches(memory: Memory, scope: PartialScope, query: string): Promise<NodeRecord[]> {
 	const hits = (await memory.graph.fulltext(scope, { text: query, limit: ENTITY_HITS * 2 })).filter((h) => h.node.label !== INSIGHT_LABEL).slice(0, ENTITY_HITS);
+	return insightsAbout(memory, scope, hits.map((h) => h.node));
+}
+
+async function insightsAbout(memory: Memory, scope: PartialScope, nodes: readonly NodeRecord[]): Promise<NodeRecord[]> {
 	const out: NodeRecord[] = [];
-	for (const hit of hits) {
-		for (const edge of await memory.graph.edgesOf(scope, hit.node.id, "in", [ABOUT])) out.push(edge.node);
+	for (const node of nodes) {
+		for (const edge of await memory.graph.edgesOf(scope, node.id, "in", [ABOUT])) out.push(edge.node);
 	}
 	return out;
 }
@@ -110,10 +114,17 @@ async function meaningMatches(memory: Memory, scope: PartialScope, query: string
  * title, body or the entities they are about); undefined otherwise. Cheap: two fulltext lookups
  * and a few edge reads, no embedding.
  */
-export async function searchProactiveHint(memory: Memory, scope: PartialScope, query: string): Promise<string | undefined> {
+export async function searchProactiveHint(
+	memory: Memory,
+	scope: PartialScope,
+	query: string,
+	/** The search's own best results, when known: their Insights count as related (saves a fulltext query). */
+	results?: readonly NodeRecord[],
+): Promise<string | undefined> {
 	if (!isFullScope(scope) || !query.trim()) return undefined;
 	const related = new Map<string, NodeRecord>();
-	for (const node of [...(await textMatches(memory, scope, query)), ...(await entityMatches(memory, scope, query))]) {
+	const about = results ? await insightsAbout(memory, scope, results.filter((n) => n.label !== INSIGHT_LABEL).slice(0, ENTITY_HITS)) : await entityMatches(memory, scope, query);
+	for (const node of [...(await textMatches(memory, scope, query)), ...about]) {
 		if (isPending(node)) related.set(node.id, node);
 	}
 	if (related.size === 0) return undefined;
