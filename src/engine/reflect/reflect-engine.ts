@@ -45,6 +45,8 @@ export interface DetectorReport {
 	readonly unchanged: number;
 	/** Patterns a person already approved or dismissed (never resurfaced), or titles a hand-written Insight holds. */
 	readonly reviewed: number;
+	/** Pending Insights whose pattern is gone (archived; proposed again if the pattern comes back). */
+	readonly retired: number;
 	/** True when the budget stopped the detector: more patterns may exist. */
 	readonly over_budget: boolean;
 	readonly ms: number;
@@ -119,8 +121,10 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 			const outcome = { created: 0, refreshed: 0, unchanged: 0, reviewed: 0 };
 			const seen = new Set<string>();
 			let kept = 0;
+			let processed = 0;
 			for (const row of rows) {
 				if (kept >= settings.budget) break;
+				processed++;
 				const candidate = policy.describe(row, describeCtx);
 				if (seen.has(candidate.title)) continue;
 				seen.add(candidate.title);
@@ -135,13 +139,17 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 					proposed.push(written.node);
 				}
 			}
+			const overBudget = rows.length >= params.limit || processed < rows.length;
+			// Every pattern this detector can see was looked at: its pending Insights not found again are obsolete.
+			const retired = overBudget ? 0 : await retireObsolete(memory, ctx, scope, id, seen, now.toISOString());
 			reports.push({
 				detector: id,
 				name: policy.name,
 				ran: true,
 				found: rows.length,
 				...outcome,
-				over_budget: rows.length >= params.limit,
+				retired,
+				over_budget: overBudget,
 				ms: round(performance.now() - t0),
 			});
 		}
@@ -176,7 +184,7 @@ export function reflectSettings(options: Partial<ReflectSettings> = {}): Reflect
 
 /** Titles of Insights a person reviewed (or that were archived), and how many each detector has. */
 async function reviewedInsights(memory: Memory, scope: Scope): Promise<{ titles: Set<string>; perDetector: Map<string, number> }> {
-	const nodes = await memory.graph.listNodes(scope, { label: INSIGHT_LABEL, status: REVIEWED });
+	const nodes = (await memory.graph.listNodes(scope, { label: INSIGHT_LABEL, status: REVIEWED })).filter((n) => !isRetired(n));
 	const perDetector = new Map<string, number>();
 	for (const node of nodes) {
 		const detector = typeof node.props.source_query === "string" ? node.props.source_query : "";
@@ -198,16 +206,20 @@ async function writeCandidate(
 	const { graph, pipeline } = memory;
 	const about = uniqueEntities(candidate.about);
 	return graph.transaction(async () => {
-		const existing = await graph.getNode(scope, INSIGHT_LABEL, candidate.title);
-		if (existing && (!isSystemInsight(existing) || existing.props.status !== "pending")) return { outcome: "reviewed" as const };
+		const found = await graph.getNode(scope, INSIGHT_LABEL, candidate.title);
+		const revived = found !== null && isSystemInsight(found) && isRetired(found);
+		if (found && !revived && (!isSystemInsight(found) || found.props.status !== "pending")) return { outcome: "reviewed" as const };
+		// A retired Insight whose pattern came back is proposed again, as new.
+		const existing = revived ? null : found;
 		const props = { body: candidate.body, confidence: candidate.confidence, status: "pending", source_query: detector };
 		let node = existing;
 		let changed = false;
 		if (!node || node.props.body !== candidate.body || node.props.confidence !== candidate.confidence) {
-			node = (await pipeline.mergeEntity(ctx, { label: INSIGHT_LABEL, key: candidate.title, props })).node;
+			const unset = revived ? [...RETIRED_PROPS] : [];
+			node = (await pipeline.mergeEntity(ctx, { label: INSIGHT_LABEL, key: candidate.title, props, unset })).node;
 			changed = true;
 		}
-		const linked = existing ? await graph.edgesOf(scope, node.id, "out", [ABOUT]) : [];
+		const linked = found ? await graph.edgesOf(scope, node.id, "out", [ABOUT]) : [];
 		const wantedIds = new Set(about.map((e) => e.id));
 		for (const edge of linked) {
 			if (!wantedIds.has(edge.node.id)) {
@@ -234,6 +246,29 @@ async function writeCandidate(
 	});
 }
 
+/** Marks a pending Insight reflect no longer finds; only reflect's own archiving carries `retired`. */
+const RETIRED_PROPS = ["retired", "archived_at", "previous_status"] as const;
+
+function isRetired(node: NodeRecord): boolean {
+	return node.props.status === "archived" && typeof node.props.retired === "string";
+}
+
+/** Archives the detector's pending Insights that this run did not find again. */
+async function retireObsolete(memory: Memory, ctx: WriteContext, scope: Scope, detector: ReflectDetectorId, found: ReadonlySet<string>, now: string): Promise<number> {
+	const pending = await memory.graph.listNodes(scope, { label: INSIGHT_LABEL, status: ["pending"], where: { source_query: detector } });
+	let retired = 0;
+	for (const node of pending) {
+		if (found.has(node.key) || !isSystemInsight(node)) continue;
+		await memory.pipeline.mergeEntity(ctx, {
+			label: INSIGHT_LABEL,
+			key: node.key,
+			props: { status: "archived", archived_at: now, previous_status: "pending", retired: "reflect no longer finds this pattern" },
+		});
+		retired++;
+	}
+	return retired;
+}
+
 function uniqueEntities(entities: readonly ReflectEntity[]): ReflectEntity[] {
 	const seen = new Set<string>();
 	return entities.filter((e) => (seen.has(e.id) ? false : (seen.add(e.id), true)));
@@ -245,7 +280,7 @@ function entityRecord(entity: ReflectEntity): NodeRecord {
 }
 
 function emptyReport(detector: ReflectDetectorId, name: string, skipped: string): DetectorReport {
-	return { detector, name, ran: false, skipped, found: 0, created: 0, refreshed: 0, unchanged: 0, reviewed: 0, over_budget: false, ms: 0 };
+	return { detector, name, ran: false, skipped, found: 0, created: 0, refreshed: 0, unchanged: 0, reviewed: 0, retired: 0, over_budget: false, ms: 0 };
 }
 
 function sum(reports: readonly DetectorReport[], key: "created" | "refreshed" | "unchanged"): number {

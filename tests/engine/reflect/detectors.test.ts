@@ -467,6 +467,52 @@ describe("the run itself", () => {
 		expect(after.updated_at).toBe("2026-03-16T10:00:00.000Z");
 	});
 
+	it("retires a pending Insight whose pattern is gone, and proposes it again if the pattern returns", async () => {
+		await h.node("Concept", "Idempotency");
+		for (const p of ["One", "Two", "Three"]) {
+			await h.node("Problem", p);
+			await h.rel("Problem", p, "APPLIES", "Concept", "Idempotency");
+		}
+		const first = await run("concept_clustering");
+		const id = first.insights[0].insight_id;
+
+		await archive("Problem", "Three");
+		const gone = await run("concept_clustering");
+		expect(ran(gone)).toMatchObject({ found: 0, created: 0, retired: 1 });
+		const retired = await h.memory.graph.getNode(SCOPE, "Insight", "Concept cluster: Idempotency");
+		expect(retired?.props).toMatchObject({ status: "archived", retired: "reflect no longer finds this pattern" });
+		expect(ran(await run("concept_clustering"))).toMatchObject({ retired: 0, created: 0 });
+
+		await h.node("Problem", "Four");
+		await h.rel("Problem", "Four", "APPLIES", "Concept", "Idempotency");
+		const back = await run("concept_clustering");
+		expect(ran(back)).toMatchObject({ created: 1, retired: 0 });
+		expect(back.insights[0]).toMatchObject({ insight_id: id, status: "pending" });
+		const revived = await h.memory.graph.getNode(SCOPE, "Insight", "Concept cluster: Idempotency");
+		expect(revived?.props.retired).toBeUndefined();
+		expect(back.insights[0].about.map((a) => a.name)).toEqual(["Four", "Idempotency", "One", "Two"]);
+	});
+
+	it("never retires an Insight a person dismissed, nor one the budget kept out of view", async () => {
+		await h.node("Technology", "TypeScript");
+		for (const p of ["P1", "P2", "P3"]) {
+			await h.node("Project", p);
+			await h.rel("Project", p, "USES", "Technology", "TypeScript");
+		}
+		await run("shared_technology");
+		const { reviewInsight } = await import("../../../src/engine/reflect");
+		await reviewInsight(h.memory, CTX, "Shared technology: TypeScript links P1 and P2", "dismissed");
+		// Budget 1: only the first pending pair is looked at; the other stays pending.
+		const capped = await run("shared_technology", 1);
+		expect(ran(capped)).toMatchObject({ unchanged: 1, reviewed: 1, retired: 0, over_budget: true });
+		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Shared technology: TypeScript links P2 and P3"))?.props.status).toBe("pending");
+		await archive("Project", "P1");
+		const after = await run("shared_technology");
+		expect(ran(after)).toMatchObject({ retired: 1 });
+		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Shared technology: TypeScript links P1 and P2"))?.props.status).toBe("dismissed");
+		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Shared technology: TypeScript links P1 and P3"))?.props.status).toBe("archived");
+	});
+
 	it("resets the proactive remember counter", async () => {
 		const { bumpProactiveCounter, readProactiveCounter } = await import("../../../src/engine/skills/proactive-counter");
 		for (let i = 0; i < 4; i++) await bumpProactiveCounter(h.memory.graph, SCOPE);
