@@ -1,4 +1,5 @@
 import type {
+	Adjacency,
 	GraphCapabilities,
 	GraphStore,
 	HealthReport,
@@ -123,5 +124,8 @@ export class NullGraphStore implements GraphStore {
 	}
 	async reflectRows<D extends ReflectDetectorId>(): Promise<readonly ReflectRowMap[D][]> {
 		return [];
+	}
+	async adjacency(): Promise<ReadonlyMap<string, Adjacency>> {
+		return new Map();
 	}
 }

@@ -11,7 +11,7 @@ export function queryTerms(text: string, maxTerms = 32): string[] {
 	return terms;
 }
 
-const quote = (term: string) => `"${term}"`;
+const quoteTerm = (term: string) => `"${term}"`;
 
 /**
  * Turns free text into a safe FTS5 MATCH expression: every word becomes a quoted string, so
@@ -22,8 +22,10 @@ const quote = (term: string) => `"${term}"`;
  * `rare1 OR rare2 OR (common AND (rare1 OR rare2))` matches what the rare words match, and bm25
  * still counts the common word. A query of only common words ORs them all.
  */
-export function fts5Query(text: string, docFrequency?: ReadonlyMap<string, number>, commonAbove = Infinity): string | null {
+export function fts5Query(text: string, docFrequency?: ReadonlyMap<string, number>, commonAbove = Infinity, prefix = false): string | null {
 	const terms = queryTerms(text);
+	// Prefix matching (FulltextQuery.prefix): "stem"* for words of 4+ characters.
+	const quote = prefix ? (term: string) => (term.length >= 4 ? `"${term}"*` : `"${term}"`) : quoteTerm;
 	if (terms.length === 0) return null;
 	const rare = docFrequency ? terms.filter((t) => (docFrequency.get(t) ?? 0) <= commonAbove) : terms;
 	const common = terms.filter((t) => !rare.includes(t));

@@ -1,5 +1,7 @@
 import { NotFoundError, ScopeError, ValidationError } from "../../engine/errors";
 import type {
+	Adjacency,
+	AdjacentNode,
 	FulltextQuery,
 	GraphCapabilities,
 	GraphStore,
@@ -462,8 +464,8 @@ export class SqliteGraphStore implements GraphStore {
 		const threshold = this.commonTermThreshold();
 		const match =
 			threshold > COMMON_TERM_FLOOR
-				? fts5Query(query.text, this.docFrequencies(queryTerms(query.text)), threshold)
-				: fts5Query(query.text);
+				? fts5Query(query.text, this.docFrequencies(queryTerms(query.text)), threshold, query.prefix)
+				: fts5Query(query.text, undefined, Infinity, query.prefix);
 		if (!match) return [];
 		const labels = query.labels ?? [];
 		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
@@ -870,6 +872,58 @@ export class SqliteGraphStore implements GraphStore {
 
 	async reflectRows<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]> {
 		return sqliteReflectRows(this.conn, scope, detector, params);
+	}
+
+	// --- Search (issue 4): the graph rerank reads many neighbour lists in one statement ---
+
+	async adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
+		const out = new Map<string, { degree: number; neighbours: AdjacentNode[] }>();
+		if (!isFullScope(scope) || ids.length === 0) return out;
+		const limit = Math.max(1, cap) + 1;
+		const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+		const candidates = [...this.rowIds(scope, ids)];
+		if (candidates.length === 0) return out;
+		// Archived nodes are never walked: they have no neighbours here.
+		const live = new Set(
+			this.conn
+				.all<{ id: number }>(`SELECT id FROM nodes WHERE id IN (${marks(candidates.length)}) AND ${LIVE}`, candidates.map(([, row]) => row))
+				.map((r) => r.id),
+		);
+		const rowToId = new Map(candidates.filter(([, row]) => live.has(row)).map(([id, row]) => [row, id]));
+		const rows = [...rowToId.keys()];
+		if (rows.length === 0) return out;
+		// Each source's first cap + 1 relations (both directions) and its relation count.
+		const links = this.conn.all<{ src: number; other: number; total: number }>(
+			`SELECT src, other, total FROM (
+				SELECT src, other, ROW_NUMBER() OVER (PARTITION BY src ORDER BY other) AS k, COUNT(*) OVER (PARTITION BY src) AS total FROM (
+					SELECT from_id AS src, to_id AS other FROM edges WHERE from_id IN (${marks(rows.length)}) AND org_id = ? AND user_id = ?
+					UNION ALL
+					SELECT to_id, from_id FROM edges WHERE to_id IN (${marks(rows.length)}) AND org_id = ? AND user_id = ?
+				)
+			) WHERE k <= ?`,
+			[...rows, ...scopeParams(scope), ...rows, ...scopeParams(scope), limit],
+		);
+		for (const row of rows) out.set(rowToId.get(row) ?? "", { degree: 0, neighbours: [] });
+		const others = [...new Set(links.map((l) => l.other))];
+		const info = new Map<number, AdjacentNode>();
+		for (let start = 0; start < others.length; start += 500) {
+			const batch = others.slice(start, start + 500);
+			const found = this.conn.all<{ id: number; eid: string; label: string; key: string; degree: number }>(
+				`SELECT n.id AS id, COALESCE(${ID_EXPR.replace("props", "n.props")}, 'sqlite-' || n.id) AS eid, n.label AS label, n.key_value AS key,
+					(SELECT count(*) FROM (SELECT 1 FROM edges WHERE from_id = n.id LIMIT ?)) + (SELECT count(*) FROM (SELECT 1 FROM edges WHERE to_id = n.id LIMIT ?)) AS degree
+				FROM nodes n WHERE n.id IN (${marks(batch.length)}) AND ${LIVE.replace("props", "n.props")}`,
+				[limit, limit, ...batch],
+			);
+			for (const f of found) info.set(f.id, { id: f.eid, label: f.label, key: f.key, degree: Math.min(Number(f.degree), limit) });
+		}
+		for (const link of links) {
+			const entry = out.get(rowToId.get(link.src) ?? "");
+			if (!entry) continue;
+			entry.degree = Math.min(Number(link.total), limit);
+			const neighbour = info.get(link.other);
+			if (neighbour) entry.neighbours.push(neighbour);
+		}
+		return out;
 	}
 }
 

@@ -56,6 +56,11 @@ export interface FulltextQuery {
 	readonly text: string;
 	readonly limit: number;
 	readonly labels?: readonly string[];
+	/**
+	 * Words of 4 or more characters also match longer words that start with them (search sends
+	 * stems: "research" finds "researching"). A backend without prefix matching ignores it.
+	 */
+	readonly prefix?: boolean;
 }
 
 export interface HealthReport {
@@ -235,6 +240,32 @@ export interface GraphStore {
 	 * backend has it: reflect reports a BackendError on a backend without it.
 	 */
 	reflectRows?<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]>;
+
+	// --- Search (issue 4) ---
+
+	/**
+	 * The live neighbours of many nodes in one call, for the graph rerank of hybrid search: ids,
+	 * labels and keys only, each with its relation count (counted up to `cap + 1`). A node with
+	 * more than `cap` relations is a hub: its `degree` is `cap + 1` and its list may be cut.
+	 * Unknown or out-of-scope ids are absent; a partial scope gives an empty map. Optional:
+	 * without it the rerank walks `neighbourhood` node by node (same result, more round trips).
+	 */
+	adjacency?(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>>;
+}
+
+/** One node's neighbours as the graph rerank needs them. */
+export interface Adjacency {
+	/** Relations of the node, counted up to cap + 1. */
+	readonly degree: number;
+	readonly neighbours: readonly AdjacentNode[];
+}
+
+export interface AdjacentNode {
+	readonly id: string;
+	readonly label: string;
+	readonly key: string;
+	/** Relations of this neighbour, counted up to cap + 1. */
+	readonly degree: number;
 }
 
 export interface NodeFields {

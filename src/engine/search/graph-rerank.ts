@@ -1,9 +1,9 @@
-import type { GraphStore } from "../protocols";
+import type { Adjacency, GraphStore } from "../protocols";
 import type { NodeRecord, PartialScope } from "../types";
 import { clamp01 } from "./fusion";
 
 export interface GraphRerankSettings {
-	/** BFS depth (2). */
+	/** Walk depth: 1 or 2 (larger values count as 2). */
 	readonly hops: number;
 	/** A node with more relations than this is a hub: reached, never walked through (64). */
 	readonly fanOutCap: number;
@@ -22,8 +22,12 @@ export interface GraphSignal {
 	readonly anchor: number;
 }
 
-/** Distances (in hops, ≤ max) from one node to the nodes reached. */
-export type Distances = ReadonlyMap<string, number>;
+/** A node as the walk sees it: enough to name it, not its props. */
+export interface NodeRef {
+	readonly id: string;
+	readonly label: string;
+	readonly key: string;
+}
 
 /** Lowercase words without accents, for matching node names inside a query. */
 export function nameWords(text: string): string {
@@ -31,9 +35,9 @@ export function nameWords(text: string): string {
 }
 
 /** Nodes whose whole name appears in the query as words (names under 3 characters never do). */
-export function findAnchors(query: string, nodes: Iterable<NodeRecord>): NodeRecord[] {
+export function findAnchors<T extends Pick<NodeRef, "key">>(query: string, nodes: Iterable<T>): T[] {
 	const haystack = ` ${nameWords(query)} `;
-	const out: NodeRecord[] = [];
+	const out: T[] = [];
 	for (const node of nodes) {
 		const name = nameWords(node.key);
 		if (name.length >= 3 && haystack.includes(` ${name} `)) out.push(node);
@@ -67,96 +71,154 @@ export function cohesionScores(
 	return out;
 }
 
-interface Adjacent {
-	readonly ids: readonly string[];
-	readonly hub: boolean;
+interface Entry {
+	readonly degree: number;
+	readonly neighbours: ReadonlySet<string>;
 }
 
-/** One search's view of the graph around the window: each node's neighbours read at most once. */
-export class NeighbourWalker {
-	private readonly adjacency = new Map<string, Promise<Adjacent>>();
-	readonly seen = new Map<string, NodeRecord>();
+/**
+ * One search's view of the graph around its window: neighbour lists read in batches (one
+ * statement per batch where the store offers `adjacency`) and kept for the rest of the search.
+ * Distances follow a breadth-first walk of up to 2 hops in which hubs (more relations than the
+ * cap) are reached but never walked through.
+ */
+export class GraphWalker {
+	private readonly entries = new Map<string, Entry>();
+	/** Every node seen so far (the window and its neighbours), by id. */
+	readonly refs = new Map<string, NodeRef>();
+	/** Relation counts of nodes seen as neighbours (before their own list is read). */
+	private readonly degrees = new Map<string, number>();
 
 	constructor(
 		private readonly graph: GraphStore,
 		private readonly scope: PartialScope,
-		private readonly fanOutCap: number,
+		private readonly cap: number,
 	) {}
 
-	private neighbours(id: string): Promise<Adjacent> {
-		let found = this.adjacency.get(id);
-		if (!found) {
-			found = this.graph.neighbourhood(this.scope, id, 1, this.fanOutCap).then((hood) => {
-				if (!hood) return { ids: [], hub: false };
-				for (const n of hood.nodes) if (!this.seen.has(n.node.id)) this.seen.set(n.node.id, n.node);
-				return { ids: hood.nodes.map((n) => n.node.id), hub: hood.truncated };
-			});
-			this.adjacency.set(id, found);
+	/** Reads the neighbour lists of the ids not read yet. */
+	async load(ids: Iterable<string>): Promise<void> {
+		const missing = [...new Set(ids)].filter((id) => !this.entries.has(id));
+		if (missing.length === 0) return;
+		const found: ReadonlyMap<string, Adjacency> = this.graph.adjacency
+			? await this.graph.adjacency(this.scope, missing, this.cap)
+			: await this.walkOneByOne(missing);
+		for (const id of missing) {
+			const adjacency = found.get(id);
+			const neighbours = new Set<string>();
+			for (const n of adjacency?.neighbours ?? []) {
+				if (n.id === id) continue;
+				neighbours.add(n.id);
+				if (!this.refs.has(n.id)) this.refs.set(n.id, { id: n.id, label: n.label, key: n.key });
+				if (n.degree >= 0) this.degrees.set(n.id, n.degree);
+			}
+			this.entries.set(id, { degree: adjacency?.degree ?? 0, neighbours });
 		}
-		return found;
 	}
 
-	/** Breadth-first distances from `start`, up to `hops`; hubs are reached but not walked through. */
-	async distancesFrom(start: string, hops: number): Promise<Map<string, number>> {
-		const dist = new Map<string, number>([[start, 0]]);
-		let frontier = [start];
-		for (let depth = 1; depth <= hops && frontier.length > 0; depth++) {
-			const lists = await Promise.all(frontier.map((id) => this.neighbours(id)));
-			const next: string[] = [];
-			for (const adjacent of lists) {
-				if (adjacent.hub) continue;
-				for (const id of adjacent.ids) {
-					if (dist.has(id)) continue;
-					dist.set(id, depth);
-					next.push(id);
-				}
-			}
-			frontier = next;
+	/** The fallback for stores without `adjacency`: one neighbourhood read per node. */
+	private async walkOneByOne(ids: readonly string[]): Promise<Map<string, Adjacency>> {
+		const out = new Map<string, Adjacency>();
+		for (const id of ids) {
+			const hood = await this.graph.neighbourhood(this.scope, id, 1, this.cap);
+			if (!hood || hood.center.props.status === "archived") continue;
+			out.set(id, {
+				degree: hood.truncated ? this.cap + 1 : hood.nodes.length,
+				// Degree -1: unknown until the neighbour's own list is read.
+				neighbours: hood.nodes.map((n) => ({ id: n.node.id, label: n.node.label, key: n.node.key, degree: -1 })),
+			});
 		}
-		return dist;
+		return out;
+	}
+
+	neighbours(id: string): ReadonlySet<string> {
+		return this.entries.get(id)?.neighbours ?? new Set();
+	}
+
+	/** Known after the node's own list or a list that holds it was read (the fallback reads it). */
+	async isHub(id: string): Promise<boolean> {
+		let degree = this.entries.get(id)?.degree ?? this.degrees.get(id);
+		if (degree === undefined) {
+			await this.load([id]);
+			degree = this.entries.get(id)?.degree ?? 0;
+		}
+		return degree > this.cap;
+	}
+
+	/**
+	 * Hops between two nodes whose lists were read (undefined beyond `hops`): 1 when linked; 2
+	 * through a shared neighbour that is not a hub, and only from a node that is not a hub itself.
+	 */
+	async distance(a: string, b: string, hops: number): Promise<number | undefined> {
+		if (a === b) return 0;
+		const na = this.neighbours(a);
+		const nb = this.neighbours(b);
+		if (na.has(b) || nb.has(a)) return 1;
+		if (hops < 2 || (await this.isHub(a)) || (await this.isHub(b))) return undefined;
+		const [small, large] = na.size <= nb.size ? [na, nb] : [nb, na];
+		for (const m of small) if (large.has(m) && !(await this.isHub(m))) return 2;
+		return undefined;
 	}
 }
 
 /**
  * The graph term over the fused window: cohesion (a candidate near other strong candidates rises,
  * halving per hop) plus closeness to a node the query names. Reads only the caller's scope, and
- * archived nodes are never walked (the store leaves them out of neighbourhoods).
+ * archived nodes are never walked (the store leaves them out of neighbour lists).
  */
 export async function graphSignals(
-	graph: GraphStore,
-	scope: PartialScope,
+	walker: GraphWalker,
 	query: string,
 	window: ReadonlyMap<string, number>,
 	windowNodes: ReadonlyMap<string, NodeRecord>,
 	settings: GraphRerankSettings,
-): Promise<{ signals: Map<string, GraphSignal>; anchors: NodeRecord[] }> {
-	const walker = new NeighbourWalker(graph, scope, settings.fanOutCap);
+): Promise<{ signals: Map<string, GraphSignal>; anchors: NodeRef[] }> {
 	const ids = [...window.keys()];
-	const maps = new Map<string, Distances>();
-	for (const id of ids) maps.set(id, await walker.distancesFrom(id, settings.hops));
+	const hops = Math.min(2, Math.max(1, Math.floor(settings.hops)));
+	await walker.load(ids);
 
-	// Shortest of the two walks: a hub candidate is not walked from, but others reach it.
-	const distance = (a: string, b: string): number | undefined => {
-		const ab = maps.get(a)?.get(b);
-		const ba = maps.get(b)?.get(a);
-		if (ab === undefined) return ba;
-		return ba === undefined ? ab : Math.min(ab, ba);
-	};
-	const cohesion = cohesionScores(window, distance, settings.cohesionDecay);
+	const pairs = new Map<string, number | undefined>();
+	for (let i = 0; i < ids.length; i++) {
+		for (let j = i + 1; j < ids.length; j++) {
+			const d = await walker.distance(ids[i], ids[j], hops);
+			pairs.set(`${ids[i]}|${ids[j]}`, d);
+			pairs.set(`${ids[j]}|${ids[i]}`, d);
+		}
+	}
+	const cohesion = cohesionScores(window, (a, b) => pairs.get(`${a}|${b}`), settings.cohesionDecay);
 
-	const known = new Map<string, NodeRecord>(walker.seen);
-	for (const [id, node] of windowNodes) known.set(id, node);
+	const known = new Map<string, NodeRef>(walker.refs);
+	for (const [id, node] of windowNodes) known.set(id, { id, label: node.label, key: node.key });
 	const anchors = findAnchors(query, known.values());
+	if (hops >= 2) await walker.load(anchors.map((a) => a.id));
 
 	const signals = new Map<string, GraphSignal>();
 	for (const id of ids) {
 		let anchor = 0;
 		for (const a of anchors) {
-			const hops = a.id === id ? 0 : distance(id, a.id);
-			if (hops !== undefined) anchor = Math.max(anchor, 1 / (1 + hops));
+			const d = await walker.distance(id, a.id, hops);
+			if (d !== undefined) anchor = Math.max(anchor, 1 / (1 + d));
 		}
 		const c = cohesion.get(id) ?? 0;
 		signals.set(id, { cohesion: c, anchor, graph: clamp01(c + settings.anchorWeight * anchor) });
 	}
 	return { signals, anchors };
+}
+
+/**
+ * Neighbours of the `top` best candidates that are not candidates yet, each scored
+ * parent score × decay (the best parent wins). Hubs are neither expanded nor added.
+ */
+export async function expandNeighbours(walker: GraphWalker, base: ReadonlyMap<string, number>, top: number, decay: number): Promise<Map<string, number>> {
+	const out = new Map<string, number>();
+	const parents = [...base].sort((a, b) => b[1] - a[1]).slice(0, top);
+	await walker.load(parents.map(([id]) => id));
+	for (const [id, score] of parents) {
+		if (await walker.isHub(id)) continue;
+		for (const neighbour of walker.neighbours(id)) {
+			const value = score * decay;
+			if (base.has(neighbour) || (out.get(neighbour) ?? -1) >= value || (await walker.isHub(neighbour))) continue;
+			out.set(neighbour, value);
+		}
+	}
+	return out;
 }

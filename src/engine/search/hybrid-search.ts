@@ -7,7 +7,8 @@ import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
 import { clamp01, linearFuse, rrfFuse, temporalScore } from "./fusion";
-import { graphSignals, type GraphSignal } from "./graph-rerank";
+import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
+import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 
 export type FusionMode = "rrf" | "linear";
 
@@ -23,6 +24,10 @@ export interface SearchSettings {
 	readonly fanOutCap: number;
 	readonly cohesionDecay: number;
 	readonly anchorWeight: number;
+	/** Neighbours of this many top candidates join the window (0: rerank only). */
+	readonly graphExpand: number;
+	/** An added neighbour starts at its parent's fused score × this. */
+	readonly expandDecay: number;
 	/** Linear mode: weight of the vector channel. */
 	readonly alpha: number;
 	/** β, γ, δ. */
@@ -30,6 +35,8 @@ export interface SearchSettings {
 	readonly temporalWeight: number;
 	readonly trustWeight: number;
 	readonly halfLifeDays: number;
+	/** Fulltext matches word stems as prefixes ("research" finds "researching"). */
+	readonly fulltextPrefix: boolean;
 	/** Longer queries are cut before they reach the channels. */
 	readonly maxQueryChars: number;
 }
@@ -43,11 +50,14 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	fanOutCap: 64,
 	cohesionDecay: 0.5,
 	anchorWeight: 0.5,
+	graphExpand: 0,
+	expandDecay: 0.5,
 	alpha: 0.6,
 	graphWeight: 0.15,
 	temporalWeight: 0.1,
 	trustWeight: 0.1,
 	halfLifeDays: 30,
+	fulltextPrefix: true,
 	maxQueryChars: 2000,
 };
 
@@ -113,6 +123,8 @@ interface Candidate {
 	readonly node: NodeRecord;
 	fulltext?: number;
 	vector?: number;
+	/** Added as a neighbour of a top candidate (its propagated score). */
+	expanded?: number;
 }
 
 interface VectorAnswer {
@@ -147,7 +159,14 @@ export class HybridSearch {
 		// Filters run after the vector channel, so ask for more when they may remove hits.
 		const fetchK = filtered ? s.channelK * 3 : s.channelK;
 		const [fulltextHits, vectorAnswer] = await Promise.all([
-			wantFulltext ? this.deps.graph.fulltext(scope, { text, limit: fetchK, labels: request.labels }) : Promise.resolve([]),
+			wantFulltext
+				? this.deps.graph.fulltext(scope, {
+						text: s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text),
+						limit: fetchK,
+						labels: request.labels,
+						prefix: s.fulltextPrefix,
+					})
+				: Promise.resolve([]),
 			wantVector ? this.vectorChannel(scope, text, fetchK) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
 
@@ -186,10 +205,20 @@ export class HybridSearch {
 		}
 
 		let graph = new Map<string, GraphSignal>();
-		let anchors: NodeRecord[] = [];
-		if ((request.graph ?? s.graphRerank) && base.size > 0 && s.graphHops > 0) {
+		let anchors: NodeRef[] = [];
+		const useGraph = (request.graph ?? s.graphRerank) && base.size > 0 && s.graphHops > 0;
+		const walker = new GraphWalker(this.deps.graph, scope, s.fanOutCap);
+		if (useGraph && s.graphExpand > 0) {
+			for (const [id, score] of await expandNeighbours(walker, base, s.graphExpand, s.expandDecay)) {
+				const node = await this.deps.graph.getNodeById(scope, id);
+				if (!node || !keep(node)) continue;
+				candidates.set(id, { node, expanded: score });
+				base.set(id, score);
+			}
+		}
+		if (useGraph) {
 			const nodes = new Map([...candidates].map(([id, c]) => [id, c.node]));
-			({ signals: graph, anchors } = await graphSignals(this.deps.graph, scope, text, base, nodes, {
+			({ signals: graph, anchors } = await graphSignals(walker, text, base, nodes, {
 				hops: s.graphHops,
 				fanOutCap: s.fanOutCap,
 				cohesionDecay: s.cohesionDecay,

@@ -1,5 +1,5 @@
 export { clamp01, linearFuse, minMax, rrfFuse, temporalScore, type FusedScore, type RankedIds } from "./fusion";
-export { cohesionScores, findAnchors, graphSignals, nameWords, NeighbourWalker, type GraphRerankSettings, type GraphSignal } from "./graph-rerank";
+export { cohesionScores, expandNeighbours, findAnchors, graphSignals, GraphWalker, nameWords, type GraphRerankSettings, type GraphSignal, type NodeRef } from "./graph-rerank";
 export {
 	DEFAULT_SEARCH_SETTINGS,
 	HybridSearch,

@@ -90,3 +90,35 @@ describe("graph rerank on a real memory", () => {
 		expect(cut.results.map((r) => r.scores.cohesion)).toEqual([0, 0]);
 	});
 });
+
+describe("graph expansion (graphExpand)", () => {
+	let m: SearchMemory;
+	afterEach(async () => {
+		await m.close();
+	});
+
+	it("adds the neighbours of the top candidates at their parent's score × decay, never hubs", async () => {
+		m = await openSearchMemory({ search: { graphExpand: 1, expandDecay: 0.5, fanOutCap: 3 } });
+		await m.remember("Problem", "Checkout times out", { description: "payment gateway timeout at checkout" });
+		await m.remember("Decision", "Retry payments with backoff", { description: "the fix we chose" });
+		await m.remember("Technology", "Stripe", { description: "used by many projects" });
+		await m.relate(["Problem", "Checkout times out"], "SOLVED_BY", ["Decision", "Retry payments with backoff"]);
+		await m.relate(["Problem", "Checkout times out"], "CAUSED_BY", ["Technology", "Stripe"]);
+		for (const p of ["Shop", "Billing", "Donations", "Tickets"]) {
+			await m.remember("Project", p);
+			await m.relate(["Project", p], "USES", ["Technology", "Stripe"]);
+		}
+
+		const view = await m.memory.search(m.scope, "gateway timeout", { temporal: false });
+		const names = view.results.map((r) => r.name);
+		expect(names[0]).toBe("Checkout times out");
+		const decision = view.results.find((r) => r.name === "Retry payments with backoff");
+		expect(decision?.scores.rrf).toBeCloseTo(0.5 * (view.results[0].scores.rrf ?? 0), 5);
+		expect(decision?.scores.fulltext_rank).toBeUndefined();
+		// Stripe has 5 relations with a cap of 3: a hub, so it is not pulled in.
+		expect(names).not.toContain("Stripe");
+
+		const off = await m.memory.search(m.scope, "gateway timeout", { graph: false });
+		expect(off.results.map((r) => r.name)).toEqual(["Checkout times out"]);
+	});
+});

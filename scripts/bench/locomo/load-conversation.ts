@@ -1,0 +1,70 @@
+import { parseConfig, configFromEnv } from "../../../src/config/engrama-config";
+import { nodeToText } from "../../../src/engine/node-text";
+import type { Profile } from "../../../src/engine/profile";
+import type { EmbeddingProvider } from "../../../src/engine/protocols";
+import type { WriteContext } from "../../../src/engine/write/write-pipeline";
+import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { turnText, type LocomoConversation, type LocomoTurn } from "./dataset";
+
+const speakerText = (name: string) => `${name}, a participant of the conversation`;
+
+/** Stored props of a turn; with LOCOMO_CONTEXT=1 the turn it answers is kept as its context. */
+function turnProps(turn: LocomoTurn, before: LocomoTurn | undefined, date: string, full: boolean, after?: LocomoTurn): Record<string, string> {
+	const props: Record<string, string> = { description: turnText(turn) };
+	if (process.env.LOCOMO_CONTEXT === "1" && before) props.context = turnText(before);
+	if (process.env.LOCOMO_CONTEXT === "2") props.context = [before, after].filter((t): t is LocomoTurn => !!t).map(turnText).join("\n");
+	if (full) Object.assign(props, { speaker: turn.speaker, session_date: date });
+	return props;
+}
+const sessionText = (n: number, date: string) => `Session ${n} on ${date}`;
+
+/** Texts of every node the loader writes and of every question of categories 1-4 (to embed in batches up front). */
+export function textsToEmbed(conv: LocomoConversation): string[] {
+	const texts: string[] = [];
+	for (const s of conv.sessions) {
+		texts.push(nodeToText({ label: "Session", key: `Session ${s.number}`, props: { description: sessionText(s.number, s.date) } }));
+		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(t, s.turns[i - 1], s.date, false, s.turns[i + 1]) })));
+	}
+	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: { description: speakerText(sp) } }));
+	for (const q of conv.questions) if (q.category >= 1 && q.category <= 4) texts.push(q.question);
+	return texts;
+}
+
+export interface LoadedConversation {
+	readonly opened: OpenedMemory;
+	/** node id → dia_id of every turn. */
+	readonly turnIds: ReadonlyMap<string, string>;
+}
+
+/**
+ * One conversation as one memory (SQLite in memory) written through the real write pipeline:
+ * Speaker and Session nodes, every turn a Turn node IN_SESSION its session, SPOKEN_BY its
+ * speaker, and NEXT to the following turn; sessions are WITH both speakers.
+ */
+export async function loadConversation(conv: LocomoConversation, profile: Profile, embedder: EmbeddingProvider): Promise<LoadedConversation> {
+	const env = configFromEnv(process.env, { dbPath: ":memory:" });
+	const config = parseConfig({ ...env, backend: "sqlite", dbPath: ":memory:", orgId: "locomo", userId: conv.id, embedding: { provider: "none" } });
+	const opened = await openMemory(config, { profile, embedder });
+	const { memory, scope } = opened;
+	const ctx: WriteContext = { scope, source: "sync" };
+	const turnIds = new Map<string, string>();
+	await memory.graph.transaction(async () => {
+		for (const sp of conv.speakers) await memory.remember(ctx, { label: "Speaker", key: sp, props: { description: speakerText(sp) } });
+		for (const s of conv.sessions) {
+			const session = { label: "Session", key: `Session ${s.number}` };
+			await memory.remember(ctx, { ...session, props: { description: sessionText(s.number, s.date), session_date: s.date } });
+			for (const sp of conv.speakers) await memory.relate(ctx, session, "WITH", { label: "Speaker", key: sp });
+			let previous: { label: string; key: string } | undefined;
+			for (const [i, t] of s.turns.entries()) {
+				const turn = { label: "Turn", key: t.diaId };
+				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(t, s.turns[i - 1], s.date, true, s.turns[i + 1]) });
+				turnIds.set(node.id, t.diaId);
+				await memory.relate(ctx, turn, "IN_SESSION", session);
+				if (conv.speakers.includes(t.speaker)) await memory.relate(ctx, turn, "SPOKEN_BY", { label: "Speaker", key: t.speaker });
+				if (previous) await memory.relate(ctx, previous, "NEXT", turn);
+				previous = turn;
+			}
+		}
+	});
+	return { opened, turnIds };
+}

@@ -1,0 +1,54 @@
+// Embedding throughput of the in-process providers (sentences/s), batch by batch.
+// Usage: npm run bench -- search-embedders [--sentences 256] [--batch 32] [--model-dir <dir with a transformers.js model>]
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
+import type { EmbeddingProvider } from "../../src/engine/protocols";
+import { TransformersEmbeddingProvider } from "../../src/node/embedders/transformers-embedding-provider";
+import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
+import { writeTinyModel } from "../../tests/node/embedders/tiny-onnx-model";
+import { seededRandom, sentence } from "./stats";
+
+function arg(name: string, fallback: string): string {
+	const i = process.argv.indexOf(`--${name}`);
+	return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const count = Number(arg("sentences", "256"));
+const batch = Number(arg("batch", "32"));
+const rand = seededRandom(11);
+const texts = Array.from({ length: count }, () => sentence(rand, 8 + Math.floor(rand() * 16)));
+const dir = mkdtempSync(join(tmpdir(), "engrama-embed-bench-"));
+writeTinyModel(join(dir, "models"), "engrama/tiny-encoder");
+const modelDir = process.argv.includes("--model-dir") ? arg("model-dir", "") : "";
+
+const providers: [string, EmbeddingProvider][] = [
+	["hash (256-d, no model)", new HashEmbeddingProvider(256)],
+	["USE-lite (TensorFlow.js, 512-d)", new UseLiteEmbeddingProvider(batch)],
+	[
+		"transformers.js, tiny generated model (pipeline overhead only)",
+		new TransformersEmbeddingProvider({ model: "engrama/tiny-encoder", cacheDir: join(dir, "cache"), localModelPath: join(dir, "models"), allowRemoteModels: false, batchSize: batch }),
+	],
+];
+if (modelDir) {
+	providers.push([
+		`transformers.js, ${modelDir}`,
+		new TransformersEmbeddingProvider({ model: modelDir.split("/").slice(-2).join("/"), localModelPath: join(modelDir, "..", ".."), cacheDir: join(dir, "cache"), allowRemoteModels: false, batchSize: batch }),
+	]);
+}
+
+console.log(`\nEmbedding throughput: ${count} sentences of 8-23 words, batches of ${batch}`);
+console.log("| provider | load | sentences/s |");
+console.log("| --- | ---: | ---: |");
+for (const [name, provider] of providers) {
+	const t0 = performance.now();
+	await provider.embed("warm up");
+	const load = performance.now() - t0;
+	const t1 = performance.now();
+	await provider.embedBatch(texts);
+	const seconds = (performance.now() - t1) / 1000;
+	console.log(`| ${name} | ${load.toFixed(0)} ms | ${(count / seconds).toFixed(0)} |`);
+	await (provider as { close?: () => Promise<void> }).close?.();
+}
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,87 @@
+// Hybrid search latency at several graph sizes (384-d vectors), with and without the graph rerank.
+// Usage: npm run bench -- search-speed [--sizes 1000,10000,50000] [--queries 100] [--json]
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig } from "../../src/config/engrama-config";
+import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
+import type { SearchOptions } from "../../src/engine/memory";
+import type { WriteContext } from "../../src/engine/write/write-pipeline";
+import { openMemory } from "../../src/node/open-memory";
+import { fmt, percentile, seededRandom, sentence } from "./stats";
+
+function arg(name: string, fallback: string): string {
+	const i = process.argv.indexOf(`--${name}`);
+	return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
+const queries = Number(arg("queries", "100"));
+const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
+const MODES: Record<string, SearchOptions> = {
+	fulltext: { channels: { vector: false }, graph: false },
+	"rrf, no graph": { graph: false },
+	"rrf + graph": { graph: true },
+	"linear + graph": { fusion: "linear", graph: true },
+};
+
+const rows: Record<string, unknown>[] = [];
+for (const size of sizes) {
+	const dir = mkdtempSync(join(tmpdir(), "engrama-search-bench-"));
+	const config = parseConfig({ backend: "sqlite", dbPath: process.env.BENCH_MEMORY ? ":memory:" : join(dir, "bench.db"), orgId: "bench", userId: "search" });
+	const embedder = new HashEmbeddingProvider(384);
+	const opened = await openMemory(config, { embedder });
+	const { memory, scope } = opened;
+	const ctx: WriteContext = { scope, source: "cli" };
+	const rand = seededRandom(size);
+	const t0 = performance.now();
+	const refs: { label: string; key: string }[] = [];
+	for (let start = 0; start < size; start += 500) {
+		await memory.graph.transaction(async () => {
+			for (let i = start; i < Math.min(size, start + 500); i++) {
+				const label = LABELS[i % LABELS.length];
+				const key = `${label} ${i} ${sentence(rand, 2)}`;
+				await memory.remember(ctx, { label, key, props: { description: sentence(rand, 12) } });
+				refs.push({ label, key });
+				// Two links to earlier nodes, and every 50th node is a hub linked from 100 more.
+				for (let e = 0; e < 2 && i > 0; e++) await memory.relate(ctx, refs[i], "RELATED_TO", refs[Math.floor(rand() * i)]);
+			}
+		});
+	}
+	await memory.graph.transaction(async () => {
+		for (let h = 0; h < size; h += 50) for (let e = 0; e < 100; e++) await memory.relate(ctx, refs[Math.floor(rand() * size)], "RELATED_TO", refs[h]);
+	});
+	const loadMs = performance.now() - t0;
+	const qrand = seededRandom(7);
+	const texts = Array.from({ length: queries }, () => sentence(qrand, 3));
+	const row: Record<string, unknown> = { nodes: size, loadSeconds: +(loadMs / 1000).toFixed(1) };
+	for (const [mode, options] of Object.entries(MODES)) {
+		await memory.search(scope, texts[0], options);
+		const samples: number[] = [];
+		for (const q of texts) {
+			const s0 = performance.now();
+			await memory.search(scope, q, { ...options, limit: 10 });
+			samples.push(performance.now() - s0);
+		}
+		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95) };
+	}
+	rows.push(row);
+	await opened.close();
+	rmSync(dir, { recursive: true, force: true });
+	process.stderr.write(`${size} nodes done (load ${(loadMs / 1000).toFixed(1)} s)\n`);
+}
+
+if (process.argv.includes("--json")) {
+	console.log(JSON.stringify(rows, null, 2));
+} else {
+	console.log(`\nSearch latency, ${queries} queries of 3 words, limit 10, 384-d hash vectors, SQLite WASM (file)`);
+	console.log(`| nodes | ${Object.keys(MODES).map((m) => `${m} p50 / p95`).join(" | ")} |`);
+	console.log(`| ---: | ${Object.keys(MODES).map(() => "---:").join(" | ")} |`);
+	for (const row of rows) {
+		const cells = Object.keys(MODES).map((m) => {
+			const v = row[m] as { p50: number; p95: number };
+			return `${fmt(v.p50)} / ${fmt(v.p95)}`;
+		});
+		console.log(`| ${String(row.nodes)} | ${cells.join(" | ")} |`);
+	}
+}
