@@ -34,6 +34,7 @@ function reflectText(report: ReflectReport): string {
 		}
 		const parts = [`${d.created} new`, `${d.refreshed} refreshed`, `${d.unchanged} unchanged`];
 		if (d.reviewed > 0) parts.push(`${d.reviewed} already reviewed`);
+		if (d.retired > 0) parts.push(`${d.retired} retired (pattern gone)`);
 		if (d.over_budget) parts.push("budget reached");
 		lines.push(`  - ${d.name}: ${parts.join(", ")}`);
 	}
