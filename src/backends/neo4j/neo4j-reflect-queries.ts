@@ -59,7 +59,7 @@ const NEIGHBOURS_WITH_VIA = (x: string, where = "true") => `CALL {
 	RETURN collect({entity: ${ENT("y")}, type: via, direction: CASE WHEN isOut THEN 'out' ELSE 'in' END})[0..$cap] AS neighbours
 }`;
 
-const QUERIES: Record<ReflectDetectorId, string> = {
+export const REFLECT_QUERIES: Readonly<Record<ReflectDetectorId, string>> = {
 	cross_project_solution: `${OUTER("o")} AND o.__label = 'Problem' AND ${STATUS("o")} IN ['open', 'in-progress']
 		WITH o ORDER BY ${BY("o")}
 		CALL { WITH o ${PROJECTS_OF("o", "p")} WITH DISTINCT p ORDER BY ${BY("p")} RETURN collect(p) AS openProjects }
@@ -135,7 +135,7 @@ const QUERIES: Record<ReflectDetectorId, string> = {
 			CALL {
 				WITH a
 				MATCH (a)-[ak:IN_DOMAIN|USES]->(k)<-[bk]-(b)
-				WHERE type(bk) = type(ak) AND k <> a AND b <> k AND ${LIVE("k")}
+				WHERE ${LIVE("a")} AND type(bk) = type(ak) AND k <> a AND b <> k AND ${LIVE("k")}
 				AND ((type(ak) = 'IN_DOMAIN' AND k.__label = 'Domain') OR (type(ak) = 'USES' AND k.__label = 'Technology'))
 				AND b <> a AND b.__label = 'Project' AND ${STATUS("b")} = 'active' AND ${LIVE("b")}
 				WITH DISTINCT b, k ORDER BY ${BY("b")}, ${BY("k")}
@@ -239,7 +239,7 @@ export async function neo4jReflectRows<D extends ReflectDetectorId>(
 	detector: D,
 	params: ReflectParams,
 ): Promise<readonly ReflectRowMap[D][]> {
-	const rows = await q.run(QUERIES[detector], {
+	const rows = await q.run(REFLECT_QUERIES[detector], {
 		ns: namespace,
 		org: scope.orgId,
 		user: scope.userId,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
 import { migrateMemory } from "../../../src/backends/neo4j/memory-migration";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
+import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { ValidationError } from "../../../src/engine/errors";
 import { Memory } from "../../../src/engine/memory";
@@ -63,30 +64,30 @@ async function snapshot(backend: Backend, scope: Scope) {
 
 const plain = (n: NodeRecord) => ({ ...n, props: { ...n.props } });
 
-describe.each(withServer ? ["neo4j"] : [])("engrama migrate between sqlite and %s", () => {
+/** Migration into SQLite always runs; into Neo4j when the test server is up. */
+const TARGETS = ["sqlite", ...(withServer ? ["neo4j"] : [])];
+
+describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => {
 	let dir: { path: string; cleanup(): void };
 	let sqlite: Backend;
-	let neo: Neo4jBackend;
-	const namespace = () => `test-${crypto.randomUUID()}`;
+	let target: Backend;
 	const openSqlite = (file: string) => createBackend(parseConfig({ backend: "sqlite", dbPath: join(dir.path, file) }));
-	const openNeo4j = (ns: string) =>
-		createNeo4jBackend(parseConfig({ backend: "neo4j", dbPath: ":memory:", neo4j: neo4jTestSettings() }), { namespace: ns });
 
 	beforeEach(async () => {
 		dir = makeTempDir("engrama-migrate-");
 		sqlite = await openSqlite("source.db");
-		neo = await openNeo4j(namespace());
+		target = targetName === "neo4j" ? await openNeo4j(`test-${crypto.randomUUID()}`) : await openSqlite("target.db");
 		await fill(sqlite);
 	});
 	afterEach(async () => {
-		await neo.graph.dropNamespace();
-		await neo.graph.close();
+		if (target.graph instanceof Neo4jGraphStore) await target.graph.dropNamespace();
+		await target.graph.close();
 		await sqlite.graph.close();
 		dir.cleanup();
 	});
 
-	it("round-trips a memory sqlite → neo4j → sqlite with identical nodes, edges, vectors, history and Insights", async () => {
-		const there = await migrateMemory(sqlite, neo);
+	it("round-trips a memory sqlite → target → sqlite with identical nodes, edges, vectors, history and Insights", async () => {
+		const there = await migrateMemory(sqlite, target);
 		expect(there.verified).toBe(true);
 		expect(there.scopes.map((s) => `${s.orgId}/${s.userId}`)).toEqual(["acme/ana", "acme/bob"]);
 		const anaCounts = there.scopes[0].target;
@@ -94,22 +95,21 @@ describe.each(withServer ? ["neo4j"] : [])("engrama migrate between sqlite and %
 		expect(anaCounts.insights).toEqual({ approved: 1, dismissed: 1, pending: 1 });
 		expect(anaCounts.history).toBeGreaterThan(0);
 		expect(there.meta).toContain("standalone_user_id");
-		expect(await neo.graph.getMeta("standalone_user_id")).toBe("local-ana");
+		expect(await target.graph.getMeta("standalone_user_id")).toBe("local-ana");
 
 		const original = await snapshot(sqlite, ana);
-		expect(await snapshot(neo, ana)).toEqual(original);
-		// Search and reflect give the same answers on the copy.
+		expect(await snapshot(target, ana)).toEqual(original);
+		// Search and reflect give the same answers on the copy (bm25 equal up to the last bit of a double).
 		const q = { text: "invoices payments", limit: 5 };
-		// Same bm25 as FTS5, up to the last bit of a double.
 		const hits = async (g: GraphStore) => (await g.fulltext(ana, q)).map((h) => [h.node.id, Number(h.score.toFixed(12))]);
-		expect(await hits(neo.graph)).toEqual(await hits(sqlite.graph));
+		expect(await hits(target.graph)).toEqual(await hits(sqlite.graph));
 		const params: ReflectParams = { limit: 20, listCap: 10, staleBefore: "2026-06-01", lowConfidence: 0.5 };
 		const reflect = (g: GraphStore) => g.reflectRows?.(ana, "under_connected", params);
-		expect(await reflect(neo.graph)).toEqual(await reflect(sqlite.graph));
+		expect(await reflect(target.graph)).toEqual(await reflect(sqlite.graph));
 
 		const back = await openSqlite("back.db");
 		try {
-			const report = await migrateMemory(neo, back);
+			const report = await migrateMemory(target, back);
 			expect(report.verified).toBe(true);
 			expect(await snapshot(back, ana)).toEqual(original);
 			expect(await snapshot(back, bob)).toEqual(await snapshot(sqlite, bob));
@@ -119,17 +119,22 @@ describe.each(withServer ? ["neo4j"] : [])("engrama migrate between sqlite and %
 	});
 
 	it("refuses to copy into a scope that already holds nodes, and --replace starts it over", async () => {
-		await migrateMemory(sqlite, neo);
-		await expect(migrateMemory(sqlite, neo)).rejects.toBeInstanceOf(ValidationError);
-		await expect(migrateMemory(sqlite, neo)).rejects.toThrow(/already holds 8 nodes of acme\/ana.*--replace/);
-		const again = await migrateMemory(sqlite, neo, { replace: true });
+		await migrateMemory(sqlite, target);
+		await expect(migrateMemory(sqlite, target)).rejects.toBeInstanceOf(ValidationError);
+		await expect(migrateMemory(sqlite, target)).rejects.toThrow(/already holds 8 nodes of acme\/ana.*--replace/);
+		const again = await migrateMemory(sqlite, target, { replace: true });
 		expect(again.verified).toBe(true);
 		expect(again.scopes[0].target.vectors).toBe(6);
 	});
+});
 
-	it("runs from the command line and prints the verified report", async () => {
-		await sqlite.graph.close();
-		const ns = namespace();
+describe.each(withServer ? ["neo4j"] : [])("engrama migrate on the command line (%s)", () => {
+	it("copies a SQLite file into Neo4j, prints the verified report, and refuses a copy onto itself", async () => {
+		const dir = makeTempDir("engrama-migrate-cli-");
+		const ns = `test-${crypto.randomUUID()}`;
+		const source = await createBackend(parseConfig({ backend: "sqlite", dbPath: join(dir.path, "source.db") }));
+		await fill(source);
+		await source.graph.close();
 		const env = { ...neo4jEnv(), ENGRAMA_DB_PATH: join(dir.path, "source.db") };
 		const result = runCli(["migrate", "--from", "sqlite", "--to", "neo4j", "--neo4j-namespace", ns, "--json"], { env });
 		const target = await openNeo4j(ns);
@@ -144,10 +149,14 @@ describe.each(withServer ? ["neo4j"] : [])("engrama migrate between sqlite and %
 		} finally {
 			await target.graph.dropNamespace();
 			await target.graph.close();
-			sqlite = await openSqlite("source.db");
+			dir.cleanup();
 		}
 	});
 });
+
+function openNeo4j(namespace: string): Promise<Neo4jBackend> {
+	return createNeo4jBackend(parseConfig({ backend: "neo4j", dbPath: ":memory:", neo4j: neo4jTestSettings() }), { namespace });
+}
 
 function neo4jEnv(): Record<string, string> {
 	const s = neo4jTestSettings();

@@ -3,7 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import neo4j from "neo4j-driver";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
+import { isTransient } from "../../../src/backends/neo4j/neo4j-connection";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { BackendError } from "../../../src/engine/errors";
 import type { MergeNodeInput } from "../../../src/engine/protocols";
@@ -23,6 +25,22 @@ const node = (key: string): MergeNodeInput => ({
 	set: { name: key, description: `${key} survives outages` },
 	setOnCreate: { engrama_id: crypto.randomUUID(), status: "active" },
 	now: new Date().toISOString(),
+});
+
+describe("which Neo4j failures are retried", () => {
+	const error = (code: string) => new neo4j.Neo4jError("x", code, "50N42", "error");
+	it("retries an unreachable server, an expired session and the server's transient errors", () => {
+		for (const code of ["ServiceUnavailable", "SessionExpired", "Neo.TransientError.Transaction.DeadlockDetected", "Neo.TransientError.General.DatabaseUnavailable"]) {
+			expect(isTransient(error(code)), code).toBe(true);
+		}
+	});
+	it("never retries what would fail again: syntax, constraints, credentials, our own errors", () => {
+		for (const code of ["Neo.ClientError.Statement.SyntaxError", "Neo.ClientError.Schema.ConstraintValidationFailed", "Neo.ClientError.Security.Unauthorized"]) {
+			expect(isTransient(error(code)), code).toBe(false);
+		}
+		expect(isTransient(new BackendError("no"))).toBe(false);
+		expect(isTransient(new Error("bug"))).toBe(false);
+	});
 });
 
 /**

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
+import { REFLECT_QUERIES } from "../../../src/backends/neo4j/neo4j-reflect-queries";
 import { parseConfig } from "../../../src/config/engrama-config";
 import type { GraphStore, ReflectDetectorId, ReflectParams } from "../../../src/engine/protocols";
 import type { PropValue, Scope } from "../../../src/engine/types";
@@ -160,6 +161,21 @@ async function seedGraph(stores: readonly GraphStore[], seed: number, scope: Sco
 		for (const store of stores) await store.mergeEdge(from.scope, { fromId: from.id, type, toId: to.id, now: "2026-01-01T00:00:00.000Z" });
 	}
 }
+
+describe("reflect detector queries", () => {
+	it("filter every node they touch by the caller's scope and take every value as a parameter", () => {
+		for (const detector of DETECTORS) {
+			const query = REFLECT_QUERIES[detector];
+			// Each node variable a detector reads is declared live (scope included) or is an outer entity.
+			expect(query, detector).toContain("$ns");
+			expect(query, detector).toContain("$org");
+			expect(query, detector).toContain("$user");
+			for (const param of query.match(/\$[A-Za-z]+/g) ?? []) expect(["$ns", "$org", "$user", "$limit", "$cap", "$staleBefore", "$low"], `${detector} ${param}`).toContain(param);
+			const variables = new Set([...query.matchAll(/MATCH \(([a-z]+)[:)]/g)].map((m) => m[1]));
+			for (const v of variables) expect(query, `${detector}: ${v} has no scope check`).toMatch(new RegExp(`${v}\\.__ns = \\$ns`));
+		}
+	});
+});
 
 describe.each(withServer ? ["neo4j"] : [])("reflect detectors: %s returns exactly SQLite's rows", () => {
 	const scope: Scope = { orgId: "reflect", userId: "ana" };
