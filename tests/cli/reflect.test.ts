@@ -88,7 +88,7 @@ describe("engrama reflect, insights, approve, dismiss, write-insight", { timeout
 		expect(note).toContain("[[Problems/Stale invoice totals after a plan change|Stale invoice totals after a plan change]]");
 
 		const created = cli("write-insight", "Training opportunity: Cache Invalidation");
-		expect(created.json()).toMatchObject({ path: "Insights/Training opportunity  Cache Invalidation.md".replace("  ", " "), created: true });
+		expect(created.json()).toMatchObject({ path: "Insights/Training opportunity Cache Invalidation.md", created: true });
 
 		const missing = cli("approve", "No such insight");
 		expect(missing.status).toBe(2);

@@ -167,7 +167,7 @@ describe("writing an approved Insight into the vault", () => {
 		const source = await exampleVault();
 		await reviewInsight(h.memory, CTX, "Hub stub: Elena Vidal (Person)", "approved");
 		const result = await writeInsightToNote(h.memory, CTX, source, "Hub stub: Elena Vidal (Person)", { folder: "Reviews/Insights" });
-		expect(result).toMatchObject({ path: "Reviews/Insights/Hub stub  Elena Vidal (Person).md".replace("  ", " "), created: true, written: true });
+		expect(result).toMatchObject({ path: "Reviews/Insights/Hub stub Elena Vidal (Person).md", created: true, written: true });
 		const text = readFileSync(join(h.vaultDir, result.path), "utf8");
 		expect(text.startsWith("---\ntags: [insight]\n---\n# Hub stub: Elena Vidal (Person)\n\n## Insight (2026-03-15)")).toBe(true);
 		expect(text).toContain("[[Elena Vidal]]");
