@@ -139,8 +139,10 @@ export class Neo4jConnection {
 		return this.withRetry(what, async () => {
 			const session = this.session(mode);
 			try {
-				const run = (tx: ManagedTransaction) => work(managedRunner(tx));
-				return mode === "READ" ? await session.executeRead(run) : await session.executeWrite(run);
+				// Reads run each statement in its own auto-commit transaction: half the round trips
+				// of BEGIN/COMMIT, and the same read-committed view an explicit transaction gives.
+				if (mode === "READ") return await work(autoCommitRunner(session));
+				return await session.executeWrite((tx: ManagedTransaction) => work(managedRunner(tx)));
 			} finally {
 				await session.close();
 			}
@@ -244,6 +246,12 @@ function toRows(records: readonly { toObject(): Record<string, unknown> }[]): Ro
 function managedRunner(tx: ManagedTransaction): CypherRunner {
 	return {
 		run: async (query, params = {}) => toRows((await tx.run(query, params)).records),
+	};
+}
+
+function autoCommitRunner(session: Session): CypherRunner {
+	return {
+		run: async (query, params = {}) => toRows((await session.run(query, params)).records),
 	};
 }
 
