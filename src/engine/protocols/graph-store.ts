@@ -236,10 +236,9 @@ export interface GraphStore {
 
 	/**
 	 * The rows of one reflect detector, exactly as src/engine/protocols/reflect-rows.ts defines
-	 * them (semantics, order, list caps); [] for a partial scope. Read-only. Optional until every
-	 * backend has it: reflect reports a BackendError on a backend without it.
+	 * them (semantics, order, list caps); [] for a partial scope. Read-only.
 	 */
-	reflectRows?<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]>;
+	reflectRows<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]>;
 
 	// --- Search (issue 4) ---
 

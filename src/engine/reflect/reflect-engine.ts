@@ -1,4 +1,4 @@
-import { BackendError, ValidationError } from "../errors";
+import { ValidationError } from "../errors";
 import type { Memory } from "../memory";
 import type { ReflectDetectorId, ReflectEntity, ReflectParams, ReflectRowMap } from "../protocols";
 import { isSystemInsight } from "../resolver/system-insight";
@@ -83,9 +83,6 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 	}
 	if (!memory.profile.resolveLabel(INSIGHT_LABEL) || memory.profile.allowedTargets(ABOUT, INSIGHT_LABEL).length === 0) {
 		throw new ValidationError(`Profile ${memory.profile.name} has no Insight label or no ABOUT relation from it; reflect needs both (profiles/base.yaml has them).`);
-	}
-	if (!memory.graph.reflectRows) {
-		throw new BackendError(`The ${memory.graph.name} backend cannot run reflect yet. Use the sqlite backend for reflect.`);
 	}
 	const reflectRows = memory.graph.reflectRows.bind(memory.graph);
 	// One transaction for the run: one commit for every Insight written, and a stable view of the graph.
