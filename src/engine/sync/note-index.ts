@@ -71,16 +71,15 @@ export class NoteIndex {
 		};
 		// Only the bookkeeping props: decoding 10k whole nodes cost more than reading the vault's mtimes.
 		const fields = [NOTE_PROPS.path, NOTE_PROPS.hash, NOTE_PROPS.mtime, NOTE_PROPS.size, "status"];
+		if (graph.listNodeFields) {
+			// One call: the rows are small (a 50k-note vault is a few MB).
+			for (const row of await graph.listNodeFields(scope, { includeArchived: true, fields })) add(row.id, row.label, row.key, row.fields);
+			return index;
+		}
 		for (let offset = 0; ; offset += PAGE) {
-			if (graph.listNodeFields) {
-				const page = await graph.listNodeFields(scope, { includeArchived: true, limit: PAGE, offset, fields });
-				for (const row of page) add(row.id, row.label, row.key, row.fields);
-				if (page.length < PAGE) break;
-			} else {
-				const page = await graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
-				for (const node of page) add(node.id, node.label, node.key, node.props);
-				if (page.length < PAGE) break;
-			}
+			const page = await graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
+			for (const node of page) add(node.id, node.label, node.key, node.props);
+			if (page.length < PAGE) break;
 		}
 		return index;
 	}
