@@ -81,8 +81,28 @@ function gated<T extends object>(target: T, gate: WorkGate, kind: string): T {
 	});
 }
 
+/** Edges per mergeEdges call: a sync writes a whole chunk's edges in one call otherwise. */
+export const EDGE_SLICE = 200;
+
 export function gatedGraphStore(graph: GraphStore, gate: WorkGate): GraphStore {
-	return gated(graph, gate, "graph");
+	const store = gated(graph, gate, "graph");
+	const mergeEdges = graph.mergeEdges?.bind(graph);
+	if (!mergeEdges) return store;
+	// One call with thousands of edges would hold the thread for hundreds of ms; slices with a gate
+	// pass between them keep each stretch short. Same transaction (the caller's), same result.
+	return new Proxy(store, {
+		get(obj, prop) {
+			if (prop !== "mergeEdges") return Reflect.get(obj, prop) as unknown;
+			return async (scope: Parameters<typeof mergeEdges>[0], inputs: Parameters<typeof mergeEdges>[1]) => {
+				let created = 0;
+				for (let i = 0; i < inputs.length; i += EDGE_SLICE) {
+					await gate.pass("graph.mergeEdges");
+					created += (await mergeEdges(scope, inputs.slice(i, i + EDGE_SLICE))).created;
+				}
+				return { created };
+			};
+		},
+	});
 }
 
 export function gatedVectorStore(vectors: VectorStore, gate: WorkGate): VectorStore {

@@ -879,6 +879,8 @@ export class Vault extends Events {
 	readonly adapter: FileSystemAdapter | CapacitorAdapter;
 	configDir = ".obsidian";
 	private readonly files = new Map<string, TAbstractFile>();
+	/** Lower-case file name → files, for link resolution (Obsidian keeps a similar index). */
+	private readonly byName = new Map<string, Set<TFile>>();
 	private readonly root: TFolder;
 	/** @internal the app's metadata cache, updated on every change. */
 	metadata?: MetadataCache;
@@ -925,11 +927,21 @@ export class Vault extends Events {
 	}
 
 	private setFilePath(file: TFile, path: string): void {
+		if (file.name !== "") this.byName.get(file.name.toLowerCase())?.delete(file);
 		file.path = path;
 		file.name = nameOf(path);
 		const dot = file.name.lastIndexOf(".");
 		file.basename = dot > 0 ? file.name.slice(0, dot) : file.name;
 		file.extension = dot > 0 ? file.name.slice(dot + 1) : "";
+		const key = file.name.toLowerCase();
+		const named = this.byName.get(key) ?? new Set<TFile>();
+		named.add(file);
+		this.byName.set(key, named);
+	}
+
+	/** @internal Files with this name (any case), wherever they are. */
+	filesNamed(name: string): TFile[] {
+		return [...(this.byName.get(name.toLowerCase()) ?? [])];
 	}
 
 	private link(item: TAbstractFile, parentPath: string): void {
@@ -942,6 +954,7 @@ export class Vault extends Events {
 	private unlink(item: TAbstractFile): void {
 		if (item.parent) item.parent.children = item.parent.children.filter((c) => c !== item);
 		this.files.delete(item.path);
+		if (item instanceof TFile) this.byName.get(item.name.toLowerCase())?.delete(item);
 		if (item instanceof TFolder) for (const child of [...item.children]) this.unlink(child);
 	}
 
@@ -1278,8 +1291,7 @@ export class MetadataCache extends Events {
 		const withExt = /\.[a-z0-9]+$/i.test(target) ? target : `${target}.md`;
 		const exact = this.vault.getFileByPath(withExt);
 		if (exact) return exact;
-		const lower = nameOf(withExt).toLowerCase();
-		const candidates = this.vault.getFiles().filter((f) => f.name.toLowerCase() === lower && (!target.includes("/") || f.path.toLowerCase().endsWith(withExt.toLowerCase())));
+		const candidates = this.vault.filesNamed(nameOf(withExt)).filter((f) => !target.includes("/") || f.path.toLowerCase().endsWith(withExt.toLowerCase()));
 		if (candidates.length === 0) return null;
 		// Obsidian prefers the file closest to the source note.
 		const sourceFolder = parentOf(sourcePath);
@@ -1287,7 +1299,7 @@ export class MetadataCache extends Events {
 	}
 
 	fileToLinktext(file: TFile, _sourcePath: string, omitMdExtension = true): string {
-		const unique = this.vault.getFiles().filter((f) => f.name === file.name).length === 1;
+		const unique = this.vault.filesNamed(file.name).length === 1;
 		const base = unique ? file.name : file.path;
 		return omitMdExtension && base.endsWith(".md") ? base.slice(0, -3) : base;
 	}

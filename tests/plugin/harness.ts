@@ -3,14 +3,15 @@ import { build } from "esbuild";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { join } from "node:path";
-import { sqliteWasmPlugin } from "../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
+import { pathToFileURL } from "node:url";
 import { makeTempDir } from "../helpers/temp-dir";
 
 export type FakeObsidian = typeof import("../fakes/obsidian");
 
-export const ROOT = join(__dirname, "..", "..");
+// Under vitest __dirname exists; the benchmarks bundle this file as ESM and run from the repository root.
+export const ROOT = typeof __dirname === "string" ? join(__dirname, "..", "..") : process.cwd();
 const OUT = join(ROOT, ".test-out", `plugin-${process.pid}`);
-const requireHere = createRequire(__filename);
+const requireHere = createRequire(join(ROOT, "package.json"));
 
 export interface Bundles {
 	readonly mainJs: string;
@@ -34,6 +35,10 @@ async function buildNow(): Promise<Bundles> {
 	writeFileSync(join(OUT, "package.json"), JSON.stringify({ type: "commonjs" }));
 	const version = (JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8")) as { version: string }).version;
 	const mainJs = join(OUT, "main.js");
+	// Imported at run time (not bundled): the plugin finds sqlite3.wasm relative to its own file.
+	const wasmPluginUrl = pathToFileURL(join(ROOT, "src", "backends", "sqlite", "wasm", "esbuild-wasm-plugin.mjs")).href;
+	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
+	const { sqliteWasmPlugin } = (await import(wasmPluginUrl)) as typeof import("../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs");
 	await build({
 		absWorkingDir: ROOT,
 		entryPoints: ["src/main.ts"],

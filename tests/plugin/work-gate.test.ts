@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { EngramaError } from "../../src/engine/errors";
-import { CancelledError, WorkGate, gatedGraphStore } from "../../src/plugin/work-gate";
+import { CancelledError, EDGE_SLICE, WorkGate, gatedGraphStore } from "../../src/plugin/work-gate";
 import type { GraphStore } from "../../src/engine/protocols";
 
 function clockGate(budget: number) {
@@ -75,5 +75,21 @@ describe("WorkGate", () => {
 		// close is never cancelled: a cancelled task must still be able to release the database.
 		await expect(gate.run("Sync", controller.signal, () => store.close())).resolves.toBeUndefined();
 		expect(inner.calls).toBe(1);
+	});
+
+	test("a large mergeEdges is written in slices with a gate pass between them", async () => {
+		const { gate } = clockGate(25);
+		const sizes: number[] = [];
+		const inner = {
+			mergeEdges(_scope: unknown, inputs: readonly unknown[]) {
+				sizes.push(inputs.length);
+				return Promise.resolve({ created: inputs.length - 1 });
+			},
+		};
+		const store = gatedGraphStore(inner as unknown as GraphStore, gate);
+		const edges = Array.from({ length: EDGE_SLICE * 2 + 50 }, (_, i) => ({ fromId: "a", type: "USES", toId: `t${i}`, now: "" }));
+		expect(await store.mergeEdges!({ orgId: "o", userId: "u" }, edges)).toEqual({ created: EDGE_SLICE * 2 + 50 - 3 });
+		expect(sizes).toEqual([EDGE_SLICE, EDGE_SLICE, 50]);
+		expect(gate.count("graph.mergeEdges")).toBe(3);
 	});
 });

@@ -1,0 +1,206 @@
+// The plugin's speed, measured on the built main.js against the fake `obsidian` module:
+// main.js size, require time, onload before layout ready, time to engine ready with a 10k-note
+// database, a first and a catch-up sync of a 10k-note vault with the longest main-thread block
+// (event-loop gap) while syncing, and memory after the sync.
+// Usage: npm run bench -- plugin-speed [--notes 10000] [--runs 20]
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { loadPlugin, makeVault, manifest, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
+import { makeTempDir } from "../../tests/helpers/temp-dir";
+
+function arg(name: string, fallback: number): number {
+	const i = process.argv.indexOf(`--${name}`);
+	return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const NOTES = arg("notes", 10_000);
+const RUNS = arg("runs", 20);
+
+function quantile(values: readonly number[], q: number): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * The longest gap between two turns of the event loop: how long the main thread was blocked.
+ * On a loaded machine a wall-clock gap also counts time the process was not scheduled, so the
+ * CPU time the process used during the gap is reported too (the work that really held the thread).
+ */
+function blockMonitor(label: () => string = () => "") {
+	const worst: { ms: number; cpu: number; at: string }[] = [];
+	let last = performance.now();
+	let lastCpu = process.cpuUsage();
+	let longest = 0;
+	let longestCpu = 0;
+	let running = true;
+	const histogram = monitorEventLoopDelay({ resolution: 5 });
+	histogram.enable();
+	const tick = () => {
+		const now = performance.now();
+		const cpu = process.cpuUsage(lastCpu);
+		longest = Math.max(longest, now - last);
+		const cpuMs = (cpu.user + cpu.system) / 1000;
+		longestCpu = Math.max(longestCpu, cpuMs);
+		if (cpuMs > 50) worst.push({ ms: Math.round(now - last), cpu: Math.round(cpuMs), at: label() });
+		last = now;
+		lastCpu = process.cpuUsage();
+		if (running) setTimeout(tick, 0);
+	};
+	setTimeout(tick, 0);
+	return {
+		stop() {
+			running = false;
+			histogram.disable();
+			return { longest, longestCpu, p99: histogram.percentile(99) / 1e6, worst: worst.sort((a, b) => b.cpu - a.cpu).slice(0, 8) };
+		},
+	};
+}
+
+function loadAverage(): string {
+	try {
+		return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+	} catch {
+		return "n/a";
+	}
+}
+
+function gc(): void {
+	(globalThis as { gc?: () => void }).gc?.();
+}
+
+/** --verbose: the slowest single steps between two gate passes (what held the thread). */
+const slowSteps: { ms: number; after: string }[] = [];
+
+function traceGate(plugin: PluginInstance): void {
+	const gate = plugin.controller!.host.gate as unknown as { pass(kind?: string): Promise<void> };
+	const original = gate.pass.bind(gate);
+	let last = performance.now();
+	let lastKind = "start";
+	gate.pass = (kind?: string) => {
+		const now = performance.now();
+		if (now - last > 30) slowSteps.push({ ms: Math.round(now - last), after: lastKind });
+		lastKind = kind ?? "?";
+		const result = original(kind);
+		last = performance.now();
+		void result.then(() => (last = performance.now()));
+		return result;
+	};
+}
+
+async function session(h: LoadedPlugin, vaultPath: string) {
+	const app = h.fake.createFakeApp(vaultPath);
+	const plugin: PluginInstance = new h.Plugin(app, manifest());
+	const loadStarted = performance.now();
+	await plugin.fakeLoad();
+	const onloadMs = performance.now() - loadStarted;
+	if (process.argv.includes("--verbose")) traceGate(plugin);
+	const monitor = blockMonitor(() => {
+		const c = plugin.controller;
+		return c ? `${c.host.state.kind}${c.tasks.current ? ` ${c.tasks.current.title}: ${c.tasks.current.detail}` : ""}` : "";
+	});
+	const cpuStarted = process.cpuUsage();
+	const readyStarted = performance.now();
+	await app.workspace.fakeLayoutReady();
+	const engine = await plugin.controller!.ready();
+	const readyMs = performance.now() - readyStarted;
+	// The catch-up sync that follows layout ready (a first sync when the database is new).
+	const syncStarted = performance.now();
+	while (plugin.controller!.tasks.current) await new Promise((r) => setTimeout(r, 20));
+	await engine.sync.idle();
+	const syncMs = performance.now() - syncStarted;
+	const blocks = monitor.stop();
+	const cpu = process.cpuUsage(cpuStarted);
+	const cpuMs = (cpu.user + cpu.system) / 1000;
+	const report = plugin.controller!.activity.lastReport;
+	const counts = await engine.memory.graph.counts(engine.scope);
+	gc();
+	const memory = process.memoryUsage();
+	return { plugin, onloadMs, readyMs, syncMs, cpuMs, blocks, report, counts, memory };
+}
+
+async function main(): Promise<void> {
+	const requireStarted = performance.now();
+	const h = await loadPlugin();
+	const buildAndRequireMs = performance.now() - requireStarted;
+	const mainJs = readFileSync(h.bundles.mainJs);
+	console.log(`machine: ${process.arch}, Node ${process.version}, load average ${loadAverage()}`);
+	console.log(`main.js: ${mb(mainJs.length)} (${mb(gzipSync(mainJs).length)} gzipped); build + first require ${ms(buildAndRequireMs)}`);
+
+	// onload before layout ready, on a small vault, many times.
+	const onloads: number[] = [];
+	for (let i = 0; i < RUNS; i++) {
+		const vault = makeVault({ settings: { sync: { autoSync: false } } });
+		const app = h.fake.createFakeApp(vault.path);
+		const plugin = new h.Plugin(app, manifest());
+		const started = performance.now();
+		await plugin.fakeLoad();
+		onloads.push(performance.now() - started);
+		plugin.unload();
+		await plugin.closed;
+		vault.cleanup();
+	}
+	console.log(`onload before layout ready (${RUNS} runs): median ${ms(quantile(onloads, 0.5))}, p95 ${ms(quantile(onloads, 0.95))}, first ${ms(onloads[0] ?? 0)}`);
+
+	const source = join(ROOT, ".bench-out", `vault-${NOTES}`);
+	if (!existsSync(join(source, "Projects"))) {
+		mkdirSync(join(ROOT, ".bench-out"), { recursive: true });
+		execFileSync(process.execPath, [join(ROOT, "scripts", "bench", "generate-vault.mjs"), "--notes", String(NOTES), "--out", source], { stdio: "inherit" });
+	}
+	const dir = makeTempDir("engrama-plugin-bench-");
+	cpSync(source, dir.path, { recursive: true });
+
+	gc();
+	const before = process.memoryUsage();
+	const first = await session(h, dir.path);
+	console.log(`\nfirst session on a new ${NOTES}-note vault:`);
+	console.log(`  onload ${ms(first.onloadMs)}; layout ready → engine ready ${ms(first.readyMs)}`);
+	console.log(`  first full sync ${ms(first.syncMs)} wall, ${ms(first.cpuMs)} CPU (${Math.round((NOTES / first.syncMs) * 1000)} notes/s); graph ${first.counts.nodes} nodes, ${first.counts.edges} edges`);
+	console.log(`  longest main-thread block while syncing ${ms(first.blocks.longest)} wall, ${ms(first.blocks.longestCpu)} CPU (event-loop delay p99 ${ms(first.blocks.p99)})`);
+	if (process.argv.includes("--verbose")) {
+		console.log(`  longest blocks: ${JSON.stringify(first.blocks.worst)}`);
+		console.log(`  slowest steps between gate passes: ${JSON.stringify(slowSteps.sort((a, b) => b.ms - a.ms).slice(0, 12))}`);
+	}
+	console.log(`  memory after the sync: rss ${mb(first.memory.rss)} (+${mb(first.memory.rss - before.rss)}), heap ${mb(first.memory.heapUsed)}, array buffers (WASM) ${mb(first.memory.arrayBuffers)}`);
+	first.plugin.unload();
+	await first.plugin.closed;
+
+	gc();
+	const second = await session(h, dir.path);
+	console.log(`\nnext session, the same vault and its ${second.counts.nodes}-node database:`);
+	console.log(`  onload ${ms(second.onloadMs)}; layout ready → engine ready ${ms(second.readyMs)}`);
+	console.log(`  catch-up sync of the unchanged vault ${ms(second.syncMs)} wall, ${ms(second.cpuMs)} CPU; longest main-thread block ${ms(second.blocks.longest)} wall, ${ms(second.blocks.longestCpu)} CPU (p99 ${ms(second.blocks.p99)})`);
+	console.log(`  memory: rss ${mb(second.memory.rss)}, heap ${mb(second.memory.heapUsed)}, array buffers ${mb(second.memory.arrayBuffers)}`);
+	second.plugin.unload();
+	await second.plugin.closed;
+
+	console.log(
+		`\nJSON ${JSON.stringify({
+			mainJsBytes: mainJs.length,
+			mainJsGzipBytes: gzipSync(mainJs).length,
+			onloadMedianMs: quantile(onloads, 0.5),
+			onloadP95Ms: quantile(onloads, 0.95),
+			notes: NOTES,
+			firstReadyMs: first.readyMs,
+			firstSyncMs: first.syncMs,
+			firstSyncCpuMs: first.cpuMs,
+			firstLongestBlockMs: first.blocks.longest,
+			firstLongestBlockCpuMs: first.blocks.longestCpu,
+			rssAfterSyncBytes: first.memory.rss,
+			heapAfterSyncBytes: first.memory.heapUsed,
+			readyWithDatabaseMs: second.readyMs,
+			catchUpSyncMs: second.syncMs,
+			catchUpLongestBlockMs: second.blocks.longest,
+			catchUpLongestBlockCpuMs: second.blocks.longestCpu,
+			loadAverage: loadAverage(),
+		})}`,
+	);
+	rmSync(dir.path, { recursive: true, force: true });
+}
+
+await main();
