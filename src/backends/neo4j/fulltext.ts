@@ -115,40 +115,50 @@ export function queryWords(text: string, maxTerms = 32): string[] {
 	return out;
 }
 
-/** A query word as FTS5 sees it inside quotes: the phrase of its tokens. */
-export type Phrase = readonly string[];
-
 /**
- * SQLite quotes every query word as a prefix phrase (`"word"*`, so "invoic" finds "invoices"):
- * the last token of each phrase matches any token it begins.
+ * A query word as FTS5 sees it inside quotes: the phrase of its tokens. A prefix phrase
+ * (SQLite's `"word"*`, asked for by FulltextQuery.prefix for words of 4+ characters) lets its
+ * last token match any token it begins.
  */
-export const PREFIX_PHRASES = true;
+export interface Phrase {
+	readonly tokens: readonly string[];
+	readonly prefix: boolean;
+}
+
+/** The phrase SQLite's fts5Query makes of a query word. */
+export function phraseOf(word: string, prefix: boolean): Phrase {
+	return { tokens: tokens(word), prefix: prefix && word.length >= 4 };
+}
+
+export function phraseKey(phrase: Phrase): string {
+	return `${phrase.tokens.join(" ")}${phrase.prefix ? "*" : ""}`;
+}
 
 /**
  * Lucene for one phrase in one column. A prefix phrase of several tokens has no exact Lucene
  * form, so it becomes "all its tokens in the column" (a superset); the exact count in Cypher
  * (phrasePattern) then drops the false candidates.
  */
-function lucenePhrase(phrase: Phrase, prefix: boolean): string {
-	if (!prefix) return phrase.length === 1 ? phrase[0] : `"${phrase.join(" ")}"`;
-	if (phrase.length === 1) return `${phrase[0]}*`;
-	return `(${phrase.map((token, i) => `+${token}${i === phrase.length - 1 ? "*" : ""}`).join(" ")})`;
+function lucenePhrase({ tokens: words, prefix }: Phrase): string {
+	if (!prefix) return words.length === 1 ? words[0] : `"${words.join(" ")}"`;
+	if (words.length === 1) return `${words[0]}*`;
+	return `(${words.map((token, i) => `+${token}${i === words.length - 1 ? "*" : ""}`).join(" ")})`;
 }
 
 /**
  * Lucene syntax matching any of the phrases in any column (a superset when prefix phrases have
  * several tokens). Only tokens (letters and digits) reach it, so user text is never parsed.
  */
-export function luceneMatch(phrases: readonly Phrase[], prefix = PREFIX_PHRASES): string | null {
-	const usable = phrases.filter((p) => p.length > 0);
+export function luceneMatch(phrases: readonly Phrase[]): string | null {
+	const usable = phrases.filter((p) => p.tokens.length > 0);
 	if (usable.length === 0) return null;
-	const group = usable.map((p) => lucenePhrase(p, prefix)).join(" OR ");
+	const group = usable.map(lucenePhrase).join(" OR ");
 	return FT_COLUMNS.map((column) => `${ftProperty(column)}:(${group})`).join(" OR ");
 }
 
 /** The substring whose occurrences in a stored column are the phrase's instances. */
-export function phrasePattern(phrase: Phrase, prefix = PREFIX_PHRASES): string {
-	return ` ${phrase.join("  ")}${prefix ? "" : " "}`;
+export function phrasePattern(phrase: Phrase): string {
+	return ` ${phrase.tokens.join("  ")}${phrase.prefix ? "" : " "}`;
 }
 
 /** FTS5's bm25 constants (fts5_aux.c). */

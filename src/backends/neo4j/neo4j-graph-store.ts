@@ -1,6 +1,8 @@
 import neo4j from "neo4j-driver";
 import { NotFoundError, ScopeError, ValidationError } from "../../engine/errors";
 import type {
+	Adjacency,
+	AdjacentNode,
 	FulltextQuery,
 	GraphCapabilities,
 	GraphStore,
@@ -9,6 +11,7 @@ import type {
 	MergeEdgeInput,
 	MergeNodeInput,
 	MergeNodeResult,
+	NodeFields,
 	ScopeForgetReport,
 	HistoryEntry,
 	NameCandidatesQuery,
@@ -42,6 +45,8 @@ import {
 	fulltextProperties,
 	idf,
 	luceneMatch,
+	phraseKey,
+	phraseOf,
 	phrasePattern,
 	queryWords,
 	tokens,
@@ -488,15 +493,15 @@ export class Neo4jGraphStore implements GraphStore {
 		return this.conn.read(async (q) => {
 			const stats = await this.fulltextStats(q);
 			if (stats.rows === 0) return [];
-			const phrases = words.map((word) => tokens(word));
+			const phrases = words.map((word) => phraseOf(word, query.prefix === true));
 			const hits = await this.phraseHits(q, phrases);
-			const hitsOf = (phrase: Phrase) => hits.get(phrase.join(" ")) ?? 0;
+			const hitsOf = (phrase: Phrase) => hits.get(phraseKey(phrase)) ?? 0;
 			let match = phrases;
 			let scored = phrases;
 			const threshold = Math.max(COMMON_TERM_FLOOR, stats.rows * 0.05);
 			if (threshold > COMMON_TERM_FLOOR) {
 				// SQLite looks the lower-cased word up in fts5vocab: a word that is not exactly one token counts as rare.
-				const vocab = (i: number) => (phrases[i].length === 1 && phrases[i][0] === words[i] ? hitsOf(phrases[i]) : 0);
+				const vocab = (i: number) => (phrases[i].tokens.length === 1 && phrases[i].tokens[0] === words[i] ? hitsOf({ ...phrases[i], prefix: false }) : 0);
 				const rare = phrases.filter((_, i) => vocab(i) <= threshold);
 				const common = phrases.filter((_, i) => vocab(i) > threshold);
 				// FTS5 scores every phrase of `rare OR (common) AND (rare)`: the rare ones count twice.
@@ -543,7 +548,9 @@ export class Neo4jGraphStore implements GraphStore {
 
 	/** Nodes of this memory containing each phrase (FTS5's per-phrase hit count for idf). */
 	private async phraseHits(q: CypherRunner, phrases: readonly Phrase[]): Promise<Map<string, number>> {
-		const distinct = [...new Map(phrases.map((p) => [p.join(" "), p])).entries()];
+		// The vocabulary lookup of common-word planning needs the exact (not prefix) counts too.
+		const all = [...phrases, ...phrases.filter((p) => p.prefix).map((p) => ({ ...p, prefix: false }))];
+		const distinct = [...new Map(all.map((p) => [phraseKey(p), p])).entries()];
 		const rows = await q.run(
 			`UNWIND $items AS item
 			CALL {
@@ -563,32 +570,10 @@ export class Neo4jGraphStore implements GraphStore {
 
 	async listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
 		if (!isFullScope(scope)) return [];
-		const where = [SCOPE];
-		const params: Record<string, unknown> = {};
-		if (query.label) {
-			where.push("n.__label = $label");
-			params.label = query.label;
-		}
-		if (query.status && query.status.length > 0) {
-			where.push("coalesce(n.status, '') IN $status");
-			params.status = [...query.status];
-		} else if (!query.includeArchived) {
-			where.push(LIVE);
-		}
-		let i = 0;
-		for (const [field, value] of Object.entries(query.where ?? {})) {
-			if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) continue;
-			where.push(`n[$f${i}] = $v${i}`);
-			params[`f${i}`] = encodeName(field);
-			params[`v${i}`] = encodeValue(value);
-			i++;
-		}
-		params.offset = int(query.offset ?? 0);
+		const { where, params } = listFilter(query);
 		const limit = query.limit !== undefined && query.limit >= 0 ? " LIMIT $limit" : "";
-		if (limit) params.limit = int(query.limit ?? 0);
 		const rows = await this.conn.read(
-			(q) =>
-				q.run(`MATCH (n:${NODE_LABEL}) WHERE ${where.join(" AND ")} RETURN ${N} AS node ORDER BY n.__seq SKIP $offset${limit}`, this.params(scope, params)),
+			(q) => q.run(`MATCH (n:${NODE_LABEL}) WHERE ${where} RETURN ${N} AS node ORDER BY n.__seq SKIP $offset${limit}`, this.params(scope, params)),
 			"list nodes",
 		);
 		return rows.map((row) => toRecord(row.node as StoredMap));
@@ -835,6 +820,117 @@ export class Neo4jGraphStore implements GraphStore {
 		}, "re-key the node");
 	}
 
+	// --- Bulk reads and writes for sync and search (optional in the protocol) ---
+
+	/** mergeEdge for many edges in one transaction: endpoints checked once, one statement per relation type. */
+	async mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
+		assertScope(scope);
+		if (inputs.length === 0) return { created: 0 };
+		const byType = new Map<string, Record<string, unknown>[]>();
+		for (const input of inputs) {
+			const rows = byType.get(checkRelationType(input.type)) ?? [];
+			rows.push({ from: input.fromId, to: input.toId, seq: nextSeq(), now: input.now, props: encodeProps(input.props ?? {}) });
+			byType.set(input.type, rows);
+		}
+		return this.write(async (q) => {
+			const ids = [...new Set(inputs.flatMap((i) => [i.fromId, i.toId]))];
+			const found = await q.run(
+				`UNWIND $ids AS id MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} RETURN collect(id) AS found`,
+				this.params(scope, { ids }),
+			);
+			const present = new Set((found[0]?.found as string[] | undefined) ?? []);
+			for (const input of inputs) {
+				for (const [id, role] of [[input.fromId, "source"], [input.toId, "target"]] as const) {
+					if (!present.has(id)) throw new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
+				}
+			}
+			let created = 0;
+			for (const [type, rows] of byType) {
+				const result = await q.run(
+					`UNWIND $rows AS row
+					MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: row.from}), (b:${NODE_LABEL} {__ns: $ns, engrama_id: row.to})
+					MERGE (a)-[r:${type}]->(b)
+					ON CREATE SET r.__seq = row.seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = row.now
+					SET r += row.props
+					RETURN count(CASE WHEN r.__seq = row.seq THEN 1 END) AS created`,
+					this.params(scope, { rows }),
+				);
+				created += Number(result[0]?.created ?? 0);
+			}
+			return { created };
+		}, "merge the relations");
+	}
+
+	/** listNodes reading only some props (absent or null ones are undefined). */
+	async listNodeFields(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]> {
+		if (!isFullScope(scope)) return [];
+		const fields = query.fields.filter((f) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(f));
+		const { where, params } = listFilter(query);
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL}) WHERE ${where}
+					RETURN n.engrama_id AS id, n.__label AS label, n.__key AS key, [f IN $fields | n[f]] AS values
+					ORDER BY n.__seq SKIP $offset${query.limit !== undefined && query.limit >= 0 ? " LIMIT $limit" : ""}`,
+					this.params(scope, { ...params, fields: fields.map(encodeName) }),
+				),
+			"list node fields",
+		);
+		return rows.map((row) => {
+			const values = row.values as unknown[];
+			return {
+				id: String(row.id),
+				label: String(row.label),
+				key: String(row.key),
+				fields: Object.fromEntries(
+					fields.map((f, i) => {
+						const value = values[i] === null || values[i] === undefined ? null : decodeValue(values[i]);
+						return [f, value === null ? undefined : value];
+					}),
+				),
+			};
+		});
+	}
+
+	/** The live neighbours of many nodes in one statement, for the graph rerank (same rows as SQLite). */
+	async adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
+		const out = new Map<string, Adjacency>();
+		if (!isFullScope(scope) || ids.length === 0) return out;
+		const limit = Math.max(1, cap) + 1;
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`UNWIND $ids AS id
+					MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} AND ${LIVE}
+					CALL {
+						WITH n
+						CALL {
+							WITH n MATCH (n)-[r]->(o) WHERE ${EDGE_SCOPE} RETURN o
+							UNION ALL
+							WITH n MATCH (n)<-[r]-(o) WHERE ${EDGE_SCOPE} RETURN o
+						}
+						WITH o ORDER BY o.__seq
+						WITH collect(o) AS linked
+						RETURN size(linked) AS total, linked[0..$limit] AS others
+					}
+					RETURN id, total, [o IN others WHERE coalesce(o.status, '') <> 'archived' | {
+						id: o.engrama_id, label: o.__label, key: o.__key,
+						degree: CASE WHEN COUNT { (o)-->() } < $limit THEN COUNT { (o)-->() } ELSE $limit END
+							+ CASE WHEN COUNT { (o)<--() } < $limit THEN COUNT { (o)<--() } ELSE $limit END
+					}] AS neighbours`,
+					this.params(scope, { ids: [...new Set(ids)], limit: int(limit) }),
+				),
+			"read the adjacency",
+		);
+		for (const row of rows) {
+			const neighbours = (row.neighbours as Record<string, unknown>[]).map(
+				(n): AdjacentNode => ({ id: String(n.id), label: String(n.label), key: String(n.key), degree: Math.min(Number(n.degree), limit) }),
+			);
+			out.set(String(row.id), { degree: Math.min(Number(row.total), limit), neighbours });
+		}
+		return out;
+	}
+
 	// --- Reflect (issue 6) ---
 
 	async reflectRows<D extends ReflectDetectorId>(scope: PartialScope, detector: D, params: ReflectParams): Promise<readonly ReflectRowMap[D][]> {
@@ -860,6 +956,31 @@ export class Neo4jGraphStore implements GraphStore {
 		);
 		return Number(rows[0]?.removed ?? 0);
 	}
+}
+
+/** The WHERE of listNodes / listNodeFields: scope, label, status or live, string-prop equality. */
+function listFilter(query: ListNodesQuery): { where: string; params: Record<string, unknown> } {
+	const where = [SCOPE];
+	const params: Record<string, unknown> = { offset: int(query.offset ?? 0), limit: int(query.limit ?? 0) };
+	if (query.label) {
+		where.push("n.__label = $label");
+		params.label = query.label;
+	}
+	if (query.status && query.status.length > 0) {
+		where.push("coalesce(n.status, '') IN $status");
+		params.status = [...query.status];
+	} else if (!query.includeArchived) {
+		where.push(LIVE);
+	}
+	let i = 0;
+	for (const [field, value] of Object.entries(query.where ?? {})) {
+		if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(field)) continue;
+		where.push(`n[$f${i}] = $v${i}`);
+		params[`f${i}`] = encodeName(field);
+		params[`v${i}`] = encodeValue(value);
+		i++;
+	}
+	return { where: where.join(" AND "), params };
 }
 
 function parseJson(value: unknown): PropValue {

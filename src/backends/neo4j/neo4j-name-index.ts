@@ -1,5 +1,5 @@
 import neo4j from "neo4j-driver";
-import { indexedNames, nameFragments } from "../../engine/resolver/normalise";
+import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
 import type { Props, Scope } from "../../engine/types";
 import type { CypherRunner } from "./neo4j-connection";
 import { FRAGMENT_LABEL, NAME_LABEL } from "./schema";
@@ -11,11 +11,10 @@ import { FRAGMENT_LABEL, NAME_LABEL } from "./schema";
  * order, under composite indexes that start with the scope. Postings follow their node by id.
  */
 
-/** Postings read per fragment and direction: bounds the resolver's cost whatever the graph size. */
-export const POSTINGS_PER_FRAGMENT = 64;
-/** Names outside [0.4×, 2.5×] the target's length cannot reach a 0.6 ratio, so they are never read. */
-export const LENGTH_WINDOW_LOW = 0.4;
-export const LENGTH_WINDOW_HIGH = 2.5;
+// The read bounds every backend shares: postings per fragment and direction, and the length window.
+const POSTINGS_PER_FRAGMENT = NAME_INDEX_LIMITS.postingsPerFragment;
+const LENGTH_WINDOW_LOW = NAME_INDEX_LIMITS.lengthWindowLow;
+const LENGTH_WINDOW_HIGH = NAME_INDEX_LIMITS.lengthWindowHigh;
 
 export function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
 	return "aliases" in set || (unset ?? []).includes("aliases");

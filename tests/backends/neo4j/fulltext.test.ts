@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fulltext";
+import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fulltext";
 import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
 import { openDatabase, type SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
 
@@ -60,20 +60,24 @@ describe("Neo4j fulltext tokens match SQLite FTS5", () => {
 	it("builds a query from words only, so user syntax is never parsed", () => {
 		const words = queryWords(`"OR" NEAR( * ) AND ^title: -x +y Café café`);
 		expect(words).toEqual(["or", "near", "and", "title", "x", "y", "café"]);
-		const match = luceneMatch(words.map(tokens));
-		expect(match).toBe(FT_COLUMNS.map((c) => `__ft_${c}:(or* OR near* OR and* OR title* OR x* OR y* OR cafe*)`).join(" OR "));
-		expect(luceneMatch([tokens("snake_case")])).toContain("(+snake +case*)");
-		expect(luceneMatch([tokens("snake_case")], false)).toContain('("snake case")');
-		expect(luceneMatch(queryWords("!!! ---").map(tokens))).toBeNull();
+		const match = luceneMatch(words.map((w) => phraseOf(w, false)));
+		expect(match).toBe(FT_COLUMNS.map((c) => `__ft_${c}:(or OR near OR and OR title OR x OR y OR cafe)`).join(" OR "));
+		// Prefix matching (FulltextQuery.prefix) only for words of 4+ characters, as SQLite quotes "word"*.
+		expect(luceneMatch(words.map((w) => phraseOf(w, true)))).toContain("__ft_name:(or OR near* OR and OR title* OR x OR y OR cafe*)");
+		expect(luceneMatch([phraseOf("snake_case", true)])).toContain("(+snake +case*)");
+		expect(luceneMatch([phraseOf("snake_case", false)])).toContain('("snake case")');
+		expect(luceneMatch(queryWords("!!! ---").map((w) => phraseOf(w, true)))).toBeNull();
 	});
 
 	it("counts phrase instances by pattern: prefix phrases match the start of their last token", () => {
 		const stored = fulltextProperties({ description: "invoices invoice snake case snakes" }).__ft_description as string;
-		const count = (pattern: string) => stored.split(pattern).length - 1;
-		expect(count(phrasePattern(["invoic"]))).toBe(2);
-		expect(count(phrasePattern(["invoice"], false))).toBe(1);
-		expect(count(phrasePattern(["snake", "cas"]))).toBe(1);
-		expect(count(phrasePattern(["snake"]))).toBe(2);
+		const count = (word: string, prefix: boolean) => stored.split(phrasePattern(phraseOf(word, prefix))).length - 1;
+		expect(count("invoic", true)).toBe(2);
+		expect(count("invoice", false)).toBe(1);
+		expect(count("snake_cas", true)).toBe(1);
+		expect(count("snake", true)).toBe(2);
+		expect(count("snake", false)).toBe(1);
+		expect(count("sna", true)).toBe(0);
 	});
 
 	it("uses FTS5's idf, floored at 1e-6 for words in most rows", () => {

@@ -153,11 +153,15 @@ describe.each(withServer ? ["neo4j"] : [])("Neo4j backend on the test server (%s
 			["Concept", "Café culture", { summary: "naïve façade of productivity" }],
 		];
 		for (const [label, key, props] of corpus) await both(merge(label, key, props));
-		for (const text of ["consumers", "clients rate", "kafka log producers", "cafe naive", "perez", "façade", "billing"]) {
-			const a = await lite.graph.fulltext(scope, { text, limit: 10 });
-			const b = await neo.graph.fulltext(scope, { text, limit: 10 });
-			expect(b.map((h) => h.node.key), text).toEqual(a.map((h) => h.node.key));
+		for (const text of ["consumers", "clients rate", "kafka log producers", "cafe naive", "perez", "façade", "billing", "consum prod", "invoic cli"]) {
+			for (const prefix of [false, true]) {
+				const a = await lite.graph.fulltext(scope, { text, limit: 10, prefix });
+				const b = await neo.graph.fulltext(scope, { text, limit: 10, prefix });
+				expect(b.map((h) => [h.node.key, h.score.toFixed(10)]), `${text} prefix ${prefix}`).toEqual(a.map((h) => [h.node.key, h.score.toFixed(10)]));
+			}
 		}
+		expect((await neo.graph.fulltext(scope, { text: "consum", limit: 10, prefix: true })).map((h) => h.node.key)).toContain("Backpressure");
+		expect(await neo.graph.fulltext(scope, { text: "consum", limit: 10 })).toEqual([]);
 		const labelled = await neo.graph.fulltext(scope, { text: "kafka", limit: 10, labels: ["Technology"] });
 		expect(labelled.map((h) => h.node.key)).toEqual(["Kafka"]);
 		expect(await neo.graph.fulltext(scope, { text: "kafka", limit: 10 }).then((h) => h.length)).toBe(2);
@@ -194,6 +198,44 @@ describe.each(withServer ? ["neo4j"] : [])("Neo4j backend on the test server (%s
 		expect(native[0]?.n).toBe(1);
 		expect(await neo.graph.deleteEdge(scope, pb.id, "USES", tb.id)).toBe(true);
 		expect(await neo.graph.deleteEdge(scope, pb.id, "USES", tb.id)).toBe(false);
+	});
+
+	it("answers the bulk calls (mergeEdges, adjacency, listNodeFields) exactly as SQLite does", async () => {
+		const nodes: NodeRecord[] = [];
+		for (const [i, key] of ["Hub", "A", "B", "C", "D", "Gone"].entries()) {
+			const [node] = await both(merge(i === 0 ? "Project" : "Concept", key, { description: `node ${key}`, tags: [key, "x"], weight: i }));
+			nodes.push(node);
+		}
+		const [hub, a, b, c, d, gone] = nodes;
+		const edges = [
+			{ fromId: hub.id, type: "HAS", toId: a.id, now: NOW },
+			{ fromId: hub.id, type: "HAS", toId: b.id, now: NOW, props: { note: "first" } },
+			{ fromId: c.id, type: "RELATED_TO", toId: hub.id, now: NOW },
+			{ fromId: hub.id, type: "HAS", toId: b.id, now: NOW, props: { note: "again" } },
+			{ fromId: d.id, type: "RELATED_TO", toId: d.id, now: NOW },
+			{ fromId: hub.id, type: "RELATED_TO", toId: gone.id, now: NOW },
+			{ fromId: a.id, type: "RELATED_TO", toId: b.id, now: NOW },
+		];
+		expect(await neo.graph.mergeEdges?.(scope, edges)).toEqual(await lite.graph.mergeEdges?.(scope, edges));
+		expect(await neo.graph.mergeEdges?.(scope, edges.slice(0, 2))).toEqual({ created: 0 });
+		await lite.graph.mergeEdges?.(scope, edges.slice(0, 2));
+		const missing = { fromId: hub.id, type: "HAS", toId: crypto.randomUUID(), now: NOW };
+		await expect(neo.graph.mergeEdges?.(scope, [edges[0], missing])).rejects.toThrow(/target node .* does not exist/);
+		await neo.graph.updateNode(scope, gone.id, { status: "archived" }, [], NOW);
+		await lite.graph.updateNode(scope, gone.id, { status: "archived" }, [], NOW);
+		for (const node of nodes) {
+			const edgesA = (await lite.graph.edgesOf(scope, node.id, "both")).map((e) => e.edge);
+			expect((await neo.graph.edgesOf(scope, node.id, "both")).map((e) => e.edge), node.key).toEqual(edgesA);
+		}
+		const ids = [...nodes.map((n) => n.id), "unknown"];
+		for (const cap of [1, 2, 10]) {
+			expect(await neo.graph.adjacency?.(scope, ids, cap), `cap ${cap}`).toEqual(await lite.graph.adjacency?.(scope, ids, cap));
+		}
+		expect(await neo.graph.adjacency?.({ orgId: "acme" }, ids, 5)).toEqual(new Map());
+		const fields = { fields: ["description", "tags", "weight", "status", "missing"] };
+		for (const query of [{ ...fields }, { ...fields, label: "Concept", limit: 2, offset: 1 }, { ...fields, includeArchived: true, where: { description: "node B" } }]) {
+			expect(await neo.graph.listNodeFields?.(scope, query), JSON.stringify(query)).toEqual(await lite.graph.listNodeFields?.(scope, query));
+		}
 	});
 
 	it("rolls a transaction back as a whole, and reads inside it see its writes", async () => {
