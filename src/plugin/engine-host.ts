@@ -32,6 +32,8 @@ export interface Engine {
 	/** The embedder in use, or null with the reason. */
 	readonly embedder: EmbeddingProvider | null;
 	readonly embedderNote: string;
+	/** Stops replicating agent writes (MCP remember/relate) into notes. */
+	readonly detachWriter: () => void;
 }
 
 export type EngineState =
@@ -191,8 +193,10 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 			onBatch: (report) => deps.onSyncBatch?.(report),
 			onError: (error) => deps.onSyncError?.(error),
 		});
+		// Memories and relations written by agents (MCP) become notes and frontmatter relations.
+		const detachWriter = sync.writer.attach();
 		const location = config.backend === "neo4j" ? config.neo4j.uri : onDisk ? dbPath : `${vaultDbPath} (snapshot)`;
-		return { memory, skills, scope, profile, config, source, sync, location, embedder, embedderNote: note };
+		return { memory, skills, scope, profile, config, source, sync, location, embedder, embedderNote: note, detachWriter };
 	} catch (error) {
 		await backend.graph.close();
 		throw error;
@@ -213,6 +217,7 @@ function buildEmbedder(config: EngramaConfig): { embedder: EmbeddingProvider | n
 }
 
 async function closeEngine(engine: Engine): Promise<void> {
+	engine.detachWriter();
 	try {
 		await engine.sync.stop();
 	} catch (error) {

@@ -1,5 +1,7 @@
 // Every command of the built main.js, run the way Obsidian runs them (executeCommandById), modals included.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
@@ -281,6 +283,20 @@ describe("MCP bridge", () => {
 		expect((JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { mcp: { token: string } }).mcp.token).toBe(fresh);
 		expect((await post(token)).status).toBe(401);
 		expect((await post(fresh)).status).toBe(200);
+
+		// An agent's memory over MCP reaches the same graph and is written into the vault as a note.
+		const client = new Client({ name: "plugin-test", version: "1" });
+		await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${fresh}` } } }));
+		const result = await client.callTool({
+			name: "engrama_remember",
+			arguments: { label: "Concept", properties: { name: "Backpressure", summary: "Slow consumers push back on fast producers." }, relations: { RELATED_TO: ["Idempotency"] } },
+		});
+		expect(result.isError).toBeFalsy();
+		await waitFor(() => existsSync(join(vault.path, "Engrama/Concept/Backpressure.md")), "the agent's memory written as a note");
+		// The note now documents the node: a rebuild from the vault would bring it back.
+		await waitFor(async () => (await engine().memory.get(engine().scope, "Concept", "Backpressure"))?.props.obsidian_path === "Engrama/Concept/Backpressure.md", "the node linked to its note");
+		expect(readFileSync(join(vault.path, "Engrama/Concept/Backpressure.md"), "utf8")).toContain("Slow consumers push back on fast producers.");
+		await client.close();
 
 		expect(app.commands.isAvailable("engrama:start-mcp-bridge")).toBe(false);
 		run("stop-mcp-bridge");
