@@ -7,18 +7,19 @@ import { HybridSearch } from "../../src/engine/search/hybrid-search";
 import { GraphWalker } from "../../src/engine/search/graph-rerank";
 import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { parseLocomo } from "./locomo/dataset";
-import { loadConversation, textsToEmbed } from "./locomo/load-conversation";
+import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { CachedEmbeddingProvider } from "./locomo/vector-cache";
 
 const depthArg = process.argv.indexOf("--depth");
 const depth = depthArg > 0 ? Number(process.argv[depthArg + 1]) : 20;
+const context = process.argv.includes("--context") ? (process.argv[process.argv.indexOf("--context") + 1] as TurnContext) : "none";
 const profile = loadProfile([{ file: "profile.yaml", text: profileText }]);
-const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(".bench-out", "locomo", "use-lite-vectors.json"));
+const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(".bench-out", "locomo", "local-use-lite-vectors.json"));
 const counts = { questions: 0, fulltext: 0, vector: 0, union: 0, unionPlusNeighbours: 0, neighboursOfTop5: 0 };
 for (const conv of parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8")))) {
-	await embedder.embedBatch(textsToEmbed(conv));
-	const { opened, turnIds } = await loadConversation(conv, profile, embedder);
+	await embedder.embedBatch(textsToEmbed(conv, context));
+	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	const { memory, scope } = opened;
 	const deep = new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder, clock: memory.clock, settings: { channelK: depth } });
 	for (const q of conv.questions) {

@@ -6,7 +6,7 @@ import { loadProfile } from "../../src/engine/profile";
 import { HybridSearch } from "../../src/engine/search/hybrid-search";
 import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { parseLocomo, turnText } from "./locomo/dataset";
-import { loadConversation, textsToEmbed } from "./locomo/load-conversation";
+import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { CachedEmbeddingProvider } from "./locomo/vector-cache";
 
@@ -16,11 +16,12 @@ const arg = (name: string) => {
 };
 const all = parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8")));
 const conv = all[Number(arg("conversation") ?? 0)];
+const context = process.argv.includes("--context") ? (process.argv[process.argv.indexOf("--context") + 1] as TurnContext) : "none";
 const profile = loadProfile([{ file: "profile.yaml", text: profileText }]);
-const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(".bench-out", "locomo", "use-lite-vectors.json"));
-await embedder.embedBatch(textsToEmbed(conv));
+const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(".bench-out", "locomo", "local-use-lite-vectors.json"));
+await embedder.embedBatch(textsToEmbed(conv, context));
 embedder.save();
-const { opened, turnIds } = await loadConversation(conv, profile, embedder);
+const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 const { memory, scope } = opened;
 const deep = new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder, clock: memory.clock, settings: { channelK: 200 } });
 const order = new Map<string, number>();

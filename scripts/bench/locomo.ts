@@ -1,17 +1,23 @@
 // LoCoMo retrieval benchmark: every conversation becomes a memory (turns, sessions, speakers as
 // nodes; turns linked to their session, speaker and next turn), every question of categories 1-4
 // goes through the real hybrid search, and we report turn-level evidence recall@5/@10.
-// Usage: npm run bench -- locomo <locomo.json> [--modes fulltext,vector,rrf,rrf-graph,linear]
-//        [--conversations n] [--cache .bench-out/locomo] [--json <out.json>]
+// Usage: npm run bench -- locomo <locomo.json> [--context none|previous] [--embedder use-lite|config]
+//        [--modes fulltext,vector,rrf,rrf-graph,linear] [--conversations n] [--set key=value]
+//        [--cache .bench-out/locomo] [--json <out.json>]
+// --context previous stores each turn with the turn it answers; --embedder config uses the
+// EMBEDDING_* variables (e.g. EMBEDDING_PROVIDER=local for all-MiniLM-L6-v2, or openai).
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
-import { HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
+import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
+import type { EmbeddingProvider } from "../../src/engine/protocols";
+import { DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
+import { createNodeEmbedder, resolveDimensions } from "../../src/node/embedders/create-embedder";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { CATEGORY_NAMES, parseLocomo } from "./locomo/dataset";
-import { loadConversation, textsToEmbed } from "./locomo/load-conversation";
+import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { CachedEmbeddingProvider } from "./locomo/vector-cache";
 import { fmt, percentile } from "./stats";
@@ -38,7 +44,13 @@ const modes = (arg("modes") ?? Object.keys(MODES).join(",")).split(",").filter((
 const cacheDir = arg("cache") ?? join(".bench-out", "locomo");
 const conversations = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(0, Number(arg("conversations") ?? Infinity));
 const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
-const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(cacheDir, "use-lite-vectors.json"));
+const context = (arg("context") ?? "none") as TurnContext;
+if (context !== "none" && context !== "previous") throw new Error(`--context must be none or previous, got ${String(context)}`);
+const inner: EmbeddingProvider | null =
+	arg("embedder") === "config" ? createNodeEmbedder(parseConfig(configFromEnv(process.env, { dbPath: join(cacheDir, "models", "x.db") }))) : new UseLiteEmbeddingProvider(64);
+if (!inner) throw new Error("--embedder config needs EMBEDDING_PROVIDER (local, openai, ollama).");
+if (inner.dimensions === 0) await resolveDimensions(inner);
+const embedder = new CachedEmbeddingProvider(inner, join(cacheDir, `${inner.name}-${inner.model.replace(/[^\w.-]+/g, "_")}-vectors.json`));
 const K = [5, 10] as const;
 
 /** `--set graphExpand=5 --set rrfK=30`: search settings for this run (JSON values). */
@@ -71,10 +83,10 @@ let embedMs = 0;
 let loadMs = 0;
 for (const conv of conversations) {
 	const t0 = performance.now();
-	await embedder.embedBatch(textsToEmbed(conv));
+	await embedder.embedBatch(textsToEmbed(conv, context));
 	embedMs += performance.now() - t0;
 	const t1 = performance.now();
-	const { opened, turnIds } = await loadConversation(conv, profile, embedder);
+	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	loadMs += performance.now() - t1;
 	const known = new Set(turnIds.values());
 	for (const q of conv.questions) {
@@ -109,8 +121,8 @@ for (const conv of conversations) {
 
 const pct = (n: number, d: number) => (d > 0 ? (n / d).toFixed(3) : "-");
 const out: Record<string, unknown> = {};
-console.log(`\nLoCoMo turn-level evidence recall, ${conversations.length} conversations, categories 1-4, USE-lite 512-d (${file})`);
-console.log(`settings: ${JSON.stringify(overrides)}; turn context: ${process.env.LOCOMO_CONTEXT ?? "none"}`);
+console.log(`\nLoCoMo turn-level evidence recall, ${conversations.length} conversations, categories 1-4 (${file})`);
+console.log(`embedder ${inner.name}:${inner.model} (${inner.dimensions}-d); turn context: ${context}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
 console.log(`questions without usable evidence (skipped): ${skipped}; evidence ids naming no turn: ${missingEvidence}`);
 for (const mode of modes) {
 	console.log(`\n### ${MODES[mode].title}  (search p50 ${fmt(percentile(latency[mode], 50))}, p95 ${fmt(percentile(latency[mode], 95))})`);

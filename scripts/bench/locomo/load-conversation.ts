@@ -8,22 +8,24 @@ import { turnText, type LocomoConversation, type LocomoTurn } from "./dataset";
 
 const speakerText = (name: string) => `${name}, a participant of the conversation`;
 
-/** Stored props of a turn; with LOCOMO_CONTEXT=1 the turn it answers is kept as its context. */
-function turnProps(turn: LocomoTurn, before: LocomoTurn | undefined, date: string, full: boolean, after?: LocomoTurn): Record<string, string> {
+/** What a turn node holds besides its own words: nothing, or the turn it answers (`context`). */
+export type TurnContext = "none" | "previous";
+
+/** Stored props of a turn; with "previous" the turn it answers is kept as its context. */
+function turnProps(turn: LocomoTurn, before: LocomoTurn | undefined, date: string, context: TurnContext, full: boolean): Record<string, string> {
 	const props: Record<string, string> = { description: turnText(turn) };
-	if (process.env.LOCOMO_CONTEXT === "1" && before) props.context = turnText(before);
-	if (process.env.LOCOMO_CONTEXT === "2") props.context = [before, after].filter((t): t is LocomoTurn => !!t).map(turnText).join("\n");
+	if (context === "previous" && before) props.context = turnText(before);
 	if (full) Object.assign(props, { speaker: turn.speaker, session_date: date });
 	return props;
 }
 const sessionText = (n: number, date: string) => `Session ${n} on ${date}`;
 
 /** Texts of every node the loader writes and of every question of categories 1-4 (to embed in batches up front). */
-export function textsToEmbed(conv: LocomoConversation): string[] {
+export function textsToEmbed(conv: LocomoConversation, context: TurnContext): string[] {
 	const texts: string[] = [];
 	for (const s of conv.sessions) {
 		texts.push(nodeToText({ label: "Session", key: `Session ${s.number}`, props: { description: sessionText(s.number, s.date) } }));
-		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(t, s.turns[i - 1], s.date, false, s.turns[i + 1]) })));
+		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(t, s.turns[i - 1], s.date, context, false) })));
 	}
 	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: { description: speakerText(sp) } }));
 	for (const q of conv.questions) if (q.category >= 1 && q.category <= 4) texts.push(q.question);
@@ -38,10 +40,11 @@ export interface LoadedConversation {
 
 /**
  * One conversation as one memory (SQLite in memory) written through the real write pipeline:
- * Speaker and Session nodes, every turn a Turn node IN_SESSION its session, SPOKEN_BY its
- * speaker, and NEXT to the following turn; sessions are WITH both speakers.
+ * Speaker and Session nodes, every turn a Turn node (its speaker's words, the session date, and
+ * with context "previous" the turn it answers) IN_SESSION its session, SPOKEN_BY its speaker,
+ * and NEXT to the following turn; sessions are WITH both speakers.
  */
-export async function loadConversation(conv: LocomoConversation, profile: Profile, embedder: EmbeddingProvider): Promise<LoadedConversation> {
+export async function loadConversation(conv: LocomoConversation, profile: Profile, embedder: EmbeddingProvider, context: TurnContext): Promise<LoadedConversation> {
 	const env = configFromEnv(process.env, { dbPath: ":memory:" });
 	const config = parseConfig({ ...env, backend: "sqlite", dbPath: ":memory:", orgId: "locomo", userId: conv.id, embedding: { provider: "none" } });
 	const opened = await openMemory(config, { profile, embedder });
@@ -57,7 +60,7 @@ export async function loadConversation(conv: LocomoConversation, profile: Profil
 			let previous: { label: string; key: string } | undefined;
 			for (const [i, t] of s.turns.entries()) {
 				const turn = { label: "Turn", key: t.diaId };
-				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(t, s.turns[i - 1], s.date, true, s.turns[i + 1]) });
+				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(t, s.turns[i - 1], s.date, context, true) });
 				turnIds.set(node.id, t.diaId);
 				await memory.relate(ctx, turn, "IN_SESSION", session);
 				if (conv.speakers.includes(t.speaker)) await memory.relate(ctx, turn, "SPOKEN_BY", { label: "Speaker", key: t.speaker });

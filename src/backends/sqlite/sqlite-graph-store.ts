@@ -902,13 +902,14 @@ export class SqliteGraphStore implements GraphStore {
 		const rowToId = new Map(candidates.filter(([, row]) => live.has(row)).map(([id, row]) => [row, id]));
 		const rows = [...rowToId.keys()];
 		if (rows.length === 0) return out;
-		// Each source's first cap + 1 relations (both directions) and its relation count.
+		// Each source's first cap + 1 relations (both directions) and its relation count. The unary
+		// "+" keeps the planner on the from_id/to_id indexes instead of scanning the scope's edges.
 		const links = this.conn.all<{ src: number; other: number; total: number }>(
 			`SELECT src, other, total FROM (
 				SELECT src, other, ROW_NUMBER() OVER (PARTITION BY src ORDER BY other) AS k, COUNT(*) OVER (PARTITION BY src) AS total FROM (
-					SELECT from_id AS src, to_id AS other FROM edges WHERE from_id IN (${marks(rows.length)}) AND org_id = ? AND user_id = ?
+					SELECT from_id AS src, to_id AS other FROM edges WHERE from_id IN (${marks(rows.length)}) AND +org_id = ? AND +user_id = ?
 					UNION ALL
-					SELECT to_id, from_id FROM edges WHERE to_id IN (${marks(rows.length)}) AND org_id = ? AND user_id = ?
+					SELECT to_id, from_id FROM edges WHERE to_id IN (${marks(rows.length)}) AND +org_id = ? AND +user_id = ?
 				)
 			) WHERE k <= ?`,
 			[...rows, ...scopeParams(scope), ...rows, ...scopeParams(scope), limit],

@@ -189,7 +189,12 @@ export async function graphSignals(
 	const known = new Map<string, NodeRef>(walker.refs);
 	for (const [id, node] of windowNodes) known.set(id, { id, label: node.label, key: node.key });
 	const anchors = findAnchors(query, known.values());
-	if (hops >= 2) await walker.load(anchors.map((a) => a.id));
+	// A hub anchor is only ever 1 hop away (never walked through): its own list is not needed.
+	if (hops >= 2) {
+		const lists: string[] = [];
+		for (const a of anchors) if (!(await walker.isHub(a.id))) lists.push(a.id);
+		await walker.load(lists);
+	}
 
 	const signals = new Map<string, GraphSignal>();
 	for (const id of ids) {

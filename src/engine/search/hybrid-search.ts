@@ -20,6 +20,7 @@ export interface SearchSettings {
 	/** Candidates per channel. */
 	readonly channelK: number;
 	readonly graphRerank: boolean;
+	/** BFS depth of the graph term: 1 or 2 (more counts as 2). */
 	readonly graphHops: number;
 	readonly fanOutCap: number;
 	readonly cohesionDecay: number;
@@ -123,8 +124,6 @@ interface Candidate {
 	readonly node: NodeRecord;
 	fulltext?: number;
 	vector?: number;
-	/** Added as a neighbour of a top candidate (its propagated score). */
-	expanded?: number;
 }
 
 interface VectorAnswer {
@@ -212,7 +211,7 @@ export class HybridSearch {
 			for (const [id, score] of await expandNeighbours(walker, base, s.graphExpand, s.expandDecay)) {
 				const node = await this.deps.graph.getNodeById(scope, id);
 				if (!node || !keep(node)) continue;
-				candidates.set(id, { node, expanded: score });
+				candidates.set(id, { node });
 				base.set(id, score);
 			}
 		}
