@@ -65,6 +65,10 @@ export class EngramaActions implements PanelActions {
 		}
 	}
 
+	async showInsights(): Promise<void> {
+		await this.openPanel("insights");
+	}
+
 	async openNode(nodeId: string): Promise<void> {
 		const engine = await this.engine();
 		if (engine) await openNodeNote(this.app, engine, nodeId);

@@ -203,6 +203,14 @@ describe("Search", () => {
 		input.value = "zzzz qqqq";
 		input.dispatchEvent(new window.Event("input"));
 		await waitFor(() => panel.querySelector(".engrama-results .engrama-empty")?.textContent?.startsWith("No matching memories"), "the no-results message");
+
+		// Pending Insights about what was searched for are pointed out; the hint leads to them.
+		input.value = "Cache Invalidation";
+		input.dispatchEvent(new window.Event("input"));
+		const hint = await waitFor(() => panel.querySelector<HTMLElement>(".engrama-proactive-hint"), "the proactive hint");
+		expect(hint.textContent).toMatch(/Insight/);
+		hint.click();
+		await waitFor(() => panel.querySelector(".engrama-tab.is-active")?.textContent === "Insights", "the Insights tab");
 	});
 });
 

@@ -8,4 +8,6 @@ export interface PanelActions {
 	askReason(title: string): Promise<string | null>;
 	syncCurrentNote(): Promise<void>;
 	addRelation(): Promise<void>;
+	/** Shows the Insights tab (a search hinted at pending Insights). */
+	showInsights(): Promise<void>;
 }

@@ -72,6 +72,10 @@ export class SearchTab {
 			this.last = view;
 			el.empty();
 			if (view.degraded) el.createDiv({ cls: "engrama-hint", text: `Fulltext only: ${view.reason ?? "vector search is off"}.` });
+			if (view.proactive_hint) {
+				const hint = el.createDiv({ cls: "engrama-proactive-hint", text: view.proactive_hint, attr: { title: "Open the Insights to review" } });
+				hint.addEventListener("click", () => void this.actions.showInsights());
+			}
 			if (view.results.length === 0) {
 				el.createDiv({ cls: "engrama-empty", text: "No matching memories. Try other words, or sync the vault first." });
 				return;
