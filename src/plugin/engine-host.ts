@@ -15,7 +15,7 @@ import { createAdapterSnapshotStorage } from "./adapter-snapshot-storage";
 import { loadBundledProfile } from "./bundled-profiles";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { createRequestUrlHttpClient } from "./request-url-http-client";
-import { engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
+import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
 
 /** Everything a command or view needs once the engine is open. */
@@ -150,7 +150,7 @@ export class EngineHost extends Component {
 async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine> {
 	const { app } = deps;
 	const settings = deps.settings();
-	const profile = loadBundledProfile(settings.profile, settings.modules);
+	const profile = loadBundledProfile(settings.profile, activeModules(settings));
 	const adapter = app.vault.adapter;
 	const onDisk = Platform.isDesktopApp && adapter instanceof FileSystemAdapter;
 	const vaultDbPath = settings.dbPath !== "" && !isAbsolute(settings.dbPath) ? settings.dbPath : `${deps.pluginFolder}/engrama.db`;

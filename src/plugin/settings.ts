@@ -150,6 +150,11 @@ export function pluginFolder(manifestDir: string | undefined, configDir: string,
 	return normaliseVaultPath(manifestDir ?? `${configDir}/plugins/${id}`);
 }
 
+/** Modules compose with the base profile only; a standalone profile (developer) takes none. */
+export function activeModules(settings: PluginSettings): string[] {
+	return settings.profile === "base" ? settings.modules : [];
+}
+
 /**
  * The engine configuration the settings describe. `dbPath` is resolved by the caller (absolute on
  * desktop, vault-relative for the mobile snapshot).
@@ -159,7 +164,7 @@ export function engineConfig(settings: PluginSettings, dbPath: string): EngramaC
 		backend: settings.backend,
 		dbPath,
 		profile: settings.profile,
-		modules: settings.modules,
+		modules: activeModules(settings),
 		neo4j: { ...settings.neo4j },
 		embedding: {
 			provider: settings.embedding.provider,

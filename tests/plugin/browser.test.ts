@@ -148,7 +148,7 @@ describe("in Chromium", () => {
 		await scene("showSettings()");
 		const settings = page.locator("#settings");
 		const headings = await settings.locator(".setting-item-heading .setting-item-name").allTextContents();
-		expect(headings).toEqual(["Storage", "Embeddings", "Profile", "Sync", "MCP bridge", "Search (advanced)"]);
+		expect(headings).toEqual(["Storage", "Embeddings", "Profile and modules", "Sync", "MCP bridge", "Search (advanced)"]);
 		await settings.screenshot({ path: join(SHOTS, "settings.png") });
 		for (const name of ["panel-insights.png", "panel-insights-approved.png", "panel-context.png", "panel-search.png", "settings.png", "obsidian-window.png"]) {
 			expect(statSync(join(SHOTS, name)).size).toBeGreaterThan(10_000);

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
 	DEFAULT_SETTINGS,
+	activeModules,
 	engineConfig,
 	formatFolderLabels,
 	loadSettings,
@@ -78,6 +79,16 @@ describe("mapping onto the engine", () => {
 			embedding: { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", dimensions: 256 },
 			search: { graphWeight: 0.3, fusionMode: "rrf" },
 		});
+	});
+
+	test("modules only apply to the base profile", () => {
+		const r = updateSettings(DEFAULT_SETTINGS, (s) => {
+			s.profile = "developer";
+			s.modules = ["teaching"];
+		});
+		if (!r.ok) throw new Error(r.error);
+		expect(engineConfig(r.settings, ":memory:").modules).toEqual([]);
+		expect(activeModules({ ...r.settings, profile: "base" })).toEqual(["teaching"]);
 	});
 
 	test("sync never touches the config folder or the plugin's own folder, and uses small transactions", () => {

@@ -86,7 +86,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 	private refuse(setting: Setting, message: string): void {
 		let errorEl = setting.settingEl.querySelector<HTMLElement>(".engrama-setting-error");
 		errorEl ??= setting.infoEl.createDiv({ cls: "engrama-setting-error" });
-		errorEl.setText(`Not saved: ${message}.`);
+		errorEl.setText(`Not saved: ${message}${/[.!?]$/.test(message) ? "" : "."}`);
 		setting.settingEl.addClass("is-invalid");
 	}
 
@@ -193,7 +193,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 	}
 
 	private profile(el: HTMLElement): void {
-		new Setting(el).setName("Profile").setHeading();
+		new Setting(el).setName("Profile and modules").setHeading();
 		const profile = new Setting(el).setName("Profile").setDesc("Which entity types and relations the graph knows.");
 		profile.addDropdown((d) => {
 			for (const name of BUNDLED_PROFILE_NAMES) d.addOption(name, name);
