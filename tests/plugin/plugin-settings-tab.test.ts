@@ -19,7 +19,7 @@ beforeAll(async () => {
 	await plugin.fakeLoad();
 	await app.workspace.fakeLayoutReady();
 	await plugin.controller!.ready();
-	tab = app.settingTabs[0] as InstanceType<LoadedPlugin["fake"]["PluginSettingTab"]>;
+	tab = app.settingTabs[0];
 });
 
 afterAll(async () => {
