@@ -189,7 +189,7 @@ export class EngramaController {
 				}
 				return report;
 			},
-			{ poll: (control) => syncProgress(control, gate, engine), quiet: options.quiet },
+			{ poll: (control) => syncProgress(control, gate), quiet: options.quiet },
 		);
 	}
 
@@ -256,8 +256,7 @@ function onlyAutoSyncChanged(before: PluginSettings, after: PluginSettings): boo
 }
 
 /** "reading 1,234 / 10,000", then "writing …", from the gate's counters. */
-function syncProgress(control: TaskControl, gate: EngineHost["gate"], engine: Engine): void {
-	void engine;
+function syncProgress(control: TaskControl, gate: EngineHost["gate"]): void {
 	const total = gate.count("sync.total");
 	const read = gate.count("vault.read");
 	const written = gate.count("graph.mergeNode");

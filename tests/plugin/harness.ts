@@ -75,6 +75,8 @@ export interface LoadedPlugin {
 	readonly fake: FakeObsidian;
 	readonly Plugin: new (app: unknown, manifest: unknown) => PluginInstance;
 	readonly bundles: Bundles;
+	/** How long evaluating main.js took (what Obsidian does before onload). */
+	readonly mainRequireMs: number;
 }
 
 /**
@@ -84,8 +86,9 @@ export interface LoadedPlugin {
 export async function loadPlugin(): Promise<LoadedPlugin> {
 	const built = await buildBundles();
 	const fake = hookFake(built.fakeCjs);
+	const started = performance.now();
 	const exported = requireHere(built.mainJs) as { default: new (app: unknown, manifest: unknown) => PluginInstance };
-	return { fake, Plugin: exported.default, bundles: built };
+	return { fake, Plugin: exported.default, bundles: built, mainRequireMs: performance.now() - started };
 }
 
 function hookFake(fakeCjs: string): FakeObsidian {
