@@ -149,7 +149,8 @@ export interface Neo4jGraphStoreOptions {
  */
 export class Neo4jGraphStore implements GraphStore {
 	readonly name = "neo4j";
-	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true };
+	// Atomic, durable, but without savepoints: a failed nested transaction keeps its partial writes.
+	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true, noSavepoints: true };
 	readonly namespace: string;
 	/** Bumped by every write of this store, so cached fulltext statistics never lag its own writes. */
 	private writeVersion = 0;

@@ -77,6 +77,12 @@ export interface GraphCapabilities {
 	readonly atomicTransactions: boolean;
 	/** The store persists to disk/server (false for null and :memory:). */
 	readonly durable: boolean;
+	/**
+	 * True when a nested `transaction()` that fails keeps the writes it made before failing (the
+	 * outer transaction still commits or rolls back as a whole): Neo4j has no savepoints. Absent or
+	 * false: a failed nested transaction is rolled back on its own (SQLite savepoints).
+	 */
+	readonly noSavepoints?: boolean;
 }
 
 export interface ScopeForgetReport {

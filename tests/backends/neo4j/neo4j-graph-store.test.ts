@@ -253,6 +253,23 @@ describe.each(withServer ? ["neo4j"] : [])("Neo4j backend on the test server (%s
 		expect((await neo.graph.counts(scope)).nodes).toBe(2);
 	});
 
+	it("declares, and behaves as declared, that a failed nested transaction keeps its writes (no savepoints)", async () => {
+		expect(neo.graph.capabilities).toMatchObject({ atomicTransactions: true, durable: true, noSavepoints: true });
+		expect(lite.graph.capabilities.noSavepoints ?? false).toBe(false);
+		for (const store of [lite.graph, neo.graph]) {
+			await store.transaction(async () => {
+				const inner = store.transaction(async () => {
+					await store.mergeNode(scope, merge("Project", "Inner", {}));
+					throw new Error("inner step failed");
+				});
+				await expect(inner).rejects.toThrow("inner step failed");
+				await store.mergeNode(scope, merge("Project", "Outer", {}));
+			});
+			expect(await store.getNode(scope, "Project", "Outer")).not.toBeNull();
+			expect((await store.getNode(scope, "Project", "Inner")) !== null).toBe(store.capabilities.noSavepoints === true);
+		}
+	});
+
 	it("keeps one node per (label, key, scope) when two connections MERGE it at once", async () => {
 		const other = await createNeo4jBackend(parseConfig({ backend: "neo4j", dbPath: ":memory:", neo4j: neo4jTestSettings() }), {
 			namespace: neo.graph.namespace,
