@@ -1190,16 +1190,24 @@ export interface CachedMetadata {
 	frontmatterLinks?: (LinkCache & { key: string })[];
 }
 
+/** Line starts of the text last asked about: positions are computed by binary search, not a rescan. */
+let lineStartsFor: { text: string; starts: number[] } | null = null;
+
 function locAt(text: string, offset: number): Loc {
-	let line = 0;
-	let col = 0;
-	for (let i = 0; i < offset; i++) {
-		if (text.charCodeAt(i) === 10) {
-			line++;
-			col = 0;
-		} else col++;
+	if (lineStartsFor?.text !== text) {
+		const starts = [0];
+		for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) starts.push(i + 1);
+		lineStartsFor = { text, starts };
 	}
-	return { line, col, offset };
+	const { starts } = lineStartsFor;
+	let lo = 0;
+	let hi = starts.length - 1;
+	while (lo < hi) {
+		const mid = (lo + hi + 1) >> 1;
+		if ((starts[mid] ?? 0) <= offset) lo = mid;
+		else hi = mid - 1;
+	}
+	return { line: lo, col: offset - (starts[lo] ?? 0), offset };
 }
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n?---(?:\r?\n|$)/;
