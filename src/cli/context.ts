@@ -39,15 +39,30 @@ export interface CommandRun {
 	readonly config: EngramaConfig;
 }
 
-/** Opens the memory for one command, runs it, always closes, and maps errors to exit codes. */
-export async function runWithMemory(command: Command, job: (run: CommandRun) => Promise<void>): Promise<void> {
-	const options = command.optsWithGlobals<GlobalOptions>();
-	const out = createOutput(!!options.json);
+/**
+ * Opens the memory for one command, runs it, always closes, and maps errors to exit codes.
+ * `replicateToVault`: with --vault, the command's writes are also written into notes (graph → vault)
+ * before the memory closes.
+ */
+export async function runWithMemory(
+	command: Command,
+	job: (run: CommandRun) => Promise<void>,
+	options: { replicateToVault?: boolean } = {},
+): Promise<void> {
+	const flags = command.optsWithGlobals<GlobalOptions>();
+	const out = createOutput(!!flags.json);
 	let opened: OpenedMemory | undefined;
+	let finishVaultWrites: (() => Promise<void>) | null = null;
 	try {
-		const config = resolveConfig(options);
+		const config = resolveConfig(flags);
 		opened = await openMemory(config);
+		if (options.replicateToVault) {
+			// Loaded lazily: sync-commands imports this module.
+			const { attachVaultWriter } = await import("./commands/sync-commands");
+			finishVaultWrites = await attachVaultWriter(opened, config);
+		}
 		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config });
+		if (finishVaultWrites) await finishVaultWrites();
 	} catch (error) {
 		process.exitCode = reportError(error, out.json);
 	} finally {

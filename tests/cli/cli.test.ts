@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
@@ -81,5 +81,17 @@ describe("engrama command line", () => {
 		expect(result.status).not.toBe(0);
 		expect(result.stderr).toContain(db);
 		expect(readFileSync(db).equals(before)).toBe(true);
+	});
+
+	it("with --vault, remember writes a new note and relate writes into the source note's relations", () => {
+		const vault = join(dir.path, "vault");
+		mkdirSync(join(vault, "Projects"), { recursive: true });
+		writeFileSync(join(vault, "Projects", "Billing Portal.md"), "---\nengrama_label: Project\n---\n# Billing Portal\n\nInvoices.\n");
+		const inVault = (...args: string[]) => runCli(["--db", db, "--vault", vault, "--json", ...args]);
+		expect(inVault("sync").status).toBe(0);
+		expect(inVault("remember", "--label", "Technology", "--name", "Zig").status).toBe(0);
+		expect(inVault("relate", "Project", "Billing Portal", "USES", "Technology", "Zig").status).toBe(0);
+		expect(readFileSync(join(vault, "Engrama", "Technology", "Zig.md"), "utf8")).toMatch(/engrama_label: Technology/);
+		expect(readFileSync(join(vault, "Projects", "Billing Portal.md"), "utf8")).toMatch(/relations:\n\s+USES:\s+- "\[\[Zig\]\]"/);
 	});
 });

@@ -72,7 +72,7 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				});
 				for (const warning of write.warnings) if (!out.json) out.info(`warning: ${warning}`);
 				out.result(write, () => rememberText(write));
-			}),
+			}, { replicateToVault: true }),
 		);
 
 	program
@@ -95,7 +95,7 @@ export function registerMemoryCommands(program: Command, version: string): void 
 					},
 					() => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`,
 				);
-			}),
+			}, { replicateToVault: true }),
 		);
 
 	program

@@ -14,6 +14,10 @@ const NOT_TRACKED = new Set([
 	"engrama_id",
 	"content_hash",
 	"decayed_at",
+	// Sync bookkeeping about the note file, not facts about the entity.
+	"obsidian_mtime",
+	"obsidian_size",
+	"note_props",
 ]);
 
 function same(a: PropValue | undefined, b: PropValue | undefined): boolean {
