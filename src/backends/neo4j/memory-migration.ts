@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import type { GraphStore, HistoryEntry } from "../../engine/protocols";
+import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../factory";
 import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
@@ -202,18 +202,22 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 		// Edges (each once, from its source end), vectors and history, page by page.
 		await nodesOf(source.graph, scope, batch, async (page) => {
 			const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
-			await target.graph.transaction(async () => {
-				for (const node of page) {
-					for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
-						await target.graph.mergeEdge(scope, { fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
-					}
-					const history = await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY });
-					if (history.length > 0) {
-						await target.graph.recordHistory(scope, history.map((h): HistoryEntry => ({ ...h, nodeId: idOf(h.nodeId) })));
-					}
+			const edges: MergeEdgeInput[] = [];
+			const history: HistoryEntry[] = [];
+			for (const node of page) {
+				for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
+					edges.push({ fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
 				}
+				for (const h of await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY })) history.push({ ...h, nodeId: idOf(h.nodeId) });
+			}
+			await target.graph.transaction(async () => {
+				if (target.graph.mergeEdges) await target.graph.mergeEdges(scope, edges);
+				else for (const edge of edges) await target.graph.mergeEdge(scope, edge);
+				if (history.length > 0) await target.graph.recordHistory(scope, history);
 			});
-			for (const [id, vector] of vectors) await target.vectors?.upsert(scope, idOf(id), vector);
+			const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
+			if (target.vectors instanceof Neo4jVectorStore) await target.vectors.upsertMany(scope, entries);
+			else for (const [id, vector] of entries) await target.vectors?.upsert(scope, id, vector);
 		});
 		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
 

@@ -100,6 +100,25 @@ export class Neo4jVectorStore implements VectorStore {
 		);
 	}
 
+	/** Many upserts in one statement (for `engrama migrate`); all vectors must share one dimension. */
+	async upsertMany(scope: Scope, entries: readonly (readonly [string, Float32Array])[]): Promise<void> {
+		const rows = entries.filter(([, v]) => v.length > 0);
+		if (rows.length === 0) return;
+		await this.ensureDimensions(rows[0][1].length);
+		for (const [, v] of rows) if (v.length !== rows[0][1].length) await this.ensureDimensions(v.length);
+		await this.conn.write(
+			(q) =>
+				q.run(
+					`UNWIND $rows AS row
+					MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: row.id}) WHERE ${SCOPE}
+					CALL db.create.setNodeVectorProperty(n, '${VECTOR_PROPERTY}', row.vector)
+					SET n:${EMBEDDED_LABEL}`,
+					this.params(scope, { rows: rows.map(([id, v]) => ({ id, vector: Array.from(v) })) }),
+				),
+			"store vectors",
+		);
+	}
+
 	async delete(scope: Scope, nodeIds: readonly string[]): Promise<number> {
 		if (nodeIds.length === 0) return 0;
 		const rows = await this.conn.write(
