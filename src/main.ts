@@ -57,6 +57,6 @@ export default class EngramaPlugin extends Plugin {
 		const controller = this.controller;
 		if (!controller) return;
 		const { settings } = loadSettings(await this.loadData());
-		await controller.saveSettings((draft) => Object.assign(draft, settings));
+		await controller.saveSettings((draft) => Object.assign(draft, settings), { save: false });
 	}
 }

@@ -84,6 +84,8 @@ export class EngramaController {
 	/** After layout ready: open the engine, catch up with the vault, start the bridge if enabled. */
 	start(): Promise<void> {
 		this.starting ??= (async () => {
+			// Obsidian still calls onLayoutReady callbacks of a plugin unloaded before layout ready.
+			if (this.unloaded) return;
 			if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
 			await this.bringUp();
 		})();
@@ -116,13 +118,16 @@ export class EngramaController {
 		}
 	}
 
-	/** Saves a validated change; returns the error message when the change was refused. */
-	async saveSettings(change: (draft: PluginSettings) => void, options: { apply?: boolean } = {}): Promise<string | null> {
+	/**
+	 * Saves a validated change; returns the error message when the change was refused. `save: false`
+	 * applies settings that are already on disk (another device changed data.json).
+	 */
+	async saveSettings(change: (draft: PluginSettings) => void, options: { apply?: boolean; save?: boolean } = {}): Promise<string | null> {
 		const result = updateSettings(this.current, change);
 		if (!result.ok) return result.error;
 		const before = this.current;
 		this.current = result.settings;
-		await this.plugin.saveData(this.current);
+		if (options.save !== false) await this.plugin.saveData(this.current);
 		if (options.apply !== false) this.applyChange(before, this.current);
 		this.emit();
 		return null;

@@ -108,6 +108,7 @@ export interface PluginInstance {
 	load(): void;
 	unload(): void;
 	fakeLoad(): Promise<void>;
+	onExternalSettingsChange(): Promise<void>;
 	closed: Promise<void>;
 	controller: import("../../src/plugin/engrama-controller").EngramaController | null;
 	actions: import("../../src/plugin/actions").EngramaActions | null;

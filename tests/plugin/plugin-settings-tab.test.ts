@@ -1,6 +1,6 @@
 // The settings tab of the built main.js (validation, changes applied without a restart), and long
 // work with progress and Cancel.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
@@ -108,6 +108,19 @@ describe("settings tab", () => {
 		// Back on SQLite: the engine reopens on the same file.
 		await waitFor(() => plugin.controller!.host.engine !== null && plugin.controller!.host.engine !== before, "SQLite reopened", 15_000);
 		expect(plugin.controller!.host.engine!.config.backend).toBe("sqlite");
+	});
+});
+
+describe("settings changed on another device", () => {
+	test("data.json written by Obsidian Sync is taken as is, without writing it back", async () => {
+		const file = join(vault.path, PLUGIN_DIR, "data.json");
+		const data = JSON.parse(readFileSync(file, "utf8")) as { decay: { rate: number } };
+		data.decay.rate = 0.05;
+		const text = JSON.stringify(data);
+		writeFileSync(file, text);
+		await plugin.onExternalSettingsChange();
+		expect(plugin.controller!.settings.decay.rate).toBe(0.05);
+		expect(readFileSync(file, "utf8")).toBe(text);
 	});
 });
 
