@@ -1,4 +1,6 @@
 // Hybrid search latency at several graph sizes (384-d vectors), with and without the graph rerank.
+// Nodes hold 2 + 12 words of Zipf-distributed text; each links to 2 earlier nodes and every 50th
+// node is a hub with 100 more links.
 // Usage: npm run bench -- search-speed [--sizes 1000,10000,50000] [--queries 100] [--json]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +10,7 @@ import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding
 import type { SearchOptions } from "../../src/engine/memory";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
-import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { fmt, percentile, seededRandom } from "./stats";
 
 function arg(name: string, fallback: string): string {
 	const i = process.argv.indexOf(`--${name}`);
@@ -25,6 +27,36 @@ const MODES: Record<string, SearchOptions> = {
 	"linear + graph": { fusion: "linear", graph: true },
 };
 
+/**
+ * Text with a natural word-frequency curve: 8,000 pronounceable pseudo-words drawn by Zipf's law
+ * (s = 1.1), so queries mix a few common words with rarer ones, as real queries do.
+ */
+function zipfText(seed: number): (words: number) => string {
+	const rand = seededRandom(seed);
+	const syllables = "ka lo mi nu pe ra si to va ze bri cho dra fle gru klo pla stri tve xan".split(" ");
+	const vocabulary = Array.from({ length: 8000 }, (_, i) => {
+		let w = "";
+		for (let n = i + 1; n > 0; n = Math.floor(n / syllables.length)) w += syllables[n % syllables.length];
+		return w;
+	});
+	const weights = vocabulary.map((_, i) => 1 / (i + 1) ** 1.1);
+	const total = weights.reduce((a, b) => a + b, 0);
+	const cumulative: number[] = [];
+	weights.reduce((acc, w, i) => (cumulative[i] = acc + w / total), 0);
+	const pick = () => {
+		const r = rand();
+		let lo = 0;
+		let hi = cumulative.length - 1;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (cumulative[mid] < r) lo = mid + 1;
+			else hi = mid;
+		}
+		return vocabulary[lo];
+	};
+	return (words) => Array.from({ length: words }, pick).join(" ");
+}
+
 const rows: Record<string, unknown>[] = [];
 for (const size of sizes) {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-search-bench-"));
@@ -34,14 +66,15 @@ for (const size of sizes) {
 	const { memory, scope } = opened;
 	const ctx: WriteContext = { scope, source: "cli" };
 	const rand = seededRandom(size);
+	const text = zipfText(size);
 	const t0 = performance.now();
 	const refs: { label: string; key: string }[] = [];
 	for (let start = 0; start < size; start += 500) {
 		await memory.graph.transaction(async () => {
 			for (let i = start; i < Math.min(size, start + 500); i++) {
 				const label = LABELS[i % LABELS.length];
-				const key = `${label} ${i} ${sentence(rand, 2)}`;
-				await memory.remember(ctx, { label, key, props: { description: sentence(rand, 12) } });
+				const key = `${label} ${i} ${text(2)}`;
+				await memory.remember(ctx, { label, key, props: { description: text(12) } });
 				refs.push({ label, key });
 				// Two links to earlier nodes, and every 50th node is a hub linked from 100 more.
 				for (let e = 0; e < 2 && i > 0; e++) await memory.relate(ctx, refs[i], "RELATED_TO", refs[Math.floor(rand() * i)]);
@@ -52,19 +85,27 @@ for (const size of sizes) {
 		for (let h = 0; h < size; h += 50) for (let e = 0; e < 100; e++) await memory.relate(ctx, refs[Math.floor(rand() * size)], "RELATED_TO", refs[h]);
 	});
 	const loadMs = performance.now() - t0;
-	const qrand = seededRandom(7);
-	const texts = Array.from({ length: queries }, () => sentence(qrand, 3));
+	const query = zipfText(7);
+	const texts = Array.from({ length: queries }, () => query(3));
 	const row: Record<string, unknown> = { nodes: size, loadSeconds: +(loadMs / 1000).toFixed(1) };
+	// The hybrid engine itself; Memory.search adds the proactive hint (its own fulltext queries).
 	for (const [mode, options] of Object.entries(MODES)) {
-		await memory.search(scope, texts[0], options);
+		await memory.searcher.search(scope, { ...options, text: texts[0] });
 		const samples: number[] = [];
 		for (const q of texts) {
 			const s0 = performance.now();
-			await memory.search(scope, q, { ...options, limit: 10 });
+			await memory.searcher.search(scope, { ...options, text: q, limit: 10 });
 			samples.push(performance.now() - s0);
 		}
 		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95) };
 	}
+	const full: number[] = [];
+	for (const q of texts) {
+		const s0 = performance.now();
+		await memory.search(scope, q, { limit: 10 });
+		full.push(performance.now() - s0);
+	}
+	row["Memory.search"] = { p50: percentile(full, 50), p95: percentile(full, 95) };
 	rows.push(row);
 	await opened.close();
 	rmSync(dir, { recursive: true, force: true });
@@ -74,11 +115,12 @@ for (const size of sizes) {
 if (process.argv.includes("--json")) {
 	console.log(JSON.stringify(rows, null, 2));
 } else {
-	console.log(`\nSearch latency, ${queries} queries of 3 words, limit 10, 384-d hash vectors, SQLite WASM (file)`);
-	console.log(`| nodes | ${Object.keys(MODES).map((m) => `${m} p50 / p95`).join(" | ")} |`);
-	console.log(`| ---: | ${Object.keys(MODES).map(() => "---:").join(" | ")} |`);
+	console.log(`\nSearch latency, ${queries} queries of 3 Zipf-distributed words, limit 10, 384-d hash vectors, SQLite WASM (file)`);
+	const columns = [...Object.keys(MODES), "Memory.search"];
+	console.log(`| nodes | ${columns.map((m) => `${m} p50 / p95`).join(" | ")} |`);
+	console.log(`| ---: | ${columns.map(() => "---:").join(" | ")} |`);
 	for (const row of rows) {
-		const cells = Object.keys(MODES).map((m) => {
+		const cells = columns.map((m) => {
 			const v = row[m] as { p50: number; p95: number };
 			return `${fmt(v.p50)} / ${fmt(v.p95)}`;
 		});

@@ -472,12 +472,14 @@ export class SqliteGraphStore implements GraphStore {
 		const weights = FTS_COLUMNS.map((c) => BM25_WEIGHTS[c]).join(", ");
 		// Rank inside FTS first and filter a bounded window: scope and status checks then touch a few
 		// hundred rows, not every match. When the window is all filtered away, rank everything.
+		// CROSS JOIN keeps that order: otherwise the planner walks every node of the scope (by the
+		// scope index) and probes the matches, which costs O(scope) per search.
 		const window = Math.min(1000, Math.max(200, query.limit * 10));
 		const run = (inner: number) =>
 			this.conn.all<NodeRow & { rank: number }>(
 				`SELECT n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at, f.rank AS rank
 				FROM (SELECT rowid, bm25(nodes_fts, ${weights}) AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?) f
-				JOIN nodes n ON n.id = f.rowid
+				CROSS JOIN nodes n ON n.id = f.rowid
 				WHERE ${SCOPE_WHERE.replaceAll("props", "n.props")} AND ${LIVE.replace("props", "n.props")}${labelFilter}
 				ORDER BY f.rank LIMIT ?`,
 				[match, inner, ...scopeParams(scope), ...labels, query.limit],

@@ -83,10 +83,11 @@ export class SqliteVectorStore implements VectorStore {
 		if (vector.length !== dims) {
 			throw new ValidationError(`Query vector has ${vector.length} dimensions, the memory holds ${dims}. Reindex after changing the model.`);
 		}
+		// CROSS JOIN: KNN first, then the scope check on those rows (not a walk over the scope's nodes).
 		const rows = this.conn.all<{ engrama_id: string; distance: number }>(
 			`SELECT ${ID_EXPR} AS engrama_id, v.distance AS distance
 			FROM (SELECT node_id, distance FROM ${TABLE} WHERE embedding MATCH ? AND k = ?) v
-			JOIN nodes ON nodes.id = v.node_id
+			CROSS JOIN nodes ON nodes.id = v.node_id
 			WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ? AND ${STATUS_EXPR} != 'archived'
 			ORDER BY v.distance LIMIT ?`,
 			[toBytes(vector), Math.min(4096, k * OVERSAMPLE), scope.orgId, scope.userId, k],
