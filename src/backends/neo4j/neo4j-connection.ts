@@ -40,9 +40,17 @@ function codeOf(error: unknown): string {
 
 /** Transient: the server is unreachable, restarting, or asked us to retry (deadlock, leader switch). */
 export function isTransient(error: unknown): boolean {
-	if (error instanceof Error && neo4j.isRetryableError(error)) return true;
 	const code = codeOf(error);
-	return code === "ServiceUnavailable" || code === "SessionExpired" || code.startsWith("Neo.TransientError.");
+	// The same transaction would need the same memory again: retrying cannot help.
+	if (code === "Neo.TransientError.General.MemoryPoolOutOfMemoryError") return false;
+	if (error instanceof Error && neo4j.isRetryableError(error)) return true;
+	return isUnreachable(error) || code.startsWith("Neo.TransientError.");
+}
+
+/** The server cannot be reached at all (down, restarting, network), as opposed to refusing one query. */
+function isUnreachable(error: unknown): boolean {
+	const code = codeOf(error);
+	return code === "ServiceUnavailable" || code === "SessionExpired";
 }
 
 /**
@@ -222,7 +230,19 @@ export class Neo4jConnection {
 				{ uri: this.settings.uri, code },
 			);
 		}
-		if (isTransient(error)) {
+		if (code === "Neo.TransientError.General.MemoryPoolOutOfMemoryError") {
+			return new BackendError(
+				`Neo4j at ${where} ran out of transaction memory, so the ${what} failed (${detail}). Give the server more memory (dbms.memory.transaction.total.max, heap) or do the work in smaller parts.${tail}`,
+				{ uri: this.settings.uri, code },
+			);
+		}
+		if (isTransient(error) && !isUnreachable(error)) {
+			return new BackendError(
+				`Neo4j at ${where} kept refusing to ${what} for ${Math.round(this.retry.maxElapsedMs / 1000)} s (${detail}) [${code}]. Try again; if it persists, check the server's log.${tail}`,
+				{ uri: this.settings.uri, code, transient: true },
+			);
+		}
+		if (isUnreachable(error)) {
 			return new BackendError(
 				`Neo4j at ${where} is unreachable, so the ${what} failed (${detail}); retried for ${Math.round(this.retry.maxElapsedMs / 1000)} s. Start Neo4j or fix NEO4J_URI, then try again.${tail}`,
 				{ uri: this.settings.uri, code, transient: true },

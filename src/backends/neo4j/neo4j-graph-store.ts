@@ -89,6 +89,8 @@ const COLUMN_PROPS = new Set(["created_at", "updated_at"]);
 const COMMON_TERM_FLOOR = 200;
 /** Fulltext statistics are re-read after this store writes, and at least this often. */
 const STATS_TTL_MS = 30_000;
+/** Rows per delete statement: keeps big forgets under the server's per-transaction memory limit. */
+const DELETE_BATCH = 2000;
 
 let lastSeq = 0;
 /** Insertion order across processes (microsecond clock, strictly increasing in this one). */
@@ -609,39 +611,39 @@ export class Neo4jGraphStore implements GraphStore {
 		return { nodes: Number(rows[0]?.nodes ?? 0), edges: Number(rows[0]?.edges ?? 0) };
 	}
 
+	/**
+	 * Removes the scope in batches (a transaction's memory is bounded on the server): inside an
+	 * open transaction every batch joins it (atomic); otherwise each batch commits on its own and
+	 * an interrupted forget is finished by running it again.
+	 */
 	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
 		assertScope(scope);
-		return this.write(async (q) => {
-			const rows = await q.run(
-				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE}
-				OPTIONAL MATCH (n)-[r]-()
-				WITH collect(DISTINCT n) AS nodes, collect(DISTINCT r) AS rels
-				FOREACH (r IN rels | DELETE r)
-				FOREACH (n IN nodes | DELETE n)
-				RETURN size(nodes) AS nodes, size(rels) AS edges`,
-				this.params(scope),
+		const params = this.params(scope);
+		// Every relation touching the scope's nodes, then the scope-stamped ones whose ends moved elsewhere.
+		const edges =
+			(await this.deleteInBatches(`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} MATCH (n)-[r]-() WITH DISTINCT r AS x`, params, "forget the scope's relations")) +
+			(await this.deleteInBatches(`MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH r AS x`, params, "forget the scope's relations"));
+		const nodes = await this.deleteInBatches(`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH n AS x`, params, "forget the scope's nodes", true);
+		const nameIndex =
+			(await this.deleteInBatches(`MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names")) +
+			(await this.deleteInBatches(`MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names"));
+		const history = await this.deleteInBatches(`MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
+		// Every node is one document of the fulltext index, removed with it.
+		return { nodes, edges, fulltext: nodes, history, nameIndex };
+	}
+
+	/** Deletes what `match` binds to x, DELETE_BATCH at a time; returns how many. */
+	private async deleteInBatches(match: string, params: Record<string, unknown>, what: string, detach = false): Promise<number> {
+		let total = 0;
+		for (;;) {
+			const rows = await this.write(
+				(q) => q.run(`${match} LIMIT $batch ${detach ? "DETACH " : ""}DELETE x RETURN count(*) AS n`, { ...params, batch: int(DELETE_BATCH) }),
+				what,
 			);
-			// Relations stamped with the scope whose ends have since moved elsewhere.
-			const stray = await q.run(
-				`MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH collect(r) AS rels FOREACH (r IN rels | DELETE r) RETURN size(rels) AS n`,
-				this.params(scope),
-			);
-			const side = await q.run(
-				`CALL { MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} DELETE p RETURN count(*) AS names }
-				CALL { MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} DELETE p RETURN count(*) AS fragments }
-				CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} DELETE h RETURN count(*) AS history }
-				RETURN names + fragments AS nameIndex, history`,
-				this.params(scope),
-			);
-			return {
-				nodes: Number(rows[0]?.nodes ?? 0),
-				edges: Number(rows[0]?.edges ?? 0) + Number(stray[0]?.n ?? 0),
-				// Every node is one document of the fulltext index, removed with it.
-				fulltext: Number(rows[0]?.nodes ?? 0),
-				history: Number(side[0]?.history ?? 0),
-				nameIndex: Number(side[0]?.nameIndex ?? 0),
-			};
-		}, "forget the scope");
+			const n = Number(rows[0]?.n ?? 0);
+			total += n;
+			if (n < DELETE_BATCH) return total;
+		}
 	}
 
 	async getMeta(key: string): Promise<string | null> {
@@ -941,21 +943,12 @@ export class Neo4jGraphStore implements GraphStore {
 
 	/** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
 	async dropNamespace(): Promise<number> {
-		const rows = await this.write(
-			(q) =>
-				q.run(
-					`OPTIONAL MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH collect(n) AS nodes FOREACH (n IN nodes | DETACH DELETE n)
-					WITH size(nodes) AS removed
-					CALL { MATCH (m:${META_LABEL} {__ns: $ns}) DELETE m RETURN count(*) AS meta }
-					CALL { MATCH (p:${NAME_LABEL} {__ns: $ns}) DELETE p RETURN count(*) AS names }
-					CALL { MATCH (p:${FRAGMENT_LABEL} {__ns: $ns}) DELETE p RETURN count(*) AS fragments }
-					CALL { MATCH (h:${HISTORY_LABEL} {__ns: $ns}) DELETE h RETURN count(*) AS history }
-					RETURN removed`,
-					{ ns: this.namespace },
-				),
-			"drop the memory",
-		);
-		return Number(rows[0]?.removed ?? 0);
+		const ns = { ns: this.namespace };
+		const removed = await this.deleteInBatches(`MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH n AS x`, ns, "drop the memory", true);
+		for (const label of [META_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL]) {
+			await this.deleteInBatches(`MATCH (m:${label} {__ns: $ns}) WITH m AS x`, ns, "drop the memory");
+		}
+		return removed;
 	}
 }
 

@@ -35,7 +35,14 @@ describe("which Neo4j failures are retried", () => {
 		}
 	});
 	it("never retries what would fail again: syntax, constraints, credentials, our own errors", () => {
-		for (const code of ["Neo.ClientError.Statement.SyntaxError", "Neo.ClientError.Schema.ConstraintValidationFailed", "Neo.ClientError.Security.Unauthorized"]) {
+		const never = [
+			"Neo.ClientError.Statement.SyntaxError",
+			"Neo.ClientError.Schema.ConstraintValidationFailed",
+			"Neo.ClientError.Security.Unauthorized",
+			// Transient by Neo4j's classification, but the same transaction needs the same memory again.
+			"Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+		];
+		for (const code of never) {
 			expect(isTransient(error(code)), code).toBe(false);
 		}
 		expect(isTransient(new BackendError("no"))).toBe(false);
