@@ -157,6 +157,8 @@ export class Neo4jGraphStore implements GraphStore {
 	/** Bumped by every write of this store, so cached fulltext statistics never lag its own writes. */
 	private writeVersion = 0;
 	private ftStats: { rows: number; tokens: number; version: number; at: number } | undefined;
+	/** Documents per query phrase (for idf), kept like ftStats. */
+	private hitCache: { version: number; at: number; hits: Map<string, number> } | undefined;
 
 	constructor(
 		readonly conn: Neo4jConnection,
@@ -553,22 +555,36 @@ export class Neo4jGraphStore implements GraphStore {
 	private async phraseHits(q: CypherRunner, phrases: readonly Phrase[]): Promise<Map<string, number>> {
 		// The vocabulary lookup of common-word planning needs the exact (not prefix) counts too.
 		const all = [...phrases, ...phrases.filter((p) => p.prefix).map((p) => ({ ...p, prefix: false }))];
-		const distinct = [...new Map(all.map((p) => [phraseKey(p), p])).entries()];
-		const rows = await q.run(
-			`UNWIND $items AS item
-			CALL {
-				WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
-				WITH n WHERE n.__ns = $ns AND (${FT_COLUMNS.map((c) => `coalesce(n.${ftProperty(c)}, '') CONTAINS item.pattern`).join(" OR ")})
-				RETURN count(n) AS hits
-			}
-			RETURN item.key AS key, hits`,
-			{
-				ns: this.namespace,
-				index: FULLTEXT_INDEX,
-				items: distinct.map(([key, phrase]) => ({ key, query: luceneMatch([phrase]), pattern: phrasePattern(phrase) })),
-			},
-		);
-		return new Map(rows.map((row) => [String(row.key), Number(row.hits)]));
+		const fresh = this.hitCache?.version === this.writeVersion && Date.now() - this.hitCache.at < STATS_TTL_MS;
+		if (!fresh || this.conn.inTransaction()) this.hitCache = { version: this.writeVersion, at: Date.now(), hits: new Map() };
+		const cache = this.hitCache as NonNullable<typeof this.hitCache>;
+		const missing = [...new Map(all.map((p) => [phraseKey(p), p])).entries()].filter(([key]) => !cache.hits.has(key));
+		if (missing.length > 0) {
+			// Lucene matches a phrase exactly, except a prefix phrase of several tokens (a superset): only
+			// those are checked against the stored columns.
+			const rows = await q.run(
+				`UNWIND $items AS item
+				CALL {
+					WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
+					WITH n WHERE n.__ns = $ns
+						AND (NOT item.verify OR ${FT_COLUMNS.map((c) => `coalesce(n.${ftProperty(c)}, '') CONTAINS item.pattern`).join(" OR ")})
+					RETURN count(n) AS hits
+				}
+				RETURN item.key AS key, hits`,
+				{
+					ns: this.namespace,
+					index: FULLTEXT_INDEX,
+					items: missing.map(([key, phrase]) => ({
+						key,
+						query: luceneMatch([phrase]),
+						pattern: phrasePattern(phrase),
+						verify: phrase.prefix && phrase.tokens.length > 1,
+					})),
+				},
+			);
+			for (const row of rows) cache.hits.set(String(row.key), Number(row.hits));
+		}
+		return cache.hits;
 	}
 
 	async listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
