@@ -206,7 +206,8 @@ export class EngramaController {
 
 	/** Node and edge counts for the status bar (throttled: sync batches come in bursts). */
 	scheduleCounts(): void {
-		if (this.countsTimer !== undefined) return;
+		// Stopping sync flushes a last batch during shutdown: no timer may outlive the plugin.
+		if (this.countsTimer !== undefined || this.unloaded) return;
 		this.countsTimer = window.setTimeout(() => {
 			this.countsTimer = undefined;
 			void this.refreshCounts();

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
 
 const CHROMIUM = "/usr/bin/chromium";
-const SHOTS = join(ROOT, "docs", "screenshots");
+// Test runs write to .test-out (a clean tree); ENGRAMA_SCREENSHOTS=1 refreshes the README's copies.
+const SHOTS = process.env.ENGRAMA_SCREENSHOTS === "1" ? join(ROOT, "docs", "screenshots") : join(ROOT, ".test-out", "screenshots");
 // localhost is a secure context (crypto.randomUUID), as Obsidian's app:// origin is; requests never leave the page.
 const ORIGIN = "http://localhost:1";
 
