@@ -1,15 +1,27 @@
 import { EmbedderError } from "../../engine/embedding/embedder-error";
 import type { HttpClient, HttpResponse } from "../../engine/embedding/http-client";
 
-/** The network error code behind a fetch failure (undici puts it on `cause`). */
-function causeCode(error: unknown): string {
-	let current: unknown = error;
-	for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
-		const code = (current as { code?: unknown }).code;
-		if (typeof code === "string") return code;
-		current = (current as { cause?: unknown }).cause;
+/** The network error code behind a fetch failure (undici puts it on `cause`, or on an AggregateError's `errors`). */
+function causeCode(error: unknown, depth = 0): string {
+	if (!error || typeof error !== "object" || depth > 4) return "";
+	const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+	if (typeof code === "string") return code;
+	for (const inner of Array.isArray(errors) ? errors : []) {
+		const found = causeCode(inner, depth + 1);
+		if (found) return found;
 	}
-	return "";
+	return causeCode(cause, depth + 1);
+}
+
+/** "fetch failed: bad port": the outer message with the innermost cause's words. */
+function causeMessage(error: unknown): string {
+	const parts: string[] = [];
+	let current: unknown = error;
+	for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+		if (!parts.includes(current.message)) parts.push(current.message);
+		current = current.cause;
+	}
+	return parts.join(": ") || String(error);
 }
 
 /** Node's fetch as the embedders' HttpClient: JSON POST, a hard timeout, transport errors named. */
@@ -36,7 +48,7 @@ export function createFetchHttpClient(fetchImpl: typeof fetch = fetch): HttpClie
 				if (code === "ECONNREFUSED") {
 					throw new EmbedderError("refused", `The embedder at ${url} refused the connection (ECONNREFUSED): is the server running?`, { url });
 				}
-				const detail = code || (error instanceof Error ? error.message : String(error));
+				const detail = code ? `${code}, ${causeMessage(error)}` : causeMessage(error);
 				throw new EmbedderError("network", `The embedder at ${url} could not be reached (${detail}).`, { url, code });
 			} finally {
 				clearTimeout(timer);

@@ -45,3 +45,14 @@ describe("createNodeEmbedder", () => {
 		}
 	});
 });
+
+describe("fetch HttpClient", () => {
+	it("names the cause of a network failure that is not a refused connection", async () => {
+		const { createFetchHttpClient } = await import("../../../src/node/embedders/fetch-http-client");
+		// Port 9 is a "bad port" for fetch: it fails before connecting, with the reason in `cause`.
+		const error = await createFetchHttpClient()
+			.post("http://127.0.0.1:9/v1/embeddings", {}, {}, 1000)
+			.catch((e: unknown) => e);
+		expect((error as Error).message).toMatch(/could not be reached \(fetch failed: bad port\)/);
+	});
+});
