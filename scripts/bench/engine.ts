@@ -4,6 +4,8 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
+import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
@@ -36,6 +38,8 @@ async function measure(size: number): Promise<Row> {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-bench-"));
 	const env = configFromEnv(process.env, { dbPath: join(dir, "bench.db") });
 	const config = parseConfig({ ...env, backend, dbPath: join(dir, "bench.db"), orgId: "bench", userId: `run-${Date.now()}` });
+	// Neo4j: a namespace of its own, dropped afterwards, so runs never pile up in a real memory.
+	if (backend === "neo4j") bindNeo4jOptions(config, { namespace: `bench-${Date.now()}` });
 	const opened = await openMemory(config);
 	const { memory, scope } = opened;
 	const ctx: WriteContext = { scope, source: "cli" };
@@ -110,6 +114,7 @@ async function measure(size: number): Promise<Row> {
 		hops.push(performance.now() - t);
 	}
 
+	if (memory.graph instanceof Neo4jGraphStore) await memory.graph.dropNamespace();
 	await opened.close();
 	const dbBytes = backend === "sqlite" ? statSync(join(dir, "bench.db")).size : 0;
 	rmSync(dir, { recursive: true, force: true });
