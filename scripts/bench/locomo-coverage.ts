@@ -1,21 +1,20 @@
 // How often the channels' candidate windows hold any evidence at all (the ceiling of reranking).
-// Usage: npm run bench -- locomo-coverage <locomo.json> [--depth 20]
+// Usage: npm run bench -- locomo-coverage <locomo.json> [--depth 20] [--context previous] [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProfile } from "../../src/engine/profile";
 import { HybridSearch } from "../../src/engine/search/hybrid-search";
 import { GraphWalker } from "../../src/engine/search/graph-rerank";
-import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { parseLocomo } from "./locomo/dataset";
 import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
-import { CachedEmbeddingProvider } from "./locomo/vector-cache";
+import { benchEmbedder } from "./locomo/embedder";
 
 const depthArg = process.argv.indexOf("--depth");
 const depth = depthArg > 0 ? Number(process.argv[depthArg + 1]) : 20;
 const context = process.argv.includes("--context") ? (process.argv[process.argv.indexOf("--context") + 1] as TurnContext) : "none";
 const profile = loadProfile([{ file: "profile.yaml", text: profileText }]);
-const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(".bench-out", "locomo", "local-use-lite-vectors.json"));
+const { embedder } = await benchEmbedder(process.argv, join(".bench-out", "locomo"));
 const counts = { questions: 0, fulltext: 0, vector: 0, union: 0, unionPlusNeighbours: 0, neighboursOfTop5: 0 };
 for (const conv of parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8")))) {
 	await embedder.embedBatch(textsToEmbed(conv, context));
@@ -45,5 +44,6 @@ for (const conv of parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8"))
 		if (has(top5)) counts.neighboursOfTop5++;
 	}
 	await opened.close();
+	embedder.save();
 }
 console.log(`channel depth ${depth}:`, Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, k === "questions" ? v : (v / counts.questions).toFixed(3)])));

@@ -4,11 +4,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProfile } from "../../src/engine/profile";
 import { HybridSearch } from "../../src/engine/search/hybrid-search";
-import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { parseLocomo, turnText } from "./locomo/dataset";
 import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
-import { CachedEmbeddingProvider } from "./locomo/vector-cache";
+import { benchEmbedder } from "./locomo/embedder";
 
 const arg = (name: string) => {
 	const i = process.argv.indexOf(`--${name}`);
@@ -18,7 +17,7 @@ const all = parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8")));
 const conv = all[Number(arg("conversation") ?? 0)];
 const context = process.argv.includes("--context") ? (process.argv[process.argv.indexOf("--context") + 1] as TurnContext) : "none";
 const profile = loadProfile([{ file: "profile.yaml", text: profileText }]);
-const embedder = new CachedEmbeddingProvider(new UseLiteEmbeddingProvider(64), join(".bench-out", "locomo", "local-use-lite-vectors.json"));
+const { embedder } = await benchEmbedder(process.argv, join(".bench-out", "locomo"));
 await embedder.embedBatch(textsToEmbed(conv, context));
 embedder.save();
 const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);

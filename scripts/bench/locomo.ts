@@ -2,24 +2,22 @@
 // nodes; turns linked to their session, speaker and next turn), every question of categories 1-4
 // goes through the real hybrid search, and we report turn-level evidence recall@5/@10.
 // Usage: npm run bench -- locomo <locomo.json> [--context none|previous] [--embedder use-lite|config]
+//        [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
 //        [--modes fulltext,vector,rrf,rrf-graph,linear] [--conversations n] [--set key=value]
 //        [--cache .bench-out/locomo] [--json <out.json>]
 // --context previous stores each turn with the turn it answers; --embedder config uses the
-// EMBEDDING_* variables (e.g. EMBEDDING_PROVIDER=local for all-MiniLM-L6-v2, or openai).
+// EMBEDDING_* variables (e.g. EMBEDDING_PROVIDER=local for all-MiniLM-L6-v2, or openai); --model-dir
+// runs the local (transformers.js) provider on a model folder on disk with remote loading off.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
-import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
-import type { EmbeddingProvider } from "../../src/engine/protocols";
 import { DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
-import { createNodeEmbedder, resolveDimensions } from "../../src/node/embedders/create-embedder";
 import type { OpenedMemory } from "../../src/node/open-memory";
-import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { CATEGORY_NAMES, parseLocomo } from "./locomo/dataset";
+import { benchEmbedder } from "./locomo/embedder";
 import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
-import { CachedEmbeddingProvider } from "./locomo/vector-cache";
 import { fmt, percentile } from "./stats";
 
 function arg(name: string): string | undefined {
@@ -46,11 +44,7 @@ const conversations = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(
 const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 const context = (arg("context") ?? "none") as TurnContext;
 if (context !== "none" && context !== "previous") throw new Error(`--context must be none or previous, got ${String(context)}`);
-const inner: EmbeddingProvider | null =
-	arg("embedder") === "config" ? createNodeEmbedder(parseConfig(configFromEnv(process.env, { dbPath: join(cacheDir, "models", "x.db") }))) : new UseLiteEmbeddingProvider(64);
-if (!inner) throw new Error("--embedder config needs EMBEDDING_PROVIDER (local, openai, ollama).");
-if (inner.dimensions === 0) await resolveDimensions(inner);
-const embedder = new CachedEmbeddingProvider(inner, join(cacheDir, `${inner.name}-${inner.model.replace(/[^\w.-]+/g, "_")}-vectors.json`));
+const { embedder, label } = await benchEmbedder(process.argv, cacheDir);
 const K = [5, 10] as const;
 
 /** `--set graphExpand=5 --set rrfK=30`: search settings for this run (JSON values). */
@@ -122,7 +116,7 @@ for (const conv of conversations) {
 const pct = (n: number, d: number) => (d > 0 ? (n / d).toFixed(3) : "-");
 const out: Record<string, unknown> = {};
 console.log(`\nLoCoMo turn-level evidence recall, ${conversations.length} conversations, categories 1-4 (${file})`);
-console.log(`embedder ${inner.name}:${inner.model} (${inner.dimensions}-d); turn context: ${context}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
+console.log(`embedder ${label}; turn context: ${context}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
 console.log(`questions without usable evidence (skipped): ${skipped}; evidence ids naming no turn: ${missingEvidence}`);
 for (const mode of modes) {
 	console.log(`\n### ${MODES[mode].title}  (search p50 ${fmt(percentile(latency[mode], 50))}, p95 ${fmt(percentile(latency[mode], 95))})`);

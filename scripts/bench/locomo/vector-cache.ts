@@ -17,16 +17,22 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
 	constructor(
 		private readonly inner: EmbeddingProvider,
 		private readonly file: string,
+		/** Told apart in the file: e.g. the weights (q8, fp32) of the same model. */
+		private readonly tag = "",
 	) {
 		if (existsSync(file)) {
 			const stored = JSON.parse(readFileSync(file, "utf8")) as { model: string; vectors: Record<string, string> };
-			if (stored.model === `${inner.name}:${inner.model}`) {
+			if (stored.model === this.identity) {
 				for (const [k, b64] of Object.entries(stored.vectors)) {
 					const bytes = Buffer.from(b64, "base64");
 					this.cache.set(k, new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice());
 				}
 			}
 		}
+	}
+
+	private get identity(): string {
+		return `${this.inner.name}:${this.inner.model}${this.tag ? `:${this.tag}` : ""}`;
 	}
 
 	get name(): string {
@@ -67,6 +73,6 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
 		mkdirSync(dirname(this.file), { recursive: true });
 		const vectors: Record<string, string> = {};
 		for (const [k, v] of this.cache) vectors[k] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
-		writeFileSync(this.file, JSON.stringify({ model: `${this.inner.name}:${this.inner.model}`, vectors }));
+		writeFileSync(this.file, JSON.stringify({ model: this.identity, vectors }));
 	}
 }
