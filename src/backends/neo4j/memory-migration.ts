@@ -134,9 +134,14 @@ async function countsOf(backend: Backend, scope: Scope): Promise<ScopeCounts> {
 		edges,
 		vectors: backend.vectors ? await backend.vectors.count(scope) : 0,
 		history: (await backend.graph.scopeFootprint(scope)).history,
-		labels: await backend.graph.labelCounts(scope),
-		insights,
+		labels: sortedKeys(await backend.graph.labelCounts(scope)),
+		insights: sortedKeys(insights),
 	};
+}
+
+/** Same keys in the same order on both sides, whatever order a backend lists them in. */
+function sortedKeys(counts: Readonly<Record<string, number>>): Record<string, number> {
+	return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function sameCounts(a: ScopeCounts, b: ScopeCounts): boolean {

@@ -78,7 +78,7 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 		sqlite = await openSqlite("source.db");
 		target = targetName === "neo4j" ? await openNeo4j(`test-${crypto.randomUUID()}`) : await openSqlite("target.db");
 		await fill(sqlite);
-	});
+	}, 60_000);
 	afterEach(async () => {
 		if (target.graph instanceof Neo4jGraphStore) await target.graph.dropNamespace();
 		await target.graph.close();
@@ -116,7 +116,7 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 		} finally {
 			await back.graph.close();
 		}
-	});
+	}, 120_000);
 
 	it("refuses to copy into a scope that already holds nodes, and --replace starts it over", async () => {
 		await migrateMemory(sqlite, target);
@@ -125,33 +125,62 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 		const again = await migrateMemory(sqlite, target, { replace: true });
 		expect(again.verified).toBe(true);
 		expect(again.scopes[0].target.vectors).toBe(6);
-	});
+	}, 120_000);
 });
 
 describe.each(withServer ? ["neo4j"] : [])("engrama migrate on the command line (%s)", () => {
-	it("copies a SQLite file into Neo4j, prints the verified report, and refuses a copy onto itself", async () => {
+	it("round-trips a SQLite file through Neo4j and back, printing the verified counts each way; the copy holds the same memory", async () => {
 		const dir = makeTempDir("engrama-migrate-cli-");
 		const ns = `test-${crypto.randomUUID()}`;
-		const source = await createBackend(parseConfig({ backend: "sqlite", dbPath: join(dir.path, "source.db") }));
+		const sourcePath = join(dir.path, "source.db");
+		const backPath = join(dir.path, "back", "memory.db");
+		const source = await createBackend(parseConfig({ backend: "sqlite", dbPath: sourcePath }));
 		await fill(source);
 		await source.graph.close();
-		const env = { ...neo4jEnv(), ENGRAMA_DB_PATH: join(dir.path, "source.db") };
-		const result = runCli(["migrate", "--from", "sqlite", "--to", "neo4j", "--neo4j-namespace", ns, "--json"], { env });
-		const target = await openNeo4j(ns);
 		try {
-			expect(result.stderr).toContain("migrate: acme/ana: 8 nodes");
-			expect(result.status).toBe(0);
-			expect(result.json()).toMatchObject({ from: "sqlite", to: "neo4j", verified: true });
-			expect((await target.graph.counts(ana)).nodes).toBe(8);
-			const same = runCli(["migrate", "--from", "neo4j", "--to", "neo4j"], { env });
+			// sqlite → neo4j, the human report: per scope counts and the verdict.
+			const there = runCli(["migrate", "--from", "sqlite", "--to", "neo4j", "--neo4j-namespace", ns], { env: { ...neo4jEnv(), ENGRAMA_DB_PATH: sourcePath } });
+			expect(there.stderr).toContain("migrate: acme/ana: 8 nodes");
+			expect(there.status, there.stderr).toBe(0);
+			expect(there.stdout).toContain("Migrated sqlite → neo4j: 2 scope(s).");
+			expect(there.stdout).toMatch(/acme\/ana: 8 nodes, 3 edges, 6 vectors, [1-9]\d* history entries, Insights: 1 approved, 1 dismissed, 1 pending \(counts identical\)/);
+			expect(there.stdout).toMatch(/acme\/bob: 1 nodes, 0 edges, 0 vectors, \d+ history entries \(counts identical\)/);
+			expect(there.stdout).toContain("settings copied: standalone_user_id");
+			expect(there.stdout).toContain("Verified: both memories hold the same counts.");
+
+			// neo4j → a new SQLite file, as JSON.
+			const back = runCli(["migrate", "--from", "neo4j", "--to", "sqlite", "--neo4j-namespace", ns, "--json"], { env: { ...neo4jEnv(), ENGRAMA_DB_PATH: backPath } });
+			expect(back.status, back.stderr).toBe(0);
+			const report = back.json<{ from: string; to: string; verified: boolean; scopes: { target: { nodes: number; insights: Record<string, number> } }[] }>();
+			expect(report).toMatchObject({ from: "neo4j", to: "sqlite", verified: true });
+			expect(report.scopes[0].target).toMatchObject({ nodes: 8, insights: { approved: 1, dismissed: 1, pending: 1 } });
+
+			// The round trip kept everything: nodes with props and timestamps, edges, vectors, history, Insight statuses, settings.
+			const original = await createBackend(parseConfig({ backend: "sqlite", dbPath: sourcePath }));
+			const copy = await createBackend(parseConfig({ backend: "sqlite", dbPath: backPath }));
+			try {
+				expect(await snapshot(copy, ana)).toEqual(await snapshot(original, ana));
+				expect(await snapshot(copy, bob)).toEqual(await snapshot(original, bob));
+				expect(await copy.graph.getMeta("standalone_user_id")).toBe("local-ana");
+			} finally {
+				await copy.graph.close();
+				await original.graph.close();
+			}
+
+			// A second copy into the same file is refused (nothing overwritten); the same backend twice too.
+			const again = runCli(["migrate", "--from", "neo4j", "--to", "sqlite", "--neo4j-namespace", ns], { env: { ...neo4jEnv(), ENGRAMA_DB_PATH: backPath } });
+			expect(again.status).not.toBe(0);
+			expect(again.stderr).toMatch(/already holds 8 nodes of acme\/ana.*--replace/);
+			const same = runCli(["migrate", "--from", "neo4j", "--to", "neo4j"], { env: neo4jEnv() });
 			expect(same.status).toBe(2);
 			expect(same.stderr).toMatch(/both neo4j/);
 		} finally {
+			const target = await openNeo4j(ns);
 			await target.graph.dropNamespace();
 			await target.graph.close();
 			dir.cleanup();
 		}
-	});
+	}, 180_000);
 });
 
 function openNeo4j(namespace: string): Promise<Neo4jBackend> {
