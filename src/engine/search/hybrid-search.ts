@@ -19,6 +19,10 @@ export interface SearchSettings {
 	readonly rrfK: number;
 	/** Candidates per channel. */
 	readonly channelK: number;
+	/** Candidates of the fulltext channel; 0: channelK. */
+	readonly fulltextK: number;
+	/** Candidates of the vector channel; 0: channelK. */
+	readonly vectorK: number;
 	readonly graphRerank: boolean;
 	/** BFS depth of the graph term: 1 or 2 (more counts as 2). */
 	readonly graphHops: number;
@@ -46,6 +50,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	fusion: "rrf",
 	rrfK: 60,
 	channelK: 20,
+	fulltextK: 0,
+	vectorK: 0,
 	graphRerank: true,
 	graphHops: 2,
 	fanOutCap: 64,
@@ -155,31 +161,33 @@ export class HybridSearch {
 		}
 
 		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined;
+		const fulltextK = s.fulltextK > 0 ? s.fulltextK : s.channelK;
+		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
-		const fetchK = filtered ? s.channelK * 3 : s.channelK;
+		const over = filtered ? 3 : 1;
 		const [fulltextHits, vectorAnswer] = await Promise.all([
 			wantFulltext
 				? this.deps.graph.fulltext(scope, {
 						text: s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text),
-						limit: fetchK,
+						limit: fulltextK * over,
 						labels: request.labels,
 						prefix: s.fulltextPrefix,
 					})
 				: Promise.resolve([]),
-			wantVector ? this.vectorChannel(scope, text, fetchK) : Promise.resolve<VectorAnswer>({ hits: [] }),
+			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
 
 		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request);
 		const candidates = new Map<string, Candidate>();
 		const fulltextIds: string[] = [];
 		for (const hit of fulltextHits) {
-			if (fulltextIds.length >= s.channelK || !keep(hit.node) || candidates.has(hit.node.id)) continue;
+			if (fulltextIds.length >= fulltextK || !keep(hit.node) || candidates.has(hit.node.id)) continue;
 			candidates.set(hit.node.id, { node: hit.node, fulltext: hit.score });
 			fulltextIds.push(hit.node.id);
 		}
 		const vectorIds: string[] = [];
 		for (const hit of vectorAnswer.hits) {
-			if (vectorIds.length >= s.channelK) break;
+			if (vectorIds.length >= vectorK) break;
 			const known = candidates.get(hit.nodeId);
 			const node = known?.node ?? (await this.deps.graph.getNodeById(scope, hit.nodeId));
 			if (!node || !keep(node)) continue;

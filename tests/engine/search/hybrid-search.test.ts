@@ -45,6 +45,20 @@ describe("hybrid search", () => {
 		expect(view.results[0].score).toBe(1);
 	});
 
+	it("takes each channel's window size from its own setting", async () => {
+		m = await openSearchMemory({ embedder: new HashEmbeddingProvider(256), search: { channelK: 20, fulltextK: 1, vectorK: 3 } });
+		await seed(m);
+		// Every seeded node holds a word of the query: fulltext alone would return several.
+		const query = "retries service database payments";
+		expect((await m.memory.searchFulltext(m.scope, query)).length).toBeGreaterThan(1);
+		const view = await m.memory.search(m.scope, query, { limit: 20, graph: false, temporal: false });
+		const fulltextRanked = view.results.filter((r) => r.scores.fulltext_rank !== undefined);
+		const vectorRanked = view.results.filter((r) => r.scores.vector_rank !== undefined);
+		expect(fulltextRanked.map((r) => r.scores.fulltext_rank)).toEqual([1]);
+		expect(vectorRanked.map((r) => r.scores.vector_rank).sort()).toEqual([1, 2, 3]);
+		expect(view.results.length).toBe(new Set([...fulltextRanked, ...vectorRanked].map((r) => r.name)).size);
+	});
+
 	it("legacy linear mode blends min-max channel scores with alpha", async () => {
 		m = await openSearchMemory({ embedder: new HashEmbeddingProvider(256), search: { fusion: "linear" } });
 		await seed(m);
