@@ -1,9 +1,10 @@
-// Builds the Obsidian plugin (main.js, CommonJS, WASM inlined) and the command line (dist/cli.mjs).
+// Builds the Obsidian plugin (main.js, CommonJS, SQLite WASM inlined, ONNX Runtime WASM not) and the command line (dist/cli.mjs).
 // Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only.
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
 import { readFileSync } from "node:fs";
 import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
+import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
 
 const mode = process.argv[2] ?? "dev";
 const production = mode === "production";
@@ -24,7 +25,8 @@ const plugin = {
 	treeShaking: true,
 	minify: production,
 	outfile: "main.js",
-	plugins: [sqliteWasmPlugin()],
+	// The local embedder's JavaScript is bundled; its 14 MB ONNX Runtime binary is downloaded on demand.
+	plugins: [sqliteWasmPlugin(), localModelPlugin()],
 	define,
 	loader: { ".yaml": "text" },
 };

@@ -256,6 +256,16 @@ export class EngramaActions implements PanelActions {
 
 	// --- maintenance ---
 
+	/** Downloads the local model chosen in settings; then embeds the nodes that have no vector yet. */
+	async downloadLocalModel(): Promise<boolean> {
+		const ready = await this.controller.downloadLocalModel();
+		if (!ready || this.controller.settings.embedding.provider !== "local") return ready;
+		// The reopened engine first catches up with the vault; embedding the rest follows it.
+		await this.controller.tasks.whenIdle();
+		await this.reembedMissing();
+		return true;
+	}
+
 	async reembedMissing(): Promise<void> {
 		const engine = await this.engine();
 		if (!engine) return;

@@ -14,6 +14,9 @@ import type { Scope } from "../engine/types";
 import { createAdapterSnapshotStorage } from "./adapter-snapshot-storage";
 import { loadBundledProfile } from "./bundled-profiles";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
+import { localModelOf } from "./local-model/catalogue";
+import { LocalEmbeddingProvider, notDownloadedMessage } from "./local-model/local-embedding-provider";
+import { ModelStore } from "./local-model/model-store";
 import { createRequestUrlHttpClient } from "./request-url-http-client";
 import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
@@ -162,7 +165,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 	const backend = await createBackend(config, { snapshot });
 	try {
 		const scope = await resolveIdentity(backend.graph, config);
-		const { embedder, note } = buildEmbedder(config);
+		const { embedder, note } = await buildEmbedder(config, new ModelStore(adapter, deps.pluginFolder));
 		const memory = new Memory({
 			graph: gatedGraphStore(backend.graph, gate),
 			vectors: backend.vectors ? gatedVectorStore(backend.vectors, gate) : null,
@@ -203,14 +206,17 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 	}
 }
 
-function buildEmbedder(config: EngramaConfig): { embedder: EmbeddingProvider | null; note: string } {
+async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<{ embedder: EmbeddingProvider | null; note: string }> {
 	const settings = config.embedding;
 	switch (settings.provider) {
 		case "none":
 			return { embedder: null, note: "off" };
-		case "local":
-			// transformers.js needs onnxruntime binaries that a plugin release cannot ship in main.js.
-			return { embedder: null, note: "the local model runs in the command line only; choose OpenAI-compatible or Ollama here" };
+		case "local": {
+			// transformers.js + onnxruntime-web in this renderer; model and runtime come from the plugin folder.
+			const embedder = new LocalEmbeddingProvider({ store, model: localModelOf(settings.model) });
+			const ready = await embedder.prepare();
+			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model) };
+		}
 		default:
 			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient()), note: `${settings.provider}` };
 	}
@@ -224,6 +230,8 @@ async function closeEngine(engine: Engine): Promise<void> {
 		console.error("Engrama: stopping the vault sync failed", error);
 	}
 	await engine.memory.close();
+	// The local model holds an ONNX session (WASM memory) until it is released.
+	if (engine.embedder instanceof LocalEmbeddingProvider) await engine.embedder.close().catch((error: unknown) => console.error("Engrama: releasing the local model failed", error));
 }
 
 function isAbsolute(path: string): boolean {

@@ -1,6 +1,9 @@
 import { FileSystemAdapter, type App, type Plugin } from "obsidian";
 import type { SyncReport } from "../engine/sync/sync-report";
 import { EngineHost, type Engine } from "./engine-host";
+import { localModelOf } from "./local-model/catalogue";
+import { ModelDownloads } from "./local-model/model-downloads";
+import { ModelStore } from "./local-model/model-store";
 import { generateToken, McpBridge } from "./mcp-bridge";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
@@ -27,6 +30,8 @@ export class EngramaController {
 	readonly host: EngineHost;
 	readonly tasks: TaskRunner;
 	readonly bridge: McpBridge;
+	/** Local embedding model downloads (settings tab, status bar). */
+	readonly models: ModelDownloads;
 	readonly folder: string;
 	counts: GraphCounts | null = null;
 	activity: SyncActivity = { lastReport: null, lastError: null };
@@ -38,6 +43,8 @@ export class EngramaController {
 	private countsTimer: number | undefined;
 	private starting: Promise<void> | null = null;
 	private unloaded = false;
+	/** While restart() closes the engine: no counts are read from it. */
+	private stopping = false;
 
 	constructor(
 		readonly plugin: Plugin,
@@ -59,6 +66,8 @@ export class EngramaController {
 		});
 		this.tasks = new TaskRunner(this.host.gate);
 		this.bridge = new McpBridge(plugin.app, version);
+		this.models = new ModelDownloads(new ModelStore(plugin.app.vault.adapter, this.folder));
+		this.models.onChange(() => this.emit());
 		this.host.onChange(() => this.emit());
 		this.tasks.onChange(() => this.emit());
 		this.bridge.onChange(() => this.emit());
@@ -159,8 +168,15 @@ export class EngramaController {
 
 	/** Reopens the engine with the current settings (backend, profile, embeddings, sync). */
 	async restart(): Promise<void> {
-		await this.bridge.stop();
-		await this.host.stop();
+		this.stopping = true;
+		if (this.countsTimer !== undefined) window.clearTimeout(this.countsTimer);
+		this.countsTimer = undefined;
+		try {
+			await this.bridge.stop();
+			await this.host.stop();
+		} finally {
+			this.stopping = false;
+		}
 		this.counts = null;
 		if (this.unloaded) return;
 		await this.bringUp();
@@ -216,18 +232,33 @@ export class EngramaController {
 
 	async refreshCounts(): Promise<void> {
 		const engine = this.host.engine;
-		if (!engine) return;
+		if (!engine || this.stopping) return;
 		try {
 			this.counts = await engine.memory.graph.counts(engine.scope);
 		} catch (error) {
-			console.error("Engrama: counting nodes failed", error);
+			// The engine closing under a count (restart, unload) is not a failure worth reporting.
+			if (!this.stopping && !this.unloaded && this.host.engine === engine) console.error("Engrama: counting nodes failed", error);
 		}
 		this.emit();
+	}
+
+	/**
+	 * Downloads a local embedding model (default: the one in settings) with progress; when it is
+	 * the model in use, the engine reopens with it. Resolves true when the model is ready.
+	 */
+	async downloadLocalModel(model = localModelOf(this.current.embedding.model)): Promise<boolean> {
+		const { hubUrl, runtimeUrl } = this.current.embedding;
+		const installed = await this.models.download(model, { hubUrl, runtimeUrl });
+		if (!installed || this.unloaded) return false;
+		const inUse = this.current.embedding.provider === "local" && localModelOf(this.current.embedding.model) === model;
+		if (inUse && this.starting) await this.restart();
+		return true;
 	}
 
 	/** Everything released: timers, the bridge, the engine (database closed). */
 	async shutdown(): Promise<void> {
 		this.unloaded = true;
+		this.models.cancel();
 		if (this.restartTimer !== undefined) window.clearTimeout(this.restartTimer);
 		if (this.countsTimer !== undefined) window.clearTimeout(this.countsTimer);
 		this.restartTimer = undefined;

@@ -41,8 +41,12 @@ export const pluginSettingsSchema = z.object({
 			baseUrl: urlString.default(""),
 			apiKey: z.string().trim().max(500).default(""),
 			dimensions: z.number().int().min(0).max(8192).default(0),
+			/** Local model downloads: the model hub (empty: https://huggingface.co) or a mirror. */
+			hubUrl: urlString.default(""),
+			/** Where the ONNX Runtime binary comes from (empty: jsDelivr's copy of the npm package). */
+			runtimeUrl: urlString.default(""),
 		})
-		.default({ provider: "none", model: "", baseUrl: "", apiKey: "", dimensions: 0 }),
+		.default({ provider: "none", model: "", baseUrl: "", apiKey: "", dimensions: 0, hubUrl: "", runtimeUrl: "" }),
 	profile: z.string().trim().min(1).max(100).default("base"),
 	modules: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
 	sync: z
@@ -217,11 +221,17 @@ export function settingsImpact(before: PluginSettings, after: PluginSettings): S
 		before.backend !== after.backend ||
 		before.dbPath !== after.dbPath ||
 		!same(before.neo4j, after.neo4j) ||
-		!same(before.embedding, after.embedding) ||
+		!same(engineEmbedding(before), engineEmbedding(after)) ||
 		before.profile !== after.profile ||
 		!same(before.modules, after.modules) ||
 		!same(before.search, after.search);
 	return { engine, sync: engine || !same(before.sync, after.sync), mcp: engine || !same(before.mcp, after.mcp) };
+}
+
+/** Download sources only matter when downloading: changing them does not reopen the engine. */
+function engineEmbedding(settings: PluginSettings): Omit<PluginSettings["embedding"], "hubUrl" | "runtimeUrl"> {
+	const { hubUrl: _hub, runtimeUrl: _runtime, ...rest } = settings.embedding;
+	return rest;
 }
 
 /** A folder → label map typed as lines of `Folder: Label`; errors name the line. */

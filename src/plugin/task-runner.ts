@@ -39,6 +39,18 @@ export class TaskRunner {
 		this.active?.controller.abort();
 	}
 
+	/** Resolves once no task is running (work started after a restart, then what follows it). */
+	whenIdle(): Promise<void> {
+		if (!this.active) return Promise.resolve();
+		return new Promise((resolve) => {
+			const off = this.onChange(() => {
+				if (this.active) return;
+				off();
+				resolve();
+			});
+		});
+	}
+
 	/**
 	 * Runs `work`; resolves with its result, or null when it was cancelled or failed (the person
 	 * was told). `poll` is called every 250 ms while it runs, for progress read from counters.
@@ -94,7 +106,7 @@ export class TaskRunner {
 }
 
 /** A notice that stays while work runs: text, a progress bar and a Cancel button. */
-class ProgressNotice {
+export class ProgressNotice {
 	private readonly notice: Notice;
 	private readonly text: HTMLElement;
 	private readonly bar: HTMLProgressElement;

@@ -280,6 +280,8 @@ function installNodeDom(): void {
 	};
 	installDom(win);
 	g.window = win;
+	// In Obsidian's renderer `self` is the window too (libraries such as Emscripten's loaders read self.location).
+	g.self = win;
 	g.document = win.document;
 	// Obsidian (Electron) has a clipboard; Node 20 has no navigator at all.
 	const clipboard = {

@@ -39,6 +39,9 @@ async function buildNow(): Promise<Bundles> {
 	const wasmPluginUrl = pathToFileURL(join(ROOT, "src", "backends", "sqlite", "wasm", "esbuild-wasm-plugin.mjs")).href;
 	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
 	const { sqliteWasmPlugin } = (await import(wasmPluginUrl)) as typeof import("../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs");
+	const localModelUrl = pathToFileURL(join(ROOT, "src", "plugin", "local-model", "esbuild-local-model-plugin.mjs")).href;
+	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
+	const { localModelPlugin } = (await import(localModelUrl)) as typeof import("../../src/plugin/local-model/esbuild-local-model-plugin.mjs");
 	await build({
 		absWorkingDir: ROOT,
 		entryPoints: ["src/main.ts"],
@@ -49,7 +52,7 @@ async function buildNow(): Promise<Bundles> {
 		minify: true,
 		treeShaking: true,
 		outfile: mainJs,
-		plugins: [sqliteWasmPlugin()],
+		plugins: [sqliteWasmPlugin(), localModelPlugin()],
 		define: { ENGRAMA_VERSION: JSON.stringify(version) },
 		loader: { ".yaml": "text" },
 		logLevel: "error",

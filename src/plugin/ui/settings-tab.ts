@@ -1,9 +1,11 @@
-import { PluginSettingTab, Setting, type Plugin, type TextComponent } from "obsidian";
+import { PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import { createBackend } from "../../backends/factory";
 import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
 import type { EngramaActions } from "../actions";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
 import type { EngramaController } from "../engrama-controller";
+import { LOCAL_MODELS, localModelOf } from "../local-model/catalogue";
+import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { noticeError, noticeInfo } from "../notices";
 import { createRequestUrlHttpClient } from "../request-url-http-client";
@@ -11,12 +13,19 @@ import { engineConfig, formatFolderLabels, parseFolderLabels, parseFolderList, t
 
 type Change = (draft: PluginSettings) => void;
 
+/** The model dropdown's entry for a model id typed by hand. */
+const CUSTOM = "custom";
+
 /**
  * Backend, embeddings, profile, sync, MCP bridge and search weights. Every value is validated
  * as it is typed: an invalid one is refused with a message under the field and not saved;
  * valid changes apply at once (the engine reopens in the background when it has to).
  */
 export class EngramaSettingTab extends PluginSettingTab {
+	private readonly unwatch: (() => void)[] = [];
+	/** "Other model" chosen in the dropdown: show the model id field. */
+	private customModel = false;
+
 	constructor(
 		plugin: Plugin,
 		private readonly controller: EngramaController,
@@ -27,6 +36,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 
 	display(): void {
 		const { containerEl } = this;
+		for (const off of this.unwatch.splice(0)) off();
 		containerEl.empty();
 		containerEl.addClass("engrama-settings");
 		this.storage(containerEl);
@@ -149,19 +159,14 @@ export class EngramaSettingTab extends PluginSettingTab {
 			.setDesc("Vectors let search find related ideas, not only matching words. Without them search uses fulltext and the graph.");
 		provider.addDropdown((d) =>
 			d
-				.addOptions({ none: "None (fulltext only)", openai: "OpenAI-compatible", ollama: "Ollama", local: "Local model (command line)" })
+				.addOptions({ none: "None (fulltext only)", openai: "OpenAI-compatible", ollama: "Ollama", local: "Local model (in Obsidian)" })
 				.setValue(this.s.embedding.provider === "hash" ? "none" : this.s.embedding.provider)
 				.onChange((v) => void this.save(provider, (s) => (s.embedding.provider = v as PluginSettings["embedding"]["provider"]), true)),
 		);
 		const p = this.s.embedding.provider;
 		if (p === "none" || p === "hash") return;
 		if (p === "local") {
-			new Setting(el)
-				.setName("Local model")
-				.setDesc(
-					"The local model (transformers.js) runs in the engrama command line, which shares this memory file. Inside Obsidian, choose an OpenAI-compatible server or Ollama; LM Studio and llama.cpp speak the OpenAI protocol.",
-				)
-				.setClass("engrama-note");
+			this.localModel(el);
 			return;
 		}
 		this.text(
@@ -190,6 +195,98 @@ export class EngramaSettingTab extends PluginSettingTab {
 				}
 			}),
 		);
+	}
+
+	/** Model choice, download (progress, cancel), delete, and where the files come from. */
+	private localModel(el: HTMLElement): void {
+		const current = localModelOf(this.s.embedding.model);
+		const known = LOCAL_MODELS.some((m) => m.id === current);
+		const choice = new Setting(el).setName("Model").setDesc("Runs inside Obsidian (WebAssembly). Downloaded once into this plugin's folder, then works offline.");
+		choice.addDropdown((d) => {
+			for (const m of LOCAL_MODELS) d.addOption(m.id, `${m.label}, about ${m.approxMB} MB`);
+			d.addOption(CUSTOM, "Another model, by its ID");
+			d.setValue(known && !this.customModel ? current : CUSTOM).onChange((v) => {
+				this.customModel = v === CUSTOM;
+				if (v !== CUSTOM) void this.save(choice, (s) => (s.embedding.model = v), true);
+				else this.display();
+			});
+		});
+		if (!known || this.customModel) {
+			this.text(el, "Model ID", "owner/name of a sentence-embedding model with ONNX weights (onnx/model_quantized.onnx), e.g. Xenova/gte-small.", known ? "" : current, (v) => (s) => (s.embedding.model = v.trim()));
+		}
+		const files = new Setting(el).setName("Model files").setClass("engrama-model-status");
+		const status = files.descEl.createDiv({ cls: "engrama-model-state", text: "Checking…" });
+		const progress = files.descEl.createEl("progress", { cls: "engrama-model-progress" });
+		progress.hide();
+		let download: ButtonComponent | null = null;
+		let cancel: ButtonComponent | null = null;
+		let remove: ButtonComponent | null = null;
+		files.addButton((b) => {
+			download = b.setButtonText("Download model").setCta().onClick(() => void this.actions.downloadLocalModel());
+		});
+		files.addButton((b) => {
+			cancel = b.setButtonText("Cancel").onClick(() => this.controller.models.cancel());
+		});
+		files.addButton((b) => {
+			remove = b
+				.setButtonText("Delete")
+				.setWarning()
+				.onClick(async () => {
+					await this.controller.models.remove(current);
+					noticeInfo(`deleted the local model ${current}. Download it again to use it.`);
+					if (this.s.embedding.provider === "local") void this.controller.restart();
+				});
+		});
+		const render = async () => {
+			const state = this.controller.models.state;
+			const busy = state.kind === "downloading";
+			download?.setDisabled(busy);
+			cancel?.buttonEl.toggle(busy);
+			if (busy) {
+				remove?.buttonEl.hide();
+				progress.show();
+				const p = state.progress;
+				status.setText(`Downloading ${state.model}${p ? `: ${describeProgress(p)}` : "…"}`);
+				if (p && p.total > 0) {
+					progress.max = p.total;
+					progress.value = p.loaded;
+				}
+				return;
+			}
+			progress.hide();
+			const { installed, runtime } = await this.controller.models.status(current);
+			// A newer render may have started while this one waited.
+			if (this.controller.models.state.kind === "downloading") return;
+			const size = installed ? installed.files.reduce((n, f) => n + f.size, 0) : 0;
+			const failed = state.kind === "failed" && state.model === current ? ` The last download failed: ${state.error}` : "";
+			status.setText(
+				installed
+					? `Downloaded (${formatMB(size)}, ${installed.dimensions} dimensions). Works offline.${failed}`
+					: `Not downloaded.${runtime ? "" : " The first download also fetches the ONNX Runtime (about 14 MB)."}${failed}`,
+			);
+			download?.setButtonText(installed ? "Download again" : "Download model");
+			remove?.buttonEl.toggle(installed !== null);
+		};
+		void render();
+		this.watch(() => void render());
+		this.text(el, "Model hub", "Empty: https://huggingface.co. A mirror with the same layout (<hub>/<model>/resolve/main/<file>) works too.", this.s.embedding.hubUrl, (v) => (s) => (s.embedding.hubUrl = v));
+		this.text(
+			el,
+			"Runtime download",
+			"Empty: jsDelivr's copy of onnxruntime-web ({version} is filled in). Only needed once per plugin version.",
+			this.s.embedding.runtimeUrl,
+			(v) => (s) => (s.embedding.runtimeUrl = v),
+		);
+	}
+
+	/** Follows the controller while the tab is shown (download progress); released by hide() and redraws. */
+	private watch(listener: () => void): void {
+		this.unwatch.push(this.controller.onChange(listener));
+	}
+
+	override hide(): void {
+		for (const off of this.unwatch.splice(0)) off();
+		super.hide();
 	}
 
 	private profile(el: HTMLElement): void {

@@ -1,5 +1,12 @@
 import type { EngramaController } from "../engrama-controller";
+import type { DownloadProgress } from "../local-model/model-downloader";
 import { formatCount } from "../notices";
+
+/** " 42% (file 4 of 5)" while a file's size is known. */
+function downloadPercent(p: DownloadProgress | null): string {
+	if (!p) return "…";
+	return p.total > 0 ? ` ${Math.floor((100 * p.loaded) / p.total)}% (file ${p.fileIndex} of ${p.fileCount})` : ` (file ${p.fileIndex} of ${p.fileCount})`;
+}
 
 /** Node count, sync state, embedder state and MCP state; a click opens the panel. */
 export class StatusBar {
@@ -49,7 +56,9 @@ export class StatusBar {
 		this.syncEl.setText(task ? `${task.title.toLowerCase()}${task.detail ? ` ${task.detail}` : "…"}` : lastError ? "sync error" : "");
 		this.syncEl.toggleClass("is-error", !task && !!lastError);
 		const engine = host.engine;
-		this.embedEl.setText(engine ? (engine.embedder ? `vectors: ${engine.embedder.model || engine.embedder.name}` : "vectors off") : "");
+		const download = this.controller.models.state;
+		const vectors = engine ? (engine.embedder ? `vectors: ${engine.embedder.model || engine.embedder.name}` : "vectors off") : "";
+		this.embedEl.setText(download.kind === "downloading" ? `downloading model${downloadPercent(download.progress)}` : vectors);
 		const mcp = bridge.state;
 		this.mcpEl.setText(
 			!bridge.available ? "" : mcp.kind === "listening" ? `MCP :${mcp.port}` : mcp.kind === "failed" ? "MCP error" : mcp.kind === "starting" ? "MCP starting" : "MCP off",

@@ -1,0 +1,36 @@
+/** Sentence-embedding models with ONNX weights in the transformers.js layout, offered in settings. */
+export interface LocalModelChoice {
+	readonly id: string;
+	readonly label: string;
+	readonly dimensions: number;
+	/** Approximate download (quantized weights + tokenizer), for the settings text. */
+	readonly approxMB: number;
+}
+
+export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
+
+export const LOCAL_MODELS: readonly LocalModelChoice[] = [
+	{ id: DEFAULT_LOCAL_MODEL, label: "all-MiniLM-L6-v2 (English, fast)", dimensions: 384, approxMB: 23 },
+	{ id: "Xenova/bge-small-en-v1.5", label: "bge-small-en-v1.5 (English, better recall)", dimensions: 384, approxMB: 34 },
+	{ id: "Xenova/paraphrase-multilingual-MiniLM-L12-v2", label: "paraphrase-multilingual-MiniLM-L12-v2 (50+ languages)", dimensions: 384, approxMB: 118 },
+];
+
+/** The files transformers.js reads for feature extraction with q8 weights. */
+export const MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"] as const;
+
+/** The ONNX Runtime WebAssembly binary that matches the onnxruntime-web glue inside main.js. */
+export const ORT_WASM_FILE = "ort-wasm-simd-threaded.wasm";
+
+export const DEFAULT_HUB_URL = "https://huggingface.co";
+
+/** jsDelivr serves every npm version of onnxruntime-web; `{version}` is filled in at run time. */
+export const DEFAULT_RUNTIME_URL = "https://cdn.jsdelivr.net/npm/onnxruntime-web@{version}/dist";
+
+/** A Hugging Face model id: owner/name, no path tricks. */
+export function isValidModelId(id: string): boolean {
+	return /^[\w.-]+\/[\w.-]+$/.test(id) && !id.includes("..");
+}
+
+export function localModelOf(model: string): string {
+	return model.trim() || DEFAULT_LOCAL_MODEL;
+}

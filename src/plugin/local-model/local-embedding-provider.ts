@@ -1,0 +1,118 @@
+import type { FeatureExtractionPipeline } from "@huggingface/transformers";
+import { chunk } from "../../engine/embedding/batching";
+import { checkVector, knownDimensions } from "../../engine/embedding/dimensions";
+import { EmbedderError } from "../../engine/embedding/embedder-error";
+import { errorMessage } from "../../engine/errors";
+import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
+import { LOCAL_MODELS } from "./catalogue";
+import type { ModelStore } from "./model-store";
+import { bundledOrtVersion, loadRuntime, registerModelReader } from "./runtime";
+
+export interface LocalEmbedderOptions {
+	readonly store: ModelStore;
+	readonly model: string;
+	/** Read the files from this folder instead of the installed one (checking a download). */
+	readonly folder?: string;
+	readonly batchSize?: number;
+}
+
+/** Said wherever the model is missing: search's degraded reason, the status bar, the notice. */
+export function notDownloadedMessage(model: string): string {
+	return `The local model "${model}" is not downloaded yet: download the model in settings (Engrama → Embeddings → Download model). Search uses fulltext and the graph until then.`;
+}
+
+/**
+ * The plugin's in-process embedder: transformers.js + onnxruntime-web (WebAssembly) in Obsidian's
+ * renderer, desktop and mobile. Mean pooling, unit length. The model and the runtime binary come
+ * from the plugin folder only; until they are downloaded every call fails with a message that
+ * says where to download them, and the engine degrades to fulltext.
+ */
+export class LocalEmbeddingProvider implements EmbeddingProvider {
+	readonly name = "local";
+	readonly model: string;
+	private installedDims = 0;
+	private learned = 0;
+	private loading: Promise<FeatureExtractionPipeline> | undefined;
+
+	constructor(private readonly options: LocalEmbedderOptions) {
+		this.model = options.model;
+	}
+
+	get dimensions(): number {
+		return this.installedDims || this.learned || LOCAL_MODELS.find((m) => m.id === this.model)?.dimensions || knownDimensions(this.model);
+	}
+
+	/** Reads the manifest so the dimension is known before the first call; false when not downloaded. */
+	async prepare(): Promise<boolean> {
+		if (this.options.folder) return true;
+		const installed = await this.options.store.installedModel(this.model);
+		if (installed) this.installedDims = installed.dimensions;
+		return installed !== null;
+	}
+
+	load(): Promise<FeatureExtractionPipeline> {
+		this.loading ??= this.open().catch((error: unknown) => {
+			this.loading = undefined;
+			throw error;
+		});
+		return this.loading;
+	}
+
+	private async open(): Promise<FeatureExtractionPipeline> {
+		const { store } = this.options;
+		if (!(await this.prepare())) throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model }, false);
+		const version = await bundledOrtVersion();
+		if (!(await store.installedRuntime(version))) throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model, runtime: version }, false);
+		const folder = this.options.folder ?? store.modelFolder(this.model);
+		try {
+			const { transformers } = await loadRuntime(() => store.readRuntime(version));
+			registerModelReader(this.model, (_model, file) => store.readFile(folder, file));
+			return await transformers.pipeline("feature-extraction", this.model, { dtype: "q8", device: "wasm" });
+		} catch (error) {
+			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${errorMessage(error)}. Download it again in settings.`, { model: this.model }, false);
+		}
+	}
+
+	async embed(text: string): Promise<Float32Array> {
+		const [vector] = await this.embedBatch([text]);
+		return vector;
+	}
+
+	async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		if (texts.length === 0) return [];
+		const extractor = await this.load();
+		const out: Float32Array[] = [];
+		for (const batch of chunk(texts, this.options.batchSize ?? 16)) {
+			const tensor = await extractor(
+				batch.map((t) => t.trim() || " "),
+				{ pooling: "mean", normalize: true },
+			);
+			const [rows, width] = tensor.dims;
+			const data = tensor.data as Float32Array;
+			if (rows !== batch.length) throw new EmbedderError("bad_response", `The local model returned ${rows} vectors for ${batch.length} texts.`);
+			for (let r = 0; r < rows; r++) {
+				const vector = data.slice(r * width, (r + 1) * width);
+				checkVector(vector, this.dimensions, `The local model ${this.model}`);
+				out.push(vector);
+			}
+			if (!this.learned) this.learned = width;
+			tensor.dispose();
+		}
+		return out;
+	}
+
+	async health(): Promise<EmbedderHealth> {
+		try {
+			const vector = await this.embed("health check");
+			return { ok: true, detail: `local model ${this.model}: ${vector.length} dimensions` };
+		} catch (error) {
+			return { ok: false, detail: errorMessage(error) };
+		}
+	}
+
+	async close(): Promise<void> {
+		const loading = this.loading;
+		this.loading = undefined;
+		if (loading) await (await loading.catch(() => undefined))?.dispose();
+	}
+}

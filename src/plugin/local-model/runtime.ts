@@ -1,0 +1,76 @@
+type Transformers = typeof import("@huggingface/transformers");
+
+/**
+ * transformers.js (web build) over onnxruntime-web's WebAssembly backend, loaded once per
+ * session. Both are inside main.js but only evaluated here, on first use; the 14 MB ONNX Runtime
+ * binary is read from the plugin folder (downloaded with the model) and handed over as bytes, so
+ * nothing is fetched from a CDN. Models are read through `env.fetch` from the vault adapter with
+ * remote loading off: after the download everything works offline.
+ */
+export interface LocalRuntime {
+	readonly transformers: Transformers;
+	readonly ortVersion: string;
+}
+
+/** Model files are asked for as `${LOCAL_PREFIX}<owner>/<name>/<file>`. */
+export const LOCAL_PREFIX = "/engrama-models/";
+
+export type ModelFileReader = (model: string, file: string) => Promise<ArrayBuffer | null>;
+
+const readers = new Map<string, ModelFileReader>();
+let runtime: Promise<LocalRuntime> | undefined;
+
+/** Where a model's files come from while it loads (its installed folder, or a download being checked). */
+export function registerModelReader(model: string, reader: ModelFileReader): void {
+	readers.set(model, reader);
+}
+
+/** The onnxruntime-web version inside main.js (its WASM binary must be the same version). */
+export async function bundledOrtVersion(): Promise<string> {
+	const ort = await import("onnxruntime-web/wasm");
+	return ort.env.versions.web ?? ort.env.versions.common;
+}
+
+export function loadRuntime(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime> {
+	runtime ??= open(readWasm).catch((error: unknown) => {
+		runtime = undefined;
+		throw error;
+	});
+	return runtime;
+}
+
+async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime> {
+	const wasmBinary = await readWasm();
+	const ort = await import("onnxruntime-web/wasm");
+	const transformers = await import("@huggingface/transformers");
+	const { env } = transformers;
+	// transformers.js pointed ONNX Runtime at a CDN copy of its glue and binary: use the inlined glue and our bytes.
+	const wasm = ort.env.wasm as { wasmPaths?: unknown; wasmBinary?: ArrayBuffer | Uint8Array; numThreads?: number; proxy?: boolean };
+	wasm.wasmPaths = undefined;
+	wasm.wasmBinary = wasmBinary;
+	// Obsidian is not cross-origin isolated (no SharedArrayBuffer threads); one thread, no worker.
+	wasm.numThreads = 1;
+	wasm.proxy = false;
+	env.allowRemoteModels = false;
+	env.allowLocalModels = true;
+	env.localModelPath = LOCAL_PREFIX;
+	env.useBrowserCache = false;
+	env.useFSCache = false;
+	env.useWasmCache = false;
+	env.useCustomCache = false;
+	env.fetch = localFetch;
+	return { transformers, ortVersion: ort.env.versions.web ?? ort.env.versions.common };
+}
+
+/** transformers.js's fetch: local model files only; anything else is refused (no network). */
+async function localFetch(input: string | URL | Request): Promise<Response> {
+	const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+	if (!url.startsWith(LOCAL_PREFIX)) return new Response(null, { status: 404, statusText: `Engrama loads models from the plugin folder only (${url})` });
+	const rest = url.slice(LOCAL_PREFIX.length);
+	const [owner, name, ...file] = rest.split("/");
+	const model = `${owner}/${name}`;
+	const reader = readers.get(model);
+	const bytes = reader ? await reader(model, decodeURIComponent(file.join("/"))) : null;
+	if (!bytes) return new Response(null, { status: 404, statusText: "Not downloaded" });
+	return new Response(bytes, { status: 200, headers: { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) } });
+}
