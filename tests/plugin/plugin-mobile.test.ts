@@ -1,10 +1,13 @@
 // Obsidian mobile: no Node built-ins, no file system path. The built main.js must still load,
 // keep its database as snapshots through the vault adapter, and leave the MCP bridge out.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { makeTempDir } from "../helpers/temp-dir";
+import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
 import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin } from "./harness";
+import { startHubServer } from "./model-hub-server";
 
 let h: LoadedPlugin;
 /** Node built-ins main.js asked for while "on mobile". */
@@ -86,3 +89,34 @@ test("on mobile the plugin syncs into an in-memory database kept as snapshots th
 	expect(builtinRequests).toEqual([]);
 	vault.cleanup();
 });
+
+test("on mobile the local model downloads through the adapter and embeds, with no Node built-in", async () => {
+	const hub = makeTempDir("engrama-mobile-hub-");
+	writeTinyModel(hub.path, "engrama/tiny-encoder");
+	const server = await startHubServer(hub.path);
+	const vault = makeVault({ example: false, settings: { embedding: { provider: "local", model: "engrama/tiny-encoder", hubUrl: server.url, runtimeUrl: server.runtimeUrl } } });
+	writeFileSync(join(vault.path, "Cats.md"), "the cat sat on the mat\n");
+	writeFileSync(join(vault.path, "Dogs.md"), "the dog ran in the park\n");
+	try {
+		const app = h.fake.createFakeApp(vault.path, { mobile: true });
+		const plugin = new h.Plugin(app, manifest());
+		await plugin.fakeLoad();
+		await app.workspace.fakeLayoutReady();
+		await plugin.controller!.ready();
+		expect(await plugin.actions!.downloadLocalModel()).toBe(true);
+		const engine = await plugin.controller!.ready();
+		expect(engine.embedderNote).toBe("local engrama/tiny-encoder");
+		await server.close();
+		const found = await engine.memory.search(engine.scope, "the cat sat");
+		expect(found.degraded).toBe(false);
+		expect(found.results[0]?.name).toBe("Cats");
+		expect(existsSync(join(vault.path, PLUGIN_DIR, "models", "engrama", "tiny-encoder", "engrama-model.json"))).toBe(true);
+		plugin.unload();
+		await plugin.closed;
+		expect(builtinRequests).toEqual([]);
+	} finally {
+		await server.close().catch(() => undefined);
+		vault.cleanup();
+		hub.cleanup();
+	}
+}, 120_000);
