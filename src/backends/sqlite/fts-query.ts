@@ -11,25 +11,89 @@ export function queryTerms(text: string, maxTerms = 32): string[] {
 	return terms;
 }
 
-const quoteTerm = (term: string) => `"${term}"`;
+/**
+ * One query word as an FTS5 phrase: always a quoted string, so user punctuation, quotes and
+ * operators (AND, NEAR, *, ^, :) are searched as text, never parsed. With `prefix`
+ * (FulltextQuery.prefix) words of 4+ characters also match longer words: `"stem"*`.
+ */
+export function ftsPhrase(term: string, prefix = false): string {
+	return prefix && term.length >= 4 ? `"${term}"*` : `"${term}"`;
+}
+
+/** Turns free text into a safe FTS5 MATCH expression: every word a quoted phrase, ORed. */
+export function fts5Query(text: string, prefix = false): string | null {
+	const terms = queryTerms(text);
+	return terms.length === 0 ? null : terms.map((t) => ftsPhrase(t, prefix)).join(" OR ");
+}
+
+// FTS5's bm25 (ext/fts5/fts5_aux.c): k1 = 1.2, idf = ln((N − n + 0.5) / (n + 0.5)), floored at 1e-6.
+const BM25_K1 = 1.2;
+const IDF_FLOOR = 1e-6;
+
+/** FTS5's bm25 idf of a phrase found in `docs` of `total` documents. */
+export function bm25Idf(docs: number, total: number): number {
+	const idf = Math.log((total - docs + 0.5) / (docs + 0.5));
+	return idf > IDF_FLOOR ? idf : IDF_FLOOR;
+}
 
 /**
- * Turns free text into a safe FTS5 MATCH expression: every word becomes a quoted string, so
- * user punctuation, quotes and operators (AND, NEAR, *, ^, :) are searched as text, never parsed.
- *
- * Ranking every document that holds a very common word costs bm25 time for each of them, so when
- * document frequencies are known, common words only rank documents that a rarer word matched:
- * `rare1 OR rare2 OR (common AND (rare1 OR rare2))` matches what the rare words match, and bm25
- * still counts the common word. A query of only common words ORs them all.
+ * The most a phrase can add to any document's bm25 score: idf × (k1 + 1), whatever its frequency,
+ * column weights and the document's length (each phrase adds idf × f·(k1+1) / (f + k1·(…)) < idf·(k1+1)).
  */
-export function fts5Query(text: string, docFrequency?: ReadonlyMap<string, number>, commonAbove = Infinity, prefix = false): string | null {
-	const terms = queryTerms(text);
-	// Prefix matching (FulltextQuery.prefix): "stem"* for words of 4+ characters.
-	const quote = prefix ? (term: string) => (term.length >= 4 ? `"${term}"*` : `"${term}"`) : quoteTerm;
-	if (terms.length === 0) return null;
-	const rare = docFrequency ? terms.filter((t) => (docFrequency.get(t) ?? 0) <= commonAbove) : terms;
-	const common = terms.filter((t) => !rare.includes(t));
-	if (rare.length === 0 || common.length === 0) return terms.map(quote).join(" OR ");
-	const rareMatch = rare.map(quote).join(" OR ");
-	return `${rareMatch} OR (${common.map(quote).join(" OR ")}) AND (${rareMatch})`;
+export function bm25Bound(docs: number, total: number): number {
+	return bm25Idf(docs, total) * (BM25_K1 + 1);
+}
+
+/** What the FTS index says about one query word (fts5vocab). */
+export interface TermStats {
+	/** Postings FTS5 reads for the phrase: documents holding the word (a prefix: summed over its words). */
+	readonly postings: number;
+	/** Documents certainly matching the phrase (a prefix: its most frequent word): a lower bound. */
+	readonly docs: number;
+}
+
+/**
+ * How to rank a query without scoring every document that holds a common word. bm25 costs
+ * ≈ 7 µs of WASM per scored document, reading a posting ≈ 0.2 µs, so the plan bounds the scored
+ * set and reads postings freely:
+ *
+ * - `rare`: every weighted phrase when their postings together fit `budget.all`, else the rarest
+ *   ones whose postings fit `budget.rare`. Every document holding one of them is scored exactly
+ *   (each weighted phrase of the query counted once).
+ * - `common`: the other phrases. A document holding none of the rare phrases scores at most
+ *   `commonBound` (the sum of their bm25 bounds); when the rare pass's k-th score beats that, the
+ *   top k is exact. Otherwise common documents come from bounded passes (see SqliteFulltext).
+ * - `weightless`: words in half the documents or more, whose idf FTS5 floors at 1e-6: they add at
+ *   most 2.2e-6 to a score, so they are left out of ranking unless nothing else matches.
+ */
+export interface FulltextPlan {
+	readonly rare: readonly string[];
+	readonly common: readonly string[];
+	readonly weightless: readonly string[];
+	readonly commonBound: number;
+}
+
+export function planFulltext(
+	terms: readonly string[],
+	stats: ReadonlyMap<string, TermStats>,
+	total: number,
+	budget: { readonly all: number; readonly rare: number },
+	prefix = false,
+): FulltextPlan {
+	const stat = (t: string) => stats.get(t) ?? { postings: 0, docs: 0 };
+	// A phrase is weightless only when even its lower-bound document count reaches half the index.
+	const weightless = terms.filter((t) => total > 0 && stat(t).docs * 2 >= total);
+	const weighted = [...terms.filter((t) => !weightless.includes(t))].sort((a, b) => stat(a).postings - stat(b).postings);
+	const rare: string[] = [];
+	const all = weighted.reduce((sum, t) => sum + stat(t).postings, 0) <= budget.all;
+	let postings = 0;
+	for (const term of weighted) {
+		if (!all && postings + stat(term).postings > budget.rare) break;
+		rare.push(term);
+		postings += stat(term).postings;
+	}
+	const common = weighted.slice(rare.length);
+	const commonBound = [...common, ...weightless].reduce((sum, t) => sum + bm25Bound(stat(t).docs, total), 0);
+	const phrase = (t: string) => ftsPhrase(t, prefix);
+	return { rare: rare.map(phrase), common: common.map(phrase), weightless: weightless.map(phrase), commonBound };
 }

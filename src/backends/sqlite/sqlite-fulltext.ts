@@ -1,6 +1,6 @@
 import type { FulltextQuery } from "../../engine/protocols";
 import type { Scope } from "../../engine/types";
-import { fts5Query, queryTerms } from "./fts-query";
+import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
 import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
@@ -16,9 +16,33 @@ export interface RankedNodeRow {
 	rank: number;
 }
 
-const COMMON_TERM_FLOOR = 200;
+interface Ranked {
+	rowid: number;
+	rank: number;
+}
+
+/** The planner's sizes (tests shrink them to exercise every path on a small index). */
+export interface FulltextTuning {
+	/** Below this many documents ranking every match costs a few milliseconds: no planning. */
+	readonly rankAllBelow: number;
+	/**
+	 * Postings scored exactly per query (bm25 ≈ 7 µs per scored document in WASM): every weighted
+	 * word of a query whose postings fit `all`, else its rarest words up to `rare`.
+	 */
+	readonly budget: { readonly all: number; readonly rare: number };
+	/** Documents scored per pass over common words: the most recent ones that match. */
+	readonly commonWindow: number;
+}
+
+export const DEFAULT_FULLTEXT_TUNING: FulltextTuning = { rankAllBelow: 4000, budget: { all: 3000, rare: 1000 }, commonWindow: 1000 };
+/** Cached frequencies may be up to STATS_TTL_MS old: bounds get this much slack. */
+const BOUND_SLACK = 1.05;
+const STATS_TTL_MS = 30_000;
+const STATS_CACHE_MAX = 10_000;
+
 const SCOPE_WHERE = `${ORG_EXPR.replace("props", "n.props")} = ? AND ${USER_EXPR.replace("props", "n.props")} = ?`;
 const LIVE = `${STATUS_EXPR.replace("props", "n.props")} != 'archived'`;
+const NODE_COLS = "n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at";
 
 // bm25 weights per FTS column: names and titles first, then tags and summaries.
 const BM25_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
@@ -33,61 +57,188 @@ const BM25_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
 	summary: 2,
 	tags: 4,
 };
+const BM25 = `bm25(nodes_fts, ${FTS_COLUMNS.map((c) => BM25_WEIGHTS[c]).join(", ")})`;
 
-/** Fulltext search over `nodes_fts` (FTS5, bm25), planned so common words stay cheap. */
+const byRank = (a: Ranked, b: Ranked) => a.rank - b.rank || b.rowid - a.rowid;
+
+/**
+ * Fulltext search over `nodes_fts` (FTS5, bm25 with column weights), planned so that a query of
+ * common words does not score every document that holds one (see `planFulltext`).
+ */
 export class SqliteFulltext {
 	private docCount: { n: number; at: number } | undefined;
+	private stats = new Map<string, TermStats>();
 
-	constructor(private readonly conn: SqliteConnection) {}
+	constructor(
+		private readonly conn: SqliteConnection,
+		private readonly tuning: FulltextTuning = DEFAULT_FULLTEXT_TUNING,
+	) {}
 
 	/** The best-ranked live nodes of the scope for `query`, best first. */
 	search(scope: Scope, query: FulltextQuery): RankedNodeRow[] {
-		// Below a few thousand documents ranking every match is cheaper than looking up frequencies.
-		const threshold = this.commonTermThreshold();
-		const match =
-			threshold > COMMON_TERM_FLOOR
-				? fts5Query(query.text, this.docFrequencies(queryTerms(query.text)), threshold, query.prefix)
-				: fts5Query(query.text, undefined, Infinity, query.prefix);
-		if (!match) return [];
+		const terms = queryTerms(query.text);
+		if (terms.length === 0) return [];
+		const prefix = query.prefix ?? false;
 		const labels = query.labels ?? [];
-		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
-		const weights = FTS_COLUMNS.map((c) => BM25_WEIGHTS[c]).join(", ");
+		const all = terms.map((t) => ftsPhrase(t, prefix)).join(" OR ");
 		// Rank inside FTS first and filter a bounded window: scope and status checks then touch a few
-		// hundred rows, not every match. When the window is all filtered away, rank everything.
-		// CROSS JOIN keeps that order: otherwise the planner walks every node of the scope (by the
-		// scope index) and probes the matches, which costs O(scope) per search.
+		// hundred rows, not every match.
 		const window = Math.min(1000, Math.max(200, query.limit * 10));
-		const run = (inner: number) =>
-			this.conn.all<RankedNodeRow>(
-				`SELECT n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at, f.rank AS rank
-				FROM (SELECT rowid, bm25(nodes_fts, ${weights}) AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?) f
-				CROSS JOIN nodes n ON n.id = f.rowid
-				WHERE ${SCOPE_WHERE} AND ${LIVE}${labelFilter}
-				ORDER BY f.rank LIMIT ?`,
-				[match, inner, scope.orgId, scope.userId, ...labels, query.limit],
+		const total = this.documentCount();
+		let ranked: Ranked[];
+		let complete: boolean;
+		const few = labels.length > 0 && total >= this.tuning.rankAllBelow ? this.fewLabelled(scope, labels) : undefined;
+		if (few) {
+			// A rare label (Insight): score only its documents, within their rowid span.
+			ranked = this.conn.all<Ranked>(
+				`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid BETWEEN ? AND ?
+				AND +rowid IN (SELECT id FROM nodes WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ? AND label IN (${labels.map(() => "?").join(", ")}))
+				ORDER BY rank LIMIT ?`,
+				[all, few.lo, few.hi, scope.orgId, scope.userId, ...labels, window],
 			);
-		let rows = run(window);
-		if (rows.length < query.limit) rows = run(-1);
-		return rows;
+			complete = ranked.length < window;
+		} else if (total < this.tuning.rankAllBelow) {
+			ranked = this.rank(all, window);
+			complete = ranked.length < window;
+		} else {
+			ranked = this.rankPlanned(planFulltext(terms, this.termStats(terms, prefix), total, this.tuning.budget, prefix), window, query.limit);
+			complete = false;
+		}
+		const rows = this.rowsOf(ranked, scope, labels, query.limit);
+		if (rows.length >= query.limit || complete) return rows;
+		// The window was mostly other scopes, archived nodes or other labels: rank every match.
+		return this.rankFiltered(all, scope, labels, query.limit);
 	}
 
-	/** Documents per term, from the FTS index itself (fts5vocab): a few index lookups. */
-	private docFrequencies(terms: readonly string[]): Map<string, number> {
-		const out = new Map<string, number>();
-		for (const term of terms) {
-			const row = this.conn.get<{ doc: number }>("SELECT doc FROM nodes_fts_vocab WHERE term = ?", [term]);
-			out.set(term, Number(row?.doc ?? 0));
+	/**
+	 * Scores for the documents the plan bounds (at most ≈ budget.all, or budget.rare + 2 × commonWindow), best first.
+	 * Scores are those of ranking every match with the query's weighted phrases (weightless ones add
+	 * at most 2.2e-6 each and are left out).
+	 */
+	private rankPlanned(plan: FulltextPlan, window: number, limit: number): Ranked[] {
+		const scores = new Map<number, number>();
+		const { rare, common, weightless } = plan;
+		if (rare.length > 0) {
+			const rareMatch = rare.join(" OR ");
+			// Each rare document is scored once, by an expression holding every weighted phrase once
+			// (bm25 adds a term for each phrase present in the row): NOT for rows without a common
+			// word, AND for rows with one.
+			const passes = common.length === 0 ? [rareMatch] : [`(${rareMatch}) NOT (${common.join(" OR ")})`, `(${rareMatch}) AND (${common.join(" OR ")})`];
+			for (const match of passes) for (const r of this.rank(match, -1)) scores.set(r.rowid, r.rank);
+			// A document without a rare word scores at most commonBound: if the rare pass already has
+			// `limit` documents above it, the top `limit` is exact.
+			const best = [...scores.values()].sort((a, b) => a - b);
+			if (best.length >= limit && -best[limit - 1] > plan.commonBound * BOUND_SLACK) return this.top(scores, window);
+		}
+		const pool = common.length > 0 ? common : weightless;
+		if (pool.length > 0) {
+			// AND first: documents holding every common word; the OR pass fills when they are too few.
+			const found = pool.length > 1 ? this.addRecent(scores, pool.join(" AND ")) : 0;
+			if (pool.length === 1 || found < window) this.addRecent(scores, pool.join(" OR "));
+		}
+		return this.top(scores, window);
+	}
+
+	/** Scores the `commonWindow` most recent documents matching `match` (rows already scored keep their score). */
+	private addRecent(scores: Map<number, number>, match: string): number {
+		const floor = this.conn.get<{ rowid: number }>(
+			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+			[match, this.tuning.commonWindow - 1],
+		);
+		const rows = this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?`, [
+			match,
+			floor?.rowid ?? 0,
+		]);
+		for (const r of rows) if (!scores.has(r.rowid)) scores.set(r.rowid, r.rank);
+		return rows.length;
+	}
+
+	private top(scores: Map<number, number>, window: number): Ranked[] {
+		return [...scores].map(([rowid, rank]) => ({ rowid, rank })).sort(byRank).slice(0, window);
+	}
+
+	private rank(match: string, limit: number): Ranked[] {
+		return this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?`, [match, limit]);
+	}
+
+	/** The live nodes of the scope (and labels) among `ranked`, in rank order: read a chunk at a time. */
+	private rowsOf(ranked: readonly Ranked[], scope: Scope, labels: readonly string[], limit: number): RankedNodeRow[] {
+		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
+		const out: RankedNodeRow[] = [];
+		const chunk = Math.max(2 * limit, 50);
+		for (let start = 0; start < ranked.length && out.length < limit; start += chunk) {
+			const part = ranked.slice(start, start + chunk);
+			// CROSS JOIN from the ids: otherwise the planner may walk the scope index (every node of the
+			// scope) and test each against the list.
+			const rows = this.conn.all<Omit<RankedNodeRow, "rank">>(
+				`SELECT ${NODE_COLS} FROM json_each(?) j CROSS JOIN nodes n ON n.id = j.value WHERE ${SCOPE_WHERE} AND ${LIVE}${labelFilter}`,
+				[JSON.stringify(part.map((r) => r.rowid)), scope.orgId, scope.userId, ...labels],
+			);
+			const byId = new Map(rows.map((row) => [row.id, row]));
+			for (const r of part) {
+				const row = byId.get(r.rowid);
+				if (row && out.length < limit) out.push({ ...row, rank: r.rank });
+			}
 		}
 		return out;
 	}
 
-	/** A word in more than 5% of documents (and over COMMON_TERM_FLOOR) is "common" for query planning. */
-	private commonTermThreshold(): number {
+	/** Every match ranked, then filtered: the slow path for windows that the filters emptied. */
+	private rankFiltered(match: string, scope: Scope, labels: readonly string[], limit: number): RankedNodeRow[] {
+		const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
+		// CROSS JOIN keeps FTS first: otherwise the planner walks every node of the scope (by the scope
+		// index) and probes the matches, which costs O(scope) per search.
+		return this.conn.all<RankedNodeRow>(
+			`SELECT ${NODE_COLS}, f.rank AS rank
+			FROM (SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank) f
+			CROSS JOIN nodes n ON n.id = f.rowid
+			WHERE ${SCOPE_WHERE} AND ${LIVE}${labelFilter}
+			ORDER BY f.rank LIMIT ?`,
+			[match, scope.orgId, scope.userId, ...labels, limit],
+		);
+	}
+
+	/** The rowid span of the scope's nodes with these labels, when they are few enough to score them all. */
+	private fewLabelled(scope: Scope, labels: readonly string[]): { lo: number; hi: number } | undefined {
+		const row = this.conn.get<{ n: number; lo: number | null; hi: number | null }>(
+			`SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM nodes WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ? AND label IN (${labels.map(() => "?").join(", ")})`,
+			[scope.orgId, scope.userId, ...labels],
+		);
+		if (!row || Number(row.n) > this.tuning.budget.all) return undefined;
+		return { lo: Number(row.lo ?? 0), hi: Number(row.hi ?? -1) };
+	}
+
+	/** Postings and documents per query word, from the FTS index itself (fts5vocab), cached briefly. */
+	private termStats(terms: readonly string[], prefix: boolean): Map<string, TermStats> {
+		const out = new Map<string, TermStats>();
+		for (const term of terms) {
+			const phrase = ftsPhrase(term, prefix);
+			let stat = this.stats.get(phrase);
+			if (!stat) {
+				// fts5vocab counts a word's documents by reading its postings: worth caching for common words.
+				const row = phrase.endsWith("*")
+					? this.conn.get<{ postings: number; docs: number }>(
+							"SELECT coalesce(sum(doc), 0) AS postings, coalesce(max(doc), 0) AS docs FROM nodes_fts_vocab WHERE term >= ? AND term <= ?",
+							[term, `${term}\u{10FFFF}`],
+						)
+					: this.conn.get<{ postings: number; docs: number }>("SELECT doc AS postings, doc AS docs FROM nodes_fts_vocab WHERE term = ?", [term]);
+				stat = { postings: Number(row?.postings ?? 0), docs: Number(row?.docs ?? 0) };
+				if (this.stats.size >= STATS_CACHE_MAX) this.stats.clear();
+				this.stats.set(phrase, stat);
+			}
+			out.set(term, stat);
+		}
+		return out;
+	}
+
+	/** Documents in the index (all scopes: what bm25's idf counts), refreshed every STATS_TTL_MS with the word stats. */
+	private documentCount(): number {
 		const now = Date.now();
-		if (!this.docCount || now - this.docCount.at > 30_000) {
+		if (!this.docCount || now - this.docCount.at > STATS_TTL_MS) {
 			const n = Number(this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0);
 			this.docCount = { n, at: now };
+			this.stats.clear();
 		}
-		return Math.max(COMMON_TERM_FLOOR, this.docCount.n * 0.05);
+		return this.docCount.n;
 	}
 }
