@@ -29,6 +29,8 @@ interface Row {
 	writeP95: number;
 	ftsP50: number;
 	ftsP95: number;
+	ftsCpuP50: number;
+	ftsCpuP95: number;
 	hopP50: number;
 	hopP95: number;
 	dbBytes: number;
@@ -99,11 +101,16 @@ async function measure(size: number): Promise<Row> {
 		writes.push(performance.now() - t);
 	}
 
+	// Wall time and this process's CPU time per query (wall is inflated on a busy machine).
 	const fts: number[] = [];
+	const ftsCpu: number[] = [];
 	for (let i = 0; i < 200; i++) {
+		const c = process.cpuUsage();
 		const t = performance.now();
 		await memory.searchFulltext(scope, sentence(rand, 3), { limit: 20 });
 		fts.push(performance.now() - t);
+		const used = process.cpuUsage(c);
+		ftsCpu.push((used.user + used.system) / 1000);
 	}
 
 	const hops: number[] = [];
@@ -125,6 +132,8 @@ async function measure(size: number): Promise<Row> {
 		writeP95: percentile(writes, 95),
 		ftsP50: percentile(fts, 50),
 		ftsP95: percentile(fts, 95),
+		ftsCpuP50: percentile(ftsCpu, 50),
+		ftsCpuP95: percentile(ftsCpu, 95),
 		hopP50: percentile(hops, 50),
 		hopP95: percentile(hops, 95),
 		dbBytes,
@@ -138,7 +147,7 @@ for (const size of sizes) {
 	if (!json) {
 		console.error(
 			`${backend} ${size} nodes: merge ${row.mergePerSec}/s, write p50 ${fmt(row.writeP50)} p95 ${fmt(row.writeP95)}, ` +
-				`fulltext p50 ${fmt(row.ftsP50)} p95 ${fmt(row.ftsP95)}, 2-hop p50 ${fmt(row.hopP50)} p95 ${fmt(row.hopP95)}, ` +
+				`fulltext p50 ${fmt(row.ftsP50)} p95 ${fmt(row.ftsP95)} (CPU ${fmt(row.ftsCpuP50)} / ${fmt(row.ftsCpuP95)}), 2-hop p50 ${fmt(row.hopP50)} p95 ${fmt(row.hopP95)}, ` +
 				`${(row.dbBytes / 1e6).toFixed(1)} MB`,
 		);
 	}
@@ -149,11 +158,11 @@ const ratio = last.writeP50 / first.writeP50;
 if (json) {
 	console.log(JSON.stringify({ backend, rows, singleWriteRatio: ratio }, null, 2));
 } else {
-	console.log(`\n| backend | nodes | MERGE/s (batched) | write p50 | write p95 | fulltext p50 | fulltext p95 | 2-hop p50 | 2-hop p95 | DB size |`);
-	console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+	console.log(`\n| backend | nodes | MERGE/s (batched) | write p50 | write p95 | fulltext p50 | fulltext p95 | fulltext CPU p50 / p95 | 2-hop p50 | 2-hop p95 | DB size |`);
+	console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
 	for (const r of rows) {
 		console.log(
-			`| ${backend} | ${r.nodes} | ${r.mergePerSec} | ${fmt(r.writeP50)} | ${fmt(r.writeP95)} | ${fmt(r.ftsP50)} | ${fmt(r.ftsP95)} | ${fmt(r.hopP50)} | ${fmt(r.hopP95)} | ${(r.dbBytes / 1e6).toFixed(1)} MB |`,
+			`| ${backend} | ${r.nodes} | ${r.mergePerSec} | ${fmt(r.writeP50)} | ${fmt(r.writeP95)} | ${fmt(r.ftsP50)} | ${fmt(r.ftsP95)} | ${fmt(r.ftsCpuP50)} / ${fmt(r.ftsCpuP95)} | ${fmt(r.hopP50)} | ${fmt(r.hopP95)} | ${(r.dbBytes / 1e6).toFixed(1)} MB |`,
 		);
 	}
 	console.log(`\nsingle-write p50 ratio ${last.nodes}/${first.nodes} nodes: ${ratio.toFixed(2)} (target ≤ 1.5)`);
