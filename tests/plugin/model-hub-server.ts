@@ -24,12 +24,14 @@ export interface HubServer {
 	delayMs: number;
 	/** Paths that answer 404. */
 	readonly missing: Set<string>;
+	/** Paths served with one byte changed (the X-Linked-Etag still names the real file's hash). */
+	readonly corrupt: Set<string>;
 	close(): Promise<void>;
 }
 
 export async function startHubServer(modelsRoot: string): Promise<HubServer> {
 	const requests: string[] = [];
-	const state = { delayMs: 0, missing: new Set<string>() };
+	const state = { delayMs: 0, missing: new Set<string>(), corrupt: new Set<string>() };
 	const server: Server = createServer((req, res) => {
 		const path = decodeURIComponent((req.url ?? "/").split("?")[0]);
 		requests.push(`${req.method ?? "GET"} ${path} ${req.headers.range ?? ""}`.trim());
@@ -39,9 +41,13 @@ export async function startHubServer(modelsRoot: string): Promise<HubServer> {
 				res.writeHead(404, { "content-type": "text/plain" }).end("Entry not found");
 				return;
 			}
-			const data = readFileSync(file);
+			let data = readFileSync(file);
 			const headers: Record<string, string> = { "content-type": "application/octet-stream", "accept-ranges": "bytes" };
 			if (path.endsWith(".onnx")) headers["x-linked-etag"] = `"${createHash("sha256").update(data).digest("hex")}"`;
+			if (state.corrupt.has(path)) {
+				data = Buffer.from(data);
+				data[data.length - 1] ^= 0xff;
+			}
 			const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? "");
 			if (!range) {
 				res.writeHead(200, { ...headers, "content-length": String(data.length) }).end(data);
@@ -71,6 +77,7 @@ export async function startHubServer(modelsRoot: string): Promise<HubServer> {
 			state.delayMs = ms;
 		},
 		missing: state.missing,
+		corrupt: state.corrupt,
 		close: () =>
 			new Promise<void>((resolve) => {
 				server.closeAllConnections();

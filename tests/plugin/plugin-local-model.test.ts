@@ -234,6 +234,16 @@ describe("local embedding model in the plugin", () => {
 			expect(readFileSync(manifestPath, "utf8")).toBe(manifestBefore);
 			await waitFor(() => /The last download failed: .*404/.test(setting(t.containerEl, "Model files").textContent ?? ""), "the failure in settings");
 
+			// A file that does not match the hash the hub names is refused.
+			const onnx = `/${MODEL}/resolve/main/onnx/model_quantized.onnx`;
+			failing.missing.delete(onnx);
+			failing.corrupt.add(onnx);
+			h.fake.fakeReset();
+			button(t.containerEl, "Model files", "Download again").click();
+			await waitFor(() => noticeTexts().find((n) => n.includes(`downloading the local model ${MODEL} failed`)), "the damaged-file notice", 60_000);
+			expect(noticeTexts().find((n) => n.includes("failed"))).toMatch(/onnx\/model_quantized\.onnx is damaged: its SHA-256 is [0-9a-f]{64}, the server said [0-9a-f]{64}\. Download it again\./);
+			expect(readFileSync(manifestPath, "utf8")).toBe(manifestBefore);
+
 			await failing.close();
 			h.fake.fakeReset();
 			button(t.containerEl, "Model files", "Download again").click();

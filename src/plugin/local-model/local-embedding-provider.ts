@@ -8,6 +8,19 @@ import { LOCAL_MODELS } from "./catalogue";
 import type { ModelStore } from "./model-store";
 import { bundledOrtVersion, loadRuntime, registerModelReader } from "./runtime";
 
+/**
+ * Longest input in tokens, as sentence-transformers cuts all-MiniLM-L6-v2 (max_seq_length 256).
+ * The tokenizers say 512, and attention grows with the square of the length: a long note at 512
+ * tokens held the main thread 0.9 s of CPU here.
+ */
+export const MAX_TOKENS = 256;
+
+/** transformers.js truncates to the tokenizer's model_max_length (a getter over its config). */
+function capTokens(extractor: FeatureExtractionPipeline): void {
+	const config = (extractor.tokenizer as unknown as { _tokenizerConfig?: { model_max_length?: number } })._tokenizerConfig;
+	if (config && !(typeof config.model_max_length === "number" && config.model_max_length <= MAX_TOKENS)) config.model_max_length = MAX_TOKENS;
+}
+
 export interface LocalEmbedderOptions {
 	readonly store: ModelStore;
 	readonly model: string;
@@ -67,7 +80,9 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 		try {
 			const { transformers } = await loadRuntime(() => store.readRuntime(version));
 			registerModelReader(this.model, (_model, file) => store.readFile(folder, file));
-			return await transformers.pipeline("feature-extraction", this.model, { dtype: "q8", device: "wasm" });
+			const extractor = await transformers.pipeline("feature-extraction", this.model, { dtype: "q8", device: "wasm" });
+			capTokens(extractor);
+			return extractor;
 		} catch (error) {
 			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${errorMessage(error)}. Download it again in settings.`, { model: this.model }, false);
 		}
@@ -82,7 +97,12 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 		if (texts.length === 0) return [];
 		const extractor = await this.load();
 		const out: Float32Array[] = [];
-		for (const batch of chunk(texts, this.options.batchSize ?? 16)) {
+		let first = true;
+		// ONNX Runtime computes on Obsidian's main thread: small batches, and a macrotask between
+		// them, so a long reindex still lets Obsidian paint and handle input.
+		for (const batch of chunk(texts, this.options.batchSize ?? 4)) {
+			if (!first) await new Promise<void>((resolve) => window.setTimeout(resolve, 0));
+			first = false;
 			const tensor = await extractor(
 				batch.map((t) => t.trim() || " "),
 				{ pooling: "mean", normalize: true },
