@@ -3,6 +3,8 @@ import { createBackend } from "../../src/backends/factory";
 import { parseConfig } from "../../src/config/engrama-config";
 import { Memory } from "../../src/engine/memory";
 import { parseFrontmatterYaml, splitFrontmatter } from "../../src/engine/sync/frontmatter";
+import { parseNote } from "../../src/engine/sync/note-parser";
+import { syncSettings } from "../../src/engine/sync/sync-settings";
 import { VaultSync } from "../../src/engine/sync/vault-sync";
 import type { SyncSettings } from "../../src/engine/sync/sync-settings";
 import { FolderVaultSource } from "../../src/node/folder-vault-source";
@@ -29,4 +31,18 @@ export async function floor(vaultDir: string): Promise<{ files: number; keys: nu
 		if (parsed.ok) keys += Object.keys(parsed.data).length;
 	}
 	return { files: files.length, keys };
+}
+
+/** Reads every note and parses it fully (what sync does before touching the graph). */
+export async function parseAll(vaultDir: string): Promise<{ files: number; notes: number }> {
+	const source = new FolderVaultSource(vaultDir);
+	const settings = syncSettings({});
+	const profile = loadProfileFromDisk("base", []);
+	let notes = 0;
+	const files = (await source.list()).filter((f) => !f.path.split("/").some((p) => p.startsWith(".")));
+	for (const f of files) {
+		const result = parseNote({ path: f.path, text: await source.read(f.path), settings, profile });
+		if (result.kind === "note") notes++;
+	}
+	return { files: files.length, notes };
 }

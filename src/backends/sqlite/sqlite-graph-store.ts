@@ -60,6 +60,8 @@ interface EdgeRow {
 	edge_props: string | null;
 }
 
+// Entries of the engrama_id → row id cache (a few MB at most).
+const ROW_ID_CACHE_SIZE = 200_000;
 const SCOPE_WHERE = `${ORG_EXPR} = ? AND ${USER_EXPR} = ?`;
 const LIVE = `${STATUS_EXPR} != 'archived'`;
 const NODE_COLS = "id, label, key_field, key_value, props, created_at, updated_at";
@@ -95,6 +97,13 @@ export class SqliteGraphStore implements GraphStore {
 	readonly capabilities: GraphCapabilities;
 	private depth = 0;
 	private closed = false;
+	/**
+	 * engrama_id → row id (and scope) of nodes this store created or looked up, so bulk edge writes
+	 * do not look up the same endpoints batch after batch. Only this store changes nodes in this
+	 * file (the lock file keeps other writers out); it forgets an id when the node is deleted or
+	 * re-identified, and everything on a rollback, on forgetScope or past a size bound.
+	 */
+	private readonly knownRows = new Map<string, { readonly rowId: number; readonly orgId: string; readonly userId: string }>();
 	private readonly fulltextIndex: SqliteFulltext;
 
 	constructor(private readonly conn: SqliteConnection) {
@@ -131,35 +140,51 @@ export class SqliteGraphStore implements GraphStore {
 		}
 	}
 
+	/**
+	 * Savepoints through the connection's cached statements: `exec` would prepare and finalise
+	 * SAVEPOINT/RELEASE on every call (≈0.1–0.2 ms a pair in WASM, paid by every write).
+	 */
+	private savepoint(): string {
+		const name = `sp${this.depth}`;
+		this.conn.run(`SAVEPOINT ${name}`);
+		this.depth++;
+		return name;
+	}
+
+	private release(name: string): void {
+		this.depth--;
+		this.conn.run(`RELEASE ${name}`);
+	}
+
+	private rollbackTo(name: string): void {
+		// Rows inserted since the savepoint vanish and their row ids may be given out again.
+		this.knownRows.clear();
+		this.depth--;
+		this.conn.run(`ROLLBACK TO ${name}`);
+		this.conn.run(`RELEASE ${name}`);
+	}
+
 	/** Runs sync work atomically: a savepoint nests inside an open transaction, or starts one. */
 	private atomic<T>(work: () => T): T {
-		const name = `sp${this.depth}`;
-		this.conn.exec(`SAVEPOINT ${name}`);
-		this.depth++;
+		const name = this.savepoint();
 		try {
 			const result = work();
-			this.depth--;
-			this.conn.exec(`RELEASE ${name}`);
+			this.release(name);
 			return result;
 		} catch (error) {
-			this.depth--;
-			this.conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+			this.rollbackTo(name);
 			throw error;
 		}
 	}
 
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
-		const name = `sp${this.depth}`;
-		this.conn.exec(`SAVEPOINT ${name}`);
-		this.depth++;
+		const name = this.savepoint();
 		try {
 			const result = await fn();
-			this.depth--;
-			this.conn.exec(`RELEASE ${name}`);
+			this.release(name);
 			return result;
 		} catch (error) {
-			this.depth--;
-			this.conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+			this.rollbackTo(name);
 			throw error;
 		}
 	}
@@ -199,19 +224,19 @@ export class SqliteGraphStore implements GraphStore {
 		);
 	}
 
-	private writeFts(rowId: number, props: Props): void {
-		this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [rowId]);
-		const extra: string[] = [];
-		// Text props outside the Python FTS columns still deserve to be found: they go into body.
-		for (const [name, value] of Object.entries(props)) {
-			if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
-			if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(value);
+	/**
+	 * Replaces a node's fulltext row; `fresh`: the row id was just inserted, there is no old row. A
+	 * stored row that already holds these values is left alone (sync's bookkeeping updates, such as
+	 * a note's new hash and mtime, change no searchable text): rewriting it costs an FTS5 delete and
+	 * insert, and inside a transaction every later savepoint flushes it as a segment of its own.
+	 */
+	private writeFts(rowId: number, props: Props, fresh = false): void {
+		const values = ftsValues(props);
+		if (!fresh) {
+			const stored = this.conn.get<Record<string, SqlValue>>(`SELECT ${FTS_COLUMNS.join(", ")} FROM nodes_fts WHERE rowid = ?`, [rowId]);
+			if (stored && FTS_COLUMNS.every((column, i) => stored[column] === values[i])) return;
+			if (stored) this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [rowId]);
 		}
-		const values = FTS_COLUMNS.map((column) => {
-			const text = ftsText(props[column]);
-			if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
-			return text;
-		});
 		this.conn.run(
 			`INSERT INTO nodes_fts(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`,
 			[rowId, ...values],
@@ -220,53 +245,100 @@ export class SqliteGraphStore implements GraphStore {
 
 	async mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
 		assertScope(scope);
-		return this.atomic(() => {
-			const existing = this.rowByKey(scope, input.label, input.key);
-			if (existing) {
-				const previous = parseProps(existing.props);
-				const props: Record<string, PropValue> = { ...previous, ...stripColumns(input.set) };
-				for (const name of input.unset ?? []) delete props[name];
-				props.org_id = scope.orgId;
-				props.user_id = scope.userId;
-				this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [
-					JSON.stringify(props),
-					input.now,
-					existing.id,
-				]);
-				this.writeFts(existing.id, props);
-				if (touchesNames(input.set, input.unset)) this.indexNames(existing.id, scope, existing.key_value, props);
-				return {
-					node: this.toRecord({ ...existing, props: JSON.stringify(props), updated_at: input.now }),
-					created: false,
-					previous,
-				};
-			}
-			const props: Record<string, PropValue> = {
-				...stripColumns(input.setOnCreate),
-				...stripColumns(input.set),
-				engrama_id: input.setOnCreate.engrama_id ?? null,
-				org_id: scope.orgId,
-				user_id: scope.userId,
-			};
+		return this.atomic(() => this.mergeNodeNow(scope, input));
+	}
+
+	private mergeNodeNow(scope: Scope, input: MergeNodeInput): MergeNodeResult {
+		const existing = this.rowByKey(scope, input.label, input.key);
+		if (existing) {
+			const previous = parseProps(existing.props);
+			const props: Record<string, PropValue> = { ...previous, ...stripColumns(input.set) };
 			for (const name of input.unset ?? []) delete props[name];
-			const { lastInsertRowid } = this.conn.run(
-				"INSERT INTO nodes(label, key_field, key_value, props, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-				[input.label, input.keyField, input.key, JSON.stringify(props), input.now, input.now],
-			);
-			this.writeFts(lastInsertRowid, props);
-			this.indexNames(lastInsertRowid, scope, input.key, props);
+			props.org_id = scope.orgId;
+			props.user_id = scope.userId;
+			if (props.engrama_id !== previous.engrama_id) this.forgetRowId(previous.engrama_id);
+			this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [JSON.stringify(props), input.now, existing.id]);
+			this.writeFts(existing.id, props);
+			if (touchesNames(input.set, input.unset)) this.indexNames(existing.id, scope, existing.key_value, props);
 			return {
-				node: this.toRecord({
-					id: lastInsertRowid,
-					label: input.label,
-					key_field: input.keyField,
-					key_value: input.key,
-					props: JSON.stringify(props),
-					created_at: input.now,
-					updated_at: input.now,
-				}),
-				created: true,
+				node: this.toRecord({ ...existing, props: JSON.stringify(props), updated_at: input.now }),
+				created: false,
+				previous,
 			};
+		}
+		const props = createdProps(scope, input);
+		const text = JSON.stringify(props);
+		const { lastInsertRowid } = this.conn.run(
+			"INSERT INTO nodes(label, key_field, key_value, props, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+			[input.label, input.keyField, input.key, text, input.now, input.now],
+		);
+		// A new row id (AUTOINCREMENT never reuses one) has no fulltext row and no names yet.
+		this.rememberRowId(scope, props.engrama_id, lastInsertRowid);
+		this.writeFts(lastInsertRowid, props, true);
+		this.insertNames(scope, nameRows(lastInsertRowid, input.key, props));
+		return { node: this.createdRecord(lastInsertRowid, input, text), created: true };
+	}
+
+	private createdRecord(rowId: number, input: MergeNodeInput, propsText: string): NodeRecord {
+		return this.toRecord({
+			id: rowId,
+			label: input.label,
+			key_field: input.keyField,
+			key_value: input.key,
+			props: propsText,
+			created_at: input.now,
+			updated_at: input.now,
+		});
+	}
+
+	/**
+	 * Many merges as one unit. When every input is a new node (the bulk of a full vault sync) the
+	 * nodes, their fulltext rows and their name index are written with one statement each (rows
+	 * passed as one JSON array); otherwise input by input, exactly like mergeNode.
+	 */
+	async mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
+		assertScope(scope);
+		if (inputs.length === 0) return [];
+		return this.atomic(() => {
+			const identities = inputs.map((i) => [i.label, i.key]);
+			let allNew = new Set(identities.map(([label, key]) => `${label}\u0000${key}`)).size === inputs.length;
+			if (allNew) {
+				const found = this.conn.get<{ n: number }>(
+					`SELECT count(*) AS n FROM json_each(?) j CROSS JOIN nodes n ON n.label = j.value->>0 AND n.key_value = j.value->>1
+					WHERE ${SCOPE_WHERE.replaceAll("props", "n.props")}`,
+					[JSON.stringify(identities), ...scopeParams(scope)],
+				);
+				allNew = Number(found?.n ?? 0) === 0;
+			}
+			if (!allNew) return inputs.map((input) => this.mergeNodeNow(scope, input));
+			const texts = inputs.map((input) => JSON.stringify(createdProps(scope, input)));
+			const inserted = this.conn.all<{ id: number; label: string; key_value: string }>(
+				// Each row's JSON is rendered once (MATERIALIZED); value->>k would render it once per use.
+				`WITH r AS MATERIALIZED (SELECT value AS v FROM json_each(?))
+				INSERT INTO nodes(label, key_field, key_value, props, created_at, updated_at)
+				SELECT v->>0, v->>1, v->>2, v->>3, v->>4, v->>4 FROM r
+				RETURNING id, label, key_value`,
+				[JSON.stringify(inputs.map((input, i) => [input.label, input.keyField, input.key, texts[i], input.now]))],
+			);
+			const rowIds = new Map(inserted.map((r) => [`${r.label}\u0000${r.key_value}`, r.id]));
+			const fts: unknown[] = [];
+			const names: NameRow[] = [];
+			const results = inputs.map((input, i) => {
+				const rowId = rowIds.get(`${input.label}\u0000${input.key}`);
+				if (rowId === undefined) throw new Error(`mergeNodes: no row id came back for ${input.label} "${input.key}".`);
+				const node = this.createdRecord(rowId, input, texts[i]);
+				this.rememberRowId(scope, node.props.engrama_id, rowId);
+				fts.push([rowId, ...ftsValues(node.props)]);
+				names.push(...nameRows(rowId, input.key, node.props));
+				return { node, created: true };
+			});
+			this.conn.run(
+				`WITH r AS MATERIALIZED (SELECT value AS v FROM json_each(?))
+				INSERT INTO nodes_fts(rowid, ${FTS_COLUMNS.join(", ")}) SELECT v->>0, ${FTS_COLUMNS.map((_, i) => `v->>${i + 1}`).join(", ")} FROM r`,
+				[JSON.stringify(fts)],
+			);
+			this.insertNames(scope, names);
+			return results;
 		});
 	}
 
@@ -294,8 +366,10 @@ export class SqliteGraphStore implements GraphStore {
 		return this.atomic(() => {
 			const row = this.rowById(scope, id);
 			if (!row) return null;
-			const props: Record<string, PropValue> = { ...parseProps(row.props), ...stripColumns(set) };
+			const before = parseProps(row.props);
+			const props: Record<string, PropValue> = { ...before, ...stripColumns(set) };
 			for (const name of unset) delete props[name];
+			if (props.engrama_id !== before.engrama_id) this.forgetRowId(before.engrama_id);
 			this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [JSON.stringify(props), now, row.id]);
 			this.writeFts(row.id, props);
 			if (touchesNames(set, unset)) this.indexNames(row.id, scope, row.key_value, props);
@@ -308,6 +382,7 @@ export class SqliteGraphStore implements GraphStore {
 		return this.atomic(() => {
 			const row = this.rowById(scope, id);
 			if (!row) return false;
+			this.forgetRowId(parseProps(row.props).engrama_id);
 			this.conn.run("DELETE FROM edges WHERE from_id = ? OR to_id = ?", [row.id, row.id]);
 			this.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [row.id]);
 			this.dropNameIndex(row.id);
@@ -322,7 +397,7 @@ export class SqliteGraphStore implements GraphStore {
 
 	private requireRow(scope: Scope, id: string, role: string): NodeRow {
 		const row = this.rowById(scope, id);
-		if (!row) throw new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
+		if (!row) throw missingEndpoint(role, id);
 		return row;
 	}
 
@@ -494,6 +569,7 @@ export class SqliteGraphStore implements GraphStore {
 
 	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
 		assertScope(scope);
+		this.knownRows.clear();
 		return this.atomic(() => {
 			// Set-based: one statement per table, whatever the size of the scope.
 			const mine = `SELECT id FROM nodes WHERE ${SCOPE_WHERE}`;
@@ -523,20 +599,25 @@ export class SqliteGraphStore implements GraphStore {
 	/** Re-indexes one node's names (key + aliases) and their fragments. */
 	private indexNames(rowId: number, scope: Scope, key: string, props: Props): void {
 		this.dropNameIndex(rowId);
-		for (const norm of indexedNames(key, props)) {
-			this.conn.run("INSERT OR IGNORE INTO node_names(node_id, org_id, user_id, norm, len) VALUES (?, ?, ?, ?, ?)", [
-				rowId,
-				...scopeParams(scope),
-				norm,
-				norm.length,
-			]);
-			for (const fragment of nameFragments(norm)) {
-				this.conn.run(
-					"INSERT OR IGNORE INTO node_name_fragments(org_id, user_id, fragment, len, node_id) VALUES (?, ?, ?, ?, ?)",
-					[...scopeParams(scope), fragment, norm.length, rowId],
-				);
-			}
-		}
+		this.insertNames(scope, nameRows(rowId, key, props));
+	}
+
+	/**
+	 * Name-index rows (of one node or many): one statement for the names, one for their fragments.
+	 * Rows travel as one JSON array; fragments grouped per name so each row only reads a scalar.
+	 */
+	private insertNames(scope: Scope, rows: readonly NameRow[]): void {
+		if (rows.length === 0) return;
+		this.conn.run(
+			"INSERT OR IGNORE INTO node_names(node_id, org_id, user_id, norm, len) SELECT value->>0, ?, ?, value->>1, value->>2 FROM json_each(?)",
+			[...scopeParams(scope), JSON.stringify(rows.map(([rowId, norm]) => [rowId, norm, norm.length]))],
+		);
+		this.conn.run(
+			`WITH n AS MATERIALIZED (SELECT value->>0 AS id, value->>1 AS len, value->2 AS fragments FROM json_each(?))
+			INSERT OR IGNORE INTO node_name_fragments(org_id, user_id, fragment, len, node_id)
+			SELECT ?, ?, f.value, n.len, n.id FROM n, json_each(n.fragments) f`,
+			[JSON.stringify(rows.map(([rowId, norm]) => [rowId, norm.length, nameFragments(norm)])), ...scopeParams(scope)],
+		);
 	}
 
 	private dropNameIndex(rowId: number): void {
@@ -712,6 +793,7 @@ export class SqliteGraphStore implements GraphStore {
 			if (input.newId !== undefined && input.newId !== props.engrama_id) {
 				const taken = this.conn.get<{ id: number }>(`SELECT id FROM nodes WHERE ${ID_EXPR} = ?`, [input.newId]);
 				if (taken) throw new ValidationError(`engrama_id ${input.newId} already belongs to another node.`, { id: input.newId });
+				this.forgetRowId(props.engrama_id);
 				props.engrama_id = input.newId;
 			}
 			if (input.keyField !== row.key_field) delete props[row.key_field];
@@ -741,39 +823,92 @@ export class SqliteGraphStore implements GraphStore {
 		assertScope(scope);
 		if (inputs.length === 0) return { created: 0 };
 		return this.atomic(() => {
-			const rows = new Map<string, number>();
-			const rowOf = (id: string, role: string): number => {
-				let row = rows.get(id);
-				if (row === undefined) {
-					row = this.requireRow(scope, id, role).id;
-					rows.set(id, row);
-				}
-				return row;
-			};
-			let created = 0;
+			const rows = this.rowIdsOf(scope, inputs.flatMap((i) => [i.fromId, i.toId]));
 			for (const input of inputs) {
-				const from = rowOf(input.fromId, "source");
-				const to = rowOf(input.toId, "target");
-				// The common case (a new edge) is one statement; an existing one merges its props like mergeEdge.
-				const { changes } = this.conn.run(
-					"INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props) VALUES (?, ?, ?, ?, ?, ?, ?)",
-					[from, input.type, to, input.now, scope.orgId, scope.userId, JSON.stringify(input.props ?? {})],
-				);
-				if (changes > 0) {
-					created++;
-					continue;
+				if (!rows.has(input.fromId)) throw missingEndpoint("source", input.fromId);
+				if (!rows.has(input.toId)) throw missingEndpoint("target", input.toId);
+			}
+			// New edges (the common case) in one statement, rows passed as one JSON array. Consecutive
+			// edges of one source, type and props (a note's USES list, its links) form one group, so
+			// each edge row only reads a scalar; the props text of a group is made once.
+			const groups: [number | undefined, string, string, string, (number | undefined)[]][] = [];
+			let lastProps: Props | undefined;
+			let lastText = "{}";
+			for (const input of inputs) {
+				const props = input.props ?? {};
+				if (props !== lastProps) {
+					lastProps = props;
+					lastText = JSON.stringify(props);
 				}
-				if (!input.props || Object.keys(input.props).length === 0) continue;
-				const existing = this.conn.get<{ id: number; props: string | null }>(
-					"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
-					[from, input.type, to],
-				);
-				if (existing) {
-					this.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify({ ...parseProps(existing.props), ...input.props }), existing.id]);
+				const from = rows.get(input.fromId);
+				const last = groups[groups.length - 1];
+				if (last && last[0] === from && last[1] === input.type && last[2] === input.now && last[3] === lastText) last[4].push(rows.get(input.toId));
+				else groups.push([from, input.type, input.now, lastText, [rows.get(input.toId)]]);
+			}
+			const { changes } = this.conn.run(
+				// The groups are read once (MATERIALIZED): referenced from the inner loop, g.value would be
+				// rendered and parsed again for every edge.
+				`WITH g AS MATERIALIZED (SELECT value->>0 AS f, value->>1 AS ty, value->>2 AS at, value->>3 AS props, value->4 AS tos FROM json_each(?))
+				INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props)
+				SELECT g.f, g.ty, t.value, g.at, ?, ?, g.props FROM g, json_each(g.tos) t`,
+				[JSON.stringify(groups), ...scopeParams(scope)],
+			);
+			if (changes < inputs.length) {
+				// Some edges existed (or came twice): merge their props like mergeEdge, in input order. An
+				// edge inserted just now gets its own props merged into themselves, which changes nothing.
+				for (const input of inputs) {
+					if (!input.props || Object.keys(input.props).length === 0) continue;
+					const existing = this.conn.get<{ id: number; props: string | null }>(
+						"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
+						[rows.get(input.fromId) ?? null, input.type, rows.get(input.toId) ?? null],
+					);
+					if (existing) {
+						this.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify({ ...parseProps(existing.props), ...input.props }), existing.id]);
+					}
 				}
 			}
-			return { created };
+			return { created: changes };
 		});
+	}
+
+	/** Row ids of many nodes of the scope by engrama_id (or legacy sqlite-N id), in one statement. */
+	private rowIdsOf(scope: Scope, ids: readonly string[]): Map<string, number> {
+		const out = new Map<string, number>();
+		const wanted: string[] = [];
+		for (const id of new Set(ids)) {
+			const known = this.knownRows.get(id);
+			if (known && known.orgId === scope.orgId && known.userId === scope.userId) {
+				out.set(id, known.rowId);
+			} else if (/^sqlite-\d+$/.test(id)) {
+				const row = this.rowById(scope, id);
+				if (row) out.set(id, row.id);
+			} else {
+				wanted.push(id);
+			}
+		}
+		if (wanted.length === 0) return out;
+		// One row back (JSON text): per-row reads across the WASM boundary cost more than the lookups.
+		const found = this.conn.get<{ rows: string | null }>(
+			`SELECT json_group_array(json_array(j.value, n.id)) AS rows FROM json_each(?) j
+			CROSS JOIN nodes n ON ${ID_EXPR.replace("props", "n.props")} = j.value
+			WHERE ${SCOPE_WHERE.replaceAll("props", "n.props")}`,
+			[JSON.stringify(wanted), ...scopeParams(scope)],
+		);
+		for (const [id, rowId] of JSON.parse(found?.rows ?? "[]") as [string, number][]) {
+			out.set(id, rowId);
+			this.rememberRowId(scope, id, rowId);
+		}
+		return out;
+	}
+
+	private rememberRowId(scope: Scope, id: PropValue | undefined, rowId: number): void {
+		if (typeof id !== "string") return;
+		if (this.knownRows.size >= ROW_ID_CACHE_SIZE) this.knownRows.clear();
+		this.knownRows.set(id, { rowId, orgId: scope.orgId, userId: scope.userId });
+	}
+
+	private forgetRowId(id: PropValue | undefined): void {
+		if (typeof id === "string") this.knownRows.delete(id);
 	}
 
 	async listNodeFields(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]> {
@@ -884,6 +1019,45 @@ export class SqliteGraphStore implements GraphStore {
 const POSTINGS_PER_FRAGMENT = NAME_INDEX_LIMITS.postingsPerFragment;
 const LENGTH_WINDOW_LOW = NAME_INDEX_LIMITS.lengthWindowLow;
 const LENGTH_WINDOW_HIGH = NAME_INDEX_LIMITS.lengthWindowHigh;
+
+function missingEndpoint(role: string, id: string): NotFoundError {
+	return new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
+}
+
+/** A new node's props: setOnCreate, then set, then identity and scope; `unset` removed. */
+function createdProps(scope: Scope, input: MergeNodeInput): Record<string, PropValue> {
+	const props: Record<string, PropValue> = {
+		...stripColumns(input.setOnCreate),
+		...stripColumns(input.set),
+		engrama_id: input.setOnCreate.engrama_id ?? null,
+		org_id: scope.orgId,
+		user_id: scope.userId,
+	};
+	for (const name of input.unset ?? []) delete props[name];
+	return props;
+}
+
+/** A node's values for the FTS columns; text props outside them go into body. */
+function ftsValues(props: Props): (string | null)[] {
+	const extra: string[] = [];
+	// Text props outside the Python FTS columns still deserve to be found: they go into body.
+	for (const [name, value] of Object.entries(props)) {
+		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
+		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(value);
+	}
+	return FTS_COLUMNS.map((column) => {
+		const text = ftsText(props[column]);
+		if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
+		return text;
+	});
+}
+
+/** [row id, normalised name] for each name a node is found by (see indexedNames). */
+type NameRow = readonly [number, string];
+
+function nameRows(rowId: number, key: string, props: Props): NameRow[] {
+	return indexedNames(key, props).map((norm) => [rowId, norm]);
+}
 
 function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
 	return "aliases" in set || (unset ?? []).includes("aliases");

@@ -231,6 +231,13 @@ export interface GraphStore {
 	 */
 	mergeEdges?(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }>;
 	/**
+	 * `mergeNode` for many nodes as one unit (a full vault sync creates thousands): the same
+	 * results, in input order, as calling `mergeNode` for each input in turn, fulltext and name
+	 * index included; atomic where the backend is (on an error nothing is written). Optional:
+	 * without it, the write pipeline merges node by node.
+	 */
+	mergeNodes?(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]>;
+	/**
 	 * `listNodes` reading only the named props (plus id, label, key): what sync needs to know about
 	 * every note-backed node without decoding whole nodes. Scalars come back as stored; a list or
 	 * map may come back as JSON text. Same filters and order as `listNodes` (`where` included).

@@ -1,10 +1,10 @@
-import type { Clock } from "../clock";
+import { newEngramaId, type Clock } from "../clock";
 import { EngramaError, NotFoundError, errorMessage } from "../errors";
 import type { Profile } from "../profile";
 import type { GraphStore, MergeEdgeInput } from "../protocols";
 import type { NodeRecord, PropValue, Scope } from "../types";
 import { resolveRelationOrThrow, sanitiseKey } from "../write/sanitise";
-import type { EntityWrite, WriteContext, WritePipeline } from "../write/write-pipeline";
+import type { EntityInput, EntityWrite, WriteContext, WritePipeline } from "../write/write-pipeline";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { NOTE_PROPS, type NoteEntry, type NoteIndex, noteEntryOf } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
@@ -78,6 +78,8 @@ export class SyncRun {
 	private readonly byKey = new Map<string, readonly NodeRecord[]>();
 	/** Nodes created by this run that nothing was merged into: they have no edges yet. */
 	private readonly created = new Set<string>();
+	/** Stubs to create before the next edges are written (fresh graph only, see stub). */
+	private pendingStubs: EntityInput[] = [];
 
 	constructor(readonly deps: SyncRunDeps) {
 		this.ctx = { scope: deps.scope, source: "sync" };
@@ -192,6 +194,80 @@ export class SyncRun {
 		}
 	}
 
+	/**
+	 * `upsert` for a batch of notes, results in order (null where a note must wait). On a fresh graph
+	 * (a rebuild, a first sync) the plain creates are written together through the pipeline's
+	 * `mergeEntities` (one backend call where it has `mergeNodes`); a note whose lookups could
+	 * depend on a pending create (same label + key, same engrama_id, a copy) first flushes them and
+	 * takes the one-by-one path. If the batch write fails, its notes are retried one by one, so
+	 * each failing note is reported on its own.
+	 */
+	async upsertAll(prepared: readonly PreparedNote[]): Promise<(UpsertedNote | null)[]> {
+		const out: (UpsertedNote | null)[] = [];
+		if (!this.deps.freshGraph || !this.deps.graph.mergeNodes) {
+			for (const p of prepared) out.push(await this.upsert(p));
+			return out;
+		}
+		let pending: { at: number; prepared: PreparedNote; key: string; input: EntityInput }[] = [];
+		const pendingKeys = new Set<string>();
+		const pendingIds = new Set<string>();
+		const flush = async () => {
+			if (pending.length === 0) return;
+			const batch = pending;
+			pending = [];
+			pendingKeys.clear();
+			pendingIds.clear();
+			let writes: EntityWrite[];
+			try {
+				writes = await this.deps.pipeline.mergeEntities(this.ctx, batch.map((b) => b.input));
+			} catch (error) {
+				if (!(error instanceof EngramaError)) throw error;
+				for (const b of batch) out[b.at] = await this.upsert(b.prepared);
+				return;
+			}
+			batch.forEach((b, i) => {
+				const upserted = this.stored(b.prepared, writes[i], { moved: false, adopted: false, previousPath: undefined });
+				if (upserted.idToWrite) this.idsWritten.push(b.prepared.note.path);
+				out[b.at] = upserted;
+			});
+		};
+		for (const p of prepared) {
+			const plan = this.plainCreate(p);
+			const at = out.length;
+			out.push(null);
+			if (plan && !pendingKeys.has(plan.identity) && !(plan.input.id && pendingIds.has(plan.input.id))) {
+				pending.push({ at, prepared: p, key: plan.identity, input: plan.input });
+				pendingKeys.add(plan.identity);
+				if (plan.input.id) pendingIds.add(plan.input.id);
+				continue;
+			}
+			await flush();
+			out[at] = await this.upsert(p);
+		}
+		await flush();
+		// Async work after the writes (absorbing stubs) does not apply on a fresh graph.
+		return out;
+	}
+
+	/**
+	 * On a fresh graph: the write for a note that simply becomes a new node (no copy, no move, its
+	 * id and label + key unclaimed so far), or undefined when it needs the general path.
+	 */
+	private plainCreate(prepared: PreparedNote): { identity: string; input: EntityInput } | undefined {
+		const { profile, index } = this.deps;
+		const note = prepared.note;
+		if (prepared.copyOf || prepared.moveFrom || index.get(note.path)) return undefined;
+		const def = profile.resolveLabel(note.label);
+		if (!def) return undefined;
+		if (note.id && this.nodes.has(note.id)) return undefined;
+		if ((this.byKey.get(note.key) ?? []).some((n) => n.label === note.label)) return undefined;
+		const props = this.noteProps(note, prepared.info, null, def.status?.default ?? "active");
+		return {
+			identity: `${def.label}\u0000${note.key}`,
+			input: { label: def.label, key: note.key, props: props.set, id: note.id, unset: props.unset, existing: null },
+		};
+	}
+
 	private async upsertUnsafe(prepared: PreparedNote): Promise<UpsertedNote | null> {
 		const { graph, scope, index, profile, settings, pipeline, clock } = this.deps;
 		const note = prepared.note;
@@ -274,24 +350,39 @@ export class SyncRun {
 		// Renaming and adopting are several writes: one savepoint, so a failure leaves the node as it was.
 		const merged = needsRekey ? await graph.transaction(merge) : await merge();
 		if (!merged) return null;
-		const { write } = merged;
+		const upserted = this.stored(prepared, merged.write, { moved, adopted, previousPath });
+		if (!this.deps.freshGraph && (merged.write.created || moved || adopted || previousPath === undefined)) {
+			await this.absorbNoteStubs(upserted.node, path);
+		}
+		if (upserted.idToWrite) this.idsWritten.push(path);
+		return upserted;
+	}
+
+	/** Bookkeeping after a note's node was written: problems, caches, counts, index, id to write. */
+	private stored(
+		prepared: PreparedNote,
+		write: EntityWrite,
+		how: { readonly moved: boolean; readonly adopted: boolean; readonly previousPath: string | undefined },
+	): UpsertedNote {
+		const { index, settings } = this.deps;
+		const note = prepared.note;
+		const path = note.path;
 		for (const warning of write.warnings) {
 			this.problems.push({ path, severity: "warning", problem: warning, action: "Check the value in the note's frontmatter." });
 		}
 		const stored = write.node;
 		this.remember(stored);
 		if (write.created) this.counts.nodesCreated++;
-		else if (moved) this.counts.nodesMoved++;
+		else if (how.moved) this.counts.nodesMoved++;
 		else this.counts.nodesUpdated++;
 
 		const entry = noteEntryOf(stored);
 		if (entry) index.set(entry);
 		this.parsedIds.set(path, stored.id);
 		if (write.created) this.created.add(stored.id);
-		if (!this.deps.freshGraph && (write.created || moved || adopted || previousPath === undefined)) await this.absorbNoteStubs(stored, path);
 
+		// The caller lists it in idsWritten once the note is done.
 		const idToWrite = settings.writeEngramaIds && note.id !== stored.id ? stored.id : undefined;
-		if (idToWrite) this.idsWritten.push(path);
 		return { prepared, node: stored, idToWrite };
 	}
 
@@ -450,6 +541,7 @@ export class SyncRun {
 	 */
 	async writeEdges(adds: readonly MergeEdgeInput[]): Promise<void> {
 		const { graph, scope } = this.deps;
+		await this.flushStubs();
 		if (adds.length === 0) return;
 		if (graph.mergeEdges) {
 			try {
@@ -578,13 +670,56 @@ export class SyncRun {
 		} catch {
 			return null;
 		}
-		const write = await this.deps.pipeline.mergeEntity(this.ctx, { label: def.label, key: cleanKey, props: { status: "stub" } });
+		const input: EntityInput = { label: def.label, key: cleanKey, props: { status: "stub" } };
+		if (this.deps.freshGraph && this.deps.graph.mergeNodes) {
+			// A fresh graph holds nothing this run did not write, all of it in memory: unless this run
+			// already wrote the label + key, the stub is new. It is written with the others of the
+			// batch before their edges (writeEdges); until then a placeholder with its id stands in.
+			const held = (this.byKey.get(cleanKey) ?? []).some((n) => n.label === def.label);
+			if (!held) {
+				const id = newEngramaId();
+				const placeholder: NodeRecord = { id, label: def.label, keyField: def.keyField, key: cleanKey, props: { status: "stub" }, createdAt: "", updatedAt: "" };
+				this.pendingStubs.push({ ...input, id, existing: null });
+				this.remember(placeholder);
+				this.created.add(id);
+				return placeholder;
+			}
+			await this.flushStubs();
+		}
+		const write = await this.deps.pipeline.mergeEntity(this.ctx, input);
 		if (write.created) {
 			this.counts.stubsCreated++;
 			this.created.add(write.node.id);
 		}
 		this.remember(write.node);
 		return write.node;
+	}
+
+	/** Writes the stubs waiting since the last flush, in one batch (one by one if the batch fails). */
+	private async flushStubs(): Promise<void> {
+		if (this.pendingStubs.length === 0) return;
+		const inputs = this.pendingStubs;
+		this.pendingStubs = [];
+		let writes: EntityWrite[] | undefined;
+		try {
+			writes = await this.deps.pipeline.mergeEntities(this.ctx, inputs);
+		} catch (error) {
+			if (!(error instanceof EngramaError)) throw error;
+		}
+		for (let i = 0; i < inputs.length; i++) {
+			let write = writes?.[i];
+			if (!write) {
+				try {
+					write = await this.deps.pipeline.mergeEntity(this.ctx, inputs[i]);
+				} catch (error) {
+					if (!(error instanceof EngramaError)) throw error;
+					// Its edges are then skipped (and reported) by writeEdges.
+					continue;
+				}
+			}
+			if (write.created) this.counts.stubsCreated++;
+			this.remember(write.node);
+		}
 	}
 
 	// --- deletes and touches ---

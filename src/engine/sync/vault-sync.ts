@@ -138,10 +138,7 @@ export class VaultSync {
 			upserted = [];
 			for (const chunk of chunks(prepared, this.settings.batchSize)) {
 				await unit(async () => {
-					for (const p of chunk) {
-						const u = await run.upsert(p);
-						if (u) upserted.push(u);
-					}
+					for (const u of await run.upsertAll(chunk)) if (u) upserted.push(u);
 				});
 			}
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {

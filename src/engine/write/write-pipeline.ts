@@ -2,7 +2,7 @@ import { BackendError, NotFoundError, ValidationError, errorMessage } from "../e
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeNodeResult, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { requireScope } from "../scope";
 import type { NodeRecord, PartialScope, PropValue, Provenance, Scope } from "../types";
@@ -35,6 +35,11 @@ export interface EntityInput {
 	readonly id?: string;
 	/** Props to remove from the stored node. */
 	readonly unset?: readonly string[];
+	/**
+	 * What the caller already read under this label + key (null: nothing), so the pipeline does
+	 * not look it up again. Only for callers that hold the stored node in step (vault sync).
+	 */
+	readonly existing?: NodeRecord | null;
 }
 
 export interface EntityWrite {
@@ -90,6 +95,61 @@ export class WritePipeline {
 
 	async mergeEntity(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
 		const scope = requireScope(ctx.scope);
+		const { merge, warnings } = await this.prepareEntity(ctx, scope, input);
+		const result = await this.guard("merge node", () =>
+			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, merge)),
+		);
+		const vector = await this.embedVector(scope, result.node, warnings);
+		return { node: result.node, created: result.created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+	}
+
+	/**
+	 * `mergeEntity` for many entities, in order, with the same results. Where the backend has
+	 * `mergeNodes` (and no two inputs name the same label + key) the nodes and their history are
+	 * written in one call, as one unit: on an error nothing is written. Otherwise one by one.
+	 */
+	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[]): Promise<EntityWrite[]> {
+		const scope = requireScope(ctx.scope);
+		const { graph } = this.deps;
+		const prepared: { merge: MergeNodeInput; warnings: string[] }[] = [];
+		const identities = new Set<string>();
+		for (const input of inputs) {
+			if (!graph.mergeNodes) break;
+			const p = await this.prepareEntity(ctx, scope, input);
+			const identity = `${p.merge.label}\u0000${p.merge.key}`;
+			// The second write of one label + key depends on the first (superseding, history): one by one.
+			if (identities.has(identity)) break;
+			identities.add(identity);
+			prepared.push(p);
+		}
+		const mergeNodes = graph.mergeNodes?.bind(graph);
+		if (!mergeNodes || prepared.length < inputs.length) {
+			const writes: EntityWrite[] = [];
+			for (const input of inputs) writes.push(await this.mergeEntity(ctx, input));
+			return writes;
+		}
+		const results = await this.guard("merge nodes", () =>
+			graph.transaction(async () => {
+				const merged = await mergeNodes(scope, prepared.map((p) => p.merge));
+				const history = merged.flatMap((r, i) =>
+					!r.created && r.previous ? propChanges(r.node.id, r.previous, r.node.props, prepared[i].merge.now, ctx.source) : [],
+				);
+				if (history.length > 0) await graph.recordHistory(scope, history);
+				return merged;
+			}),
+		);
+		const writes: EntityWrite[] = [];
+		for (let i = 0; i < results.length; i++) {
+			const { node, created } = results[i];
+			const warnings = prepared[i].warnings;
+			const vector = await this.embedVector(scope, node, warnings);
+			writes.push({ node, created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) });
+		}
+		return writes;
+	}
+
+	/** sanitise → resolve label → temporal fields and provenance: the MERGE to run, and its warnings. */
+	private async prepareEntity(ctx: WriteContext, scope: Scope, input: EntityInput): Promise<{ merge: MergeNodeInput; warnings: string[] }> {
 		const { profile, graph } = this.deps;
 		const def = resolveLabelOrThrow(profile, input.label);
 		const key = sanitiseKey(input.key, def.keyField);
@@ -114,7 +174,7 @@ export class WritePipeline {
 		}
 
 		const now = this.deps.clock.now().toISOString();
-		const existing = await graph.getNode(scope, def.label, key);
+		const existing = input.existing !== undefined ? input.existing : await graph.getNode(scope, def.label, key);
 		const unset = [...(input.unset ?? [])];
 		if (existing) {
 			const wasSuperseded = typeof existing.props.valid_to === "string";
@@ -140,20 +200,10 @@ export class WritePipeline {
 			status: def.status?.default ?? "active",
 		};
 		if (input.id && !isUuid(input.id)) warnings.push(`engrama_id "${input.id.slice(0, 60)}" is not a UUID; a new id was given.`);
-
-		const result = await this.guard("merge node", () =>
-			this.withHistory(scope, ctx, now, () => graph.mergeNode(scope, {
-				label: def.label,
-				keyField: def.keyField,
-				key,
-				set: { ...props, ...this.provenance(ctx) },
-				setOnCreate,
-				unset,
-				now,
-			})),
-		);
-		const vector = await this.embedVector(scope, result.node, warnings);
-		return { node: result.node, created: result.created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+		return {
+			merge: { label: def.label, keyField: def.keyField, key, set: { ...props, ...this.provenance(ctx) }, setOnCreate, unset, now },
+			warnings,
+		};
 	}
 
 	/** MERGE plus its history entries (one per changed property) as one unit. */

@@ -98,6 +98,69 @@ describe("SqliteGraphStore.mergeEdges", () => {
 	});
 });
 
+describe("SqliteGraphStore.mergeNodes", () => {
+	const input = (label: string, key: string, id: number, extra: Record<string, string | string[]> = {}) => ({
+		label,
+		keyField: "name" as const,
+		key,
+		set: { name: key, ...extra },
+		setOnCreate: { engrama_id: ID(id), status: "active" },
+		now: NOW,
+	});
+
+	it("creates many nodes in one call: the records mergeNode gives, with fulltext rows and the name index", async () => {
+		const graph = await sqlite();
+		if (!graph.mergeNodes) throw new Error("SQLite implements mergeNodes");
+		const results = await graph.mergeNodes(SCOPE, [
+			input("Technology", "PostgreSQL", 1, { description: "a relational database", aliases: ["Postgres"] }),
+			input("Concept", "Write-ahead logging", 2, { description: "durability before data pages" }),
+			input("Technology", "Redis", 3),
+		]);
+		expect(results.map((r) => [r.node.id, r.node.key, r.created])).toEqual([
+			[ID(1), "PostgreSQL", true],
+			[ID(2), "Write-ahead logging", true],
+			[ID(3), "Redis", true],
+		]);
+		expect(results[0].node.props).toMatchObject({ engrama_id: ID(1), name: "PostgreSQL", status: "active", org_id: SCOPE.orgId, user_id: SCOPE.userId });
+		expect(await graph.getNode(SCOPE, "Technology", "PostgreSQL")).toEqual(results[0].node);
+		expect((await graph.fulltext(SCOPE, { text: "durability", limit: 5 })).map((h) => h.node.id)).toEqual([ID(2)]);
+		// The name index: the alias is found exactly, the key by its fragments.
+		expect((await graph.nameCandidates(SCOPE, { normalised: "postgres", fragments: [], limit: 5 })).map((n) => n.id)).toEqual([ID(1)]);
+		expect((await graph.nameCandidates(SCOPE, { normalised: "write ahead log", fragments: ["wri", "rit", "ahe", "hea", "ead", "log"], limit: 5 })).map((n) => n.id)).toContain(ID(2));
+		expect(await graph.scopeFootprint(SCOPE)).toMatchObject({ nodes: 3, fulltext: 3 });
+	});
+
+	it("gives mergeNode's results when inputs exist or repeat (update, previous props), in order", async () => {
+		const graph = await sqlite();
+		if (!graph.mergeNodes) throw new Error("SQLite implements mergeNodes");
+		await add(graph, "Concept", "A", ID(1));
+		const results = await graph.mergeNodes(SCOPE, [
+			{ ...input("Concept", "A", 5), set: { name: "A", description: "updated" } },
+			input("Concept", "B", 2),
+			{ ...input("Concept", "B", 3), set: { name: "B", description: "second write" } },
+		]);
+		expect(results.map((r) => [r.node.id, r.created])).toEqual([
+			[ID(1), false],
+			[ID(2), true],
+			[ID(2), false],
+		]);
+		expect(results[0].previous).toMatchObject({ note: "kept" });
+		expect(results[0].node.props).toMatchObject({ note: "kept", description: "updated" });
+		expect(results[2].node.props.description).toBe("second write");
+		expect((await graph.fulltext(SCOPE, { text: "second", limit: 5 })).map((h) => h.node.id)).toEqual([ID(2)]);
+	});
+
+	it("writes nothing when one input fails (an engrama_id another node holds)", async () => {
+		const graph = await sqlite();
+		if (!graph.mergeNodes) throw new Error("SQLite implements mergeNodes");
+		await add(graph, "Concept", "A", ID(1));
+		await expect(graph.mergeNodes(SCOPE, [input("Concept", "B", 2), input("Concept", "C", 1)])).rejects.toThrow();
+		expect(await graph.getNode(SCOPE, "Concept", "B")).toBeNull();
+		expect(await graph.scopeFootprint(SCOPE)).toMatchObject({ nodes: 1, fulltext: 1 });
+		expect((await graph.fulltext(SCOPE, { text: "B", limit: 5 })).length).toBe(0);
+	});
+});
+
 describe("SqliteGraphStore.listNodeFields", () => {
 	it("reads only the named props, with listNodes' filters and order", async () => {
 		const graph = await sqlite();
