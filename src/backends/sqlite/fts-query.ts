@@ -57,9 +57,9 @@ export interface TermStats {
  * ≈ 7 µs of WASM per scored document, reading a posting ≈ 0.2 µs, so the plan bounds the scored
  * set and reads postings freely:
  *
- * - `rare`: every weighted phrase when their postings together fit `budget.all`, else the rarest
- *   ones whose postings fit `budget.rare`. Every document holding one of them is scored exactly
- *   (each weighted phrase of the query counted once).
+ * - `rare`: the rarest weighted phrases whose postings together fit the budget (all of them for
+ *   most queries). Every document holding one of them is scored exactly (each weighted phrase of
+ *   the query counted once).
  * - `common`: the other phrases. A document holding none of the rare phrases scores at most
  *   `commonBound` (the sum of their bm25 bounds); when the rare pass's k-th score beats that, the
  *   top k is exact. Otherwise common documents come from bounded passes (see SqliteFulltext).
@@ -77,7 +77,7 @@ export function planFulltext(
 	terms: readonly string[],
 	stats: ReadonlyMap<string, TermStats>,
 	total: number,
-	budget: { readonly all: number; readonly rare: number },
+	budget: number,
 	prefix = false,
 ): FulltextPlan {
 	const stat = (t: string) => stats.get(t) ?? { postings: 0, docs: 0 };
@@ -85,10 +85,9 @@ export function planFulltext(
 	const weightless = terms.filter((t) => total > 0 && stat(t).docs * 2 >= total);
 	const weighted = [...terms.filter((t) => !weightless.includes(t))].sort((a, b) => stat(a).postings - stat(b).postings);
 	const rare: string[] = [];
-	const all = weighted.reduce((sum, t) => sum + stat(t).postings, 0) <= budget.all;
 	let postings = 0;
 	for (const term of weighted) {
-		if (!all && postings + stat(term).postings > budget.rare) break;
+		if (postings + stat(term).postings > budget) break;
 		rare.push(term);
 		postings += stat(term).postings;
 	}

@@ -25,16 +25,15 @@ interface Ranked {
 export interface FulltextTuning {
 	/** Below this many documents ranking every match costs a few milliseconds: no planning. */
 	readonly rankAllBelow: number;
-	/**
-	 * Postings scored exactly per query (bm25 ≈ 7 µs per scored document in WASM): every weighted
-	 * word of a query whose postings fit `all`, else its rarest words up to `rare`.
-	 */
-	readonly budget: { readonly all: number; readonly rare: number };
+	/** Postings of a query's rarest words scored exactly (bm25 ≈ 7 µs per scored document in WASM). */
+	readonly budget: number;
 	/** Documents scored per pass over common words: the most recent ones that match. */
 	readonly commonWindow: number;
+	/** A label filter with at most this many nodes in the scope scores only those nodes. */
+	readonly fewLabelled: number;
 }
 
-export const DEFAULT_FULLTEXT_TUNING: FulltextTuning = { rankAllBelow: 4000, budget: { all: 3000, rare: 1000 }, commonWindow: 1000 };
+export const DEFAULT_FULLTEXT_TUNING: FulltextTuning = { rankAllBelow: 4000, budget: 1000, commonWindow: 1000, fewLabelled: 3000 };
 /** Cached frequencies may be up to STATS_TTL_MS old: bounds get this much slack. */
 const BOUND_SLACK = 1.05;
 const STATS_TTL_MS = 30_000;
@@ -111,7 +110,7 @@ export class SqliteFulltext {
 	}
 
 	/**
-	 * Scores for the documents the plan bounds (at most ≈ budget.all, or budget.rare + 2 × commonWindow), best first.
+	 * Scores for the documents the plan bounds (at most ≈ budget + 2 × commonWindow), best first.
 	 * Scores are those of ranking every match with the query's weighted phrases (weightless ones add
 	 * at most 2.2e-6 each and are left out).
 	 */
@@ -204,7 +203,7 @@ export class SqliteFulltext {
 			`SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM nodes WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ? AND label IN (${labels.map(() => "?").join(", ")})`,
 			[scope.orgId, scope.userId, ...labels],
 		);
-		if (!row || Number(row.n) > this.tuning.budget.all) return undefined;
+		if (!row || Number(row.n) > this.tuning.fewLabelled) return undefined;
 		return { lo: Number(row.lo ?? 0), hi: Number(row.hi ?? -1) };
 	}
 

@@ -8,11 +8,11 @@ import type { Scope } from "../../../src/engine/types";
 // (rare pass, AND-first, OR fill, bounds, fallback) runs on a few hundred documents.
 const SCOPE: Scope = { orgId: "org", userId: "me" };
 const OTHER: Scope = { orgId: "org", userId: "someone-else" };
-const EXHAUSTIVE: FulltextTuning = { rankAllBelow: Number.POSITIVE_INFINITY, budget: { all: 0, rare: 0 }, commonWindow: 0 };
+const EXHAUSTIVE: FulltextTuning = { rankAllBelow: Number.POSITIVE_INFINITY, budget: 0, commonWindow: 0, fewLabelled: 0 };
 /** Always planned; the common passes see every document, so results must equal the exhaustive ranking. */
-const PLANNED_WIDE: FulltextTuning = { rankAllBelow: 0, budget: { all: 30, rare: 15 }, commonWindow: 100_000 };
+const PLANNED_WIDE: FulltextTuning = { rankAllBelow: 0, budget: 15, commonWindow: 100_000, fewLabelled: 10 };
 /** Always planned, with common passes that only see the 40 most recent matches. */
-const PLANNED_NARROW: FulltextTuning = { rankAllBelow: 0, budget: { all: 10, rare: 5 }, commonWindow: 40 };
+const PLANNED_NARROW: FulltextTuning = { rankAllBelow: 0, budget: 5, commonWindow: 40, fewLabelled: 10 };
 
 const VOCABULARY = Array.from({ length: 60 }, (_, i) => `w${i}x`);
 
@@ -135,7 +135,7 @@ describe("planned fulltext", () => {
 		expect(search(PLANNED_NARROW, "alpha beta", { labels: ["Person"] })).toEqual([]);
 		expect(search(PLANNED_NARROW, "alpha beta", { labels: ["Concept"] })).toHaveLength(10);
 		// A label with few nodes: only they are scored, exactly.
-		const decisions = search({ ...PLANNED_NARROW, budget: { all: 10, rare: 5 } }, "alpha beta", { labels: ["Decision"] });
+		const decisions = search(PLANNED_NARROW, "alpha beta", { labels: ["Decision"] });
 		expect(decisions.map((h) => h.key_value)).toEqual(search(EXHAUSTIVE, "alpha beta", { labels: ["Decision"] }).map((h) => h.key_value));
 		expect(decisions[0].key_value).toBe("Decision 0");
 		expect(decisions).toHaveLength(3);

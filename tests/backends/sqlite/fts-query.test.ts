@@ -30,17 +30,17 @@ describe("planFulltext", () => {
 	const stats = (entries: [string, number][]) => new Map(entries.map(([t, n]) => [t, { postings: n, docs: n }]));
 
 	it("scores every weighted word exactly when their postings fit the budget", () => {
-		const plan = planFulltext(["oauth", "refresh"], stats([["oauth", 12], ["refresh", 40]]), 10_000, { all: 100, rare: 10 });
+		const plan = planFulltext(["oauth", "refresh"], stats([["oauth", 12], ["refresh", 40]]), 10_000, 100);
 		expect(plan.rare).toEqual([`"oauth"`, `"refresh"`]);
 		expect(plan.common).toEqual([]);
 	});
 
-	it("keeps the rarest words within the rare budget and bounds what the others can add", () => {
+	it("keeps the rarest words within the budget and bounds what the others can add", () => {
 		const plan = planFulltext(
 			["cache", "token", "oauth", "refresh"],
 			stats([["cache", 3000], ["token", 900], ["oauth", 12], ["refresh", 40]]),
 			10_000,
-			{ all: 1000, rare: 100 },
+			100,
 		);
 		expect(plan.rare).toEqual([`"oauth"`, `"refresh"`]);
 		expect(plan.common).toEqual([`"token"`, `"cache"`]);
@@ -51,14 +51,14 @@ describe("planFulltext", () => {
 	it("treats words in half the documents or more as weightless, as FTS5's idf floor does", () => {
 		expect(bm25Idf(5000, 10_000)).toBe(1e-6);
 		expect(bm25Idf(4000, 10_000)).toBeGreaterThan(0.4);
-		const plan = planFulltext(["the", "oauth"], stats([["the", 6000], ["oauth", 12]]), 10_000, { all: 100, rare: 10 });
+		const plan = planFulltext(["the", "oauth"], stats([["the", 6000], ["oauth", 12]]), 10_000, 100);
 		expect(plan.weightless).toEqual([`"the"`]);
 		expect(plan.rare).toEqual([`"oauth"`]);
 		expect(plan.commonBound).toBeLessThan(1e-5);
 	});
 
 	it("plans a query of only common words with no rare pass", () => {
-		const plan = planFulltext(["cache", "queue"], stats([["cache", 3000], ["queue", 2000]]), 10_000, { all: 1000, rare: 500 });
+		const plan = planFulltext(["cache", "queue"], stats([["cache", 3000], ["queue", 2000]]), 10_000, 500);
 		expect(plan.rare).toEqual([]);
 		expect(plan.common).toEqual([`"queue"`, `"cache"`]);
 	});
