@@ -98,9 +98,10 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 		const extractor = await this.load();
 		const out: Float32Array[] = [];
 		let first = true;
-		// ONNX Runtime computes on Obsidian's main thread: small batches, and a macrotask between
+		// ONNX Runtime computes on Obsidian's main thread: small batches (single-threaded WASM gains
+		// nothing from larger ones: ~30 ms CPU per short text either way), and a macrotask between
 		// them, so a long reindex still lets Obsidian paint and handle input.
-		for (const batch of chunk(texts, this.options.batchSize ?? 4)) {
+		for (const batch of chunk(texts, this.options.batchSize ?? 2)) {
 			if (!first) await new Promise<void>((resolve) => window.setTimeout(resolve, 0));
 			first = false;
 			const tensor = await extractor(
