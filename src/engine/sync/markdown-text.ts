@@ -8,6 +8,17 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /** Replaces fenced code, inline code, %% comments %% and HTML comments with spaces (offsets kept). */
 export function maskCode(body: string): string {
+	// Most notes have no code and no comments: nothing to blank, no line walk.
+	const fenced = body.includes("```") || body.includes("~~~");
+	if (!fenced && !body.includes("`") && !body.includes("%%") && !body.includes("<!--")) return body;
+	const masked = fenced ? maskFences(body) : body;
+	return masked
+		.replace(/`[^`\n]*`/g, blank)
+		.replace(/%%[\s\S]*?%%/g, blank)
+		.replace(/<!--[\s\S]*?-->/g, blank);
+}
+
+function maskFences(body: string): string {
 	const lines = body.split("\n");
 	let fence: string | null = null;
 	for (let i = 0; i < lines.length; i++) {
@@ -23,11 +34,7 @@ export function maskCode(body: string): string {
 			lines[i] = blank(line);
 		}
 	}
-	return lines
-		.join("\n")
-		.replace(/`[^`\n]*`/g, blank)
-		.replace(/%%[\s\S]*?%%/g, blank)
-		.replace(/<!--[\s\S]*?-->/g, blank);
+	return lines.join("\n");
 }
 
 function blank(text: string): string {
@@ -107,8 +114,12 @@ const SKIP_BLOCK = /^ {0,3}(#{1,6}(\s|$)|[-*+]\s|\d+[.)]\s|\||<|!\[\[|---+\s*$|\
  * `maxLength` characters. Headings, lists, tables, embeds and code are not descriptions.
  */
 export function firstParagraph(maskedBody: string, maxLength = 1000): string | undefined {
-	const blocks = maskedBody.split(/\n[ \t]*\n/);
-	for (const block of blocks) {
+	// Blocks one at a time: the first paragraph is usually near the top of a long note.
+	const separator = /\n[ \t]*\n/g;
+	for (let start = 0; start <= maskedBody.length; ) {
+		const match = separator.exec(maskedBody);
+		const block = maskedBody.slice(start, match ? match.index : maskedBody.length);
+		start = match ? match.index + match[0].length : maskedBody.length + 1;
 		const lines = block.split("\n").filter((line) => line.trim() !== "");
 		if (lines.length === 0) continue;
 		const first = lines[0];
