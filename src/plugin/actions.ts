@@ -273,6 +273,10 @@ export class EngramaActions implements PanelActions {
 			noticeInfo(`embeddings are off (${engine.embedderNote}). Choose an embedding provider in the Engrama settings first.`);
 			return;
 		}
+		if (!engine.embedderReady) {
+			noticeInfo(engine.embedderNote);
+			return;
+		}
 		const report = await this.controller.tasks.run("Embedding missing vectors", (control) =>
 			reindex(
 				{ graph: engine.memory.graph, vectors: engine.memory.vectors, embedder: engine.memory.embedder, write: (job) => engine.memory.write(job) },

@@ -35,6 +35,8 @@ export interface Engine {
 	/** The embedder in use, or null with the reason. */
 	readonly embedder: EmbeddingProvider | null;
 	readonly embedderNote: string;
+	/** False while the chosen local model is not downloaded (embedderNote says so). */
+	readonly embedderReady: boolean;
 	/** Stops replicating agent writes (MCP remember/relate) into notes. */
 	readonly detachWriter: () => void;
 }
@@ -165,7 +167,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 	const backend = await createBackend(config, { snapshot });
 	try {
 		const scope = await resolveIdentity(backend.graph, config);
-		const { embedder, note } = await buildEmbedder(config, new ModelStore(adapter, deps.pluginFolder));
+		const { embedder, note, ready } = await buildEmbedder(config, new ModelStore(adapter, deps.pluginFolder));
 		const memory = new Memory({
 			graph: gatedGraphStore(backend.graph, gate),
 			vectors: backend.vectors ? gatedVectorStore(backend.vectors, gate) : null,
@@ -199,26 +201,26 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 		// Memories and relations written by agents (MCP) become notes and frontmatter relations.
 		const detachWriter = sync.writer.attach();
 		const location = config.backend === "neo4j" ? config.neo4j.uri : onDisk ? dbPath : `${vaultDbPath} (snapshot)`;
-		return { memory, skills, scope, profile, config, source, sync, location, embedder, embedderNote: note, detachWriter };
+		return { memory, skills, scope, profile, config, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter };
 	} catch (error) {
 		await backend.graph.close();
 		throw error;
 	}
 }
 
-async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<{ embedder: EmbeddingProvider | null; note: string }> {
+async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<{ embedder: EmbeddingProvider | null; note: string; ready: boolean }> {
 	const settings = config.embedding;
 	switch (settings.provider) {
 		case "none":
-			return { embedder: null, note: "off" };
+			return { embedder: null, note: "off", ready: false };
 		case "local": {
 			// transformers.js + onnxruntime-web in this renderer; model and runtime come from the plugin folder.
 			const embedder = new LocalEmbeddingProvider({ store, model: localModelOf(settings.model) });
 			const ready = await embedder.prepare();
-			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model) };
+			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };
 		}
 		default:
-			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient()), note: `${settings.provider}` };
+			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient()), note: `${settings.provider}`, ready: true };
 	}
 }
 

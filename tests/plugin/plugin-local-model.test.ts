@@ -104,6 +104,11 @@ describe("local embedding model in the plugin", () => {
 		try {
 			const engine = await session.plugin.controller!.ready();
 			expect(engine.embedderNote).toMatch(/not downloaded yet: download the model in settings/);
+			await waitFor(() => session.app.statusBarEl.textContent?.includes(`vectors: ${MODEL} (not downloaded)`), "the status bar");
+			// Re-embedding says what to do instead of failing node by node.
+			h.fake.fakeReset();
+			expect(session.app.commands.executeCommandById("engrama:reembed-missing")).toBe(true);
+			await waitFor(() => noticeTexts().some((n) => n.includes("is not downloaded yet: download the model in settings")), "the re-embed notice");
 			const view = await search(session, "cat");
 			expect(view.degraded).toBe(true);
 			expect(view.reason).toMatch(/download the model in settings/);
@@ -170,6 +175,8 @@ describe("local embedding model in the plugin", () => {
 			expect(view.results[0]?.name).toBe("Cats");
 			expect(view.results[0]?.scores.vector).toBeGreaterThan(0.5);
 			expect(setting(t.containerEl, "Model files").textContent).toMatch(/Downloaded \(\d+\.\d MB, 16 dimensions\)\. Works offline\./);
+			expect(session.app.statusBarEl.textContent).toContain(`vectors: ${MODEL}`);
+			expect(session.app.statusBarEl.textContent).not.toContain("not downloaded");
 			console.log(`[local-model] download + verify of runtime (${WASM_BYTES} B) and tiny model: ${downloadMs.toFixed(0)} ms`);
 		} finally {
 			await close(session);

@@ -45,6 +45,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	readonly model: string;
 	private installedDims = 0;
 	private learned = 0;
+	private missing = false;
 	private loading: Promise<FeatureExtractionPipeline> | undefined;
 
 	constructor(private readonly options: LocalEmbedderOptions) {
@@ -73,7 +74,12 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
 	private async open(): Promise<FeatureExtractionPipeline> {
 		const { store } = this.options;
-		if (!(await this.prepare())) throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model }, false);
+		// Not downloaded stays so for this engine (a download reopens the engine): writes during a
+		// sync do not look for the files again each time.
+		if (this.missing || !(await this.prepare())) {
+			this.missing = true;
+			throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model }, false);
+		}
 		const version = await bundledOrtVersion();
 		if (!(await store.installedRuntime(version))) throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model, runtime: version }, false);
 		const folder = this.options.folder ?? store.modelFolder(this.model);

@@ -57,7 +57,11 @@ export class StatusBar {
 		this.syncEl.toggleClass("is-error", !task && !!lastError);
 		const engine = host.engine;
 		const download = this.controller.models.state;
-		const vectors = engine ? (engine.embedder ? `vectors: ${engine.embedder.model || engine.embedder.name}` : "vectors off") : "";
+		const vectors = engine
+			? engine.embedder
+				? `vectors: ${engine.embedder.model || engine.embedder.name}${engine.embedderReady ? "" : " (not downloaded)"}`
+				: "vectors off"
+			: "";
 		this.embedEl.setText(download.kind === "downloading" ? `downloading model${downloadPercent(download.progress)}` : vectors);
 		const mcp = bridge.state;
 		this.mcpEl.setText(
