@@ -5,13 +5,33 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node
 import { join, relative } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeTempDir } from "../helpers/temp-dir";
+import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
+import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
 
 const CHROMIUM = "/usr/bin/chromium";
 // Test runs write to .test-out (a clean tree); ENGRAMA_SCREENSHOTS=1 refreshes the README's copies.
 const SHOTS = process.env.ENGRAMA_SCREENSHOTS === "1" ? join(ROOT, "docs", "screenshots") : join(ROOT, ".test-out", "screenshots");
 // localhost is a secure context (crypto.randomUUID), as Obsidian's app:// origin is; requests never leave the page.
 const ORIGIN = "http://localhost:1";
+
+// The local model test's hub: the tiny generated model and the real ONNX Runtime WASM, with Range answers.
+const hub = makeTempDir("engrama-browser-hub-");
+writeTinyModel(hub.path, "engrama/tiny-encoder");
+
+function hubAnswer(path: string, range: string | undefined): { status: number; body: Buffer | string; headers?: Record<string, string> } {
+	const runtime = /^\/npm\/onnxruntime-web@([^/]+)\/dist\/([\w.-]+)$/.exec(path);
+	const model = /^\/([\w.-]+)\/([\w.-]+)\/resolve\/main\/(.+)$/.exec(path);
+	const file = runtime ? (runtime[1] === ORT_VERSION ? join(ORT_DIST, runtime[2]) : null) : model ? join(hub.path, model[1], model[2], model[3]) : null;
+	if (!file || !existsSync(file)) return { status: 404, body: "Entry not found" };
+	const data = readFileSync(file);
+	const r = /^bytes=(\d+)-(\d*)$/.exec(range ?? "");
+	if (!r) return { status: 200, body: data, headers: { "content-type": "application/octet-stream" } };
+	const start = Number(r[1]);
+	const end = Math.min(r[2] ? Number(r[2]) : data.length - 1, data.length - 1);
+	return { status: 206, body: data.subarray(start, end + 1), headers: { "content-type": "application/octet-stream", "content-range": `bytes ${start}-${end}/${data.length}` } };
+}
 
 let browser: Browser;
 let page: Page;
@@ -78,7 +98,9 @@ beforeAll(async () => {
 	const errors: string[] = [];
 	page.on("pageerror", (error) => errors.push(error.message));
 	await page.route(`${ORIGIN}/**`, async (route) => {
-		const asset = assets[new URL(route.request().url()).pathname];
+		const path = new URL(route.request().url()).pathname;
+		if (path.startsWith("/hub/")) return route.fulfill(hubAnswer(path.slice("/hub".length), route.request().headers().range));
+		const asset = assets[path];
 		if (!asset) return route.fulfill({ status: 404, body: "not found" });
 		return route.fulfill({ status: 200, body: asset.body, contentType: asset.type });
 	});
@@ -99,6 +121,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await page?.evaluate("window.engrama && (window.engrama.plugin.unload(), window.engrama.plugin.closed)");
 	await browser?.close();
+	hub.cleanup();
 });
 
 describe("in Chromium", () => {
@@ -155,4 +178,14 @@ describe("in Chromium", () => {
 			expect(statSync(join(SHOTS, name)).size).toBeGreaterThan(10_000);
 		}
 	});
+
+	test("the local embedding model downloads and runs in Chromium (Obsidian's renderer engine)", async () => {
+		const result = (await scene(`localModel("${ORIGIN}/hub")`)) as { progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string };
+		expect(result.state).toBe("done");
+		expect(result.progress.some((p) => /^Downloading engrama\/tiny-encoder: ort-wasm-simd-threaded\.wasm [\d,]+ \/ [\d,]+ kB \(file 1 of 5\)$/.test(p))).toBe(true);
+		expect(result.note).toBe("local engrama/tiny-encoder");
+		expect(result.degraded).toBe(false);
+		expect(result.vectorHits).toBeGreaterThan(0);
+		expect(result.status).toContain("vectors: engrama/tiny-encoder");
+	}, 180_000);
 });

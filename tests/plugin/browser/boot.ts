@@ -104,4 +104,47 @@ function showSettings(): void {
 	host.appendChild(tab.containerEl);
 }
 
-(window as unknown as { engramaScenes: unknown }).engramaScenes = { openNote, showPanel, reflect, search, showSettings };
+interface LocalModelController {
+	saveSettings(change: (s: { embedding: Record<string, unknown> }) => void): Promise<string | null>;
+	ready(): Promise<{ embedderNote: string; scope: unknown; memory: { search(scope: unknown, text: string): Promise<{ degraded: boolean; reason?: string; results: { name: string; scores: Record<string, number> }[] }> } }>;
+	host: { engine: { embedderNote: string } | null };
+	models: { state: { kind: string; progress?: { loaded: number; total: number } | null; error?: string } };
+	tasks: { current: unknown };
+}
+
+/**
+ * The local embedding model in Chromium (Obsidian's renderer engine): choose it, click Download
+ * model (the page serves the hub at `hub`), then search with vectors.
+ */
+async function localModel(hub: string): Promise<{ progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string }> {
+	const { app, plugin } = booted();
+	const controller = plugin.controller as unknown as LocalModelController;
+	await controller.saveSettings((s) => {
+		s.embedding = { ...s.embedding, provider: "local", model: "engrama/tiny-encoder", hubUrl: hub, runtimeUrl: `${hub}/npm/onnxruntime-web@{version}/dist` };
+	});
+	await until(() => controller.host.engine?.embedderNote.includes("not downloaded") === true, "the engine with the local model chosen");
+	showSettings();
+	const files = Array.from(document.querySelectorAll<HTMLElement>("#settings .setting-item")).find((el) => el.querySelector(".setting-item-name")?.textContent === "Model files")!;
+	const progress: string[] = [];
+	const watch = window.setInterval(() => progress.push(files.querySelector(".engrama-model-state")?.textContent ?? ""), 20);
+	Array.from(files.querySelectorAll("button"))
+		.find((b) => b.textContent === "Download model")!
+		.click();
+	await until(() => ["done", "failed", "idle"].includes(controller.models.state.kind) && progress.length > 0, "the download", 120_000);
+	window.clearInterval(watch);
+	const state = controller.models.state.kind === "failed" ? `failed: ${controller.models.state.error ?? ""}` : controller.models.state.kind;
+	if (state === "done") await until(() => controller.host.engine?.embedderNote === "local engrama/tiny-encoder" && !controller.tasks.current, "the engine with the model", 120_000);
+	const engine = await controller.ready();
+	const view = await engine.memory.search(engine.scope, "search the graph database");
+	return {
+		progress: [...new Set(progress)],
+		state,
+		note: engine.embedderNote,
+		degraded: view.degraded,
+		...(view.reason !== undefined ? { reason: view.reason } : {}),
+		vectorHits: view.results.filter((r) => (r.scores.vector ?? 0) > 0).length,
+		status: app.statusBarEl.textContent ?? "",
+	};
+}
+
+(window as unknown as { engramaScenes: unknown }).engramaScenes = { openNote, showPanel, reflect, search, showSettings, localModel };
