@@ -100,8 +100,7 @@ export class SqliteFulltext {
 			ranked = this.rank(all, window);
 			complete = ranked.length < window;
 		} else {
-			ranked = this.rankPlanned(planFulltext(terms, this.termStats(terms, prefix), total, this.tuning.budget, prefix), window, query.limit);
-			complete = false;
+			({ ranked, complete } = this.rankPlanned(planFulltext(terms, this.termStats(terms, prefix), total, this.tuning.budget, prefix), window, query.limit));
 		}
 		const rows = this.rowsOf(ranked, scope, labels, query.limit);
 		if (rows.length >= query.limit || complete) return rows;
@@ -112,9 +111,10 @@ export class SqliteFulltext {
 	/**
 	 * Scores for the documents the plan bounds (at most ≈ budget + 2 × commonWindow), best first.
 	 * Scores are those of ranking every match with the query's weighted phrases (weightless ones add
-	 * at most 2.2e-6 each and are left out).
+	 * at most 2.2e-6 each and are left out). `complete`: every match of the query was scored and fits
+	 * the window, so filters that leave fewer than `limit` rows leave nothing else to find.
 	 */
-	private rankPlanned(plan: FulltextPlan, window: number, limit: number): Ranked[] {
+	private rankPlanned(plan: FulltextPlan, window: number, limit: number): { ranked: Ranked[]; complete: boolean } {
 		const scores = new Map<number, number>();
 		const { rare, common, weightless } = plan;
 		if (rare.length > 0) {
@@ -127,19 +127,28 @@ export class SqliteFulltext {
 			// A document without a rare word scores at most commonBound: if the rare pass already has
 			// `limit` documents above it, the top `limit` is exact.
 			const best = [...scores.values()].sort((a, b) => a - b);
-			if (best.length >= limit && -best[limit - 1] > plan.commonBound * BOUND_SLACK) return this.top(scores, window);
+			const others = common.length + weightless.length;
+			if (others === 0 || (best.length >= limit && -best[limit - 1] > plan.commonBound * BOUND_SLACK)) {
+				return { ranked: this.top(scores, window), complete: others === 0 && scores.size <= window };
+			}
 		}
 		const pool = common.length > 0 ? common : weightless;
+		let everyMatch = false;
 		if (pool.length > 0) {
 			// AND first: documents holding every common word; the OR pass fills when they are too few.
-			const found = pool.length > 1 ? this.addRecent(scores, pool.join(" AND ")) : 0;
-			if (pool.length === 1 || found < window) this.addRecent(scores, pool.join(" OR "));
+			const found = pool.length > 1 ? this.addRecent(scores, pool.join(" AND ")).rows : 0;
+			if (pool.length === 1 || found < window) {
+				everyMatch = this.addRecent(scores, pool.join(" OR ")).all && (common.length === 0 || weightless.length === 0);
+			}
 		}
-		return this.top(scores, window);
+		return { ranked: this.top(scores, window), complete: everyMatch && scores.size <= window };
 	}
 
-	/** Scores the `commonWindow` most recent documents matching `match` (rows already scored keep their score). */
-	private addRecent(scores: Map<number, number>, match: string): number {
+	/**
+	 * Scores the `commonWindow` most recent documents matching `match` (rows already scored keep their
+	 * score). `all`: that was every match.
+	 */
+	private addRecent(scores: Map<number, number>, match: string): { rows: number; all: boolean } {
 		const floor = this.conn.get<{ rowid: number }>(
 			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
 			[match, this.tuning.commonWindow - 1],
@@ -149,7 +158,7 @@ export class SqliteFulltext {
 			floor?.rowid ?? 0,
 		]);
 		for (const r of rows) if (!scores.has(r.rowid)) scores.set(r.rowid, r.rank);
-		return rows.length;
+		return { rows: rows.length, all: !floor };
 	}
 
 	private top(scores: Map<number, number>, window: number): Ranked[] {

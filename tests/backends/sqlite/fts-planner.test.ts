@@ -141,6 +141,30 @@ describe("planned fulltext", () => {
 		expect(decisions).toHaveLength(3);
 	});
 
+	it("scores a bounded set for common words: never every match, no fallback to ranking everything", () => {
+		const statements: { sql: string; match: unknown }[] = [];
+		const recording: SqliteConnection = {
+			...conn,
+			path: conn.path,
+			all: (sql, params) => {
+				statements.push({ sql, match: Array.isArray(params) ? params[0] : undefined });
+				return conn.all(sql, params);
+			},
+			get: (sql, params) => conn.get(sql, params),
+		};
+		// Recency windows span the whole index: 100 reaches past the other scope's 60 newest notes.
+		const planner = new SqliteFulltext(recording, { ...PLANNED_NARROW, commonWindow: 100 });
+		for (const text of ["alpha beta", "w0x w1x", "oauth w0x", "oauth rotation"]) {
+			statements.length = 0;
+			expect(planner.search(SCOPE, { text, limit: 10 }).length, text).toBeGreaterThan(0);
+			const scored = statements.filter((s) => s.sql.includes("bm25("));
+			expect(scored.length, text).toBeGreaterThan(0);
+			expect(statements.some((s) => s.sql.includes("ON n.id = f.rowid")), text).toBe(false);
+			// Every scoring statement is bounded by recency or by a rare word.
+			for (const s of scored) expect(s.sql.includes("rowid >= ?") || String(s.match).includes(`"oauth"`), `${text}: ${String(s.match)}`).toBe(true);
+		}
+	});
+
 	it("keeps FTS5 syntax in the query inert", async () => {
 		const before = Number(conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n);
 		const plain = search(PLANNED_NARROW, "alpha beta and not near", { limit: 20 }).map((h) => h.id);
