@@ -4,6 +4,7 @@ import { EngineHost, type Engine } from "./engine-host";
 import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";
 import { ModelStore } from "./local-model/model-store";
+import { releaseRuntime } from "./local-model/runtime";
 import { generateToken, McpBridge } from "./mcp-bridge";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
@@ -267,6 +268,7 @@ export class EngramaController {
 		this.listeners.clear();
 		await this.bridge.stop();
 		await this.host.stop();
+		releaseRuntime();
 	}
 
 	/** Tells the person how a sync went. */

@@ -180,12 +180,14 @@ describe("in Chromium", () => {
 	});
 
 	test("the local embedding model downloads and runs in Chromium (Obsidian's renderer engine)", async () => {
-		const result = (await scene(`localModel("${ORIGIN}/hub")`)) as { progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string };
+		const result = (await scene(`localModel("${ORIGIN}/hub")`)) as { progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string; worker: boolean };
 		expect(result.state).toBe("done");
 		expect(result.progress.some((p) => /^Downloading engrama\/tiny-encoder: ort-wasm-simd-threaded\.wasm [\d,]+ \/ [\d,]+ kB \(file 1 of 5\)$/.test(p))).toBe(true);
 		expect(result.note).toBe("local engrama/tiny-encoder");
 		expect(result.degraded).toBe(false);
 		expect(result.vectorHits).toBeGreaterThan(0);
 		expect(result.status).toContain("vectors: engrama/tiny-encoder");
+		// Inference ran in ONNX Runtime's proxy worker, off the main thread.
+		expect(result.worker).toBe(true);
 	}, 180_000);
 });

@@ -39,8 +39,28 @@ export function loadRuntime(readWasm: () => Promise<ArrayBuffer>): Promise<Local
 	return runtime;
 }
 
+interface WorkerGlobals {
+	__engramaOrtWorkerUrl?: string;
+	__engramaOrtWorker?: Worker;
+}
+
+/** Whether inference runs in ONNX Runtime's proxy worker (off the main thread) or on the main thread. */
+export let inWorker = false;
+
+/** Set when unload ended the worker: this copy of main.js cannot start ONNX Runtime again. */
+let released = false;
+
 async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime> {
+	if (released) throw new Error("ONNX Runtime's worker was stopped when the plugin unloaded; reload the plugin");
 	const wasmBinary = await readWasm();
+	const globals = globalThis as WorkerGlobals;
+	// Where Web Workers exist (Obsidian desktop and mobile), inference runs in ONNX Runtime's proxy
+	// worker so the main thread only tokenizes and pools; elsewhere (Node tests) on this thread.
+	inWorker = typeof Worker === "function" && typeof URL.createObjectURL === "function" && typeof Blob === "function";
+	if (inWorker && !globals.__engramaOrtWorkerUrl) {
+		const { default: source } = await import("engrama:ort-worker-source");
+		globals.__engramaOrtWorkerUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+	}
 	const ort = await import("onnxruntime-web/wasm");
 	const transformers = await import("@huggingface/transformers");
 	const { env } = transformers;
@@ -50,7 +70,7 @@ async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime>
 	wasm.wasmBinary = wasmBinary;
 	// Obsidian is not cross-origin isolated (no SharedArrayBuffer threads); one thread, no worker.
 	wasm.numThreads = 1;
-	wasm.proxy = false;
+	wasm.proxy = inWorker;
 	env.allowRemoteModels = false;
 	env.allowLocalModels = true;
 	env.localModelPath = LOCAL_PREFIX;
@@ -73,4 +93,15 @@ async function localFetch(input: string | URL | Request): Promise<Response> {
 	const bytes = reader ? await reader(model, decodeURIComponent(file.join("/"))) : null;
 	if (!bytes) return new Response(null, { status: 404, statusText: "Not downloaded" });
 	return new Response(bytes, { status: 200, headers: { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) } });
+}
+
+/** Plugin unload: ends ONNX Runtime's worker (its WASM memory) and frees the script's blob: URL. */
+export function releaseRuntime(): void {
+	const globals = globalThis as WorkerGlobals;
+	if (globals.__engramaOrtWorker) released = true;
+	globals.__engramaOrtWorker?.terminate();
+	if (globals.__engramaOrtWorkerUrl) URL.revokeObjectURL(globals.__engramaOrtWorkerUrl);
+	delete globals.__engramaOrtWorker;
+	delete globals.__engramaOrtWorkerUrl;
+	runtime = undefined;
 }

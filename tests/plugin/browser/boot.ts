@@ -116,7 +116,7 @@ interface LocalModelController {
  * The local embedding model in Chromium (Obsidian's renderer engine): choose it, click Download
  * model (the page serves the hub at `hub`), then search with vectors.
  */
-async function localModel(hub: string): Promise<{ progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string }> {
+async function localModel(hub: string): Promise<{ progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string; worker: boolean }> {
 	const { app, plugin } = booted();
 	const controller = plugin.controller as unknown as LocalModelController;
 	await controller.saveSettings((s) => {
@@ -144,6 +144,7 @@ async function localModel(hub: string): Promise<{ progress: string[]; state: str
 		...(view.reason !== undefined ? { reason: view.reason } : {}),
 		vectorHits: view.results.filter((r) => (r.scores.vector ?? 0) > 0).length,
 		status: app.statusBarEl.textContent ?? "",
+		worker: (globalThis as { __engramaOrtWorker?: unknown }).__engramaOrtWorker !== undefined,
 	};
 }
 
