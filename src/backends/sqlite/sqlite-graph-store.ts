@@ -256,7 +256,7 @@ export class SqliteGraphStore implements GraphStore {
 			for (const name of input.unset ?? []) delete props[name];
 			props.org_id = scope.orgId;
 			props.user_id = scope.userId;
-			if (props.engrama_id !== previous.engrama_id) this.forgetRowId(previous.engrama_id);
+			if (identityChanged(previous, props)) this.forgetRowId(previous.engrama_id);
 			this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [JSON.stringify(props), input.now, existing.id]);
 			this.writeFts(existing.id, props);
 			if (touchesNames(input.set, input.unset)) this.indexNames(existing.id, scope, existing.key_value, props);
@@ -369,7 +369,7 @@ export class SqliteGraphStore implements GraphStore {
 			const before = parseProps(row.props);
 			const props: Record<string, PropValue> = { ...before, ...stripColumns(set) };
 			for (const name of unset) delete props[name];
-			if (props.engrama_id !== before.engrama_id) this.forgetRowId(before.engrama_id);
+			if (identityChanged(before, props)) this.forgetRowId(before.engrama_id);
 			this.conn.run("UPDATE nodes SET props = ?, updated_at = ? WHERE id = ?", [JSON.stringify(props), now, row.id]);
 			this.writeFts(row.id, props);
 			if (touchesNames(set, unset)) this.indexNames(row.id, scope, row.key_value, props);
@@ -1019,6 +1019,11 @@ export class SqliteGraphStore implements GraphStore {
 const POSTINGS_PER_FRAGMENT = NAME_INDEX_LIMITS.postingsPerFragment;
 const LENGTH_WINDOW_LOW = NAME_INDEX_LIMITS.lengthWindowLow;
 const LENGTH_WINDOW_HIGH = NAME_INDEX_LIMITS.lengthWindowHigh;
+
+/** The engrama_id or the scope of a node changed (the row id cache must forget it). */
+function identityChanged(before: Props, after: Props): boolean {
+	return before.engrama_id !== after.engrama_id || before.org_id !== after.org_id || before.user_id !== after.user_id;
+}
 
 function missingEndpoint(role: string, id: string): NotFoundError {
 	return new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });

@@ -98,6 +98,33 @@ describe("SqliteGraphStore.mergeEdges", () => {
 	});
 });
 
+describe("SqliteGraphStore.mergeEdges endpoint lookups", () => {
+	// mergeEdges remembers endpoints' row ids; a node that is gone, rolled back or moved must not be found.
+	it("does not find a deleted node, a rolled-back one, or one moved to another scope", async () => {
+		const graph = await sqlite();
+		if (!graph.mergeEdges) throw new Error("SQLite implements mergeEdges");
+		const a = await add(graph, "Project", "A", ID(1));
+		const b = await add(graph, "Technology", "B", ID(2));
+		expect(await graph.mergeEdges(SCOPE, [{ fromId: a.id, type: "USES", toId: b.id, now: NOW }])).toEqual({ created: 1 });
+
+		await graph.deleteNode(SCOPE, b.id);
+		await expect(graph.mergeEdges(SCOPE, [{ fromId: a.id, type: "USES", toId: b.id, now: NOW }])).rejects.toThrow(NotFoundError);
+
+		await expect(
+			graph.transaction(async () => {
+				await add(graph, "Technology", "C", ID(3));
+				throw new Error("roll back");
+			}),
+		).rejects.toThrow("roll back");
+		const d = await add(graph, "Technology", "D", ID(4));
+		await expect(graph.mergeEdges(SCOPE, [{ fromId: a.id, type: "USES", toId: ID(3), now: NOW }])).rejects.toThrow(NotFoundError);
+		expect(await graph.mergeEdges(SCOPE, [{ fromId: a.id, type: "USES", toId: d.id, now: NOW }])).toEqual({ created: 1 });
+
+		await graph.updateNode(SCOPE, d.id, { user_id: "someone-else" }, [], NOW);
+		await expect(graph.mergeEdges(SCOPE, [{ fromId: d.id, type: "USES", toId: a.id, now: NOW }])).rejects.toThrow(NotFoundError);
+	});
+});
+
 describe("SqliteGraphStore.mergeNodes", () => {
 	const input = (label: string, key: string, id: number, extra: Record<string, string | string[]> = {}) => ({
 		label,
