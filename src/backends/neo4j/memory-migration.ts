@@ -9,7 +9,7 @@ import { Neo4jVectorStore } from "./neo4j-vector-store";
 /**
  * Copies a whole memory between backends (`engrama migrate`): every scope's nodes with their
  * props and timestamps, edges, vectors, history and the memory's settings, then verifies that
- * both sides count the same. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
+ * both sides count the same and that every node (props, times, vector) reads back identical. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
  * Everything goes through the GraphStore/VectorStore protocols except three reads no protocol
  * offers (which scopes exist, the settings, the stored vectors), done here per backend.
  */
@@ -37,7 +37,15 @@ export interface ScopeReport {
 	readonly userId: string;
 	readonly source: ScopeCounts;
 	readonly target: ScopeCounts;
+	/** The counts are equal. */
 	readonly identical: boolean;
+	/**
+	 * Every node reads back the same from the target as from the source: label, key, props,
+	 * created/updated times, and its vector (compared after the copy, node by node).
+	 */
+	readonly contentIdentical: boolean;
+	/** The first few nodes that differ (`Label:key: what`), when any do. */
+	readonly differences: readonly string[];
 }
 
 export interface MigrationReport {
@@ -144,6 +152,78 @@ function sortedKeys(counts: Readonly<Record<string, number>>): Record<string, nu
 	return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
+/** Each node of the scope as one canonical string (props with sorted keys, its vector), by id. */
+async function contentOf(
+	backend: Backend,
+	internals: BackendInternals,
+	scope: Scope,
+	batch: number,
+	idOf: (id: string) => string = (id) => id,
+): Promise<Map<string, { name: string; node: string; vector: string }>> {
+	const out = new Map<string, { name: string; node: string; vector: string }>();
+	await nodesOf(backend.graph, scope, batch, async (page) => {
+		const vectors = backend.vectors ? await internals.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
+		for (const n of page) {
+			const props: Record<string, unknown> = { ...n.props };
+			delete props.engrama_id;
+			const node = canonical([n.label, n.keyField, n.key, props, n.createdAt, n.updatedAt]);
+			const vector = vectors.get(n.id);
+			out.set(idOf(n.id), { name: `${n.label}:${n.key}`, node, vector: vector ? Array.from(vector).join(",") : "" });
+		}
+	});
+	return out;
+}
+
+function canonical(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+	if (value !== null && typeof value === "object") {
+		const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+	}
+	return JSON.stringify(value) ?? "undefined";
+}
+
+/**
+ * Reads every node of `scope` (label, key, props, times, vector) from both memories and lists the
+ * nodes that differ: the content half of a migration's verification. `idOf` maps source ids to
+ * target ids (nodes renumbered by the copy).
+ */
+export async function compareContent(
+	source: Backend,
+	target: Backend,
+	scope: Scope,
+	options: { batchSize?: number; idOf?: (id: string) => string; max?: number } = {},
+): Promise<{ count: number; lines: string[] }> {
+	const batch = options.batchSize ?? 500;
+	return contentDifferences(
+		await contentOf(source, internalsOf(source), scope, batch, options.idOf),
+		await contentOf(target, internalsOf(target), scope, batch),
+		options.max,
+	);
+}
+
+/** What differs between the source's and the target's nodes (at most `max` lines). */
+function contentDifferences(
+	source: Map<string, { name: string; node: string; vector: string }>,
+	target: Map<string, { name: string; node: string; vector: string }>,
+	max = 5,
+): { count: number; lines: string[] } {
+	const lines: string[] = [];
+	let count = 0;
+	const note = (line: string) => {
+		count++;
+		if (lines.length < max) lines.push(line);
+	};
+	for (const [id, a] of source) {
+		const b = target.get(id);
+		if (!b) note(`${a.name}: missing in the target`);
+		else if (a.node !== b.node) note(`${a.name}: label, key, props or times differ`);
+		else if (a.vector !== b.vector) note(`${a.name}: vector differs`);
+	}
+	for (const [id, b] of target) if (!source.has(id)) note(`${b.name}: only in the target`);
+	return { count, lines };
+}
+
 function sameCounts(a: ScopeCounts, b: ScopeCounts): boolean {
 	return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -227,7 +307,17 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
 
 		const [sourceCounts, targetCounts] = [await countsOf(source, scope), await countsOf(target, scope)];
-		scopeReports.push({ orgId: scope.orgId, userId: scope.userId, source: sourceCounts, target: targetCounts, identical: sameCounts(sourceCounts, targetCounts) });
+		const diff = await compareContent(source, target, scope, { batchSize: batch, idOf });
+		if (diff.count > 0) progress(`${scope.orgId}/${scope.userId}: ${diff.count} nodes differ after the copy`);
+		scopeReports.push({
+			orgId: scope.orgId,
+			userId: scope.userId,
+			source: sourceCounts,
+			target: targetCounts,
+			identical: sameCounts(sourceCounts, targetCounts),
+			contentIdentical: diff.count === 0,
+			differences: diff.count > diff.lines.length ? [...diff.lines, `… and ${diff.count - diff.lines.length} more`] : diff.lines,
+		});
 	}
 
 	// The memory's own settings (standalone identity, counters); the vector dimension follows the vectors.
@@ -243,6 +333,6 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 		scopes: scopeReports,
 		meta,
 		renumbered,
-		verified: scopeReports.every((s) => s.identical),
+		verified: scopeReports.every((s) => s.identical && s.contentIdentical),
 	};
 }

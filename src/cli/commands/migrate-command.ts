@@ -30,12 +30,18 @@ function describe(report: MigrationReport): string {
 		lines.push(
 			`  ${s.orgId}/${s.userId}: ${s.target.nodes} nodes, ${s.target.edges} edges, ${s.target.vectors} vectors, ${s.target.history} history entries` +
 				(insights ? `, Insights: ${insights}` : "") +
-				(s.identical ? " (counts identical)" : ` (COUNTS DIFFER: source ${JSON.stringify(s.source)})`),
+				(s.identical ? " (counts identical" : ` (COUNTS DIFFER: source ${JSON.stringify(s.source)}`) +
+				(s.contentIdentical ? "; every node's props, times and vector identical)" : "; CONTENT DIFFERS)"),
 		);
+		for (const line of s.differences) lines.push(`    ${line}`);
 	}
 	if (report.meta.length > 0) lines.push(`  settings copied: ${report.meta.join(", ")}`);
 	if (report.renumbered > 0) lines.push(`  ${report.renumbered} nodes without a UUID got a new engrama_id`);
-	lines.push(report.verified ? "Verified: both memories hold the same counts." : "Verification FAILED: the counts differ (see above).");
+	lines.push(
+		report.verified
+			? "Verified: both memories hold the same counts, and every node reads back the same."
+			: "Verification FAILED: the counts or the nodes differ (see above).",
+	);
 	return lines.join("\n");
 }
 
@@ -43,7 +49,7 @@ function describe(report: MigrationReport): string {
 export function registerMigrateCommand(program: Command): void {
 	program
 		.command("migrate")
-		.description("copy the whole memory to another backend (nodes, edges, props, vectors, history, Insights) and verify the counts")
+		.description("copy the whole memory to another backend (nodes, edges, props, vectors, history, Insights) and verify counts and content")
 		.requiredOption("--from <backend>", "sqlite or neo4j (the SQLite file is --db / ENGRAMA_DB_PATH; Neo4j comes from NEO4J_*)")
 		.requiredOption("--to <backend>", "sqlite or neo4j")
 		.option("--replace", "forget the copied scopes in the target first (otherwise they must be empty there)")

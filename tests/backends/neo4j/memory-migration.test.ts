@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
-import { migrateMemory } from "../../../src/backends/neo4j/memory-migration";
+import { compareContent, migrateMemory } from "../../../src/backends/neo4j/memory-migration";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { parseConfig } from "../../../src/config/engrama-config";
@@ -89,6 +89,10 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 	it("round-trips a memory sqlite → target → sqlite with identical nodes, edges, vectors, history and Insights", async () => {
 		const there = await migrateMemory(sqlite, target);
 		expect(there.verified).toBe(true);
+		expect(there.scopes.map((s) => [s.identical, s.contentIdentical, s.differences])).toEqual([
+			[true, true, []],
+			[true, true, []],
+		]);
 		expect(there.scopes.map((s) => `${s.orgId}/${s.userId}`)).toEqual(["acme/ana", "acme/bob"]);
 		const anaCounts = there.scopes[0].target;
 		expect(anaCounts).toMatchObject({ nodes: 8, edges: 3, vectors: 6 });
@@ -118,6 +122,31 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 		}
 	}, 120_000);
 
+	it("the content check finds a node whose props, times or vector changed, one missing and one extra", async () => {
+		await migrateMemory(sqlite, target);
+		expect(await compareContent(sqlite, target, ana)).toEqual({ count: 0, lines: [] });
+		const pg = await target.graph.getNode(ana, "Technology", "PostgreSQL");
+		const portal = await target.graph.getNode(ana, "Project", "Billing Portal");
+		if (!pg || !portal) throw new Error("copied nodes are there");
+		await target.graph.updateNode(ana, pg.id, { version: "17" }, [], pg.updatedAt);
+		await target.vectors?.upsert(ana, portal.id, Float32Array.from([0, 0, 1, 0]));
+		await target.graph.mergeNode(ana, { label: "Concept", keyField: "name", key: "Extra", set: { name: "Extra" }, setOnCreate: { engrama_id: crypto.randomUUID() }, now: "2026-02-01T00:00:00.000Z" });
+		const decision = await target.graph.getNode(ana, "Decision", "Add an index");
+		if (!decision) throw new Error("copied nodes are there");
+		await target.vectors?.delete(ana, [decision.id]);
+		expect(await target.graph.deleteNode(ana, decision.id)).toBe(true);
+		const diff = await compareContent(sqlite, target, ana);
+		expect(diff.lines).toEqual(
+			expect.arrayContaining([
+				"Technology:PostgreSQL: label, key, props or times differ",
+				"Project:Billing Portal: vector differs",
+				"Decision:Add an index: missing in the target",
+				"Concept:Extra: only in the target",
+			]),
+		);
+		expect(diff.count).toBe(4);
+	}, 120_000);
+
 	it("refuses to copy into a scope that already holds nodes, and --replace starts it over", async () => {
 		await migrateMemory(sqlite, target);
 		await expect(migrateMemory(sqlite, target)).rejects.toBeInstanceOf(ValidationError);
@@ -143,16 +172,24 @@ describe.each(withServer ? ["neo4j"] : [])("engrama migrate on the command line 
 			expect(there.stderr).toContain("migrate: acme/ana: 8 nodes");
 			expect(there.status, there.stderr).toBe(0);
 			expect(there.stdout).toContain("Migrated sqlite → neo4j: 2 scope(s).");
-			expect(there.stdout).toMatch(/acme\/ana: 8 nodes, 3 edges, 6 vectors, [1-9]\d* history entries, Insights: 1 approved, 1 dismissed, 1 pending \(counts identical\)/);
-			expect(there.stdout).toMatch(/acme\/bob: 1 nodes, 0 edges, 0 vectors, \d+ history entries \(counts identical\)/);
+			expect(there.stdout).toMatch(
+				/acme\/ana: 8 nodes, 3 edges, 6 vectors, [1-9]\d* history entries, Insights: 1 approved, 1 dismissed, 1 pending \(counts identical; every node's props, times and vector identical\)/,
+			);
+			expect(there.stdout).toMatch(/acme\/bob: 1 nodes, 0 edges, 0 vectors, \d+ history entries \(counts identical; every node's props, times and vector identical\)/);
 			expect(there.stdout).toContain("settings copied: standalone_user_id");
-			expect(there.stdout).toContain("Verified: both memories hold the same counts.");
+			expect(there.stdout).toContain("Verified: both memories hold the same counts, and every node reads back the same.");
 
 			// neo4j → a new SQLite file, as JSON.
 			const back = runCli(["migrate", "--from", "neo4j", "--to", "sqlite", "--neo4j-namespace", ns, "--json"], { env: { ...neo4jEnv(), ENGRAMA_DB_PATH: backPath } });
 			expect(back.status, back.stderr).toBe(0);
-			const report = back.json<{ from: string; to: string; verified: boolean; scopes: { target: { nodes: number; insights: Record<string, number> } }[] }>();
+			const report = back.json<{
+				from: string;
+				to: string;
+				verified: boolean;
+				scopes: { contentIdentical: boolean; target: { nodes: number; insights: Record<string, number> } }[];
+			}>();
 			expect(report).toMatchObject({ from: "neo4j", to: "sqlite", verified: true });
+			expect(report.scopes.map((s) => s.contentIdentical)).toEqual([true, true]);
 			expect(report.scopes[0].target).toMatchObject({ nodes: 8, insights: { approved: 1, dismissed: 1, pending: 1 } });
 
 			// The round trip kept everything: nodes with props and timestamps, edges, vectors, history, Insight statuses, settings.
