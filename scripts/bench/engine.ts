@@ -6,6 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
+import { fts5Query } from "../../src/backends/sqlite/fts-query";
+import { BM25 } from "../../src/backends/sqlite/sqlite-fulltext";
+import { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
@@ -31,6 +34,9 @@ interface Row {
 	ftsP95: number;
 	ftsCpuP50: number;
 	ftsCpuP95: number;
+	/** SQLite: the share of queries whose top-20 scores equal those of ranking every match, and the top-20 score sum against it. */
+	ftsExact?: number;
+	ftsScoreRecall?: number;
 	hopP50: number;
 	hopP95: number;
 	dbBytes: number;
@@ -104,13 +110,34 @@ async function measure(size: number): Promise<Row> {
 	// Wall time and this process's CPU time per query (wall is inflated on a busy machine).
 	const fts: number[] = [];
 	const ftsCpu: number[] = [];
+	const ftsTexts: string[] = [];
 	for (let i = 0; i < 200; i++) {
+		const text = sentence(rand, 3);
 		const c = process.cpuUsage();
 		const t = performance.now();
-		await memory.searchFulltext(scope, sentence(rand, 3), { limit: 20 });
+		await memory.searchFulltext(scope, text, { limit: 20 });
 		fts.push(performance.now() - t);
 		const used = process.cpuUsage(c);
 		ftsCpu.push((used.user + used.system) / 1000);
+		ftsTexts.push(text);
+	}
+	// Ranking quality (untimed): the planner's top 20 (raw bm25) against scoring every match.
+	let ftsExact: number | undefined;
+	let ftsScoreRecall: number | undefined;
+	if (memory.graph instanceof SqliteGraphStore) {
+		const conn = memory.graph.connection();
+		let exact = 0;
+		let recall = 0;
+		for (const text of ftsTexts) {
+			const got = (await memory.graph.fulltext(scope, { text, limit: 20 })).map((h) => h.score);
+			const match = fts5Query(text);
+			const best = match ? conn.all<{ rank: number }>(`SELECT ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT 20`, [match]).map((r) => -r.rank) : [];
+			const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+			recall += best.length > 0 ? Math.min(1, sum(got) / sum(best)) : 1;
+			if (got.length === best.length && got.every((s, i) => Math.abs(s - best[i]) < 1e-4)) exact++;
+		}
+		ftsExact = exact / ftsTexts.length;
+		ftsScoreRecall = recall / ftsTexts.length;
 	}
 
 	const hops: number[] = [];
@@ -134,6 +161,8 @@ async function measure(size: number): Promise<Row> {
 		ftsP95: percentile(fts, 95),
 		ftsCpuP50: percentile(ftsCpu, 50),
 		ftsCpuP95: percentile(ftsCpu, 95),
+		ftsExact,
+		ftsScoreRecall,
 		hopP50: percentile(hops, 50),
 		hopP95: percentile(hops, 95),
 		dbBytes,
@@ -147,7 +176,7 @@ for (const size of sizes) {
 	if (!json) {
 		console.error(
 			`${backend} ${size} nodes: merge ${row.mergePerSec}/s, write p50 ${fmt(row.writeP50)} p95 ${fmt(row.writeP95)}, ` +
-				`fulltext p50 ${fmt(row.ftsP50)} p95 ${fmt(row.ftsP95)} (CPU ${fmt(row.ftsCpuP50)} / ${fmt(row.ftsCpuP95)}), 2-hop p50 ${fmt(row.hopP50)} p95 ${fmt(row.hopP95)}, ` +
+				`fulltext p50 ${fmt(row.ftsP50)} p95 ${fmt(row.ftsP95)} (CPU ${fmt(row.ftsCpuP50)} / ${fmt(row.ftsCpuP95)}; top 20 as exhaustive ${row.ftsExact?.toFixed(2) ?? "-"}, score recall ${row.ftsScoreRecall?.toFixed(4) ?? "-"}), 2-hop p50 ${fmt(row.hopP50)} p95 ${fmt(row.hopP95)}, ` +
 				`${(row.dbBytes / 1e6).toFixed(1)} MB`,
 		);
 	}
@@ -158,11 +187,11 @@ const ratio = last.writeP50 / first.writeP50;
 if (json) {
 	console.log(JSON.stringify({ backend, rows, singleWriteRatio: ratio }, null, 2));
 } else {
-	console.log(`\n| backend | nodes | MERGE/s (batched) | write p50 | write p95 | fulltext p50 | fulltext p95 | fulltext CPU p50 / p95 | 2-hop p50 | 2-hop p95 | DB size |`);
-	console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+	console.log(`\n| backend | nodes | MERGE/s (batched) | write p50 | write p95 | fulltext p50 | fulltext p95 | fulltext CPU p50 / p95 | top 20 as exhaustive / score recall | 2-hop p50 | 2-hop p95 | DB size |`);
+	console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
 	for (const r of rows) {
 		console.log(
-			`| ${backend} | ${r.nodes} | ${r.mergePerSec} | ${fmt(r.writeP50)} | ${fmt(r.writeP95)} | ${fmt(r.ftsP50)} | ${fmt(r.ftsP95)} | ${fmt(r.ftsCpuP50)} / ${fmt(r.ftsCpuP95)} | ${fmt(r.hopP50)} | ${fmt(r.hopP95)} | ${(r.dbBytes / 1e6).toFixed(1)} MB |`,
+			`| ${backend} | ${r.nodes} | ${r.mergePerSec} | ${fmt(r.writeP50)} | ${fmt(r.writeP95)} | ${fmt(r.ftsP50)} | ${fmt(r.ftsP95)} | ${fmt(r.ftsCpuP50)} / ${fmt(r.ftsCpuP95)} | ${r.ftsExact?.toFixed(2) ?? "-"} / ${r.ftsScoreRecall?.toFixed(4) ?? "-"} | ${fmt(r.hopP50)} | ${fmt(r.hopP95)} | ${(r.dbBytes / 1e6).toFixed(1)} MB |`,
 		);
 	}
 	console.log(`\nsingle-write p50 ratio ${last.nodes}/${first.nodes} nodes: ${ratio.toFixed(2)} (target ≤ 1.5)`);
