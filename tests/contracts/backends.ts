@@ -17,7 +17,7 @@ export function testProfile(): Profile {
 	return sharedProfile;
 }
 
-const sqlite: TestBackend = {
+export const sqliteTestBackend: TestBackend = {
 	name: "sqlite",
 	async open(options = {}) {
 		const dir = makeTempDir("engrama-contract-");
@@ -33,7 +33,7 @@ const sqlite: TestBackend = {
 	},
 };
 
-const ALL: Record<string, TestBackend> = { sqlite };
+const ALL: Record<string, TestBackend> = { sqlite: sqliteTestBackend };
 
 /** Register another backend for the contract suite (Neo4j adds itself when its server is up). */
 export function registerTestBackend(backend: TestBackend): void {
