@@ -181,7 +181,8 @@ describe("in Chromium", () => {
 
 	test("the local embedding model downloads and runs in Chromium (Obsidian's renderer engine)", async () => {
 		const result = (await scene(`localModel("${ORIGIN}/hub")`)) as { progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string; worker: boolean };
-		expect(result.state).toBe("done");
+		expect(result.state, JSON.stringify(result)).toBe("done");
+		expect(result.degraded, JSON.stringify(result)).toBe(false);
 		expect(result.progress.some((p) => /^Downloading engrama\/tiny-encoder: ort-wasm-simd-threaded\.wasm [\d,]+ \/ [\d,]+ kB \(file 1 of 5\)$/.test(p))).toBe(true);
 		expect(result.note).toBe("local engrama/tiny-encoder");
 		expect(result.degraded).toBe(false);

@@ -56,7 +56,9 @@ async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime>
 	const globals = globalThis as WorkerGlobals;
 	// Where Web Workers exist (Obsidian desktop and mobile), inference runs in ONNX Runtime's proxy
 	// worker so the main thread only tokenizes and pools; elsewhere (Node tests) on this thread.
-	inWorker = typeof Worker === "function" && typeof URL.createObjectURL === "function" && typeof Blob === "function";
+	// ONNX Runtime cannot fall back once its worker failed to start, so module workers from blob:
+	// URLs are checked first (older mobile web views lack them): then inference stays on this thread.
+	inWorker = await moduleWorkersWork();
 	if (inWorker && !globals.__engramaOrtWorkerUrl) {
 		const { default: source } = await import("engrama:ort-worker-source");
 		globals.__engramaOrtWorkerUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
@@ -93,6 +95,31 @@ async function localFetch(input: string | URL | Request): Promise<Response> {
 	const bytes = reader ? await reader(model, decodeURIComponent(file.join("/"))) : null;
 	if (!bytes) return new Response(null, { status: 404, statusText: "Not downloaded" });
 	return new Response(bytes, { status: 200, headers: { "content-type": "application/octet-stream", "content-length": String(bytes.byteLength) } });
+}
+
+/** Whether this platform runs a module worker from a blob: URL (answers within 3 s). */
+async function moduleWorkersWork(): Promise<boolean> {
+	if (typeof Worker !== "function" || typeof URL.createObjectURL !== "function" || typeof Blob !== "function") return false;
+	const url = URL.createObjectURL(new Blob(["self.onmessage = () => self.postMessage('ok'); export {};"], { type: "text/javascript" }));
+	let worker: Worker | undefined;
+	try {
+		return await new Promise<boolean>((resolve) => {
+			const timer = window.setTimeout(() => resolve(false), 3000);
+			const done = (ok: boolean) => {
+				window.clearTimeout(timer);
+				resolve(ok);
+			};
+			worker = new Worker(url, { type: "module" });
+			worker.onmessage = () => done(true);
+			worker.onerror = () => done(false);
+			worker.postMessage("ping");
+		});
+	} catch {
+		return false;
+	} finally {
+		worker?.terminate();
+		URL.revokeObjectURL(url);
+	}
 }
 
 /** Plugin unload: ends ONNX Runtime's worker (its WASM memory) and frees the script's blob: URL. */

@@ -133,7 +133,11 @@ async function localModel(hub: string): Promise<{ progress: string[]; state: str
 	await until(() => ["done", "failed", "idle"].includes(controller.models.state.kind) && progress.length > 0, "the download", 120_000);
 	window.clearInterval(watch);
 	const state = controller.models.state.kind === "failed" ? `failed: ${controller.models.state.error ?? ""}` : controller.models.state.kind;
-	if (state === "done") await until(() => controller.host.engine?.embedderNote === "local engrama/tiny-encoder" && !controller.tasks.current, "the engine with the model", 120_000);
+	if (state === "done") {
+		await until(() => controller.host.engine?.embedderNote === "local engrama/tiny-encoder", "the engine with the model", 120_000);
+		// The download ends by embedding the notes already in memory.
+		await until(() => booted().fake.fakeNotices.some((n) => /embedded [\d,]+ nodes|every node already has a vector/.test(n.text)) && !controller.tasks.current, "the notes embedded", 120_000);
+	}
 	const engine = await controller.ready();
 	const view = await engine.memory.search(engine.scope, "search the graph database");
 	return {
