@@ -36,6 +36,8 @@ export interface FulltextTuning {
 export const DEFAULT_FULLTEXT_TUNING: FulltextTuning = { rankAllBelow: 4000, budget: 1000, commonWindow: 1000, fewLabelled: 3000 };
 /** Cached frequencies may be up to STATS_TTL_MS old: bounds get this much slack. */
 const BOUND_SLACK = 1.05;
+/** Word pairs tried by the "two of the words" pass (six words make 15). */
+const MAX_PAIRS = 15;
 const STATS_TTL_MS = 30_000;
 const STATS_CACHE_MAX = 10_000;
 
@@ -136,8 +138,10 @@ export class SqliteFulltext {
 		const pool = common.length > 0 ? common : weightless;
 		let everyMatch = false;
 		if (pool.length > 0) {
-			// AND first: documents holding every common word; the OR pass fills when they are too few.
-			const found = pool.length > 1 ? this.addRecent(scores, pool.join(" AND ")).rows : 0;
+			// AND first: documents holding every common word; then documents holding two of them; the
+			// OR pass fills when they are too few.
+			let found = pool.length > 1 ? this.addRecent(scores, pool.join(" AND ")).rows : 0;
+			if (pool.length > 2 && found < window) found += this.addRecentPairs(scores, pool);
 			if (pool.length === 1 || found < window) {
 				everyMatch = this.addRecent(scores, pool.join(" OR ")).all && (common.length === 0 || weightless.length === 0);
 			}
@@ -160,6 +164,35 @@ export class SqliteFulltext {
 		]);
 		for (const r of rows) if (!scores.has(r.rowid)) scores.set(r.rowid, r.rank);
 		return { rows: rows.length, all: !floor };
+	}
+
+	/**
+	 * Scores the `commonWindow` most recent documents holding at least two of `pool`'s words. Pairs
+	 * repeat phrases, so they only select rows; the score comes from the plain OR of the words.
+	 */
+	private addRecentPairs(scores: Map<number, number>, pool: readonly string[]): number {
+		const pairs: string[] = [];
+		for (let i = 0; i < pool.length && pairs.length < MAX_PAIRS; i++) {
+			for (let j = i + 1; j < pool.length && pairs.length < MAX_PAIRS; j++) pairs.push(`(${pool[i]} AND ${pool[j]})`);
+		}
+		const membership = pairs.join(" OR ");
+		const floor = this.conn.get<{ rowid: number }>(
+			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+			[membership, this.tuning.commonWindow - 1],
+		);
+		const from = floor?.rowid ?? 0;
+		const rows = this.conn.all<Ranked>(
+			`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?
+			AND +rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?)`,
+			[pool.join(" OR "), from, membership, from],
+		);
+		let added = 0;
+		for (const r of rows) {
+			if (scores.has(r.rowid)) continue;
+			scores.set(r.rowid, r.rank);
+			added++;
+		}
+		return added;
 	}
 
 	private top(scores: Map<number, number>, window: number): Ranked[] {
