@@ -9,7 +9,7 @@ export interface GraphRerankSettings {
 	readonly fanOutCap: number;
 	/** Weight of a candidate d hops away: decay^(d−1) (0.5: halving per hop). */
 	readonly cohesionDecay: number;
-	/** Weight of closeness to a node the query names (0.5). */
+	/** Weight of closeness to a node the query names (1 by default). */
 	readonly anchorWeight: number;
 }
 

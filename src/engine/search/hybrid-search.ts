@@ -56,7 +56,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	graphHops: 2,
 	fanOutCap: 64,
 	cohesionDecay: 0.5,
-	anchorWeight: 0.5,
+	// 1 rather than 0.5: +0.003 to +0.008 any@10 and +0.004 to +0.017 any@5 on LoCoMo with both
+	// offline encoders, with and without turn context (docs/benchmarks-search.md), same latency.
+	anchorWeight: 1,
 	graphExpand: 0,
 	expandDecay: 0.5,
 	alpha: 0.6,
