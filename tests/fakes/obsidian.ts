@@ -12,6 +12,7 @@
  * needs to drive or inspect lives on `FakeApp` and the `fake*` helpers at the bottom.
  */
 import { Window as HappyWindow } from "happy-dom";
+import { WebSocket as NodeWebSocket } from "ws";
 import { parse as parseYamlText, parseDocument, stringify as stringifyYamlValue } from "yaml";
 
 type Callback = (...args: never[]) => unknown;
@@ -283,6 +284,9 @@ function installNodeDom(): void {
 	// In Obsidian's renderer `self` is the window too (libraries such as Emscripten's loaders read self.location).
 	g.self = win;
 	g.document = win.document;
+	// Obsidian's renderer has WebSocket (neo4j-driver's browser channel speaks Bolt over it); Node 20 has none.
+	if (typeof g.WebSocket === "undefined") g.WebSocket = NodeWebSocket;
+	wg.WebSocket = g.WebSocket;
 	// Obsidian (Electron) has a clipboard; Node 20 has no navigator at all.
 	const clipboard = {
 		writeText: (text: string) => {

@@ -51,7 +51,7 @@ function choose(name: string, value: string): void {
 	select.dispatchEvent(new window.Event("change"));
 }
 
-function saved(): { mcp: { port: number }; sync: { includeFolders: string[]; folderLabels: Record<string, string> }; profile: string } {
+function saved(): { mcp: { port: number }; neo4j?: { uri: string }; sync: { includeFolders: string[]; folderLabels: Record<string, string> }; profile: string } {
 	return JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as ReturnType<typeof saved>;
 }
 
@@ -103,10 +103,32 @@ describe("settings tab", () => {
 		choose("Backend", "neo4j");
 		await waitFor(() => tab.containerEl.textContent?.includes("Neo4j URI"), "the Neo4j fields");
 		expect(setting("Test connection").querySelector("button")!.textContent).toBe("Test connection");
+		// Nothing listens on port 1: the answer comes from one attempt, not after the 15 s retry window.
+		type("Neo4j URI", "bolt://127.0.0.1:1");
+		await waitFor(() => saved().neo4j?.uri === "bolt://127.0.0.1:1", "the URI saved");
+		const started = Date.now();
+		setting("Test connection").querySelector("button")!.click();
+		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("Neo4j did not answer")), "the connection notice", 10_000);
+		expect(Date.now() - started).toBeLessThan(10_000);
+		expect(h.fake.fakeNotices.map((n) => n.text).join("\n")).toMatch(/127\.0\.0\.1:1/);
+		const realServer = process.env.NEO4J_URI;
+		if (realServer && (process.env.ENGRAMA_TEST_BACKENDS ?? "").includes("neo4j")) {
+			// The real test server, through the bundled driver's browser channel (Bolt over WebSocket).
+			h.fake.fakeReset();
+			type("Neo4j URI", realServer);
+			await waitFor(() => saved().neo4j?.uri === realServer, "the real URI saved");
+			setting("Test connection").querySelector("button")!.click();
+			await waitFor(() => h.fake.fakeNotices.some((n) => /Neo4j (answered|did not answer)/.test(n.text)), "the real server's answer", 30_000);
+			expect(h.fake.fakeNotices.map((n) => n.text).join("\n")).toMatch(/Neo4j answered: \d+ nodes, \d+ relations/);
+		}
 		choose("Backend", "sqlite");
 		await waitFor(() => tab.containerEl.textContent?.includes("Database file"), "the SQLite fields");
 		// Back on SQLite: the engine reopens on the same file.
-		await waitFor(() => plugin.controller!.host.engine !== null && plugin.controller!.host.engine !== before, "SQLite reopened", 15_000);
+		await waitFor(
+			() => plugin.controller!.host.engine !== null && plugin.controller!.host.engine !== before && plugin.controller!.host.engine.config.backend === "sqlite",
+			"SQLite reopened",
+			15_000,
+		);
 		expect(plugin.controller!.host.engine!.config.backend).toBe("sqlite");
 	});
 });

@@ -1,5 +1,6 @@
 import { PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import { createBackend } from "../../backends/factory";
+import { testNeo4jConnection } from "../../backends/neo4j/neo4j-backend";
 import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
 import type { EngramaActions } from "../actions";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
@@ -135,7 +136,14 @@ export class EngramaSettingTab extends PluginSettingTab {
 			b.setButtonText("Test connection").onClick(async () => {
 				b.setDisabled(true);
 				try {
-					const backend = await createBackend(engineConfig(this.s, ":memory:"));
+					const config = engineConfig(this.s, ":memory:");
+					// One attempt, no retry window: the person waits for an answer, not for the backoff.
+					const problem = await testNeo4jConnection(config.neo4j);
+					if (problem !== null) {
+						noticeInfo(`Neo4j did not answer: ${problem}`);
+						return;
+					}
+					const backend = await createBackend(config);
 					try {
 						const health = await backend.graph.health();
 						if (health.ok) noticeInfo(`Neo4j answered: ${health.nodes ?? 0} nodes, ${health.edges ?? 0} relations.`);
