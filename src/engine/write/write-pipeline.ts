@@ -73,6 +73,8 @@ export interface WritePipelineDeps {
 }
 
 const DATE_PROPS = ["valid_from", "valid_to"] as const;
+/** Nodes per mergeNodes call (≈10–30 ms of SQLite work each). */
+const MERGE_NODES_SLICE = 100;
 
 /**
  * sanitise → resolve label → MERGE → timestamps, temporal fields, provenance → embed.
@@ -130,7 +132,11 @@ export class WritePipeline {
 		}
 		const results = await this.guard("merge nodes", () =>
 			graph.transaction(async () => {
-				const merged = await mergeNodes(scope, prepared.map((p) => p.merge));
+				// Slices keep each backend call short: the plugin's work gate yields to the UI between calls.
+				const merged: MergeNodeResult[] = [];
+				for (let i = 0; i < prepared.length; i += MERGE_NODES_SLICE) {
+					merged.push(...(await mergeNodes(scope, prepared.slice(i, i + MERGE_NODES_SLICE).map((p) => p.merge))));
+				}
 				const history = merged.flatMap((r, i) =>
 					!r.created && r.previous ? propChanges(r.node.id, r.previous, r.node.props, prepared[i].merge.now, ctx.source) : [],
 				);
