@@ -59,6 +59,11 @@ export class WorkGate {
 		this.counts.set(kind, value);
 	}
 
+	/** Adds `n` to a counter (a bulk call that stands for many single ones). */
+	add(kind: string, n: number): void {
+		this.counts.set(kind, (this.counts.get(kind) ?? 0) + n);
+	}
+
 	count(kind: string): number {
 		return this.counts.get(kind) ?? 0;
 	}
@@ -84,23 +89,41 @@ function gated<T extends object>(target: T, gate: WorkGate, kind: string): T {
 /** Edges per mergeEdges call: a sync writes a whole chunk's edges in one call otherwise. */
 export const EDGE_SLICE = 200;
 
+/** Nodes per mergeNodes call (a first sync writes its new nodes in bulk). */
+export const NODE_SLICE = 100;
+
 export function gatedGraphStore(graph: GraphStore, gate: WorkGate): GraphStore {
 	const store = gated(graph, gate, "graph");
 	const mergeEdges = graph.mergeEdges?.bind(graph);
-	if (!mergeEdges) return store;
-	// One call with thousands of edges would hold the thread for hundreds of ms; slices with a gate
+	const mergeNodes = graph.mergeNodes?.bind(graph);
+	// One call with thousands of rows would hold the thread for hundreds of ms; slices with a gate
 	// pass between them keep each stretch short. Same transaction (the caller's), same result.
 	return new Proxy(store, {
 		get(obj, prop) {
-			if (prop !== "mergeEdges") return Reflect.get(obj, prop) as unknown;
-			return async (scope: Parameters<typeof mergeEdges>[0], inputs: Parameters<typeof mergeEdges>[1]) => {
-				let created = 0;
-				for (let i = 0; i < inputs.length; i += EDGE_SLICE) {
-					await gate.pass("graph.mergeEdges");
-					created += (await mergeEdges(scope, inputs.slice(i, i + EDGE_SLICE))).created;
-				}
-				return { created };
-			};
+			if (prop === "mergeEdges" && mergeEdges) {
+				return async (scope: Parameters<typeof mergeEdges>[0], inputs: Parameters<typeof mergeEdges>[1]) => {
+					let created = 0;
+					for (let i = 0; i < inputs.length; i += EDGE_SLICE) {
+						await gate.pass("graph.mergeEdges");
+						created += (await mergeEdges(scope, inputs.slice(i, i + EDGE_SLICE))).created;
+					}
+					return { created };
+				};
+			}
+			if (prop === "mergeNodes" && mergeNodes) {
+				return async (scope: Parameters<typeof mergeNodes>[0], inputs: Parameters<typeof mergeNodes>[1]) => {
+					const results: Awaited<ReturnType<typeof mergeNodes>>[number][] = [];
+					for (let i = 0; i < inputs.length; i += NODE_SLICE) {
+						await gate.pass("graph.mergeNodes");
+						const slice = inputs.slice(i, i + NODE_SLICE);
+						results.push(...(await mergeNodes(scope, slice)));
+						// Progress counts nodes, whether they came one by one or in bulk.
+						gate.add("graph.mergeNode", slice.length);
+					}
+					return results;
+				};
+			}
+			return Reflect.get(obj, prop) as unknown;
 		},
 	});
 }

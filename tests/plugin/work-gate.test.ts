@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { EngramaError } from "../../src/engine/errors";
-import { CancelledError, EDGE_SLICE, WorkGate, gatedGraphStore } from "../../src/plugin/work-gate";
+import { CancelledError, EDGE_SLICE, NODE_SLICE, WorkGate, gatedGraphStore } from "../../src/plugin/work-gate";
 import type { GraphStore } from "../../src/engine/protocols";
 
 function clockGate(budget: number) {
@@ -91,5 +91,23 @@ describe("WorkGate", () => {
 		expect(await store.mergeEdges!({ orgId: "o", userId: "u" }, edges)).toEqual({ created: EDGE_SLICE * 2 + 50 - 3 });
 		expect(sizes).toEqual([EDGE_SLICE, EDGE_SLICE, 50]);
 		expect(gate.count("graph.mergeEdges")).toBe(3);
+	});
+
+	test("a bulk mergeNodes is written in slices, in order, and counts every node for progress", async () => {
+		const { gate } = clockGate(25);
+		const sizes: number[] = [];
+		const inner = {
+			mergeNodes(_scope: unknown, inputs: readonly { key: string }[]) {
+				sizes.push(inputs.length);
+				return Promise.resolve(inputs.map((input) => ({ id: input.key, created: true })));
+			},
+		};
+		const store = gatedGraphStore(inner as unknown as GraphStore, gate);
+		const nodes = Array.from({ length: NODE_SLICE + 7 }, (_, i) => ({ key: `n${i}` }));
+		const results = await store.mergeNodes!({ orgId: "o", userId: "u" }, nodes as never);
+		expect(results.map((r) => (r as unknown as { id: string }).id)).toEqual(nodes.map((n) => n.key));
+		expect(sizes).toEqual([NODE_SLICE, 7]);
+		expect(gate.count("graph.mergeNodes")).toBe(2);
+		expect(gate.count("graph.mergeNode")).toBe(NODE_SLICE + 7);
 	});
 });
