@@ -55,3 +55,33 @@ export function nodeConfidence(node: Pick<NodeRecord, "props">): number {
 export function isArchived(node: Pick<NodeRecord, "props">): boolean {
 	return node.props.status === "archived";
 }
+
+/** The props every backend's fulltext index holds, in the Python layout's `nodes_fts` column order. */
+export const FULLTEXT_FIELDS = [
+	"name",
+	"title",
+	"description",
+	"notes",
+	"rationale",
+	"solution",
+	"context",
+	"body",
+	"summary",
+	"tags",
+] as const;
+
+export type FulltextField = (typeof FULLTEXT_FIELDS)[number];
+
+/** bm25 weight per field (names and titles first, then tags and summaries): one table, so backends rank alike. */
+export const FULLTEXT_WEIGHTS: Readonly<Record<FulltextField, number>> = {
+	name: 8,
+	title: 8,
+	description: 3,
+	notes: 1,
+	rationale: 1,
+	solution: 1,
+	context: 1,
+	body: 1,
+	summary: 2,
+	tags: 4,
+};

@@ -1,3 +1,4 @@
+import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, type FulltextField } from "../../engine/node-text";
 import type { PropValue, Props } from "../../engine/types";
 
 /**
@@ -9,20 +10,9 @@ import type { PropValue, Props } from "../../engine/types";
  * same row count, average row length and per-phrase document counts. So both backends return the
  * same hits in the same order with the same scores.
  */
-export const FT_COLUMNS = [
-	"name",
-	"title",
-	"description",
-	"notes",
-	"rationale",
-	"solution",
-	"context",
-	"body",
-	"summary",
-	"tags",
-] as const;
+export const FT_COLUMNS = FULLTEXT_FIELDS;
 
-export type FtColumn = (typeof FT_COLUMNS)[number];
+export type FtColumn = FulltextField;
 
 export const FT_PROPERTY_PREFIX = "__ft_";
 
@@ -30,19 +20,8 @@ export function ftProperty(column: FtColumn): string {
 	return `${FT_PROPERTY_PREFIX}${column}`;
 }
 
-/** Same weights as SQLite's bm25() call: names and titles first, then tags and summaries. */
-export const FT_BOOSTS: Readonly<Record<FtColumn, number>> = {
-	name: 8,
-	title: 8,
-	description: 3,
-	notes: 1,
-	rationale: 1,
-	solution: 1,
-	context: 1,
-	body: 1,
-	summary: 2,
-	tags: 4,
-};
+/** Same weights as SQLite's bm25() call. */
+export const FT_BOOSTS = FULLTEXT_WEIGHTS;
 
 /** Props the SQLite store never folds into `body` (ids, provenance, dates, paths). */
 const NOT_SEARCHED = new Set([

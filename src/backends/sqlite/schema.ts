@@ -1,3 +1,4 @@
+import { FULLTEXT_FIELDS } from "../../engine/node-text";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
 /**
@@ -13,18 +14,8 @@ export const USER_EXPR = "COALESCE(json_extract(props, '$.user_id'), '')";
 export const ID_EXPR = "json_extract(props, '$.engrama_id')";
 export const STATUS_EXPR = "COALESCE(json_extract(props, '$.status'), '')";
 
-export const FTS_COLUMNS = [
-	"name",
-	"title",
-	"description",
-	"notes",
-	"rationale",
-	"solution",
-	"context",
-	"body",
-	"summary",
-	"tags",
-] as const;
+/** The `nodes_fts` columns: the engine's fulltext fields, in the Python layout's order. */
+export const FTS_COLUMNS = FULLTEXT_FIELDS;
 
 const V1 = `
 CREATE TABLE IF NOT EXISTS nodes (

@@ -1,3 +1,4 @@
+import { FULLTEXT_WEIGHTS } from "../../engine/node-text";
 import type { FulltextQuery } from "../../engine/protocols";
 import type { Scope } from "../../engine/types";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
@@ -45,21 +46,8 @@ const SCOPE_WHERE = `${ORG_EXPR.replace("props", "n.props")} = ? AND ${USER_EXPR
 const LIVE = `${STATUS_EXPR.replace("props", "n.props")} != 'archived'`;
 const NODE_COLS = "n.id, n.label, n.key_field, n.key_value, n.props, n.created_at, n.updated_at";
 
-// bm25 weights per FTS column: names and titles first, then tags and summaries.
-const BM25_WEIGHTS: Readonly<Record<(typeof FTS_COLUMNS)[number], number>> = {
-	name: 8,
-	title: 8,
-	description: 3,
-	notes: 1,
-	rationale: 1,
-	solution: 1,
-	context: 1,
-	body: 1,
-	summary: 2,
-	tags: 4,
-};
 /** The rank expression of every fulltext query (exported for the benchmark's exhaustive reference). */
-export const BM25 = `bm25(nodes_fts, ${FTS_COLUMNS.map((c) => BM25_WEIGHTS[c]).join(", ")})`;
+export const BM25 = `bm25(nodes_fts, ${FTS_COLUMNS.map((c) => FULLTEXT_WEIGHTS[c]).join(", ")})`;
 
 const byRank = (a: Ranked, b: Ranked) => a.rank - b.rank || b.rowid - a.rowid;
 
