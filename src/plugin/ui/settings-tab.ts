@@ -1,6 +1,5 @@
 import { PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import { createBackend } from "../../backends/factory";
-import { testNeo4jConnection } from "../../backends/neo4j/neo4j-backend";
 import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
 import type { EngramaActions } from "../actions";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
@@ -138,6 +137,8 @@ export class EngramaSettingTab extends PluginSettingTab {
 				try {
 					const config = engineConfig(this.s, ":memory:");
 					// One attempt, no retry window: the person waits for an answer, not for the backoff.
+					// Loaded on demand, like the factory does: the driver stays unevaluated unless Neo4j is used.
+					const { testNeo4jConnection } = await import("../../backends/neo4j/neo4j-backend");
 					const problem = await testNeo4jConnection(config.neo4j);
 					if (problem !== null) {
 						noticeInfo(`Neo4j did not answer: ${problem}`);
