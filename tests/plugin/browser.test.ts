@@ -1,12 +1,12 @@
 // The built main.js in headless Chromium (Debian's chromium + playwright-core): the side panel and
 // the settings tab rendered with styles.css, Approve clicked for real, screenshots for the README.
-import { build } from "esbuild";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
 import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
+import { bootBundle } from "./browser/boot-bundle";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
 import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
 
@@ -47,30 +47,6 @@ function vaultFiles(dir: string): Record<string, string> {
 	};
 	walk(dir);
 	return out;
-}
-
-async function bootBundle(): Promise<string> {
-	const result = await build({
-		absWorkingDir: ROOT,
-		entryPoints: ["tests/plugin/browser/boot.ts"],
-		bundle: true,
-		platform: "browser",
-		format: "iife",
-		target: "es2022",
-		write: false,
-		logLevel: "error",
-		plugins: [
-			{
-				// The fake only uses happy-dom when there is no DOM; a browser has one.
-				name: "no-happy-dom",
-				setup(b) {
-					b.onResolve({ filter: /^happy-dom$/ }, () => ({ path: "happy-dom", namespace: "stub" }));
-					b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "export const Window = undefined;", loader: "js" }));
-				},
-			},
-		],
-	});
-	return result.outputFiles[0].text;
 }
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8">

@@ -6,11 +6,11 @@
 //     --packages=external --outfile=.test-out/local-model-chromium-bench.mjs \
 //     --banner:js="import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);"
 //   node .test-out/local-model-chromium-bench.mjs .bench-out/models/models
-import { build } from "esbuild";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
+import { bootBundle } from "./browser/boot-bundle";
+import { PLUGIN_DIR, buildBundles, manifest } from "./harness";
 import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
 
 const ORIGIN = "http://localhost:1";
@@ -29,29 +29,6 @@ function hubAnswer(path: string, range: string | undefined): { status: number; b
 	const start = Number(r[1]);
 	const end = Math.min(r[2] ? Number(r[2]) : data.length - 1, data.length - 1);
 	return { status: 206, body: data.subarray(start, end + 1), headers: { "content-range": `bytes ${start}-${end}/${data.length}` } };
-}
-
-async function bootBundle(): Promise<string> {
-	const result = await build({
-		absWorkingDir: ROOT,
-		entryPoints: ["tests/plugin/browser/boot.ts"],
-		bundle: true,
-		platform: "browser",
-		format: "iife",
-		target: "es2022",
-		write: false,
-		logLevel: "error",
-		plugins: [
-			{
-				name: "no-happy-dom",
-				setup(b) {
-					b.onResolve({ filter: /^happy-dom$/ }, () => ({ path: "happy-dom", namespace: "stub" }));
-					b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "export const Window = undefined;", loader: "js" }));
-				},
-			},
-		],
-	});
-	return result.outputFiles[0].text;
 }
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"></head><body><div id="main"></div><div id="sidebar"></div><div id="settings"></div><script src="/boot.js"></script></body></html>`;
