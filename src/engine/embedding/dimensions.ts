@@ -70,3 +70,17 @@ export function toFloat32(values: unknown, source: string): Float32Array {
 	}
 	return out;
 }
+
+/** A pooled `[rows, width]` tensor (transformers.js feature extraction) as one checked vector per text. */
+export function pooledVectors(tensor: { readonly dims: readonly number[]; readonly data: unknown }, texts: number, expected: number, source: string): Float32Array[] {
+	const [rows, width] = tensor.dims;
+	if (rows !== texts) throw new EmbedderError("bad_response", `${source} returned ${rows} vectors for ${texts} texts.`);
+	const data = tensor.data as Float32Array;
+	const out: Float32Array[] = [];
+	for (let r = 0; r < rows; r++) {
+		const vector = data.slice(r * width, (r + 1) * width);
+		checkVector(vector, expected, source);
+		out.push(vector);
+	}
+	return out;
+}

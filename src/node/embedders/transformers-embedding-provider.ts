@@ -1,6 +1,6 @@
 import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/transformers";
 import { chunk } from "../../engine/embedding/batching";
-import { checkVector, knownDimensions } from "../../engine/embedding/dimensions";
+import { knownDimensions, pooledVectors } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
@@ -128,15 +128,9 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 				batch.map((t) => t.trim() || " "),
 				{ pooling: "mean", normalize: true },
 			);
-			const [rows, width] = tensor.dims;
-			const data = tensor.data as Float32Array;
-			if (rows !== batch.length) throw new EmbedderError("bad_response", `The local model returned ${rows} vectors for ${batch.length} texts.`);
-			for (let r = 0; r < rows; r++) {
-				const vector = data.slice(r * width, (r + 1) * width);
-				checkVector(vector, this.dimensions, `The local model ${this.model}`);
-				out.push(vector);
-			}
-			if (!this.learned) this.learned = width;
+			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);
+			out.push(...vectors);
+			if (!this.learned) this.learned = vectors[0].length;
 		}
 		return out;
 	}
