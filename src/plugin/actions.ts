@@ -3,6 +3,7 @@ import { reindex } from "../engine/search/reindex";
 import { isNoop } from "../engine/sync/sync-report";
 import { safeFileName } from "../engine/sync/markdown-text";
 import { EngramaController } from "./engrama-controller";
+import { CancelledError } from "./work-gate";
 import type { Engine } from "./engine-host";
 import { approveInsight, dismissInsight, insightsWithStatus, personContext, runReflect, writeInsightToNote } from "./insight-actions";
 import { clientConfigurations, generateToken } from "./mcp-bridge";
@@ -290,6 +291,58 @@ export class EngramaActions implements PanelActions {
 					? "every node already has a vector."
 					: `embedded ${formatCount(report.embedded)} nodes${report.failed > 0 ? `, ${formatCount(report.failed)} failed (${report.errors[0] ?? ""})` : ""}.`,
 			);
+		}
+	}
+
+	/** Copies the open SQLite memory into the Neo4j database of the settings and verifies the copy. */
+	async copyMemoryToNeo4j(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		if (engine.config.backend !== "sqlite") {
+			noticeInfo("the open memory is already on Neo4j. Choose SQLite as the backend to copy a SQLite memory.");
+			return;
+		}
+		// The connection settings as they are now (changing them does not reopen a SQLite engine).
+		const config = { ...engine.config, backend: "neo4j" as const, neo4j: { ...this.controller.settings.neo4j } };
+		const uri = config.neo4j.uri;
+		// Loaded on demand: the driver stays unevaluated unless Neo4j is used.
+		const { createNeo4jBackend, testNeo4jConnection } = await import("../backends/neo4j/neo4j-backend");
+		const problem = await testNeo4jConnection(config.neo4j);
+		if (problem !== null) {
+			noticeInfo(`Neo4j did not answer: ${problem}`);
+			return;
+		}
+		const target = await createNeo4jBackend(config);
+		try {
+			const there = await target.graph.counts(engine.scope);
+			const replace = there.nodes > 0;
+			const message = replace
+				? `Neo4j at ${uri} already holds ${formatCount(there.nodes)} nodes of this memory. They will be replaced by a copy of the ${formatCount((await engine.backend.graph.counts(engine.scope)).nodes)} nodes in ${engine.location}. The SQLite file is not changed.`
+				: `Copies every node, relation, vector, history entry and Insight of ${engine.location} into Neo4j at ${uri}, then checks that both hold the same. The SQLite file is not changed.`;
+			if (!(await confirm(this.controller.app, "Copy memory to Neo4j", message, replace ? "Replace and copy" : "Copy", replace))) return;
+			const { migrateMemory } = await import("../backends/neo4j/memory-migration");
+			const report = await this.controller.tasks.run("Copying the memory to Neo4j", async (control) => {
+				// Vault events wait: a note synced halfway through would make the two memories differ.
+				await engine.sync.stop();
+				try {
+					return await migrateMemory(engine.backend, target, {
+						replace,
+						onProgress: (line) => {
+							if (control.signal.aborted) throw new CancelledError("Copying the memory to Neo4j");
+							control.report(line);
+						},
+					});
+				} finally {
+					if (this.controller.settings.sync.autoSync) engine.sync.start();
+				}
+			});
+			if (!report) return;
+			const nodes = report.scopes.reduce((n, s) => n + s.target.nodes, 0);
+			const edges = report.scopes.reduce((n, s) => n + s.target.edges, 0);
+			if (report.verified) noticeInfo(`copied ${formatCount(nodes)} nodes and ${formatCount(edges)} relations to Neo4j and verified them. Choose Neo4j as the backend in settings to use the copy.`);
+			else noticeInfo(`the copy to Neo4j differs from this memory: ${report.scopes.flatMap((s) => s.differences).slice(0, 3).join("; ") || "counts differ"}. Run it again to replace it.`);
+		} finally {
+			await target.graph.close();
 		}
 	}
 

@@ -1,5 +1,5 @@
 import { Component, FileSystemAdapter, Platform, type App } from "obsidian";
-import { createBackend } from "../backends/factory";
+import { createBackend, type Backend } from "../backends/factory";
 import type { EngramaConfig } from "../config/engrama-config";
 import { createHttpEmbeddingProvider } from "../engine/embedding/create-embedding-provider";
 import { errorMessage, ValidationError } from "../engine/errors";
@@ -28,6 +28,8 @@ export interface Engine {
 	readonly scope: Scope;
 	readonly profile: Profile;
 	readonly config: EngramaConfig;
+	/** The stores without the work gate (copying a memory reads backend internals). */
+	readonly backend: Backend;
 	readonly source: ObsidianVaultSource;
 	readonly sync: VaultSync;
 	/** Where the database lives, for people (a file path, "snapshot in …" on mobile, or the Neo4j URI). */
@@ -201,7 +203,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 		// Memories and relations written by agents (MCP) become notes and frontmatter relations.
 		const detachWriter = sync.writer.attach();
 		const location = config.backend === "neo4j" ? config.neo4j.uri : onDisk ? dbPath : `${vaultDbPath} (snapshot)`;
-		return { memory, skills, scope, profile, config, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter };
+		return { memory, skills, scope, profile, config, backend, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter };
 	} catch (error) {
 		await backend.graph.close();
 		throw error;

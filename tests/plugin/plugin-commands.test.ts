@@ -58,8 +58,8 @@ function notices(): string[] {
 	return h.fake.fakeNotices.map((n) => n.text);
 }
 
-async function noticeMatching(pattern: RegExp): Promise<string> {
-	return waitFor(() => notices().find((t) => pattern.test(t)), `a notice matching ${pattern}`);
+async function noticeMatching(pattern: RegExp, timeoutMs?: number): Promise<string> {
+	return waitFor(() => notices().find((t) => pattern.test(t)), `a notice matching ${pattern}`, timeoutMs);
 }
 
 type FakeModal = InstanceType<LoadedPlugin["fake"]["Modal"]>;
@@ -249,6 +249,49 @@ describe("maintenance", () => {
 		// Identity lives in the notes: the same engrama_id comes back.
 		expect((await e.memory.get(e.scope, "Project", "Billing Portal"))?.id).toBe(portal?.id);
 	});
+});
+
+describe("copy memory to Neo4j", () => {
+	test("an unreachable Neo4j is named at once and nothing is copied", async () => {
+		expect(await plugin.controller!.saveSettings((s) => (s.neo4j.uri = "bolt://127.0.0.1:1"), { apply: false })).toBeNull();
+		run("copy-memory-to-neo4j");
+		const text = await noticeMatching(/Neo4j did not answer/);
+		expect(text).toContain("127.0.0.1:1");
+		expect(h.fake.fakeOpenModals).toHaveLength(0);
+	});
+
+	const realServer = process.env.NEO4J_URI;
+	test.runIf(!!realServer && (process.env.ENGRAMA_TEST_BACKENDS ?? "").includes("neo4j"))(
+		"copies the memory into the real test server with progress and a verified count, then replaces it on a second run",
+		async () => {
+			expect(await plugin.controller!.saveSettings((s) => (s.neo4j.uri = realServer!), { apply: false })).toBeNull();
+			const e = engine();
+			const here = await e.memory.graph.counts(e.scope);
+			run("copy-memory-to-neo4j");
+			const first = await latestModal("the confirmation");
+			expect(first.contentEl.textContent).toContain("The SQLite file is not changed");
+			button(first.contentEl, "Copy").click();
+			const done = await noticeMatching(/copied [\d,]+ nodes and [\d,]+ relations to Neo4j and verified them/, 120_000);
+			expect(done).toContain(`copied ${here.nodes.toLocaleString("en-US")} nodes`);
+			// A second copy finds the first one and offers to replace it.
+			h.fake.fakeReset();
+			run("copy-memory-to-neo4j");
+			const second = await latestModal("the replace confirmation");
+			expect(second.contentEl.textContent).toContain(`already holds ${here.nodes.toLocaleString("en-US")} nodes`);
+			button(second.contentEl, "Replace and copy").click();
+			await noticeMatching(/verified them/, 120_000);
+			// The copy is read back through a backend of its own, in this memory's scope.
+			const { createNeo4jBackend } = await import("../../src/backends/neo4j/neo4j-backend");
+			const target = await createNeo4jBackend({ ...e.config, backend: "neo4j", neo4j: { ...e.config.neo4j, uri: realServer! } });
+			try {
+				expect(await target.graph.counts(e.scope)).toEqual(here);
+				await target.graph.forgetScope(e.scope);
+			} finally {
+				await target.graph.close();
+			}
+		},
+		300_000,
+	);
 });
 
 describe("MCP bridge", () => {

@@ -65,6 +65,7 @@ describe("loading", () => {
 				"add-relation",
 				"approve-insight",
 				"copy-mcp-config",
+				"copy-memory-to-neo4j",
 				"dismiss-insight",
 				"open-panel",
 				"rebuild-graph",
@@ -83,7 +84,7 @@ describe("loading", () => {
 		for (const command of Object.values(app.commands.commands)) {
 			expect(command.hotkeys ?? []).toEqual([]);
 			// Sentence case: only the first word (and names like MCP, Engrama, Insight) capitalised.
-			expect(command.name).toMatch(/^[A-Z][a-z-]+( ([a-z-]+|MCP|Engrama|Insight))*$/);
+			expect(command.name).toMatch(/^[A-Z][a-z-]+( ([a-z-]+|MCP|Engrama|Insight|Neo4j))*$/);
 		}
 		expect(app.settingTabs).toHaveLength(1);
 		expect(app.statusBarEl.textContent).toContain("Engrama: starting");
