@@ -14,6 +14,17 @@ export const USER_EXPR = "COALESCE(json_extract(props, '$.user_id'), '')";
 export const ID_EXPR = "json_extract(props, '$.engrama_id')";
 export const STATUS_EXPR = "COALESCE(json_extract(props, '$.status'), '')";
 
+/** A `nodes` row as read back (props is the JSON text). */
+export interface NodeRow {
+	id: number;
+	label: string;
+	key_field: string;
+	key_value: string;
+	props: string;
+	created_at: string;
+	updated_at: string;
+}
+
 /** The `nodes_fts` columns: the engine's fulltext fields, in the Python layout's order. */
 export const FTS_COLUMNS = FULLTEXT_FIELDS;
 

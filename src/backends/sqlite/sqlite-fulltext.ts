@@ -2,18 +2,11 @@ import { FULLTEXT_WEIGHTS } from "../../engine/node-text";
 import type { FulltextQuery } from "../../engine/protocols";
 import type { Scope } from "../../engine/types";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
-import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
+import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR, type NodeRow } from "./schema";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
 /** A `nodes` row with its bm25 rank (lower is better, as FTS5 returns it). */
-export interface RankedNodeRow {
-	id: number;
-	label: string;
-	key_field: string;
-	key_value: string;
-	props: string;
-	created_at: string;
-	updated_at: string;
+export interface RankedNodeRow extends NodeRow {
 	rank: number;
 }
 
