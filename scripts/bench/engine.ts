@@ -12,12 +12,8 @@ import { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
+import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
-
-function arg(name: string, fallback: string): string {
-	const index = process.argv.indexOf(`--${name}`);
-	return index >= 0 && process.argv[index + 1] ? process.argv[index + 1] : fallback;
-}
 
 const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
 const backend = arg("backend", "sqlite") as "sqlite" | "neo4j";

@@ -14,12 +14,8 @@ import { Memory, type SearchOptions } from "../../src/engine/memory";
 import type { GraphStore, VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { loadProfileFromDisk } from "../../src/node/profile-files";
+import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
-
-function arg(name: string, fallback: string): string {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const sizes = arg("sizes", "1000,10000").split(",").map(Number);
 const queries = Number(arg("queries", "100"));

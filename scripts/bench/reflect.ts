@@ -15,12 +15,8 @@ import type { ReflectDetectorId } from "../../src/engine/protocols";
 import { reflect, REFLECT_DETECTORS } from "../../src/engine/reflect";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { arg } from "./args";
 import { seededRandom, sentence } from "./stats";
-
-function arg(name: string, fallback: string): string {
-	const index = process.argv.indexOf(`--${name}`);
-	return index >= 0 && process.argv[index + 1] ? process.argv[index + 1] : fallback;
-}
 
 const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
 const repeat = Number(arg("repeat", "3"));

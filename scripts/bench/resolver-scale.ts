@@ -10,12 +10,8 @@ import { normaliseName, queryFragments, similarity } from "../../src/engine/reso
 import { createSkills } from "../../src/engine/skills";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { arg } from "./args";
 import { fmt, percentile, seededRandom, WORDS } from "./stats";
-
-function arg(name: string, fallback: string): string {
-	const index = process.argv.indexOf(`--${name}`);
-	return index >= 0 && process.argv[index + 1] ? process.argv[index + 1] : fallback;
-}
 
 const sizes = arg("sizes", "1000,10000,50000").split(",").filter((x) => x !== "none").map(Number);
 const QUERIES = Number(arg("queries", "300"));

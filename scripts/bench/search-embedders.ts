@@ -12,12 +12,8 @@ import type { EmbeddingProvider } from "../../src/engine/protocols";
 import { TransformersEmbeddingProvider } from "../../src/node/embedders/transformers-embedding-provider";
 import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
 import { writeTinyModel } from "../../tests/node/embedders/tiny-onnx-model";
+import { arg } from "./args";
 import { seededRandom, sentence } from "./stats";
-
-function arg(name: string, fallback: string): string {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const count = Number(arg("sentences", "256"));
 const batch = Number(arg("batch", "32"));

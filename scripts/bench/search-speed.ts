@@ -10,12 +10,8 @@ import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding
 import type { SearchOptions } from "../../src/engine/memory";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
+import { arg } from "./args";
 import { fmt, percentile, seededRandom } from "./stats";
-
-function arg(name: string, fallback: string): string {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 
 const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
 const queries = Number(arg("queries", "100"));
