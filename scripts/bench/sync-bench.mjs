@@ -5,12 +5,12 @@
 // (fresh database over the synced vault), an unchanged re-sync, one modified note (p50/p95 of
 // syncPaths), and peak RSS.
 // Usage: node scripts/bench/sync-bench.mjs [--sizes 1000,10000] [--edits 40] [--keep]
-import * as esbuild from "esbuild";
 import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { loadSyncBenchLib } from "./sync-bench-loader.mjs";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, fallback) => {
@@ -27,19 +27,7 @@ const IDS_IN_VAULT = process.argv.includes("--ids-in-vault");
 
 const outDir = join(ROOT, ".test-out");
 mkdirSync(outDir, { recursive: true });
-const libFile = join(outDir, `sync-bench-lib-${process.pid}.mjs`);
-await esbuild.build({
-	entryPoints: [join(ROOT, "scripts/bench/sync-bench-lib.ts")],
-	bundle: true,
-	platform: "node",
-	format: "esm",
-	target: "node20",
-	outfile: libFile,
-	packages: "external",
-	logLevel: "error",
-	banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
-});
-const lib = await import(pathToFileURL(libFile).href);
+const lib = await loadSyncBenchLib(ROOT, "sync-bench");
 
 let peak = 0;
 const sampler = setInterval(() => {
@@ -199,5 +187,4 @@ for (const size of SIZES) {
 	if (!KEEP) rmSync(work, { recursive: true, force: true });
 }
 clearInterval(sampler);
-rmSync(libFile, { force: true });
 writeFileSync(join(outDir, "sync-bench-results.json"), JSON.stringify({ node: process.version, cpus: (await import("node:os")).cpus().length, results }, null, 2));

@@ -8,12 +8,12 @@
 //   rebuild: vault generated with ids, fresh database (nothing written to the vault)
 //   cold:    vault without ids, fresh database (engrama_id written into every note)
 //   parse:   only read and fully parse every note (parseNote), no graph
-import * as esbuild from "esbuild";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
+import { loadSyncBenchLib } from "./sync-bench-loader.mjs";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
 const arg = (name, fallback) => {
@@ -22,22 +22,7 @@ const arg = (name, fallback) => {
 };
 const NOTES = Number(arg("notes", "10000"));
 const MODE = arg("mode", "rebuild");
-const outDir = join(ROOT, ".test-out");
-mkdirSync(outDir, { recursive: true });
-const libFile = join(outDir, `sync-profile-lib-${process.pid}.mjs`);
-await esbuild.build({
-	entryPoints: [join(ROOT, "scripts/bench/sync-bench-lib.ts")],
-	bundle: true,
-	platform: "node",
-	format: "esm",
-	target: "node20",
-	outfile: libFile,
-	packages: "external",
-	logLevel: "error",
-	banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
-});
-const lib = await import(pathToFileURL(libFile).href);
-rmSync(libFile, { force: true });
+const lib = await loadSyncBenchLib(ROOT, "sync-profile");
 
 const work = mkdtempSync(join(tmpdir(), "engrama-sync-profile-"));
 const gen = (n, out, extra = []) => execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(n), "--out", out, ...extra]);
