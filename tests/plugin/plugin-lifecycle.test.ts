@@ -126,6 +126,8 @@ describe("vault events", () => {
 
 		const file = await vault.create("Concepts/Event Sourcing.md", "---\nengrama_label: Concept\n---\n# Event Sourcing\n\n> Store every change as an event.\n\nRelated: [[Idempotency]]\n");
 		const created = await waitFor(() => engine.memory.get(engine.scope, "Concept", "Event Sourcing"), "the created note's node");
+		// The batch writes the node before its edges and yields to the UI in between: wait for it to end.
+		await engine.sync.idle();
 		expect(created.props.obsidian_path).toBe("Concepts/Event Sourcing.md");
 		expect(text(created.props.description)).toContain("Store every change");
 		const links = await engine.memory.graph.edgesOf(engine.scope, created.id, "out", ["LINKS_TO"]);
