@@ -49,6 +49,23 @@ describe("engrama skills on the command line", () => {
 		expect(forced.json<{ created: boolean }>().created).toBe(true);
 	}, CLI_TIMEOUT);
 
+	it("resolver thresholds and modes come from the environment; a bad value is refused before anything runs", () => {
+		expect(cli(["remember", "--label", "Technology", "--name", "Kubernetes"]).status).toBe(0);
+		type Outcomes = { relations: { outcome: string; resolution: string }[] };
+		const strict = cli(["remember", "--label", "Project", "--name", "Cluster", "--relations", '{"USES": ["Kubernetis"]}'], {
+			env: { ENGRAMA_RESOLVE_CONNECT: "0.95" },
+		});
+		expect(strict.json<Outcomes>().relations.map((r) => [r.outcome, r.resolution])).toEqual([["ambiguous", "ambiguous"]]);
+		const auto = cli(["remember", "--label", "Concept", "--name", "Pods", "--props", '{"tags": ["cluster"]}'], { env: { ENGRAMA_TAG_LINKING: "auto" } });
+		expect(auto.json<{ degree: number; relations_from_tags: { type: string }[] }>()).toMatchObject({ degree: 1, relations_from_tags: [{ type: "BELONGS_TO" }] });
+		for (const env of [{ ENGRAMA_REMEMBER_DEDUPE: "blok" }, { ENGRAMA_RESOLVE_SUGGEST: "lots" }]) {
+			const bad = cli(["remember", "--label", "Concept", "--name", "Never written"], { env });
+			expect(bad.status).toBe(2);
+			expect(bad.stderr).toMatch(/dedupe|ENGRAMA_RESOLVE_SUGGEST/);
+		}
+		expect(cli(["status"]).json<{ backend: { node_count: number } }>().backend.node_count).toBe(3);
+	}, CLI_TIMEOUT);
+
 	it("forget --gdpr: dry run by default, --apply erases everything of the scope", () => {
 		cli(["remember", "--label", "Project", "--name", "Billing Portal", "--relations", '{"USES": ["Python"]}']);
 		const dry = cli(["forget", "--gdpr"]).json<{ mode: string; counts: Record<string, number> }>();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ValidationError } from "../../../src/engine/errors";
+import { ScopeError, ValidationError } from "../../../src/engine/errors";
 import { testBackends } from "../../contracts/backends";
 import { openSkillFixture, type SkillFixture } from "./skill-fixture";
 
@@ -274,6 +274,15 @@ describe.each(testBackends())("remember: structure feedback on $name", (backend)
 		expect((off.suggested_relations ?? []).filter((s) => s.reason === "tag")).toEqual([]);
 	});
 
+	it("a Project tagged with a Client's name gets FOR (outgoing)", async () => {
+		f = await openSkillFixture(backend);
+		await f.skills.remember(f.ctx, { label: "Client", name: "Acme Corp" });
+		const r = await f.skills.remember(f.ctx, { label: "Project", name: "Acme Portal", props: { tags: ["client/acme-corp"] } });
+		expect(r.suggested_relations?.filter((s) => s.reason === "tag").map((s) => [s.type, s.direction, s.node.name, s.tag])).toEqual([
+			["FOR", "out", "Acme Corp", "client/acme-corp"],
+		]);
+	});
+
 	it("ENGRAMA_REQUIRE_RELATIONS refuses an orphan (nothing written, counter untouched) but not an anchor", async () => {
 		f = await openSkillFixture(backend, { resolver: { requireRelations: true } });
 		await expect(f.skills.remember(f.ctx, { label: "Concept", name: "Loner" })).rejects.toThrow(/ENGRAMA_REQUIRE_RELATIONS/);
@@ -362,5 +371,70 @@ describe.each(testBackends())("remember: bad input on $name", (backend) => {
 			f.skills.remember(f.ctx, { label: "Project", name: "Billing", relations: { USES: ["Python", ""] } }),
 		).rejects.toThrow(/relations\.USES\[1\]/);
 		expect(await f.graph.counts(f.scope)).toEqual({ nodes: 0, edges: 0 });
+	});
+
+	it.each([
+		["relations that are not an object", "USES", /relations must be an object/],
+		["relations that are a list", ["USES"], /relations must be an object/],
+		["a target that is not a name", { USES: ["Python", 42] }, /relations\.USES\[1\]: must be a name/],
+		["a target object without a name", { USES: [{ label: "Technology" }] }, /relations\.USES\[0\]: The name must be a string/],
+		["an unknown target label", { USES: [{ name: "Python", label: "Gadget" }] }, /relations\.USES\[0\]: Unknown label "Gadget"/],
+		["over 200 targets", Object.fromEntries(["USES", "RELATED_TO", "DEPENDS_ON"].map((t) => [t, Array.from({ length: 70 }, (_, i) => `${t} ${i}`)])), /more than 200 targets/],
+	])("refuses %s and writes nothing", async (_case, relations, message) => {
+		await expect(f.skills.remember(f.ctx, { label: "Project", name: "Billing", relations })).rejects.toThrow(message);
+		expect(await f.graph.counts(f.scope)).toEqual({ nodes: 0, edges: 0 });
+	});
+
+	it("rejects a self-relation however the target spells the node (case, accents, alias, a close typo)", async () => {
+		const r = await f.skills.remember(f.ctx, {
+			label: "Concept",
+			name: "Idempotência",
+			props: { aliases: ["idem"] },
+			relations: { SIMILAR_TO: ["IDEMPOTENCIA", "idem", "Idempotencias"] },
+		});
+		expect(r.relations.map((o) => [o.target, o.outcome, o.resolution])).toEqual([
+			["IDEMPOTENCIA", "rejected", "self_relation"],
+			["idem", "rejected", "self_relation"],
+			["Idempotencias", "rejected", "self_relation"],
+		]);
+		expect(r.degree).toBe(0);
+		expect(await f.graph.counts(f.scope)).toEqual({ nodes: 1, edges: 0 });
+	});
+
+	it("refuses a write with a partial scope and writes nothing", async () => {
+		const partial = { scope: { orgId: "acme" }, source: "mcp" as const };
+		await expect(f.skills.remember(partial, { label: "Concept", name: "Half scoped" })).rejects.toBeInstanceOf(ScopeError);
+		expect(await f.graph.counts(f.scope)).toEqual({ nodes: 0, edges: 0 });
+		expect(await f.graph.counts({ orgId: "acme", userId: "bob" })).toEqual({ nodes: 0, edges: 0 });
+	});
+
+	it("brings an archived node back to its previous status, with a warning", async () => {
+		await f.skills.remember(f.ctx, { label: "Problem", name: "Memory leak", props: { status: "open" } });
+		await f.skills.forget(f.ctx, { label: "Problem", name: "Memory leak" });
+		const again = await f.skills.remember(f.ctx, { label: "Problem", name: "memory leak", props: { details: "back again" } });
+		expect(again).toMatchObject({ created: false, node: { name: "Memory leak", status: "open" } });
+		expect(again.node.props.archived_at).toBeUndefined();
+		expect(again.warnings.join(" ")).toMatch(/was archived; remembering it made it open again/);
+	});
+});
+
+describe.each(testBackends())("remember: accent and case variants under block mode on $name", (backend) => {
+	let f: SkillFixture;
+	beforeEach(async () => {
+		f = await openSkillFixture(backend, { resolver: { dedupe: "block" } });
+	});
+	afterEach(async () => {
+		await f.close();
+	});
+
+	it("the same label updates the existing node (never refused); another label is refused as label_conflict", async () => {
+		const first = await f.skills.remember(f.ctx, { label: "Person", name: "José Núñez" });
+		const again = await f.skills.remember(f.ctx, { label: "Person", name: "JOSE_NUNEZ", props: { role: "reviewer" } });
+		expect(again).toMatchObject({ created: false, node: { node_id: first.node.node_id, name: "José Núñez" } });
+		await expect(f.skills.remember(f.ctx, { label: "Concept", name: "jose-nunez" })).rejects.toMatchObject({
+			code: "possible_duplicate",
+			details: { did_you_mean: [expect.objectContaining({ label: "Person", name: "José Núñez", reason: "label_conflict" })] },
+		});
+		expect(await f.graph.counts(f.scope)).toEqual({ nodes: 1, edges: 0 });
 	});
 });
