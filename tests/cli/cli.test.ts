@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
@@ -54,6 +55,92 @@ describe("engrama command line", () => {
 		const status = cli("status").json<{ backend: { name: string; node_count: number; edge_count: number } }>();
 		expect(status.backend).toMatchObject({ name: "sqlite", node_count: 2, edge_count: 1 });
 	});
+
+	it("keeps the --json shapes the README documents", () => {
+		const keys = (value: unknown) => Object.keys(value as object).sort();
+		const NODE = ["created_at", "key_field", "label", "name", "node_id", "props", "status", "updated_at"];
+		const REF = ["label", "name", "node_id"];
+
+		const remembered = cli("remember", "--label", "Project", "--name", "Billing Portal", "--props", '{"description":"Invoices for clients"}').json<{
+			node: unknown;
+			warnings: unknown;
+		}>();
+		expect(keys(remembered)).toEqual(expect.arrayContaining(["created", "node", "warnings"]));
+		expect(keys(remembered.node)).toEqual(NODE);
+		expect(Array.isArray(remembered.warnings)).toBe(true);
+		cli("remember", "--label", "Technology", "--name", "Python");
+
+		const related = cli("relate", "Project", "Billing Portal", "USES", "Technology", "Python").json<{ from: unknown; to: unknown }>();
+		expect(keys(related)).toEqual(["created", "from", "to", "type"]);
+		expect(keys(related.from)).toEqual(REF);
+		expect(keys(related.to)).toEqual(REF);
+
+		const got = cli("get", "--label", "Project", "--name", "Billing Portal").json<{ node: unknown }>();
+		expect(keys(got)).toEqual(["node"]);
+		expect(keys(got.node)).toEqual(NODE);
+
+		const search = cli("search", "invoices").json<{ degraded: unknown; results: { scores: unknown }[] }>();
+		expect(keys(search)).toEqual(["degraded", "mode", "query", "reason", "results"]);
+		expect(typeof search.degraded).toBe("boolean");
+		expect(keys(search.results[0])).toEqual(["confidence", "label", "name", "node_id", "score", "scores", "summary", "tags", "updated_at"]);
+		expect(typeof search.results[0].scores).toBe("object");
+
+		const context = cli("context", "--label", "Project", "--name", "Billing Portal").json<{ node: unknown; neighbours: unknown[]; relations: unknown[] }>();
+		expect(keys(context)).toEqual(["neighbours", "node", "relations", "truncated"]);
+		expect(keys(context.node)).toEqual(NODE);
+		expect(keys(context.neighbours[0])).toEqual(["depth", "label", "name", "node_id", "status"]);
+		expect(keys(context.relations[0])).toEqual(["from", "to", "type"]);
+
+		const status = cli("status").json<{ backend: unknown; identity: unknown }>();
+		expect(keys(status)).toEqual(["backend", "database", "identity", "labels", "profile", "version"]);
+		expect(keys(status.backend)).toEqual(["edge_count", "name", "node_count", "ok"]);
+		expect(keys(status.identity)).toEqual(["org_id", "user_id"]);
+
+		const forgotten = cli("forget", "--label", "Technology", "--name", "Python").json<{ forgotten: unknown }>();
+		expect(keys(forgotten)).toEqual(["forgotten", "mode"]);
+		expect(keys(forgotten.forgotten)).toEqual(NODE);
+		const hard = cli("forget", "--label", "Project", "--name", "Billing Portal", "--hard").json();
+		expect(hard).toMatchObject({ mode: "hard", forgotten: { name: "Billing Portal" } });
+		expect(cli("get", "--label", "Project", "--name", "Billing Portal").json()).toEqual({ node: null });
+	}, 120_000);
+
+	it("defaults to ENGRAMA_DB_PATH and derives the standalone identity once per memory", () => {
+		const fromEnv = runCli(["--json", "remember", "--label", "Concept", "--name", "Idempotency"], { env: { ENGRAMA_DB_PATH: db } });
+		expect(fromEnv.status).toBe(0);
+		const first = cli("status").json<{ backend: { node_count: number }; identity: { org_id: string; user_id: string } }>();
+		expect(first.backend.node_count).toBe(1);
+		expect(first.identity.org_id).toBe("standalone");
+		expect(first.identity.user_id).toMatch(/^local-/);
+		expect(cli("status").json<{ identity: unknown }>().identity).toEqual(first.identity);
+	});
+
+	it("refuses a second writer with an error naming the file and the process that holds it", async () => {
+		// A long-running command holds the memory open (and its lock) while its stdin is open.
+		const holder = spawn(process.execPath, [join(__dirname, "..", "..", "bin", "engrama.mjs"), "--db", db, "mcp", "--stdio"], {
+			stdio: ["pipe", "ignore", "pipe"],
+			env: { ...process.env, ENGRAMA_DB_PATH: "", GRAPH_BACKEND: "" },
+		});
+		const exited = new Promise((resolve) => holder.on("exit", resolve));
+		try {
+			const deadline = Date.now() + 30_000;
+			while (!existsSync(`${db}.lock`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+			expect(existsSync(`${db}.lock`)).toBe(true);
+
+			const second = cli("remember", "--label", "Concept", "--name", "Blocked");
+			expect(second.status).not.toBe(0);
+			expect(second.stdout).toBe("");
+			const error = JSON.parse(second.stderr) as { error: { message: string } };
+			expect(error.error.message).toContain(db);
+			expect(error.error.message).toContain(`process ${holder.pid}`);
+			expect(runCli(["--db", db, "status"]).stderr).toMatch(/already open in process \d+/);
+		} finally {
+			holder.stdin.end();
+			holder.kill("SIGTERM");
+			await exited;
+		}
+		// Once the holder is gone, the memory opens again.
+		expect(cli("status").status).toBe(0);
+	}, 60_000);
 
 	it("reports bad requests as JSON on stderr with exit code 2, and not-found with 3", () => {
 		const unknown = cli("remember", "--label", "Spaceship", "--name", "X");

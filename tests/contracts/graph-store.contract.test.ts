@@ -176,6 +176,29 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		).rejects.toBeInstanceOf(NotFoundError);
 	});
 
+	it("reads with a missing or partial scope return nothing, and writes without a full scope throw", async () => {
+		const alice: WriteContext = { scope: { orgId: "acme", userId: "alice" }, source: "mcp" };
+		await opened.memory.remember(alice, { label: "Project", key: "Secret", props: { description: "alice only" } });
+		await opened.memory.remember(alice, { label: "Technology", key: "Python" });
+		await opened.memory.relate(alice, { label: "Project", key: "Secret" }, "USES", { label: "Technology", key: "Python" });
+		const secret = await opened.memory.get(alice.scope, "Project", "Secret");
+		expect(secret).not.toBeNull();
+
+		for (const partial of [{}, { orgId: "acme" }, { userId: "alice" }, { orgId: "", userId: "alice" }]) {
+			const what = JSON.stringify(partial);
+			expect(await opened.memory.get(partial, "Project", "Secret"), what).toBeNull();
+			expect(await opened.memory.graph.getNodeById(partial, secret!.id), what).toBeNull();
+			expect(await opened.memory.searchFulltext(partial, "alice only"), what).toEqual([]);
+			expect(await opened.memory.context(partial, { label: "Project", key: "Secret" }, 2), what).toBeNull();
+			expect(await opened.memory.graph.labelCounts(partial), what).toEqual({});
+			expect(await opened.memory.graph.counts(partial), what).toEqual({ nodes: 0, edges: 0 });
+			await expect(opened.memory.remember({ scope: partial, source: "mcp" }, { label: "Concept", key: "X" }), what).rejects.toBeInstanceOf(
+				ScopeError,
+			);
+		}
+		expect((await opened.memory.graph.counts(alice.scope)).nodes).toBe(2);
+	});
+
 	it("moves an Insight through its lifecycle and lists dismissed titles", async () => {
 		await remember("Insight", "Shared technology: Python", { body: "two projects use Python", confidence: 0.75, status: "pending" });
 		await remember("Insight", "Cross-project solution: tokens", { body: "…", confidence: 0.85, status: "pending" });
