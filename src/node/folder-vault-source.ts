@@ -1,6 +1,6 @@
 import { watch as fsWatch, type FSWatcher } from "node:fs";
-import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
 import type { Memory } from "../engine/memory";
@@ -114,15 +114,21 @@ export class FolderVaultSource implements VaultSource {
 		return readFileSync(this.absolute(path), "utf8");
 	}
 
+	// Synchronous like reads: a first sync writes engrama_id into every note, and each async call
+	// is a thread-pool round trip.
 	async write(path: string, text: string): Promise<void> {
 		const abs = this.absolute(path);
 		// Temporary dot-file + rename: a crash never leaves half a note.
 		const temp = join(dirname(abs), `.${process.pid}-${Date.now()}.engrama-tmp`);
 		try {
-			await writeFile(temp, text, "utf8");
-			await rename(temp, abs);
+			writeFileSync(temp, text, "utf8");
+			renameSync(temp, abs);
 		} catch (error) {
-			await unlink(temp).catch(() => undefined);
+			try {
+				unlinkSync(temp);
+			} catch {
+				// Never created, or already gone.
+			}
 			throw error;
 		}
 	}
@@ -137,7 +143,7 @@ export class FolderVaultSource implements VaultSource {
 		const text = await this.read(path);
 		// Optimistic check: the file must still be the version sync parsed.
 		if (options.ifHash !== undefined && contentHash(text) !== options.ifHash) return null;
-		const next = editFrontmatter(text, mutate);
+		const next = editFrontmatter(text, mutate, options.ifHash !== undefined ? options.known : undefined);
 		if (next !== text) await this.write(path, next);
 		return next;
 	}

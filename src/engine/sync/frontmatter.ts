@@ -74,8 +74,14 @@ const STRINGIFY = { lineWidth: 0, flowCollectionPadding: false } as const;
  * quoting, indentation) and order, changed keys are re-serialised in place (nested maps and flow
  * lists keep their style), new keys are appended. A note without frontmatter gets a new block.
  * Returns the same string when nothing changed. Throws ValidationError on YAML it cannot edit safely.
+ * `known` is the frontmatter already parsed from exactly this text (vault sync has it): when the
+ * edit only adds keys, the YAML is then not parsed again (a first sync adds engrama_id to every note).
  */
-export function editFrontmatter(original: string, mutate: (frontmatter: Record<string, unknown>) => void): string {
+export function editFrontmatter(
+	original: string,
+	mutate: (frontmatter: Record<string, unknown>) => void,
+	known?: Readonly<Record<string, unknown>>,
+): string {
 	// A byte-order mark stays where it was, in front of everything.
 	const bom = original.startsWith("\uFEFF") ? "\uFEFF" : "";
 	const text = bom ? original.slice(1) : original;
@@ -85,46 +91,24 @@ export function editFrontmatter(original: string, mutate: (frontmatter: Record<s
 	}
 	const eol = split.eol;
 	const yaml = split.kind === "block" ? split.yaml : "";
-	const doc = parseDocument(yaml, { keepSourceTokens: false, uniqueKeys: true });
-	if (doc.errors.length > 0) {
-		throw new ValidationError(`The frontmatter YAML is broken (${doc.errors[0].message.split("\n")[0]}); fix it before Engrama edits it.`);
-	}
-	if (doc.contents !== null && !isMap(doc.contents)) {
-		throw new ValidationError("The frontmatter is not a map of key: value pairs; Engrama only edits key: value frontmatter.");
-	}
-	const before = (doc.toJS() ?? {}) as Record<string, unknown>;
-	const after = structuredClone(before);
+	let doc = known ? undefined : editableDocument(yaml);
+	const before = known ?? ((doc?.toJS() ?? {}) as Record<string, unknown>);
+	const after: Record<string, unknown> = structuredClone<Record<string, unknown>>(before);
 	mutate(after);
 
-	const map = (doc.contents as YAMLMap | null) ?? new YAMLMap();
-	const pieces: string[] = [];
-	let cursor = 0;
+	const touchesExisting = Object.keys(before).some((key) => !(key in after) || !sameValue(before[key], after[key]));
+	let result = yaml;
 	let changed = false;
-	for (const pair of map.items) {
-		const key = keyText(pair);
-		const span = pairSpan(yaml, pair);
-		if (!span || key === undefined) continue;
-		pieces.push(yaml.slice(cursor, span[0]));
-		cursor = span[1];
-		const original = yaml.slice(span[0], span[1]);
-		if (!(key in after)) {
-			changed = true;
-			continue;
-		}
-		if (sameValue(before[key], after[key])) {
-			pieces.push(original);
-			continue;
-		}
+	if (touchesExisting) {
+		doc ??= editableDocument(yaml);
+		result = rewriteExisting(doc, yaml, before, after);
 		changed = true;
-		pair.value = updatedNode(doc, pair.value, after[key]);
-		pieces.push(serialisePair(pair));
 	}
-	pieces.push(yaml.slice(cursor));
-	let result = pieces.join("");
 	for (const [key, value] of Object.entries(after)) {
 		if (key in before) continue;
 		changed = true;
 		if (result.length > 0 && !result.endsWith("\n")) result += "\n";
+		doc ??= new Document(null);
 		const pair = doc.createPair(key, value) as Pair;
 		pair.value = updatedNode(doc, null, value);
 		result += serialisePair(pair);
@@ -133,6 +117,40 @@ export function editFrontmatter(original: string, mutate: (frontmatter: Record<s
 	if (eol === "\r\n") result = result.replace(/\r?\n/g, "\r\n");
 	if (split.kind === "block") return bom + text.slice(0, split.yamlStart) + result + text.slice(split.closeStart);
 	return `${bom}---${eol}${result}---${eol}${text}`;
+}
+
+function editableDocument(yaml: string): Document {
+	const doc = parseDocument(yaml, { keepSourceTokens: false, uniqueKeys: true });
+	if (doc.errors.length > 0) {
+		throw new ValidationError(`The frontmatter YAML is broken (${doc.errors[0].message.split("\n")[0]}); fix it before Engrama edits it.`);
+	}
+	if (doc.contents !== null && !isMap(doc.contents)) {
+		throw new ValidationError("The frontmatter is not a map of key: value pairs; Engrama only edits key: value frontmatter.");
+	}
+	return doc;
+}
+
+/** The YAML with its existing pairs kept verbatim, re-serialised where `after` changed them, or dropped. */
+function rewriteExisting(doc: Document, yaml: string, before: Readonly<Record<string, unknown>>, after: Record<string, unknown>): string {
+	const map = (doc.contents as YAMLMap | null) ?? new YAMLMap();
+	const pieces: string[] = [];
+	let cursor = 0;
+	for (const pair of map.items) {
+		const key = keyText(pair);
+		const span = pairSpan(yaml, pair);
+		if (!span || key === undefined) continue;
+		pieces.push(yaml.slice(cursor, span[0]));
+		cursor = span[1];
+		if (!(key in after)) continue;
+		if (sameValue(before[key], after[key])) {
+			pieces.push(yaml.slice(span[0], span[1]));
+			continue;
+		}
+		pair.value = updatedNode(doc, pair.value, after[key]);
+		pieces.push(serialisePair(pair));
+	}
+	pieces.push(yaml.slice(cursor));
+	return pieces.join("");
 }
 
 function keyText(pair: Pair): string | undefined {

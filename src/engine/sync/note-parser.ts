@@ -37,6 +37,8 @@ export interface ParsedNote {
 	/** Body wikilink targets (become LINKS_TO). */
 	readonly links: readonly string[];
 	readonly hash: string;
+	/** The frontmatter as parsed ({} when the note has none), so an id write need not parse it again. */
+	readonly frontmatter: Readonly<Record<string, unknown>>;
 	readonly warnings: readonly SyncProblem[];
 }
 
@@ -215,6 +217,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			relationsFrozen: relations.frozen,
 			links: bodyWikilinks(masked),
 			hash: contentHash(text),
+			frontmatter: data,
 			warnings,
 		},
 	};

@@ -30,6 +30,15 @@ export interface SyncRunDeps {
 	readonly freshGraph?: boolean;
 }
 
+/** Writes engrama_id into a note; null when it was not written (changed meanwhile, or failed and reported). */
+export type IdWriter = (prepared: PreparedNote, id: string) => Promise<WrittenId | null>;
+
+/** A note after sync wrote its engrama_id: the new text's hash and the file's info. */
+export interface WrittenId {
+	readonly hash: string;
+	readonly info: VaultFileInfo;
+}
+
 /** A note read and parsed, ready for the graph. */
 export interface PreparedNote {
 	readonly info: VaultFileInfo;
@@ -80,9 +89,18 @@ export class SyncRun {
 	private readonly created = new Set<string>();
 	/** Stubs to create before the next edges are written (fresh graph only, see stub). */
 	private pendingStubs: EntityInput[] = [];
+	private idWriter: IdWriter | undefined;
 
 	constructor(readonly deps: SyncRunDeps) {
 		this.ctx = { scope: deps.scope, source: "sync" };
+	}
+
+	/**
+	 * On a fresh graph, write engrama_id into a new note before its node is created, so the node is
+	 * stored once, with the hash of the text that holds the id (otherwise ids are written after).
+	 */
+	writeIdsFirst(writer: IdWriter): void {
+		this.idWriter = writer;
 	}
 
 	// --- reading ---
@@ -231,11 +249,19 @@ export class SyncRun {
 				out[b.at] = upserted;
 			});
 		};
-		for (const p of prepared) {
-			const plan = this.plainCreate(p);
+		for (const original of prepared) {
+			let p = original;
+			let plan = this.plainCreate(p);
 			const at = out.length;
 			out.push(null);
 			if (plan && !pendingKeys.has(plan.identity) && !(plan.input.id && pendingIds.has(plan.input.id))) {
+				if (!plan.input.id && this.idWriter) {
+					const withId = await this.writeIdFirst(p);
+					if (withId) {
+						p = withId;
+						plan = this.plainCreate(p) ?? plan;
+					}
+				}
 				pending.push({ at, prepared: p, key: plan.identity, input: plan.input });
 				pendingKeys.add(plan.identity);
 				if (plan.input.id) pendingIds.add(plan.input.id);
@@ -247,6 +273,16 @@ export class SyncRun {
 		await flush();
 		// Async work after the writes (absorbing stubs) does not apply on a fresh graph.
 		return out;
+	}
+
+	/** The note as it reads after sync wrote a new engrama_id into it, or null when it was not written. */
+	private async writeIdFirst(p: PreparedNote): Promise<PreparedNote | null> {
+		const id = newEngramaId();
+		const written = await this.idWriter?.(p, id);
+		if (!written) return null;
+		this.idsWritten.push(p.note.path);
+		this.parsedIds.set(p.note.path, id);
+		return { ...p, info: written.info, note: { ...p.note, id, hasIdKey: true, hash: written.hash, frontmatter: { ...p.note.frontmatter, engrama_id: id } } };
 	}
 
 	/**

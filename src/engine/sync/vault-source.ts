@@ -34,6 +34,11 @@ export type FrontmatterMutator = (frontmatter: Record<string, unknown>) => void;
 export interface FrontmatterWriteOptions {
 	/** Write only if the file is still the text sync parsed (its contentHash). */
 	readonly ifHash?: string;
+	/**
+	 * The frontmatter sync parsed from that text: a source may use it instead of parsing the YAML
+	 * again (only together with ifHash, which proves the text is the same).
+	 */
+	readonly known?: Readonly<Record<string, unknown>>;
 }
 
 export interface VaultSource {

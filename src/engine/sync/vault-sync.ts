@@ -7,7 +7,7 @@ import { contentHash } from "./content-hash";
 import { GraphToVault } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, noteEntryOf, type NoteEntry } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
-import { SyncRun, type PreparedNote, type UpsertedNote } from "./sync-run";
+import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
 import { isMarkdownPath, type VaultEvent, type VaultFileInfo, type VaultSource } from "./vault-source";
@@ -112,6 +112,7 @@ export class VaultSync {
 		timings.indexMs = round(this.now() - mark);
 		const present = new Set(files.map((f) => f.path));
 		const run = this.newRun(index, dryRun, present, index.nodeCount === 0);
+		if (!dryRun && this.settings.writeEngramaIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(run, prepared, id));
 		run.counts.filesScanned = files.length;
 
 		mark = this.now();
@@ -360,54 +361,62 @@ export class VaultSync {
 	}
 
 	/**
-	 * Writes engrama_id into the notes that lack it, then stores the hash of the text that produced
-	 * so the modify event it causes is recognised as nothing new. If the file changed in between
+	 * Writes engrama_id into one note unless it changed since it was parsed (`ifHash`), and returns
+	 * the hash of the text that holds it (so the modify event the write causes is recognised as
+	 * nothing new) and the file's info. Null when nothing was written or the result cannot be
+	 * trusted; a failed write is reported in the run's problems.
+	 */
+	private async writeIdInto(run: SyncRun, prepared: PreparedNote, id: string): Promise<WrittenId | null> {
+		const { source, memory } = this.deps;
+		const path = prepared.note.path;
+		try {
+			const written = await source.processFrontMatter(
+				path,
+				(fm) => {
+					fm.engrama_id = id;
+				},
+				{ ifHash: prepared.note.hash, known: prepared.note.frontmatter },
+			);
+			// null: the file changed after it was parsed; nothing was written, the next sync reads it again.
+			if (written === null) return null;
+			const info = await source.stat(path);
+			if (!info) return null;
+			if (typeof written === "string") return { hash: contentHash(written), info };
+			// A source that does not return the text (Obsidian): read it back and check that only the id changed.
+			const again = parseNote({ path, text: await source.read(path), settings: this.settings, profile: memory.profile });
+			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info };
+			// The id is in the file but something else changed too: keep the parsed state, so the next sync reads it again.
+			return { hash: prepared.note.hash, info: prepared.info };
+		} catch (error) {
+			run.problems.push(idWriteProblem(path, error));
+			return null;
+		}
+	}
+
+	/**
+	 * Writes engrama_id into the notes that still lack it after their nodes were written (event
+	 * batches, renames, adopted nodes), then stores the new hashes. If a file changed in between
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
 	private async writeIds(run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const { source, memory, scope } = this.deps;
-		const states: { id: string; info: VaultFileInfo; hash: string }[] = [];
+		const { memory, scope } = this.deps;
+		const states: { id: string; state: WrittenId }[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
-			const path = u.prepared.note.path;
-			const id = u.idToWrite;
-			try {
-				const written = await source.processFrontMatter(
-					path,
-					(fm) => {
-						fm.engrama_id = id;
-					},
-					{ ifHash: u.prepared.note.hash },
-				);
-				// null: the file changed after it was parsed; nothing was written, the next sync reads it again.
-				if (written === null) {
-					run.idsWritten.splice(run.idsWritten.indexOf(path), 1);
-					continue;
-				}
-				if (typeof written === "string") {
-					const info = await source.stat(path);
-					if (info) states.push({ id, info, hash: contentHash(written) });
-					continue;
-				}
-				const text = await source.read(path);
-				const info = await source.stat(path);
-				const again = parseNote({ path, text, settings: this.settings, profile: memory.profile });
-				if (info && again.kind === "note" && again.note.id === id && sameNote(again.note, u.prepared.note)) {
-					states.push({ id, info, hash: again.note.hash });
-				}
-			} catch (error) {
-				run.problems.push(idWriteProblem(path, error));
-			}
+			const state = await this.writeIdInto(run, u.prepared, u.idToWrite);
+			// Not written (changed meanwhile, or failed and reported): not in the report's list.
+			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
+			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state });
 		}
 		if (states.length === 0) return;
 		await memory.write(() =>
 			memory.graph.transaction(async () => {
-				for (const state of states) {
-					const node = await run.nodeById(state.id);
+				for (const { id, state } of states) {
+					const node = await run.nodeById(id);
 					if (!node) continue;
 					const updated = await memory.graph.updateNode(
 						scope,
-						state.id,
+						id,
 						{ [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size },
 						[],
 						node.updatedAt,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../src/engine/errors";
-import { editFrontmatter, splitFrontmatter } from "../../../src/engine/sync";
+import { editFrontmatter, parseFrontmatterYaml, splitFrontmatter } from "../../../src/engine/sync";
 
 const BODY = "# Title\n\nBody with [[links]], trailing spaces   \n\n---\nnot: frontmatter\n---\n";
 
@@ -75,6 +75,33 @@ describe("editFrontmatter", () => {
 		expect(() => editFrontmatter("---\ntags: [a\n---\n", () => undefined)).toThrow(ValidationError);
 		expect(() => editFrontmatter("---\n- a\n- b\n---\n", () => undefined)).toThrow(ValidationError);
 		expect(() => editFrontmatter("---\na: 1\n", () => undefined)).toThrow(ValidationError);
+	});
+
+	it("gives the same text when the caller passes the frontmatter it already parsed (sync's id write)", () => {
+		const texts = [
+			`---\ntitle: 'x: y'   # a comment\naliases:\n- a\n- b\nnested:\n    deep: 1\nempty:\n---\n${BODY}`,
+			`\uFEFF---\r\nname: Windows\r\ntags: [a, b]\r\n---\r\nbody\r\n`,
+			`---\nlast: no newline at end\n---\n${BODY}`,
+			`---\n---\n${BODY}`,
+			BODY,
+		];
+		const addId = (fm: Record<string, unknown>) => {
+			fm.engrama_id = "7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41";
+		};
+		const renameTitle = (fm: Record<string, unknown>) => {
+			fm.title = "Renamed";
+			fm.engrama_id = "7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41";
+		};
+		for (const text of texts) {
+			const split = splitFrontmatter(text.replace(/^\uFEFF/, ""));
+			const parsed = split.kind === "block" ? parseFrontmatterYaml(split.yaml, 1) : { ok: true as const, data: {} };
+			if (!parsed.ok) throw new Error(parsed.error.message);
+			const known = parsed.data;
+			expect(editFrontmatter(text, addId, known), JSON.stringify(text)).toBe(editFrontmatter(text, addId));
+			// An edit of an existing key falls back to the full parse and still matches.
+			expect(editFrontmatter(text, renameTitle, known), JSON.stringify(text)).toBe(editFrontmatter(text, renameTitle));
+			expect(known.engrama_id).toBeUndefined();
+		}
 	});
 });
 

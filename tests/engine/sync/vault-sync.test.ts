@@ -1,9 +1,10 @@
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Memory } from "../../../src/engine/memory";
 import { isNoop, NOTE_ORIGIN } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
+import { FolderVaultSource } from "../../../src/node/folder-vault-source";
 import { allNodes, EXAMPLE_VAULT, eventually, graphSnapshot, node, openHarness, outEdges, SCOPE, type SyncHarness } from "./sync-fixture";
 
 const open: SyncHarness[] = [];
@@ -98,6 +99,34 @@ describe("a full sync of the example vault", () => {
 		const rebuilt = await graphSnapshot(fresh.memory);
 		expect(rebuilt.nodes).toEqual(original.nodes);
 		expect(rebuilt.edges).toEqual(original.edges);
+	});
+
+	it("leaves the id out of a note edited while the ids are written, and gives it one on the next sync", async () => {
+		const h = await harness({ from: EXAMPLE_VAULT });
+		const edited = "Technologies/PostgreSQL.md";
+		// The user types into one note between sync's read and its id write.
+		class TypingSource extends FolderVaultSource {
+			override async processFrontMatter(...args: Parameters<FolderVaultSource["processFrontMatter"]>) {
+				if (args[0] === edited) appendFileSync(join(h.vaultDir, edited), "\nA line typed during the sync.\n");
+				return super.processFrontMatter(...args);
+			}
+		}
+		const sync = new VaultSync({ memory: h.memory, source: new TypingSource(h.vaultDir), scope: SCOPE });
+		const first = await sync.fullSync();
+		expect(first.idsWritten).toHaveLength(59 - 1);
+		expect(first.idsWritten).not.toContain(edited);
+		expect(idOf(h.read(edited))).toBeUndefined();
+		const postgres = await node(h.memory, "Technology", "PostgreSQL");
+		expect(postgres.props.obsidian_path).toBe(edited);
+		for (const path of first.idsWritten) expect((await h.memory.graph.getNodeById(SCOPE, idOf(h.read(path)) ?? ""))?.props.obsidian_path).toBe(path);
+
+		// The next sync reads only the edited note and writes the id of the node it already has.
+		const second = await h.sync.fullSync();
+		expect(second.counts).toMatchObject({ filesRead: 1, nodesCreated: 0, nodesUpdated: 1 });
+		expect(second.idsWritten).toEqual([edited]);
+		expect(idOf(h.read(edited))).toBe(postgres.id);
+		expect(h.read(edited)).toContain("A line typed during the sync.");
+		expect(isNoop(await h.sync.fullSync())).toBe(true);
 	});
 });
 
