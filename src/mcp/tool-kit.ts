@@ -89,6 +89,17 @@ export function text(field: string, max: number, description: string, min = 1): 
 		.describe(description);
 }
 
+/** A bounded whole number; every mistake (missing, wrong type, fraction, out of range) says the range. */
+export function count(field: string, min: number, max: number, description: string): z.ZodNumber {
+	const range = `${field} must be a whole number from ${min} to ${max}`;
+	return z
+		.number({ error: (issue) => (issue.input === undefined ? `${field} is required.` : `${range}, not ${JSON.stringify(issue.input)?.slice(0, 40) ?? typeof issue.input}.`) })
+		.int({ error: `${range}.` })
+		.min(min, { error: `${range}.` })
+		.max(max, { error: `${range}.` })
+		.describe(description);
+}
+
 export function requireVault(env: ToolEnv, tool: string): McpVault {
 	if (!env.services.vault) {
 		throw new NotAvailableError(tool, "no vault is configured for this memory (start it with --vault PATH or VAULT_PATH, or from Obsidian)");

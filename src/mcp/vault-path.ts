@@ -16,7 +16,7 @@ export function checkVaultRelativePath(input: string, field: string): string {
 	if (/^[/\\]/.test(raw) || /^[A-Za-z]:/.test(raw)) throw refuse("is absolute");
 	if (raw.startsWith("~")) throw refuse("points at a home folder");
 	const parts = raw.replace(/\\/g, "/").split("/");
-	if (parts.some((p) => p === "..")) throw refuse("leaves the vault with ..");
+	if (parts.some((p) => p === "..")) throw refuse('leaves the vault (it contains "..")');
 	const clean = parts.filter((p) => p !== "" && p !== ".").join("/");
 	if (clean === "") throw refuse("names the vault root, not a note");
 	return clean;

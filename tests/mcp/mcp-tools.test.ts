@@ -166,6 +166,14 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 			["engrama_search", { query: "" }, /query must not be empty/],
 			["engrama_search", { query: "x".repeat(501) }, /longer than 500/],
 			["engrama_reindex", { mode: "fix" }, /mode must be 'detect', 'classify' or 'apply'/],
+			["engrama_context", { label: "Project", name: "Billing Portal", hops: 5 }, /hops must be a whole number from 1 to 3\./],
+			["engrama_search", { query: "billing", limit: "ten" }, /limit must be a whole number from 1 to 50, not "ten"\./],
+			["engrama_surface_insights", { limit: 2.5 }, /limit must be a whole number from 1 to 100\./],
+			["engrama_reindex", { mode: "detect", limit: 0 }, /limit must be a whole number from 1 to 1000\./],
+			["engrama_remember", { label: "Project" }, /properties is required: an object with name/],
+			["engrama_remember", { label: "Project", properties: "Billing" }, /properties must be an object of property name/],
+			["engrama_remember", { label: "Project", properties: { name: "Long key", ["k".repeat(65)]: 1 } }, /Property names are at most 64 characters/],
+			["engrama_sync_note", { path: "../x.md" }, /leaves the vault \(it contains "\.\."\)\. Give a path inside the vault/],
 			["engrama_gdpr_forget", { mode: "everything" }, /mode must be 'dry-run'/],
 		];
 		for (const [tool, args, message] of cases) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NotFoundError } from "../../engine/errors";
-import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
+import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function contextTool(env: ToolEnv) {
 	return defineTool({
@@ -11,7 +11,7 @@ export function contextTool(env: ToolEnv) {
 		inputSchema: {
 			name: text("name", 500, "Name (or title) of the node."),
 			label: env.schemas.label("Label of the node."),
-			hops: z.number().int().min(1).max(3).default(1).describe("How many relations away to walk (1-3)."),
+			hops: count("hops", 1, 3, "How many relations away to walk (1-3).").default(1),
 		},
 		outputSchema: {
 			node: z.looseObject({ node_id: z.string(), label: z.string(), name: z.string() }),

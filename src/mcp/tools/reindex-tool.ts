@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { reindex } from "../../engine/search/reindex";
-import { defineTool, type ToolEnv } from "../tool-kit";
+import { count, defineTool, type ToolEnv } from "../tool-kit";
 
 export function reindexTool(env: ToolEnv) {
 	return defineTool({
@@ -11,7 +11,7 @@ export function reindexTool(env: ToolEnv) {
 		inputSchema: {
 			mode: z.enum(["detect", "classify", "apply"], { error: "mode must be 'detect', 'classify' or 'apply' (in that order)." }).describe("detect, classify, then apply."),
 			dry_run: z.boolean().default(true).describe("Only for mode 'apply': true simulates; pass false to embed and write."),
-			limit: z.number().int().min(1).max(1000).default(100).describe("Most nodes to embed in this call (1-1000)."),
+			limit: count("limit", 1, 1000, "Most nodes to embed in this call (1-1000).").default(100),
 		},
 		outputSchema: { mode: z.string(), dry_run: z.boolean(), to_embed: z.number(), embedded: z.number() },
 		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Re-embed nodes missing their vector" },

@@ -28,7 +28,16 @@ export function rememberTool(env: ToolEnv) {
 		inputSchema: {
 			label: env.schemas.label("Node label from the active profile."),
 			properties: z
-				.record(z.string().max(64), z.unknown())
+				.record(z.string().max(64), z.unknown(), {
+					error: (issue) =>
+						issue.code === "invalid_key"
+							? "Property names are at most 64 characters; shorten this one."
+							: issue.code !== "invalid_type"
+								? undefined
+								: issue.input === undefined
+									? "properties is required: an object with name (or title), summary, details, tags, status."
+									: 'properties must be an object of property name → value, e.g. {"name": "Billing Portal", "summary": "..."}.',
+				})
 				.refine((p) => Object.keys(p).length <= 100, { error: "properties has more than 100 keys; keep at most 100." })
 				.describe("Node properties: name (or title), summary, details, tags, status and any profile property."),
 			relations: z

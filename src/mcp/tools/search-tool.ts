@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { searchProactiveHint } from "../../engine/reflect/proactive";
-import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
+import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function searchTool(env: ToolEnv) {
 	return defineTool({
@@ -10,7 +10,7 @@ export function searchTool(env: ToolEnv) {
 			"Hybrid search of the memory graph (fulltext + vector similarity fused with RRF, reranked by graph closeness, recency and trust). Use it at the start of a session to load context on the topic, and before engrama_remember to check whether a node already exists. Each result has node_id, label, name, score, summary, tags, confidence, updated_at and the per-signal scores; call engrama_context for a node's full details and neighbours. proactive_hint appears when pending Insights relate to the query: present them with engrama_surface_insights. `degraded: true` means the vector channel was unavailable and the answer is fulltext only (reason says why). Plain words work best; search syntax is not interpreted.",
 		inputSchema: {
 			query: text("query", 500, "What to look for, in plain words, e.g. 'websocket reconnect bug'."),
-			limit: z.number().int().min(1).max(50).default(10).describe("Maximum results (1-50)."),
+			limit: count("limit", 1, 50, "Maximum results (1-50).").default(10),
 			labels: z.array(env.schemas.label("Only nodes of this label.")).max(20).optional().describe("Only nodes of these labels."),
 			valid_at: text("valid_at", 40, "Only nodes valid at this ISO date (valid_from ≤ date ≤ valid_to), e.g. 2026-01-31.").optional(),
 		},
@@ -34,7 +34,7 @@ export function searchTool(env: ToolEnv) {
 			const summary =
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
-					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ", ..." : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
+					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ` and ${view.results.length - 5} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
 			// The seed's proactivity: a search mentions pending Insights related to its query.
 			const hint = await searchProactiveHint(env.memory, call.scope.scope, args.query);
 			return { structured: { ...view, ...(hint ? { proactive_hint: hint } : {}) }, summary: hint ? `${summary} ${hint}` : summary };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { insightView, requireInsight } from "../../engine/reflect";
 import { surfaceInsights } from "../../engine/reflect/proactive";
-import { READ_ONLY, defineTool, text, type ToolEnv } from "../tool-kit";
+import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function surfaceInsightsTool(env: ToolEnv) {
 	return defineTool({
@@ -10,7 +10,7 @@ export function surfaceInsightsTool(env: ToolEnv) {
 		description:
 			"List pending Insights (proposed by engrama_reflect) for the person to review: title, body, confidence, detector and the entities each is about, highest confidence first. Present them and ask the person to approve or dismiss each with engrama_approve_insight; never act on an Insight yourself. `title` returns that one Insight (when it is still pending); `query` returns only Insights related to a topic (by title and body, by the entities they are about, or by meaning), best match first.",
 		inputSchema: {
-			limit: z.number().int().min(1).max(100).default(10).describe("Most Insights to return (1-100)."),
+			limit: count("limit", 1, 100, "Most Insights to return (1-100).").default(10),
 			title: text("title", 500, "Only the pending Insight with this exact title.").optional(),
 			query: text("query", 500, "Only pending Insights related to this topic (ignored when title is given).").optional(),
 		},
