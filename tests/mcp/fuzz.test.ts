@@ -132,7 +132,7 @@ describe("MCP bridge under malformed input", () => {
 		let errors = 0;
 		let successes = 0;
 		let protocolErrors = 0;
-		const TOTAL = 1500;
+		const TOTAL = 2000;
 		let next = 0;
 		// What a successful call may have created: the node, stubs for inline relations, reflect's Insights.
 		const record = (result: CallToolResult) => {
@@ -186,7 +186,7 @@ describe("MCP bridge under malformed input", () => {
 		expect(status.isError).toBeFalsy();
 		const stored = await bridge.opened.memory.graph.listNodes(bridge.opened.scope, { includeArchived: true, limit: 100_000 });
 		expect(new Set(stored.map((n) => n.id))).toEqual(expected);
-	}, 120_000);
+	}, 240_000);
 
 	it("answers invalid JSON-RPC with well-formed errors and keeps working", async () => {
 		const headers = { authorization: `Bearer ${bridge.token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };

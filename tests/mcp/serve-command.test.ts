@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openMemory } from "../../src/node/open-memory";
 import { parseConfig } from "../../src/config/engrama-config";
@@ -47,7 +47,31 @@ describe("engrama serve", () => {
 			again.child.kill("SIGINT");
 		}
 		expect((await again.exited()).code).toBe(0);
-	}, 120_000);
+
+		// --token-file elsewhere with --regenerate-token: the token there is replaced; old tokens are refused.
+		const custom = join(dir.path, "tokens", "bridge-token");
+		mkdirSync(dirname(custom));
+		writeFileSync(custom, `${serve.token}\n`);
+		const fresh = await spawnServe(["--db", db], {}, ["--token-file", custom, "--regenerate-token"]);
+		try {
+			expect(fresh.info).toMatchObject({ token_file: custom, token_created: true });
+			expect(readFileSync(custom, "utf8").trim()).toBe(fresh.token);
+			expect(statSync(custom).mode & 0o777).toBe(0o600);
+			expect(fresh.token).not.toBe(serve.token);
+			const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+			const post = (token: string) =>
+				fetch(fresh.info.url, {
+					method: "POST",
+					headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+					body: JSON.stringify(init),
+				});
+			expect((await post(serve.token)).status).toBe(401);
+			expect((await post(fresh.token)).status).toBe(200);
+		} finally {
+			fresh.child.kill("SIGTERM");
+		}
+		expect((await fresh.exited()).code).toBe(0);
+	}, 180_000);
 
 	it("keeps every acknowledged engrama_remember after a SIGKILL", async () => {
 		const serve = await spawnServe(["--db", db]);

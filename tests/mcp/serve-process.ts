@@ -19,9 +19,9 @@ export interface ServeProcess {
 	exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the real built `engrama serve --json` and waits for its JSON announcement. */
-export function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-	const child = spawn(process.execPath, [BIN, "--json", ...args, "serve", "--port", "0"], {
+/** Starts the real built `engrama --json <args> serve --port 0 <serveArgs>` and waits for its JSON announcement. */
+export function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, serveArgs: readonly string[] = []): Promise<ServeProcess> {
+	const child = spawn(process.execPath, [BIN, "--json", ...args, "serve", "--port", "0", ...serveArgs], {
 		env: { ...process.env, ENGRAMA_DB_PATH: "", GRAPH_BACKEND: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "", ...env },
 		stdio: ["ignore", "pipe", "pipe"],
 	});
