@@ -80,7 +80,9 @@ describe("engrama command line", () => {
 		expect(keys(got.node)).toEqual(NODE);
 
 		const search = cli("search", "invoices").json<{ degraded: unknown; results: { scores: unknown }[] }>();
-		expect(keys(search)).toEqual(["degraded", "mode", "query", "reason", "results"]);
+		// reason only when degraded (no embedder here), proactive_hint only when an Insight matches.
+		expect(keys(search)).toEqual(expect.arrayContaining(["degraded", "mode", "query", "results"]));
+		expect(keys(search).filter((k) => !["degraded", "mode", "query", "reason", "results", "proactive_hint"].includes(k))).toEqual([]);
 		expect(typeof search.degraded).toBe("boolean");
 		expect(keys(search.results[0])).toEqual(["confidence", "label", "name", "node_id", "score", "scores", "summary", "tags", "updated_at"]);
 		expect(typeof search.results[0].scores).toBe("object");
