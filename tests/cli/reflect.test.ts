@@ -1,4 +1,4 @@
-import { cpSync, readFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
@@ -89,9 +89,29 @@ describe("engrama reflect, insights, approve, dismiss, write-insight", { timeout
 
 		const created = cli("write-insight", "Training opportunity: Cache Invalidation");
 		expect(created.json()).toMatchObject({ path: "Insights/Training opportunity Cache Invalidation.md", created: true });
+		const elsewhere = cli("write-insight", "Training opportunity: Cache Invalidation", "--folder", "Reviews/2026");
+		expect(elsewhere.json()).toMatchObject({ path: "Reviews/2026/Training opportunity Cache Invalidation.md", created: true });
+		expect(readFileSync(join(vault, "Reviews", "2026", "Training opportunity Cache Invalidation.md"), "utf8")).toContain("2 open problems involve Cache Invalidation");
 
 		const missing = cli("approve", "No such insight");
 		expect(missing.status).toBe(2);
 		expect(JSON.parse(missing.stderr)).toMatchObject({ error: { code: "not_found" } });
+	});
+
+	it("refuses bad input with exit code 2 and a message that says what to change", () => {
+		const refused = (args: string[], message: string) => {
+			const result = cli(...args);
+			expect(result.status, result.stdout).toBe(2);
+			const error = (JSON.parse(result.stderr) as { error: { code: string; message: string } }).error;
+			expect(error.code).toBe("invalid_input");
+			expect(error.message).toContain(message);
+		};
+		refused(["reflect", "--detector", "nope"], 'Unknown detector "nope". Use one of: cross_project_solution,');
+		refused(["reflect", "--budget", "0"], "--budget must be a positive whole number");
+		refused(["insights", "--status", "bogus"], "--status must be one of pending, approved, dismissed");
+		refused(["insights", "--status", "approved", "--query", "cache"], "--query surfaces pending Insights only");
+		writeFileSync(join(dir.path, "outside.md"), "not in the vault\n");
+		refused(["write-insight", "Training opportunity: Cache Invalidation", "--note", "../outside.md"], '"../outside.md" is outside the vault');
+		expect(readFileSync(join(dir.path, "outside.md"), "utf8")).toBe("not in the vault\n");
 	});
 });

@@ -222,6 +222,10 @@ export async function writeInsightToNote(
 function notePath(path: string): string {
 	const clean = normaliseVaultPath(path);
 	if (!clean) throw new ValidationError("The note path is empty. Give a vault-relative path such as Projects/Billing Portal.md.");
+	// Said plainly here: the vault would only answer "does not exist" for a path that leaves it.
+	if (clean.split("/").includes("..")) {
+		throw new ValidationError(`"${path}" is outside the vault. Give a vault-relative path such as Projects/Billing Portal.md.`, { path });
+	}
 	return /\.md$/i.test(clean) ? clean : `${clean}.md`;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NotFoundError, ValidationError } from "../../../src/engine/errors";
@@ -161,6 +161,11 @@ describe("writing an approved Insight into the vault", () => {
 		expect(again.written).toBe(false);
 		expect(readFileSync(notePath, "utf8")).toBe(after);
 		await expect(writeInsightToNote(h.memory, CTX, source, title, { note: "Concepts/Nope.md" })).rejects.toBeInstanceOf(NotFoundError);
+		// A path that leaves the vault is refused as such, even when the file out there exists.
+		writeFileSync(join(h.dir, "outside.md"), "not a vault note\n");
+		await expect(writeInsightToNote(h.memory, CTX, source, title, { note: "../outside.md" })).rejects.toThrow('"../outside.md" is outside the vault');
+		await expect(writeInsightToNote(h.memory, CTX, source, title, { folder: "../Elsewhere" })).rejects.toBeInstanceOf(ValidationError);
+		expect(readFileSync(join(h.dir, "outside.md"), "utf8")).toBe("not a vault note\n");
 	});
 
 	it("creates a note in the Insights folder when no note is named", async () => {
