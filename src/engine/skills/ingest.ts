@@ -1,5 +1,6 @@
 import { ValidationError } from "../errors";
 import type { Profile } from "../profile";
+import { indexedNames, isSystemInsight, normaliseName } from "../resolver";
 import { isFullScope } from "../scope";
 import type { PartialScope } from "../types";
 import { LIMITS } from "../write/sanitise";
@@ -60,6 +61,10 @@ const MAX_HINTS = 25;
 const FULLTEXT_MENTIONS = 8;
 const SYSTEM_LABELS = new Set(["Insight"]);
 const SYSTEM_RELATIONS = new Set(["ABOUT", "LINKS_TO"]);
+/** Fulltext passes over the content's own words (each a slice of distinct words), hits read per pass. */
+const CONTENT_PASSES = 4;
+const WORDS_PER_PASS = 24;
+const HITS_PER_PASS = 10;
 
 const SPEAKER = /^\s*(user|assistant|human|ai|system|me|you|[A-Z][\w .'-]{0,30})\s*:\s+\S/;
 
@@ -174,6 +179,7 @@ export async function ingest(deps: SkillDeps, scope: PartialScope, input: Ingest
 				add({ ...nodeRef(c.node), mention, score: roundScore(c.score), reason: c.exact ? "exact" : "similar_name" });
 			}
 		}
+		for (const hint of await namesInContent(deps, scope, input.content)) add(hint);
 		for (const mention of mentions.slice(0, FULLTEXT_MENTIONS)) {
 			const hits = await memory.graph.fulltext(scope, { text: mention, limit: 3 });
 			const top = hits[0]?.score ?? 0;
@@ -189,4 +195,33 @@ export async function ingest(deps: SkillDeps, scope: PartialScope, input: Ingest
 		mentions,
 		dedup_hints: [...hints.values()].sort((a, b) => b.score - a.score).slice(0, MAX_HINTS),
 	};
+}
+
+/** Words only: normalised (accents, case, separators), every other character a space. */
+function plainWords(text: string): string {
+	return normaliseName(text).replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/**
+ * Existing nodes named in the content as plain words, whatever their case ("the billing portal
+ * is slow" names Billing Portal, which no capitalised phrase gives away): fulltext passes over the
+ * content's first distinct words (as prefixes, so "postgres" reaches PostgreSQL) find the nodes
+ * those words describe; a node counts only when one of its names (key or alias) occurs in the
+ * content word for word. Bounded: at most
+ * CONTENT_PASSES × HITS_PER_PASS nodes are examined, whatever the size of the content.
+ */
+async function namesInContent(deps: SkillDeps, scope: PartialScope, content: string): Promise<DedupHint[]> {
+	const words = plainWords(content);
+	const distinct = [...new Set(words.split(" ").filter((w) => w.length >= 3))];
+	const haystack = ` ${words} `;
+	const found = new Map<string, DedupHint>();
+	for (let pass = 0; pass < CONTENT_PASSES && pass * WORDS_PER_PASS < distinct.length; pass++) {
+		const text = distinct.slice(pass * WORDS_PER_PASS, (pass + 1) * WORDS_PER_PASS).join(" ");
+		for (const hit of await deps.memory.graph.fulltext(scope, { text, limit: HITS_PER_PASS, prefix: true })) {
+			if (found.has(hit.node.id) || isSystemInsight(hit.node)) continue;
+			const name = indexedNames(hit.node.key, hit.node.props).map(plainWords).find((n) => n.length >= 3 && haystack.includes(` ${n} `));
+			if (name) found.set(hit.node.id, { ...nodeRef(hit.node), mention: name, score: 1, reason: "exact" });
+		}
+	}
+	return [...found.values()];
 }

@@ -60,6 +60,21 @@ describe.each(testBackends())("ingest on $name", (backend) => {
 		expect(hinted["Unrelated thing"]).toBeUndefined();
 	});
 
+	it("finds existing nodes named in plain lower-case words (key or alias), not nodes that only share words", async () => {
+		await f.skills.remember(f.ctx, { label: "Project", name: "Billing Portal", props: { summary: "invoices and payments" } });
+		await f.skills.remember(f.ctx, { label: "Technology", name: "PostgreSQL", props: { aliases: ["postgres"] } });
+		await f.skills.remember(f.ctx, { label: "Concept", name: "Portal billing cycle" });
+		const r = await f.skills.ingest(f.scope, { content: "user: the billing portal is slow again\nassistant: is postgres overloaded?" });
+		expect(r.mentions).toEqual([]);
+		expect(r.dedup_hints.map((h) => [h.name, h.mention, h.reason])).toEqual(
+			expect.arrayContaining([
+				["Billing Portal", "billing portal", "exact"],
+				["PostgreSQL", "postgres", "exact"],
+			]),
+		);
+		expect(r.dedup_hints.find((h) => h.name === "Portal billing cycle")?.reason).not.toBe("exact");
+	});
+
 	it("refuses empty or oversize content and gives no hints for a partial scope", async () => {
 		await expect(f.skills.ingest(f.scope, { content: "  " })).rejects.toBeInstanceOf(ValidationError);
 		await expect(f.skills.ingest(f.scope, { content: "x".repeat(200_001) })).rejects.toThrow(/Split it/);
