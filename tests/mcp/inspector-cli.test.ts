@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TOOL_NAMES } from "../../src/mcp";
+import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
 import { spawnServe, type ServeProcess } from "./serve-process";
 
@@ -79,4 +80,11 @@ describe("@modelcontextprotocol/inspector (CLI mode) against engrama", () => {
 		const status = (await inspector(stdioConfig, ["--method", "tools/call", "--tool-name", "engrama_status"])) as ToolCallOutput;
 		expect(status.structuredContent).toMatchObject({ backend: { name: "sqlite", ok: true }, vault: { configured: false }, embedder: { configured: false } });
 	}, 120_000);
+
+	it("engrama mcp --stdio refuses a database the running bridge holds (the database lock applies)", () => {
+		const held = runCli(["--db", join(dir.path, "served.db"), "mcp", "--stdio"], { input: "" });
+		expect(held.status).not.toBe(0);
+		expect(held.stderr).toMatch(/served\.db is already open in process \d+/);
+		expect(held.stdout).toBe("");
+	}, 90_000);
 });

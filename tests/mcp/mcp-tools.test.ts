@@ -309,3 +309,23 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		}
 	});
 });
+
+describe("engrama_status with the subsystems off", () => {
+	it("leaves their fields out (never null): no vault path or note count, no embedder provider, fulltext search", async () => {
+		const dir = makeTempDir("engrama-mcp-status-");
+		const bridge = await startBridge({ dir: dir.path, embedder: null });
+		const client = await connectClient(bridge.url, bridge.token);
+		try {
+			const status = await ok<Record<string, unknown>>(client, "engrama_status");
+			expect(Object.keys(status).sort()).toEqual(["admin_tools", "backend", "embedder", "search", "vault", "version"]);
+			expect(status.backend).toEqual({ name: "sqlite", ok: true, node_count: 0 });
+			expect(status.vault).toEqual({ configured: false });
+			expect(status.embedder).toEqual({ configured: false });
+			expect(status.search).toEqual({ mode: "fulltext_only", degraded: false, reason: expect.stringMatching(/no embedder/) as string });
+		} finally {
+			await client.close();
+			await bridge.close();
+			dir.cleanup();
+		}
+	});
+});
