@@ -422,6 +422,19 @@ describe("the run itself", () => {
 		expect(report.created).toBe(0);
 	});
 
+	it("holds at most 25 Insights per detector by default", async () => {
+		await h.node("Technology", "TypeScript");
+		// 8 projects on one Technology: 28 pairs, 3 more than the default budget.
+		for (let i = 1; i <= 8; i++) {
+			await h.node("Project", `P${i}`);
+			await h.rel("Project", `P${i}`, "USES", "Technology", "TypeScript");
+		}
+		const report = await reflect(h.memory, CTX);
+		expect(report.budget).toBe(25);
+		expect(report.detectors.find((d) => d.detector === "shared_technology")).toMatchObject({ ran: true, created: 25, over_budget: true });
+		expect(report.insights.filter((i) => i.detector === "shared_technology")).toHaveLength(25);
+	});
+
 	it("caps each detector at its budget, and fills freed slots after a review without resurfacing it", async () => {
 		await h.node("Technology", "TypeScript");
 		for (const p of ["P1", "P2", "P3", "P4"]) {
