@@ -76,16 +76,17 @@ describe.each(testBackends())("forget on $name", (backend) => {
 	});
 });
 
-describe("GDPR forget leaves no row of the caller in any SQLite table", () => {
+// SQLite's own tables: runs when SQLite is among ENGRAMA_TEST_BACKENDS (npm run test:neo4j selects Neo4j only).
+const sqliteBackend = testBackends().find((b) => b.name === "sqlite");
+
+describe.runIf(sqliteBackend)("GDPR forget leaves no row of the caller in any SQLite table", () => {
 	let f: SkillFixture;
 	afterEach(async () => {
 		await f.close();
 	});
 
 	it("nodes, edges, nodes_fts, node_embeddings, node_names, node_name_fragments, node_history", async () => {
-		const sqlite = testBackends().find((b) => b.name === "sqlite");
-		if (!sqlite) return;
-		f = await openSkillFixture(sqlite, { embedder: true });
+		f = await openSkillFixture(sqliteBackend!, { embedder: true });
 		await seed(f);
 		await seed(f, f.otherCtx, "other ");
 		const conn = (f.graph as SqliteGraphStore).connection();
