@@ -20,7 +20,7 @@ export interface BackendOptions {
 export async function createBackend(config: EngramaConfig, options: BackendOptions = {}): Promise<Backend> {
 	switch (config.backend) {
 		case "sqlite": {
-			const conn = await openDatabase({ path: config.dbPath, snapshot: options.snapshot });
+			const conn = await openDatabase({ path: config.dbPath, snapshot: options.snapshot, requiredTable: "nodes" });
 			const graph = new SqliteGraphStore(conn);
 			try {
 				await graph.init();

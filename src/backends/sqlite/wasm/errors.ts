@@ -18,6 +18,8 @@ export class SqliteError extends Error {
 /** The file exists but is not a SQLite database, or is damaged. The file was not modified. */
 export class DatabaseFileError extends Error {
 	override readonly name = "DatabaseFileError";
+	/** The command line reports errors with a code as expected failures (exit 2, no stack). */
+	readonly code = "database_file";
 	constructor(
 		readonly path: string,
 		detail: string,
@@ -34,6 +36,7 @@ export class DatabaseFileError extends Error {
 /** Another process, or another connection in this one, holds the database's lock file. */
 export class DatabaseLockedError extends Error {
 	override readonly name = "DatabaseLockedError";
+	readonly code = "database_locked";
 	constructor(
 		readonly path: string,
 		readonly lockPath: string,

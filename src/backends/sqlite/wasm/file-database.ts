@@ -44,7 +44,7 @@ export async function openFileDatabase(
 		db = openDb(sqlite3, path, options.readonly === true, vfs.name, () => vfs.takeLastError());
 		// Before the first read: a WAL database can only be read in exclusive mode here.
 		db.exec(`PRAGMA locking_mode = ${journal.lockingMode}`);
-		assertDatabaseReadable(sqlite3, db, path);
+		assertDatabaseReadable(sqlite3, db, path, options.requiredTable);
 		if (!options.readonly) db.exec(`PRAGMA journal_mode = ${journal.journalMode}`);
 		db.exec(`PRAGMA synchronous = ${journal.synchronous}`);
 		// Exclusive mode keeps the cache across commits; 16 MiB holds the hot pages (b-tree

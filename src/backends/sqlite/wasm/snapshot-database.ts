@@ -28,7 +28,7 @@ export async function openSnapshotDatabase(
 	const db = new sqlite3.oo1.DB(":memory:", "c");
 	try {
 		if (bytes && bytes.length > 0) deserialize(sqlite3, db, bytes, options.path);
-		assertDatabaseReadable(sqlite3, db, options.path);
+		assertDatabaseReadable(sqlite3, db, options.path, options.requiredTable);
 		// The bytes live in memory either way; query_only makes SQLite refuse writes as for files.
 		if (options.readonly) db.exec("PRAGMA query_only = 1");
 	} catch (error) {

@@ -42,6 +42,11 @@ export interface OpenDatabaseOptions {
 	 * reader next to a writer could see half-written pages.
 	 */
 	readonly readonly?: boolean;
+	/**
+	 * A table the file must hold if it holds any tables: another program's SQLite database is
+	 * refused before anything (journal mode, migrations) changes it.
+	 */
+	readonly requiredTable?: string;
 	/** Snapshot mode only: how long writes may sit unexported (default 1000 ms). */
 	readonly snapshotDebounceMs?: number;
 }
