@@ -160,7 +160,12 @@ describe("engrama command line", () => {
 		expect(missing.status).toBe(2);
 		expect(missing.stderr).toMatch(/does not exist/);
 
-		expect(cli("get", "--label", "Project", "--name", "Nope").status).toBe(3);
+		const notFound = cli("get", "--label", "Project", "--name", "Nope");
+		expect(notFound.status).toBe(3);
+		expect(notFound.json()).toEqual({ node: null });
+		const noContext = cli("context", "--label", "Project", "--name", "Nope");
+		expect(noContext.status).toBe(3);
+		expect(noContext.json()).toEqual({ context: null });
 	});
 
 	it("refuses a file that is not an Engrama database and leaves it untouched", () => {
