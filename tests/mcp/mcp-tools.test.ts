@@ -223,7 +223,7 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		expect(pending.insights.map((i) => i.title).sort()).toEqual(report.insights.map((i) => i.title).sort());
 		const [first, second] = pending.insights;
 		const hinted = await ok<{ proactive_hint?: string }>(client, "engrama_search", { query: "Idempotency" });
-		expect(hinted.proactive_hint).toMatch(/pending Insights? relate to this search/);
+		expect(hinted.proactive_hint).toMatch(/pending Insight(s relate| relates) to this search/);
 
 		const notYet = await call(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "Projects/Billing Portal.md" });
 		expect(notYet.isError).toBe(true);

@@ -130,7 +130,7 @@ export async function searchProactiveHint(
 	if (related.size === 0) return undefined;
 	const titles = [...related.values()].sort(byReviewOrder).map((n) => `"${n.key}"`);
 	const shown = titles.slice(0, 3).join(", ") + (titles.length > 3 ? ` and ${titles.length - 3} more` : "");
-	return `${titles.length} pending Insight${titles.length === 1 ? "" : "s"} relate to this search: ${shown}. Review them (engrama insights, or engrama_surface_insights) and approve or dismiss.`;
+	return `${titles.length} pending Insight${titles.length === 1 ? " relates" : "s relate"} to this search: ${shown}. Review ${titles.length === 1 ? "it" : "them"} (engrama insights, or engrama_surface_insights) and approve or dismiss.`;
 }
 
 // --- Writing an approved Insight into the vault ---

@@ -112,7 +112,7 @@ describe("search hints", () => {
 		await smallGraph();
 		const view = await h.memory.search(SCOPE, "Idempotency");
 		expect(view.proactive_hint).toBe(
-			'1 pending Insight relate to this search: "Concept cluster: Idempotency". Review them (engrama insights, or engrama_surface_insights) and approve or dismiss.',
+			'1 pending Insight relates to this search: "Concept cluster: Idempotency". Review it (engrama insights, or engrama_surface_insights) and approve or dismiss.',
 		);
 		expect((await h.memory.search(SCOPE, "appointments clinics")).proactive_hint).toContain("Shared technology: TypeScript links Booking and Portal");
 		expect(await searchProactiveHint(h.memory, SCOPE, "kubernetes")).toBeUndefined();
