@@ -15,12 +15,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
+import { arg as flag } from "./args";
 import { fmt, percentile, seededRandom, WORDS } from "./stats";
-
-function flag(name: string, fallback: string): string {
-	const at = process.argv.indexOf(`--${name}`);
-	return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
-}
 
 const CLIENTS = Number(flag("clients", "8"));
 const CALLS = Number(flag("calls", "2000"));
