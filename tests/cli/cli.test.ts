@@ -116,6 +116,25 @@ describe("engrama command line", () => {
 		expect(cli("status").json<{ identity: unknown }>().identity).toEqual(first.identity);
 	});
 
+	it("chooses the profile and modules from flags or the environment, and GRAPH_BACKEND=null stores nothing", () => {
+		const message = (result: { stderr: string }) => (JSON.parse(result.stderr) as { error: { message: string } }).error.message;
+		expect(message(cli("remember", "--label", "Vulnerability", "--name", "CVE-2024-1"))).toMatch(/Unknown label "Vulnerability".*profile base/);
+		expect(cli("--modules", "hacking", "remember", "--label", "Vulnerability", "--name", "CVE-2024-1").status).toBe(0);
+		expect(cli("--profile", "developer", "remember", "--label", "Library", "--name", "zod").status).toBe(0);
+		const fromEnv = runCli(["--db", db, "--json", "status"], { env: { ENGRAMA_PROFILE: "base", ENGRAMA_MODULES: "hacking,teaching" } });
+		expect(fromEnv.json()).toMatchObject({ profile: "base+hacking+teaching", labels: { Vulnerability: 1, Library: 1 } });
+
+		const file = join(dir.path, "mine.yaml");
+		writeFileSync(file, "name: mine\nnodes:\n  - label: Gadget\n    key: name\n    properties: [name]\nrelations:\n  - type: USES\n    from: Gadget\n    to: Widget\n");
+		const bad = cli("--profile", file, "status");
+		expect(bad.status).toBe(2);
+		expect(message(bad)).toContain(`${file}: relations[0].to: unknown label "Widget"`);
+
+		const dry = runCli(["--json", "remember", "--label", "Concept", "--name", "Dry run"], { env: { GRAPH_BACKEND: "null", ENGRAMA_DB_PATH: join(dir.path, "never.db") } });
+		expect(dry.json()).toMatchObject({ created: true, node: { name: "Dry run" } });
+		expect(existsSync(join(dir.path, "never.db"))).toBe(false);
+	}, 120_000);
+
 	it("refuses a second writer with an error naming the file and the process that holds it", async () => {
 		// A long-running command holds the memory open (and its lock) while its stdin is open.
 		const holder = spawn(process.execPath, [join(__dirname, "..", "..", "bin", "engrama.mjs"), "--db", db, "mcp", "--stdio"], {
