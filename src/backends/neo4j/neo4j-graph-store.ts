@@ -670,6 +670,10 @@ export class Neo4jGraphStore implements GraphStore {
 		return typeof rows[0]?.value === "string" ? rows[0].value : null;
 	}
 
+	async deleteMeta(key: string): Promise<void> {
+		await this.write((q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns, key: $key}) DELETE m`, { ns: this.namespace, key }), "remove a setting");
+	}
+
 	async setMeta(key: string, value: string): Promise<void> {
 		await this.write(
 			(q) => q.run(`MERGE (m:${META_LABEL} {__ns: $ns, key: $key}) SET m.value = $value`, { ns: this.namespace, key, value }),

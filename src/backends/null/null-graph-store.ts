@@ -94,6 +94,9 @@ export class NullGraphStore implements GraphStore {
 	async setMeta(key: string, value: string): Promise<void> {
 		this.meta.set(key, value);
 	}
+	async deleteMeta(key: string): Promise<void> {
+		this.meta.delete(key);
+	}
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		return fn();
 	}

@@ -127,6 +127,9 @@ export class SqliteGraphStore implements GraphStore {
 		this.conn.exec("PRAGMA foreign_keys = ON");
 		// Temp tables and sorts in memory, not in temp files through the VFS (reflect's snapshot uses them).
 		this.conn.exec("PRAGMA temp_store = MEMORY");
+		// Deleted and overwritten content is zeroed, not left in the file's free space: a hard delete
+		// or a GDPR forget must not stay readable with a hex editor.
+		this.conn.exec("PRAGMA secure_delete = ON");
 		migrate(this.conn);
 		this.backfillNameIndex();
 	}
@@ -566,20 +569,24 @@ export class SqliteGraphStore implements GraphStore {
 	async forgetScope(scope: Scope): Promise<ScopeForgetReport> {
 		assertScope(scope);
 		this.knownRows.clear();
-		return this.atomic(() => {
-			// Set-based: one statement per table, whatever the size of the scope.
-			const mine = `SELECT id FROM nodes WHERE ${SCOPE_WHERE}`;
-			const params = scopeParams(scope);
-			let edges = this.conn.run(`DELETE FROM edges WHERE from_id IN (${mine}) OR to_id IN (${mine})`, [...params, ...params]).changes;
-			const fulltext = this.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
-			edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
-			const nameIndex =
-				this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes +
-				this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
-			const history = this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
-			const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).changes;
-			return { nodes, edges, fulltext, history, nameIndex };
-		});
+		return this.atomic(() => this.forgetScopeRows(scope));
+	}
+
+	private forgetScopeRows(scope: Scope): ScopeForgetReport {
+		// Set-based: one statement per table, whatever the size of the scope.
+		const mine = `SELECT id FROM nodes WHERE ${SCOPE_WHERE}`;
+		const params = scopeParams(scope);
+		let edges = this.conn.run(`DELETE FROM edges WHERE from_id IN (${mine}) OR to_id IN (${mine})`, [...params, ...params]).changes;
+		const fulltext = this.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
+		edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
+		const nameIndex =
+			this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes +
+			this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
+		const history = this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
+		const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).changes;
+		// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
+		if (fulltext > 0) this.conn.run("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')");
+		return { nodes, edges, fulltext, history, nameIndex };
 	}
 
 	async getMeta(key: string): Promise<string | null> {
@@ -588,6 +595,15 @@ export class SqliteGraphStore implements GraphStore {
 
 	async setMeta(key: string, value: string): Promise<void> {
 		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
+	}
+
+	async deleteMeta(key: string): Promise<void> {
+		this.conn.run("DELETE FROM engrama_meta WHERE key = ?", [key]);
+	}
+
+	async purgeDeleted(): Promise<void> {
+		// Older frames of the WAL still hold the pages as they were before the forget.
+		this.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 	}
 
 	// --- Entity resolver name index and temporal reads (issue 5) ---

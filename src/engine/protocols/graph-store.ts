@@ -184,6 +184,13 @@ export interface GraphStore {
 	/** Small persistent settings of the memory itself (standalone identity, counters). */
 	getMeta(key: string): Promise<string | null>;
 	setMeta(key: string, value: string): Promise<void>;
+	/** Removes a setting (a GDPR forget removes the caller's counters). */
+	deleteMeta(key: string): Promise<void>;
+	/**
+	 * Makes what was deleted unrecoverable from the backend's files where it can (after a GDPR
+	 * forget, outside any transaction): SQLite checkpoints and empties its write-ahead log.
+	 */
+	purgeDeleted?(): Promise<void>;
 
 	/** Runs `fn` as one unit (atomic where capabilities.atomicTransactions). */
 	transaction<T>(fn: () => Promise<T>): Promise<T>;

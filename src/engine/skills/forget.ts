@@ -6,7 +6,7 @@ import type { NodeRecord } from "../types";
 import { resolveLabelOrThrow } from "../write/sanitise";
 import type { WriteContext } from "../write/write-pipeline";
 import { findNode, type NodeName } from "./find-node";
-import { resetProactiveCounter } from "./proactive-counter";
+import { forgetProactiveCounter } from "./proactive-counter";
 import type { SkillDeps } from "./skill-deps";
 import { nodeRef, type NodeRefView } from "./views";
 
@@ -127,7 +127,7 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 			},
 		};
 	}
-	return memory.write(() =>
+	const applied = await memory.write(() =>
 		memory.graph.transaction(async () => {
 			let vectors = 0;
 			if (memory.vectors) {
@@ -139,7 +139,7 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 				}
 			}
 			const report = await memory.graph.forgetScope(scope);
-			await resetProactiveCounter(memory.graph, scope);
+			await forgetProactiveCounter(memory.graph, scope);
 			return {
 				mode: "apply",
 				scope: scopeView,
@@ -151,7 +151,12 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 					history: report.history ?? 0,
 					name_index: report.nameIndex ?? 0,
 				},
-			};
+			} satisfies GdprReport;
 		}),
 	);
+	// After the commit: no earlier version of the deleted rows stays readable in the files.
+	await memory.write(async () => {
+		await memory.graph.purgeDeleted?.();
+	});
+	return applied;
 }

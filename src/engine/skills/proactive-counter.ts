@@ -25,6 +25,11 @@ export async function resetProactiveCounter(graph: GraphStore, scope: Scope): Pr
 	await graph.setMeta(counterKey(scope), "0");
 }
 
+/** A GDPR forget removes the caller's counter with the rest of their memory. */
+export async function forgetProactiveCounter(graph: GraphStore, scope: Scope): Promise<void> {
+	await graph.deleteMeta(counterKey(scope));
+}
+
 export function proactiveHint(count: number): string | undefined {
 	if (count < PROACTIVE_THRESHOLD) return undefined;
 	return `${count} memories since the last reflect: run reflect (engrama reflect / engrama_reflect) to look for cross-entity patterns, then review the Insights it proposes.`;

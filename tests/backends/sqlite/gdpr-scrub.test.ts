@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createBackend } from "../../../src/backends/factory";
+import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
+import { parseConfig } from "../../../src/config/engrama-config";
+import { Memory } from "../../../src/engine/memory";
+import { createSkills } from "../../../src/engine/skills";
+import { testProfile } from "../../contracts/backends";
+import { BagOfWordsEmbedder } from "../../engine/skills/skill-fixture";
+import { makeTempDir } from "./wasm/temp-dir";
+
+const ME = { orgId: "acme", userId: "alice" };
+const OTHER = { orgId: "acme", userId: "bob" };
+
+// "No trace" means the bytes, not just the rows: SQLite keeps deleted content in free space, FTS5
+// keeps deleted terms in its segments and the WAL keeps old page images until they are dropped.
+describe("GDPR forget on SQLite leaves nothing of the caller in the files", () => {
+	let temp: ReturnType<typeof makeTempDir>;
+	beforeEach(() => {
+		temp = makeTempDir();
+	});
+	afterEach(() => temp.cleanup());
+
+	it("names, descriptions, vectors and the caller's counters are gone from the database and its WAL", async () => {
+		const dbPath = temp.file("memory.db");
+		const config = parseConfig({ backend: "sqlite", dbPath, orgId: ME.orgId, userId: ME.userId });
+		const { graph, vectors } = await createBackend(config);
+		const memory = new Memory({ graph, vectors, embedder: new BagOfWordsEmbedder(), profile: testProfile() });
+		const skills = createSkills(memory);
+		const mine = { scope: ME, source: "mcp" as const };
+		const theirs = { scope: OTHER, source: "mcp" as const };
+		for (let i = 0; i < 40; i++) {
+			await skills.remember(mine, { label: "Project", name: `Zanzibarquux ${i}`, props: { description: `Secret plan wobblefrotz number ${i}` } });
+			await skills.remember(theirs, { label: "Project", name: `Keepsake ${i}`, props: { description: `Shared plan glimmerhaus number ${i}` } });
+		}
+		const conn = (graph as SqliteGraphStore).connection();
+		const myVectors = conn
+			.all<{ v: Uint8Array }>(
+				"SELECT e.embedding AS v FROM node_embeddings e JOIN nodes n ON n.id = e.node_id WHERE json_extract(n.props, '$.user_id') = ?",
+				[ME.userId],
+			)
+			.map((r) => Buffer.from(r.v));
+		expect(myVectors.length).toBe(40);
+		expect(await graph.getMeta(`proactive.remembers_since_reflect:${ME.orgId}:${ME.userId}`)).not.toBeNull();
+
+		const report = await skills.gdprForget(mine, { apply: true });
+		expect(report.counts).toMatchObject({ nodes: 40, vectors: 40, fulltext: 40 });
+		expect(await graph.getMeta(`proactive.remembers_since_reflect:${ME.orgId}:${ME.userId}`)).toBeNull();
+		expect(await graph.getMeta(`proactive.remembers_since_reflect:${OTHER.orgId}:${OTHER.userId}`)).not.toBeNull();
+		await memory.close();
+
+		const files = [dbPath, `${dbPath}-wal`, `${dbPath}-journal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
+		const bytes = Buffer.concat(files);
+		for (const word of ["Zanzibarquux", "zanzibarquux", "wobblefrotz", "alice"]) expect(bytes.includes(word), word).toBe(false);
+		for (const v of myVectors) expect(bytes.includes(v)).toBe(false);
+		// The other tenant's memory is all still there.
+		expect(bytes.includes("Keepsake 39")).toBe(true);
+		expect(bytes.includes("glimmerhaus")).toBe(true);
+	});
+});
