@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { ValidationError } from "../engine/errors";
 
+// The choices of the enum settings, shared by the schema and the environment variables' checks.
+const GRAPH_BACKENDS = ["sqlite", "neo4j", "null"] as const;
+const VECTOR_BACKENDS = ["auto", "sqlite-vec", "neo4j", "none"] as const;
+const EMBEDDING_PROVIDERS = ["none", "local", "openai", "ollama", "hash"] as const;
+const FUSION_MODES = ["rrf", "linear"] as const;
+const DEDUPE_MODES = ["off", "warn", "block"] as const;
+const TAG_LINKING_MODES = ["off", "suggest", "auto"] as const;
+
 /** Everything needed to build an engine, whatever the adapter (plugin settings, CLI env/flags). */
 export const engramaConfigSchema = z.object({
-	backend: z.enum(["sqlite", "neo4j", "null"]).default("sqlite"),
-	vectorBackend: z.enum(["auto", "sqlite-vec", "neo4j", "none"]).default("auto"),
+	backend: z.enum(GRAPH_BACKENDS).default("sqlite"),
+	vectorBackend: z.enum(VECTOR_BACKENDS).default("auto"),
 	dbPath: z.string().min(1),
 	vaultPath: z.string().optional(),
 	profile: z.string().min(1).default("base"),
@@ -22,7 +30,7 @@ export const engramaConfigSchema = z.object({
 		.default({ uri: "bolt://localhost:7687", username: "neo4j", password: "", database: "neo4j" }),
 	embedding: z
 		.object({
-			provider: z.enum(["none", "local", "openai", "ollama", "hash"]).default("none"),
+			provider: z.enum(EMBEDDING_PROVIDERS).default("none"),
 			model: z.string().default(""),
 			dimensions: z.number().int().nonnegative().default(0),
 			baseUrl: z.string().default(""),
@@ -36,7 +44,7 @@ export const engramaConfigSchema = z.object({
 		.default({ provider: "none", model: "", dimensions: 0, baseUrl: "", apiKey: "", allowRemoteModels: true, localModelPath: "", timeoutMs: 30_000 }),
 	search: z
 		.object({
-			fusionMode: z.enum(["rrf", "linear"]).default("rrf"),
+			fusionMode: z.enum(FUSION_MODES).default("rrf"),
 			rrfK: z.number().positive().default(60),
 			graphRerank: z.boolean().default(true),
 			graphHops: z.number().int().min(0).max(4).default(2),
@@ -56,8 +64,8 @@ export const engramaConfigSchema = z.object({
 			suggest: z.number().min(0).max(1).default(0.6),
 			duplicate: z.number().min(0).max(1).default(0.85),
 			vector: z.number().min(-1).max(1).default(0.9),
-			dedupe: z.enum(["off", "warn", "block"]).default("warn"),
-			tagLinking: z.enum(["off", "suggest", "auto"]).default("suggest"),
+			dedupe: z.enum(DEDUPE_MODES).default("warn"),
+			tagLinking: z.enum(TAG_LINKING_MODES).default("suggest"),
 			requireRelations: z.boolean().default(false),
 		})
 		.default({ connect: 0.9, margin: 0.08, suggest: 0.6, duplicate: 0.85, vector: 0.9, dedupe: "warn", tagLinking: "suggest", requireRelations: false }),
@@ -93,13 +101,21 @@ function envNumber(name: string, value: string | undefined): number | undefined 
 	return n;
 }
 
+/** An enum setting from the environment, refused with the variable's name and its choices. */
+function envChoice<T extends string>(name: string, value: string | undefined, choices: readonly T[]): T | undefined {
+	if (value === undefined || value.trim() === "") return undefined;
+	const clean = value.trim().toLowerCase();
+	const found = choices.find((c) => c === clean);
+	if (found === undefined) throw new ValidationError(`${name} must be one of ${choices.join(", ")}; got "${value}".`);
+	return found;
+}
+
 /** The seed's environment variables, mapped onto the config (flags override afterwards). */
 export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaConfigInput {
 	const nonEmpty = (v: string | undefined) => (v === undefined || v === "" ? undefined : v);
-	const backend = nonEmpty(env.GRAPH_BACKEND) as EngramaConfigInput["backend"];
 	return {
-		backend,
-		vectorBackend: nonEmpty(env.VECTOR_BACKEND) as EngramaConfigInput["vectorBackend"],
+		backend: envChoice("GRAPH_BACKEND", env.GRAPH_BACKEND, GRAPH_BACKENDS),
+		vectorBackend: envChoice("VECTOR_BACKEND", env.VECTOR_BACKEND, VECTOR_BACKENDS),
 		dbPath: nonEmpty(env.ENGRAMA_DB_PATH) ?? defaults.dbPath,
 		vaultPath: nonEmpty(env.VAULT_PATH),
 		profile: nonEmpty(env.ENGRAMA_PROFILE),
@@ -114,7 +130,7 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			database: nonEmpty(env.NEO4J_DATABASE),
 		},
 		embedding: {
-			provider: nonEmpty(env.EMBEDDING_PROVIDER) as "none" | undefined,
+			provider: envChoice("EMBEDDING_PROVIDER", env.EMBEDDING_PROVIDER, EMBEDDING_PROVIDERS),
 			model: nonEmpty(env.EMBEDDING_MODEL),
 			dimensions: envNumber("EMBEDDING_DIMENSIONS", env.EMBEDDING_DIMENSIONS),
 			baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? nonEmpty(env.OLLAMA_URL),
@@ -124,7 +140,7 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			timeoutMs: envNumber("EMBEDDING_TIMEOUT_MS", env.EMBEDDING_TIMEOUT_MS),
 		},
 		search: {
-			fusionMode: (envBool(env.ENGRAMA_RANKING_LEGACY) ? "linear" : nonEmpty(env.ENGRAMA_FUSION_MODE)) as "rrf" | undefined,
+			fusionMode: envBool(env.ENGRAMA_RANKING_LEGACY) ? "linear" : envChoice("ENGRAMA_FUSION_MODE", env.ENGRAMA_FUSION_MODE, FUSION_MODES),
 			rrfK: envNumber("ENGRAMA_RRF_K", env.ENGRAMA_RRF_K),
 			graphRerank: envBool(env.ENGRAMA_GRAPH_RERANK),
 			graphHops: envNumber("ENGRAMA_GRAPH_HOPS", env.ENGRAMA_GRAPH_HOPS),
@@ -139,8 +155,8 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			suggest: envNumber("ENGRAMA_RESOLVE_SUGGEST", env.ENGRAMA_RESOLVE_SUGGEST),
 			duplicate: envNumber("ENGRAMA_RESOLVE_DUPLICATE", env.ENGRAMA_RESOLVE_DUPLICATE),
 			vector: envNumber("ENGRAMA_RESOLVE_VECTOR", env.ENGRAMA_RESOLVE_VECTOR),
-			dedupe: nonEmpty(env.ENGRAMA_REMEMBER_DEDUPE)?.toLowerCase() as "warn" | undefined,
-			tagLinking: nonEmpty(env.ENGRAMA_TAG_LINKING)?.toLowerCase() as "suggest" | undefined,
+			dedupe: envChoice("ENGRAMA_REMEMBER_DEDUPE", env.ENGRAMA_REMEMBER_DEDUPE, DEDUPE_MODES),
+			tagLinking: envChoice("ENGRAMA_TAG_LINKING", env.ENGRAMA_TAG_LINKING, TAG_LINKING_MODES),
 			requireRelations: envBool(env.ENGRAMA_REQUIRE_RELATIONS),
 		},
 		decay: {

@@ -61,7 +61,7 @@ describe("engrama skills on the command line", () => {
 		for (const env of [{ ENGRAMA_REMEMBER_DEDUPE: "blok" }, { ENGRAMA_RESOLVE_SUGGEST: "lots" }]) {
 			const bad = cli(["remember", "--label", "Concept", "--name", "Never written"], { env });
 			expect(bad.status).toBe(2);
-			expect(bad.stderr).toMatch(/dedupe|ENGRAMA_RESOLVE_SUGGEST/);
+			expect(bad.stderr).toMatch(/ENGRAMA_REMEMBER_DEDUPE must be one of off, warn, block|ENGRAMA_RESOLVE_SUGGEST/);
 		}
 		expect(cli(["status"]).json<{ backend: { node_count: number } }>().backend.node_count).toBe(3);
 	}, CLI_TIMEOUT);
