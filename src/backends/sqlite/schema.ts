@@ -6,7 +6,7 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * props) so one memory file moves between the two. Additions are additive only: an extra
  * `edges.props` column, extra indexes and a meta table, all ignored by older readers.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
 export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";
@@ -103,6 +103,11 @@ CREATE TABLE IF NOT EXISTS node_history (
 CREATE INDEX IF NOT EXISTS idx_node_history_node ON node_history(org_id, user_id, engrama_id, id);
 `;
 
+// v6: idx_edges_from (from_id, rel_type) repeats the start of the UNIQUE(from_id, rel_type, to_id)
+// index, which answers the same lookups; keeping both cost ≈15 % of a vault rebuild's graph writes
+// (docs/benchmarks-sync.md). The Python engrama recreates it if it opens the file: harmless.
+const V6 = "DROP INDEX IF EXISTS idx_edges_from;";
+
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
 	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
 }
@@ -126,6 +131,7 @@ export function migrate(conn: SqliteConnection): void {
 		if (!hasColumn(conn, "edges", "props")) conn.exec(V4);
 		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
 		conn.exec(V5);
+		conn.exec(V6);
 		conn.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 		conn.exec("COMMIT");
 	} catch (error) {
