@@ -67,6 +67,8 @@ export function parseFrontmatterYaml(
 }
 
 const STRINGIFY = { lineWidth: 0, flowCollectionPadding: false } as const;
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Applies `mutate` to a note's frontmatter and returns the new text, touching as little as
@@ -108,6 +110,11 @@ export function editFrontmatter(
 		if (key in before) continue;
 		changed = true;
 		if (result.length > 0 && !result.endsWith("\n")) result += "\n";
+		if (PLAIN_KEY.test(key) && typeof value === "string" && UUID.test(value)) {
+			// engrama_id on a first sync: what the YAML serialiser would write, without building a document.
+			result += `${key}: ${value}\n`;
+			continue;
+		}
 		doc ??= new Document(null);
 		const pair = doc.createPair(key, value) as Pair;
 		pair.value = updatedNode(doc, null, value);

@@ -77,6 +77,18 @@ describe("editFrontmatter", () => {
 		expect(() => editFrontmatter("---\na: 1\n", () => undefined)).toThrow(ValidationError);
 	});
 
+	it("writes an id as a plain scalar that reads back as the same string, digits-only UUIDs included", () => {
+		for (const id of ["7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41", "12345678-1234-1234-1234-123456789012", "00000000-0000-0000-0000-000000000000"]) {
+			const edited = editFrontmatter(`---\ntitle: x\n---\nbody`, (fm) => {
+				fm.engrama_id = id;
+			});
+			expect(edited).toBe(`---\ntitle: x\nengrama_id: ${id}\n---\nbody`);
+			const split = splitFrontmatter(edited);
+			const parsed = split.kind === "block" ? parseFrontmatterYaml(split.yaml, 1) : null;
+			expect(parsed?.ok && parsed.data.engrama_id).toBe(id);
+		}
+	});
+
 	it("gives the same text when the caller passes the frontmatter it already parsed (sync's id write)", () => {
 		const texts = [
 			`---\ntitle: 'x: y'   # a comment\naliases:\n- a\n- b\nnested:\n    deep: 1\nempty:\n---\n${BODY}`,
