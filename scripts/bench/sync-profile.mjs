@@ -4,7 +4,7 @@
 // `node --cpu-prof --cpu-prof-dir=DIR` to get a V8 CPU profile of the whole process; the script
 // prints CPU and wall time of the measured phase.
 // Usage: node [--cpu-prof --cpu-prof-dir=DIR] scripts/bench/sync-profile.mjs --notes 10000
-//          [--mode rebuild|cold|parse] [--vault DIR (reuse a generated vault)]
+//          [--mode rebuild|cold|parse] [--vault DIR (reuse a generated vault)] [--batch N (sync batchSize)]
 //   rebuild: vault generated with ids, fresh database (nothing written to the vault)
 //   cold:    vault without ids, fresh database (engrama_id written into every note)
 //   parse:   only read and fully parse every note (parseNote), no graph
@@ -47,7 +47,7 @@ const t0 = performance.now();
 let result;
 if (MODE === "parse") result = await lib.parseAll(vault);
 else {
-	const s = await lib.openSync(vault, join(work, "p.db"));
+	const s = await lib.openSync(vault, join(work, "p.db"), arg("batch") ? { batchSize: Number(arg("batch")) } : {});
 	const report = await s.sync.fullSync();
 	result = { counts: report.counts, timings: report.timings, problems: report.problems.length };
 	await s.close();
