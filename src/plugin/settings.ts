@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseConfig, type EngramaConfig } from "../config/engrama-config";
 import { normaliseVaultPath } from "../engine/sync/vault-source";
+import { DEFAULT_INSIGHTS_FOLDER } from "../engine/reflect/proactive";
 import type { SyncSettings } from "../engine/sync/sync-settings";
 
 /** The MCP bridge's default port (the command line's `engrama serve` uses the same). */
@@ -61,7 +62,7 @@ export const pluginSettingsSchema = z.object({
 			writeEngramaIds: z.boolean().default(true),
 			writeGraphToVault: z.boolean().default(true),
 			notesFolder: z.string().trim().min(1).max(500).default("Engrama"),
-			insightsFolder: z.string().trim().min(1).max(500).default("Engrama/Insights"),
+			insightsFolder: z.string().trim().min(1).max(500).default(DEFAULT_INSIGHTS_FOLDER),
 			debounceMs: z.number().int().min(50).max(60_000).default(500),
 		})
 		.default({
@@ -73,7 +74,7 @@ export const pluginSettingsSchema = z.object({
 			writeEngramaIds: true,
 			writeGraphToVault: true,
 			notesFolder: "Engrama",
-			insightsFolder: "Engrama/Insights",
+			insightsFolder: DEFAULT_INSIGHTS_FOLDER,
 			debounceMs: 500,
 		}),
 	mcp: z

@@ -88,7 +88,7 @@ describe("engrama reflect, insights, approve, dismiss, write-insight", { timeout
 		expect(note).toContain("[[Problems/Stale invoice totals after a plan change|Stale invoice totals after a plan change]]");
 
 		const created = cli("write-insight", "Training opportunity: Cache Invalidation");
-		expect(created.json()).toMatchObject({ path: "Insights/Training opportunity Cache Invalidation.md", created: true });
+		expect(created.json()).toMatchObject({ path: "Engrama/Insights/Training opportunity Cache Invalidation.md", created: true });
 		const elsewhere = cli("write-insight", "Training opportunity: Cache Invalidation", "--folder", "Reviews/2026");
 		expect(elsewhere.json()).toMatchObject({ path: "Reviews/2026/Training opportunity Cache Invalidation.md", created: true });
 		expect(readFileSync(join(vault, "Reviews", "2026", "Training opportunity Cache Invalidation.md"), "utf8")).toContain("2 open problems involve Cache Invalidation");

@@ -14,7 +14,7 @@ import {
 	type InsightView,
 	type ReflectReport,
 } from "../../engine/reflect";
-import { surfaceInsights, writeInsightToNote } from "../../engine/reflect/proactive";
+import { DEFAULT_INSIGHTS_FOLDER, surfaceInsights, writeInsightToNote } from "../../engine/reflect/proactive";
 import { FolderVaultSource } from "../../node/folder-vault-source";
 import { runWithMemory } from "../context";
 import { positiveInt } from "./memory-commands";
@@ -128,7 +128,7 @@ export function registerReflectCommands(program: Command): void {
 		.description("write an approved Insight into the vault: a dated section in --note, or a new note in the Insights folder")
 		.argument("<title>", "the Insight's exact title")
 		.option("--note <path>", "an existing note: a path inside the vault, absolute or relative to the vault")
-		.option("--folder <dir>", "without --note: the vault folder for the new note", "Insights")
+		.option("--folder <dir>", "without --note: the vault folder for the new note", DEFAULT_INSIGHTS_FOLDER)
 		.option("--json", "machine-readable output")
 		.action(async (title: string, flags: { note?: string; folder: string }, command: Command) =>
 			runWithMemory(command, async ({ opened, out, ctx, config }) => {

@@ -135,12 +135,13 @@ export async function searchProactiveHint(
 
 // --- Writing an approved Insight into the vault ---
 
-export const DEFAULT_INSIGHTS_FOLDER = "Insights";
+/** Beside the notes sync writes for entities (Engrama/<Label>/): the same place in the CLI, MCP and the plugin. */
+export const DEFAULT_INSIGHTS_FOLDER = "Engrama/Insights";
 
 export interface WriteInsightOptions {
 	/** Vault path of an existing note to append a dated section to. */
 	readonly note?: string;
-	/** Without `note`: the folder where the Insight gets a note of its own (default "Insights"). */
+	/** Without `note`: the folder where the Insight gets a note of its own (default DEFAULT_INSIGHTS_FOLDER). */
 	readonly folder?: string;
 }
 
