@@ -69,6 +69,10 @@ describe.each(testBackends())("forget on $name", (backend) => {
 		expect(names).toContain("other Billing Portal");
 		expect(names.every((n) => n.startsWith("other "))).toBe(true);
 		expect((await f.skills.recall(f.scope, "invoices")).results).toEqual([]);
+		// The caller's remember counter goes too; the other tenant's stays.
+		const counter = (scope: { orgId?: string; userId?: string }) => `proactive.remembers_since_reflect:${scope.orgId}:${scope.userId}`;
+		expect(await f.graph.getMeta(counter(f.scope))).toBeNull();
+		expect(await f.graph.getMeta(counter(f.otherCtx.scope))).not.toBeNull();
 	});
 
 	it("GDPR forget refuses a partial scope", async () => {
