@@ -70,7 +70,7 @@ describe.each(testBackends())("forget on $name", (backend) => {
 		expect(names.every((n) => n.startsWith("other "))).toBe(true);
 		expect((await f.skills.recall(f.scope, "invoices")).results).toEqual([]);
 		// The caller's remember counter goes too; the other tenant's stays.
-		const counter = (scope: { orgId?: string; userId?: string }) => `proactive.remembers_since_reflect:${scope.orgId}:${scope.userId}`;
+		const counter = (scope: { orgId?: string | null; userId?: string | null }) => `proactive.remembers_since_reflect:${scope.orgId}:${scope.userId}`;
 		expect(await f.graph.getMeta(counter(f.scope))).toBeNull();
 		expect(await f.graph.getMeta(counter(f.otherCtx.scope))).not.toBeNull();
 	});
