@@ -53,7 +53,7 @@ import {
 	type Phrase,
 } from "./fulltext";
 import type { CypherRunner, Neo4jConnection, Row } from "./neo4j-connection";
-import { REPLACE_POSTINGS, candidateIds, dropNamePostings, postingParams, touchesNames } from "./neo4j-name-index";
+import { REPLACE_POSTINGS, candidateIds, createPostings, dropNamePostings, postingParams, touchesNames } from "./neo4j-name-index";
 import { neo4jReflectRows } from "./neo4j-reflect-queries";
 import { JSON_MARKER, decodeProps, decodeValue, encodeName, encodeProps, encodeValue } from "./props-codec";
 import {
@@ -107,6 +107,15 @@ function stripColumns(props: Props): Record<string, PropValue> {
 	const out: Record<string, PropValue> = {};
 	for (const [name, value] of Object.entries(props)) if (!COLUMN_PROPS.has(name)) out[name] = value;
 	return out;
+}
+
+/** A new node's props: what the write sets on create, its engrama_id and its scope (SQLite's arithmetic). */
+function createdProps(scope: Scope, input: MergeNodeInput, id?: string): Record<string, PropValue> & { engrama_id: string } {
+	const onCreate = stripColumns(input.setOnCreate);
+	const engramaId = id ?? (typeof onCreate.engrama_id === "string" && onCreate.engrama_id ? onCreate.engrama_id : crypto.randomUUID());
+	const props: Record<string, PropValue> = { ...onCreate, ...stripColumns(input.set), engrama_id: engramaId, org_id: scope.orgId, user_id: scope.userId };
+	for (const name of input.unset ?? []) delete props[name];
+	return { ...props, engrama_id: engramaId, org_id: scope.orgId, user_id: scope.userId };
 }
 
 function toRecord(map: StoredMap): NodeRecord {
@@ -250,41 +259,100 @@ export class Neo4jGraphStore implements GraphStore {
 
 	async mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
 		assertScope(scope);
+		checkLabel(input.label);
+		return this.write((q) => this.mergeNodeIn(q, scope, input), "merge the node");
+	}
+
+	/**
+	 * `mergeNode` for a batch in one transaction. New nodes (the batch's identities all distinct and
+	 * none stored yet: a first sync) are created with one statement per label; otherwise each input
+	 * goes through mergeNode's steps in order. On an error nothing is written.
+	 */
+	async mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
+		assertScope(scope);
+		if (inputs.length === 0) return [];
+		for (const input of inputs) checkLabel(input.label);
+		return this.write(async (q) => {
+			const identities = inputs.map((i) => ({ label: i.label, key: i.key }));
+			let allNew = new Set(identities.map((i) => `${i.label}\u0000${i.key}`)).size === inputs.length;
+			if (allNew) {
+				const found = await q.run(
+					`UNWIND $ids AS k MATCH (n:${NODE_LABEL} {__ns: $ns, __label: k.label, __key: k.key, org_id: $org, user_id: $user}) RETURN count(n) AS n`,
+					this.params(scope, { ids: identities }),
+				);
+				allNew = Number(found[0]?.n ?? 0) === 0;
+			}
+			const results: MergeNodeResult[] = [];
+			if (!allNew) {
+				for (const input of inputs) results.push(await this.mergeNodeIn(q, scope, input));
+				return results;
+			}
+			const byLabel = new Map<string, number[]>();
+			inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
+			for (const [label, indexes] of byLabel) {
+				const rows = indexes.map((i) => {
+					const input = inputs[i];
+					const final = createdProps(scope, input);
+					return {
+						i: int(i),
+						key: input.key,
+						keyField: input.keyField,
+						seq: nextSeq(),
+						now: input.now,
+						id: final.engrama_id,
+						props: encodeProps(final),
+						ft: fulltextProperties(final),
+						...postingParams(true, false, input.key, final),
+					};
+				});
+				// A label cannot be a parameter: one statement per label of the batch.
+				const created = await q.run(
+					`UNWIND $rows AS r
+					CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
+					SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.updated_at = r.now
+					WITH n, r
+					${createPostings("r.names", "r.fragments")}
+					RETURN r.i AS i, ${N} AS after`,
+					this.params(scope, { label, rows }),
+				);
+				for (const row of created) results[Number(row.i)] = { node: toRecord(row.after as StoredMap), created: true };
+			}
+			return results;
+		}, "merge the nodes");
+	}
+
+	private async mergeNodeIn(q: CypherRunner, scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
 		const label = checkLabel(input.label);
 		const onCreate = stripColumns(input.setOnCreate);
 		const id = typeof onCreate.engrama_id === "string" && onCreate.engrama_id ? onCreate.engrama_id : crypto.randomUUID();
 		const seq = nextSeq();
-		return this.write(async (q) => {
-			// MERGE under the identity constraint, and a write on a match too: either way this
-			// transaction now holds the node's lock, so the read-compute-write below cannot interleave.
-			const rows = await q.run(
-				`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
-				ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n.engrama_id = $id
-				ON MATCH SET n.__seq = n.__seq
-				RETURN ${N} AS before, n.__seq = $seq AS created, elementId(n) AS eid`,
-				this.params(scope, { label, key: input.key, keyField: input.keyField, seq, now: input.now, id }),
-			);
-			const row = rows[0];
-			const created = row.created === true;
-			const before = decodeProps(row.before as StoredMap);
-			// The same arithmetic as SQLite's mergeNode.
-			const final: Record<string, PropValue> = created
-				? { ...onCreate, ...stripColumns(input.set), engrama_id: id, org_id: scope.orgId, user_id: scope.userId }
-				: { ...before, ...stripColumns(input.set) };
-			for (const name of input.unset ?? []) delete final[name];
-			final.org_id = scope.orgId;
-			final.user_id = scope.userId;
-			const node = await this.writeNode(q, {
-				eid: String(row.eid),
-				key: input.key,
-				before,
-				final,
-				now: input.now,
-				reindex: created || touchesNames(input.set, input.unset),
-				dropPostings: !created,
-			});
-			return created ? { node, created } : { node, created, previous: before };
-		}, "merge the node");
+		// MERGE under the identity constraint, and a write on a match too: either way this
+		// transaction now holds the node's lock, so the read-compute-write below cannot interleave.
+		const rows = await q.run(
+			`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
+			ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n.engrama_id = $id
+			ON MATCH SET n.__seq = n.__seq
+			RETURN ${N} AS before, n.__seq = $seq AS created, elementId(n) AS eid`,
+			this.params(scope, { label, key: input.key, keyField: input.keyField, seq, now: input.now, id }),
+		);
+		const row = rows[0];
+		const created = row.created === true;
+		const before = decodeProps(row.before as StoredMap);
+		// The same arithmetic as SQLite's mergeNode.
+		const final: Record<string, PropValue> = created ? createdProps(scope, input, id) : { ...before, ...stripColumns(input.set) };
+		for (const name of input.unset ?? []) delete final[name];
+		final.org_id = scope.orgId;
+		final.user_id = scope.userId;
+		const node = await this.writeNode(q, {
+			eid: String(row.eid),
+			key: input.key,
+			before,
+			final,
+			now: input.now,
+			reindex: created || touchesNames(input.set, input.unset),
+			dropPostings: !created,
+		});
+		return created ? { node, created } : { node, created, previous: before };
 	}
 
 	private async one(scope: PartialScope, match: string, params: Record<string, unknown>, what: string): Promise<NodeRecord | null> {

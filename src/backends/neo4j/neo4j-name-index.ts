@@ -49,8 +49,13 @@ export async function dropNamePostings(q: CypherRunner, ns: string, nodeIds: rea
  */
 export const REPLACE_POSTINGS = `CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${NAME_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
 	CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
-	FOREACH (x IN $names | CREATE (:${NAME_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, norm: x.norm, len: x.len}))
-	FOREACH (x IN $fragments | CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, fragment: x.fragment, len: x.len}))`;
+	${createPostings("$names", "$fragments")}`;
+
+/** Cypher clauses that create node n's postings from two list expressions (see postingParams). */
+export function createPostings(names: string, fragments: string): string {
+	return `FOREACH (x IN ${names} | CREATE (:${NAME_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, norm: x.norm, len: x.len}))
+	FOREACH (x IN ${fragments} | CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, fragment: x.fragment, len: x.len}))`;
+}
 
 /** Params for REPLACE_POSTINGS: `reindex` false leaves the postings alone. */
 export function postingParams(reindex: boolean, drop: boolean, key: string, props: Props): Record<string, unknown> {
