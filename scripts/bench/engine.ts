@@ -26,6 +26,8 @@ interface Row {
 	mergePerSec: number;
 	writeP50: number;
 	writeP95: number;
+	writeCpuP50: number;
+	writeCpuP95: number;
 	ftsP50: number;
 	ftsP95: number;
 	ftsCpuP50: number;
@@ -97,10 +99,14 @@ async function measure(size: number): Promise<Row> {
 
 	// Single acknowledged writes: each its own transaction, resolved only once durable.
 	const writes: number[] = [];
+	const writesCpu: number[] = [];
 	for (let i = 0; i < 200; i++) {
+		const c = process.cpuUsage();
 		const t = performance.now();
 		await memory.remember(ctx, { label: "Concept", key: `Single write ${i}`, props: { description: sentence(rand, 10) } });
 		writes.push(performance.now() - t);
+		const used = process.cpuUsage(c);
+		writesCpu.push((used.user + used.system) / 1000);
 	}
 
 	// Wall time and this process's CPU time per query (wall is inflated on a busy machine).
@@ -153,6 +159,8 @@ async function measure(size: number): Promise<Row> {
 		mergePerSec: Math.round(size / (loadMs / 1000)),
 		writeP50: percentile(writes, 50),
 		writeP95: percentile(writes, 95),
+		writeCpuP50: percentile(writesCpu, 50),
+		writeCpuP95: percentile(writesCpu, 95),
 		ftsP50: percentile(fts, 50),
 		ftsP95: percentile(fts, 95),
 		ftsCpuP50: percentile(ftsCpu, 50),
@@ -171,7 +179,7 @@ for (const size of sizes) {
 	rows.push(row);
 	if (!json) {
 		console.error(
-			`${backend} ${size} nodes: merge ${row.mergePerSec}/s, write p50 ${fmt(row.writeP50)} p95 ${fmt(row.writeP95)}, ` +
+			`${backend} ${size} nodes: merge ${row.mergePerSec}/s, write p50 ${fmt(row.writeP50)} p95 ${fmt(row.writeP95)} (CPU ${fmt(row.writeCpuP50)} / ${fmt(row.writeCpuP95)}), ` +
 				`fulltext p50 ${fmt(row.ftsP50)} p95 ${fmt(row.ftsP95)} (CPU ${fmt(row.ftsCpuP50)} / ${fmt(row.ftsCpuP95)}; top 20 as exhaustive ${row.ftsExact?.toFixed(2) ?? "-"}, score recall ${row.ftsScoreRecall?.toFixed(4) ?? "-"}), 2-hop p50 ${fmt(row.hopP50)} p95 ${fmt(row.hopP95)}, ` +
 				`${(row.dbBytes / 1e6).toFixed(1)} MB`,
 		);
@@ -190,5 +198,5 @@ if (json) {
 			`| ${backend} | ${r.nodes} | ${r.mergePerSec} | ${fmt(r.writeP50)} | ${fmt(r.writeP95)} | ${fmt(r.ftsP50)} | ${fmt(r.ftsP95)} | ${fmt(r.ftsCpuP50)} / ${fmt(r.ftsCpuP95)} | ${r.ftsExact?.toFixed(2) ?? "-"} / ${r.ftsScoreRecall?.toFixed(4) ?? "-"} | ${fmt(r.hopP50)} | ${fmt(r.hopP95)} | ${(r.dbBytes / 1e6).toFixed(1)} MB |`,
 		);
 	}
-	console.log(`\nsingle-write p50 ratio ${last.nodes}/${first.nodes} nodes: ${ratio.toFixed(2)} (target ≤ 1.5)`);
+	console.log(`\nsingle-write p50 ratio ${last.nodes}/${first.nodes} nodes: ${ratio.toFixed(2)} (target ≤ 1.5); CPU p50 ratio ${(last.writeCpuP50 / first.writeCpuP50).toFixed(2)}`);
 }
