@@ -1,4 +1,5 @@
 export { chunk, embedInBatches } from "./batching";
+export { LoadOnce } from "./load-once";
 export { KNOWN_MODEL_DIMENSIONS, checkVector, knownDimensions, modelKey, normalise } from "./dimensions";
 export { EmbedderError, isRetryableStatus, type EmbedderFailure } from "./embedder-error";
 export { HashEmbeddingProvider, hashTokens } from "./hash-embedding-provider";

@@ -2,6 +2,7 @@ import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/trans
 import { chunk } from "../../engine/embedding/batching";
 import { knownDimensions, pooledVectors } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
+import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 
@@ -55,7 +56,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 	readonly model: string;
 	private readonly options: LocalEmbeddingOptions;
 	private learned = 0;
-	private loading: Promise<FeatureExtractionPipeline> | undefined;
+	private readonly extractor = new LoadOnce(() => this.open());
 
 	constructor(options: LocalEmbeddingOptions) {
 		this.options = options;
@@ -68,11 +69,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 
 	/** Loads (and if needed downloads) the model once; a failed load is retried on the next call. */
 	load(): Promise<FeatureExtractionPipeline> {
-		this.loading ??= this.open().catch((error: unknown) => {
-			this.loading = undefined;
-			throw error;
-		});
-		return this.loading;
+		return this.extractor.get();
 	}
 
 	private async open(): Promise<FeatureExtractionPipeline> {
@@ -152,9 +149,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 
 	/** Frees the ONNX session. */
 	async close(): Promise<void> {
-		const loading = this.loading;
-		this.loading = undefined;
-		if (loading) await (await loading.catch(() => undefined))?.dispose();
+		await this.extractor.reset((extractor) => extractor.dispose());
 	}
 }
 

