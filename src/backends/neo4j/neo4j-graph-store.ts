@@ -109,13 +109,24 @@ function stripColumns(props: Props): Record<string, PropValue> {
 	return out;
 }
 
-/** A new node's props: what the write sets on create, its engrama_id and its scope (SQLite's arithmetic). */
-function createdProps(scope: Scope, input: MergeNodeInput, id?: string): Record<string, PropValue> & { engrama_id: string } {
-	const onCreate = stripColumns(input.setOnCreate);
-	const engramaId = id ?? (typeof onCreate.engrama_id === "string" && onCreate.engrama_id ? onCreate.engrama_id : crypto.randomUUID());
-	const props: Record<string, PropValue> = { ...onCreate, ...stripColumns(input.set), engrama_id: engramaId, org_id: scope.orgId, user_id: scope.userId };
+/** A stored node's props after a merge: the new values over the old, minus what is unset, in its scope. */
+function updatedProps(scope: Scope, before: Props, input: MergeNodeInput): Record<string, PropValue> {
+	const props: Record<string, PropValue> = { ...before, ...stripColumns(input.set) };
 	for (const name of input.unset ?? []) delete props[name];
-	return { ...props, engrama_id: engramaId, org_id: scope.orgId, user_id: scope.userId };
+	return { ...props, org_id: scope.orgId, user_id: scope.userId };
+}
+
+/** A new node's props: what the write sets on create, its engrama_id and its scope (SQLite's arithmetic). */
+function createdProps(scope: Scope, input: MergeNodeInput, id: string): Record<string, PropValue> & { engrama_id: string } {
+	const props: Record<string, PropValue> = { ...stripColumns(input.setOnCreate), ...stripColumns(input.set) };
+	for (const name of input.unset ?? []) delete props[name];
+	return { ...props, engrama_id: id, org_id: scope.orgId, user_id: scope.userId };
+}
+
+/** The engrama_id a new node gets: the one the write brings, else a new UUID. */
+function createdId(input: MergeNodeInput): string {
+	const given = input.setOnCreate.engrama_id;
+	return typeof given === "string" && given ? given : crypto.randomUUID();
 }
 
 function toRecord(map: StoredMap): NodeRecord {
@@ -292,7 +303,7 @@ export class Neo4jGraphStore implements GraphStore {
 			for (const [label, indexes] of byLabel) {
 				const rows = indexes.map((i) => {
 					const input = inputs[i];
-					const final = createdProps(scope, input);
+					const final = createdProps(scope, input, createdId(input));
 					return {
 						i: int(i),
 						key: input.key,
@@ -323,8 +334,7 @@ export class Neo4jGraphStore implements GraphStore {
 
 	private async mergeNodeIn(q: CypherRunner, scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
 		const label = checkLabel(input.label);
-		const onCreate = stripColumns(input.setOnCreate);
-		const id = typeof onCreate.engrama_id === "string" && onCreate.engrama_id ? onCreate.engrama_id : crypto.randomUUID();
+		const id = createdId(input);
 		const seq = nextSeq();
 		// MERGE under the identity constraint, and a write on a match too: either way this
 		// transaction now holds the node's lock, so the read-compute-write below cannot interleave.
@@ -339,10 +349,7 @@ export class Neo4jGraphStore implements GraphStore {
 		const created = row.created === true;
 		const before = decodeProps(row.before as StoredMap);
 		// The same arithmetic as SQLite's mergeNode.
-		const final: Record<string, PropValue> = created ? createdProps(scope, input, id) : { ...before, ...stripColumns(input.set) };
-		for (const name of input.unset ?? []) delete final[name];
-		final.org_id = scope.orgId;
-		final.user_id = scope.userId;
+		const final = created ? createdProps(scope, input, id) : updatedProps(scope, before, input);
 		const node = await this.writeNode(q, {
 			eid: String(row.eid),
 			key: input.key,
