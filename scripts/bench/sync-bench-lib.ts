@@ -1,5 +1,6 @@
 // Library side of the sync benchmark, bundled by scripts/bench/sync-bench.mjs with esbuild.
 import { createBackend } from "../../src/backends/factory";
+import type { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { parseConfig } from "../../src/config/engrama-config";
 import { Memory } from "../../src/engine/memory";
 import { parseFrontmatterYaml, splitFrontmatter } from "../../src/engine/sync/frontmatter";
@@ -45,4 +46,39 @@ export async function parseAll(vaultDir: string): Promise<{ files: number; notes
 		if (result.kind === "note") notes++;
 	}
 	return { files: files.length, notes };
+}
+
+/**
+ * What a synced graph's rows cost SQLite alone: copies every row of `fromDb` (a database a sync
+ * built) into a fresh database with `INSERT … SELECT` from the attached file, batched like a sync
+ * (500 nodes with their fulltext and name rows per transaction, then their edges). No engine code
+ * and no parameter binding: SQLite's own B-tree, index, FTS5 and commit work. CPU time of the copy.
+ */
+export async function replayRows(fromDb: string, toDb: string): Promise<{ nodes: number; edges: number; fragments: number; cpuMs: number }> {
+	const { graph } = await createBackend(parseConfig({ backend: "sqlite", dbPath: toDb, orgId: "bench", userId: "bench" }));
+	await graph.init();
+	const conn = (graph as SqliteGraphStore).connection();
+	conn.run("ATTACH DATABASE ? AS src", [fromDb]);
+	const ftsCols = conn.all<{ name: string }>("PRAGMA src.table_info(nodes_fts)").map((c) => c.name).join(", ");
+	const ids = conn.all<{ id: number }>("SELECT id FROM src.nodes ORDER BY id").map((r) => r.id);
+	const cpu0 = process.cpuUsage();
+	const batches: [number, number][] = [];
+	for (let i = 0; i < ids.length; i += 500) batches.push([ids[i], ids[Math.min(i + 500, ids.length) - 1]]);
+	for (const range of batches) {
+		conn.transaction(() => {
+			conn.run("INSERT INTO nodes SELECT * FROM src.nodes WHERE id BETWEEN ? AND ? ORDER BY id", range);
+			conn.run(`INSERT INTO nodes_fts(rowid, ${ftsCols}) SELECT rowid, ${ftsCols} FROM src.nodes_fts WHERE rowid BETWEEN ? AND ?`, range);
+			conn.run("INSERT INTO node_names SELECT * FROM src.node_names WHERE node_id BETWEEN ? AND ?", range);
+			conn.run("INSERT INTO node_name_fragments SELECT * FROM src.node_name_fragments WHERE node_id BETWEEN ? AND ? ORDER BY node_id", range);
+		});
+	}
+	for (const range of batches) {
+		conn.transaction(() => conn.run("INSERT OR IGNORE INTO edges SELECT * FROM src.edges WHERE from_id BETWEEN ? AND ? ORDER BY id", range));
+	}
+	const used = process.cpuUsage(cpu0);
+	const count = (table: string) => Number(conn.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0);
+	const result = { nodes: count("nodes"), edges: count("edges"), fragments: count("node_name_fragments"), cpuMs: Math.round((used.user + used.system) / 1000) };
+	conn.run("DETACH DATABASE src");
+	await graph.close();
+	return result;
 }
