@@ -176,6 +176,18 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		).rejects.toBeInstanceOf(NotFoundError);
 	});
 
+	it("tells which engrama_ids other scopes hold (ids are unique per database)", async () => {
+		const alice = { scope: { orgId: "acme", userId: "alice" }, source: "mcp" } as const;
+		const bob = { scope: { orgId: "acme", userId: "bob" }, source: "mcp" } as const;
+		const a = (await opened.memory.remember(alice, { label: "Project", key: "Shared" })).node;
+		const b = (await opened.memory.remember(bob, { label: "Project", key: "Own" })).node;
+		const unknown = "00000000-0000-4000-8000-000000000000";
+		expect([...(await opened.memory.graph.idsOutsideScope(bob.scope, [a.id, b.id, unknown]))]).toEqual([a.id]);
+		expect([...(await opened.memory.graph.idsOutsideScope(alice.scope, [a.id, b.id, unknown]))]).toEqual([b.id]);
+		expect((await opened.memory.graph.idsOutsideScope({ orgId: "other", userId: "alice" }, [a.id, b.id])).size).toBe(2);
+		expect((await opened.memory.graph.idsOutsideScope(alice.scope, [])).size).toBe(0);
+	});
+
 	it("reads with a missing or partial scope return nothing, and writes without a full scope throw", async () => {
 		const alice: WriteContext = { scope: { orgId: "acme", userId: "alice" }, source: "mcp" };
 		await opened.memory.remember(alice, { label: "Project", key: "Secret", props: { description: "alice only" } });

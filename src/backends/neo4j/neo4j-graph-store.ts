@@ -381,6 +381,20 @@ export class Neo4jGraphStore implements GraphStore {
 		return this.one(scope, `MATCH ${BY_ID} WHERE ${SCOPE}`, { id }, "read the node");
 	}
 
+	async idsOutsideScope(scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
+		assertScope(scope);
+		if (ids.length === 0) return new Set();
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`UNWIND $ids AS id MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE NOT (n.org_id = $org AND n.user_id = $user) RETURN n.engrama_id AS id`,
+					this.params(scope, { ids: [...ids] }),
+				),
+			"look up engrama ids",
+		);
+		return new Set(rows.map((row) => String(row.id)));
+	}
+
 	async findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
 		if (!isFullScope(scope)) return [];
 		const rows = await this.conn.read(

@@ -50,6 +50,9 @@ export class NullGraphStore implements GraphStore {
 	async getNodeById(): Promise<NodeRecord | null> {
 		return null;
 	}
+	async idsOutsideScope(): Promise<ReadonlySet<string>> {
+		return new Set();
+	}
 	async findByKey(): Promise<readonly NodeRecord[]> {
 		return [];
 	}

@@ -369,6 +369,16 @@ export class SqliteGraphStore implements GraphStore {
 		return row ? this.toRecord(row) : null;
 	}
 
+	async idsOutsideScope(scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
+		assertScope(scope);
+		if (ids.length === 0) return new Set();
+		const rows = this.conn.all<{ id: string }>(
+			`SELECT ${ID_EXPR} AS id FROM json_each(?) j CROSS JOIN nodes ON ${ID_EXPR} = j.value WHERE NOT (${SCOPE_WHERE})`,
+			[JSON.stringify(ids), ...scopeParams(scope)],
+		);
+		return new Set(rows.map((r) => r.id));
+	}
+
 	async findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
 		if (!isFullScope(scope)) return [];
 		return this.conn

@@ -160,6 +160,12 @@ export interface GraphStore {
 	mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult>;
 	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null>;
 	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null>;
+	/**
+	 * The engrama_ids among `ids` held by nodes of other scopes. An id is unique per database, so
+	 * a note carrying one of these (a vault two users of one database both sync) cannot give it to
+	 * a node of its own scope.
+	 */
+	idsOutsideScope(scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>>;
 	/** Nodes of any label whose key equals `key` exactly (archived included). */
 	findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]>;
 	updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null>;

@@ -47,6 +47,11 @@ export interface PreparedNote {
 	copyOf?: string;
 	/** Set when this file is a known node's note under a new path (rename, move). */
 	moveFrom?: NoteEntry;
+	/**
+	 * Set when its engrama_id belongs to a node of another scope of the database (a vault two users
+	 * both sync): this scope's node gets its own id, the note keeps the one it has.
+	 */
+	foreignId?: boolean;
 }
 
 /** A note whose node is in the graph; `idToWrite` is set when its frontmatter needs the id. */
@@ -178,6 +183,32 @@ export class SyncRun {
 		}
 	}
 
+	/**
+	 * Marks notes whose engrama_id another scope of the database holds (ids are unique per
+	 * database): their nodes here get ids of their own and follow the note by its path, and the
+	 * note keeps its id, so the other user's memory is not disturbed.
+	 */
+	async markForeignIds(prepared: readonly PreparedNote[]): Promise<void> {
+		const { graph, scope, index, settings } = this.deps;
+		const unknown = prepared.filter((p) => p.note.id && !index.byId(p.note.id) && !this.nodes.has(p.note.id));
+		for (let i = 0; i < unknown.length; i += 500) {
+			const batch = unknown.slice(i, i + 500);
+			const foreign = await graph.idsOutsideScope(scope, batch.map((p) => p.note.id as string));
+			for (const p of batch) {
+				if (!foreign.has(p.note.id as string)) continue;
+				p.foreignId = true;
+				this.problems.push({
+					path: p.note.path,
+					severity: "warning",
+					problem: "Its engrama_id belongs to an entity of another user or organisation in this database (a shared or copied vault?).",
+					action: settings.writeEngramaIds
+						? "Nothing to do: your memory gives this note its own entity, follows it by its path and leaves its engrama_id as it is."
+						: "Nothing to do: your memory gives this note its own entity and follows it by its path.",
+				});
+			}
+		}
+	}
+
 	/** Pairs a vanished note with a new file of identical text: a move the watcher saw as delete + create. */
 	matchMoves(prepared: readonly PreparedNote[], vanished: readonly NoteEntry[]): void {
 		const byHash = new Map<string, NoteEntry>();
@@ -185,7 +216,7 @@ export class SyncRun {
 		for (const p of prepared) {
 			if (p.moveFrom || this.deps.index.get(p.info.path)) continue;
 			const entry = byHash.get(p.note.hash);
-			if (entry && (!p.note.id || p.note.id === entry.id)) {
+			if (entry && (!p.note.id || p.foreignId || p.note.id === entry.id)) {
 				p.moveFrom = entry;
 				byHash.delete(p.note.hash);
 			}
@@ -255,7 +286,7 @@ export class SyncRun {
 			const at = out.length;
 			out.push(null);
 			if (plan && !pendingKeys.has(plan.identity) && !(plan.input.id && pendingIds.has(plan.input.id))) {
-				if (!plan.input.id && this.idWriter) {
+				if (!plan.input.id && !p.foreignId && this.idWriter) {
 					const withId = await this.writeIdFirst(p);
 					if (withId) {
 						p = withId;
@@ -300,7 +331,7 @@ export class SyncRun {
 		const props = this.noteProps(note, prepared.info, null, def.status?.default ?? "active");
 		return {
 			identity: `${def.label}\u0000${note.key}`,
-			input: { label: def.label, key: note.key, props: props.set, id: note.id, unset: props.unset, existing: null },
+			input: { label: def.label, key: note.key, props: props.set, id: prepared.foreignId ? undefined : note.id, unset: props.unset, existing: null },
 		};
 	}
 
@@ -310,7 +341,7 @@ export class SyncRun {
 		const path = note.path;
 		const def = profile.resolveLabel(note.label);
 		if (!def) throw new EngramaError("invalid_input", `Label ${note.label} vanished from the profile.`);
-		let claimed = prepared.copyOf ? undefined : note.id;
+		let claimed = prepared.copyOf || prepared.foreignId ? undefined : note.id;
 		let node: NodeRecord | null = null;
 		let adopted = false;
 
@@ -418,7 +449,7 @@ export class SyncRun {
 		if (write.created) this.created.add(stored.id);
 
 		// The caller lists it in idsWritten once the note is done.
-		const idToWrite = settings.writeEngramaIds && note.id !== stored.id ? stored.id : undefined;
+		const idToWrite = settings.writeEngramaIds && !prepared.foreignId && note.id !== stored.id ? stored.id : undefined;
 		return { prepared, node: stored, idToWrite };
 	}
 

@@ -130,6 +130,7 @@ export class VaultSync {
 		}
 		timings.readMs = round(this.now() - mark);
 		const vanished = [...index.entries()].filter((e) => !e.archived && !present.has(e.path));
+		await run.markForeignIds(prepared);
 		run.markCopies(prepared);
 		run.matchMoves(prepared, vanished);
 
@@ -304,6 +305,7 @@ export class VaultSync {
 				if (entry && !entry.archived) vanished.push(entry);
 			}
 		}
+		await run.markForeignIds(prepared);
 		run.markCopies(prepared);
 		run.matchMoves(prepared, vanished);
 
