@@ -7,7 +7,7 @@ import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import { FolderVaultSource } from "../../../src/node/folder-vault-source";
 import { testBackends } from "../../contracts/backends";
 import { makeTempDir } from "../../helpers/temp-dir";
-import { EXAMPLE_VAULT, SCOPE, exampleProfile, graphSnapshot, openHarness, type SyncHarness } from "./sync-fixture";
+import { BAD_VAULT, EXAMPLE_VAULT, SCOPE, exampleProfile, graphSnapshot, openHarness, type SyncHarness } from "./sync-fixture";
 
 // A first sync on every backend gives the graph SQLite gives. On a fresh graph sync writes new
 // nodes through GraphStore.mergeNodes (one statement per batch and label on Neo4j), so this is
@@ -52,5 +52,33 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 		// And a second sync finds nothing to do.
 		const again = await sync.fullSync();
 		expect(again.counts).toMatchObject({ filesRead: 0, nodesCreated: 0, nodesUpdated: 0, relationsAdded: 0, relationsRemoved: 0 });
+	});
+
+	it("reports the bad vault's problems and syncs the rest exactly as the SQLite reference does", async () => {
+		const reference: SyncHarness = await openHarness({ from: BAD_VAULT });
+		cleanups.push(() => reference.close());
+		const expectedReport = await reference.sync.fullSync();
+		const withoutIds = (snapshot: { nodes: string[]; edges: string[] }) => ({
+			// Ids are new in each run, and so is the hash of the text that holds them.
+			nodes: snapshot.nodes.map((line) => line.replace(/"(engrama_id|content_hash)":"[^"]*",?/g, "")).sort(),
+			edges: snapshot.edges,
+		});
+		const expected = withoutIds(await graphSnapshot(reference.memory));
+		const problems = (report: Awaited<ReturnType<VaultSync["fullSync"]>>) => report.problems.map((p) => `${p.path} ${p.severity}: ${p.problem}`).sort();
+
+		// The same files as they were (no ids written yet) into an empty memory on this backend.
+		const temp = makeTempDir("engrama-sync-parity-bad-");
+		cleanups.push(() => temp.cleanup());
+		const vaultDir = join(temp.path, "vault");
+		cpSync(BAD_VAULT, vaultDir, { recursive: true, preserveTimestamps: true });
+		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
+		cleanups.push(() => opened.close());
+		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile: exampleProfile() });
+		const report = await new VaultSync({ memory, source: new FolderVaultSource(vaultDir), scope: SCOPE }).fullSync();
+
+		expect(problems(report)).toEqual(problems(expectedReport));
+		expect(report.counts).toEqual(expectedReport.counts);
+		expect([...report.idsWritten].sort()).toEqual([...expectedReport.idsWritten].sort());
+		expect(withoutIds(await graphSnapshot(memory))).toEqual(expected);
 	});
 });
