@@ -56,6 +56,8 @@ export class NoteIndex {
 	private readonly byPath = new Map<string, NoteEntry>();
 	private readonly byBasename = new Map<string, Set<string>>();
 	private readonly pathById = new Map<string, string>();
+	/** resolve() answers since the last change: a vault's links name the same notes again and again. */
+	private readonly resolved = new Map<string, NoteEntry | undefined>();
 	/** Live, non-stub nodes without a note when the index was loaded (graph → vault export candidates). */
 	readonly unnoted: string[] = [];
 	/** Nodes in the scope when the index was loaded (0: a fresh memory, nothing to reconcile against). */
@@ -97,6 +99,7 @@ export class NoteIndex {
 	}
 
 	set(entry: NoteEntry): void {
+		this.resolved.clear();
 		// One node has one note: a node seen at a new path has moved.
 		const oldPath = this.pathById.get(entry.id);
 		if (oldPath !== undefined && oldPath !== entry.path) this.delete(oldPath);
@@ -120,6 +123,7 @@ export class NoteIndex {
 	delete(path: string): void {
 		const entry = this.byPath.get(path);
 		if (!entry) return;
+		this.resolved.clear();
 		this.byPath.delete(path);
 		if (this.pathById.get(entry.id) === path) this.pathById.delete(entry.id);
 		this.deleteBasename(path);
@@ -134,6 +138,13 @@ export class NoteIndex {
 
 	/** The note a link or name points at: "Folder/Note", "Note", "Note.md" (case- and NFC/NFD-insensitive). */
 	resolve(target: string): NoteEntry | undefined {
+		if (this.resolved.has(target)) return this.resolved.get(target);
+		const found = this.resolveNow(target);
+		this.resolved.set(target, found);
+		return found;
+	}
+
+	private resolveNow(target: string): NoteEntry | undefined {
 		const clean = target.trim().replace(/^\/+/, "");
 		if (!clean) return undefined;
 		const withExt = isMarkdownPath(clean) ? clean : `${clean}.md`;

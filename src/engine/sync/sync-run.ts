@@ -639,7 +639,8 @@ export class SyncRun {
 			if (target && target.id !== node.id) declared.set(`${rel.type}|${target.id}`, { type: rel.type, target });
 		}
 		for (const link of note.links) {
-			const target = await this.resolveLink(link, note.path);
+			// Most links name a note: answered from the index without an async call.
+			const target = this.deps.index.resolve(link) ?? (await this.resolveLink(link, note.path));
 			if (target && target.id !== node.id) declared.set(`${LINKS_TO}|${target.id}`, { type: LINKS_TO, target });
 		}
 		const frozen = (type: string) => (note.relationsFrozen && type !== LINKS_TO) || note.frozenTypes.includes(type);
