@@ -1,21 +1,15 @@
 #!/usr/bin/env node
 // What the rows of a synced vault cost SQLite by itself, next to the sync and its floor: syncs a
 // generated vault (ids present, fresh database), then copies the rows it wrote into a fresh
-// database with one prepared statement per row and no engine code, in WASM (the engine's SQLite)
-// and, when python3 is installed, in native SQLite (scripts/bench/sql-replay-native.py).
+// database with INSERT … SELECT from the attached file, batched like sync, no engine code: in WASM
+// (the engine's SQLite) and, when python3 is installed, in native SQLite (sql-replay-native.py).
 // Usage: node scripts/bench/sql-replay.mjs [--notes 10000] [--vault DIR (reuse a generated vault)]
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadSyncBenchLib } from "./sync-bench-loader.mjs";
+import { join } from "node:path";
+import { ROOT, arg, generateVault, loadSyncBenchLib } from "./sync-bench-loader.mjs";
 
-const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
-const arg = (name, fallback) => {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const NOTES = Number(arg("notes", "10000"));
 const lib = await loadSyncBenchLib(ROOT, "sql-replay");
 const work = mkdtempSync(join(tmpdir(), "engrama-sql-replay-"));
@@ -26,10 +20,19 @@ const cpu = (f) => async () => {
 	return { ...r, cpuMs: r?.cpuMs ?? Math.round((u.user + u.system) / 1000) };
 };
 try {
+	// Warm-up on 300 notes, as the other sync benchmarks do: WASM compile and JIT out of the figures.
+	const warm = join(work, "warm");
+	generateVault(300, warm, ["--seed", "7", "--with-ids"]);
+	for (let i = 0; i < 3; i++) await lib.floor(warm);
+	const w = await lib.openSync(warm, join(work, "warm.db"));
+	await w.sync.fullSync();
+	await w.close();
+	await lib.replayRows(join(work, "warm.db"), join(work, "warm-copy.db"));
+
 	let vault = arg("vault", undefined);
 	if (!vault || !existsSync(vault)) {
 		vault = vault ?? join(work, "vault");
-		execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(NOTES), "--out", vault, "--with-ids"]);
+		generateVault(NOTES, vault, ["--with-ids"]);
 	}
 	const synced = join(work, "synced.db");
 	const floor = await cpu(() => lib.floor(vault))();

@@ -5,18 +5,11 @@
 // (fresh database over the synced vault), an unchanged re-sync, one modified note (p50/p95 of
 // syncPaths), and peak RSS.
 // Usage: node scripts/bench/sync-bench.mjs [--sizes 1000,10000] [--edits 40] [--keep]
-import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadSyncBenchLib } from "./sync-bench-loader.mjs";
+import { join } from "node:path";
+import { ROOT, arg, generateVault, loadSyncBenchLib } from "./sync-bench-loader.mjs";
 
-const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
-const arg = (name, fallback) => {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const SIZES = arg("sizes", "1000,10000").split(",").map(Number);
 const EDITS = Number(arg("edits", "40"));
 const KEEP = process.argv.includes("--keep");
@@ -52,7 +45,7 @@ async function timed(fn) {
 {
 	const work = mkdtempSync(join(tmpdir(), "engrama-sync-bench-warmup-"));
 	const vault = join(work, "vault");
-	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", "300", "--out", vault, "--seed", "7"]);
+	generateVault(300, vault, ["--seed", "7"]);
 	for (let i = 0; i < 3; i++) await lib.floor(vault);
 	const w = await lib.openSync(vault, join(work, "w.db"));
 	await w.sync.fullSync();
@@ -98,7 +91,7 @@ const results = [];
 for (const size of SIZES) {
 	const work = mkdtempSync(join(tmpdir(), `engrama-sync-bench-${size}-`));
 	const vault = join(work, "vault");
-	execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(size), "--out", vault, ...(IDS_IN_VAULT ? ["--with-ids"] : [])]);
+	generateVault(size, vault, IDS_IN_VAULT ? ["--with-ids"] : []);
 	const row = { notes: size, idsInVault: IDS_IN_VAULT };
 	if (IDS_IN_VAULT) {
 		const fl = await floorBest(vault);

@@ -8,24 +8,17 @@
 //   rebuild: vault generated with ids, fresh database (nothing written to the vault)
 //   cold:    vault without ids, fresh database (engrama_id written into every note)
 //   parse:   only read and fully parse every note (parseNote), no graph
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadSyncBenchLib } from "./sync-bench-loader.mjs";
+import { join } from "node:path";
+import { ROOT, arg, generateVault, loadSyncBenchLib } from "./sync-bench-loader.mjs";
 
-const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
-const arg = (name, fallback) => {
-	const i = process.argv.indexOf(`--${name}`);
-	return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const NOTES = Number(arg("notes", "10000"));
 const MODE = arg("mode", "rebuild");
 const lib = await loadSyncBenchLib(ROOT, "sync-profile");
 
 const work = mkdtempSync(join(tmpdir(), "engrama-sync-profile-"));
-const gen = (n, out, extra = []) => execFileSync(process.execPath, [join(ROOT, "scripts/bench/generate-vault.mjs"), "--notes", String(n), "--out", out, ...extra]);
+const gen = generateVault;
 {
 	const warm = join(work, "warm");
 	gen(300, warm, ["--seed", "7"]);
