@@ -590,10 +590,10 @@ export class SqliteGraphStore implements GraphStore {
 		const fulltext = this.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
 		edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
 		const nameIndex =
-			this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes +
-			this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
-		const history = this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", scopeParams(scope)).changes;
-		const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, scopeParams(scope)).changes;
+			this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", params).changes +
+			this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", params).changes;
+		const history = this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", params).changes;
+		const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, params).changes;
 		// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
 		if (fulltext > 0) this.conn.run("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')");
 		return { nodes, edges, fulltext, history, nameIndex };

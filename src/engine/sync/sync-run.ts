@@ -331,7 +331,7 @@ export class SyncRun {
 		const props = this.noteProps(note, prepared.info, null, def.status?.default ?? "active");
 		return {
 			identity: `${def.label}\u0000${note.key}`,
-			input: { label: def.label, key: note.key, props: props.set, id: prepared.foreignId ? undefined : note.id, unset: props.unset, existing: null },
+			input: { label: def.label, key: note.key, props: props.set, id: claimedId(prepared), unset: props.unset, existing: null },
 		};
 	}
 
@@ -341,7 +341,7 @@ export class SyncRun {
 		const path = note.path;
 		const def = profile.resolveLabel(note.label);
 		if (!def) throw new EngramaError("invalid_input", `Label ${note.label} vanished from the profile.`);
-		let claimed = prepared.copyOf || prepared.foreignId ? undefined : note.id;
+		let claimed = claimedId(prepared);
 		let node: NodeRecord | null = null;
 		let adopted = false;
 
@@ -640,7 +640,7 @@ export class SyncRun {
 		}
 		for (const link of note.links) {
 			// Most links name a note: answered from the index without an async call.
-			const target = this.deps.index.resolve(link) ?? (await this.resolveLink(link, note.path));
+			const target = this.deps.index.resolve(link) ?? (await this.unindexedLinkTarget(link, note.path));
 			if (target && target.id !== node.id) declared.set(`${LINKS_TO}|${target.id}`, { type: LINKS_TO, target });
 		}
 		const frozen = (type: string) => (note.relationsFrozen && type !== LINKS_TO) || note.frozenTypes.includes(type);
@@ -704,10 +704,8 @@ export class SyncRun {
 		return this.stub(anyTarget ? "Note" : allowed[0], key);
 	}
 
-	/** A body wikilink target: the note, else any entity with that name, else a Note stub. */
-	private async resolveLink(name: string, path: string): Promise<Target | null> {
-		const entry = this.deps.index.resolve(name);
-		if (entry) return entry;
+	/** A body wikilink target that names no note: any entity with that name, else a Note stub. */
+	private async unindexedLinkTarget(name: string, path: string): Promise<Target | null> {
 		const key = this.cleanKey(noteBasename(name), path);
 		if (key === null) return null;
 		const candidates = await this.findByKey(key);
@@ -862,6 +860,11 @@ export class SyncRun {
 		const list = this.byKey.get(node.key);
 		if (list) this.byKey.set(node.key, list.filter((n) => n.id !== node.id));
 	}
+}
+
+/** The engrama_id a note may give its node: none for a copy, or for an id another scope holds. */
+function claimedId(prepared: PreparedNote): string | undefined {
+	return prepared.copyOf || prepared.foreignId ? undefined : prepared.note.id;
 }
 
 function ownerPath(node: NodeRecord): string | undefined {
