@@ -68,6 +68,27 @@ describe("engrama sync", () => {
 		expect(result.stdout).toContain("problems (1):");
 	});
 
+	it("reports a note with an alias bomb by its path and syncs the rest (sync, --dry-run, sync-note)", () => {
+		const { vault, db } = workspace();
+		writeFileSync(join(vault, "Bomb.md"), `---\nd: &d x\nitems: [${Array(101).fill("*d").join(", ")}]\n---\nBody\n`);
+		const bombProblem = (data: SyncJson) => data.problems.filter((p) => p.path === "Bomb.md");
+		const dry = runCli(["--vault", vault, "--db", db, "--modules", "teaching", "sync", "--dry-run", "--json"]);
+		expect(dry.stderr).toBe("");
+		expect(dry.status).toBe(0);
+		expect(bombProblem(dry.json<SyncJson>())).toEqual([
+			expect.objectContaining({ severity: "error", problem: expect.stringMatching(/line 2.*aliases \(\*name\) too often/) as unknown }),
+		]);
+		const full = runCli(["--vault", vault, "--db", db, "--modules", "teaching", "sync", "--json"]);
+		expect(full.status).toBe(0);
+		const data = full.json<SyncJson>();
+		expect(bombProblem(data)).toHaveLength(1);
+		expect(data.counts.nodes_created).toBe(60);
+		const one = runCli(["--vault", vault, "--db", db, "--modules", "teaching", "sync-note", "Bomb.md", "--json"]);
+		expect(one.stderr).toBe("");
+		expect(one.status).toBe(0);
+		expect(bombProblem(one.json<SyncJson>())).toHaveLength(1);
+	});
+
 	it("explains a missing vault", () => {
 		const { db } = workspace();
 		const result = runCli(["--db", db, "--json", "sync"], { env: { VAULT_PATH: "" } });
