@@ -9,6 +9,7 @@ import { editFrontmatter } from "../engine/sync/frontmatter";
 import type { SyncReport } from "../engine/sync/sync-report";
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from "../engine/sync/sync-settings";
 import { VaultSync } from "../engine/sync/vault-sync";
+import { shippedModuleLabels } from "./profile-files";
 import type { Scope } from "../engine/types";
 import {
 	isMarkdownPath,
@@ -280,7 +281,7 @@ export async function createNodeVaultSync(options: NodeVaultSyncOptions): Promis
 		memory: options.memory,
 		source,
 		scope: options.scope,
-		settings: { ...options.settings, excludedFolders: excluded },
+		settings: { moduleLabels: shippedModuleLabels(options.memory.profile), ...options.settings, excludedFolders: excluded },
 		timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
 		onBatch: options.onBatch,
 		onError: options.onError,

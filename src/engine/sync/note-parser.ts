@@ -139,6 +139,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 		if (!settings.indexUntypedNotes) return { kind: "skipped", path, reason: "untyped" };
 		def = profile.resolveLabel("Note");
 		if (!def) return fail("The profile has no Note label for untyped notes.", "Add engrama_label to the note.");
+		if (rawLabel === undefined || rawLabel === null || rawLabel === "") unusableType(data.type, profile, settings, warn);
 	}
 
 	// Key: the label's key field, then the other one, then the first H1, then the file name.
@@ -221,6 +222,30 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			warnings,
 		},
 	};
+}
+
+/** Warns when `type:` was meant as a label but is none (a list, or a word the profile lacks): the note is a Note. */
+function unusableType(type: unknown, profile: Profile, settings: SyncSettings, warn: (problem: string, action: string) => void): void {
+	if (type === undefined || type === null || type === "") return;
+	const labels = profile.labels().map((l) => l.label).join(", ");
+	const shown = JSON.stringify(type).slice(0, 80);
+	if (typeof type !== "string") {
+		warn(
+			`type: ${shown} is ${Array.isArray(type) ? "a list" : `a ${typeof type}`}, not one label, so the note is indexed as Note.`,
+			`Set engrama_label to one label (${labels}) if the note describes one; otherwise nothing to do.`,
+		);
+		return;
+	}
+	const wanted = type.trim().toLowerCase();
+	const module = Object.entries(settings.moduleLabels).find(([label]) => label.toLowerCase() === wanted);
+	warn(
+		module
+			? `type: ${shown} is a label of module ${module[1]}, which is off, so the note is indexed as Note.`
+			: `type: ${shown} is not a label of profile ${profile.name}, so the note is indexed as Note.`,
+		module
+			? `Turn on module ${module[1]} (plugin settings, or --modules ${module[1]} on the command line) to index it as ${module[0]}; or set engrama_label to one of: ${labels}.`
+			: `If the note describes one of ${labels}, set engrama_label (or type) to it; otherwise nothing to do.`,
+	);
 }
 
 function parseRelations(
