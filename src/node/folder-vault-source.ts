@@ -1,4 +1,4 @@
-import { watch as fsWatch, type FSWatcher } from "node:fs";
+import { watch as fsWatch, type FSWatcher, type Stats } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -89,7 +89,7 @@ export class FolderVaultSource implements VaultSource {
 					if (path !== disk) this.diskNames.set(path, disk);
 					try {
 						const s = statSync(join(dir, entry.name));
-						out.push({ path, mtime: Math.floor(s.mtimeMs), size: s.size });
+						out.push(fileInfo(path, s));
 					} catch {
 						// Vanished between readdir and stat: not there.
 					}
@@ -105,7 +105,7 @@ export class FolderVaultSource implements VaultSource {
 	async stat(path: string): Promise<VaultFileInfo | null> {
 		try {
 			const s = statSync(this.absolute(path));
-			return s.isFile() ? { path: normaliseVaultPath(path), mtime: Math.floor(s.mtimeMs), size: s.size } : null;
+			return s.isFile() ? fileInfo(normaliseVaultPath(path), s) : null;
 		} catch {
 			return null;
 		}
@@ -240,6 +240,12 @@ export class FolderVaultSource implements VaultSource {
 		}, this.options.pollIntervalMs);
 		return () => clearInterval(timer);
 	}
+}
+
+/** Birth time where the file system records it (Node gives 0 where it does not). */
+function fileInfo(path: string, s: Stats): VaultFileInfo {
+	const info = { path, mtime: Math.floor(s.mtimeMs), size: s.size };
+	return s.birthtimeMs > 0 ? { ...info, ctime: Math.floor(s.birthtimeMs) } : info;
 }
 
 export function createFolderVaultSource(root: string, options: FolderVaultSourceOptions = {}): FolderVaultSource {

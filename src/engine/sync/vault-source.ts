@@ -19,6 +19,12 @@ export interface VaultFileInfo {
 	readonly mtime: number;
 	/** Size in bytes. */
 	readonly size: number;
+	/**
+	 * When the file was created, in ms since the epoch, where the platform knows it (Obsidian's
+	 * stat.ctime, a file system's birth time). Decides which of two notes sharing an engrama_id is
+	 * the original.
+	 */
+	readonly ctime?: number;
 }
 
 /** `rename` carries both paths: the Obsidian API pairs them; a folder watcher reports delete + create. */
