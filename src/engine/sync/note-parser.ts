@@ -5,7 +5,7 @@ import { normaliseTags, readConfidence, readDate, sanitiseKey, sanitiseProps } f
 import { isUuid } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
-import { bodyWikilinks, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
+import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
 import { noteBasename } from "./vault-source";
@@ -107,6 +107,8 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 		body = text.slice(split.bodyStart + (text.startsWith("\uFEFF") ? 1 : 0));
 	}
 	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
+	const badName = fileNameProblem(path);
+	if (badName) warn(badName.problem, badName.action);
 
 	// Label: engrama_label, else `type` naming a label, else the folder mapping, else Note.
 	let def: LabelDef | undefined;

@@ -47,6 +47,13 @@ export interface FrontmatterWriteOptions {
 	readonly known?: Readonly<Record<string, unknown>>;
 }
 
+/** A file a source leaves out on purpose (a symbolic link), with why and what to do; sync reports it. */
+export interface SkippedFile {
+	readonly path: string;
+	readonly problem: string;
+	readonly action: string;
+}
+
 export interface VaultSource {
 	/** Every markdown note (`.md`) in the vault with its mtime and size; the caller filters folders. */
 	list(): Promise<readonly VaultFileInfo[]>;
@@ -65,6 +72,10 @@ export interface VaultSource {
 	 * cannot (the Obsidian API) ignore `ifHash` and return nothing; sync then reads the file back.
 	 */
 	processFrontMatter(path: string, mutate: FrontmatterMutator, options?: FrontmatterWriteOptions): Promise<string | null | void>;
+	/** Optional: the files the last `list()` left out on purpose, for the sync report. */
+	skippedFiles?(): readonly SkippedFile[];
+	/** Optional: why `path` (which `stat` says is no note) is left out on purpose, or null. */
+	whySkipped?(path: string): Promise<SkippedFile | null>;
 	/** Subscribes to file changes; returns the unsubscribe function. */
 	watch(listener: VaultEventListener): () => void;
 }
