@@ -1,6 +1,6 @@
-import { watch as fsWatch, type FSWatcher } from "node:fs";
+import { watch as fsWatch, type FSWatcher, type Stats } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
 import type { Memory } from "../engine/memory";
@@ -9,12 +9,14 @@ import { editFrontmatter } from "../engine/sync/frontmatter";
 import type { SyncReport } from "../engine/sync/sync-report";
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from "../engine/sync/sync-settings";
 import { VaultSync } from "../engine/sync/vault-sync";
+import { shippedModuleLabels } from "./profile-files";
 import type { Scope } from "../engine/types";
 import {
 	isMarkdownPath,
 	normaliseVaultPath,
 	type FrontmatterMutator,
 	type FrontmatterWriteOptions,
+	type SkippedFile,
 	type VaultEvent,
 	type VaultEventListener,
 	type VaultFileInfo,
@@ -40,6 +42,7 @@ export class FolderVaultSource implements VaultSource {
 	private readonly options: Required<FolderVaultSourceOptions>;
 	/** Vault path (NFC) → the name on disk, for names the file system keeps in another form (NFD). */
 	private readonly diskNames = new Map<string, string>();
+	private lastSkipped: readonly SkippedFile[] = [];
 
 	constructor(root: string, options: FolderVaultSourceOptions = {}) {
 		this.root = resolve(root);
@@ -66,10 +69,88 @@ export class FolderVaultSource implements VaultSource {
 	}
 
 	async list(): Promise<readonly VaultFileInfo[]> {
-		return this.scan();
+		const skipped: SkippedFile[] = [];
+		const files = this.scan(skipped);
+		this.lastSkipped = skipped;
+		return files;
 	}
 
-	private scan(): VaultFileInfo[] {
+	/** The symbolic links the last `list()` left out, each with why (see `symlinkProblem`). */
+	skippedFiles(): readonly SkippedFile[] {
+		return this.lastSkipped;
+	}
+
+	async whySkipped(path: string): Promise<SkippedFile | null> {
+		let abs: string;
+		try {
+			abs = this.absolute(path);
+			if (!lstatSync(abs).isSymbolicLink()) return null;
+		} catch {
+			return null;
+		}
+		return this.symlinkProblem(abs, normaliseVaultPath(path));
+	}
+
+	/**
+	 * Why sync leaves a symbolic link alone, or null for links that are no note or folder
+	 * (attachments). Links are never followed: one leading out of the vault would let sync read
+	 * and write outside it; one leading inside would index the same note twice. Obsidian itself
+	 * ignores loops and links to folders inside the vault.
+	 */
+	private symlinkProblem(abs: string, path: string): SkippedFile | null {
+		let target = "";
+		try {
+			target = readlinkSync(abs);
+		} catch {
+			// Unreadable link text: described without it.
+		}
+		const note = isMarkdownPath(path);
+		let real: string;
+		try {
+			real = realpathSync(abs);
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			// A broken link not named .md may have been a folder or an attachment: not ours to report.
+			if (!note) return null;
+			if (code === "ELOOP") {
+				return { path, problem: `It is a symbolic link that leads back to itself (a loop through "${target}"), so it is not synced.`, action: "Remove the link, or point it at a real note." };
+			}
+			return { path, problem: `It is a symbolic link to "${target}", which does not exist, so it is not synced.`, action: "Remove the link, or restore the note it points to." };
+		}
+		let kind: "note" | "folder";
+		try {
+			const s = statSync(real);
+			if (s.isDirectory()) kind = "folder";
+			else if (s.isFile() && note) kind = "note";
+			else return null;
+		} catch {
+			return null;
+		}
+		const root = this.realRoot();
+		if (real !== root && !real.startsWith(root + sep)) {
+			return {
+				path,
+				problem: `It is a symbolic link to a ${kind} outside the vault ("${target}"); Engrama never reads or writes outside the vault, so it is not synced.`,
+				action: `Move the ${kind} into the vault (the link can point the other way) if Engrama should remember it.`,
+			};
+		}
+		const inside = normaliseVaultPath(relative(root, real)) || "(the vault itself)";
+		return {
+			path,
+			problem: `It is a symbolic link to the ${kind} ${inside} inside the vault, so it is not synced again under this name.`,
+			action: `Nothing to do: ${inside} is synced under its own path. Remove the link if it is not needed.`,
+		};
+	}
+
+	private realRoot(): string {
+		try {
+			return realpathSync(this.root);
+		} catch {
+			return this.root;
+		}
+	}
+
+	private scan(skipped?: SkippedFile[]): VaultFileInfo[] {
 		const out: VaultFileInfo[] = [];
 		const walk = (dir: string, prefix: string) => {
 			let entries;
@@ -81,20 +162,35 @@ export class FolderVaultSource implements VaultSource {
 			for (const entry of entries) {
 				if (entry.name.startsWith(".") && entry.isDirectory()) continue;
 				const disk = prefix ? `${prefix}/${entry.name}` : entry.name;
-				if (entry.isDirectory()) {
+				if (entry.isSymbolicLink()) {
+					const problem = skipped ? this.symlinkProblem(join(dir, entry.name), disk.normalize("NFC")) : null;
+					if (problem) skipped?.push(problem);
+				} else if (entry.isDirectory()) {
 					if (!SKIPPED_DIRS.has(entry.name)) walk(join(dir, entry.name), disk);
 				} else if (entry.isFile() && isMarkdownPath(entry.name)) {
 					const path = disk.normalize("NFC");
+					const earlier = at.get(path);
+					if (earlier !== undefined) {
+						// Two names for one vault path (NFC and NFD): the composed one is the note, whatever the listing order.
+						skipped?.push(twoForms(path));
+						if (disk !== path) continue;
+						out[earlier] = out[out.length - 1];
+						at.set(out[earlier].path, earlier);
+						out.pop();
+						this.diskNames.delete(path);
+					}
 					if (path !== disk) this.diskNames.set(path, disk);
 					try {
 						const s = statSync(join(dir, entry.name));
-						out.push({ path, mtime: Math.floor(s.mtimeMs), size: s.size });
+						at.set(path, out.length);
+						out.push(fileInfo(path, s));
 					} catch {
 						// Vanished between readdir and stat: not there.
 					}
 				}
 			}
 		};
+		const at = new Map<string, number>();
 		walk(this.root, "");
 		return out;
 	}
@@ -103,8 +199,9 @@ export class FolderVaultSource implements VaultSource {
 	// costs several thread-pool round trips per file (a full sync reads tens of thousands).
 	async stat(path: string): Promise<VaultFileInfo | null> {
 		try {
-			const s = statSync(this.absolute(path));
-			return s.isFile() ? { path: normaliseVaultPath(path), mtime: Math.floor(s.mtimeMs), size: s.size } : null;
+			// lstat: a symbolic link is not a note here (list() leaves it out too; see symlinkProblem).
+			const s = lstatSync(this.absolute(path));
+			return s.isFile() ? fileInfo(normaliseVaultPath(path), s) : null;
 		} catch {
 			return null;
 		}
@@ -241,6 +338,20 @@ export class FolderVaultSource implements VaultSource {
 	}
 }
 
+function twoForms(path: string): SkippedFile {
+	return {
+		path,
+		problem: "Two files have this name, one of them spelt in decomposed Unicode (NFD, as macOS writes names); Obsidian shows only one, and only the composed (NFC) one is synced.",
+		action: "Merge the two notes or rename one of them.",
+	};
+}
+
+/** Birth time where the file system records it (Node gives 0 where it does not). */
+function fileInfo(path: string, s: Stats): VaultFileInfo {
+	const info = { path, mtime: Math.floor(s.mtimeMs), size: s.size };
+	return s.birthtimeMs > 0 ? { ...info, ctime: Math.floor(s.birthtimeMs) } : info;
+}
+
 export function createFolderVaultSource(root: string, options: FolderVaultSourceOptions = {}): FolderVaultSource {
 	return new FolderVaultSource(root, options);
 }
@@ -280,7 +391,7 @@ export async function createNodeVaultSync(options: NodeVaultSyncOptions): Promis
 		memory: options.memory,
 		source,
 		scope: options.scope,
-		settings: { ...options.settings, excludedFolders: excluded },
+		settings: { moduleLabels: shippedModuleLabels(options.memory.profile), ...options.settings, excludedFolders: excluded },
 		timers: { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
 		onBatch: options.onBatch,
 		onError: options.onError,

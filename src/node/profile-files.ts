@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ValidationError } from "../engine/errors";
-import { loadProfile, type Profile, type ProfileSource } from "../engine/profile";
+import { labelsOfOtherModules, loadProfile, type Profile, type ProfileSource } from "../engine/profile";
 
 /** The shipped `profiles/` folder, found by walking up from this module (source or bundle). */
 export function shippedProfilesDir(): string {
@@ -36,4 +36,16 @@ export function loadProfileFromDisk(profile: string, modules: readonly string[],
 	const files = [locate(profile, "profile", dir, extraDirs), ...modules.map((m) => locate(m, "module", dir, extraDirs))];
 	const sources: ProfileSource[] = files.map((file) => ({ file, text: readFileSync(file, "utf8") }));
 	return loadProfile(sources);
+}
+
+/** Label → shipped module for the labels of shipped modules `profile` does not include (sync's hint for `type:`). */
+export function shippedModuleLabels(profile: Profile): Record<string, string> {
+	try {
+		const dir = join(shippedProfilesDir(), "modules");
+		const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"));
+		return labelsOfOtherModules(files.map((f) => ({ file: f, text: readFileSync(join(dir, f), "utf8") })), profile);
+	} catch {
+		// No shipped profiles folder (an unusual install): the warning just names no module.
+		return {};
+	}
 }

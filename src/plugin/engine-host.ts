@@ -12,7 +12,7 @@ import { createVaultSync, type VaultSync } from "../engine/sync/vault-sync";
 import type { SyncReport } from "../engine/sync/sync-report";
 import type { Scope } from "../engine/types";
 import { createAdapterSnapshotStorage } from "./adapter-snapshot-storage";
-import { loadBundledProfile } from "./bundled-profiles";
+import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { localModelOf } from "./local-model/catalogue";
 import { LocalEmbeddingProvider, notDownloadedMessage } from "./local-model/local-embedding-provider";
@@ -195,7 +195,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine>
 			memory,
 			source,
 			scope,
-			settings: syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder),
+			settings: { ...syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder), moduleLabels: bundledModuleLabels(profile) },
 			timers: { setTimeout: (cb, ms) => window.setTimeout(cb, ms), clearTimeout: (handle) => window.clearTimeout(handle as number) },
 			onBatch: (report) => deps.onSyncBatch?.(report),
 			onError: (error) => deps.onSyncError?.(error),

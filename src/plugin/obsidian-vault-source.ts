@@ -131,5 +131,5 @@ export class ObsidianVaultSource implements VaultSource {
 }
 
 function infoOf(file: TFile): VaultFileInfo {
-	return { path: file.path, mtime: file.stat.mtime, size: file.stat.size };
+	return { path: file.path, mtime: file.stat.mtime, size: file.stat.size, ctime: file.stat.ctime };
 }

@@ -36,8 +36,14 @@ describe("engrama sync", () => {
 		expect(result.status).toBe(0);
 		const data = result.json<SyncJson>();
 		expect(data.dry_run).toBe(false);
-		expect(data.counts).toMatchObject({ files_scanned: 60, nodes_created: 60, stubs_created: 3, relations_added: 139, ids_written: 59, problems: 1 });
-		expect(data.problems[0]).toMatchObject({ path: "Problems/Stale invoice totals after a plan change.md", severity: "warning" });
+		expect(data.counts).toMatchObject({ files_scanned: 60, nodes_created: 60, stubs_created: 3, relations_added: 139, ids_written: 59, problems: 4 });
+		// An unknown status, and the three meetings whose `type: meeting` is no label (indexed as Note).
+		expect(data.problems.map((p) => `${p.path} ${p.severity}`).sort()).toEqual([
+			"Meetings/2026-02-24 Acme kickoff.md warning",
+			"Meetings/2026-03-04 Salud Norte sync.md warning",
+			"Meetings/2026-03-10 Madrid Tech School planning.md warning",
+			"Problems/Stale invoice totals after a plan change.md warning",
+		]);
 		expect(data.timings_ms.totalMs).toBeGreaterThan(0);
 		const status = runCli(["--db", db, "--json", "status"]).json<{ backend: { node_count: number } }>();
 		expect(status.backend.node_count).toBe(63);
@@ -65,7 +71,28 @@ describe("engrama sync", () => {
 		expect(result.status).toBe(0);
 		expect(result.stdout).toContain("nodes created 60, updated 0, archived 0, moved 0; stubs 3");
 		expect(result.stdout).toContain("relations added 139, removed 0");
-		expect(result.stdout).toContain("problems (1):");
+		expect(result.stdout).toContain("problems (4):");
+	});
+
+	it("reports a note with an alias bomb by its path and syncs the rest (sync, --dry-run, sync-note)", () => {
+		const { vault, db } = workspace();
+		writeFileSync(join(vault, "Bomb.md"), `---\nd: &d x\nitems: [${Array(101).fill("*d").join(", ")}]\n---\nBody\n`);
+		const bombProblem = (data: SyncJson) => data.problems.filter((p) => p.path === "Bomb.md");
+		const dry = runCli(["--vault", vault, "--db", db, "--modules", "teaching", "sync", "--dry-run", "--json"]);
+		expect(dry.stderr).toBe("");
+		expect(dry.status).toBe(0);
+		expect(bombProblem(dry.json<SyncJson>())).toEqual([
+			expect.objectContaining({ severity: "error", problem: expect.stringMatching(/line 2.*aliases \(\*name\) too often/) as unknown }),
+		]);
+		const full = runCli(["--vault", vault, "--db", db, "--modules", "teaching", "sync", "--json"]);
+		expect(full.status).toBe(0);
+		const data = full.json<SyncJson>();
+		expect(bombProblem(data)).toHaveLength(1);
+		expect(data.counts.nodes_created).toBe(60);
+		const one = runCli(["--vault", vault, "--db", db, "--modules", "teaching", "sync-note", "Bomb.md", "--json"]);
+		expect(one.stderr).toBe("");
+		expect(one.status).toBe(0);
+		expect(bombProblem(one.json<SyncJson>())).toHaveLength(1);
 	});
 
 	it("explains a missing vault", () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +111,22 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 			expect(textOf(result)).toMatch(message);
 		}
 		expect(readFileSync(join(outside, "secret.md"), "utf8")).not.toContain("engrama_id");
+	});
+
+	it("engrama_sync_note and engrama_sync_vault report a note with an alias bomb by its path instead of failing", async () => {
+		writeNote(vault, "Inbox/Bomb.md", `---\nd: &d x\nitems: [${Array(101).fill("*d").join(", ")}]\n---\nBody\n`);
+		try {
+			type Problems = { problems: { path: string; severity: string; problem: string }[] };
+			const bomb = { path: "Inbox/Bomb.md", severity: "error", problem: expect.stringMatching(/aliases \(\*name\) too often/) as unknown };
+			const preview = await ok<Problems>(client, "engrama_sync_note", { path: "Inbox/Bomb.md", dry_run: true });
+			expect(preview.problems).toEqual([expect.objectContaining(bomb)]);
+			const note = await ok<Problems>(client, "engrama_sync_note", { path: "Inbox/Bomb.md" });
+			expect(note.problems).toEqual([expect.objectContaining(bomb)]);
+			const vaultSync = await ok<Problems>(client, "engrama_sync_vault", { dry_run: true });
+			expect(vaultSync.problems.filter((p) => p.path === "Inbox/Bomb.md")).toEqual([expect.objectContaining(bomb)]);
+		} finally {
+			rmSync(join(vault, "Inbox"), { recursive: true, force: true });
+		}
 	});
 
 	it("remember, relate, search and context work together", async () => {

@@ -123,7 +123,16 @@ function parseFile(source: ProfileSource, issues: ProfileIssue[]): Parsed | unde
 		}
 		return undefined;
 	}
-	const result = profileFileSchema.safeParse(doc.toJS());
+	let data: unknown;
+	try {
+		data = doc.toJS({ maxAliasCount: 100 });
+	} catch (error) {
+		// Too many alias (*name) expansions: the YAML library's guard against a billion-laughs file.
+		const message = error instanceof Error ? error.message : String(error);
+		issues.push({ file: source.file, path: "", message: `the YAML cannot be read as data: ${message}; write the values out instead of repeating aliases (*name)` });
+		return undefined;
+	}
+	const result = profileFileSchema.safeParse(data);
 	if (!result.success) {
 		for (const issue of result.error.issues) {
 			const path = issue.path.filter((p): p is PathPart => typeof p !== "symbol");

@@ -1,5 +1,5 @@
 import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, type Pair } from "yaml";
-import { ValidationError } from "../errors";
+import { errorMessage, ValidationError } from "../errors";
 
 /** Where the frontmatter block sits in a note's text. */
 export interface FrontmatterBlock {
@@ -62,8 +62,31 @@ export function parseFrontmatterYaml(
 	if (!isMap(doc.contents)) {
 		return { ok: false, error: { line: 1 + lineOffset, message: "the frontmatter is not a map of key: value pairs" } };
 	}
-	const data: unknown = doc.toJS({ maxAliasCount: 100 });
-	return { ok: true, data: (data ?? {}) as Record<string, unknown> };
+	const data = plainData(doc);
+	if (!data.ok) return { ok: false, error: { line: 1 + lineOffset, message: data.message } };
+	return { ok: true, data: data.value };
+}
+
+/** Most alias (`*name`) expansions one frontmatter may use: more is a billion-laughs bomb, not a note. */
+const MAX_ALIASES = 100;
+
+/**
+ * The document as plain data. Expanding aliases can throw (too many: the YAML library's guard
+ * against exponential blow-up); that is bad input, so it is returned as a message, never thrown.
+ */
+function plainData(doc: Document): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
+	try {
+		const value: unknown = doc.toJS({ maxAliasCount: MAX_ALIASES });
+		return { ok: true, value: (value ?? {}) as Record<string, unknown> };
+	} catch (error) {
+		const tooMany = /alias/i.test(errorMessage(error));
+		return {
+			ok: false,
+			message: tooMany
+				? `it uses YAML aliases (*name) too often (more than ${MAX_ALIASES} expansions), which could blow up to gigabytes`
+				: `it cannot be read as data (${errorMessage(error)})`,
+		};
+	}
 }
 
 const STRINGIFY = { lineWidth: 0, flowCollectionPadding: false } as const;
@@ -94,7 +117,7 @@ export function editFrontmatter(
 	const eol = split.eol;
 	const yaml = split.kind === "block" ? split.yaml : "";
 	let doc = known ? undefined : editableDocument(yaml);
-	const before = known ?? ((doc?.toJS() ?? {}) as Record<string, unknown>);
+	const before = known ?? editableData(doc);
 	const after: Record<string, unknown> = structuredClone<Record<string, unknown>>(before);
 	mutate(after);
 
@@ -124,6 +147,13 @@ export function editFrontmatter(
 	if (eol === "\r\n") result = result.replace(/\r?\n/g, "\r\n");
 	if (split.kind === "block") return bom + text.slice(0, split.yamlStart) + result + text.slice(split.closeStart);
 	return `${bom}---${eol}${result}---${eol}${text}`;
+}
+
+function editableData(doc: Document | undefined): Record<string, unknown> {
+	if (!doc) return {};
+	const data = plainData(doc);
+	if (!data.ok) throw new ValidationError(`The frontmatter YAML cannot be edited: ${data.message}; fix it before Engrama edits it.`);
+	return data.value;
 }
 
 function editableDocument(yaml: string): Document {

@@ -139,14 +139,48 @@ export function firstParagraph(maskedBody: string, maxLength = 1000): string | u
 }
 
 /**
- * A file name Obsidian and every OS accept, from an entity name: characters that break links or
- * paths (`\ / : * ? " < > | # ^ [ ]`) become spaces, leading dots go, length is bounded.
+ * Characters that make a file name lie about itself: bidirectional controls (U+202E shows
+ * "Invoice \u202Edm.exe" as "Invoice exe.md"), C0/C1 controls, and invisible zero-width
+ * characters. Zero-width joiners (U+200C/U+200D) are left alone: emoji sequences and several
+ * scripts need them.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const DECEPTIVE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+/** Characters Windows (and Obsidian, on every platform) refuse in file names. */
+const NOT_ON_WINDOWS = /[:*?"<>|]/g;
+
+/**
+ * A file name Obsidian and every OS accept, from an entity name: NFC; bidirectional, control and
+ * zero-width characters removed; characters that break links or paths
+ * (`\ / : * ? " < > | # ^ [ ]`) become spaces; leading dots go; length is bounded.
  */
 export function safeFileName(name: string, maxLength = 120): string {
-	// eslint-disable-next-line no-control-regex -- control characters are not allowed in file names
-	let safe = name.replace(/[\\/:*?"<>|#^[\]\u0000-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
+	let safe = name.normalize("NFC").replace(DECEPTIVE, "").replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").trim();
 	safe = safe.replace(/^[.\s]+/, "").replace(/[.\s]+$/, "");
 	if (safe.length > maxLength) safe = safe.slice(0, maxLength).trim();
 	if (/^(con|prn|aux|nul|com\d|lpt\d)$/i.test(safe)) safe = `${safe} note`;
 	return safe || "Untitled";
+}
+
+/**
+ * What is wrong with an existing note's path as a file name, or undefined: characters that hide
+ * or disguise the real name, or that Windows refuses (the vault would not open or sync there).
+ */
+export function fileNameProblem(path: string): { problem: string; action: string } | undefined {
+	const hidden = [...new Set(path.match(DECEPTIVE) ?? [])];
+	if (hidden.length > 0) {
+		const codes = hidden.map((c) => `U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}`).join(", ");
+		return {
+			problem: `Its path contains invisible or text-direction characters (${codes}), so its name may not read as it really is (e.g. "exe.md" shown for "\u202Edm.exe.md").`,
+			action: "Rename the note without them if you did not put them there on purpose; it is synced either way.",
+		};
+	}
+	const refused = [...new Set(path.match(NOT_ON_WINDOWS) ?? [])];
+	if (refused.length > 0) {
+		return {
+			problem: `Its path contains ${refused.map((c) => `"${c}"`).join(" ")}, which Windows and Obsidian do not allow in file names.`,
+			action: "Rename it if the vault is used on Windows or in Obsidian (links to it may not work there); it is synced either way.",
+		};
+	}
+	return undefined;
 }

@@ -5,7 +5,7 @@ import { normaliseTags, readConfidence, readDate, sanitiseKey, sanitiseProps } f
 import { isUuid } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
-import { bodyWikilinks, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
+import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
 import { noteBasename } from "./vault-source";
@@ -107,6 +107,8 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 		body = text.slice(split.bodyStart + (text.startsWith("\uFEFF") ? 1 : 0));
 	}
 	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
+	const badName = fileNameProblem(path);
+	if (badName) warn(badName.problem, badName.action);
 
 	// Label: engrama_label, else `type` naming a label, else the folder mapping, else Note.
 	let def: LabelDef | undefined;
@@ -139,6 +141,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 		if (!settings.indexUntypedNotes) return { kind: "skipped", path, reason: "untyped" };
 		def = profile.resolveLabel("Note");
 		if (!def) return fail("The profile has no Note label for untyped notes.", "Add engrama_label to the note.");
+		if (rawLabel === undefined || rawLabel === null || rawLabel === "") unusableType(data.type, profile, settings, warn);
 	}
 
 	// Key: the label's key field, then the other one, then the first H1, then the file name.
@@ -221,6 +224,30 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			warnings,
 		},
 	};
+}
+
+/** Warns when `type:` was meant as a label but is none (a list, or a word the profile lacks): the note is a Note. */
+function unusableType(type: unknown, profile: Profile, settings: SyncSettings, warn: (problem: string, action: string) => void): void {
+	if (type === undefined || type === null || type === "") return;
+	const labels = profile.labels().map((l) => l.label).join(", ");
+	const shown = JSON.stringify(type).slice(0, 80);
+	if (typeof type !== "string") {
+		warn(
+			`type: ${shown} is ${Array.isArray(type) ? "a list" : `a ${typeof type}`}, not one label, so the note is indexed as Note.`,
+			`Set engrama_label to one label (${labels}) if the note describes one; otherwise nothing to do.`,
+		);
+		return;
+	}
+	const wanted = type.trim().toLowerCase();
+	const module = Object.entries(settings.moduleLabels).find(([label]) => label.toLowerCase() === wanted);
+	warn(
+		module
+			? `type: ${shown} is a label of module ${module[1]}, which is off, so the note is indexed as Note.`
+			: `type: ${shown} is not a label of profile ${profile.name}, so the note is indexed as Note.`,
+		module
+			? `Turn on module ${module[1]} (plugin settings, or --modules ${module[1]} on the command line) to index it as ${module[0]}; or set engrama_label to one of: ${labels}.`
+			: `If the note describes one of ${labels}, set engrama_label (or type) to it; otherwise nothing to do.`,
+	);
 }
 
 function parseRelations(

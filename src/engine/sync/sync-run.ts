@@ -158,7 +158,8 @@ export class SyncRun {
 
 	/**
 	 * Two files claiming one engrama_id: the file the graph already knows keeps it, else the
-	 * oldest (then the shortest path); the others are copies and get new ids.
+	 * older file (see fileAge), then the shorter path, then the first in code-point order; the
+	 * others are copies and get new ids. The same files give the same answer in any listing order.
 	 */
 	markCopies(prepared: readonly PreparedNote[]): void {
 		const groups = new Map<string, PreparedNote[]>();
@@ -174,8 +175,7 @@ export class SyncRun {
 			const sorted = [...group].sort(
 				(a, b) =>
 					Number(b.info.path === known) - Number(a.info.path === known) ||
-					// Whole seconds: copies made in the same second (cp -r, a checkout) fall through to the path.
-					Math.floor(a.info.mtime / 1000) - Math.floor(b.info.mtime / 1000) ||
+					fileAge(a.info) - fileAge(b.info) ||
 					a.info.path.length - b.info.path.length ||
 					(a.info.path < b.info.path ? -1 : 1),
 			);
@@ -860,6 +860,17 @@ export class SyncRun {
 		const list = this.byKey.get(node.key);
 		if (list) this.byKey.set(node.key, list.filter((n) => n.id !== node.id));
 	}
+}
+
+/**
+ * When a file came to be: the earlier of its creation time (where known) and its last change.
+ * Creation time alone tells an original edited after it was copied from the copy; the last
+ * change covers copies that keep it (cp -p, rsync -a, sync services) and file systems that
+ * report no creation time.
+ */
+function fileAge(info: VaultFileInfo): number {
+	const created = info.ctime !== undefined && info.ctime > 0 ? info.ctime : info.mtime;
+	return Math.min(created, info.mtime);
 }
 
 /** The engrama_id a note may give its node: none for a copy, or for an id another scope holds. */

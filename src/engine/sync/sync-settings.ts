@@ -29,6 +29,8 @@ export interface SyncSettings {
 	readonly maxNoteBytes: number;
 	/** Notes per graph transaction in a full sync. */
 	readonly batchSize: number;
+	/** Label → module for labels of profile modules that are off (so `type: Course` can say "turn on teaching"). */
+	readonly moduleLabels: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
@@ -46,6 +48,7 @@ export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
 	debounceMs: 300,
 	maxNoteBytes: 5 * 1024 * 1024,
 	batchSize: 500,
+	moduleLabels: {},
 };
 
 export function syncSettings(overrides: Partial<SyncSettings> = {}): SyncSettings {

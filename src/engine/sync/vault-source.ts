@@ -19,6 +19,12 @@ export interface VaultFileInfo {
 	readonly mtime: number;
 	/** Size in bytes. */
 	readonly size: number;
+	/**
+	 * When the file was created, in ms since the epoch, where the platform knows it (Obsidian's
+	 * stat.ctime, a file system's birth time). Decides which of two notes sharing an engrama_id is
+	 * the original.
+	 */
+	readonly ctime?: number;
 }
 
 /** `rename` carries both paths: the Obsidian API pairs them; a folder watcher reports delete + create. */
@@ -41,6 +47,13 @@ export interface FrontmatterWriteOptions {
 	readonly known?: Readonly<Record<string, unknown>>;
 }
 
+/** A file a source leaves out on purpose (a symbolic link), with why and what to do; sync reports it. */
+export interface SkippedFile {
+	readonly path: string;
+	readonly problem: string;
+	readonly action: string;
+}
+
 export interface VaultSource {
 	/** Every markdown note (`.md`) in the vault with its mtime and size; the caller filters folders. */
 	list(): Promise<readonly VaultFileInfo[]>;
@@ -59,6 +72,10 @@ export interface VaultSource {
 	 * cannot (the Obsidian API) ignore `ifHash` and return nothing; sync then reads the file back.
 	 */
 	processFrontMatter(path: string, mutate: FrontmatterMutator, options?: FrontmatterWriteOptions): Promise<string | null | void>;
+	/** Optional: the files the last `list()` left out on purpose, for the sync report. */
+	skippedFiles?(): readonly SkippedFile[];
+	/** Optional: why `path` (which `stat` says is no note) is left out on purpose, or null. */
+	whySkipped?(path: string): Promise<SkippedFile | null>;
 	/** Subscribes to file changes; returns the unsubscribe function. */
 	watch(listener: VaultEventListener): () => void;
 }

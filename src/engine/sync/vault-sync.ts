@@ -114,6 +114,9 @@ export class VaultSync {
 		const run = this.newRun(index, dryRun, present, index.nodeCount === 0);
 		if (!dryRun && this.settings.writeEngramaIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(run, prepared, id));
 		run.counts.filesScanned = files.length;
+		for (const skipped of source.skippedFiles?.() ?? []) {
+			if (!isExcludedPath(skipped.path, this.settings)) run.problems.push({ ...skipped, severity: "warning" });
+		}
 
 		mark = this.now();
 		const prepared: PreparedNote[] = [];
@@ -301,6 +304,8 @@ export class VaultSync {
 			if (info) {
 				await accept(info);
 			} else {
+				const skipped = await source.whySkipped?.(path);
+				if (skipped) run.problems.push({ ...skipped, severity: "warning" });
 				const entry = index.get(path);
 				if (entry && !entry.archived) vanished.push(entry);
 			}

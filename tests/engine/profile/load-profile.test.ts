@@ -188,6 +188,12 @@ relations:
 		expect(issues[0].message).toMatch(/^YAML syntax error: /);
 	});
 
+	it("reports a file with too many alias (*name) expansions as an issue instead of throwing", () => {
+		const bomb = mod("modules/bomb.yaml", `name: bomb\nx: &d a\ny: [${Array(101).fill("*d").join(", ")}]\nnodes: []\n`);
+		const issues = issuesOf([BASE, bomb]);
+		expect(issues).toEqual([{ file: "modules/bomb.yaml", path: "", message: expect.stringMatching(/Excessive alias count[\s\S]*write the values out/) as unknown }]);
+	});
+
 	it("reports duplicate mapping keys as YAML errors", () => {
 		expect(messageOf([mod("dup.yaml", "name: a\nname: b\n")])).toMatch(/dup\.yaml: line 2, column 1: YAML syntax error: .*unique/);
 	});

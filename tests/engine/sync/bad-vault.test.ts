@@ -140,6 +140,7 @@ describe("the bad-vault fixture (tests/fixtures/bad-vault/README.md)", () => {
 		}
 		const report = await h.sync.fullSync();
 		expect(report.problems.map((p) => `${p.path}: ${p.problem}`)).toEqual([
+			expect.stringContaining('a | b.md: Its path contains "|", which Windows and Obsidian do not allow'),
 			expect.stringContaining("🎉.md: The note's name cannot be used"),
 		]);
 		const keys = (await allNodes(h.memory)).map((n) => n.key).sort();

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../src/engine/errors";
 import { editFrontmatter, parseFrontmatterYaml, splitFrontmatter } from "../../../src/engine/sync";
 
+/** 101 alias expansions: one more than any frontmatter may use (a billion-laughs guard). */
+const ALIAS_BOMB = `---\nd: &d x\nitems: [${Array(101).fill("*d").join(", ")}]\n---\nBody\n`;
+
 const BODY = "# Title\n\nBody with [[links]], trailing spaces   \n\n---\nnot: frontmatter\n---\n";
 
 describe("editFrontmatter", () => {
@@ -77,6 +80,11 @@ describe("editFrontmatter", () => {
 		expect(() => editFrontmatter("---\na: 1\n", () => undefined)).toThrow(ValidationError);
 	});
 
+	it("refuses frontmatter with too many alias expansions as bad input (a ValidationError, not a crash)", () => {
+		expect(() => editFrontmatter(ALIAS_BOMB, (fm) => (fm.engrama_id = "x"))).toThrow(ValidationError);
+		expect(() => editFrontmatter(ALIAS_BOMB, (fm) => (fm.engrama_id = "x"))).toThrow(/aliases \(\*name\) too often/);
+	});
+
 	it("writes an id as a plain scalar that reads back as the same string, digits-only UUIDs included", () => {
 		for (const id of ["7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41", "12345678-1234-1234-1234-123456789012", "00000000-0000-0000-0000-000000000000"]) {
 			const edited = editFrontmatter(`---\ntitle: x\n---\nbody`, (fm) => {
@@ -114,6 +122,18 @@ describe("editFrontmatter", () => {
 			expect(editFrontmatter(text, renameTitle, known), JSON.stringify(text)).toBe(editFrontmatter(text, renameTitle));
 			expect(known.engrama_id).toBeUndefined();
 		}
+	});
+});
+
+describe("parseFrontmatterYaml", () => {
+	it("returns an alias bomb as an error with a line instead of throwing", () => {
+		const split = splitFrontmatter(ALIAS_BOMB);
+		if (split.kind !== "block") throw new Error("no block");
+		const parsed = parseFrontmatterYaml(split.yaml, 1);
+		expect(parsed).toEqual({ ok: false, error: { line: 2, message: expect.stringMatching(/aliases \(\*name\) too often/) as unknown } });
+		// Fewer aliases are still fine.
+		const hundred = parseFrontmatterYaml(`d: &d x\nitems: [${Array(50).fill("*d").join(", ")}]\n`, 1);
+		expect(hundred.ok).toBe(true);
 	});
 });
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { parseNote, syncSettings, type NoteParseResult, type ParsedNote, type SyncSettings } from "../../../src/engine/sync";
-import { exampleProfile } from "./sync-fixture";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { labelsOfOtherModules, loadProfile } from "../../../src/engine/profile";
+import { exampleProfile, ROOT } from "./sync-fixture";
 
 const profile = exampleProfile();
 
@@ -35,6 +38,38 @@ describe("label", () => {
 		const n = note("---\nengrama_label: Technology\ntype: framework\n---\n");
 		expect(n.label).toBe("Technology");
 		expect(n.props.type).toBe("framework");
+	});
+
+	it("warns when `type` names no label or is a list, and still indexes the note as Note", () => {
+		const unknown = note("---\ntype: meeting\n---\n");
+		expect(unknown.label).toBe("Note");
+		expect(unknown.warnings).toEqual([
+			expect.objectContaining({
+				path: "Notes/Some note.md",
+				severity: "warning",
+				problem: 'type: "meeting" is not a label of profile base+teaching, so the note is indexed as Note.',
+				action: expect.stringContaining("set engrama_label (or type) to it; otherwise nothing to do") as unknown,
+			}),
+		]);
+		const list = note("---\ntype: [Project, meeting]\n---\n");
+		expect(list.label).toBe("Note");
+		expect(list.warnings.map((w) => w.problem)).toEqual(['type: ["Project","meeting"] is a list, not one label, so the note is indexed as Note.']);
+		// engrama_label decides: `type` is then just a property, never a warning.
+		expect(note("---\nengrama_label: Concept\ntype: meeting\n---\n").warnings).toEqual([]);
+	});
+
+	it("names the module to turn on when `type` is a label of a module that is off", () => {
+		const baseOnly = loadProfile([{ file: "base.yaml", text: readFileSync(join(ROOT, "profiles/base.yaml"), "utf8") }]);
+		const teaching = { file: "teaching.yaml", text: readFileSync(join(ROOT, "profiles/modules/teaching.yaml"), "utf8") };
+		const moduleLabels = labelsOfOtherModules([teaching], baseOnly);
+		expect(moduleLabels).toMatchObject({ Course: "teaching" });
+		const result = parseNote({ path: "Courses/Intro.md", text: "---\ntype: course\n---\n", settings: syncSettings({ moduleLabels }), profile: baseOnly });
+		if (result.kind !== "note") throw new Error(result.kind);
+		expect(result.note.label).toBe("Note");
+		expect(result.note.warnings[0]).toMatchObject({
+			problem: 'type: "course" is a label of module teaching, which is off, so the note is indexed as Note.',
+			action: expect.stringMatching(/^Turn on module teaching .* to index it as Course/) as unknown,
+		});
 	});
 
 	it("falls back to the longest matching folder mapping, then to Note", () => {

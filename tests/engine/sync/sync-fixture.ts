@@ -48,7 +48,8 @@ export async function openHarness(
 	const vaultDir = options.vaultDir ?? join(temp.path, "vault");
 	if (!options.vaultDir) {
 		mkdirSync(vaultDir, { recursive: true });
-		if (options.from) cpSync(options.from, vaultDir, { recursive: true });
+		// Times kept: which of two notes sharing an engrama_id is the original depends on them.
+		if (options.from) cpSync(options.from, vaultDir, { recursive: true, preserveTimestamps: true });
 	}
 	const dbPath = options.dbPath ?? join(temp.path, "memory.db");
 	const config = parseConfig({ backend: "sqlite", dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId });

@@ -1,4 +1,4 @@
-import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Memory } from "../../../src/engine/memory";
@@ -212,6 +212,32 @@ describe("identity", () => {
 		const still = await h.memory.graph.getNodeById(SCOPE, original.id);
 		expect(still?.key).toBe("PostgreSQL");
 		expect(still?.props.obsidian_path).toBe("Technologies/PostgreSQL.md");
+	});
+
+	it("on a first sync, two notes with one engrama_id: the older file keeps it, whatever the paths and later edits", async () => {
+		const id = "0b7e8a52-3c1d-4f6e-9a2b-7c8d9e0f1a2b";
+		// [original, copy]: each order of names, so the path order never decides.
+		for (const [originalPath, copyPath] of [
+			["z original.md", "a copy.md"],
+			["a original.md", "z copy.md"],
+		]) {
+			const h = await harness();
+			h.write(originalPath, `---\nengrama_id: ${id}\nengrama_label: Concept\nname: Original ${originalPath[0]}\n---\n`);
+			// Created later (creation times are coarse: wait until the clock has visibly moved on).
+			const created = Date.now();
+			while (Date.now() - created < 30) await new Promise((done) => setTimeout(done, 10));
+			h.write(copyPath, `---\nengrama_id: ${id}\nengrama_label: Concept\nname: Copy ${copyPath[0]}\n---\n`);
+			// The original edited after the copy was made: its last change is now the newest.
+			const later = new Date(Date.now() + 60_000);
+			utimesSync(join(h.vaultDir, originalPath), later, later);
+			const report = await h.sync.fullSync();
+			expect((await h.memory.graph.getNodeById(SCOPE, id))?.props.obsidian_path, originalPath).toBe(originalPath);
+			expect(report.problems).toEqual([expect.objectContaining({ path: copyPath, severity: "warning" })]);
+			expect(report.problems[0].problem).toContain(originalPath);
+			expect(idOf(h.read(copyPath))).not.toBe(id);
+			expect(idOf(h.read(originalPath))).toBe(id);
+			expect((await h.sync.fullSync()).problems).toEqual([]);
+		}
 	});
 
 	it("refuses a copy that also keeps the original's name, and never lets it steal the node", async () => {
