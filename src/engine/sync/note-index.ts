@@ -22,6 +22,8 @@ export const NOTE_PROPS = {
 	size: "obsidian_size",
 	/** Names of the props the note itself stated, so a key deleted from the frontmatter is unset. */
 	stated: "note_props",
+	/** true when the note stated its provenance (engrama_* keys) at the last sync: removing them vouches. */
+	provenance: "note_provenance",
 } as const;
 
 export function noteEntryOf(node: NodeRecord): NoteEntry | undefined {
