@@ -46,12 +46,12 @@ describe("MCP with a vault: provenance survives the round trip", () => {
 		await idle();
 		const text = read("Engrama/Technology/Valkey.md");
 		const node = await stored("Technology", "Valkey");
-		const session = node.props.source_session;
-		expect(typeof session).toBe("string");
+		const session = node.props.source_session as string;
+		expect(session).toMatch(/\S/);
 		expect(node.props).toMatchObject({ source: "mcp", source_agent: "engrama-test", trust_level: 0.5, obsidian_path: "Engrama/Technology/Valkey.md" });
 		expect(text).toMatch(/^engrama_source: mcp$/m);
 		expect(text).toMatch(/^engrama_agent: engrama-test$/m);
-		expect(text).toContain(`engrama_session: ${String(session)}`);
+		expect(text).toContain(`engrama_session: ${session}`);
 		expect(text).toMatch(/^engrama_trust: 0\.5$/m);
 		expect(await trustOf("Valkey key-value store", "Valkey")).toBe(0.5);
 		// A sync of the whole vault (the person's next full sync) changes none of it.
