@@ -1,37 +1,81 @@
-import { renameSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Memory } from "../../../src/engine/memory";
+import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
-import { EXAMPLE_VAULT, node, openHarness, SCOPE, type SyncHarness } from "./sync-fixture";
+import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { testBackends, type TestBackend } from "../../contracts/backends";
+import { makeTempDir } from "../../helpers/temp-dir";
+import { EXAMPLE_VAULT, exampleProfile, node, SCOPE } from "./sync-fixture";
 
 // Provenance through the vault (issue 16, item 3): an agent's memory written out as a note and
 // synced back stays the agent's, a person's note edited by an agent stays the person's with the
 // edit recorded, and only the person's edit of the engrama_* keys in the note changes that.
-const open: SyncHarness[] = [];
-async function harness(...args: Parameters<typeof openHarness>): Promise<SyncHarness> {
-	const h = await openHarness(...args);
-	open.push(h);
-	return h;
+// On every backend: the rules live in the engine, the props must survive each store.
+
+/** A vault folder and a memory on one backend, synced by the engine's VaultSync. */
+interface World {
+	readonly vaultDir: string;
+	readonly memory: Memory;
+	readonly sync: VaultSync;
+	read(path: string): string;
+	write(path: string, text: string): void;
+	/** The same vault over a fresh, empty memory on the same backend. */
+	fresh(): Promise<World>;
 }
+
+const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-	for (const h of open.splice(0)) await h.close();
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+async function world(backend: TestBackend, options: { from?: string; vaultDir?: string } = {}): Promise<World> {
+	let vaultDir = options.vaultDir;
+	if (!vaultDir) {
+		const temp = makeTempDir("engrama-provenance-");
+		cleanups.push(() => temp.cleanup());
+		vaultDir = join(temp.path, "vault");
+		mkdirSync(vaultDir, { recursive: true });
+		if (options.from) cpSync(options.from, vaultDir, { recursive: true });
+	}
+	const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
+	const memory = opened.memory;
+	const sync = new VaultSync({ memory, source: new FolderVaultSource(vaultDir), scope: SCOPE, settings: { debounceMs: 40 } });
+	cleanups.push(async () => {
+		await sync.stop();
+		await opened.close();
+	});
+	const dir = vaultDir;
+	return {
+		vaultDir: dir,
+		memory,
+		sync,
+		read: (path) => readFileSync(join(dir, path), "utf8"),
+		write(path, text) {
+			mkdirSync(dirname(join(dir, path)), { recursive: true });
+			writeFileSync(join(dir, path), text);
+		},
+		fresh: () => world(backend, { vaultDir: dir }),
+	};
+}
 
 const agent: WriteContext = { scope: SCOPE, source: "mcp", agent: "claude-desktop", session: "s-1" };
 const PROVENANCE = ["source", "source_agent", "source_session", "trust_level", "edited_by_source", "edited_by_agent", "edited_in_session"];
 
+/** The provenance props a node holds (a null and a missing prop are the same: Neo4j stores no nulls). */
 function provenance(props: Readonly<Record<string, unknown>>): Record<string, unknown> {
 	return Object.fromEntries(PROVENANCE.filter((k) => props[k] !== undefined && props[k] !== null).map((k) => [k, props[k]]));
 }
 
-async function trustSignal(h: SyncHarness, query: string, key: string): Promise<number | undefined> {
+async function trustSignal(h: World, query: string, key: string): Promise<number | undefined> {
 	const found = await h.memory.search(SCOPE, query, { limit: 10 });
 	return found.results.find((r) => r.name === key)?.scores.trust;
 }
 
-describe("provenance through the vault", () => {
+describe.each(testBackends())("provenance through the vault on $name", (backend) => {
 	it("an agent's remember, written out as a note and synced back, stays the agent's until the person removes the keys", async () => {
-		const h = await harness({ from: EXAMPLE_VAULT });
+		const h = await world(backend, { from: EXAMPLE_VAULT });
 		await h.sync.fullSync();
 		h.sync.writer.attach();
 		await h.memory.remember(agent, { label: "Technology", key: "Valkey", props: { description: "A key-value store forked from Redis." } });
@@ -71,7 +115,7 @@ describe("provenance through the vault", () => {
 	});
 
 	it("an agent's remember on a person's note keeps the person's authorship, lowers trust and states the edit in the note", async () => {
-		const h = await harness({ from: EXAMPLE_VAULT });
+		const h = await world(backend, { from: EXAMPLE_VAULT });
 		await h.sync.fullSync();
 		h.sync.writer.attach();
 		const before = await node(h.memory, "Technology", "PostgreSQL");
@@ -109,7 +153,7 @@ describe("provenance through the vault", () => {
 	});
 
 	it("keeps an agent's marks that never reached the note (nothing replicating): a person's edit does not launder them", async () => {
-		const h = await harness({ from: EXAMPLE_VAULT });
+		const h = await world(backend, { from: EXAMPLE_VAULT });
 		await h.sync.fullSync();
 		// No writer attached: like `engrama serve` without --vault writing into the memory the plugin syncs.
 		await h.memory.remember(agent, { label: "Technology", key: "Python", props: { summary: "Agent text." } });
@@ -125,7 +169,7 @@ describe("provenance through the vault", () => {
 	});
 
 	it("a full rebuild from the vault alone (a fresh database) gives every node the same provenance", async () => {
-		const h = await harness({ from: EXAMPLE_VAULT });
+		const h = await world(backend, { from: EXAMPLE_VAULT });
 		await h.sync.fullSync();
 		h.sync.writer.attach();
 		await h.memory.remember(agent, { label: "Technology", key: "Valkey", props: { description: "A key-value store." } });
@@ -134,8 +178,7 @@ describe("provenance through the vault", () => {
 		await h.memory.remember({ ...agent, session: "s-2" }, { label: "Technology", key: "PostgreSQL", props: { version: "17" } });
 		await h.sync.idle();
 		expect(h.read("Engrama/Concept/Vacuum.md")).toMatch(/^engrama_source: cli\nengrama_trust: 1$/m);
-		const fresh = await h.reopen({ dbPath: join(h.vaultDir, "..", "fresh.db") });
-		open.push(fresh);
+		const fresh = await h.fresh();
 		await fresh.sync.fullSync();
 		const keys = [
 			["Technology", "Valkey"],
@@ -153,7 +196,7 @@ describe("provenance through the vault", () => {
 	});
 
 	it("reports provenance keys it cannot read, by path, and reads them safely", async () => {
-		const h = await harness();
+		const h = await world(backend);
 		h.write("Tools/Odd.md", "---\nengrama_label: Technology\nengrama_source: robot\nengrama_trust: lots\n---\n# Odd\n");
 		const report = await h.sync.fullSync();
 		const problems = report.problems.filter((p) => p.path === "Tools/Odd.md").map((p) => p.problem);
