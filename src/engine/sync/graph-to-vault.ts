@@ -7,7 +7,7 @@ import type { NodeRecord, PropValue, Scope } from "../types";
 import { safeFileName } from "./markdown-text";
 import { EDIT_PROPS } from "../write/provenance";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
-import { provenanceKeys } from "./note-provenance";
+import { applyProvenanceKeys, provenanceKeys } from "./note-provenance";
 import { NOTE_ORIGIN } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -113,15 +113,14 @@ export class GraphToVault {
 			);
 			// An agent's write is stated in the note (who edited, the lowered trust); engine writes only
 			// set these keys, never remove them: removing them is how the person vouches.
-			const provenance = provenanceKeys(node);
-			if (written.length === 0 && Object.keys(provenance).length === 0) return null;
+			if (written.length === 0 && Object.keys(provenanceKeys(node)).length === 0) return null;
 			await this.edit(path, (fm) => {
 				for (const name of written) {
 					const value = node.props[name];
 					if (value === undefined || value === null) delete fm[name];
 					else fm[name] = yamlValue(value);
 				}
-				Object.assign(fm, provenance);
+				applyProvenanceKeys(fm, node);
 			});
 			return this.deps.syncPaths([path]);
 		}

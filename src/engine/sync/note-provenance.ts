@@ -40,6 +40,7 @@ export function readNoteProvenance(fm: Readonly<Record<string, unknown>>): NoteP
 	};
 	const source = sourceOf(PROVENANCE_KEYS.source) ?? "sync";
 	const author = writerOf(source, fm[PROVENANCE_KEYS.agent], fm[PROVENANCE_KEYS.session]);
+	// An editor named without its source (written by hand) is taken as the least trusted, mcp.
 	const editSource = sourceOf(PROVENANCE_KEYS.editSource) ?? (present(fm[PROVENANCE_KEYS.editedBy]) ? "mcp" : undefined);
 	const edit = editSource ? writerOf(editSource, fm[PROVENANCE_KEYS.editedBy], fm[PROVENANCE_KEYS.editSession]) : undefined;
 	let trust = Math.min(TRUST_LEVELS[source], edit ? TRUST_LEVELS[edit.source] : 1);
@@ -70,6 +71,25 @@ export function provenanceKeys(node: NodeRecord): Record<string, string | number
 		if (p.edit.session) keys[PROVENANCE_KEYS.editSession] = p.edit.session;
 	}
 	return keys;
+}
+
+const GROUPS: readonly (readonly string[])[] = [
+	[PROVENANCE_KEYS.source, PROVENANCE_KEYS.agent, PROVENANCE_KEYS.session],
+	[PROVENANCE_KEYS.editSource, PROVENANCE_KEYS.editedBy, PROVENANCE_KEYS.editSession],
+];
+
+/**
+ * Writes `node`'s provenance keys into a note's frontmatter. Keys are only set, never removed
+ * (removing them is the person's vouching), except that a newer edit replaces the whole record of
+ * the older one, so an old session does not outlive it.
+ */
+export function applyProvenanceKeys(fm: Record<string, unknown>, node: NodeRecord): void {
+	const keys = provenanceKeys(node);
+	for (const group of GROUPS) {
+		if (!group.some((k) => k in keys)) continue;
+		for (const k of group) if (!(k in keys)) delete fm[k];
+	}
+	Object.assign(fm, keys);
 }
 
 function writerOf(source: Writer["source"], agent: unknown, session: unknown): Writer {

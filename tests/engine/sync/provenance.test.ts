@@ -135,8 +135,18 @@ describe.each(testBackends())("provenance through the vault on $name", (backend)
 		expect(provenance(edited.props)).toEqual(expected);
 		expect(await trustSignal(h, "PostgreSQL relational database", "PostgreSQL")).toBe(0.5);
 
+		// A later edit by another agent (no session) replaces the record of the earlier one; trust stays at the lowest.
+		await h.memory.remember({ scope: SCOPE, source: "sdk", agent: "importer" }, { label: "Technology", key: "PostgreSQL", props: { version: "17.1" } });
+		await h.sync.idle();
+		expect(h.read(path)).toMatch(/^engrama_edit_source: sdk\nengrama_edited_by: importer\n/m);
+		expect(h.read(path)).not.toMatch(/^engrama_edit_session:/m);
+		expect(provenance((await node(h.memory, "Technology", "PostgreSQL")).props)).toEqual({ source: "sync", trust_level: 0.5, edited_by_source: "sdk", edited_by_agent: "importer" });
+		await h.memory.remember({ ...agent, agent: "cursor", session: "s-9" }, { label: "Technology", key: "PostgreSQL", props: { version: "17" } });
+		await h.sync.idle();
+		expect(h.read(path)).toMatch(/^engrama_edit_session: s-9$/m);
+
 		// The person's own edit of the text keeps the record; sync keeps the keys.
-		h.write(path, text.replace("do a lot of the correctness work.", "do most of the correctness work."));
+		h.write(path, h.read(path).replace("do a lot of the correctness work.", "do most of the correctness work."));
 		await h.sync.fullSync();
 		expect(provenance((await node(h.memory, "Technology", "PostgreSQL")).props)).toEqual(expected);
 		expect(h.read(path)).toMatch(/^engrama_edited_by: cursor$/m);
