@@ -82,7 +82,8 @@ export function provenanceProps(p: NodeProvenance): { set: Record<string, PropVa
 /**
  * What a write does to a node's provenance (docs/ARCHITECTURE.md, "Provenance"):
  * - `stated` (vault sync: what the note's frontmatter says) is taken as it is;
- * - a new node (or one without a known source) gets the writer's provenance;
+ * - a new node (or a stub, a placeholder with nothing to author, or one without a known source)
+ *   gets the writer's provenance;
  * - a person's write (cli) on an existing node changes none of it: it neither takes authorship
  *   nor vouches for an agent's text;
  * - an agent's write keeps the authorship, lowers trust to its own level, and, on a node it did
@@ -94,7 +95,7 @@ export function writeProvenance(
 	stated?: NodeProvenance,
 ): { set: Record<string, PropValue>; unset: string[] } {
 	if (stated) return provenanceProps(stated);
-	const current = existing ? provenanceOf(existing) : undefined;
+	const current = existing && existing.props.status !== "stub" ? provenanceOf(existing) : undefined;
 	const level = TRUST_LEVELS[ctx.source];
 	if (!current) return provenanceProps({ ...writer(ctx.source, ctx.agent, ctx.session), trust: level });
 	if (isPersonWriter(ctx.source)) return { set: {}, unset: [] };

@@ -91,6 +91,11 @@ describe("write pipeline", () => {
 		expect(again.node.props).toMatchObject({ source: "mcp", source_session: "s-42", trust_level: 0.5 });
 		expect(again.node.props.edited_by_source).toBeUndefined();
 		expect(own.node.id).toBe(again.node.id);
+		// A stub an agent left is a placeholder: whoever writes its content authors it.
+		await m.memory.remember(agent, { label: "Concept", key: "Placeholder", props: { status: "stub" } });
+		const filled = await m.memory.remember(person, { label: "Concept", key: "Placeholder", props: { summary: "Written by me.", status: "active" } });
+		expect(filled.node.props).toMatchObject({ source: "cli", source_agent: null, trust_level: 1 });
+		expect(filled.node.props.edited_by_source).toBeUndefined();
 		// Archiving is a write like any other: an agent's forget keeps the authorship.
 		const archived = await m.memory.forget(agent, { label: "Project", key: "Clinic App" });
 		expect(archived.props).toMatchObject({ status: "archived", source: "cli", edited_by_source: "mcp", edited_by_agent: "claude-desktop" });
