@@ -41,6 +41,7 @@ const NOT_SEARCHED = new Set([
 	"archived_at",
 	"previous_status",
 	"content_hash",
+	"note_provenance",
 ]);
 
 /** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */

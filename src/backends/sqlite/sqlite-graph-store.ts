@@ -1110,6 +1110,7 @@ const NOT_SEARCHED = new Set([
 	"archived_at",
 	"previous_status",
 	"content_hash",
+	"note_provenance",
 ]);
 
 function isSystemish(name: string): boolean {

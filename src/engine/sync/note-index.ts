@@ -22,7 +22,7 @@ export const NOTE_PROPS = {
 	size: "obsidian_size",
 	/** Names of the props the note itself stated, so a key deleted from the frontmatter is unset. */
 	stated: "note_props",
-	/** true when the note stated its provenance (engrama_* keys) at the last sync: removing them vouches. */
+	/** The provenance the note stated (engrama_* keys) at the last sync: only a change of the keys changes the node's. */
 	provenance: "note_provenance",
 } as const;
 

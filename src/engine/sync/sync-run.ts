@@ -495,9 +495,9 @@ export class SyncRun {
 		set[NOTE_PROPS.size] = info.size;
 		set[NOTE_PROPS.stated] = Object.keys(note.props);
 		const stated = readNoteProvenance(note.frontmatter).provenance;
-		if (stated) set[NOTE_PROPS.provenance] = true;
+		if (stated) set[NOTE_PROPS.provenance] = provenanceRecord(stated);
 		else unset.push(NOTE_PROPS.provenance);
-		return { set, unset: unset.filter((name) => !(name in set)), provenance: stated ?? notedProvenance(node) };
+		return { set, unset: unset.filter((name) => !(name in set)), provenance: notedProvenance(node, stated) };
 	}
 
 	/**
@@ -889,15 +889,25 @@ export class SyncRun {
 }
 
 /**
- * The provenance a note without provenance keys gives its node: the person's own, unless the node
- * carries an agent's marks that never reached the note (its last sync saw no keys: the agent wrote
- * while nothing replicated into the vault, or the replication failed). Those are kept: only a
- * person's edit of the keys in the note vouches. Stubs are placeholders and carry nothing to keep.
+ * The provenance a note gives its node: what its engrama_* keys state (none: the person's own),
+ * but only when they differ from what the note stated at its last sync. Unchanged keys leave the
+ * node's provenance as it is, so an agent's write that never reached the note (nothing replicated
+ * into the vault, or writing the note failed) is not laundered by the person's next edit of the
+ * text: only the person's edit of the keys vouches. A new node, or a stub (a placeholder), simply
+ * takes the note's.
  */
-function notedProvenance(node: NodeRecord | null): NodeProvenance | undefined {
-	if (!node || node.props.status === "stub" || node.props[NOTE_PROPS.provenance] === true) return PERSON_OWN;
+function notedProvenance(node: NodeRecord | null, stated: NodeProvenance | undefined): NodeProvenance | undefined {
+	const fromNote = stated ?? PERSON_OWN;
+	if (!node || node.props.status === "stub") return fromNote;
+	const before = node.props[NOTE_PROPS.provenance];
+	if ((stated ? provenanceRecord(stated) : undefined) !== (typeof before === "string" ? before : undefined)) return fromNote;
 	const current = provenanceOf(node);
-	return current && carriesAgentMarks(current) ? undefined : PERSON_OWN;
+	return current && carriesAgentMarks(current) ? undefined : fromNote;
+}
+
+/** What a note stated, as the bookkeeping sync compares on the next sync. */
+function provenanceRecord(p: NodeProvenance): string {
+	return JSON.stringify([p.source, p.agent ?? null, p.session ?? null, p.trust, p.edit?.source ?? null, p.edit?.agent ?? null, p.edit?.session ?? null]);
 }
 
 /** The engrama_id a note may give its node: none for a copy, or for an id another scope holds. */

@@ -176,6 +176,18 @@ describe.each(testBackends())("provenance through the vault on $name", (backend)
 		h.write(path, h.read(path).replace("type: Technology\n", "type: Technology\nengrama_trust: 1\n"));
 		await h.sync.fullSync();
 		expect(provenance((await node(h.memory, "Technology", "Python")).props)).toEqual({ source: "sync", trust_level: 1 });
+
+		// Same for a note that does state its provenance: unchanged keys do not overrule a newer agent edit.
+		const detach = h.sync.writer.attach();
+		await h.memory.remember({ scope: SCOPE, source: "cli" }, { label: "Concept", key: "Vacuum" });
+		await h.sync.idle();
+		detach();
+		const vacuum = "Engrama/Concept/Vacuum.md";
+		expect(h.read(vacuum)).toMatch(/^engrama_source: cli\nengrama_trust: 1$/m);
+		await h.memory.remember(agent, { label: "Concept", key: "Vacuum", props: { summary: "Agent text." } });
+		h.write(vacuum, `${h.read(vacuum)}\nA person's line.\n`);
+		await h.sync.fullSync();
+		expect(provenance((await node(h.memory, "Concept", "Vacuum")).props)).toMatchObject({ source: "cli", trust_level: 0.5, edited_by_agent: "claude-desktop" });
 	});
 
 	it("a full rebuild from the vault alone (a fresh database) gives every node the same provenance", async () => {
