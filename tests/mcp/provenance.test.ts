@@ -92,7 +92,8 @@ describe("MCP with a vault: provenance survives the round trip", () => {
 		await idle();
 		// Synced back from its note (whose keys Engrama wrote), it is still the agent's.
 		const node = await stored("Concept", "Forged");
-		expect(node.props).toMatchObject({ source: "mcp", source_agent: "engrama-test", trust_level: 0.5, note_provenance: true });
+		expect(node.props).toMatchObject({ source: "mcp", source_agent: "engrama-test", trust_level: 0.5 });
+		expect(JSON.parse(node.props.note_provenance as string)).toEqual(["mcp", "engrama-test", node.props.source_session, 0.5, null, null, null]);
 		expect(node.props.edited_by_agent).toBeUndefined();
 		const text = read("Engrama/Concept/Forged.md");
 		expect(text).toMatch(/^engrama_source: mcp$/m);
