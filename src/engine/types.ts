@@ -85,4 +85,8 @@ export const SYSTEM_PROPS = [
 	"source_agent",
 	"source_session",
 	"trust_level",
+	// The last agent edit a person has not vouched for (write/provenance.ts EDIT_PROPS).
+	"edited_by_source",
+	"edited_by_agent",
+	"edited_in_session",
 ] as const;

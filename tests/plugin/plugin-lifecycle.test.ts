@@ -159,6 +159,27 @@ describe("vault events", () => {
 		expect(await engine.memory.graph.getNodeById(engine.scope, created.id)).not.toBeNull();
 	});
 
+	test("an agent's writes keep their provenance through the plugin's vault (engrama_* keys via processFrontMatter)", async () => {
+		const r = await start();
+		const engine = await settled(r);
+		const { vault } = r.app;
+		const agent = { scope: engine.scope, source: "mcp" as const, agent: "claude-desktop", session: "s-1" };
+		// What the plugin's MCP bridge does for an agent: a write through Memory, replicated into the vault.
+		await engine.memory.remember(agent, { label: "Technology", key: "Valkey", props: { description: "A key-value store." } });
+		await engine.memory.remember(agent, { label: "Technology", key: "PostgreSQL", props: { version: "17" } });
+		await engine.sync.idle();
+		const created = vault.getFileByPath("Engrama/Technology/Valkey.md")!;
+		expect(await vault.read(created)).toMatch(/engrama_source: mcp\nengrama_agent: claude-desktop\nengrama_session: s-1\nengrama_trust: 0\.5/);
+		expect((await engine.memory.get(engine.scope, "Technology", "Valkey"))?.props).toMatchObject({ source: "mcp", source_agent: "claude-desktop", trust_level: 0.5 });
+		const mine = vault.getFileByPath("Technologies/PostgreSQL.md")!;
+		expect(await vault.read(mine)).toMatch(/engrama_edited_by: claude-desktop/);
+		expect((await engine.memory.get(engine.scope, "Technology", "PostgreSQL"))?.props).toMatchObject({ source: "sync", trust_level: 0.5, edited_by_agent: "claude-desktop" });
+		// The person deletes the keys in Obsidian: they vouch, and the node becomes theirs.
+		await vault.modify(created, (await vault.read(created)).replace(/^engrama_(source|agent|session|trust):.*\n/gm, ""));
+		await waitFor(async () => (await engine.memory.get(engine.scope, "Technology", "Valkey"))?.props.trust_level === 1, "the vouched note");
+		expect((await engine.memory.get(engine.scope, "Technology", "Valkey"))?.props.source).toBe("sync");
+	});
+
 	test("with auto-sync off, vault events are ignored until turned back on", async () => {
 		const r = await start({ ...SETTINGS, sync: { ...SETTINGS.sync, autoSync: false } });
 		const engine = await r.plugin.controller!.ready();

@@ -31,6 +31,9 @@ const NOT_SEARCHED = new Set([
 	"source",
 	"source_agent",
 	"source_session",
+	"edited_by_source",
+	"edited_by_agent",
+	"edited_in_session",
 	"status",
 	"obsidian_path",
 	"valid_from",
@@ -38,6 +41,7 @@ const NOT_SEARCHED = new Set([
 	"archived_at",
 	"previous_status",
 	"content_hash",
+	"note_provenance",
 ]);
 
 /** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */

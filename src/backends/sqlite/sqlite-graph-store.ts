@@ -1100,6 +1100,9 @@ const NOT_SEARCHED = new Set([
 	"source",
 	"source_agent",
 	"source_session",
+	"edited_by_source",
+	"edited_by_agent",
+	"edited_in_session",
 	"status",
 	"obsidian_path",
 	"valid_from",
@@ -1107,6 +1110,7 @@ const NOT_SEARCHED = new Set([
 	"archived_at",
 	"previous_status",
 	"content_hash",
+	"note_provenance",
 ]);
 
 function isSystemish(name: string): boolean {

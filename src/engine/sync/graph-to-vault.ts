@@ -4,8 +4,10 @@ import type { Memory, MemoryWriteEvent } from "../memory";
 import type { Profile } from "../profile";
 import { SerialQueue } from "../serial-queue";
 import type { NodeRecord, PropValue, Scope } from "../types";
+import { EDIT_PROPS } from "../write/provenance";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
+import { applyProvenanceKeys, provenanceKeys } from "./note-provenance";
 import { NOTE_ORIGIN } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -43,6 +45,7 @@ const NEVER_WRITTEN = new Set<string>([
 	"source_agent",
 	"source_session",
 	"trust_level",
+	...Object.values(EDIT_PROPS),
 	"valid_from",
 	"archived_at",
 	"previous_status",
@@ -108,13 +111,16 @@ export class GraphToVault {
 			const written = Object.keys(event.input.props ?? {}).filter(
 				(name) => !NEVER_WRITTEN.has(name) && (def?.properties.includes(name) || name === "status" || name === "description"),
 			);
-			if (written.length === 0) return null;
+			// An agent's write is stated in the note (who edited, the lowered trust); engine writes only
+			// set these keys, never remove them: removing them is how the person vouches.
+			if (written.length === 0 && Object.keys(provenanceKeys(node)).length === 0) return null;
 			await this.edit(path, (fm) => {
 				for (const name of written) {
 					const value = node.props[name];
 					if (value === undefined || value === null) delete fm[name];
 					else fm[name] = yamlValue(value);
 				}
+				applyProvenanceKeys(fm, node);
 			});
 			return this.deps.syncPaths([path]);
 		}
@@ -327,6 +333,7 @@ export function renderEntityNote(node: NodeRecord, relations: readonly { type: s
 		if (!known.has(name) && name !== "confidence") continue;
 		fm[name] = yamlValue(value);
 	}
+	Object.assign(fm, provenanceKeys(node));
 	if (relations.length > 0) {
 		const map: Record<string, string[]> = {};
 		for (const r of relations) (map[r.type] ??= []).push(r.ref);

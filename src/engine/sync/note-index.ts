@@ -22,6 +22,8 @@ export const NOTE_PROPS = {
 	size: "obsidian_size",
 	/** Names of the props the note itself stated, so a key deleted from the frontmatter is unset. */
 	stated: "note_props",
+	/** The provenance the note stated (engrama_* keys) at the last sync: only a change of the keys changes the node's. */
+	provenance: "note_provenance",
 } as const;
 
 export function noteEntryOf(node: NodeRecord): NoteEntry | undefined {

@@ -3,11 +3,13 @@ import { EngramaError, NotFoundError, errorMessage } from "../errors";
 import type { Profile } from "../profile";
 import type { GraphStore, MergeEdgeInput } from "../protocols";
 import type { NodeRecord, PropValue, Scope } from "../types";
+import { carriesAgentMarks, PERSON_OWN, provenanceOf, type NodeProvenance } from "../write/provenance";
 import { resolveRelationOrThrow, sanitiseKey } from "../write/sanitise";
 import type { EntityInput, EntityWrite, WriteContext, WritePipeline } from "../write/write-pipeline";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { NOTE_PROPS, type NoteEntry, type NoteIndex, noteEntryOf } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
+import { readNoteProvenance } from "./note-provenance";
 import { emptyCounts, type SyncCounts, type SyncProblem } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
 import { noteBasename, type VaultFileInfo, type VaultSource } from "./vault-source";
@@ -153,6 +155,9 @@ export class SyncRun {
 			return { kind: "touched", entry, info };
 		}
 		this.problems.push(...note.warnings);
+		for (const problem of readNoteProvenance(note.frontmatter).problems) {
+			this.problems.push({ path: info.path, severity: "warning", problem, action: "Fix or remove it; removing every engrama_* provenance key makes the note your own." });
+		}
 		return { kind: "prepared", prepared: { info, note } };
 	}
 
@@ -331,7 +336,7 @@ export class SyncRun {
 		const props = this.noteProps(note, prepared.info, null, def.status?.default ?? "active");
 		return {
 			identity: `${def.label}\u0000${note.key}`,
-			input: { label: def.label, key: note.key, props: props.set, id: claimedId(prepared), unset: props.unset, existing: null },
+			input: { label: def.label, key: note.key, props: props.set, id: claimedId(prepared), unset: props.unset, existing: null, provenance: props.provenance },
 		};
 	}
 
@@ -411,6 +416,7 @@ export class SyncRun {
 				props: props.set,
 				id: current ? undefined : claimed,
 				unset: props.unset,
+				provenance: props.provenance,
 			});
 			return { write, key: finalKey };
 		};
@@ -453,8 +459,16 @@ export class SyncRun {
 		return { prepared, node: stored, idToWrite };
 	}
 
-	/** Props to set and unset: what the note states, sync bookkeeping, and a revived status. */
-	private noteProps(note: ParsedNote, info: VaultFileInfo, node: NodeRecord | null, defaultStatus: string): { set: Record<string, PropValue>; unset: string[] } {
+	/**
+	 * Props to set and unset: what the note states, sync bookkeeping, and a revived status; and the
+	 * provenance the node takes (undefined: keep the node's, see notedProvenance).
+	 */
+	private noteProps(
+		note: ParsedNote,
+		info: VaultFileInfo,
+		node: NodeRecord | null,
+		defaultStatus: string,
+	): { set: Record<string, PropValue>; unset: string[]; provenance?: NodeProvenance } {
 		const set: Record<string, PropValue> = { ...note.props };
 		const unset: string[] = [];
 		if (node) {
@@ -480,7 +494,10 @@ export class SyncRun {
 		set[NOTE_PROPS.mtime] = info.mtime;
 		set[NOTE_PROPS.size] = info.size;
 		set[NOTE_PROPS.stated] = Object.keys(note.props);
-		return { set, unset: unset.filter((name) => !(name in set)) };
+		const stated = readNoteProvenance(note.frontmatter).provenance;
+		if (stated) set[NOTE_PROPS.provenance] = provenanceRecord(stated);
+		else unset.push(NOTE_PROPS.provenance);
+		return { set, unset: unset.filter((name) => !(name in set)), provenance: notedProvenance(node, stated) };
 	}
 
 	/**
@@ -655,7 +672,16 @@ export class SyncRun {
 		// The checks and provenance of the write pipeline's mergeRelation, applied per edge here so
 		// the edges can be written in bulk.
 		const adds: MergeEdgeInput[] = [];
-		const edgeProps = { origin: NOTE_ORIGIN, note_path: note.path, ...pipeline.provenance(this.ctx) };
+		const stated = readNoteProvenance(note.frontmatter).provenance;
+		const edgeProps = {
+			origin: NOTE_ORIGIN,
+			note_path: note.path,
+			...pipeline.provenance(stated ? { ...this.ctx, source: stated.source, agent: stated.agent, session: stated.session } : this.ctx),
+			...(stated ? { trust_level: stated.trust } : {}),
+		};
+		// An edge the note now declares that a writer made before (an agent's relation written into
+		// the note) keeps its own provenance; the note only takes it over.
+		const adopted = { origin: NOTE_ORIGIN, note_path: note.path };
 		const now = this.deps.clock.now().toISOString();
 		for (const [k, { type, target }] of declared) {
 			const props = existing.get(k);
@@ -672,7 +698,7 @@ export class SyncRun {
 				});
 				continue;
 			}
-			adds.push({ fromId: node.id, type, toId: target.id, props: edgeProps, now });
+			adds.push({ fromId: node.id, type, toId: target.id, props: props ? adopted : edgeProps, now });
 		}
 		return adds;
 	}
@@ -871,6 +897,28 @@ export class SyncRun {
 function fileAge(info: VaultFileInfo): number {
 	const created = info.ctime !== undefined && info.ctime > 0 ? info.ctime : info.mtime;
 	return Math.min(created, info.mtime);
+}
+
+/**
+ * The provenance a note gives its node: what its engrama_* keys state (none: the person's own),
+ * but only when they differ from what the note stated at its last sync. Unchanged keys leave the
+ * node's provenance as it is, so an agent's write that never reached the note (nothing replicated
+ * into the vault, or writing the note failed) is not laundered by the person's next edit of the
+ * text: only the person's edit of the keys vouches. A new node, or a stub (a placeholder), simply
+ * takes the note's.
+ */
+function notedProvenance(node: NodeRecord | null, stated: NodeProvenance | undefined): NodeProvenance | undefined {
+	const fromNote = stated ?? PERSON_OWN;
+	if (!node || node.props.status === "stub") return fromNote;
+	const before = node.props[NOTE_PROPS.provenance];
+	if ((stated ? provenanceRecord(stated) : undefined) !== (typeof before === "string" ? before : undefined)) return fromNote;
+	const current = provenanceOf(node);
+	return current && carriesAgentMarks(current) ? undefined : fromNote;
+}
+
+/** What a note stated, as the bookkeeping sync compares on the next sync. */
+function provenanceRecord(p: NodeProvenance): string {
+	return JSON.stringify([p.source, p.agent ?? null, p.session ?? null, p.trust, p.edit?.source ?? null, p.edit?.agent ?? null, p.edit?.session ?? null]);
 }
 
 /** The engrama_id a note may give its node: none for a copy, or for an id another scope holds. */

@@ -9,6 +9,9 @@ const NOT_TRACKED = new Set([
 	"source_agent",
 	"source_session",
 	"trust_level",
+	"edited_by_source",
+	"edited_by_agent",
+	"edited_in_session",
 	"org_id",
 	"user_id",
 	"engrama_id",
@@ -18,6 +21,7 @@ const NOT_TRACKED = new Set([
 	"obsidian_mtime",
 	"obsidian_size",
 	"note_props",
+	"note_provenance",
 ]);
 
 function same(a: PropValue | undefined, b: PropValue | undefined): boolean {

@@ -18,6 +18,17 @@ const PROP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 const SYSTEM = new Set<string>(SYSTEM_PROPS);
 
+/** Names the engine owns: its system props and everything named engrama_* (note frontmatter keys). */
+function isReserved(name: string): boolean {
+	return SYSTEM.has(name) || name.toLowerCase().startsWith("engrama_");
+}
+
+/** The reserved names among user-supplied properties (sanitiseProps drops them), so a write can say so. */
+export function reservedPropNames(raw: unknown): string[] {
+	if (raw === undefined || raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+	return Object.keys(raw).filter(isReserved);
+}
+
 export function cleanString(value: string): string {
 	return value.replace(CONTROL_CHARS, "").normalize("NFC");
 }
@@ -113,7 +124,8 @@ function cleanValue(name: string, value: unknown, depth: number): PropValue | un
 
 /**
  * Cleans user-supplied properties: names must be identifiers, values scalars or flat lists,
- * strings bounded and stripped of control characters. System props are dropped (the engine owns them).
+ * strings bounded and stripped of control characters. System props and engrama_* names are dropped
+ * (the engine owns them; see reservedPropNames).
  */
 export function sanitiseProps(raw: unknown): Record<string, PropValue> {
 	if (raw === undefined || raw === null) return {};
@@ -129,7 +141,7 @@ export function sanitiseProps(raw: unknown): Record<string, PropValue> {
 		if (!PROP_NAME.test(name) || name.length > LIMITS.propName) {
 			throw new ValidationError(`Property name "${name.slice(0, 80)}" is not allowed: use letters, digits and _ (max ${LIMITS.propName}).`);
 		}
-		if (SYSTEM.has(name)) continue;
+		if (isReserved(name)) continue;
 		const cleaned = cleanValue(name, value, 0);
 		if (cleaned !== undefined) out[name] = cleaned;
 	}

@@ -5,9 +5,12 @@ import type { Profile } from "../profile";
 import type { EmbeddingProvider, GraphStore, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { requireScope } from "../scope";
+import { NOTE_PROPS } from "../sync/note-index";
 import type { NodeRecord, PartialScope, PropValue, Provenance, Scope } from "../types";
+import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import {
 	normaliseTags,
+	reservedPropNames,
 	readConfidence,
 	readDate,
 	resolveLabelOrThrow,
@@ -24,7 +27,7 @@ export interface WriteContext {
 	readonly session?: string;
 }
 
-export const TRUST_LEVELS: Readonly<Record<Provenance, number>> = { sync: 1, cli: 1, sdk: 0.8, mcp: 0.5 };
+export { TRUST_LEVELS };
 
 export interface EntityInput {
 	readonly label: string;
@@ -40,6 +43,11 @@ export interface EntityInput {
 	 * not look it up again. Only for callers that hold the stored node in step (vault sync).
 	 */
 	readonly existing?: NodeRecord | null;
+	/**
+	 * The provenance the node must carry, as a note's frontmatter states it (vault sync only);
+	 * otherwise the writer's provenance is applied by the rules of `writeProvenance`.
+	 */
+	readonly provenance?: NodeProvenance;
 }
 
 export interface EntityWrite {
@@ -73,6 +81,7 @@ export interface WritePipelineDeps {
 }
 
 const DATE_PROPS = ["valid_from", "valid_to"] as const;
+const SYNC_BOOKKEEPING: readonly string[] = Object.values(NOTE_PROPS);
 /** Nodes per mergeNodes call (≈10–30 ms of SQLite work each). */
 const MERGE_NODES_SLICE = 100;
 
@@ -161,6 +170,20 @@ export class WritePipeline {
 		const key = sanitiseKey(input.key, def.keyField);
 		const props = sanitiseProps(input.props);
 		const warnings: string[] = [];
+		const reserved = reservedPropNames(input.props);
+		// Sync keeps its own bookkeeping about the note; no other writer may forge it.
+		if (ctx.source !== "sync") {
+			for (const name of SYNC_BOOKKEEPING) {
+				if (!(name in props)) continue;
+				delete props[name];
+				reserved.push(name);
+			}
+		}
+		if (reserved.length > 0) {
+			warnings.push(
+				`Ignored ${reserved.map((n) => `"${n}"`).join(", ")}: Engrama records who wrote a memory (source, agent, session, trust) and its note bookkeeping itself; these cannot be sent as properties.`,
+			);
+		}
 		delete props.name;
 		delete props.title;
 		props[def.keyField] = key;
@@ -206,8 +229,11 @@ export class WritePipeline {
 			status: def.status?.default ?? "active",
 		};
 		if (input.id && !isUuid(input.id)) warnings.push(`engrama_id "${input.id.slice(0, 60)}" is not a UUID; a new id was given.`);
+		const provenance = writeProvenance(ctx, existing, input.provenance);
+		const scopeProps = { org_id: scope.orgId, user_id: scope.userId };
+		unset.push(...provenance.unset.filter((name) => !(name in provenance.set)));
 		return {
-			merge: { label: def.label, keyField: def.keyField, key, set: { ...props, ...this.provenance(ctx) }, setOnCreate, unset, now },
+			merge: { label: def.label, keyField: def.keyField, key, set: { ...props, ...provenance.set, ...scopeProps }, setOnCreate, unset, now },
 			warnings,
 		};
 	}
@@ -283,12 +309,13 @@ export class WritePipeline {
 		const scope = requireScope(ctx.scope);
 		const node = "id" in ref ? ref : await this.requireNode(scope, ref, "node");
 		const now = this.deps.clock.now().toISOString();
+		const provenance = writeProvenance(ctx, node);
 		const updated = await this.deps.graph.transaction(async () => {
 			const result = await this.deps.graph.updateNode(
 				scope,
 				node.id,
-				{ status: "archived", archived_at: now, previous_status: node.props.status ?? null, ...this.provenance(ctx) },
-				[],
+				{ status: "archived", archived_at: now, previous_status: node.props.status ?? null, ...provenance.set, org_id: scope.orgId, user_id: scope.userId },
+				provenance.unset,
 				now,
 			);
 			if (result) await this.deps.graph.recordHistory(scope, propChanges(node.id, node.props, result.props, now, ctx.source));

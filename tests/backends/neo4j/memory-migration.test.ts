@@ -38,6 +38,8 @@ async function fill(backend: Backend): Promise<void> {
 	clock.advanceDays(3);
 	await remember("Project", "Billing Portal", { description: "Invoices and payments", status: "active" });
 	await remember("Problem", "Slow invoices", { status: "resolved" });
+	// An agent's edit of a person's node: provenance (authorship, lowered trust, edit marks) must travel too.
+	await remember("Technology", "PostgreSQL", { summary: "Checked by an agent." }, { scope: ana, source: "mcp", agent: "claude", session: "s-1" });
 	await memory.forget(ctx, { label: "Concept", key: "Event sourcing" });
 	await memory.relate(ctx, { label: "Project", key: "Billing Portal" }, "USES", { label: "Technology", key: "PostgreSQL" });
 	await memory.relate(ctx, { label: "Problem", key: "Slow invoices" }, "SOLVED_BY", { label: "Decision", key: "Add an index" });
@@ -103,6 +105,13 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 
 		const original = await snapshot(sqlite, ana);
 		expect(await snapshot(target, ana)).toEqual(original);
+		expect((await target.graph.getNode(ana, "Technology", "PostgreSQL"))?.props).toMatchObject({
+			source: "cli",
+			trust_level: 0.5,
+			edited_by_source: "mcp",
+			edited_by_agent: "claude",
+			edited_in_session: "s-1",
+		});
 		// Search and reflect give the same answers on the copy (bm25 equal up to the last bit of a double).
 		const q = { text: "invoices payments", limit: 5 };
 		const hits = async (g: GraphStore) => (await g.fulltext(ana, q)).map((h) => [h.node.id, Number(h.score.toFixed(12))]);

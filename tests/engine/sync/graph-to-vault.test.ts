@@ -153,6 +153,8 @@ describe("renderEntityNote", () => {
 				"status: accepted",
 				"rationale: One file.",
 				"summary: Embedded.",
+				"engrama_source: mcp",
+				"engrama_trust: 0.5",
 				"relations:",
 				"  USES:",
 				'    - "[[SQLite]]"',

@@ -40,7 +40,7 @@ describe("write pipeline", () => {
 		expect(node.updatedAt).toBe(node.createdAt);
 	});
 
-	it("on MERGE keeps identity, creation time and valid_from, advances updated_at and restamps provenance", async () => {
+	it("on MERGE keeps identity, creation time, valid_from and authorship, advances updated_at", async () => {
 		const first = await m.memory.remember(agent, { label: "Project", key: "Billing Portal", props: { description: "Invoices" } });
 		clock.advanceDays(2);
 		const second = await m.memory.remember({ scope: m.scope, source: "cli" }, { label: "project", key: " Billing   Portal ", props: { repo: "git@x" } });
@@ -52,14 +52,57 @@ describe("write pipeline", () => {
 			valid_from: "2026-03-01T12:00:00.000Z",
 			description: "Invoices",
 			repo: "git@x",
-			source: "cli",
-			trust_level: 1,
-			source_agent: null,
+			// A person's write through the command line neither takes authorship nor vouches for the agent's text.
+			source: "mcp",
+			source_agent: "claude-desktop",
+			source_session: "s-42",
+			trust_level: 0.5,
 		});
 	});
 
-	it("ignores engine-owned properties a caller tries to set", async () => {
-		const { node } = await m.memory.remember(agent, {
+	it("an agent's write on a node a person authored keeps the authorship, lowers trust and records the edit", async () => {
+		const person = { scope: m.scope, source: "cli" as const };
+		await m.memory.remember(person, { label: "Project", key: "Clinic App", props: { description: "Mine" } });
+		clock.advanceDays(1);
+		const edited = await m.memory.remember({ ...agent, agent: "cursor", session: "s-7" }, { label: "Project", key: "Clinic App", props: { repo: "git@y" } });
+		expect(edited.node.props).toMatchObject({
+			source: "cli",
+			source_agent: null,
+			source_session: null,
+			trust_level: 0.5,
+			edited_by_source: "mcp",
+			edited_by_agent: "cursor",
+			edited_in_session: "s-7",
+			repo: "git@y",
+		});
+		// An sdk write later cannot raise trust above what the mcp edit left; a person's write does not vouch either.
+		await m.memory.remember({ scope: m.scope, source: "sdk", agent: "script" }, { label: "Project", key: "Clinic App", props: { stage: "beta" } });
+		await m.memory.remember(person, { label: "Project", key: "Clinic App", props: { stage: "ga" } });
+		const after = await m.memory.graph.getNode(m.scope, "Project", "Clinic App");
+		expect(after?.props).toMatchObject({ source: "cli", trust_level: 0.5, edited_by_source: "sdk", edited_by_agent: "script", stage: "ga" });
+		expect(after?.props.edited_in_session).toBeUndefined();
+		// The node's history still says which writer changed what.
+		const history = await m.memory.graph.nodeHistory(m.scope, edited.node.id, { limit: 100 });
+		expect(history.map((h) => `${h.prop}:${h.source}`)).toEqual(expect.arrayContaining(["repo:mcp", "stage:sdk", "stage:cli"]));
+		expect(history.some((h) => h.prop === "trust_level" || h.prop.startsWith("edited_"))).toBe(false);
+		// An agent editing what it authored itself is no foreign edit: trust stays at its level, no edit marks.
+		const own = await m.memory.remember(agent, { label: "Concept", key: "Own" });
+		const again = await m.memory.remember({ ...agent, session: "s-43" }, { label: "Concept", key: "Own", props: { summary: "More" } });
+		expect(again.node.props).toMatchObject({ source: "mcp", source_session: "s-42", trust_level: 0.5 });
+		expect(again.node.props.edited_by_source).toBeUndefined();
+		expect(own.node.id).toBe(again.node.id);
+		// A stub an agent left is a placeholder: whoever writes its content authors it.
+		await m.memory.remember(agent, { label: "Concept", key: "Placeholder", props: { status: "stub" } });
+		const filled = await m.memory.remember(person, { label: "Concept", key: "Placeholder", props: { summary: "Written by me.", status: "active" } });
+		expect(filled.node.props).toMatchObject({ source: "cli", source_agent: null, trust_level: 1 });
+		expect(filled.node.props.edited_by_source).toBeUndefined();
+		// Archiving is a write like any other: an agent's forget keeps the authorship.
+		const archived = await m.memory.forget(agent, { label: "Project", key: "Clinic App" });
+		expect(archived.props).toMatchObject({ status: "archived", source: "cli", edited_by_source: "mcp", edited_by_agent: "claude-desktop" });
+	});
+
+	it("ignores engine-owned properties a caller tries to set, and says so", async () => {
+		const { node, warnings } = await m.memory.remember(agent, {
 			label: "Concept",
 			key: "Idempotency",
 			props: {
@@ -69,10 +112,18 @@ describe("write pipeline", () => {
 				created_at: "1999-01-01",
 				source: "sync",
 				trust_level: 1,
+				engrama_trust: 1,
+				edited_by_agent: "nobody",
+				note_provenance: true,
+				obsidian_path: "Elsewhere.md",
 			},
 		});
 		expect(node.id).not.toBe("11111111-1111-4111-8111-111111111111");
 		expect(node.props).toMatchObject({ org_id: m.scope.orgId, user_id: m.scope.userId, source: "mcp", trust_level: 0.5 });
+		for (const name of ["engrama_trust", "edited_by_agent", "note_provenance", "obsidian_path"]) expect(node.props[name]).toBeUndefined();
+		for (const name of ["source", "trust_level", "engrama_trust", "edited_by_agent", "note_provenance", "obsidian_path"]) {
+			expect(warnings.join("\n")).toMatch(new RegExp(`Ignored .*"${name}"`));
+		}
 		expect(node.createdAt).toBe("2026-03-01T12:00:00.000Z");
 	});
 
