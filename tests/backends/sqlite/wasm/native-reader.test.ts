@@ -1,45 +1,11 @@
 // A native SQLite program (here Python's sqlite3 module, as the sqlite3 shell or DB Browser) opening
 // the database beside a running engine: it must neither lose acknowledged writes nor damage the file.
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, unlinkSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
 import { bundleChild, startChild, type RunningChild } from "./child-process";
 import { makeTempDir } from "./temp-dir";
-
-const READER = fileURLToPath(new URL("./fixtures/native-reader.py", import.meta.url));
-
-/** Opens, counts and closes, as a one-off query in the sqlite3 shell would. */
-function peek(db: string): void {
-	const run = spawnSync("python3", [READER, "peek", db], { encoding: "utf8" });
-	if (run.status !== 0) throw new Error(`python3 native reader failed (python3 must be installed): ${run.stderr}`);
-	expect(run.stdout).toContain("CLOSED");
-}
-
-/** Opens and stays open (a DB Browser window) until `close()`. */
-async function hold(db: string): Promise<{ close: () => Promise<void> }> {
-	const child = spawn("python3", [READER, "hold", db], { stdio: ["pipe", "pipe", "pipe"] });
-	let out = "";
-	let err = "";
-	child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
-	const closed = new Promise<void>((resolve, reject) =>
-		child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`native reader exited ${code}: ${err}`)))),
-	);
-	await new Promise<void>((resolve, reject) => {
-		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-			out += chunk;
-			if (out.includes("OPEN")) resolve();
-		});
-		closed.then(() => reject(new Error(`native reader closed before opening: ${err}`)), reject);
-	});
-	return {
-		close: () => {
-			child.stdin.end();
-			return closed;
-		},
-	};
-}
+import { hold, peek } from "./native-reader";
 
 async function writeBatch(child: RunningChild, from: number, to: number): Promise<void> {
 	child.send(`write ${from} ${to}`);
@@ -63,6 +29,9 @@ async function killAndReopen(child: RunningChild, db: string): Promise<{ rows: n
 		reopened.close();
 	}
 }
+
+// Child processes and python3 on a loaded 2-core machine: generous, never a timing assertion.
+const TEST_TIMEOUT_MS = 120_000;
 
 describe("a native SQLite reader beside the engine", () => {
 	let temp: ReturnType<typeof makeTempDir>;
@@ -89,7 +58,7 @@ describe("a native SQLite reader beside the engine", () => {
 		const { rows, integrity } = await killAndReopen(child, db);
 		expect(rows).toEqual(acked(child));
 		expect(integrity).toEqual({ integrity_check: "ok" });
-	});
+	}, TEST_TIMEOUT_MS);
 
 	it("refuses writes with a named error while a reader holds the file open, then writes again once it closes", async () => {
 		const db = temp.file("hold.db");
@@ -108,7 +77,7 @@ describe("a native SQLite reader beside the engine", () => {
 		const { rows, integrity } = await killAndReopen(child, db);
 		expect(rows).toEqual([...Array.from({ length: 20 }, (_, i) => i), ...Array.from({ length: 15 }, (_, i) => 25 + i)]);
 		expect(integrity).toEqual({ integrity_check: "ok" });
-	});
+	}, TEST_TIMEOUT_MS);
 
 	it("restores a WAL deleted behind its back even when no write follows", async () => {
 		const db = temp.file("deleted.db");
@@ -124,5 +93,5 @@ describe("a native SQLite reader beside the engine", () => {
 		expect(rows).toEqual(acked(child));
 		expect(rows).toHaveLength(30);
 		expect(integrity).toEqual({ integrity_check: "ok" });
-	});
+	}, TEST_TIMEOUT_MS);
 });
