@@ -52,7 +52,7 @@ function startServe(db: string): Promise<{ child: ChildProcess; url: string; tok
 	});
 	let out = "";
 	return new Promise((resolve, reject) => {
-		child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
 			out += chunk;
 			try {
 				const info = JSON.parse(out) as { url: string; configs: { http: { mcpServers: { engrama: { headers: { Authorization: string } } } } } };
@@ -106,7 +106,7 @@ async function trial(index: number, withReader: boolean): Promise<Trial> {
 	if (reader) {
 		// A clean stop between iterations: its last close checkpoints whatever it saw.
 		reader.stdin!.end();
-		await new Promise((resolve) => reader!.once("exit", resolve));
+		await new Promise((resolve) => reader.once("exit", resolve));
 	}
 	await Promise.allSettled(clients.map((c) => c.close()));
 
