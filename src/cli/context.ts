@@ -1,8 +1,8 @@
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { configFromEnv, parseConfig, type EngramaConfig } from "../config/engrama-config";
 import { openMemory, type OpenedMemory } from "../node/open-memory";
+import { defaultDataDir } from "../node/private-dir";
 import type { WriteContext } from "../engine/write/write-pipeline";
 import { createOutput, reportError, type Output } from "./output";
 
@@ -16,7 +16,7 @@ export interface GlobalOptions {
 }
 
 export function defaultDbPath(): string {
-	return join(homedir(), ".engrama", "engrama.db");
+	return join(defaultDataDir(), "engrama.db");
 }
 
 /** Environment first (the seed's variables), then global flags. */

@@ -20,7 +20,7 @@ export interface TokenFileResult {
 }
 
 async function writePrivate(file: string, token: string): Promise<void> {
-	await mkdir(dirname(file), { recursive: true });
+	await mkdir(dirname(file), { recursive: true, mode: 0o700 });
 	const tmp = `${file}.${process.pid}.tmp`;
 	await writeFile(tmp, `${token}\n`, { mode: 0o600 });
 	await chmod(tmp, 0o600);

@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { createBackend } from "../backends/factory";
 import type { EngramaConfig } from "../config/engrama-config";
@@ -8,6 +7,7 @@ import type { Profile } from "../engine/profile";
 import type { EmbeddingProvider } from "../engine/protocols";
 import type { Scope } from "../engine/types";
 import { loadProfileFromDisk } from "./profile-files";
+import { preparePrivateDir } from "./private-dir";
 import { createNodeEmbedder, resolveDimensions } from "./embedders/create-embedder";
 import { stderrModelProgress } from "./embedders/model-progress";
 import type { ModelProgress } from "./embedders/transformers-embedding-provider";
@@ -31,7 +31,7 @@ export async function openMemory(
 	} = {},
 ): Promise<OpenedMemory> {
 	const profile = options.profile ?? loadProfileFromDisk(config.profile, config.modules);
-	if (config.backend === "sqlite" && config.dbPath !== ":memory:") mkdirSync(dirname(config.dbPath), { recursive: true });
+	if (config.backend === "sqlite" && config.dbPath !== ":memory:") preparePrivateDir(dirname(config.dbPath));
 	const { graph, vectors } = await createBackend(config);
 	try {
 		const scope = await resolveIdentity(graph, config);

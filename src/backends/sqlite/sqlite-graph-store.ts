@@ -167,8 +167,10 @@ export class SqliteGraphStore implements GraphStore {
 	}
 
 	private release(name: string): void {
-		this.depth--;
+		// Only once it succeeded: a failed outermost RELEASE (the commit: disk full, a write
+		// refused) leaves the savepoint open for the caller's rollbackTo().
 		this.conn.run(`RELEASE ${name}`);
+		this.depth--;
 	}
 
 	private rollbackTo(name: string): void {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import { createBackend, type Backend } from "../../backends/factory";
@@ -6,6 +6,7 @@ import { createNeo4jBackend } from "../../backends/neo4j/neo4j-backend";
 import { migrateMemory, type MigrationReport } from "../../backends/neo4j/memory-migration";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
+import { preparePrivateDir } from "../../node/private-dir";
 import { resolveConfig, runPlain, type GlobalOptions } from "../context";
 
 interface MigrateFlags {
@@ -66,7 +67,7 @@ export function registerMigrateCommand(program: Command): void {
 					if (role === "source" && !existsSync(base.dbPath)) {
 						throw new ValidationError(`No SQLite memory at ${base.dbPath}. Point --db (or ENGRAMA_DB_PATH) at the file to migrate.`);
 					}
-					if (role === "target") mkdirSync(dirname(base.dbPath), { recursive: true });
+					if (role === "target") preparePrivateDir(dirname(base.dbPath));
 					return createBackend(config);
 				};
 				const source = await open(from, "source");

@@ -1,4 +1,5 @@
 // Named errors of the SQLite WASM layer. Each message says what happened and what to do.
+import { EngramaError } from "../../../engine/errors";
 
 const SQL_EXCERPT_LENGTH = 200;
 
@@ -45,6 +46,26 @@ export class DatabaseLockedError extends Error {
 		advice = "Close the other Engrama instance (Obsidian or the CLI) and retry; if no such process is running, delete the lock file.",
 	) {
 		super(`${path} is already open in ${holderDescription} (lock file ${lockPath}). ${advice}`);
+	}
+}
+
+/**
+ * A native SQLite program (the sqlite3 shell, DB Browser, Python) has the database open, so a
+ * write was refused before anything was written: that program would delete the write-ahead log
+ * when it closes. An EngramaError so the command line and MCP tools report it by its code.
+ */
+export class DatabaseInUseError extends EngramaError {
+	constructor(
+		readonly path: string,
+		readonly shmPath: string,
+	) {
+		super(
+			"database_in_use",
+			`Another program (the sqlite3 shell, DB Browser for SQLite, the Python engrama…) has ${path} open, so Engrama refused ` +
+				"to write: that program would delete the write-ahead log when it closes and lose the write. Nothing was written and " +
+				`nothing stored was lost. Close that program and retry; reading works meanwhile. If no such program is running, it crashed and left ${shmPath} behind: delete that file.`,
+			{ path, shmPath },
+		);
 	}
 }
 

@@ -6,6 +6,7 @@ import { installNodeFileVfs } from "./node-file-vfs";
 import { acquireProcessLock } from "./process-lock";
 import { assertDatabaseReadable } from "./validate-database";
 import { Oo1Connection } from "./oo1-connection";
+import { DatabaseInUseError } from "./errors";
 
 export interface JournalSettings {
 	readonly journalMode: "DELETE" | "TRUNCATE" | "PERSIST" | "WAL";
@@ -59,6 +60,12 @@ export async function openFileDatabase(
 	}
 	return new Oo1Connection(sqlite3, db, path, {
 		describeIoError: () => vfs.takeLastError(),
+		explainIoError: () => {
+			const refusal = vfs.takeForeignRefusal();
+			if (!refusal) return undefined;
+			vfs.takeLastError();
+			return new DatabaseInUseError(refusal.dbPath, refusal.shmPath);
+		},
 		afterClose: () => lock.release(),
 	});
 }

@@ -9,12 +9,34 @@ export interface NodeFileVfs {
 	readonly name: string;
 	/** The last file system error seen, cleared on read (added to SQLITE_IOERR messages). */
 	takeLastError(): string | undefined;
+	/**
+	 * The database whose write was refused because another program has it open (its `-shm`
+	 * exists), cleared on read; the caller turns it into a named error.
+	 */
+	takeForeignRefusal(): ForeignConnection | undefined;
 }
 
+/** A database another (native SQLite) program has open, seen through its `-shm` file. */
+export interface ForeignConnection {
+	readonly dbPath: string;
+	readonly shmPath: string;
+}
+
+type FileKind = "main" | "wal" | "journal" | "other";
+
 interface OpenFile {
-	readonly fd: number;
+	/** Replaced when a WAL deleted behind our back is restored from it. */
+	fd: number;
 	readonly path: string;
 	readonly deleteOnClose: boolean;
+	readonly kind: FileKind;
+	/** The database this main file or WAL belongs to. */
+	readonly dbPath: string;
+	/** Written since its last xSync: only the first write of a batch checks for other programs. */
+	writing: boolean;
+	/** A journal or WAL we created: fsync its directory once, at its first xSync (as the unix VFS). */
+	syncDirectory: boolean;
+	watch?: ReturnType<typeof setInterval>;
 }
 
 // SQLite's default for unix; larger atomic units would need device guarantees we cannot check.
@@ -26,12 +48,24 @@ const SQLITE_SYNC_DATAONLY = 0x10;
 const SQLITE_ACCESS_EXISTS = 0;
 const JULIAN_EPOCH_DAYS = 2440587.5;
 const MS_PER_DAY = 86_400_000;
+// How often an open WAL is checked for deletion by another program while no write happens.
+const WAL_WATCH_MS = 1000;
+const COPY_CHUNK = 1 << 20;
+// New files are private to their owner: they hold the memory (issue 16, item 6).
+const PRIVATE_FILE_MODE = 0o600;
 
 const installed = new WeakMap<Sqlite3Static, NodeFileVfs>();
 
 /**
  * Registers the VFS once per sqlite3 instance. Locking methods are no-ops: a database is
  * opened by one connection of one process at a time, enforced by `process-lock.ts`.
+ *
+ * Native SQLite programs (the sqlite3 shell, DB Browser, Python) see none of that. One that opens
+ * the database creates `<db>-shm`, and on close checkpoints the WAL frames it knows and deletes
+ * the WAL. So while `<db>-shm` exists every batch of writes to the database or its WAL is refused
+ * (a checkpoint or a WAL restart under its feet would corrupt the file), and a WAL deleted or
+ * replaced behind our back is restored from our still-open descriptor before a commit is
+ * acknowledged, and by a 1 s watch between commits. docs/ARCHITECTURE.md, "Foreign SQLite readers".
  */
 export function installNodeFileVfs(sqlite3: Sqlite3Static, node: NodeModules): NodeFileVfs {
 	const existing = installed.get(sqlite3);
@@ -45,6 +79,7 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 	const { capi, wasm } = sqlite3;
 	const files = new Map<number, OpenFile>();
 	let lastError: string | undefined;
+	let foreignRefusal: ForeignConnection | undefined;
 	const encoder = new TextEncoder();
 
 	function fail(rc: number, what: string, error: unknown): number {
@@ -67,11 +102,75 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		}
 	}
 
+	/**
+	 * SQLITE_IOERR_* when a native SQLite connection has the database open. We never create
+	 * `-shm` (exclusive locking mode keeps the wal-index in memory), so it is another program's.
+	 */
+	function refuseBesideForeign(file: OpenFile, rc: number): number {
+		if (file.kind !== "main" && file.kind !== "wal") return 0;
+		const shmPath = `${file.dbPath}-shm`;
+		if (!fs.existsSync(shmPath)) return 0;
+		foreignRefusal = { dbPath: file.dbPath, shmPath };
+		lastError = `another program has ${file.dbPath} open (${shmPath} exists)`;
+		return rc;
+	}
+
+	/**
+	 * A native connection closing deletes the WAL after checkpointing only the frames it knew.
+	 * Our descriptor still holds every frame: copy them to a new file at the WAL's path (same
+	 * header, salts and checksums, so recovery after a crash replays them all; frames are whole
+	 * page images in order, so replaying ones already checkpointed is harmless).
+	 */
+	function restoreIfUnlinked(file: OpenFile): void {
+		if (file.kind !== "wal") return;
+		const held = fs.fstatSync(file.fd);
+		const atPath = fs.statSync(file.path, { throwIfNoEntry: false });
+		if (held.nlink > 0 && atPath && atPath.ino === held.ino && atPath.dev === held.dev) return;
+		const temp = `${file.path}.engrama-restore-${process.pid}`;
+		const { O_RDWR, O_CREAT, O_TRUNC } = fs.constants;
+		const fd = fs.openSync(temp, O_RDWR | O_CREAT | O_TRUNC, held.mode & 0o777);
+		try {
+			const buffer = new Uint8Array(Math.min(COPY_CHUNK, Math.max(1, held.size)));
+			for (let at = 0; at < held.size; ) {
+				const got = fs.readSync(file.fd, buffer, 0, Math.min(buffer.length, held.size - at), at);
+				if (got === 0) break;
+				let done = 0;
+				while (done < got) done += fs.writeSync(fd, buffer, done, got - done, at + done);
+				at += got;
+			}
+			fs.fsyncSync(fd);
+			fs.renameSync(temp, file.path);
+			syncDirectory(file.path);
+		} catch (error) {
+			fs.closeSync(fd);
+			fs.rmSync(temp, { force: true });
+			throw error;
+		}
+		fs.closeSync(file.fd);
+		file.fd = fd;
+		console.warn(
+			`Engrama: ${file.path} was deleted or replaced by another program (a native SQLite reader closing?); restored ${held.size} bytes from the open file.`,
+		);
+	}
+
+	function watchWal(file: OpenFile): void {
+		// Between commits: a WAL deleted after the last commit is restored before a crash can lose it.
+		file.watch = setInterval(() => {
+			try {
+				restoreIfUnlinked(file);
+			} catch (error) {
+				console.error(`Engrama: could not restore ${file.path}`, error);
+			}
+		}, WAL_WATCH_MS);
+		(file.watch as { unref?: () => void }).unref?.();
+	}
+
 	const ioMethods = {
 		xClose(pFile: number): number {
 			const file = files.get(pFile);
 			if (!file) return 0;
 			files.delete(pFile);
+			if (file.watch !== undefined) clearInterval(file.watch);
 			try {
 				fs.closeSync(file.fd);
 				if (file.deleteOnClose) fs.rmSync(file.path, { force: true });
@@ -103,7 +202,15 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		},
 		xWrite(pFile: number, pSrc: number, n: number, offset64: bigint): number {
 			try {
-				const { fd } = fileOf(pFile);
+				const file = fileOf(pFile);
+				if (!file.writing) {
+					// First write of a transaction (WAL) or checkpoint (database): nothing written yet.
+					const refused = refuseBesideForeign(file, capi.SQLITE_IOERR_WRITE);
+					if (refused) return refused;
+					restoreIfUnlinked(file);
+					file.writing = true;
+				}
+				const { fd } = file;
 				const heap = wasm.heap8u();
 				const offset = Number(offset64);
 				let done = 0;
@@ -115,7 +222,10 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		},
 		xTruncate(pFile: number, size64: bigint): number {
 			try {
-				fs.ftruncateSync(fileOf(pFile).fd, Number(size64));
+				const file = fileOf(pFile);
+				const refused = refuseBesideForeign(file, capi.SQLITE_IOERR_TRUNCATE);
+				if (refused) return refused;
+				fs.ftruncateSync(file.fd, Number(size64));
 				return 0;
 			} catch (error) {
 				return fail(capi.SQLITE_IOERR_TRUNCATE, "truncate", error);
@@ -123,9 +233,17 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		},
 		xSync(pFile: number, flags: number): number {
 			try {
-				const { fd } = fileOf(pFile);
-				if (flags & SQLITE_SYNC_DATAONLY) fs.fdatasyncSync(fd);
-				else fs.fsyncSync(fd);
+				const file = fileOf(pFile);
+				// Before acknowledging a commit: its frames must be in the file at the WAL's path.
+				restoreIfUnlinked(file);
+				if (flags & SQLITE_SYNC_DATAONLY) fs.fdatasyncSync(file.fd);
+				else fs.fsyncSync(file.fd);
+				if (file.syncDirectory) {
+					syncDirectory(file.path);
+					file.syncDirectory = false;
+				}
+				file.writing = false;
+				if (file.kind === "wal") foreignRefusal = undefined;
 				return 0;
 			} catch (error) {
 				return fail(capi.SQLITE_IOERR_FSYNC, "fsync", error);
@@ -159,11 +277,24 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		xOpen(_pVfs: number, zName: number, pFile: number, flags: number, pOutFlags: number): number {
 			const filePath = zName ? wasm.cstrToJs(zName) : path.join(os.tmpdir(), `engrama-sqlite-${randomSuffix()}`);
 			try {
-				const { fd, outFlags } = openFile(filePath, flags);
-				files.set(pFile, { fd, path: filePath, deleteOnClose: !zName || (flags & capi.SQLITE_OPEN_DELETEONCLOSE) !== 0 });
-				const file = new capi.sqlite3_file(pFile);
-				file.$pMethods = ioStruct.pointer;
-				file.dispose();
+				const kind = kindOf(flags);
+				const dbPath = kind === "wal" || kind === "journal" ? filePath.replace(/-(wal|journal)$/, "") : filePath;
+				const { fd, outFlags } = openFile(filePath, flags, kind, dbPath);
+				const created = (flags & capi.SQLITE_OPEN_CREATE) !== 0;
+				const file: OpenFile = {
+					fd,
+					path: filePath,
+					deleteOnClose: !zName || (flags & capi.SQLITE_OPEN_DELETEONCLOSE) !== 0,
+					kind,
+					dbPath,
+					writing: false,
+					syncDirectory: created && (kind === "wal" || kind === "journal"),
+				};
+				files.set(pFile, file);
+				if (kind === "wal") watchWal(file);
+				const struct = new capi.sqlite3_file(pFile);
+				struct.$pMethods = ioStruct.pointer;
+				struct.dispose();
 				if (pOutFlags) wasm.poke32(pOutFlags, outFlags);
 				return 0;
 			} catch (error) {
@@ -237,14 +368,28 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		},
 	};
 
-	function openFile(filePath: string, flags: number): { fd: number; outFlags: number } {
+	function kindOf(flags: number): FileKind {
+		if (flags & capi.SQLITE_OPEN_MAIN_DB) return "main";
+		if (flags & capi.SQLITE_OPEN_WAL) return "wal";
+		if (flags & (capi.SQLITE_OPEN_MAIN_JOURNAL | capi.SQLITE_OPEN_SUPER_JOURNAL)) return "journal";
+		return "other";
+	}
+
+	/** As the unix VFS: a journal or WAL gets its database's permissions; anything else is private. */
+	function createMode(kind: FileKind, dbPath: string): number {
+		if (kind !== "wal" && kind !== "journal") return PRIVATE_FILE_MODE;
+		const db = fs.statSync(dbPath, { throwIfNoEntry: false });
+		return db ? db.mode & 0o777 : PRIVATE_FILE_MODE;
+	}
+
+	function openFile(filePath: string, flags: number, kind: FileKind, dbPath: string): { fd: number; outFlags: number } {
 		const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL } = fs.constants;
 		const wantsWrite = (flags & capi.SQLITE_OPEN_READWRITE) !== 0;
 		let mode = wantsWrite ? O_RDWR : O_RDONLY;
 		if (flags & capi.SQLITE_OPEN_CREATE) mode |= O_CREAT;
 		if (flags & capi.SQLITE_OPEN_EXCLUSIVE) mode |= O_EXCL;
 		try {
-			return { fd: fs.openSync(filePath, mode, 0o644), outFlags: flags };
+			return { fd: fs.openSync(filePath, mode, createMode(kind, dbPath)), outFlags: flags };
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
 			const denied = code === "EACCES" || code === "EPERM" || code === "EROFS";
@@ -280,6 +425,11 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 			const message = lastError;
 			lastError = undefined;
 			return message;
+		},
+		takeForeignRefusal() {
+			const refusal = foreignRefusal;
+			foreignRefusal = undefined;
+			return refusal;
 		},
 	};
 }

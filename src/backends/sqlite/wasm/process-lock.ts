@@ -79,7 +79,7 @@ export function acquireProcessLock({ fs, os }: NodeModules, dbPath: string): Pro
 function tryCreate(fs: NodeModules["fs"], dbPath: string, lockPath: string, record: LockRecord): boolean {
 	let fd: number;
 	try {
-		fd = fs.openSync(lockPath, "wx", 0o644);
+		fd = fs.openSync(lockPath, "wx", 0o600);
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "EEXIST") return false;

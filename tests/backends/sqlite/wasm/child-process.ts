@@ -29,16 +29,18 @@ export interface RunningChild {
 	waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
 	/** Resolves when the process has exited (after any kill). */
 	exited: Promise<number | null>;
+	/** Writes one line to its stdin (only with `{ stdin: true }`). */
+	send(line: string): void;
 }
 
-export function startChild(bundle: string, args: readonly string[], cwd: string): RunningChild {
-	const child = spawn(process.execPath, [bundle, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+export function startChild(bundle: string, args: readonly string[], cwd: string, options: { stdin?: boolean } = {}): RunningChild {
+	const child = spawn(process.execPath, [bundle, ...args], { cwd, stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"] });
 	const lines: string[] = [];
 	const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
 	let buffered = "";
 	let stderr = "";
-	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-	child.stdout.on("data", (chunk: Buffer) => {
+	child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+	child.stdout?.on("data", (chunk: Buffer) => {
 		buffered += chunk.toString();
 		let newline: number;
 		while ((newline = buffered.indexOf("\n")) >= 0) {
@@ -56,6 +58,10 @@ export function startChild(bundle: string, args: readonly string[], cwd: string)
 		process: child,
 		lines,
 		exited,
+		send(line) {
+			if (!child.stdin) throw new Error("startChild() was called without { stdin: true }");
+			child.stdin.write(`${line}\n`);
+		},
 		waitFor(pattern, timeoutMs = 20_000) {
 			const seen = lines.find((line) => pattern.test(line));
 			if (seen) return Promise.resolve(seen);

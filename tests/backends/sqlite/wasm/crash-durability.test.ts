@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
 import { bundleChild, startChild } from "./child-process";
@@ -40,5 +42,22 @@ describe("durability under SIGKILL", () => {
 		} finally {
 			db.close();
 		}
+	});
+
+	it("fsyncs the directory once after creating the WAL, so the new file's name survives a power cut", () => {
+		// strace (apt-get install strace; .ci/run does) shows the real system calls of a child.
+		const path = temp.file("dirsync.db");
+		const trace = temp.file("dirsync.strace");
+		const run = spawnSync("strace", ["-f", "-s", "4096", "-e", "trace=openat,fsync,fdatasync", "-o", trace, process.execPath, bundle, "acks", path, "2"], {
+			encoding: "utf8",
+		});
+		expect(run.error, "strace must be installed").toBeUndefined();
+		expect(run.stdout).toContain("DONE");
+		const calls = readFileSync(trace, "utf8").split("\n");
+		const walCreated = calls.findIndex((line) => line.includes(`"${path}-wal", O_RDWR|O_CREAT`));
+		expect(walCreated).toBeGreaterThan(0);
+		const dirOpen = calls.slice(walCreated).map((line) => new RegExp(`openat\\(AT_FDCWD, "${temp.dir}", O_RDONLY[^)]*\\) = (\\d+)`).exec(line)).find(Boolean);
+		expect(dirOpen, "the directory is opened after the WAL is created").toBeTruthy();
+		expect(calls.slice(walCreated).some((line) => line.includes(`fsync(${dirOpen![1]})`))).toBe(true);
 	});
 });

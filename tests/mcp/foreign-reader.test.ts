@@ -1,0 +1,63 @@
+// An MCP client writing while a native SQLite program (DB Browser, the sqlite3 shell, Python) has the
+// memory file open: the write is refused with a named error saying what to do, reads keep working,
+// and once the program is closed writes work again with nothing lost.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { parseConfig } from "../../src/config/engrama-config";
+import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
+import { openMemory } from "../../src/node/open-memory";
+import { hold } from "../backends/sqlite/wasm/native-reader";
+import { makeTempDir } from "../helpers/temp-dir";
+import { call, connectClient, ok, startBridge, textOf, type Bridge } from "./mcp-harness";
+
+const TEST_TIMEOUT_MS = 120_000;
+
+describe("MCP writes beside a native SQLite reader", () => {
+	const dir = makeTempDir("engrama-mcp-foreign-");
+	let bridge: Bridge;
+	let client: Client;
+	beforeAll(async () => {
+		bridge = await startBridge({ dir: dir.path });
+		client = await connectClient(bridge.url, bridge.token);
+	}, TEST_TIMEOUT_MS);
+	afterAll(async () => {
+		await client?.close();
+		await bridge?.close();
+		dir.cleanup();
+	});
+
+	const remember = (title: string) => call(client, "engrama_remember", { label: "Decision", properties: { title, summary: `${title}, decided.` } });
+
+	it("refuses with database_in_use while the reader is open, then writes again", async () => {
+		expect((await remember("Before the reader")).isError).toBeFalsy();
+		const reader = await hold(bridge.opened.config.dbPath);
+		let refused;
+		try {
+			refused = await remember("While the reader is open");
+			const found = await ok<{ results: { name: string }[] }>(client, "engrama_search", { query: "Before the reader" });
+			expect(found.results.map((r) => r.name)).toContain("Before the reader");
+		} finally {
+			await reader.close();
+		}
+		expect(refused.isError).toBe(true);
+		expect(JSON.parse(refused.content[1].type === "text" ? refused.content[1].text : "{}")).toMatchObject({ error: { code: "database_in_use" } });
+		expect(textOf(refused)).toMatch(/Another program .* has .*memory\.db open/);
+		expect(textOf(refused)).toMatch(/Nothing was written.*Close that program and retry/);
+
+		const after = await remember("After the reader");
+		expect(after.isError, textOf(after)).toBeFalsy();
+		await client.close();
+		await bridge.close();
+
+		const reopened = await openMemory(parseConfig({ backend: "sqlite", dbPath: bridge.opened.config.dbPath, profile: "base", modules: [] }), {
+			embedder: new HashEmbeddingProvider(64),
+		});
+		try {
+			const names = ["Before the reader", "While the reader is open", "After the reader"];
+			const present = await Promise.all(names.map((name) => reopened.memory.get(reopened.scope, "Decision", name)));
+			expect(present.map((node) => Boolean(node))).toEqual([true, false, true]);
+		} finally {
+			await reopened.close();
+		}
+	}, TEST_TIMEOUT_MS);
+});
