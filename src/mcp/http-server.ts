@@ -8,6 +8,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { createEngramaMcpServer, createToolEnv } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
+import { guardToolCalls } from "./request-guard";
 import type { McpServerInput } from "./mcp-services";
 
 export const DEFAULT_MCP_PORT = 27182;
@@ -152,6 +153,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		session = { transport, server, lastSeen: Date.now(), busy: 0 };
 		transport.onerror = (error) => log(`engrama mcp: transport: ${errorMessage(error)}`);
 		await server.connect(transport);
+		guardToolCalls(transport, log);
 		return session;
 	};
 

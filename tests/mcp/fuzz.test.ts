@@ -160,8 +160,10 @@ describe("MCP bridge under malformed input", () => {
 							if (name === "engrama_remember" || name === "engrama_reflect") record(result);
 						}
 					} catch (error) {
-						// Arguments that are not an object at all are refused by the protocol layer.
+						// Arguments that are not an object at all are refused as invalid params, with a sentence.
 						expect(error).toBeInstanceOf(McpError);
+						expect((error as McpError).code).toBe(-32602);
+						expect((error as McpError).message).toMatch(/must be a JSON object/);
 						protocolErrors++;
 					}
 				}

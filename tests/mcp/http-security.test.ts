@@ -2,8 +2,9 @@ import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { statSync, writeFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultTokenFile, loadOrCreateToken, readToken, startMcpHttpServer } from "../../src/mcp";
+import { defaultTokenFile, loadOrCreateToken, readToken, serveMcpStdio, startMcpHttpServer } from "../../src/mcp";
 import { makeTempDir } from "../helpers/temp-dir";
 import { call, connectClient, startBridge, textOf, type Bridge } from "./mcp-harness";
 
@@ -122,6 +123,63 @@ describe("MCP bridge security", () => {
 			expect(JSON.parse(huge.body)).toMatchObject({ error: { message: expect.stringMatching(/1024-byte limit/) as string } });
 		} finally {
 			await small.close();
+		}
+	});
+
+	it("answers tools/call whose arguments or name are not what they should be with -32602 and a sentence", async () => {
+		const init = await raw(bridge.url, { headers: auth(), body: INIT });
+		const session = { ...auth(), "mcp-session-id": String(init.headers["mcp-session-id"]), "mcp-protocol-version": "2025-06-18" };
+		const cases: [unknown, RegExp][] = [
+			[{ name: "engrama_search", arguments: null }, /arguments of engrama_search must be a JSON object .*not null/],
+			[{ name: "engrama_search", arguments: [] }, /arguments of engrama_search must be a JSON object .*not an array/],
+			[{ name: "engrama_search", arguments: "billing" }, /arguments of engrama_search must be a JSON object .*not a string/],
+			[{ name: "engrama_status", arguments: 5 }, /Send \{\} for a tool without parameters/],
+			[{ name: 7, arguments: {} }, /needs "name", the tool's name as a string/],
+			[{ arguments: {} }, /needs "name"/],
+		];
+		for (const [params, message] of cases) {
+			const res = await raw(bridge.url, { headers: session, body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params }) });
+			expect(res.status, JSON.stringify(params)).toBeLessThan(500);
+			const body = JSON.parse(res.body) as { id: number; error: { code: number; message: string } };
+			expect(body.id).toBe(9);
+			expect(body.error.code, JSON.stringify(params)).toBe(-32602);
+			expect(body.error.message).toMatch(message);
+			expect(body.error.message).not.toMatch(/invalid_type|"path"/);
+		}
+		// The session still answers, and a batch mixing a bad and a good call gets both answers.
+		const batch = await raw(bridge.url, {
+			headers: session,
+			body: JSON.stringify([
+				{ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "engrama_status", arguments: null } },
+				{ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "engrama_status", arguments: {} } },
+			]),
+		});
+		const answers = JSON.parse(batch.body) as { id: number; error?: { code: number }; result?: { isError?: boolean } }[];
+		expect(answers.find((a) => a.id === 10)?.error?.code).toBe(-32602);
+		expect(answers.find((a) => a.id === 11)?.result?.isError).toBeFalsy();
+	});
+
+	it("answers the same malformed tools/call over stdio with -32602", async () => {
+		const stdin = new PassThrough();
+		const stdout = new PassThrough();
+		let out = "";
+		stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+		const stdio = await serveMcpStdio({ memory: bridge.opened.memory, services: bridge.node.services }, { stdin, stdout });
+		try {
+			stdin.write(`${INIT}\n`);
+			stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+			stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "engrama_search", arguments: [] } })}\n`);
+			const started = Date.now();
+			while (!out.includes('"id":2') && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20));
+			const answer = out
+				.split("\n")
+				.filter((l) => l.trim())
+				.map((l) => JSON.parse(l) as { id?: number; error?: { code: number; message: string } })
+				.find((m) => m.id === 2);
+			expect(answer?.error?.code).toBe(-32602);
+			expect(answer?.error?.message).toMatch(/must be a JSON object .*not an array/);
+		} finally {
+			await stdio.close();
 		}
 	});
 
