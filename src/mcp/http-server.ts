@@ -9,6 +9,7 @@ import { ValidationError, errorMessage } from "../engine/errors";
 import { createEngramaMcpServer, createToolEnv } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
 import { guardToolCalls } from "./request-guard";
+import { foreignTenantRefusal } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
 
 export const DEFAULT_MCP_PORT = 27182;
@@ -27,6 +28,11 @@ export interface McpHttpOptions extends McpServerInput {
 	readonly sessionIdleMs?: number;
 	/** Largest request body accepted. */
 	readonly maxBodyBytes?: number;
+	/**
+	 * Gateway mode: honour X-Engrama-Org-Id / X-Engrama-User-Id naming any tenant. Off by default:
+	 * the bridge serves its own identity and answers 403 to headers naming another.
+	 */
+	readonly allowTenantHeaders?: boolean;
 }
 
 export interface McpHttpHandle {
@@ -167,6 +173,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		if (refused) {
 			sendJson(res, refused.status, rpcError(-32001, refused.message), refused.status === 401 ? { "www-authenticate": 'Bearer realm="engrama"' } : {});
 			return;
+		}
+		if (!options.allowTenantHeaders) {
+			const foreign = foreignTenantRefusal(req.headers, options.services.identity);
+			if (foreign) {
+				sendJson(res, 403, rpcError(-32001, foreign));
+				return;
+			}
 		}
 		if (closing) throw new HttpFailure(503, "The MCP bridge is shutting down.");
 		const sessionId = header(req, "mcp-session-id");

@@ -63,7 +63,8 @@ describe("MCP bridge under malformed input", () => {
 
 	beforeAll(async () => {
 		dir = makeTempDir("engrama-mcp-fuzz-");
-		bridge = await startBridge({ dir: dir.path, embedder: null });
+		// Gateway mode, so the half-scoped client reaches the tools (and has its writes refused there).
+		bridge = await startBridge({ dir: dir.path, embedder: null, allowTenantHeaders: true });
 		clients = await Promise.all(Array.from({ length: 8 }, () => connectClient(bridge.url, bridge.token)));
 		partial = await connectClient(bridge.url, bridge.token, { "X-Engrama-User-Id": "mallory" });
 	});

@@ -183,6 +183,57 @@ describe("MCP bridge security", () => {
 		}
 	});
 
+	it("serves one scope by default: tenant headers naming another get 403, its own scope is fine", async () => {
+		const own = bridge.opened.scope;
+		const refusedHeaders: Record<string, string>[] = [
+			{ "x-engrama-org-id": "acme", "x-engrama-user-id": "bob" },
+			{ "x-engrama-org-id": own.orgId, "x-engrama-user-id": "bob" },
+			{ "x-engrama-user-id": own.userId },
+			{ "x-engrama-org-id": "bad value with spaces", "x-engrama-user-id": own.userId },
+		];
+		for (const tenant of refusedHeaders) {
+			const res = await raw(bridge.url, { headers: { ...auth(), ...tenant }, body: INIT });
+			expect(res.status, JSON.stringify(tenant)).toBe(403);
+			expect(JSON.parse(res.body)).toMatchObject({
+				jsonrpc: "2.0",
+				error: { code: -32001, message: expect.stringMatching(/serves one memory identity.*--allow-tenant-headers/) as string },
+			});
+		}
+		// A session opened without headers cannot switch tenant on a later request either.
+		const init = await raw(bridge.url, { headers: auth(), body: INIT });
+		const session = { ...auth(), "mcp-session-id": String(init.headers["mcp-session-id"]), "mcp-protocol-version": "2025-06-18" };
+		const later = await raw(bridge.url, {
+			headers: { ...session, "x-engrama-org-id": "acme", "x-engrama-user-id": "bob" },
+			body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "engrama_remember", arguments: { label: "Project", properties: { name: "Sneaky" } } } }),
+		});
+		expect(later.status).toBe(403);
+
+		// The bridge's own scope named explicitly works like no headers at all.
+		const self = await connectClient(bridge.url, bridge.token, { "X-Engrama-Org-Id": own.orgId, "X-Engrama-User-Id": own.userId });
+		try {
+			expect((await call(self, "engrama_remember", { label: "Concept", properties: { name: "Own scope header" } })).isError).toBeFalsy();
+		} finally {
+			await self.close();
+		}
+		const stored = await bridge.opened.memory.graph.listNodes({ orgId: "acme", userId: "bob" }, { includeArchived: true, limit: 10 });
+		expect(stored).toEqual([]);
+	});
+
+	it("honours tenant headers in gateway mode (allowTenantHeaders)", async () => {
+		const gateway = await startMcpHttpServer({ memory: bridge.opened.memory, services: bridge.node.services, port: 0, token: bridge.token, allowTenantHeaders: true });
+		const tenant = await connectClient(gateway.url, bridge.token, { "X-Engrama-Org-Id": "gw-org", "X-Engrama-User-Id": "gw-user" });
+		try {
+			expect((await call(tenant, "engrama_remember", { label: "Concept", properties: { name: "Gateway tenant note" } })).isError).toBeFalsy();
+			const theirs = await bridge.opened.memory.graph.listNodes({ orgId: "gw-org", userId: "gw-user" }, { limit: 10 });
+			expect(theirs.map((n) => n.key)).toEqual(["Gateway tenant note"]);
+			const mine = await bridge.opened.memory.graph.listNodes(bridge.opened.scope, { limit: 1000 });
+			expect(mine.map((n) => n.key)).not.toContain("Gateway tenant note");
+		} finally {
+			await tenant.close();
+			await gateway.close();
+		}
+	});
+
 	it("keeps serving many clients at once", async () => {
 		const clients = await Promise.all(Array.from({ length: 8 }, () => connectClient(bridge.url, bridge.token)));
 		try {

@@ -24,7 +24,8 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		writeNote(vault, "Daily/2026-01-05.md", "Met with Ana about the [[Billing Portal]] rollout.\n");
 		writeNote(vault, ".obsidian/plugins/engrama/data.json.md", "token: should never be readable\n");
 		symlinkSync(join(outside, "secret.md"), join(vault, "Leak.md"));
-		bridge = await startBridge({ dir: dir.path, vault });
+		// Gateway mode: the scope-header tests below play a gateway's tenants.
+		bridge = await startBridge({ dir: dir.path, vault, allowTenantHeaders: true });
 		client = await connectClient(bridge.url, bridge.token);
 	});
 

@@ -110,4 +110,38 @@ describe("engrama serve", () => {
 			await restarted.exited();
 		}
 	}, 120_000);
+
+	it("refuses tenant headers naming another identity with 403 unless started as a gateway (--allow-tenant-headers or ENGRAMA_ALLOW_TENANT_HEADERS)", async () => {
+		const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+		const asTenant = (url: string, token: string) =>
+			fetch(url, {
+				method: "POST",
+				headers: {
+					authorization: `Bearer ${token}`,
+					"content-type": "application/json",
+					accept: "application/json, text/event-stream",
+					"x-engrama-org-id": "acme",
+					"x-engrama-user-id": "bob",
+				},
+				body: init,
+			});
+		const modes: [string, string[], NodeJS.ProcessEnv, number][] = [
+			["default", [], {}, 403],
+			["flag", ["--allow-tenant-headers"], {}, 200],
+			["env", [], { ENGRAMA_ALLOW_TENANT_HEADERS: "true" }, 200],
+		];
+		for (const [mode, flags, env, status] of modes) {
+			const serve = await spawnServe(["--db", db], env, flags);
+			try {
+				expect((serve.info as unknown as { allow_tenant_headers: boolean }).allow_tenant_headers, mode).toBe(status === 200);
+				const res = await asTenant(serve.info.url, serve.token);
+				expect(res.status, mode).toBe(status);
+				if (status === 403) expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/--allow-tenant-headers/);
+				else await res.text();
+			} finally {
+				serve.child.kill("SIGTERM");
+			}
+			expect((await serve.exited()).code).toBe(0);
+		}
+	}, 180_000);
 });
