@@ -20,7 +20,8 @@ afterEach(() => {
 	for (const t of temps.splice(0)) t.cleanup();
 });
 
-async function until(check: () => boolean, timeoutMs = 4000): Promise<void> {
+// Generous: file events arrive late on a busy machine (only a failure waits this long).
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 	const started = Date.now();
 	while (!check()) {
 		if (Date.now() - started > timeoutMs) throw new Error("timed out");
