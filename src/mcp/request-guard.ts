@@ -1,5 +1,27 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+	CallToolRequestSchema,
+	ErrorCode,
+	InitializeRequestSchema,
+	ListToolsRequestSchema,
+	PingRequestSchema,
+	type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+
+/** The requests this server answers, by the SDK's own schemas (which it would check with -32603). */
+const SCHEMAS: Readonly<Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: readonly Issue[] } } }>> = {
+	"tools/call": CallToolRequestSchema,
+	"tools/list": ListToolsRequestSchema,
+	initialize: InitializeRequestSchema,
+	ping: PingRequestSchema,
+};
+
+interface Issue {
+	readonly code: string;
+	readonly path: readonly PropertyKey[];
+	readonly message: string;
+	readonly expected?: string;
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -29,16 +51,36 @@ export function toolCallProblem(params: unknown): string | undefined {
 	return undefined;
 }
 
+/** The first schema problem of a request, as a sentence (undefined when the request is fine). */
+export function requestProblem(request: { method: string; params?: unknown }): string | undefined {
+	if (request.method === "tools/call") {
+		const problem = toolCallProblem(request.params);
+		if (problem) return problem;
+	}
+	const schema = SCHEMAS[request.method];
+	const result = schema?.safeParse(request);
+	const issue = result && !result.success ? result.error?.issues[0] : undefined;
+	if (!issue) return undefined;
+	const where = issue.path.length > 0 ? `"${issue.path.map(String).join(".")}"` : "the request";
+	const received = /received (\w+)/.exec(issue.message)?.[1];
+	const why =
+		issue.code === "invalid_type" && issue.expected
+			? `must be ${issue.expected === "record" || issue.expected === "object" ? "a JSON object" : `a ${issue.expected}`}${received ? `, not ${received}` : ""}`
+			: `is not valid (${issue.message.replace(/^Invalid input: /, "")})`;
+	return `Invalid params: in ${request.method}, ${where} ${why}.`;
+}
+
 /**
- * Answers a tools/call with malformed params with JSON-RPC -32602 and a sentence, before the SDK
- * sees it. Call after `server.connect(transport)` (it wraps the handler the server installed).
+ * Answers a request with malformed params (tools/call, tools/list, initialize, ping) with JSON-RPC
+ * -32602 and a sentence, before the SDK sees it. Call after `server.connect(transport)` (it wraps
+ * the handler the server installed).
  */
 export function guardToolCalls(transport: Transport, log?: (line: string) => void): void {
 	const deliver = transport.onmessage;
 	transport.onmessage = (message, extra) => {
 		const request = message as { method?: unknown; id?: unknown; params?: unknown };
-		if (request.method === "tools/call" && (typeof request.id === "string" || typeof request.id === "number")) {
-			const problem = toolCallProblem(request.params);
+		if (typeof request.method === "string" && (typeof request.id === "string" || typeof request.id === "number")) {
+			const problem = requestProblem({ method: request.method, params: request.params });
 			if (problem) {
 				const reply: JSONRPCMessage = { jsonrpc: "2.0", id: request.id, error: { code: ErrorCode.InvalidParams, message: problem } };
 				transport.send(reply).catch((error: unknown) => log?.(`engrama mcp: answering a malformed tools/call: ${String(error)}`));

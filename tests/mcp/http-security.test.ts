@@ -146,6 +146,16 @@ describe("MCP bridge security", () => {
 			expect(body.error.message).toMatch(message);
 			expect(body.error.message).not.toMatch(/invalid_type|"path"/);
 		}
+		// Other requests with params of the wrong shape: the same code, a sentence naming the field.
+		for (const [method, params, message] of [
+			["tools/list", { cursor: null }, /in tools\/list, "params.cursor" must be a string, not null/],
+			["initialize", { capabilities: [] }, /in initialize, "params\.\w+" must be/],
+		] as const) {
+			const res = await raw(bridge.url, { headers: session, body: JSON.stringify({ jsonrpc: "2.0", id: 12, method, params }) });
+			const body = JSON.parse(res.body) as { error: { code: number; message: string } };
+			expect(body.error.code, method).toBe(-32602);
+			expect(body.error.message).toMatch(message);
+		}
 		// The session still answers, and a batch mixing a bad and a good call gets both answers.
 		const batch = await raw(bridge.url, {
 			headers: session,
