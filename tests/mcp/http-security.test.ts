@@ -121,6 +121,16 @@ describe("MCP bridge security", () => {
 			const huge = await raw(small.url, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "initialize", params: { pad: "x".repeat(4000) } }) });
 			expect(huge.status).toBe(413);
 			expect(JSON.parse(huge.body)).toMatchObject({ error: { message: expect.stringMatching(/1024-byte limit/) as string } });
+			// Far more than the socket buffers hold, declared or streamed: the client still reads its
+			// 413 (the server drains the body instead of resetting the connection under the upload).
+			const big = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "initialize", params: { pad: "x".repeat(8 * 1024 * 1024) } });
+			for (const headers of [{ ...auth(), "content-length": String(Buffer.byteLength(big)) }, auth()]) {
+				const res = await raw(small.url, { headers, body: big });
+				expect(res.status).toBe(413);
+				expect(JSON.parse(res.body)).toMatchObject({ error: { message: expect.stringMatching(/over the 1024-byte limit/) as string } });
+			}
+			// And the bridge goes on answering on new connections.
+			expect((await raw(small.url, { headers: auth(), body: INIT })).status).toBe(200);
 		} finally {
 			await small.close();
 		}
