@@ -73,6 +73,8 @@ export const engramaConfigSchema = z.object({
 	decay: z
 		.object({ rate: z.number().min(0).default(0.01), maxAgeDays: z.number().min(0).default(90) })
 		.default({ rate: 0.01, maxAgeDays: 90 }),
+	/** The MCP bridge (`engrama serve`). allowTenantHeaders: gateway mode (ENGRAMA_ALLOW_TENANT_HEADERS). */
+	mcp: z.object({ allowTenantHeaders: z.boolean().default(false) }).default({ allowTenantHeaders: false }),
 });
 
 export type EngramaConfig = z.infer<typeof engramaConfigSchema>;
@@ -163,5 +165,6 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			rate: envNumber("DECAY_RATE", env.DECAY_RATE),
 			maxAgeDays: envNumber("DECAY_MAX_AGE_DAYS", env.DECAY_MAX_AGE_DAYS),
 		},
+		mcp: { allowTenantHeaders: envBool(env.ENGRAMA_ALLOW_TENANT_HEADERS) },
 	};
 }

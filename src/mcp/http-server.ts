@@ -8,6 +8,8 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { createEngramaMcpServer, createToolEnv } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
+import { guardToolCalls } from "./request-guard";
+import { foreignTenantRefusal } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
 
 export const DEFAULT_MCP_PORT = 27182;
@@ -26,6 +28,11 @@ export interface McpHttpOptions extends McpServerInput {
 	readonly sessionIdleMs?: number;
 	/** Largest request body accepted. */
 	readonly maxBodyBytes?: number;
+	/**
+	 * Gateway mode: honour X-Engrama-Org-Id / X-Engrama-User-Id naming any tenant. Off by default:
+	 * the bridge serves its own identity and answers 403 to headers naming another.
+	 */
+	readonly allowTenantHeaders?: boolean;
 }
 
 export interface McpHttpHandle {
@@ -68,11 +75,34 @@ function rpcError(code: number, message: string): unknown {
 	return { jsonrpc: "2.0", error: { code, message }, id: null };
 }
 
+/** An over-limit body is read and dropped up to this much before the 413, so the client gets it. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
 function readBody(req: IncomingMessage, max: number): Promise<string> {
 	return new Promise((resolve, reject) => {
+		// Answered once the rest is read and dropped: a socket closed with unread data is reset, and
+		// the client would lose the 413 (EPIPE / ECONNRESET instead of the message). Beyond
+		// DRAIN_LIMIT it is answered at once, whatever becomes of the upload.
+		const refuse = (message: string) => {
+			let dropped = 0;
+			let answered = false;
+			const answer = () => {
+				if (answered) return;
+				answered = true;
+				reject(new HttpFailure(413, message));
+			};
+			req.on("data", (chunk: Buffer) => {
+				dropped += chunk.length;
+				if (dropped > DRAIN_LIMIT) answer();
+			});
+			req.on("end", answer);
+			req.on("close", answer);
+			req.resume();
+		};
 		const declared = Number(req.headers["content-length"]);
 		if (Number.isFinite(declared) && declared > max) {
-			reject(new HttpFailure(413, `Request body of ${declared} bytes is over the ${max}-byte limit.`));
+			if (declared > DRAIN_LIMIT) reject(new HttpFailure(413, `Request body of ${declared} bytes is over the ${max}-byte limit.`));
+			else refuse(`Request body of ${declared} bytes is over the ${max}-byte limit.`);
 			return;
 		}
 		const chunks: Buffer[] = [];
@@ -80,16 +110,17 @@ function readBody(req: IncomingMessage, max: number): Promise<string> {
 		const onData = (chunk: Buffer) => {
 			size += chunk.length;
 			if (size > max) {
-				// Stop keeping it; the 413 goes out with Connection: close, which ends the socket.
 				req.off("data", onData);
-				req.resume();
-				reject(new HttpFailure(413, `Request body is over the ${max}-byte limit.`));
+				chunks.length = 0;
+				refuse(`Request body is over the ${max}-byte limit.`);
 				return;
 			}
 			chunks.push(chunk);
 		};
 		req.on("data", onData);
-		req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+		req.on("end", () => {
+			if (size <= max) resolve(Buffer.concat(chunks).toString("utf8"));
+		});
 		req.on("error", reject);
 	});
 }
@@ -152,6 +183,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		session = { transport, server, lastSeen: Date.now(), busy: 0 };
 		transport.onerror = (error) => log(`engrama mcp: transport: ${errorMessage(error)}`);
 		await server.connect(transport);
+		guardToolCalls(transport, log);
 		return session;
 	};
 
@@ -165,6 +197,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		if (refused) {
 			sendJson(res, refused.status, rpcError(-32001, refused.message), refused.status === 401 ? { "www-authenticate": 'Bearer realm="engrama"' } : {});
 			return;
+		}
+		if (!options.allowTenantHeaders) {
+			const foreign = foreignTenantRefusal(req.headers, options.services.identity);
+			if (foreign) {
+				sendJson(res, 403, rpcError(-32001, foreign));
+				return;
+			}
 		}
 		if (closing) throw new HttpFailure(503, "The MCP bridge is shutting down.");
 		const sessionId = header(req, "mcp-session-id");
@@ -210,7 +249,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 	const http: Server = createServer((req, res) => {
 		handle(req, res).catch((error: unknown) => {
 			if (error instanceof HttpFailure) {
-				sendJson(res, error.status, rpcError(error.rpcCode, error.message), error.status === 413 ? { connection: "close" } : {});
+				sendJson(res, error.status, rpcError(error.rpcCode, error.message));
 				return;
 			}
 			log(`engrama mcp: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -49,3 +49,18 @@ export function scopeFromHeaders(headers: HeaderBag | undefined, standalone: Sco
 	}
 	return { scope: { orgId: org, userId: user }, standalone: false };
 }
+
+/**
+ * Without gateway mode the bridge serves its own identity only: tenant headers are accepted when
+ * absent or when both name that identity; anything else gets this refusal (sent as HTTP 403).
+ */
+export function foreignTenantRefusal(headers: HeaderBag, own: Scope): string | undefined {
+	const org = headerValue(headers, ORG_HEADER);
+	const user = headerValue(headers, USER_HEADER);
+	if (org === undefined && user === undefined) return undefined;
+	if (org === own.orgId && user === own.userId) return undefined;
+	return (
+		"Refused: this Engrama bridge serves one memory identity, and the X-Engrama-Org-Id / X-Engrama-User-Id headers name another. " +
+		"Send the request without them. Behind a gateway that sets them per tenant, start the bridge with engrama serve --allow-tenant-headers (or ENGRAMA_ALLOW_TENANT_HEADERS=true)."
+	);
+}

@@ -2,6 +2,7 @@ import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createEngramaMcpServer } from "./create-mcp-server";
 import type { McpServerInput } from "./mcp-services";
+import { guardToolCalls } from "./request-guard";
 
 export interface StdioStreams {
 	readonly stdin: NodeJS.ReadableStream;
@@ -28,6 +29,7 @@ export async function serveMcpStdio(input: McpServerInput, streams: StdioStreams
 	});
 	transport.onerror = (error) => input.services.log?.(`engrama mcp: stdio: ${error.message}`);
 	await server.connect(transport);
+	guardToolCalls(transport, input.services.log);
 	const prevClose = transport.onclose;
 	transport.onclose = () => {
 		prevClose?.();

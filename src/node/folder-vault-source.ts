@@ -22,6 +22,7 @@ import {
 	type VaultFileInfo,
 	type VaultSource,
 } from "../engine/sync/vault-source";
+import { staysInsideVault } from "./vault-containment";
 
 export interface FolderVaultSourceOptions {
 	/** "fs": fs.watch (recursive); "poll": rescan every `pollIntervalMs`; "auto": fs.watch, else polling. */
@@ -59,6 +60,18 @@ export class FolderVaultSource implements VaultSource {
 		const abs = resolve(this.root, disk);
 		if (abs !== this.root && !abs.startsWith(this.root + sep)) {
 			throw new ValidationError(`"${path}" is outside the vault ${this.root}. Give a path inside the vault.`);
+		}
+		return abs;
+	}
+
+	/** `absolute`, and refused when a symlink would carry the write out of the vault. */
+	private writable(path: string): string {
+		const abs = this.absolute(path);
+		if (!staysInsideVault(this.root, abs)) {
+			throw new ValidationError(
+				`"${normaliseVaultPath(path)}" leads outside the vault through a symbolic link; nothing was written. Only notes that really live inside the vault can be written.`,
+				{ path: normaliseVaultPath(path) },
+			);
 		}
 		return abs;
 	}
@@ -214,7 +227,7 @@ export class FolderVaultSource implements VaultSource {
 	// Synchronous like reads: a first sync writes engrama_id into every note, and each async call
 	// is a thread-pool round trip.
 	async write(path: string, text: string): Promise<void> {
-		const abs = this.absolute(path);
+		const abs = this.writable(path);
 		// Temporary dot-file + rename: a crash never leaves half a note.
 		const temp = join(dirname(abs), `.${process.pid}-${Date.now()}.engrama-tmp`);
 		try {
@@ -231,7 +244,7 @@ export class FolderVaultSource implements VaultSource {
 	}
 
 	async create(path: string, text: string): Promise<void> {
-		const abs = this.absolute(path);
+		const abs = this.writable(path);
 		await mkdir(dirname(abs), { recursive: true });
 		await writeFile(abs, text, { encoding: "utf8", flag: "wx" });
 	}

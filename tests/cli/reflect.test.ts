@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
@@ -111,7 +111,39 @@ describe("engrama reflect, insights, approve, dismiss, write-insight", { timeout
 		refused(["insights", "--status", "bogus"], "--status must be one of pending, approved, dismissed");
 		refused(["insights", "--status", "approved", "--query", "cache"], "--query surfaces pending Insights only");
 		writeFileSync(join(dir.path, "outside.md"), "not in the vault\n");
-		refused(["write-insight", "Training opportunity: Cache Invalidation", "--note", "../outside.md"], '"../outside.md" is outside the vault');
+		refused(["write-insight", "Training opportunity: Cache Invalidation", "--note", "../outside.md"], '--note "../outside.md" leaves the vault');
 		expect(readFileSync(join(dir.path, "outside.md"), "utf8")).toBe("not in the vault\n");
+	});
+
+	// The MCP tool's checks, shared: a symlink inside the vault never carries a write out of it.
+	it("refuses --note and --folder that lead out of the vault (symlinked file, symlinked folder, ..), writing nothing outside", () => {
+		const outside = join(dir.path, "elsewhere");
+		mkdirSync(outside, { recursive: true });
+		writeFileSync(join(outside, "target.md"), "outside note\n");
+		symlinkSync(join(outside, "target.md"), join(vault, "Link.md"));
+		symlinkSync(outside, join(vault, "OutDir"));
+		const refused = (args: string[], message: string) => {
+			const result = cli("write-insight", "Training opportunity: Cache Invalidation", ...args);
+			expect(result.status, result.stdout).toBe(2);
+			const error = (JSON.parse(result.stderr) as { error: { code: string; message: string } }).error;
+			expect(error.code).toBe("invalid_input");
+			expect(error.message).toContain(message);
+		};
+		refused(["--note", "Link.md"], '--note "Link.md" leads outside the vault through a symbolic link');
+		refused(["--note", join(vault, "Link.md")], '--note "Link.md" leads outside the vault through a symbolic link');
+		refused(["--note", "OutDir/target.md"], "leads outside the vault through a symbolic link");
+		refused(["--folder", "OutDir"], '--folder "OutDir" leads outside the vault through a symbolic link');
+		refused(["--folder", "OutDir/2026"], '--folder "OutDir/2026" leads outside the vault through a symbolic link');
+		refused(["--folder", "../elsewhere"], '--folder "../elsewhere" leaves the vault');
+		refused(["--note", join(outside, "target.md")], "leaves the vault");
+		expect(readFileSync(join(outside, "target.md"), "utf8")).toBe("outside note\n");
+		expect(readdirSync(outside)).toEqual(["target.md"]);
+		expect(lstatSync(join(vault, "Link.md")).isSymbolicLink()).toBe(true);
+		expect(existsSync(join(vault, "OutDir", "2026"))).toBe(false);
+
+		const syncNote = cli("sync-note", "Link.md");
+		expect(syncNote.status, syncNote.stdout).toBe(2);
+		expect(syncNote.stderr).toContain("leads outside the vault");
+		expect(readFileSync(join(outside, "target.md"), "utf8")).toBe("outside note\n");
 	});
 });

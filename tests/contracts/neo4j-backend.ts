@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { beforeAll, vi } from "vitest";
 import { parseConfig } from "../../src/config/engrama-config";
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
+import { createSkills } from "../../src/engine/skills";
 import { openMemory } from "../../src/node/open-memory";
 import { registerTestBackend, testProfile, type TestBackend } from "./backends";
 
@@ -45,3 +47,39 @@ export const neo4jTestBackend: TestBackend = {
 };
 
 registerTestBackend(neo4jTestBackend);
+
+let warming: Promise<void> | undefined;
+
+/**
+ * Once per test file: a driver connects, the schema check runs, and the server plans the queries
+ * of the common paths (remember with inline relations, relate, context, search, forget, history),
+ * so no test pays for a cold connection or a cold query planner inside its own timeout.
+ */
+export function warmNeo4j(): Promise<void> {
+	warming ??= (async () => {
+		const opened = await neo4jTestBackend.open();
+		try {
+			const skills = createSkills(opened.memory);
+			const ctx = { scope: opened.scope, source: "mcp" as const, agent: "warm-up" };
+			await skills.remember(ctx, { label: "Technology", name: "Warm PostgreSQL", props: { summary: "a database" } });
+			await skills.remember(ctx, { label: "Project", name: "Warm Portal", props: { summary: "invoices", tags: ["warm"] }, relations: { USES: ["warm postgresql", "Warm Stub"] } });
+			await skills.relate(ctx, { label: "Project", name: "Warm Portal" }, "RELATED_TO", { label: "Technology", name: "Warm PostgreSQL" });
+			await skills.context(opened.scope, { label: "Project", name: "Warm Portal" }, 2);
+			await opened.memory.search(opened.scope, "warm invoices", { limit: 5 });
+			await skills.history(opened.scope, { label: "Project", name: "Warm Portal" });
+			await skills.forget(ctx, { label: "Technology", name: "Warm Stub" });
+			await opened.memory.graph.counts(opened.scope);
+		} finally {
+			await opened.close();
+		}
+	})();
+	return warming;
+}
+
+// Files using the Neo4j server: timeouts sized for a busy 2-core machine shared with the server's
+// JVM, and the warm-up above in a hook of its own (this module is imported while the file is collected).
+// Some files import this module for neo4jTestSettings alone: nothing happens unless neo4j is wanted.
+if ((process.env.ENGRAMA_TEST_BACKENDS ?? "").split(",").some((name) => name.trim() === "neo4j")) {
+	vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
+	beforeAll(() => warmNeo4j(), 300_000);
+}

@@ -63,7 +63,8 @@ describe("MCP bridge under malformed input", () => {
 
 	beforeAll(async () => {
 		dir = makeTempDir("engrama-mcp-fuzz-");
-		bridge = await startBridge({ dir: dir.path, embedder: null });
+		// Gateway mode, so the half-scoped client reaches the tools (and has its writes refused there).
+		bridge = await startBridge({ dir: dir.path, embedder: null, allowTenantHeaders: true });
 		clients = await Promise.all(Array.from({ length: 8 }, () => connectClient(bridge.url, bridge.token)));
 		partial = await connectClient(bridge.url, bridge.token, { "X-Engrama-User-Id": "mallory" });
 	});
@@ -160,8 +161,10 @@ describe("MCP bridge under malformed input", () => {
 							if (name === "engrama_remember" || name === "engrama_reflect") record(result);
 						}
 					} catch (error) {
-						// Arguments that are not an object at all are refused by the protocol layer.
+						// Arguments that are not an object at all are refused as invalid params, with a sentence.
 						expect(error).toBeInstanceOf(McpError);
+						expect((error as McpError).code).toBe(-32602);
+						expect((error as McpError).message).toMatch(/must be a JSON object/);
 						protocolErrors++;
 					}
 				}

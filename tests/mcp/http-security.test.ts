@@ -2,8 +2,9 @@ import { request } from "node:http";
 import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { statSync, writeFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultTokenFile, loadOrCreateToken, readToken, startMcpHttpServer } from "../../src/mcp";
+import { defaultTokenFile, loadOrCreateToken, readToken, serveMcpStdio, startMcpHttpServer } from "../../src/mcp";
 import { makeTempDir } from "../helpers/temp-dir";
 import { call, connectClient, startBridge, textOf, type Bridge } from "./mcp-harness";
 
@@ -120,8 +121,136 @@ describe("MCP bridge security", () => {
 			const huge = await raw(small.url, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "initialize", params: { pad: "x".repeat(4000) } }) });
 			expect(huge.status).toBe(413);
 			expect(JSON.parse(huge.body)).toMatchObject({ error: { message: expect.stringMatching(/1024-byte limit/) as string } });
+			// Far more than the socket buffers hold, declared or streamed: the client still reads its
+			// 413 (the server drains the body instead of resetting the connection under the upload).
+			const big = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "initialize", params: { pad: "x".repeat(8 * 1024 * 1024) } });
+			for (const headers of [{ ...auth(), "content-length": String(Buffer.byteLength(big)) }, auth()]) {
+				const res = await raw(small.url, { headers, body: big });
+				expect(res.status).toBe(413);
+				expect(JSON.parse(res.body)).toMatchObject({ error: { message: expect.stringMatching(/over the 1024-byte limit/) as string } });
+			}
+			// And the bridge goes on answering on new connections.
+			expect((await raw(small.url, { headers: auth(), body: INIT })).status).toBe(200);
 		} finally {
 			await small.close();
+		}
+	});
+
+	it("answers tools/call whose arguments or name are not what they should be with -32602 and a sentence", async () => {
+		const init = await raw(bridge.url, { headers: auth(), body: INIT });
+		const session = { ...auth(), "mcp-session-id": String(init.headers["mcp-session-id"]), "mcp-protocol-version": "2025-06-18" };
+		const cases: [unknown, RegExp][] = [
+			[{ name: "engrama_search", arguments: null }, /arguments of engrama_search must be a JSON object .*not null/],
+			[{ name: "engrama_search", arguments: [] }, /arguments of engrama_search must be a JSON object .*not an array/],
+			[{ name: "engrama_search", arguments: "billing" }, /arguments of engrama_search must be a JSON object .*not a string/],
+			[{ name: "engrama_status", arguments: 5 }, /Send \{\} for a tool without parameters/],
+			[{ name: 7, arguments: {} }, /needs "name", the tool's name as a string/],
+			[{ arguments: {} }, /needs "name"/],
+		];
+		for (const [params, message] of cases) {
+			const res = await raw(bridge.url, { headers: session, body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params }) });
+			expect(res.status, JSON.stringify(params)).toBeLessThan(500);
+			const body = JSON.parse(res.body) as { id: number; error: { code: number; message: string } };
+			expect(body.id).toBe(9);
+			expect(body.error.code, JSON.stringify(params)).toBe(-32602);
+			expect(body.error.message).toMatch(message);
+			expect(body.error.message).not.toMatch(/invalid_type|"path"/);
+		}
+		// Other requests with params of the wrong shape: the same code, a sentence naming the field.
+		for (const [method, params, message] of [
+			["tools/list", { cursor: null }, /in tools\/list, "params.cursor" must be a string, not null/],
+			["initialize", { capabilities: [] }, /in initialize, "params\.\w+" must be/],
+		] as const) {
+			const res = await raw(bridge.url, { headers: session, body: JSON.stringify({ jsonrpc: "2.0", id: 12, method, params }) });
+			const body = JSON.parse(res.body) as { error: { code: number; message: string } };
+			expect(body.error.code, method).toBe(-32602);
+			expect(body.error.message).toMatch(message);
+		}
+		// The session still answers, and a batch mixing a bad and a good call gets both answers.
+		const batch = await raw(bridge.url, {
+			headers: session,
+			body: JSON.stringify([
+				{ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "engrama_status", arguments: null } },
+				{ jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "engrama_status", arguments: {} } },
+			]),
+		});
+		const answers = JSON.parse(batch.body) as { id: number; error?: { code: number }; result?: { isError?: boolean } }[];
+		expect(answers.find((a) => a.id === 10)?.error?.code).toBe(-32602);
+		expect(answers.find((a) => a.id === 11)?.result?.isError).toBeFalsy();
+	});
+
+	it("answers the same malformed tools/call over stdio with -32602", async () => {
+		const stdin = new PassThrough();
+		const stdout = new PassThrough();
+		let out = "";
+		stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
+		const stdio = await serveMcpStdio({ memory: bridge.opened.memory, services: bridge.node.services }, { stdin, stdout });
+		try {
+			stdin.write(`${INIT}\n`);
+			stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+			stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "engrama_search", arguments: [] } })}\n`);
+			const started = Date.now();
+			while (!out.includes('"id":2') && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20));
+			const answer = out
+				.split("\n")
+				.filter((l) => l.trim())
+				.map((l) => JSON.parse(l) as { id?: number; error?: { code: number; message: string } })
+				.find((m) => m.id === 2);
+			expect(answer?.error?.code).toBe(-32602);
+			expect(answer?.error?.message).toMatch(/must be a JSON object .*not an array/);
+		} finally {
+			await stdio.close();
+		}
+	});
+
+	it("serves one scope by default: tenant headers naming another get 403, its own scope is fine", async () => {
+		const own = bridge.opened.scope;
+		const refusedHeaders: Record<string, string>[] = [
+			{ "x-engrama-org-id": "acme", "x-engrama-user-id": "bob" },
+			{ "x-engrama-org-id": own.orgId, "x-engrama-user-id": "bob" },
+			{ "x-engrama-user-id": own.userId },
+			{ "x-engrama-org-id": "bad value with spaces", "x-engrama-user-id": own.userId },
+		];
+		for (const tenant of refusedHeaders) {
+			const res = await raw(bridge.url, { headers: { ...auth(), ...tenant }, body: INIT });
+			expect(res.status, JSON.stringify(tenant)).toBe(403);
+			expect(JSON.parse(res.body)).toMatchObject({
+				jsonrpc: "2.0",
+				error: { code: -32001, message: expect.stringMatching(/serves one memory identity.*--allow-tenant-headers/) as string },
+			});
+		}
+		// A session opened without headers cannot switch tenant on a later request either.
+		const init = await raw(bridge.url, { headers: auth(), body: INIT });
+		const session = { ...auth(), "mcp-session-id": String(init.headers["mcp-session-id"]), "mcp-protocol-version": "2025-06-18" };
+		const later = await raw(bridge.url, {
+			headers: { ...session, "x-engrama-org-id": "acme", "x-engrama-user-id": "bob" },
+			body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "engrama_remember", arguments: { label: "Project", properties: { name: "Sneaky" } } } }),
+		});
+		expect(later.status).toBe(403);
+
+		// The bridge's own scope named explicitly works like no headers at all.
+		const self = await connectClient(bridge.url, bridge.token, { "X-Engrama-Org-Id": own.orgId, "X-Engrama-User-Id": own.userId });
+		try {
+			expect((await call(self, "engrama_remember", { label: "Concept", properties: { name: "Own scope header" } })).isError).toBeFalsy();
+		} finally {
+			await self.close();
+		}
+		const stored = await bridge.opened.memory.graph.listNodes({ orgId: "acme", userId: "bob" }, { includeArchived: true, limit: 10 });
+		expect(stored).toEqual([]);
+	});
+
+	it("honours tenant headers in gateway mode (allowTenantHeaders)", async () => {
+		const gateway = await startMcpHttpServer({ memory: bridge.opened.memory, services: bridge.node.services, port: 0, token: bridge.token, allowTenantHeaders: true });
+		const tenant = await connectClient(gateway.url, bridge.token, { "X-Engrama-Org-Id": "gw-org", "X-Engrama-User-Id": "gw-user" });
+		try {
+			expect((await call(tenant, "engrama_remember", { label: "Concept", properties: { name: "Gateway tenant note" } })).isError).toBeFalsy();
+			const theirs = await bridge.opened.memory.graph.listNodes({ orgId: "gw-org", userId: "gw-user" }, { limit: 10 });
+			expect(theirs.map((n) => n.key)).toEqual(["Gateway tenant note"]);
+			const mine = await bridge.opened.memory.graph.listNodes(bridge.opened.scope, { limit: 1000 });
+			expect(mine.map((n) => n.key)).not.toContain("Gateway tenant note");
+		} finally {
+			await tenant.close();
+			await gateway.close();
 		}
 	});
 

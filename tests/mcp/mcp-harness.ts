@@ -20,12 +20,19 @@ export interface Bridge {
 }
 
 /** A real bridge: a SQLite file, the skills, optionally a vault folder, HTTP on 127.0.0.1:<free port>. */
-export async function startBridge(options: { dir: string; vault?: string; embedder?: EmbeddingProvider | null; modules?: string[] }): Promise<Bridge> {
+export async function startBridge(options: {
+	dir: string;
+	vault?: string;
+	embedder?: EmbeddingProvider | null;
+	modules?: string[];
+	/** Gateway mode: tenant headers choose each call's scope (off: only the bridge's own scope). */
+	allowTenantHeaders?: boolean;
+}): Promise<Bridge> {
 	const config = parseConfig({ backend: "sqlite", dbPath: join(options.dir, "memory.db"), vaultPath: options.vault, profile: "base", modules: options.modules ?? [] });
 	const opened = await openMemory(config, { embedder: options.embedder === undefined ? new HashEmbeddingProvider(64) : options.embedder });
 	const node = await createNodeMcpServices(opened.memory, opened.scope, config, { version: "test", log: () => undefined });
 	const token = generateMcpToken();
-	const http = await startMcpHttpServer({ memory: opened.memory, services: node.services, port: 0, token });
+	const http = await startMcpHttpServer({ memory: opened.memory, services: node.services, port: 0, token, allowTenantHeaders: options.allowTenantHeaders });
 	return {
 		opened,
 		http,

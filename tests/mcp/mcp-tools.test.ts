@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +24,8 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		writeNote(vault, "Daily/2026-01-05.md", "Met with Ana about the [[Billing Portal]] rollout.\n");
 		writeNote(vault, ".obsidian/plugins/engrama/data.json.md", "token: should never be readable\n");
 		symlinkSync(join(outside, "secret.md"), join(vault, "Leak.md"));
-		bridge = await startBridge({ dir: dir.path, vault });
+		// Gateway mode: the scope-header tests below play a gateway's tenants.
+		bridge = await startBridge({ dir: dir.path, vault, allowTenantHeaders: true });
 		client = await connectClient(bridge.url, bridge.token);
 	});
 
@@ -249,9 +250,17 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		expect(approved).toMatchObject({ insight: { status: "approved" }, previous_status: "pending", changed: true });
 		await ok(client, "engrama_approve_insight", { title: second.title, action: "dismiss" });
 
-		const outside = await call(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "../outside/secret.md" });
-		expect(outside.isError).toBe(true);
-		expect(textOf(outside)).toMatch(/leaves the vault/);
+		const escaped = await call(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "../outside/secret.md" });
+		expect(escaped.isError).toBe(true);
+		expect(textOf(escaped)).toMatch(/leaves the vault/);
+		// Without target_note the new note goes to the Insights folder: a symlink there leads out too.
+		mkdirSync(join(vault, "Engrama"), { recursive: true });
+		symlinkSync(outside, join(vault, "Engrama", "Insights"));
+		const viaFolder = await call(client, "engrama_write_insight_to_vault", { title: first.title });
+		unlinkSync(join(vault, "Engrama", "Insights"));
+		expect(viaFolder.isError).toBe(true);
+		expect(textOf(viaFolder)).toMatch(/Insights folder "Engrama\/Insights" leads outside the vault through a symbolic link/);
+		expect(readdirSync(outside)).toEqual(["secret.md"]);
 		const written = await ok<{ path: string; created: boolean; written: boolean }>(client, "engrama_write_insight_to_vault", { title: first.title, target_note: "Projects/Billing Portal.md" });
 		expect(written).toMatchObject({ path: "Projects/Billing Portal.md", created: false, written: true });
 		expect(readFileSync(join(vault, "Projects/Billing Portal.md"), "utf8")).toContain(`## Insight (`);

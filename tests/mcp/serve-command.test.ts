@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openMemory } from "../../src/node/open-memory";
@@ -110,4 +111,77 @@ describe("engrama serve", () => {
 			await restarted.exited();
 		}
 	}, 120_000);
+
+	it("answers an upload over the body limit with a 413 the client receives, every time", async () => {
+		const serve = await spawnServe(["--db", db]);
+		try {
+			const url = new URL(serve.info.url);
+			const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(6 * 1024 * 1024) } });
+			const upload = (declared: boolean) =>
+				new Promise<number | string>((resolve) => {
+					const req = request(
+						{
+							host: url.hostname,
+							port: url.port,
+							path: url.pathname,
+							method: "POST",
+							agent: false,
+							headers: {
+								authorization: `Bearer ${serve.token}`,
+								"content-type": "application/json",
+								accept: "application/json, text/event-stream",
+								...(declared ? { "content-length": String(Buffer.byteLength(body)) } : {}),
+							},
+						},
+						(res) => {
+							res.resume();
+							res.on("end", () => resolve(res.statusCode ?? 0));
+						},
+					);
+					// A reset under the upload (the server closing with the body unread) loses the answer.
+					req.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+					req.end(body);
+				});
+			const answers: (number | string)[] = [];
+			for (let i = 0; i < 8; i++) answers.push(await upload(i % 2 === 0));
+			expect(answers).toEqual(Array.from({ length: 8 }, () => 413));
+		} finally {
+			serve.child.kill("SIGTERM");
+		}
+		expect((await serve.exited()).code).toBe(0);
+	}, 120_000);
+
+	it("refuses tenant headers naming another identity with 403 unless started as a gateway (--allow-tenant-headers or ENGRAMA_ALLOW_TENANT_HEADERS)", async () => {
+		const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+		const asTenant = (url: string, token: string) =>
+			fetch(url, {
+				method: "POST",
+				headers: {
+					authorization: `Bearer ${token}`,
+					"content-type": "application/json",
+					accept: "application/json, text/event-stream",
+					"x-engrama-org-id": "acme",
+					"x-engrama-user-id": "bob",
+				},
+				body: init,
+			});
+		const modes: [string, string[], NodeJS.ProcessEnv, number][] = [
+			["default", [], {}, 403],
+			["flag", ["--allow-tenant-headers"], {}, 200],
+			["env", [], { ENGRAMA_ALLOW_TENANT_HEADERS: "true" }, 200],
+		];
+		for (const [mode, flags, env, status] of modes) {
+			const serve = await spawnServe(["--db", db], env, flags);
+			try {
+				expect((serve.info as unknown as { allow_tenant_headers: boolean }).allow_tenant_headers, mode).toBe(status === 200);
+				const res = await asTenant(serve.info.url, serve.token);
+				expect(res.status, mode).toBe(status);
+				if (status === 403) expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/--allow-tenant-headers/);
+				else await res.text();
+			} finally {
+				serve.child.kill("SIGTERM");
+			}
+			expect((await serve.exited()).code).toBe(0);
+		}
+	}, 180_000);
 });

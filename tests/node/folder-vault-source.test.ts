@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/engine/errors";
@@ -20,7 +20,8 @@ afterEach(() => {
 	for (const t of temps.splice(0)) t.cleanup();
 });
 
-async function until(check: () => boolean, timeoutMs = 4000): Promise<void> {
+// Generous: file events arrive late on a busy machine (only a failure waits this long).
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 	const started = Date.now();
 	while (!check()) {
 		if (Date.now() - started > timeoutMs) throw new Error("timed out");
@@ -56,6 +57,33 @@ describe("FolderVaultSource", () => {
 		const { source } = vault();
 		expect(() => source.absolute("../outside.md")).toThrow(ValidationError);
 		await expect(source.read("../../etc/passwd")).rejects.toThrow(ValidationError);
+	});
+
+	// Every write into the vault (write-insight, sync's engrama_id, graph → vault notes) goes through here.
+	it("refuses writes that a symbolic link would carry out of the vault, and leaves the outside alone", async () => {
+		const { dir, source } = vault({ "Inside/real.md": "inside\n" });
+		const outside = makeTempDir("engrama-outside-");
+		temps.push(outside);
+		writeFileSync(join(outside.path, "target.md"), "outside\n");
+		symlinkSync(join(outside.path, "target.md"), join(dir, "Link.md"));
+		symlinkSync(outside.path, join(dir, "OutDir"));
+		symlinkSync(join(outside.path, "missing.md"), join(dir, "Dangling.md"));
+		symlinkSync(join(dir, "Inside"), join(dir, "Alias"));
+
+		await expect(source.write("Link.md", "agent text")).rejects.toThrow(/leads outside the vault through a symbolic link/);
+		await expect(source.processFrontMatter("Link.md", (fm) => void (fm.engrama_id = "x"))).rejects.toThrow(ValidationError);
+		await expect(source.create("OutDir/New.md", "agent text")).rejects.toThrow(/leads outside the vault/);
+		await expect(source.create("OutDir/Deep/New.md", "agent text")).rejects.toThrow(/leads outside the vault/);
+		await expect(source.write("OutDir/target.md", "agent text")).rejects.toThrow(/leads outside the vault/);
+		await expect(source.write("Dangling.md", "agent text")).rejects.toThrow(/leads outside the vault/);
+		expect(readFileSync(join(outside.path, "target.md"), "utf8")).toBe("outside\n");
+		expect(readdirSync(outside.path)).toEqual(["target.md"]);
+		expect(lstatSync(join(dir, "Link.md")).isSymbolicLink()).toBe(true);
+		expect(existsSync(join(outside.path, "missing.md"))).toBe(false);
+
+		// A symlink that stays inside the vault is an ordinary place to write.
+		await source.create("Alias/new.md", "fine");
+		expect(readFileSync(join(dir, "Inside", "new.md"), "utf8")).toBe("fine");
 	});
 
 	it("edits frontmatter keeping the body byte-for-byte", async () => {

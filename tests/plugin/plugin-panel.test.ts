@@ -219,12 +219,12 @@ describe("errors", () => {
 		tab("Insights");
 		// A folder where the database file should be: opening fails.
 		expect(await plugin.controller!.saveSettings((s) => (s.dbPath = "Concepts"))).toBeNull();
-		await waitFor(() => plugin.controller!.host.state.kind === "failed", "the failed state", 10_000);
+		await waitFor(() => plugin.controller!.host.state.kind === "failed", "the failed state");
 		await waitFor(() => panel.querySelector(".engrama-empty")?.textContent?.startsWith("Engrama could not open its memory"), "the panel's error");
 		expect(app.statusBarEl.textContent).toContain("Engrama: error");
 		expect(h.fake.fakeNotices.some((n) => n.text.includes("Check the backend in the Engrama settings"))).toBe(true);
 		expect(await plugin.controller!.saveSettings((s) => (s.dbPath = ""))).toBeNull();
-		await waitFor(() => plugin.controller!.host.state.kind === "ready", "the reopened memory", 10_000);
+		await waitFor(() => plugin.controller!.host.state.kind === "ready", "the reopened memory");
 		await waitFor(() => cards().length > 0, "the Insights back");
 	});
 });

@@ -91,11 +91,11 @@ describe("settings tab", () => {
 		const before = plugin.controller!.host.engine!;
 		expect(before.profile.resolveLabel("Course")).toBeDefined();
 		choose("Profile", "developer");
-		await waitFor(() => plugin.controller!.host.engine !== null && plugin.controller!.host.engine !== before, "the engine reopened", 10_000);
+		await waitFor(() => plugin.controller!.host.engine !== null && plugin.controller!.host.engine !== before, "the engine reopened");
 		expect(saved().profile).toBe("developer");
 		expect(plugin.controller!.host.engine!.profile.name).not.toBe(before.profile.name);
 		choose("Profile", "base");
-		await waitFor(() => plugin.controller!.host.engine?.profile.resolveLabel("Course") !== undefined, "the base profile with teaching back", 10_000);
+		await waitFor(() => plugin.controller!.host.engine?.profile.resolveLabel("Course") !== undefined, "the base profile with teaching back");
 	});
 
 	test("choosing Neo4j shows its connection fields and a Test connection button", async () => {
@@ -103,13 +103,13 @@ describe("settings tab", () => {
 		choose("Backend", "neo4j");
 		await waitFor(() => tab.containerEl.textContent?.includes("Neo4j URI"), "the Neo4j fields");
 		expect(setting("Test connection").querySelector("button")!.textContent).toBe("Test connection");
-		// Nothing listens on port 1: the answer comes from one attempt, not after the 15 s retry window.
+		// Nothing listens on port 1: the answer comes from one attempt, not after the 15 s retry window
+		// (the message says how long it retried; no clock, which a busy machine could break).
 		type("Neo4j URI", "bolt://127.0.0.1:1");
 		await waitFor(() => saved().neo4j?.uri === "bolt://127.0.0.1:1", "the URI saved");
-		const started = Date.now();
 		setting("Test connection").querySelector("button")!.click();
-		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("Neo4j did not answer")), "the connection notice", 10_000);
-		expect(Date.now() - started).toBeLessThan(10_000);
+		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("Neo4j did not answer")), "the connection notice");
+		expect(h.fake.fakeNotices.find((n) => n.text.includes("Neo4j did not answer"))?.text).toMatch(/retried for 0 s/);
 		expect(h.fake.fakeNotices.map((n) => n.text).join("\n")).toMatch(/127\.0\.0\.1:1/);
 		const realServer = process.env.NEO4J_URI;
 		if (realServer && (process.env.ENGRAMA_TEST_BACKENDS ?? "").includes("neo4j")) {

@@ -11,6 +11,7 @@ interface ServeFlags {
 	tokenFile?: string;
 	regenerateToken?: boolean;
 	watch?: boolean;
+	allowTenantHeaders?: boolean;
 }
 
 function parsePort(text: string): number {
@@ -55,6 +56,10 @@ export function registerMcpCommands(program: Command, version: string): void {
 		.option("--token-file <file>", "bearer token file (default: <database>.mcp-token, created with mode 0600)")
 		.option("--regenerate-token", "replace the token (clients configured with the old one stop working)")
 		.option("--watch", "also sync vault changes into the graph while serving (run engrama sync once first)")
+		.option(
+			"--allow-tenant-headers",
+			"gateway mode: honour X-Engrama-Org-Id / X-Engrama-User-Id naming any tenant (env ENGRAMA_ALLOW_TENANT_HEADERS); by default they are refused with 403 unless they name this memory's own identity",
+		)
 		.action(async (options: ServeFlags, command: Command) =>
 			runWithMemory(command, async ({ opened, out, config }) => {
 				const port = parsePort(options.port);
@@ -67,12 +72,15 @@ export function registerMcpCommands(program: Command, version: string): void {
 				// Listening before announcing: a client may stop us the moment it reads the endpoint.
 				const stopped = untilSignal();
 				try {
-					const bridge = await startMcpHttpServer({ memory: opened.memory, services: node.services, host: options.host, port, token });
+					const allowTenantHeaders = !!options.allowTenantHeaders || config.mcp.allowTenantHeaders;
+					const bridge = await startMcpHttpServer({ memory: opened.memory, services: node.services, host: options.host, port, token, allowTenantHeaders });
 					const configs = clientConfigs(bridge.url, token, tokenFile);
-					out.result({ url: bridge.url, token_file: tokenFile, token_created: created, database: config.dbPath, vault: config.vaultPath ?? null, configs }, () =>
+					const info = { url: bridge.url, token_file: tokenFile, token_created: created, database: config.dbPath, vault: config.vaultPath ?? null, allow_tenant_headers: allowTenantHeaders, configs };
+					out.result(info, () =>
 						[
 							`Engrama MCP bridge on ${bridge.url}`,
 							`Token: ${tokenFile}${created ? " (new)" : ""}`,
+							...(allowTenantHeaders ? ["Gateway mode: X-Engrama-Org-Id / X-Engrama-User-Id headers choose the tenant of each request."] : []),
 							`Memory: ${config.dbPath}${config.vaultPath ? `; vault ${config.vaultPath}${options.watch ? " (watched)" : ""}` : ""}`,
 							"",
 							"HTTP clients (Claude Code, Cursor, VS Code, ...):",

@@ -15,6 +15,8 @@ import {
 	type ReflectReport,
 } from "../../engine/reflect";
 import { DEFAULT_INSIGHTS_FOLDER, surfaceInsights, writeInsightToNote } from "../../engine/reflect/proactive";
+import { createNodeVaultGuard } from "../../mcp/node-vault-guard";
+import { resolveVaultFolder, resolveVaultPath } from "../../mcp/vault-path";
 import { FolderVaultSource } from "../../node/folder-vault-source";
 import { runWithMemory } from "../context";
 import { positiveInt } from "./memory-commands";
@@ -133,8 +135,12 @@ export function registerReflectCommands(program: Command): void {
 		.action(async (title: string, flags: { note?: string; folder: string }, command: Command) =>
 			runWithMemory(command, async ({ opened, out, ctx, config }) => {
 				const vault = vaultSource(config);
-				const note = flags.note === undefined ? undefined : isAbsolute(flags.note) ? vault.vaultPath(flags.note) : flags.note;
-				const result = await writeInsightToNote(opened.memory, ctx, vault, title, { note, folder: flags.folder });
+				// The MCP tool's checks (no .., no absolute path, no symlink leading out), same messages.
+				const guarded = { path: vault.root, source: vault, staysInside: createNodeVaultGuard(vault.root) };
+				const given = flags.note === undefined ? undefined : isAbsolute(flags.note) ? vault.vaultPath(flags.note) : flags.note;
+				const note = given === undefined ? undefined : await resolveVaultPath(guarded, /\.md$/i.test(given) ? given : `${given}.md`, "--note");
+				const folder = await resolveVaultFolder(guarded, flags.folder, "--folder");
+				const result = await writeInsightToNote(opened.memory, ctx, vault, title, { note, folder });
 				out.result(result, () =>
 					!result.written
 						? `${result.path} already holds this Insight; nothing written.`

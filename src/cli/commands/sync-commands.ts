@@ -6,6 +6,7 @@ import { ValidationError } from "../../engine/errors";
 import type { SyncProblem, SyncReport, SyncSettings } from "../../engine/sync";
 import type { VaultSync } from "../../engine/sync/vault-sync";
 import { createNodeVaultSync, type FolderVaultSource } from "../../node/folder-vault-source";
+import { staysInsideVault } from "../../node/vault-containment";
 import type { OpenedMemory } from "../../node/open-memory";
 import { runWithMemory } from "../context";
 import type { Output } from "../output";
@@ -223,6 +224,9 @@ export function registerSyncCommands(program: Command): void {
 			const abs = isAbsolute(path) ? path : existsSync(resolve(path)) ? resolve(path) : source.absolute(path);
 			const notePath = source.vaultPath(abs);
 			if (notePath.startsWith("..")) throw new ValidationError(`${path} is not inside the vault ${vault}.`);
+			if (!staysInsideVault(source.root, source.absolute(notePath))) {
+				throw new ValidationError(`${notePath} leads outside the vault ${vault} through a symbolic link; only notes that really live inside the vault are synced.`);
+			}
 			if (!sync.isSyncedPath(notePath)) {
 				throw new ValidationError(`${notePath} is not synced: only .md notes outside excluded folders (${sync.settings.excludedFolders.join(", ")}) and dot-folders are.`);
 			}

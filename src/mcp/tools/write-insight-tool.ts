@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { writeInsightToNote } from "../../engine/reflect/proactive";
+import { DEFAULT_INSIGHTS_FOLDER, writeInsightToNote } from "../../engine/reflect/proactive";
 import { defineTool, requireVaultOwner, text, type ToolEnv } from "../tool-kit";
-import { resolveVaultPath } from "../vault-path";
+import { resolveVaultFolder, resolveVaultPath } from "../vault-path";
 
 export function writeInsightTool(env: ToolEnv) {
 	return defineTool({
@@ -21,6 +21,8 @@ export function writeInsightTool(env: ToolEnv) {
 				args.target_note === undefined
 					? undefined
 					: await resolveVaultPath(vault, /\.md$/i.test(args.target_note) ? args.target_note : `${args.target_note}.md`, "target_note");
+			// A new note goes to the Insights folder: that folder may be a symlink leading out too.
+			if (note === undefined) await resolveVaultFolder(vault, DEFAULT_INSIGHTS_FOLDER, "The Insights folder");
 			const result = await writeInsightToNote(env.memory, call.ctx, vault.source, args.title, { note });
 			return {
 				structured: { ...result },

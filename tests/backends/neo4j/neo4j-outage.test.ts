@@ -222,7 +222,6 @@ describe.each(withServer ? ["own server"] : [])("Neo4j outage and recovery (%s)"
 			.catch((e: unknown) => e);
 
 		await server("stop", "--keep-data");
-		const down = Date.now();
 		stopped();
 		const broken = await interrupted;
 		expect(broken).toBeInstanceOf(BackendError);
@@ -246,12 +245,12 @@ describe.each(withServer ? ["own server"] : [])("Neo4j outage and recovery (%s)"
 			expect((error as Error).message).toContain(`Neo4j at ${uri}`);
 		}
 		expect(failures.some(({ error }) => /is unreachable.*Start Neo4j or fix NEO4J_URI/.test((error as Error).message))).toBe(true);
-		// Retries with backoff: patient writers never failed; each had a write that was issued by the
-		// time the server was gone and succeeded only once it was back (the write in flight, or the
-		// next one after a 20 ms pause, when the process died).
+		// Retries with backoff: patient writers never failed; each had exactly one write that was
+		// issued before the restart began and succeeded only after it (writes are sequential, and one
+		// was always waiting during the outage). No margin in ms: a busy machine delays the 20 ms pause.
 		for (const w of patient) expect(w.failed.map((f) => String(f.error)), w.name).toEqual([]);
 		for (const w of patient) {
-			const waited = w.acked.filter((a) => a.at > restarting && a.at - a.ms < down + 100);
+			const waited = w.acked.filter((a) => a.at > restarting && a.at - a.ms < restarting);
 			expect(waited.length, w.name).toBe(1);
 		}
 

@@ -86,8 +86,9 @@ describe("OpenAI-compatible provider against a real local /v1/embeddings server"
 	});
 
 	it("times out a server that does not answer, naming the timeout", async () => {
+		// The answer would come after 2 s: only a working timeout gives failure "timeout" (no duration
+		// assertion, which a busy machine could break).
 		server.behaviour = { delayMs: 2000 };
-		const started = Date.now();
 		const error = await provider({ timeoutMs: 150, retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 1 } })
 			.embed("slow")
 			.catch((e: unknown) => e);
@@ -95,7 +96,6 @@ describe("OpenAI-compatible provider against a real local /v1/embeddings server"
 		expect((error as EmbedderError).failure).toBe("timeout");
 		expect((error as EmbedderError).message).toMatch(/did not answer within 150 ms/);
 		expect(server.requests).toHaveLength(2);
-		expect(Date.now() - started).toBeLessThan(1500);
 	});
 
 	it("reports a refused connection", async () => {

@@ -137,8 +137,8 @@ export async function graphSnapshot(memory: Memory): Promise<{ nodes: string[]; 
 	return { nodes: nodeLines, edges: edgeLines.sort() };
 }
 
-/** Waits until `check` passes (file watchers are asynchronous). */
-export async function eventually(check: () => Promise<void> | void, timeoutMs = 5000): Promise<void> {
+/** Waits until `check` passes (file watchers are asynchronous; late on a busy machine, hence 20 s). */
+export async function eventually(check: () => Promise<void> | void, timeoutMs = 20_000): Promise<void> {
 	const started = Date.now();
 	for (;;) {
 		try {

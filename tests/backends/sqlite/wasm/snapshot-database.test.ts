@@ -41,7 +41,9 @@ describe("snapshot databases (no file system)", () => {
 		db.exec("CREATE TABLE t (x)");
 		for (let i = 0; i < 50; i++) db.run("INSERT INTO t VALUES (?)", [i]);
 		expect(storage.writes).toBe(0);
-		await sleep(80);
+		// Waits for the export instead of a fixed sleep (timers run late on a busy machine).
+		for (let waited = 0; storage.writes === 0 && waited < 20_000; waited += 10) await sleep(10);
+		await sleep(100);
 		expect(storage.writes).toBe(1);
 		db.close();
 	});
