@@ -12,13 +12,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
 import { arg } from "./args";
+import { connectClient, loadAverage, startServe } from "./serve-process";
 
 const TRIALS = Number(arg("trials", "20"));
 const CLIENTS = Number(arg("clients", "2"));
@@ -45,41 +45,17 @@ interface Trial {
 	integrity: string;
 }
 
-function startServe(db: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-	const child = spawn(process.execPath, [join("bin", "engrama.mjs"), "--db", db, "--json", "serve", "--port", "0"], {
-		env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "none" },
-		stdio: ["ignore", "pipe", "ignore"],
-	});
-	let out = "";
-	return new Promise((resolve, reject) => {
-		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-			out += chunk;
-			try {
-				const info = JSON.parse(out) as { url: string; configs: { http: { mcpServers: { engrama: { headers: { Authorization: string } } } } } };
-				resolve({ child, url: info.url, token: info.configs.http.mcpServers.engrama.headers.Authorization.replace(/^Bearer /, "") });
-			} catch {
-				// Not the whole JSON yet.
-			}
-		});
-		child.once("exit", () => reject(new Error("engrama serve exited before it was ready")));
-	});
-}
 
-async function connect(url: string, token: string): Promise<Client> {
-	const client = new Client({ name: "kill9", version: "1.0.0" });
-	await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-	return client;
-}
 
 async function trial(index: number, withReader: boolean): Promise<Trial> {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-kill9-"));
 	const db = join(dir, "memory.db");
-	const serve = await startServe(db);
+	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: "none" });
 	const acked: string[] = [];
 	let refused = 0;
 	let otherErrors = 0;
 	let dead = false;
-	const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connect(serve.url, serve.token)));
+	const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connectClient(serve.url, serve.token, "kill9")));
 	let reader: ChildProcess | undefined;
 	if (withReader) reader = spawn("python3", ["-c", READER_LOOP, db], { stdio: ["pipe", "ignore", "inherit"] });
 	let counter = 0;
@@ -101,7 +77,7 @@ async function trial(index: number, withReader: boolean): Promise<Trial> {
 	await new Promise((resolve) => setTimeout(resolve, MIN_MS + Math.random() * (MAX_MS - MIN_MS)));
 	dead = true;
 	serve.child.kill("SIGKILL");
-	await new Promise((resolve) => serve.child.once("exit", resolve));
+	await serve.exited;
 	await Promise.allSettled(writers);
 	if (reader) {
 		// A clean stop between iterations: its last close checkpoints whatever it saw.
@@ -121,13 +97,6 @@ async function trial(index: number, withReader: boolean): Promise<Trial> {
 	return { acked: acked.length, refused, otherErrors, lost, integrity };
 }
 
-function loadAverage(): string {
-	try {
-		return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-	} catch {
-		return "n/a";
-	}
-}
 
 async function main(): Promise<void> {
 	console.log(`kill -9 loop: ${TRIALS} trials per mode, ${CLIENTS} MCP clients, kill after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`);

@@ -13,7 +13,6 @@
  *
  * Exit code 1 when any of those checks fails.
  */
-import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -21,8 +20,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
 import { parseConfig } from "../../src/config/engrama-config";
+import { TOOL_NAMES } from "../../src/mcp";
 import { openMemory } from "../../src/node/open-memory";
 import { arg as flag } from "./args";
+import { startServe } from "./serve-process";
 import { seededRandom } from "./stats";
 
 const REQUESTS = Number(flag("requests", "1500"));
@@ -31,20 +32,8 @@ const SEED = Number(flag("seed", "1"));
 const TIMEOUT_MS = Number(flag("timeout", "30000"));
 const MAX_BODY = 4 * 1024 * 1024;
 
-const TOOLS = [
-	"engrama_status",
-	"engrama_search",
-	"engrama_remember",
-	"engrama_relate",
-	"engrama_context",
-	"engrama_sync_note",
-	"engrama_sync_vault",
-	"engrama_ingest",
-	"engrama_reindex",
-	"engrama_surface_insights",
-	"engrama_approve_insight",
-	"engrama_write_insight_to_vault",
-];
+// GDPR forget would delete the writes the run counts afterwards; reflect is a long whole-graph job, not an input surface.
+const TOOLS = TOOL_NAMES.filter((name) => name !== "engrama_reflect" && name !== "engrama_gdpr_forget");
 const INJECTIONS = [
 	"'; DROP TABLE nodes; --",
 	'" OR 1=1 --',
@@ -143,35 +132,6 @@ function sendOversized(target: Target, headers: Record<string, string>, body: st
 	});
 }
 
-function startServe(db: string, vault: string): Promise<{ target: Target; exited: Promise<{ code: number | null; signal: string | null }>; stderr: () => string; kill: (s: NodeJS.Signals) => void; pid?: number }> {
-	const child = spawn(process.execPath, [join("bin", "engrama.mjs"), "--db", db, "--vault", vault, "--json", "serve", "--port", "0"], {
-		env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "hash", EMBEDDING_DIMENSIONS: "64", ENGRAMA_ALLOW_TENANT_HEADERS: "" },
-		stdio: ["ignore", "pipe", "pipe"],
-	});
-	let err = "";
-	child.stderr.setEncoding("utf8").on("data", (c: string) => (err += c));
-	const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-	let out = "";
-	return new Promise((resolve, reject) => {
-		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-			out += chunk;
-			try {
-				const info = JSON.parse(out) as { url: string; configs: { http: { mcpServers: { engrama: { headers: { Authorization: string } } } } } };
-				const url = new URL(info.url);
-				resolve({
-					target: { host: url.hostname, port: Number(url.port), token: info.configs.http.mcpServers.engrama.headers.Authorization.replace(/^Bearer /, "") },
-					exited,
-					stderr: () => err,
-					kill: (s) => child.kill(s),
-					pid: child.pid,
-				});
-			} catch {
-				// Not the whole JSON yet.
-			}
-		});
-		void exited.then(() => reject(new Error(`engrama serve exited before it was ready: ${err}`)));
-	});
-}
 
 const INIT = (id: number | string) =>
 	JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } } });
@@ -226,8 +186,9 @@ async function main(): Promise<void> {
 	};
 	const argKeys = ["label", "properties", "relations", "name", "query", "limit", "hops", "from_name", "from_label", "rel_type", "to_name", "to_label", "path", "dry_run", "source", "source_type", "title", "action", "target_note", "folder", "mode"];
 
-	const serve = await startServe(db, vault);
-	const { target } = serve;
+	const serve = await startServe(["--db", db, "--vault", vault], { EMBEDDING_PROVIDER: "hash", EMBEDDING_DIMENSIONS: "64" });
+	const url = new URL(serve.url);
+	const target: Target = { host: url.hostname, port: Number(url.port), token: serve.token };
 	let crashed: string | undefined;
 	let stopping = false;
 	void serve.exited.then(({ code, signal }) => {
@@ -390,7 +351,7 @@ async function main(): Promise<void> {
 	const still = finalSession ? await send(target, { headers: sessionHeaders(finalSession), body: rpc("tools/call", { name: "engrama_search", arguments: { query: "Fuzz valid" } }) }) : undefined;
 	const answersAfter = still?.status === 200 && /"results"/.test(still.body ?? "");
 	stopping = true;
-	serve.kill("SIGTERM");
+	serve.child.kill("SIGTERM");
 	const exit = await serve.exited;
 	const stderr = serve.stderr();
 

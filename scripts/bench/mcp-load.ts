@@ -6,16 +6,15 @@
  *
  *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash]
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
 import { arg as flag } from "./args";
+import { connectClient, loadAverage, startServe } from "./serve-process";
 import { fmt, percentile, seededRandom, WORDS } from "./stats";
 
 const CLIENTS = Number(flag("clients", "8"));
@@ -42,50 +41,22 @@ function processCpuMs(pid: number | undefined): number {
 	}
 }
 
-function startServe(db: string): Promise<Started> {
-	const child = spawn(process.execPath, [join("bin", "engrama.mjs"), "--db", db, "--json", "serve", "--port", "0"], {
-		env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" },
-		stdio: ["ignore", "pipe", "inherit"],
-	});
-	const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-	let out = "";
-	return new Promise((resolve, reject) => {
-		child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-			out += chunk;
-			try {
-				const info = JSON.parse(out) as { url: string; configs: { http: { mcpServers: { engrama: { headers: { Authorization: string } } } } } };
-				resolve({
-					url: info.url,
-					token: info.configs.http.mcpServers.engrama.headers.Authorization.replace(/^Bearer /, ""),
-					cpuMs: () => processCpuMs(child.pid),
-					stop: async () => {
-						child.kill("SIGTERM");
-						await exited;
-					},
-				});
-			} catch {
-				// Not the whole JSON yet.
-			}
-		});
-		void exited.then(() => reject(new Error("engrama serve exited before it was ready")));
-	});
+async function startLoadServer(db: string): Promise<Started> {
+	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" });
+	return {
+		url: serve.url,
+		token: serve.token,
+		cpuMs: () => processCpuMs(serve.child.pid),
+		stop: async () => {
+			serve.child.kill("SIGTERM");
+			await serve.exited;
+		},
+	};
 }
 
-async function connect(url: string, token: string, name: string): Promise<Client> {
-	const client = new Client({ name, version: "1.0.0" });
-	await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-	return client;
-}
 
 type Op = "remember" | "search" | "context";
 
-function loadAverage(): string {
-	try {
-		return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-	} catch {
-		return "n/a";
-	}
-}
 
 async function main(): Promise<void> {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-mcp-load-"));
@@ -98,9 +69,9 @@ async function main(): Promise<void> {
 	let errors = 0;
 	const errorSamples: string[] = [];
 
-	const serve = await startServe(db);
+	const serve = await startLoadServer(db);
 	try {
-		const clients = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => connect(serve.url, serve.token, `load-${i}`)));
+		const clients = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => connectClient(serve.url, serve.token, `load-${i}`)));
 		let counter = 0;
 		const nextName = () => `${word()} ${word()} ${counter++}`;
 		const remember = async (client: Client) => {
