@@ -4,6 +4,7 @@ import { ListToolsRequestSchema, type ListToolsResult, type Tool } from "@modelc
 import { z } from "zod";
 import { createSkills } from "../engine/skills";
 import type { McpServerInput } from "./mcp-services";
+import type { ToolArguments } from "./request-guard";
 import { scopeFromHeaders } from "./scope-headers";
 import { errorResult, okResult, profileSchemas, type EngramaTool, type ToolCall, type ToolEnv } from "./tool-kit";
 import { engramaTools } from "./tools";
@@ -46,6 +47,13 @@ function toolList(env: ToolEnv, tools: readonly EngramaTool[]): ListToolsResult 
 	return list;
 }
 
+const toolArgumentsByServer = new WeakMap<McpServer, ToolArguments>();
+
+/** The declared argument names of the tools of a server made here (for the request guard's unwrapping). */
+export function toolArgumentsOf(server: McpServer): ToolArguments | undefined {
+	return toolArgumentsByServer.get(server);
+}
+
 /** One MCP server (one per client session) with the fourteen tools over the given memory. */
 export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): McpServer {
 	const env = "schemas" in envOrInput ? envOrInput : createToolEnv(envOrInput);
@@ -56,6 +64,8 @@ export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): Mc
 	const tools = engramaTools(env);
 	for (const tool of tools) register(server, env, tool);
 	server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(env, tools));
+	const declared = new Map(tools.map((tool) => [tool.name, new Set(Object.keys(tool.inputSchema))]));
+	toolArgumentsByServer.set(server, (name) => declared.get(name));
 	return server;
 }
 
