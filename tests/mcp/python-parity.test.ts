@@ -77,4 +77,30 @@ describe("MCP bridge: clients written for the Python engrama", () => {
 		expect(unwrapParams("tool_with_params", { params: "x" }, new Set(["params"]))).toEqual({ args: { params: "x" } });
 		expect(unwrapParams("other", { params: { depth: 2 } }, new Set(["depth"]))).toEqual({ args: { depth: 2 } });
 	});
+
+	it("offers the session guide as an MCP prompt (engrama_session_guide, as the Python engrama names it)", async () => {
+		expect(client.getServerCapabilities()?.prompts).toBeDefined();
+		const { prompts } = await client.listPrompts();
+		expect(prompts.map((p) => p.name)).toEqual(["engrama_session_guide"]);
+		expect(prompts[0].description).toMatch(/search first, remember with relations/);
+		const guide = await client.getPrompt({ name: "engrama_session_guide" });
+		expect(guide.messages).toHaveLength(1);
+		const { content } = guide.messages[0];
+		const text = content.type === "text" ? content.text : "";
+		for (const rule of [/Search before you remember/, /with relations/, /engrama_relate/, /Insights need the person's approval/, /Provenance and trust/, /\*\*Scope\.\*\*/, /engrama_approve_insight/]) {
+			expect(text).toMatch(rule);
+		}
+		// The active profile's vocabulary, so the agent picks valid labels and relation types.
+		expect(text).toMatch(/Profile base\./);
+		expect(text).toMatch(/Labels keyed by title: [^.]*Decision/);
+		expect(text).toMatch(/Relation types: [^.]*USES/);
+		// Every tool the guide names exists.
+		const { tools } = await client.listTools();
+		const names = new Set(tools.map((t) => t.name));
+		for (const named of text.match(/engrama_[a-z_]+/g) ?? []) if (named !== "engrama_session_guide" && !named.startsWith("engrama_id")) expect(names.has(named), named).toBe(true);
+	});
+
+	it("answers an unknown prompt with -32602", async () => {
+		await expect(client.getPrompt({ name: "engrama_nope" })).rejects.toMatchObject({ code: -32602 });
+	});
 });
