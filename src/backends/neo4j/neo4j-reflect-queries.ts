@@ -266,6 +266,8 @@ async function unlinkedTag(q: CypherRunner, scopeParams: Record<string, unknown>
 	);
 }
 
+const isOneQuery = (detector: ReflectDetectorId): detector is OneQueryDetector => detector !== "unlinked_tag";
+
 /** `GraphStore.reflectRows` for Neo4j. */
 export async function neo4jReflectRows<D extends ReflectDetectorId>(
 	q: CypherRunner,
@@ -275,14 +277,14 @@ export async function neo4jReflectRows<D extends ReflectDetectorId>(
 	params: ReflectParams,
 ): Promise<readonly ReflectRowMap[D][]> {
 	const scopeParams = { ns: namespace, org: scope.orgId, user: scope.userId };
-	if (detector === "unlinked_tag") return (await unlinkedTag(q, scopeParams, params)) as unknown as readonly ReflectRowMap[D][];
-	const rows = await q.run(REFLECT_QUERIES[detector as OneQueryDetector], {
+	if (!isOneQuery(detector)) return (await unlinkedTag(q, scopeParams, params)) as unknown as readonly ReflectRowMap[D][];
+	const rows = await q.run(REFLECT_QUERIES[detector], {
 		...scopeParams,
 		limit: neo4j.int(Math.max(0, Math.floor(params.limit))),
 		cap: neo4j.int(Math.max(0, Math.floor(params.listCap))),
 		staleBefore: params.staleBefore,
 		low: params.lowConfidence,
 	});
-	const map = MAPPERS[detector as OneQueryDetector] as unknown as (row: Row) => ReflectRowMap[D];
+	const map = MAPPERS[detector] as unknown as (row: Row) => ReflectRowMap[D];
 	return rows.map(map);
 }

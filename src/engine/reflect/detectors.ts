@@ -238,7 +238,6 @@ const unlinkedTag: DetectorPolicy<"unlinked_tag"> = {
 	name: "Unlinked tag",
 	gate: (counts) => needs(counts, [[TAG_ANCHOR_LABELS, 1]]),
 	describe(row: UnlinkedTagRow, n) {
-		const anchor = n.name(row.anchor);
 		const relation = ANCHOR_RELATION[row.anchor.label];
 		const how = relation ? `a [[${row.anchor.key}]] link or a ${relation} relation` : `a [[${row.anchor.key}]] link or a relation`;
 		return {
