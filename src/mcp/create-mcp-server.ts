@@ -4,7 +4,9 @@ import { ListToolsRequestSchema, type ListToolsResult, type Tool } from "@modelc
 import { z } from "zod";
 import { createSkills } from "../engine/skills";
 import type { McpServerInput } from "./mcp-services";
+import type { ToolArguments } from "./request-guard";
 import { scopeFromHeaders } from "./scope-headers";
+import { SESSION_GUIDE_DESCRIPTION, SESSION_GUIDE_PROMPT, sessionGuide } from "./session-guide";
 import { errorResult, okResult, profileSchemas, type EngramaTool, type ToolCall, type ToolEnv } from "./tool-kit";
 import { engramaTools } from "./tools";
 
@@ -13,7 +15,7 @@ export const SERVER_NAME = "engrama";
 const INSTRUCTIONS =
 	"Engrama is the person's graph memory (entities and typed relations, kept in step with their Obsidian vault). " +
 	"Start a session with engrama_status and engrama_search on the topic. Store what you learn with engrama_remember (rich summary and details, inline relations) and wire it up with engrama_relate. " +
-	"Use engrama_context before answering about a known entity. Run engrama_reflect now and then, and present pending Insights with engrama_surface_insights: the person approves or dismisses; Insights never act by themselves.";
+	"Use engrama_context before answering about a known entity. Run engrama_reflect now and then, and present pending Insights with engrama_surface_insights: the person approves or dismisses; Insights never act by themselves. The engrama_session_guide prompt has the full guide.";
 
 /** Built once per memory: the tools' dependencies, shared by every session. */
 export function createToolEnv(input: McpServerInput): ToolEnv {
@@ -46,7 +48,14 @@ function toolList(env: ToolEnv, tools: readonly EngramaTool[]): ListToolsResult 
 	return list;
 }
 
-/** One MCP server (one per client session) with the fourteen tools over the given memory. */
+const toolArgumentsByServer = new WeakMap<McpServer, ToolArguments>();
+
+/** The declared argument names of the tools of a server made here (for the request guard's unwrapping). */
+export function toolArgumentsOf(server: McpServer): ToolArguments | undefined {
+	return toolArgumentsByServer.get(server);
+}
+
+/** One MCP server (one per client session) with the fourteen tools and the session-guide prompt over the given memory. */
 export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): McpServer {
 	const env = "schemas" in envOrInput ? envOrInput : createToolEnv(envOrInput);
 	const server = new McpServer(
@@ -56,6 +65,12 @@ export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): Mc
 	const tools = engramaTools(env);
 	for (const tool of tools) register(server, env, tool);
 	server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(env, tools));
+	server.registerPrompt(SESSION_GUIDE_PROMPT, { title: "Engrama session guide", description: SESSION_GUIDE_DESCRIPTION }, () => ({
+		description: SESSION_GUIDE_DESCRIPTION,
+		messages: [{ role: "user", content: { type: "text", text: sessionGuide(env.memory.profile) } }],
+	}));
+	const declared = new Map(tools.map((tool) => [tool.name, new Set(Object.keys(tool.inputSchema))]));
+	toolArgumentsByServer.set(server, (name) => declared.get(name));
 	return server;
 }
 

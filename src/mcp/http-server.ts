@@ -6,7 +6,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
-import { createEngramaMcpServer, createToolEnv } from "./create-mcp-server";
+import { createEngramaMcpServer, createToolEnv, toolArgumentsOf } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
 import { guardToolCalls } from "./request-guard";
 import { foreignTenantRefusal } from "./scope-headers";
@@ -183,7 +183,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		session = { transport, server, lastSeen: Date.now(), busy: 0 };
 		transport.onerror = (error) => log(`engrama mcp: transport: ${errorMessage(error)}`);
 		await server.connect(transport);
-		guardToolCalls(transport, log);
+		guardToolCalls(transport, log, toolArgumentsOf(server));
 		return session;
 	};
 

@@ -51,6 +51,32 @@ export function toolCallProblem(params: unknown): string | undefined {
 	return undefined;
 }
 
+/** The declared argument names of each tool, by tool name (undefined for an unknown tool). */
+export type ToolArguments = (tool: string) => ReadonlySet<string> | undefined;
+
+/**
+ * The Python engrama's tools take their arguments wrapped, `{"params": {...}}`; these take them
+ * flat. A call whose arguments hold an undeclared `params` key is read as the wrapped shape:
+ * `{params: {...}}` alone is unwrapped; anything else around it is a problem sentence.
+ */
+export function unwrapParams(tool: string, args: Record<string, unknown>, declared: ReadonlySet<string>): { args: Record<string, unknown> } | { problem: string } {
+	if (!("params" in args) || declared.has("params")) return { args };
+	const inner = args.params;
+	const name = tool.slice(0, 100);
+	if (!isObject(inner)) {
+		return {
+			problem: `Invalid params: ${name} takes its arguments flat or wrapped as {"params": {...}}; "params" must be a JSON object of its parameters (see its inputSchema in tools/list), not ${kind(inner)}.`,
+		};
+	}
+	const others = Object.keys(args).filter((k) => k !== "params");
+	if (others.length > 0) {
+		return {
+			problem: `Invalid params: the arguments of ${name} mix "params" with flat arguments (${others.slice(0, 5).join(", ")}); send them either flat or all inside {"params": {...}}.`,
+		};
+	}
+	return { args: inner };
+}
+
 /** The first schema problem of a request, as a sentence (undefined when the request is fine). */
 export function requestProblem(request: { method: string; params?: unknown }): string | undefined {
 	if (request.method === "tools/call") {
@@ -71,22 +97,45 @@ export function requestProblem(request: { method: string; params?: unknown }): s
 }
 
 /**
- * Answers a request with malformed params (tools/call, tools/list, initialize, ping) with JSON-RPC
- * -32602 and a sentence, before the SDK sees it. Call after `server.connect(transport)` (it wraps
- * the handler the server installed).
+ * tools/call arguments in the wrapped shape `{"params": {...}}` made flat (the same message when
+ * there is nothing to unwrap), or the problem with the wrapped shape.
  */
-export function guardToolCalls(transport: Transport, log?: (line: string) => void): void {
+function unwrapToolCall(message: JSONRPCMessage, toolArguments: ToolArguments | undefined): { message: JSONRPCMessage } | { problem: string } {
+	const request = message as { method?: unknown; params?: unknown };
+	if (!toolArguments || request.method !== "tools/call" || !isObject(request.params)) return { message };
+	const { name, arguments: args } = request.params;
+	const declared = typeof name === "string" ? toolArguments(name) : undefined;
+	if (!declared || !isObject(args)) return { message };
+	const unwrapped = unwrapParams(name as string, args, declared);
+	if ("problem" in unwrapped) return unwrapped;
+	if (unwrapped.args === args) return { message };
+	return { message: { ...message, params: { ...request.params, arguments: unwrapped.args } } as JSONRPCMessage };
+}
+
+/**
+ * Answers a request with malformed params (tools/call, tools/list, initialize, ping) with JSON-RPC
+ * -32602 and a sentence, before the SDK sees it, and unwraps tools/call arguments sent in the
+ * Python engrama's `{"params": {...}}` shape when `toolArguments` is given. Call after
+ * `server.connect(transport)` (it wraps the handler the server installed).
+ */
+export function guardToolCalls(transport: Transport, log?: (line: string) => void, toolArguments?: ToolArguments): void {
 	const deliver = transport.onmessage;
-	transport.onmessage = (message, extra) => {
+	transport.onmessage = (original, extra) => {
+		let message: JSONRPCMessage = original;
 		const request = message as { method?: unknown; id?: unknown; params?: unknown };
 		if (typeof request.method === "string" && (typeof request.id === "string" || typeof request.id === "number")) {
-			const problem = requestProblem({ method: request.method, params: request.params });
+			let problem = requestProblem({ method: request.method, params: request.params });
+			if (!problem) {
+				const unwrapped = unwrapToolCall(message, toolArguments);
+				if ("problem" in unwrapped) problem = unwrapped.problem;
+				else message = unwrapped.message;
+			}
 			if (problem) {
 				const reply: JSONRPCMessage = { jsonrpc: "2.0", id: request.id, error: { code: ErrorCode.InvalidParams, message: problem } };
 				transport.send(reply).catch((error: unknown) => log?.(`engrama mcp: answering a malformed tools/call: ${String(error)}`));
 				return;
 			}
 		}
-		deliver?.(message, extra);
+		(deliver as ((message: JSONRPCMessage, extra?: unknown) => void) | undefined)?.(message, extra);
 	};
 }

@@ -1,6 +1,6 @@
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createEngramaMcpServer } from "./create-mcp-server";
+import { createEngramaMcpServer, toolArgumentsOf } from "./create-mcp-server";
 import type { McpServerInput } from "./mcp-services";
 import { guardToolCalls } from "./request-guard";
 
@@ -29,7 +29,7 @@ export async function serveMcpStdio(input: McpServerInput, streams: StdioStreams
 	});
 	transport.onerror = (error) => input.services.log?.(`engrama mcp: stdio: ${error.message}`);
 	await server.connect(transport);
-	guardToolCalls(transport, input.services.log);
+	guardToolCalls(transport, input.services.log, toolArgumentsOf(server));
 	const prevClose = transport.onclose;
 	transport.onclose = () => {
 		prevClose?.();

@@ -37,7 +37,7 @@ describe("engrama reflect, insights, approve, dismiss, write-insight", { timeout
 		const first = cli("reflect");
 		expect(first.status, first.stderr).toBe(0);
 		const report = first.json<{ created: number; detectors: { detector: string; ran: boolean; created: number }[]; insights: InsightJson[] }>();
-		expect(report.detectors).toHaveLength(8);
+		expect(report.detectors).toHaveLength(9);
 		for (const d of report.detectors) expect(d.created, d.detector).toBeGreaterThanOrEqual(1);
 		expect(report.insights.map((i) => i.title)).toContain("Hub stub: Elena Vidal (Person)");
 		expect(report.insights.every((i) => i.body.length > 40 && i.about.length > 0)).toBe(true);

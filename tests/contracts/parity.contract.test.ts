@@ -94,7 +94,7 @@ describe.each(compared)("$name gives SQLite's answers for the same memory", (bac
 		const expected = reflectFace(await reflect(lite.memory, lite.ctx));
 		const actual = reflectFace(await reflect(other.memory, other.ctx));
 		// The fixture has a pattern for every detector: no comparison of empty lists.
-		expect(expected.detectors.filter((d) => d.found > 0)).toHaveLength(8);
+		expect(expected.detectors.filter((d) => d.found > 0)).toHaveLength(9);
 		expect(expected.insights.length).toBeGreaterThan(10);
 		expect(expected.insights.every((i) => i.about.length > 0 && i.body.length > 0)).toBe(true);
 		expect(actual).toEqual(expected);

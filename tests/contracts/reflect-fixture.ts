@@ -2,7 +2,7 @@ import type { Memory } from "../../src/engine/memory";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 
 /**
- * A small graph where each of the eight reflect detectors finds exactly the pattern the reflect
+ * A small graph where each of the nine reflect detectors finds exactly the pattern the reflect
  * contract expects (tests/contracts/reflect.contract.test.ts), written through the Memory facade.
  * The parity contract writes it on every backend and compares the Insights reflect proposes.
  */
@@ -15,12 +15,12 @@ export async function seedReflectFixture(memory: Memory, ctx: WriteContext): Pro
 		["Warehouse", "active"],
 		["Old Site", "completed"],
 	]) {
-		await node("Project", name, { status });
+		await node("Project", name, { status, ...(name === "Portal" ? { tags: ["portal"] } : {}) });
 	}
 	await node("Course", "Bootcamp", { status: "active" });
 	for (const c of ["Idempotency", "Token Rotation", "Cache Invalidation", "CRDTs"]) await node("Concept", c);
 	await node("Technology", "TypeScript");
-	await node("Technology", "Python");
+	await node("Technology", "Python", { tags: ["warehouse"] });
 	await node("Technology", "jQuery", { confidence: 0.2 });
 	await node("Technology", "Moment", { confidence: 0.2 });
 	await node("Technology", "Express", { updated: "2025-07-01" });
@@ -30,10 +30,12 @@ export async function seedReflectFixture(memory: Memory, ctx: WriteContext): Pro
 	await node("Problem", "Double booking", { status: "open" });
 	await node("Problem", "Double charge", { status: "resolved" });
 	await node("Problem", "Flaky refresh", { status: "resolved" });
-	await node("Problem", "Stale totals", { status: "open" });
+	await node("Problem", "Stale totals", { status: "open", tags: ["Portal"] });
 	await node("Problem", "Stale dashboard", { status: "in-progress" });
 	await node("Decision", "Store event ids", { status: "accepted" });
-	await node("Note", "Daily");
+	// Tags naming a Project or Domain (unlinked_tag), some already linked.
+	await node("Note", "Daily", { tags: ["Web", "warehouse"] });
+	await node("Note", "Standup", { tags: ["Booking", "old_site", "Warehouse", "Python"] });
 	for (const p of ["Portal", "Booking"]) {
 		await rel("Project", p, "USES", "Technology", "TypeScript");
 		await rel("Project", p, "IN_DOMAIN", "Domain", "Web");
@@ -63,4 +65,6 @@ export async function seedReflectFixture(memory: Memory, ctx: WriteContext): Pro
 	// Body links never count.
 	await rel("Note", "Daily", "LINKS_TO", "Concept", "CRDTs");
 	await rel("Note", "Daily", "LINKS_TO", "Technology", "Python");
+	// ...except for unlinked_tag: a body link to the tagged anchor links it.
+	await rel("Note", "Standup", "LINKS_TO", "Project", "Booking");
 }

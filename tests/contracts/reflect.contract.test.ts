@@ -125,6 +125,16 @@ describe.each(testBackends())("reflect rows on $name", (backend) => {
 		expect(project(await rows("hub_stubs"))).toEqual([{ stub: "Person:Elena", degree: 3, referrers: ["Project:Booking", "Course:Bootcamp", "Project:Portal"] }]);
 	});
 
+	it("9. unlinked tag: tags naming an anchor with no edge to it (any edge links, LINKS_TO included)", async () => {
+		const expected = [
+			{ anchor: "Project:Warehouse", nodes: ["Note:Daily", "Note:Standup"], nodeCount: 2 },
+			{ anchor: "Project:Old Site", nodes: ["Note:Standup"], nodeCount: 1 },
+			{ anchor: "Domain:Web", nodes: ["Note:Daily"], nodeCount: 1 },
+		];
+		expect(project(await rows("unlinked_tag"))).toEqual(expected);
+		expect(project(await rows("unlinked_tag", { limit: 1, listCap: 1 }))).toEqual([{ anchor: "Project:Warehouse", nodes: ["Note:Daily"], nodeCount: 2 }]);
+	});
+
 	it("names entities by their engrama_id and status", async () => {
 		const [row] = await rows("hub_stubs");
 		const elena = await opened.memory.graph.getNode(opened.scope, "Person", "Elena");

@@ -234,7 +234,7 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		}
 		await ok(client, "engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "APPLIES", to_name: "Idempotency", to_label: "Concept" });
 		const report = await ok<{ created: number; detectors: { detector: string; ran: boolean }[]; insights: { title: string }[] }>(client, "engrama_reflect");
-		expect(report.detectors).toHaveLength(8);
+		expect(report.detectors).toHaveLength(9);
 		expect(report.insights.length).toBeGreaterThan(1);
 		const pending = await ok<{ insights: { title: string; status: string; about: unknown[] }[] }>(client, "engrama_surface_insights", { limit: 50 });
 		expect(pending.insights.map((i) => i.title).sort()).toEqual(report.insights.map((i) => i.title).sort());

@@ -13,10 +13,12 @@ import type {
 	TechniqueTransferRow,
 	TrainingOpportunityRow,
 	UnderConnectedRow,
+	UnlinkedTagRow,
 } from "../../engine/protocols";
+import { TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
 import type { Scope } from "../../engine/types";
 import type { CypherRunner, Row } from "./neo4j-connection";
-import { JSON_MARKER } from "./props-codec";
+import { JSON_MARKER, decodeValue } from "./props-codec";
 import { NODE_LABEL } from "./schema";
 
 /**
@@ -59,7 +61,10 @@ const NEIGHBOURS_WITH_VIA = (x: string, where = "true") => `CALL {
 	RETURN collect({entity: ${ENT("y")}, type: via, direction: CASE WHEN isOut THEN 'out' ELSE 'in' END})[0..$cap] AS neighbours
 }`;
 
-export const REFLECT_QUERIES: Readonly<Record<ReflectDetectorId, string>> = {
+/** The detectors that are one query each (unlinked_tag is three: see unlinkedTag below). */
+type OneQueryDetector = Exclude<ReflectDetectorId, "unlinked_tag">;
+
+export const REFLECT_QUERIES: Readonly<Record<OneQueryDetector, string>> = {
 	cross_project_solution: `${OUTER("o")} AND o.__label = 'Problem' AND ${STATUS("o")} IN ['open', 'in-progress']
 		WITH o ORDER BY ${BY("o")}
 		CALL { WITH o ${PROJECTS_OF("o", "p")} WITH DISTINCT p ORDER BY ${BY("p")} RETURN collect(p) AS openProjects }
@@ -195,7 +200,7 @@ function neighbours(value: unknown): ReflectNeighbour[] {
 	}));
 }
 
-const MAPPERS: { [K in ReflectDetectorId]: (row: Row) => ReflectRowMap[K] } = {
+const MAPPERS: { [K in OneQueryDetector]: (row: Row) => ReflectRowMap[K] } = {
 	cross_project_solution: (r): CrossProjectSolutionRow => ({
 		open: entity(r.open),
 		openProjects: entities(r.openProjects),
@@ -231,6 +236,38 @@ const MAPPERS: { [K in ReflectDetectorId]: (row: Row) => ReflectRowMap[K] } = {
 	hub_stubs: (r): HubStubRow => ({ stub: entity(r.stub), degree: Number(r.degree), referrers: entities(r.referrers) }),
 };
 
+const ANCHORS = `${OUTER("a")} AND a.__label IN $anchorLabels RETURN ${ENT("a")} AS anchor`;
+const TAGGERS = `${OUTER("x")} AND x.tags IS NOT NULL RETURN ${ENT("x")} AS node, x.tags AS tags`;
+/** Linked: any edge between the two, either direction, any type (LINKS_TO included). */
+const LINKED = `UNWIND $pairs AS pair
+	MATCH (x:${NODE_LABEL} {engrama_id: pair[0]}) WHERE x.__ns = $ns AND x.org_id = $org AND x.user_id = $user
+	MATCH (a:${NODE_LABEL} {engrama_id: pair[1]}) WHERE a.__ns = $ns AND a.org_id = $org AND a.user_id = $user
+	AND EXISTS { MATCH (x)--(a) }
+	RETURN pair[0] AS x, pair[1] AS a`;
+/** The queries of unlinked_tag (exported for the scope check of every query). */
+export const UNLINKED_TAG_QUERIES: Readonly<Record<string, string>> = { anchors: ANCHORS, taggers: TAGGERS, linked: LINKED };
+
+// 9: the anchors, the taggers and which candidate pairs are linked; the rest is shared (tag-anchors.ts).
+async function unlinkedTag(q: CypherRunner, scopeParams: Record<string, unknown>, params: ReflectParams): Promise<UnlinkedTagRow[]> {
+	const anchors = (await q.run(ANCHORS, { ...scopeParams, anchorLabels: [...TAG_ANCHOR_LABELS] })).map((r) => entity(r.anchor));
+	if (anchors.length === 0) return [];
+	const taggers = (await q.run(TAGGERS, scopeParams)).map((r) => ({ node: entity(r.node), tags: decodeValue(r.tags) }));
+	const byId = new Map<string, ReflectEntity>([...anchors, ...taggers.map((t) => t.node)].map((e) => [e.id, e]));
+	const pairs = tagAnchorPairs(
+		anchors.map((a) => ({ ref: a.id, key: a.key })),
+		taggers.map((t) => ({ ref: t.node.id, tags: t.tags })),
+	);
+	if (pairs.length === 0) return [];
+	const linked = new Set((await q.run(LINKED, { ...scopeParams, pairs: pairs.map((p) => [p.node, p.anchor]) })).map((r) => `${String(r.x)}\n${String(r.a)}`));
+	const unlinked = pairs.filter((p) => !linked.has(`${p.node}\n${p.anchor}`));
+	return unlinkedTagRows(
+		unlinked.map((p) => ({ node: byId.get(p.node) as ReflectEntity, anchor: byId.get(p.anchor) as ReflectEntity })),
+		params,
+	);
+}
+
+const isOneQuery = (detector: ReflectDetectorId): detector is OneQueryDetector => detector !== "unlinked_tag";
+
 /** `GraphStore.reflectRows` for Neo4j. */
 export async function neo4jReflectRows<D extends ReflectDetectorId>(
 	q: CypherRunner,
@@ -239,15 +276,15 @@ export async function neo4jReflectRows<D extends ReflectDetectorId>(
 	detector: D,
 	params: ReflectParams,
 ): Promise<readonly ReflectRowMap[D][]> {
+	const scopeParams = { ns: namespace, org: scope.orgId, user: scope.userId };
+	if (!isOneQuery(detector)) return (await unlinkedTag(q, scopeParams, params)) as unknown as readonly ReflectRowMap[D][];
 	const rows = await q.run(REFLECT_QUERIES[detector], {
-		ns: namespace,
-		org: scope.orgId,
-		user: scope.userId,
+		...scopeParams,
 		limit: neo4j.int(Math.max(0, Math.floor(params.limit))),
 		cap: neo4j.int(Math.max(0, Math.floor(params.listCap))),
 		staleBefore: params.staleBefore,
 		low: params.lowConfidence,
 	});
-	const map = MAPPERS[detector] as (row: Row) => ReflectRowMap[D];
+	const map = MAPPERS[detector] as unknown as (row: Row) => ReflectRowMap[D];
 	return rows.map(map);
 }

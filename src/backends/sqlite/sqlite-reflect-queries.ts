@@ -12,7 +12,9 @@ import type {
 	TechniqueTransferRow,
 	TrainingOpportunityRow,
 	UnderConnectedRow,
+	UnlinkedTagRow,
 } from "../../engine/protocols";
+import { TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
@@ -401,6 +403,53 @@ class ReflectQueries {
 		);
 		return rows.map((row) => ({ stub: this.entities([row])[0], degree: Number(row.degree), referrers: this.entities(this.neighbours(row.rid)) }));
 	}
+
+	// 9
+	unlinkedTag(): UnlinkedTagRow[] {
+		const labels = TAG_ANCHOR_LABELS.map((l) => `'${l}'`).join(", ");
+		const anchors = this.nodes(`SELECT ${NODE("a")} FROM reflect_node a WHERE a.label IN (${labels})`);
+		if (anchors.length === 0) return [];
+		// The one JSON read over the live nodes: their tags (only nodes that have some).
+		const taggers = this.conn.all<NodeRow & { tags: string }>(
+			`SELECT ${NODE("x")}, json_extract(n.props, '$.tags') AS tags FROM reflect_node x CROSS JOIN nodes n ON n.id = x.id
+			WHERE json_type(n.props, '$.tags') IN ('array', 'text')`,
+		);
+		const byRid = new Map<number, NodeRow>([...anchors, ...taggers].map((r) => [r.rid, r]));
+		const pairs = tagAnchorPairs(
+			anchors.map((a) => ({ ref: a.rid, key: a.key })),
+			taggers.map((t) => ({ ref: t.rid, tags: parseTags(t.tags) })),
+		);
+		if (pairs.length === 0) return [];
+		// Linked: any edge between the two, either direction, any type (LINKS_TO included).
+		const linked = new Set(
+			this.conn
+				.all<{ x: number; a: number }>(
+					`SELECT j.value ->> 0 AS x, j.value ->> 1 AS a FROM json_each(?) j
+					WHERE EXISTS (SELECT 1 FROM edges e WHERE e.from_id = j.value ->> 0 AND e.to_id = j.value ->> 1)
+					OR EXISTS (SELECT 1 FROM edges e WHERE e.from_id = j.value ->> 1 AND e.to_id = j.value ->> 0)`,
+					[JSON.stringify(pairs.map((p) => [p.node, p.anchor]))],
+				)
+				.map((r) => `${r.x}:${r.a}`),
+		);
+		const unlinked = pairs.filter((p) => !linked.has(`${p.node}:${p.anchor}`));
+		this.loadIds(unlinked.flatMap((p) => [byRid.get(p.node), byRid.get(p.anchor)]).filter((r): r is NodeRow => r !== undefined));
+		return unlinkedTagRows(
+			unlinked.map((p) => ({ node: this.entity(byRid.get(p.node) as NodeRow), anchor: this.entity(byRid.get(p.anchor) as NodeRow) })),
+			this.params,
+		);
+	}
+}
+
+/** json_extract gives a JSON array as text and a JSON string as the string itself. */
+function parseTags(raw: string): unknown {
+	if (raw.startsWith("[")) {
+		try {
+			return JSON.parse(raw) as unknown;
+		} catch {
+			return raw;
+		}
+	}
+	return raw;
 }
 
 /** `GraphStore.reflectRows` for SQLite. */
@@ -422,6 +471,7 @@ export function sqliteReflectRows<D extends ReflectDetectorId>(
 		stale_knowledge: () => q.staleKnowledge(),
 		under_connected: () => q.underConnected(),
 		hub_stubs: () => q.hubStubs(),
+		unlinked_tag: () => q.unlinkedTag(),
 	};
 	return run[detector]();
 }

@@ -48,7 +48,8 @@ export type ReflectDetectorId =
 	| "concept_clustering"
 	| "stale_knowledge"
 	| "under_connected"
-	| "hub_stubs";
+	| "hub_stubs"
+	| "unlinked_tag";
 
 /** A node named in a row. */
 export interface ReflectEntity {
@@ -199,6 +200,22 @@ export interface HubStubRow {
 	readonly referrers: readonly ReflectEntity[];
 }
 
+/**
+ * 9. unlinked_tag (the Python engrama's `tag_without_edge`). An *anchor* is a live node labelled
+ * Project, Client, Course or Domain. A live node x ≠ a *tags* anchor a when one of x's tags (the
+ * `tags` property: a list of strings, or one string) equals a's key after `normaliseName`. x is
+ * *linked* to a when any edge joins them, either direction, of any type: a body wikilink
+ * (`LINKS_TO`) counts here, since it already says what the tag says. One row per anchor a with at
+ * least one tagging node not linked to it; nodes = those nodes (any label, `Note` included).
+ * Order: nodeCount descending, then a. (`unlinkedTagRows` in src/engine/reflect/tag-anchors.ts
+ * computes it from the anchors, the taggers and the linked pairs, for every backend.)
+ */
+export interface UnlinkedTagRow {
+	readonly anchor: ReflectEntity;
+	readonly nodes: readonly ReflectEntity[];
+	readonly nodeCount: number;
+}
+
 export interface ReflectRowMap {
 	readonly cross_project_solution: CrossProjectSolutionRow;
 	readonly shared_technology: SharedTechnologyRow;
@@ -208,6 +225,7 @@ export interface ReflectRowMap {
 	readonly stale_knowledge: StaleKnowledgeRow;
 	readonly under_connected: UnderConnectedRow;
 	readonly hub_stubs: HubStubRow;
+	readonly unlinked_tag: UnlinkedTagRow;
 }
 
 export type ReflectRow = ReflectRowMap[ReflectDetectorId];

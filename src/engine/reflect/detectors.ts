@@ -10,7 +10,9 @@ import type {
 	TechniqueTransferRow,
 	TrainingOpportunityRow,
 	UnderConnectedRow,
+	UnlinkedTagRow,
 } from "../protocols";
+import { TAG_ANCHOR_LABELS } from "./tag-anchors";
 import { dayOf, listing, plural, relationText, roundConfidence, type Namer } from "./wording";
 
 /** What reflect proposes from one row: the Insight's key, text, confidence and ABOUT targets. */
@@ -50,6 +52,7 @@ export const REFLECT_DETECTORS: readonly ReflectDetectorId[] = [
 	"stale_knowledge",
 	"under_connected",
 	"hub_stubs",
+	"unlinked_tag",
 ];
 
 const has = (counts: LabelCounts, label: string, atLeast = 1) => (counts[label] ?? 0) >= atLeast;
@@ -227,6 +230,27 @@ const hubStubs: DetectorPolicy<"hub_stubs"> = {
 	},
 };
 
+/** The relation the Python engrama suggests from a node to each anchor label (Course: the course covers the node). */
+const ANCHOR_RELATION: Readonly<Record<string, string>> = { Project: "BELONGS_TO", Client: "FOR", Course: "COVERS", Domain: "IN_DOMAIN" };
+
+const unlinkedTag: DetectorPolicy<"unlinked_tag"> = {
+	id: "unlinked_tag",
+	name: "Unlinked tag",
+	gate: (counts) => needs(counts, [[TAG_ANCHOR_LABELS, 1]]),
+	describe(row: UnlinkedTagRow, n) {
+		const relation = ANCHOR_RELATION[row.anchor.label];
+		const how = relation ? `a [[${row.anchor.key}]] link or a ${relation} relation` : `a [[${row.anchor.key}]] link or a relation`;
+		return {
+			title: `Unlinked tag: ${n.labelled(row.anchor)}`,
+			body:
+				`${plural(row.nodeCount, "entity", "entities")} ${row.nodeCount === 1 ? "is" : "are"} tagged ${JSON.stringify(row.anchor.key)} but not linked to ${n.labelled(row.anchor)}: ` +
+				`${listing(row.nodes.map((x) => n.labelled(x)), row.nodeCount)}. Linking ${row.nodeCount === 1 ? "it" : "them"} (${how}) lets the graph say what the tag already says.`,
+			confidence: 0.7,
+			about: [row.anchor, ...row.nodes],
+		};
+	},
+};
+
 export const POLICIES: { readonly [D in ReflectDetectorId]: DetectorPolicy<D> } = {
 	cross_project_solution: crossProjectSolution,
 	shared_technology: sharedTechnology,
@@ -236,4 +260,5 @@ export const POLICIES: { readonly [D in ReflectDetectorId]: DetectorPolicy<D> } 
 	stale_knowledge: staleKnowledge,
 	under_connected: underConnected,
 	hub_stubs: hubStubs,
+	unlinked_tag: unlinkedTag,
 };

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
-import { REFLECT_QUERIES } from "../../../src/backends/neo4j/neo4j-reflect-queries";
+import { REFLECT_QUERIES, UNLINKED_TAG_QUERIES } from "../../../src/backends/neo4j/neo4j-reflect-queries";
 import { parseConfig } from "../../../src/config/engrama-config";
 import type { GraphStore, ReflectDetectorId, ReflectParams } from "../../../src/engine/protocols";
 import type { PropValue, Scope } from "../../../src/engine/types";
@@ -20,6 +20,7 @@ const DETECTORS: readonly ReflectDetectorId[] = [
 	"stale_knowledge",
 	"under_connected",
 	"hub_stubs",
+	"unlinked_tag",
 ];
 const LABELS = ["Project", "Project", "Concept", "Concept", "Problem", "Problem", "Problem", "Decision", "Decision", "Technology", "Technique", "Domain", "Course", "Lesson", "Vulnerability", "Note", "Insight", "Person"];
 const STATUS_OF: Record<string, readonly string[]> = {
@@ -90,6 +91,11 @@ async function seedGraph(stores: readonly GraphStore[], seed: number, scope: Sco
 		else if (rnd() < 0.1) props.updated = 20250101;
 		if (rnd() < 0.3) props.confidence = pick([0.2, 0.49, 0.5, 0.9, 1]);
 		else if (rnd() < 0.05) props.confidence = "low";
+		// Tags that may name an anchor (unlinked_tag), in other spellings: case, "_", "-", accents.
+		if (rnd() < 0.35) {
+			const tag = () => `${pick(["alpha", "BETA", "gamma", "Epsilon", "épsilon", "zeta"])}${pick([" ", "_", "-"])}${Math.floor(rnd() * 23)}`;
+			props.tags = rnd() < 0.2 ? tag() : [tag(), tag()];
+		}
 		const owner = rnd() < 0.08 ? other : scope;
 		// A repeated (label, key, scope) merges into the node already there: keep its id.
 		const identity = `${owner.userId}|${label}|${key}`;
@@ -106,11 +112,11 @@ async function seedGraph(stores: readonly GraphStore[], seed: number, scope: Sco
 		byLabel.set(label, [...(byLabel.get(label) ?? []), node]);
 	}
 	// One planted instance of the rarest patterns, then the random edges around everything.
-	const plant = async (label: string, key: string, status: string) => {
+	const plant = async (label: string, key: string, status: string, extra: Record<string, PropValue> = {}) => {
 		const id = crypto.randomUUID();
 		const keyField = label === "Decision" ? "title" : "name";
 		for (const store of stores) {
-			await store.mergeNode(scope, { label, keyField, key, set: { [keyField]: key, status }, setOnCreate: { engrama_id: id }, now: "2026-02-01T00:00:00.000Z" });
+			await store.mergeNode(scope, { label, keyField, key, set: { [keyField]: key, status, ...extra }, setOnCreate: { engrama_id: id }, now: "2026-02-01T00:00:00.000Z" });
 		}
 		// Kept out of the random edges, so the planted patterns stay intact.
 		return { id, scope };
@@ -141,6 +147,9 @@ async function seedGraph(stores: readonly GraphStore[], seed: number, scope: Sco
 		await plant("Project", "Planted worker", "active"),
 		await plant("Technology", "Planted redis", "active"),
 	];
+	// Tags naming two planted projects; a body link to one of them links it.
+	const standup = await plant("Note", "Planted standup", "", { tags: ["planted_billing", "PLANTED-SHOP"] });
+	await link(standup, "LINKS_TO", p2);
 	await link(api, "RELATED_TO", technique);
 	await link(api, "USES", redis);
 	await link(worker, "USES", redis);
@@ -164,13 +173,14 @@ async function seedGraph(stores: readonly GraphStore[], seed: number, scope: Sco
 
 describe("reflect detector queries", () => {
 	it("filter every node they touch by the caller's scope and take every value as a parameter", () => {
-		for (const detector of DETECTORS) {
-			const query = REFLECT_QUERIES[detector];
+		const queries = Object.entries({ ...REFLECT_QUERIES, ...Object.fromEntries(Object.entries(UNLINKED_TAG_QUERIES).map(([k, q]) => [`unlinked_tag ${k}`, q])) });
+		expect(queries).toHaveLength(DETECTORS.length - 1 + 3);
+		for (const [detector, query] of queries) {
 			// Each node variable a detector reads is declared live (scope included) or is an outer entity.
 			expect(query, detector).toContain("$ns");
 			expect(query, detector).toContain("$org");
 			expect(query, detector).toContain("$user");
-			for (const param of query.match(/\$[A-Za-z]+/g) ?? []) expect(["$ns", "$org", "$user", "$limit", "$cap", "$staleBefore", "$low"], `${detector} ${param}`).toContain(param);
+			for (const param of query.match(/\$[A-Za-z]+/g) ?? []) expect(["$ns", "$org", "$user", "$limit", "$cap", "$staleBefore", "$low", "$anchorLabels", "$pairs"], `${detector} ${param}`).toContain(param);
 			const variables = new Set([...query.matchAll(/MATCH \(([a-z]+)[:)]/g)].map((m) => m[1]));
 			for (const v of variables) expect(query, `${detector}: ${v} has no scope check`).toMatch(new RegExp(`${v}\\.__ns = \\$ns`));
 		}

@@ -418,6 +418,7 @@ describe("the run itself", () => {
 			["stale_knowledge", false, "needs a Project or Course node"],
 			["under_connected", false, "needs a typed node (only untyped notes in the graph)"],
 			["hub_stubs", false, "needs nodes (the graph is empty)"],
+			["unlinked_tag", false, "needs a Project or Client or Course or Domain node"],
 		]);
 		expect(report.created).toBe(0);
 	});

@@ -23,7 +23,7 @@ describe("reflect on examples/vault", () => {
 		expect(first.insights.every((i) => i.status === "pending")).toBe(true);
 	});
 
-	it("runs all eight detectors and each creates at least one Insight", () => {
+	it("runs all nine detectors and each creates at least one Insight", () => {
 		expect(first.detectors.map((d) => d.detector)).toEqual([
 			"cross_project_solution",
 			"shared_technology",
@@ -33,6 +33,7 @@ describe("reflect on examples/vault", () => {
 			"stale_knowledge",
 			"under_connected",
 			"hub_stubs",
+			"unlinked_tag",
 		]);
 		for (const d of first.detectors) {
 			expect(d.ran, d.detector).toBe(true);
