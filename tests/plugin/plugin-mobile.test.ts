@@ -1,7 +1,6 @@
 // Obsidian mobile: no Node built-ins, no file system path. The built main.js must still load,
 // keep its database as snapshots through the vault adapter, and leave the MCP bridge out.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import Module from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
@@ -10,23 +9,10 @@ import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin
 import { startHubServer } from "./model-hub-server";
 
 let h: LoadedPlugin;
-/** Node built-ins main.js asked for while "on mobile". */
-const builtinRequests: string[] = [];
-let restore: () => void = () => undefined;
 
 beforeAll(async () => {
-	// Built-ins required from main.js fail, as they do in the mobile apps (only `obsidian` exists there).
-	const mod = Module as unknown as { _load: (request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown };
-	const original = mod._load;
-	mod._load = function (request, parent, isMain) {
-		if (parent?.filename?.endsWith(`${"/"}main.js`) && (Module.builtinModules.includes(request.replace(/^node:/, "")) || request.startsWith("node:"))) {
-			builtinRequests.push(request);
-			throw new Error(`Cannot find module '${request}'`);
-		}
-		return original.call(this, request, parent, isMain);
-	};
-	restore = () => (mod._load = original);
-	h = await loadPlugin();
+	// main.js's require knows only `obsidian`, as in the mobile apps.
+	h = await loadPlugin({ mode: "mobile" });
 	h.fake.Platform.isDesktopApp = false;
 	h.fake.Platform.isDesktop = false;
 	h.fake.Platform.isMobileApp = true;
@@ -34,7 +20,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-	restore();
 	Object.assign(h.fake.Platform, { isDesktopApp: true, isDesktop: true, isMobileApp: false, isMobile: false });
 });
 
@@ -85,8 +70,8 @@ test("on mobile the plugin syncs into an in-memory database kept as snapshots th
 	again.unload();
 	await again.closed;
 
-	// main.js never reached for Node: not at load, not for the database, not for the bridge.
-	expect(builtinRequests).toEqual([]);
+	// main.js never asked require for anything but obsidian: not at load, not for the database, not for the bridge.
+	expect(h.refusedRequires).toEqual([]);
 	vault.cleanup();
 });
 
@@ -113,7 +98,7 @@ test("on mobile the local model downloads through the adapter and embeds, with n
 		expect(existsSync(join(vault.path, PLUGIN_DIR, "models", "engrama", "tiny-encoder", "engrama-model.json"))).toBe(true);
 		plugin.unload();
 		await plugin.closed;
-		expect(builtinRequests).toEqual([]);
+		expect(h.refusedRequires).toEqual([]);
 	} finally {
 		await server.close().catch(() => undefined);
 		vault.cleanup();
