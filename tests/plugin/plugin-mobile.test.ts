@@ -105,3 +105,48 @@ test("on mobile the local model downloads through the adapter and embeds, with n
 		hub.cleanup();
 	}
 }, 120_000);
+
+test("on mobile, disable→enable without awaiting onunload keeps every note: the new instance waits for the old snapshot", async () => {
+	const CYCLES = 5;
+	const NOTES_PER_CYCLE = 10;
+	const vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 60_000 } } });
+	const app = h.fake.createFakeApp(vault.path, { mobile: true });
+	let plugin = new h.Plugin(app, manifest());
+	const closings: Promise<void>[] = [];
+	try {
+		await app.vault.createFolder("Reloads");
+		await plugin.fakeLoad();
+		await app.workspace.fakeLayoutReady();
+		let engine = await plugin.controller!.ready();
+		await waitFor(() => plugin.controller!.tasks.current === null, "the startup sync");
+		await engine.sync.idle();
+		const before = (await engine.memory.graph.counts(engine.scope)).nodes;
+		for (let cycle = 1; cycle <= CYCLES; cycle++) {
+			// Pending (long debounce): the old instance syncs them and writes its last snapshot while closing.
+			for (let i = 1; i <= NOTES_PER_CYCLE; i++) await app.vault.create(`Reloads/Cycle ${cycle} note ${i}.md`, `Written before reload ${cycle}.\n`);
+			plugin.unload();
+			closings.push(plugin.closed);
+			plugin = new h.Plugin(app, manifest());
+			await plugin.fakeLoad();
+			engine = await waitFor(() => plugin.controller!.host.engine, `the engine of cycle ${cycle}`, 60_000);
+			await waitFor(() => plugin.controller!.tasks.current === null, `the catch-up sync of cycle ${cycle}`);
+			await engine.sync.idle();
+			// Each instance finds what the one before it synced (from the snapshot or by catching up).
+			expect((await engine.memory.graph.counts(engine.scope)).nodes).toBe(before + cycle * NOTES_PER_CYCLE);
+		}
+		plugin.unload();
+		await plugin.closed;
+		await Promise.all(closings);
+		// The last snapshot holds them all: a fresh start reads it.
+		const again = new h.Plugin(h.fake.createFakeApp(vault.path, { mobile: true }), manifest());
+		await again.fakeLoad();
+		await (again.controller!.app.workspace as unknown as { fakeLayoutReady(): Promise<void> }).fakeLayoutReady();
+		const reopened = await again.controller!.ready();
+		expect((await reopened.memory.graph.counts(reopened.scope)).nodes).toBe(before + CYCLES * NOTES_PER_CYCLE);
+		again.unload();
+		await again.closed;
+		expect(h.refusedRequires).toEqual([]);
+	} finally {
+		vault.cleanup();
+	}
+}, 300_000);

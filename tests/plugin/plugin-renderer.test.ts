@@ -28,10 +28,17 @@ function freePort(): Promise<number> {
 
 type McpListening = { kind: "listening"; port: number; url: string };
 
-async function listening(plugin: PluginInstance): Promise<McpListening> {
-	return waitFor(() => {
+/** Waits for a state; a failed state fails the test at once (waitFor would keep polling). */
+async function until<T>(read: () => { failed: string } | T | null, what: string): Promise<T> {
+	const value = await waitFor(read, what, 60_000);
+	if (typeof value === "object" && "failed" in value) throw new Error(`${what} failed: ${value.failed}`);
+	return value;
+}
+
+function listening(plugin: PluginInstance): Promise<McpListening> {
+	return until(() => {
 		const state = plugin.controller?.bridge.state;
-		if (state?.kind === "failed") throw new Error(`the bridge failed: ${state.error}`);
+		if (state?.kind === "failed") return { failed: state.error };
 		return state?.kind === "listening" ? state : null;
 	}, "the MCP bridge");
 }
@@ -109,11 +116,11 @@ test("20 disable→enable cycles without awaiting onunload, on the same vault: n
 			plugin = new Plugin(app, manifest());
 			// Layout is already ready: onLayoutReady runs the start at once, as in Obsidian.
 			await plugin.fakeLoad();
-			engine = await waitFor(() => {
+			engine = await until(() => {
 				const state = plugin.controller!.host.state;
-				if (state.kind === "failed") throw new Error(`cycle ${cycle}: ${state.error}`);
+				if (state.kind === "failed") return { failed: state.error };
 				return state.kind === "ready" ? state.engine : null;
-			}, `the engine of cycle ${cycle}`, 60_000);
+			}, `the engine of cycle ${cycle}`);
 			const state = await listening(plugin);
 			expect(state.port).toBe(port);
 			expect(failureNotices()).toEqual([]);
