@@ -13,6 +13,9 @@ export default defineConfig({
 		testTimeout: 30_000,
 		hookTimeout: 60_000,
 		pool: "forks",
+		// The plugin harness evaluates main.js with vm and answers its import() as Chromium would
+		// (tests/plugin/harness.ts); Node calls that hook only with this flag.
+		execArgv: ["--experimental-vm-modules", "--disable-warning=ExperimentalWarning"],
 		env: { TZ: "UTC" },
 	},
 });

@@ -27,6 +27,11 @@ async function writePrivate(file: string, token: string): Promise<void> {
 	await rename(tmp, file);
 }
 
+/** Writes the Obsidian bridge's token for the stdio proxy (mode 0600, replaced atomically). */
+export function writeTokenFile(file: string, token: string): Promise<void> {
+	return writePrivate(file, token);
+}
+
 /**
  * Reads the token file, or creates it (mode 0600) on first start; `regenerate` replaces it, so
  * every client configured with the old token is locked out. A file readable by others is

@@ -5,10 +5,12 @@ import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";
 import { ModelStore } from "./local-model/model-store";
 import { releaseRuntime } from "./local-model/runtime";
+import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
 import { generateToken, McpBridge } from "./mcp-bridge";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
 import { TaskRunner, type TaskControl } from "./task-runner";
+import { CancelledError } from "./work-gate";
 
 export interface GraphCounts {
 	readonly nodes: number;
@@ -60,6 +62,8 @@ export class EngramaController {
 			settings: () => this.current,
 			onSyncBatch: (report) => this.afterBatch(report),
 			onSyncError: (error) => {
+				// Unloading cancels the running sync; that is not a failure to tell anyone about.
+				if (this.unloaded && error instanceof CancelledError) return;
 				this.activity = { ...this.activity, lastError: error instanceof Error ? error.message : String(error) };
 				noticeError("syncing changed notes failed", error);
 				this.emit();
@@ -95,6 +99,9 @@ export class EngramaController {
 	start(): Promise<void> {
 		this.starting ??= (async () => {
 			// Obsidian still calls onLayoutReady callbacks of a plugin unloaded before layout ready.
+			if (this.unloaded) return;
+			// A reload: the previous instance may still hold the database and the bridge's port.
+			await afterEarlierInstancesClosed(this.instanceKey()).catch((error: unknown) => noticeError("waited too long for its previous instance", error));
 			if (this.unloaded) return;
 			if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
 			await this.bringUp();
@@ -257,7 +264,21 @@ export class EngramaController {
 	}
 
 	/** Everything released: timers, the bridge, the engine (database closed). */
-	async shutdown(): Promise<void> {
+	shutdown(): Promise<void> {
+		const done = this.release();
+		// Synchronously, so that a new instance created right after onunload sees it.
+		markClosing(this.instanceKey(), done);
+		return done;
+	}
+
+	/** One instance of this plugin in this vault (the key the next instance waits on). */
+	private instanceKey(): string {
+		const adapter = this.app.vault.adapter;
+		const vault = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : this.app.vault.getName();
+		return `${vault}\u0000${this.folder}`;
+	}
+
+	private async release(): Promise<void> {
 		this.unloaded = true;
 		this.models.cancel();
 		if (this.restartTimer !== undefined) window.clearTimeout(this.restartTimer);

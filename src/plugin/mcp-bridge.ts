@@ -64,10 +64,12 @@ export class McpBridge {
 			if (token.length < 16) throw new ValidationError("The MCP token is missing. Regenerate it in the Engrama settings.");
 			this.set({ kind: "starting", port });
 			try {
+				// Bundled into main.js (esbuild turns this import() into a lazy require of bundled code);
+				// src/mcp reaches Node's http and fs through require, which the desktop renderer has.
 				const mcp = await import("../mcp");
 				const adapter = this.app.vault.adapter;
 				const root = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
-				if (tokenFile) await writeTokenFile(tokenFile, token);
+				if (tokenFile) await mcp.writeTokenFile(tokenFile, token);
 				this.handle = await mcp.startMcpHttpServer({
 					memory: engine.memory,
 					services: {
@@ -123,13 +125,6 @@ function portMessage(error: unknown, port: number): string {
 	const message = errorMessage(error);
 	if (/EADDRINUSE/.test(message)) return `Port ${port} is already in use. Choose another port in the Engrama settings, or stop the other program.`;
 	return message;
-}
-
-/** The stdio proxy reads the token from a file (mode 0600), like `engrama serve` writes it. */
-async function writeTokenFile(file: string, token: string): Promise<void> {
-	const { writeFile, chmod } = await import("fs/promises");
-	await writeFile(file, `${token}\n`, { mode: 0o600 });
-	await chmod(file, 0o600);
 }
 
 /** Ready-to-paste client configurations: HTTP with the bearer token, and the stdio proxy. */

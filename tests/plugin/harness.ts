@@ -1,7 +1,9 @@
-// Loads the built plugin bundle (main.js) against the fake `obsidian` module, in this process.
+// Loads the built plugin bundle (main.js) against the fake `obsidian` module, in this process, the
+// way Obsidian's renderer does (see loadPlugin).
 import { build } from "esbuild";
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
+import vm from "node:vm";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { makeTempDir } from "../helpers/temp-dir";
@@ -72,38 +74,68 @@ async function buildNow(): Promise<Bundles> {
 	return { mainJs, fakeCjs };
 }
 
-let hooked = false;
-
 export interface LoadedPlugin {
 	readonly fake: FakeObsidian;
 	readonly Plugin: new (app: unknown, manifest: unknown) => PluginInstance;
 	readonly bundles: Bundles;
 	/** How long evaluating main.js took (what Obsidian does before onload). */
 	readonly mainRequireMs: number;
+	/** Every module main.js asked `require` for that the platform does not have (mobile: all but obsidian). */
+	readonly refusedRequires: readonly string[];
 }
 
 /**
- * Builds both bundles, makes `require("obsidian")` resolve to the CommonJS fake, and requires the
- * built main.js. The test uses the same fake instance as the plugin (one module in require's cache).
+ * How main.js sees its host. "desktop" is Obsidian's Electron renderer: `require` serves
+ * `obsidian` and Node's built-ins (nothing from node_modules: a plugin has none). "mobile": `require`
+ * knows only `obsidian`. In both, a dynamic import() of a bare specifier rejects as Chromium's
+ * module loader does.
  */
-export async function loadPlugin(): Promise<LoadedPlugin> {
+export type RendererMode = "desktop" | "mobile";
+
+const BUILTINS = new Set(Module.builtinModules);
+
+/**
+ * Builds both bundles and evaluates main.js as Obsidian does: the file's text wrapped in a
+ * function of (require, module, exports), with our renderer `require`. Each call evaluates main.js
+ * afresh (a plugin update does too); the test shares the fake instance with the plugin.
+ */
+export async function loadPlugin(options: { mode?: RendererMode } = {}): Promise<LoadedPlugin> {
+	const mode = options.mode ?? "desktop";
 	const built = await buildBundles();
-	const fake = hookFake(built.fakeCjs);
+	const fake = requireHere(built.fakeCjs) as FakeObsidian;
+	const refused: string[] = [];
+	const rendererRequire = (request: string): unknown => {
+		if (request === "obsidian") return fake;
+		if (mode === "desktop" && BUILTINS.has(request.replace(/^node:/, ""))) return requireHere(request);
+		refused.push(request);
+		throw Object.assign(new Error(`Cannot find module '${request}'`), { code: "MODULE_NOT_FOUND" });
+	};
 	const started = performance.now();
-	const exported = requireHere(built.mainJs) as { default: new (app: unknown, manifest: unknown) => PluginInstance };
-	return { fake, Plugin: exported.default, bundles: built, mainRequireMs: performance.now() - started };
+	const script = new vm.Script(`(function (require, module, exports) {${readFileSync(built.mainJs, "utf8")}\n})`, {
+		filename: built.mainJs,
+		importModuleDynamically: chromiumDynamicImport as unknown as vm.ScriptOptions["importModuleDynamically"],
+	});
+	const module = { exports: {} as { default?: new (app: unknown, manifest: unknown) => PluginInstance } };
+	(script.runInThisContext() as (r: unknown, m: unknown, e: unknown) => void)(rendererRequire, module, module.exports);
+	const Plugin = module.exports.default;
+	if (!Plugin) throw new Error("main.js exported no default plugin class");
+	return { fake, Plugin, bundles: built, mainRequireMs: performance.now() - started, refusedRequires: refused };
 }
 
-function hookFake(fakeCjs: string): FakeObsidian {
-	if (!hooked) {
-		hooked = true;
-		const mod = Module as unknown as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
-		const original = mod._resolveFilename;
-		mod._resolveFilename = function (request: string, ...rest: unknown[]) {
-			return request === "obsidian" ? fakeCjs : original.call(this, request, ...rest);
-		};
+/**
+ * Chromium resolves import() against the page (app://obsidian.md/): a bare specifier has no import
+ * map to resolve it and rejects with this TypeError; URLs load. Node honours this callback only with
+ * --experimental-vm-modules (vitest.config.ts passes it); without the flag every import() from main.js
+ * rejects, which is stricter still.
+ */
+function chromiumDynamicImport(specifier: string): Promise<unknown> {
+	if (specifier.startsWith("node:") || !/^(\.{0,2}\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) {
+		return Promise.reject(
+			new TypeError(`Failed to resolve module specifier "${specifier}". Relative references must start with either "/", "./", or "../".`),
+		);
 	}
-	return requireHere(fakeCjs) as FakeObsidian;
+	// eslint-disable-next-line no-unsanitized/method -- a URL main.js itself names, as the renderer would load it
+	return import(specifier);
 }
 
 /** The plugin class exported by the built main.js. */

@@ -1,7 +1,6 @@
 // Obsidian mobile: no Node built-ins, no file system path. The built main.js must still load,
 // keep its database as snapshots through the vault adapter, and leave the MCP bridge out.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import Module from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
@@ -10,23 +9,10 @@ import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin
 import { startHubServer } from "./model-hub-server";
 
 let h: LoadedPlugin;
-/** Node built-ins main.js asked for while "on mobile". */
-const builtinRequests: string[] = [];
-let restore: () => void = () => undefined;
 
 beforeAll(async () => {
-	// Built-ins required from main.js fail, as they do in the mobile apps (only `obsidian` exists there).
-	const mod = Module as unknown as { _load: (request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown };
-	const original = mod._load;
-	mod._load = function (request, parent, isMain) {
-		if (parent?.filename?.endsWith(`${"/"}main.js`) && (Module.builtinModules.includes(request.replace(/^node:/, "")) || request.startsWith("node:"))) {
-			builtinRequests.push(request);
-			throw new Error(`Cannot find module '${request}'`);
-		}
-		return original.call(this, request, parent, isMain);
-	};
-	restore = () => (mod._load = original);
-	h = await loadPlugin();
+	// main.js's require knows only `obsidian`, as in the mobile apps.
+	h = await loadPlugin({ mode: "mobile" });
 	h.fake.Platform.isDesktopApp = false;
 	h.fake.Platform.isDesktop = false;
 	h.fake.Platform.isMobileApp = true;
@@ -34,7 +20,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-	restore();
 	Object.assign(h.fake.Platform, { isDesktopApp: true, isDesktop: true, isMobileApp: false, isMobile: false });
 });
 
@@ -85,8 +70,8 @@ test("on mobile the plugin syncs into an in-memory database kept as snapshots th
 	again.unload();
 	await again.closed;
 
-	// main.js never reached for Node: not at load, not for the database, not for the bridge.
-	expect(builtinRequests).toEqual([]);
+	// main.js never asked require for anything but obsidian: not at load, not for the database, not for the bridge.
+	expect(h.refusedRequires).toEqual([]);
 	vault.cleanup();
 });
 
@@ -113,10 +98,55 @@ test("on mobile the local model downloads through the adapter and embeds, with n
 		expect(existsSync(join(vault.path, PLUGIN_DIR, "models", "engrama", "tiny-encoder", "engrama-model.json"))).toBe(true);
 		plugin.unload();
 		await plugin.closed;
-		expect(builtinRequests).toEqual([]);
+		expect(h.refusedRequires).toEqual([]);
 	} finally {
 		await server.close().catch(() => undefined);
 		vault.cleanup();
 		hub.cleanup();
 	}
 }, 120_000);
+
+test("on mobile, disable→enable without awaiting onunload keeps every note: the new instance waits for the old snapshot", async () => {
+	const CYCLES = 5;
+	const NOTES_PER_CYCLE = 10;
+	const vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 60_000 } } });
+	const app = h.fake.createFakeApp(vault.path, { mobile: true });
+	let plugin = new h.Plugin(app, manifest());
+	const closings: Promise<void>[] = [];
+	try {
+		await app.vault.createFolder("Reloads");
+		await plugin.fakeLoad();
+		await app.workspace.fakeLayoutReady();
+		let engine = await plugin.controller!.ready();
+		await waitFor(() => plugin.controller!.tasks.current === null, "the startup sync");
+		await engine.sync.idle();
+		const before = (await engine.memory.graph.counts(engine.scope)).nodes;
+		for (let cycle = 1; cycle <= CYCLES; cycle++) {
+			// Pending (long debounce): the old instance syncs them and writes its last snapshot while closing.
+			for (let i = 1; i <= NOTES_PER_CYCLE; i++) await app.vault.create(`Reloads/Cycle ${cycle} note ${i}.md`, `Written before reload ${cycle}.\n`);
+			plugin.unload();
+			closings.push(plugin.closed);
+			plugin = new h.Plugin(app, manifest());
+			await plugin.fakeLoad();
+			engine = await waitFor(() => plugin.controller!.host.engine, `the engine of cycle ${cycle}`, 60_000);
+			await waitFor(() => plugin.controller!.tasks.current === null, `the catch-up sync of cycle ${cycle}`);
+			await engine.sync.idle();
+			// Each instance finds what the one before it synced (from the snapshot or by catching up).
+			expect((await engine.memory.graph.counts(engine.scope)).nodes).toBe(before + cycle * NOTES_PER_CYCLE);
+		}
+		plugin.unload();
+		await plugin.closed;
+		await Promise.all(closings);
+		// The last snapshot holds them all: a fresh start reads it.
+		const again = new h.Plugin(h.fake.createFakeApp(vault.path, { mobile: true }), manifest());
+		await again.fakeLoad();
+		await (again.controller!.app.workspace as unknown as { fakeLayoutReady(): Promise<void> }).fakeLayoutReady();
+		const reopened = await again.controller!.ready();
+		expect((await reopened.memory.graph.counts(reopened.scope)).nodes).toBe(before + CYCLES * NOTES_PER_CYCLE);
+		again.unload();
+		await again.closed;
+		expect(h.refusedRequires).toEqual([]);
+	} finally {
+		vault.cleanup();
+	}
+}, 300_000);

@@ -1,13 +1,14 @@
 // Node built-ins, loaded lazily: Obsidian mobile has none, and a top-level `require("fs")` in
 // main.js would stop the plugin from loading there at all.
-import type * as NodeFs from "fs";
-import type * as NodePath from "path";
-import type * as NodeOs from "os";
+// Types only (erased from main.js): typeof import() keeps the mobile lint rule quiet.
+type NodeFs = typeof import("fs");
+type NodePath = typeof import("path");
+type NodeOs = typeof import("os");
 
 export interface NodeModules {
-	readonly fs: typeof NodeFs;
-	readonly path: typeof NodePath;
-	readonly os: typeof NodeOs;
+	readonly fs: NodeFs;
+	readonly path: NodePath;
+	readonly os: NodeOs;
 }
 
 let cached: Promise<NodeModules | null> | undefined;
@@ -18,27 +19,32 @@ export function loadNodeModules(): Promise<NodeModules | null> {
 	return cached;
 }
 
-async function load(): Promise<NodeModules | null> {
-	// Bare names, not "node:fs": Obsidian's build marks the bare built-in names external.
+function load(): Promise<NodeModules | null> {
+	// Never import(): in Obsidian's renderer it goes through Chromium's module loader, which
+	// rejects bare specifiers like "fs". Bare names, not "node:fs": the build marks those external.
+	const fs = builtin<NodeFs>("fs");
+	const path = builtin<NodePath>("path");
+	const os = builtin<NodeOs>("os");
+	// Expected on mobile: there is no fs, so callers fall back to snapshot storage.
+	return Promise.resolve(fs && path && os ? complete({ fs, path, os }) : null);
+}
+
+/**
+ * A Node built-in, synchronously, or null. `require` where the host gives one (Obsidian desktop,
+ * the CLI bundle's banner, vitest); else `process.getBuiltinModule` (plain ESM on Node >= 20.16);
+ * neither exists on Obsidian mobile, whose `require` knows only "obsidian" and throws.
+ */
+function builtin<T>(name: string): T | null {
 	try {
-		// CommonJS (Obsidian's main.js in Electron): require is the way to reach Node.
-		if (typeof require === "function") {
-			/* eslint-disable @typescript-eslint/no-require-imports -- import() cannot reach Node inside Obsidian's renderer */
-			return complete({
-				fs: require("fs") as typeof NodeFs,
-				path: require("path") as typeof NodePath,
-				os: require("os") as typeof NodeOs,
-			});
-			/* eslint-enable @typescript-eslint/no-require-imports -- only the three lines above */
-		}
+		/* eslint-disable-next-line @typescript-eslint/no-require-imports -- import() cannot reach Node inside Obsidian's renderer */
+		if (typeof require === "function") return require(name) as T;
 	} catch {
-		// No usable require (ESM, or mobile where it only knows "obsidian"): try import() next.
+		// Mobile: fall through to null.
 	}
 	try {
-		const [fs, path, os] = await Promise.all([import("fs"), import("path"), import("os")]);
-		return complete({ fs, path, os });
+		const host = globalThis.process as { getBuiltinModule?: (id: string) => unknown } | undefined;
+		return (host?.getBuiltinModule?.(name) as T | undefined) ?? null;
 	} catch {
-		// Expected on mobile: there is no fs, so callers fall back to snapshot storage.
 		return null;
 	}
 }
