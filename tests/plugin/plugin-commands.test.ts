@@ -86,6 +86,15 @@ async function openNote(path: string): Promise<void> {
 	await app.workspace.getLeaf(false).openFile(file);
 }
 
+describe("command names", () => {
+	test("no name repeats the plugin name: Obsidian shows each as \"Engrama: <name>\"", () => {
+		const names = Object.values(app.commands.commands).map((c) => c.name);
+		expect(names.length).toBeGreaterThan(10);
+		expect(names.filter((n) => /engrama/i.test(n))).toEqual([]);
+		expect(app.commands.commands["engrama:open-panel"]?.name).toBe("Open panel");
+	});
+});
+
 describe("sync", () => {
 	test("Sync vault to graph previews the changes, then applies them", async () => {
 		expect((await engine().memory.graph.counts(engine().scope)).nodes).toBe(0);
@@ -170,7 +179,7 @@ describe("search and context", () => {
 		expect(uses.map((e) => e.node.key)).toContain("RabbitMQ");
 	});
 
-	test("Open Engrama panel reveals the side panel", async () => {
+	test("Open panel reveals the side panel", async () => {
 		app.workspace.detachLeavesOfType("engrama-panel");
 		await waitFor(() => app.workspace.getLeavesOfType("engrama-panel").length === 0, "the panel closed");
 		run("open-panel");
