@@ -138,8 +138,14 @@ describe("search and context", () => {
 		const names = items.filter((i: SearchItem) => i.kind === "result").map((i: SearchItem) => i.result?.name);
 		expect(names).toContain("Duplicate charges on webhook retries");
 		const row = modal.resultContainerEl.querySelector(".engrama-result")!;
-		expect(row.getAttribute("title")).toMatch(/^Score [\d.]+\n.*fulltext/);
-		expect(modal.resultContainerEl.textContent).toContain("Fulltext only");
+		// A match percentage against the best result, explained on hover in words; no raw score.
+		expect(row.getAttribute("title")).toMatch(/^Match \d+% of the best result of this search\.\nFound by words [\d.]+/);
+		expect(row.querySelector(".engrama-result-pct")!.textContent).toMatch(/^\d+%$/);
+		expect(modal.resultContainerEl.querySelector(".engrama-result-pct")!.textContent).toBe("100%");
+		// The words-only hint is a plain sentence for a note-taker: no environment variables, no CLI, no "..".
+		const hint = modal.resultContainerEl.querySelector(".engrama-hint")!.textContent ?? "";
+		expect(hint).toBe("Search matches words only. To also find notes by meaning, choose an embedding provider in Settings → Engrama → Embeddings.");
+		expect(modal.resultContainerEl.textContent).not.toMatch(/EMBEDDING_PROVIDER|engrama reindex|\.\./);
 		const at = items.findIndex((i: SearchItem) => i.result?.name === "Duplicate charges on webhook retries");
 		(modal.resultContainerEl.querySelectorAll(".suggestion-item")[at] as HTMLElement).click();
 		await waitFor(() => app.workspace.getActiveFile()?.path === "Problems/Duplicate charges on webhook retries.md", "the chosen note opened");
@@ -151,7 +157,8 @@ describe("search and context", () => {
 		const panel = await waitFor(() => app.workspace.getLeavesOfType("engrama-panel")[0], "the panel");
 		await waitFor(() => panel.containerEl.querySelector(".engrama-node-name")?.textContent === "Billing Portal", "the context of Billing Portal");
 		const text = panel.containerEl.textContent ?? "";
-		expect(text).toContain("→ USES");
+		expect(text).toContain("Uses");
+		expect(text).not.toMatch(/USES|BELONGS_TO/);
 		expect(text).toContain("TypeScript");
 		expect(panel.containerEl.querySelectorAll("svg.engrama-graph .engrama-graph-node").length).toBeGreaterThan(3);
 	});
@@ -171,7 +178,7 @@ describe("search and context", () => {
 		expect(suggestion.textContent).toContain("RabbitMQ");
 		suggestion.click();
 		button(modal.contentEl, "Add relation").click();
-		await noticeMatching(/added USES → RabbitMQ to Billing Portal/);
+		await noticeMatching(/added "uses RabbitMQ" to Billing Portal/);
 		const text = readFileSync(join(vault.path, "Projects/Billing Portal.md"), "utf8");
 		expect(text).toMatch(/USES:[\s\S]*\[\[RabbitMQ\]\]/);
 		const portal = await engine().memory.get(engine().scope, "Project", "Billing Portal");
