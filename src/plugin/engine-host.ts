@@ -17,7 +17,7 @@ import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { localModelOf } from "./local-model/catalogue";
 import { LocalEmbeddingProvider, notDownloadedMessage } from "./local-model/local-embedding-provider";
 import { ModelStore } from "./local-model/model-store";
-import { createRequestUrlHttpClient } from "./request-url-http-client";
+import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
 import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
@@ -230,7 +230,7 @@ async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<
 			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };
 		}
 		default:
-			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient()), note: `${settings.provider}`, ready: true };
+			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient(), windowSleep), note: `${settings.provider}`, ready: true };
 	}
 }
 

@@ -8,7 +8,7 @@ import { LOCAL_MODELS, localModelOf } from "../local-model/catalogue";
 import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { noticeError, noticeInfo } from "../notices";
-import { createRequestUrlHttpClient } from "../request-url-http-client";
+import { createRequestUrlHttpClient, windowSleep } from "../request-url-http-client";
 import { engineConfig, formatFolderLabels, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
 
 type Change = (draft: PluginSettings) => void;
@@ -206,7 +206,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 				b.setDisabled(true);
 				try {
 					const config = engineConfig(this.s, ":memory:");
-					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient());
+					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient(), windowSleep);
 					const vector = await embedder.embed("Engrama connection test");
 					noticeInfo(`the embedder answered with ${vector.length} dimensions.`);
 				} catch (error) {
