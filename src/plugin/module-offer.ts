@@ -23,8 +23,8 @@ export function offerModule(module: string, paths: readonly string[], enable: ()
 	const el = notice.messageEl;
 	el.empty();
 	el.addClass("engrama-module-offer");
-	const many = paths.length === 1 ? "1 note has a type" : `${formatCount(paths.length)} notes have a type`;
-	el.createDiv({ text: `Engrama: ${many} from the ${module} module, which is off, so they were indexed as plain notes.` });
+	const many = paths.length === 1 ? "1 note uses a label" : `${formatCount(paths.length)} notes use labels`;
+	el.createDiv({ text: `Engrama: ${many} of the ${module} module, which is off. Turn it on to sync ${paths.length === 1 ? "it" : "them"} with ${paths.length === 1 ? "its label" : "their labels"}.` });
 	const button = el.createEl("button", { cls: "mod-cta", text: `Turn on ${module}` });
 	button.addEventListener("click", (evt) => {
 		// A click on a notice hides it; the button hides it only once the work is done.

@@ -34,15 +34,15 @@ test("the first sync says once which module the skipped notes need; its button t
 		expect(await engine.memory.get(engine.scope, "Course", "React Fundamentals").catch(() => null)).toBeNull();
 		expect(controller.settings.modules).toEqual([]);
 
-		const offers = () => h.fake.fakeNotices.filter((n) => !n.hidden && n.text.includes("teaching module"));
+		const offers = () => h.fake.fakeNotices.filter((n) => !n.hidden && n.text.includes("of the teaching module"));
 		const offer = await waitFor(() => offers()[0], "the module offer");
-		expect(offer.text).toContain("Engrama: 5 notes have a type from the teaching module, which is off, so they were indexed as plain notes.");
+		expect(offer.text).toContain("Engrama: 5 notes use labels of the teaching module, which is off. Turn it on to sync them with their labels.");
 		const button = offer.noticeEl.querySelector("button");
 		expect(button?.textContent).toBe("Turn on teaching");
 
 		// Once: another full sync does not repeat it.
 		await controller.fullSync(engine);
-		expect(h.fake.fakeNotices.filter((n) => n.text.includes("teaching module"))).toHaveLength(1);
+		expect(h.fake.fakeNotices.filter((n) => n.text.includes("of the teaching module"))).toHaveLength(1);
 
 		button!.click();
 		await waitFor(() => h.fake.fakeNotices.find((n) => n.text.includes("turned on module teaching")), "the module turned on");
