@@ -5,7 +5,7 @@ import type { Profile } from "./profile";
 import { searchProactiveHint } from "./reflect/proactive";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
-import { HybridSearch, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
+import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
 import { SerialQueue } from "./serial-queue";
 import type { NodeRecord, PartialScope, Props } from "./types";
 import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
@@ -69,6 +69,8 @@ export interface SearchView {
 	/** True when the vector channel was wanted but missing; `reason` names the cause. */
 	readonly degraded: boolean;
 	readonly reason?: string;
+	/** `reason` as a code (no_embedder, no_vectors, dimension_mismatch, …) for interfaces that phrase it themselves. */
+	readonly degraded_cause?: DegradedCause;
 	readonly results: readonly SearchResultView[];
 	/** Present when pending reflect Insights relate to the query: review them (src/engine/reflect/proactive.ts). */
 	readonly proactive_hint?: string;
@@ -273,6 +275,7 @@ export class Memory {
 			mode: outcome.fusion,
 			degraded: outcome.degraded,
 			...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+			...(outcome.cause !== undefined ? { degraded_cause: outcome.cause } : {}),
 			results: outcome.hits.map((hit) => hybridResultView(hit, outcome.fusion)),
 			...(hint !== undefined ? { proactive_hint: hint } : {}),
 		};

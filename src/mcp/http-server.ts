@@ -11,6 +11,7 @@ import { checkRequest } from "./http-guard";
 import { guardToolCalls } from "./request-guard";
 import { foreignTenantRefusal } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
+import { hostClearInterval, hostSetInterval } from "../backends/host-timers";
 
 export const DEFAULT_MCP_PORT = 27182;
 export const MCP_PATH = "/mcp";
@@ -283,8 +284,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 	const address = http.address();
 	const boundPort = typeof address === "object" && address ? address.port : port;
 	const urlHost = host === "::1" ? "[::1]" : host;
-	const sweep = setInterval(() => evictIdle(Date.now()), Math.min(idleMs, 60_000));
-	sweep.unref?.();
+	const sweep = hostSetInterval(() => evictIdle(Date.now()), Math.min(idleMs, 60_000), { unref: true });
 
 	return {
 		url: `http://${urlHost}:${boundPort}${MCP_PATH}`,
@@ -293,7 +293,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		async close() {
 			if (closing) return;
 			closing = true;
-			clearInterval(sweep);
+			hostClearInterval(sweep);
 			for (const id of [...sessions.keys()]) dropSession(id);
 			await new Promise<void>((resolve) => {
 				http.close(() => resolve());

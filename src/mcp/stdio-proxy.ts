@@ -5,6 +5,7 @@ import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRP
 import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
+import { hostSetTimeout } from "../backends/host-timers";
 
 export interface StdioProxyOptions {
 	/** The running bridge, e.g. http://127.0.0.1:27182/mcp. */
@@ -76,7 +77,7 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 		const id = `engrama-proxy-reconnect-${++reconnects}`;
 		const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
 			internal.set(id, resolve);
-			setTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000).unref?.();
+			hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
 		});
 		await remote.send({ ...initialize, id });
 		const answer = await answered;

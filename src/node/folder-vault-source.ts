@@ -243,6 +243,13 @@ export class FolderVaultSource implements VaultSource {
 		}
 	}
 
+	async process(path: string, edit: (text: string) => string): Promise<string> {
+		const text = await this.read(path);
+		const next = edit(text);
+		if (next !== text) await this.write(path, next);
+		return next;
+	}
+
 	async create(path: string, text: string): Promise<void> {
 		const abs = this.writable(path);
 		await mkdir(dirname(abs), { recursive: true });

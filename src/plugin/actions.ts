@@ -14,6 +14,7 @@ import { chooseNote } from "./ui/note-suggest-modal";
 import { nodeOfFile, openNodeNote } from "./ui/open-note";
 import type { PanelActions } from "./ui/panel-actions";
 import { addRelationToFrontmatter, chooseRelation } from "./ui/relation-modal";
+import { relationText } from "./ui/relation-text";
 import { SearchModal } from "./ui/search-modal";
 
 /**
@@ -172,11 +173,11 @@ export class EngramaActions implements PanelActions {
 				added = addRelationToFrontmatter(fm, choice.type, choice.target);
 			});
 			if (!added) {
-				noticeInfo(`${file.basename} already has ${choice.type} → ${choice.targetName}.`);
+				noticeInfo(`${file.basename} already ${relationText(choice.type)} ${choice.targetName}.`);
 				return;
 			}
 			await engine.sync.syncPaths([file.path]);
-			noticeInfo(`added ${choice.type} → ${choice.targetName} to ${file.basename}.`);
+			noticeInfo(`added "${relationText(choice.type)} ${choice.targetName}" to ${file.basename}.`);
 			this.refreshPanels();
 		} catch (error) {
 			noticeError("adding the relation failed", error);

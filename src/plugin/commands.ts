@@ -22,7 +22,7 @@ export function registerCommands(plugin: Plugin, controller: EngramaController, 
 	when("sync-current-note", "Sync current note", hasNote, () => actions.syncCurrentNote());
 	add("search-memory", "Search memory", () => actions.openSearch());
 	add("reflect-now", "Reflect now", () => actions.reflect());
-	add("open-panel", "Open Engrama panel", () => actions.openPanel());
+	add("open-panel", "Open panel", () => actions.openPanel());
 	when("show-context", "Show graph context of the current note", hasNote, () => actions.showContext());
 	when("add-relation", "Add a relation from the current note", hasNote, () => actions.addRelation());
 	add("approve-insight", "Approve the Insight under review", () => actions.approveUnderReview());

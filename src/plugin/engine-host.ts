@@ -17,8 +17,9 @@ import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { localModelOf } from "./local-model/catalogue";
 import { LocalEmbeddingProvider, notDownloadedMessage } from "./local-model/local-embedding-provider";
 import { ModelStore } from "./local-model/model-store";
-import { createRequestUrlHttpClient } from "./request-url-http-client";
-import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
+import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
+import { noticeInfo } from "./notices";
+import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
 
 /** Everything a command or view needs once the engine is open. */
@@ -70,6 +71,8 @@ export class EngineHost extends Component {
 	private opening: Promise<Engine | null> | null = null;
 	private closing: Promise<void> = Promise.resolve();
 	private readonly listeners = new Set<() => void>();
+	/** The mobile Neo4j → SQLite fallback is told once per session, not at every reopen. */
+	private toldNeo4jFallback = false;
 
 	constructor(private readonly deps: EngineHostDeps) {
 		super();
@@ -143,7 +146,11 @@ export class EngineHost extends Component {
 		this.setState({ kind: "starting" });
 		try {
 			// A stop() during opening awaits this promise and closes what it returns.
-			const engine = await openEngine(this.deps, this.gate);
+			const engine = await openEngine(this.deps, this.gate, () => {
+				if (this.toldNeo4jFallback) return;
+				this.toldNeo4jFallback = true;
+				noticeInfo(`this vault's settings choose Neo4j; this device uses SQLite instead. ${NEO4J_DESKTOP_ONLY}`, 10_000);
+			});
 			this.setState({ kind: "ready", engine });
 			return engine;
 		} catch (error) {
@@ -154,9 +161,10 @@ export class EngineHost extends Component {
 	}
 }
 
-async function openEngine(deps: EngineHostDeps, gate: WorkGate): Promise<Engine> {
+async function openEngine(deps: EngineHostDeps, gate: WorkGate, onNeo4jFallback: () => void): Promise<Engine> {
 	const { app } = deps;
-	const settings = deps.settings();
+	const { settings, neo4jFallback } = settingsForDevice(deps.settings(), Platform.isDesktopApp);
+	if (neo4jFallback) onNeo4jFallback();
 	const profile = loadBundledProfile(settings.profile, activeModules(settings));
 	const adapter = app.vault.adapter;
 	const onDisk = Platform.isDesktopApp && adapter instanceof FileSystemAdapter;
@@ -222,7 +230,7 @@ async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<
 			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };
 		}
 		default:
-			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient()), note: `${settings.provider}`, ready: true };
+			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient(), windowSleep), note: `${settings.provider}`, ready: true };
 	}
 }
 

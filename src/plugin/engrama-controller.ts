@@ -7,6 +7,7 @@ import { ModelStore } from "./local-model/model-store";
 import { releaseRuntime } from "./local-model/runtime";
 import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
 import { generateToken, McpBridge } from "./mcp-bridge";
+import { offerModule, offModulesOf } from "./module-offer";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
 import { TaskRunner, type TaskControl } from "./task-runner";
@@ -48,6 +49,8 @@ export class EngramaController {
 	private unloaded = false;
 	/** While restart() closes the engine: no counts are read from it. */
 	private stopping = false;
+	/** Modules already offered this session: the offer is made once, not after every sync. */
+	private readonly offeredModules = new Set<string>();
 
 	constructor(
 		readonly plugin: Plugin,
@@ -225,7 +228,34 @@ export class EngramaController {
 	private afterBatch(report: SyncReport): void {
 		this.activity = { lastReport: report, lastError: null };
 		this.scheduleCounts();
+		this.offerModules(report);
 		this.emit();
+	}
+
+	/** Notes typed with a label of a module that is off: say why once, with a button that turns it on. */
+	private offerModules(report: SyncReport): void {
+		// Modules add to the base profile only (activeModules): elsewhere there is nothing to turn on.
+		if (this.unloaded || this.current.profile !== "base") return;
+		for (const [module, paths] of offModulesOf(report)) {
+			if (this.offeredModules.has(module) || this.current.modules.includes(module)) continue;
+			this.offeredModules.add(module);
+			offerModule(module, paths, () => this.enableModule(module, paths));
+		}
+	}
+
+	/** Turns a profile module on (saved), reopens the engine with it and re-syncs the notes that need it. */
+	async enableModule(module: string, paths: readonly string[]): Promise<void> {
+		try {
+			const refused = await this.saveSettings((s) => (s.modules = [...new Set([...s.modules, module])]), { apply: false });
+			if (refused !== null) throw new Error(refused);
+			await this.restart();
+			const engine = await this.ready();
+			const report = await engine.sync.syncPaths(paths);
+			this.afterBatch(report);
+			noticeInfo(`turned on module ${module}: ${EngramaController.describe(report)}.`);
+		} catch (error) {
+			noticeError(`could not turn on module ${module}`, error);
+		}
 	}
 
 	/** Node and edge counts for the status bar (throttled: sync batches come in bursts). */

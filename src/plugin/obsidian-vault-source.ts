@@ -61,9 +61,9 @@ export class ObsidianVaultSource implements VaultSource {
 		return this.app.vault.cachedRead(this.fileAt(path));
 	}
 
-	async write(path: string, text: string): Promise<void> {
+	async process(path: string, edit: (text: string) => string): Promise<string> {
 		await this.options.gate?.pass("vault.write");
-		await this.app.vault.modify(this.fileAt(path), text);
+		return this.app.vault.process(this.fileAt(path), edit);
 	}
 
 	async create(path: string, text: string): Promise<void> {

@@ -8,6 +8,9 @@ type RequestFn = (request: RequestUrlParam) => Promise<RequestUrlResponse>;
  * Obsidian's requestUrl as the embedders' HttpClient (no CORS limits, works on mobile).
  * requestUrl has no timeout, so the call races a window timer; transport failures are named.
  */
+/** Backoff between embedder retries on the window's timer (Obsidian's review rule). */
+export const windowSleep = (ms: number): Promise<void> => new Promise<void>((resolve) => window.setTimeout(resolve, ms));
+
 export function createRequestUrlHttpClient(request: RequestFn = requestUrl): HttpClient {
 	return {
 		async post(url, body, headers, timeoutMs): Promise<HttpResponse> {

@@ -161,6 +161,18 @@ export function activeModules(settings: PluginSettings): string[] {
 }
 
 /**
+ * Neo4j's driver needs Node (its `buffer`, sockets), which only the desktop app has. A data.json
+ * synced from a desktop that chose Neo4j opens SQLite on a phone instead; the file is left as it
+ * is so that the desktop keeps its choice.
+ */
+export const NEO4J_DESKTOP_ONLY = "Neo4j is desktop only: its driver needs parts of Node.js that the mobile app does not have.";
+
+export function settingsForDevice(settings: PluginSettings, canUseNeo4j: boolean): { settings: PluginSettings; neo4jFallback: boolean } {
+	if (canUseNeo4j || settings.backend !== "neo4j") return { settings, neo4jFallback: false };
+	return { settings: { ...settings, backend: "sqlite" }, neo4jFallback: true };
+}
+
+/**
  * The engine configuration the settings describe. `dbPath` is resolved by the caller (absolute on
  * desktop, vault-relative for the mobile snapshot).
  */

@@ -55,12 +55,12 @@ describe("reading", () => {
 });
 
 describe("writing", () => {
-	test("create makes missing folders and refuses an existing file; write replaces the text", async () => {
+	test("create makes missing folders and refuses an existing file; process edits the text as it is at write time", async () => {
 		const s = source();
 		await s.create("Engrama/Person/Ana Ruiz.md", "# Ana Ruiz\n");
 		expect(readFileSync(join(dir.path, "Engrama/Person/Ana Ruiz.md"), "utf8")).toBe("# Ana Ruiz\n");
 		await expect(s.create("Engrama/Person/Ana Ruiz.md", "again")).rejects.toThrow("File already exists.");
-		await s.write("Notes/Loose.md", "# Loose\n\nMore.\n");
+		expect(await s.process("Notes/Loose.md", (text) => `${text}\nMore.\n`)).toBe("# Loose\n\nMore.\n");
 		expect(readFileSync(join(dir.path, "Notes/Loose.md"), "utf8")).toBe("# Loose\n\nMore.\n");
 	});
 

@@ -86,6 +86,15 @@ async function openNote(path: string): Promise<void> {
 	await app.workspace.getLeaf(false).openFile(file);
 }
 
+describe("command names", () => {
+	test("no name repeats the plugin name: Obsidian shows each as \"Engrama: <name>\"", () => {
+		const names = Object.values(app.commands.commands).map((c) => c.name);
+		expect(names.length).toBeGreaterThan(10);
+		expect(names.filter((n) => /engrama/i.test(n))).toEqual([]);
+		expect(app.commands.commands["engrama:open-panel"]?.name).toBe("Open panel");
+	});
+});
+
 describe("sync", () => {
 	test("Sync vault to graph previews the changes, then applies them", async () => {
 		expect((await engine().memory.graph.counts(engine().scope)).nodes).toBe(0);
@@ -129,8 +138,14 @@ describe("search and context", () => {
 		const names = items.filter((i: SearchItem) => i.kind === "result").map((i: SearchItem) => i.result?.name);
 		expect(names).toContain("Duplicate charges on webhook retries");
 		const row = modal.resultContainerEl.querySelector(".engrama-result")!;
-		expect(row.getAttribute("title")).toMatch(/^Score [\d.]+\n.*fulltext/);
-		expect(modal.resultContainerEl.textContent).toContain("Fulltext only");
+		// A match percentage against the best result, explained on hover in words; no raw score.
+		expect(row.getAttribute("title")).toMatch(/^Match \d+% of the best result of this search\.\nFound by words [\d.]+/);
+		expect(row.querySelector(".engrama-result-pct")!.textContent).toMatch(/^\d+%$/);
+		expect(modal.resultContainerEl.querySelector(".engrama-result-pct")!.textContent).toBe("100%");
+		// The words-only hint is a plain sentence for a note-taker: no environment variables, no CLI, no "..".
+		const hint = modal.resultContainerEl.querySelector(".engrama-hint")!.textContent ?? "";
+		expect(hint).toBe("Search matches words only. To also find notes by meaning, choose an embedding provider in Settings → Engrama → Embeddings.");
+		expect(modal.resultContainerEl.textContent).not.toMatch(/EMBEDDING_PROVIDER|engrama reindex|\.\./);
 		const at = items.findIndex((i: SearchItem) => i.result?.name === "Duplicate charges on webhook retries");
 		(modal.resultContainerEl.querySelectorAll(".suggestion-item")[at] as HTMLElement).click();
 		await waitFor(() => app.workspace.getActiveFile()?.path === "Problems/Duplicate charges on webhook retries.md", "the chosen note opened");
@@ -142,7 +157,8 @@ describe("search and context", () => {
 		const panel = await waitFor(() => app.workspace.getLeavesOfType("engrama-panel")[0], "the panel");
 		await waitFor(() => panel.containerEl.querySelector(".engrama-node-name")?.textContent === "Billing Portal", "the context of Billing Portal");
 		const text = panel.containerEl.textContent ?? "";
-		expect(text).toContain("→ USES");
+		expect(text).toContain("Uses");
+		expect(text).not.toMatch(/USES|BELONGS_TO/);
 		expect(text).toContain("TypeScript");
 		expect(panel.containerEl.querySelectorAll("svg.engrama-graph .engrama-graph-node").length).toBeGreaterThan(3);
 	});
@@ -162,7 +178,7 @@ describe("search and context", () => {
 		expect(suggestion.textContent).toContain("RabbitMQ");
 		suggestion.click();
 		button(modal.contentEl, "Add relation").click();
-		await noticeMatching(/added USES → RabbitMQ to Billing Portal/);
+		await noticeMatching(/added "uses RabbitMQ" to Billing Portal/);
 		const text = readFileSync(join(vault.path, "Projects/Billing Portal.md"), "utf8");
 		expect(text).toMatch(/USES:[\s\S]*\[\[RabbitMQ\]\]/);
 		const portal = await engine().memory.get(engine().scope, "Project", "Billing Portal");
@@ -170,7 +186,7 @@ describe("search and context", () => {
 		expect(uses.map((e) => e.node.key)).toContain("RabbitMQ");
 	});
 
-	test("Open Engrama panel reveals the side panel", async () => {
+	test("Open panel reveals the side panel", async () => {
 		app.workspace.detachLeavesOfType("engrama-panel");
 		await waitFor(() => app.workspace.getLeavesOfType("engrama-panel").length === 0, "the panel closed");
 		run("open-panel");

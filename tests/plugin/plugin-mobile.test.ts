@@ -75,6 +75,44 @@ test("on mobile the plugin syncs into an in-memory database kept as snapshots th
 	vault.cleanup();
 });
 
+test("on mobile a synced data.json that chooses Neo4j opens SQLite with one notice, and settings offer SQLite only", async () => {
+	const settings = { backend: "neo4j", neo4j: { uri: "bolt://desktop.example:7687", username: "neo4j", password: "secret", database: "neo4j" } };
+	const vault = makeVault({ settings });
+	try {
+		h.fake.fakeReset();
+		const app = h.fake.createFakeApp(vault.path, { mobile: true });
+		const plugin = new h.Plugin(app, manifest());
+		await plugin.fakeLoad();
+		await app.workspace.fakeLayoutReady();
+		const engine = await plugin.controller!.ready();
+		expect(engine.config.backend).toBe("sqlite");
+		expect(engine.location).toBe(`${PLUGIN_DIR}/engrama.db (snapshot)`);
+		await waitFor(() => plugin.controller!.tasks.current === null, "the startup sync");
+		expect((await engine.memory.graph.counts(engine.scope)).nodes).toBeGreaterThan(0);
+		const told = () => h.fake.fakeNotices.filter((n) => n.text.includes("this device uses SQLite instead")).map((n) => n.text);
+		expect(told()).toEqual([expect.stringContaining("Neo4j is desktop only")]);
+
+		const tab = app.settingTabs[0];
+		tab.display();
+		const options = [...tab.containerEl.querySelectorAll("option")].map((o) => o.value);
+		expect(options).toContain("sqlite");
+		expect(options).not.toContain("neo4j");
+		expect(tab.containerEl.textContent).toContain("the desktop keeps Neo4j");
+		expect(tab.containerEl.textContent).not.toContain("Neo4j URI");
+		tab.hide();
+
+		// A reopen (a settings change) does not repeat the notice; data.json keeps the desktop's choice.
+		await plugin.controller!.host.restart();
+		expect(told()).toHaveLength(1);
+		plugin.unload();
+		await plugin.closed;
+		expect(JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8"))).toMatchObject({ backend: "neo4j" });
+		expect(builtinRequests).toEqual([]);
+	} finally {
+		vault.cleanup();
+	}
+}, 120_000);
+
 test("on mobile the local model downloads through the adapter and embeds, with no Node built-in", async () => {
 	const hub = makeTempDir("engrama-mobile-hub-");
 	writeTinyModel(hub.path, "engrama/tiny-encoder");

@@ -161,8 +161,10 @@ describe("Context", () => {
 		await waitFor(() => panel.querySelector(".engrama-node-name")?.textContent === "Idempotency", "the Idempotency context");
 		expect(panel.querySelector(".engrama-label-badge")!.textContent).toBe("Concept");
 		const groups = Array.from(panel.querySelectorAll(".engrama-relation-type")).map((e) => e.textContent);
-		expect(groups).toContain("← APPLIES");
-		expect(groups).toContain("← COVERS");
+		// Relation types read as words: incoming COVERS is "Covers this".
+		expect(groups).toContain("Applies this");
+		expect(groups).toContain("Covers this");
+		expect(groups.join(" ")).not.toMatch(/[A-Z]{2,}_|←|→/);
 		const nodes = panel.querySelectorAll("svg.engrama-graph .engrama-graph-node");
 		expect(nodes.length).toBeGreaterThan(7);
 		expect(panel.querySelectorAll("svg.engrama-graph .engrama-graph-node.depth-0")).toHaveLength(1);
@@ -197,7 +199,7 @@ describe("Search", () => {
 			"the Decision in the results",
 		);
 		expect(row.querySelector(".engrama-label-badge")!.textContent).toBe("Decision");
-		expect(row.getAttribute("title")).toMatch(/fulltext/);
+		expect(row.getAttribute("title")).toMatch(/^Match \d+% of the best result[\s\S]*Found by words/);
 		row.click();
 		await waitFor(() => app.workspace.getActiveFile()?.path === "Decisions/Use refresh token rotation with a grace window.md", "the note opened");
 		input.value = "zzzz qqqq";

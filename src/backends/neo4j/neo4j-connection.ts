@@ -1,5 +1,6 @@
 import neo4j, { type Driver, type ManagedTransaction, type Session, type Transaction } from "neo4j-driver";
 import { BackendError, errorMessage } from "../../engine/errors";
+import { hostSleep } from "../host-timers";
 
 export interface Neo4jSettings {
 	readonly uri: string;
@@ -32,7 +33,7 @@ interface OpenTransaction {
 
 const ROLLED_BACK = " The transaction was rolled back: none of its writes were kept.";
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = hostSleep;
 
 function codeOf(error: unknown): string {
 	return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "";

@@ -2,7 +2,7 @@ import { ValidationError } from "../errors";
 import type { EmbeddingProvider } from "../protocols";
 import { HashEmbeddingProvider } from "./hash-embedding-provider";
 import type { HttpClient } from "./http-client";
-import type { RetryPolicy } from "./retry";
+import type { RetryPolicy, Sleep } from "./retry";
 import { NullEmbeddingProvider } from "./null-embedding-provider";
 import { OllamaEmbeddingProvider } from "./ollama-embedding-provider";
 import { OpenAiEmbeddingProvider } from "./openai-embedding-provider";
@@ -25,7 +25,8 @@ export const DEFAULT_MODELS = { openai: "text-embedding-3-small", ollama: "nomic
  * Builds the providers that need nothing but HTTP (any platform): openai, ollama, hash, none.
  * `local` runs a model in-process and is built by the platform (src/node/embedders).
  */
-export function createHttpEmbeddingProvider(settings: EmbeddingSettings, http: HttpClient): EmbeddingProvider {
+/** `sleep` waits between retries: the platform's timers (the plugin passes the window's). */
+export function createHttpEmbeddingProvider(settings: EmbeddingSettings, http: HttpClient, sleep?: Sleep): EmbeddingProvider {
 	switch (settings.provider) {
 		case "none":
 			return new NullEmbeddingProvider();
@@ -41,6 +42,7 @@ export function createHttpEmbeddingProvider(settings: EmbeddingSettings, http: H
 				timeoutMs: settings.timeoutMs,
 				batchSize: settings.batchSize,
 				retry: settings.retry,
+				...(sleep ? { sleep } : {}),
 			};
 			return settings.provider === "openai" ? new OpenAiEmbeddingProvider(http, options) : new OllamaEmbeddingProvider(http, options);
 		}

@@ -11,6 +11,8 @@ export const DEFAULT_RETRY: RetryPolicy = { retries: 2, baseDelayMs: 250, maxDel
 
 export type Sleep = (ms: number) => Promise<void>;
 
+// Warning kept (obsidianmd/prefer-window-timers): the engine knows no window; this default serves
+// Node, and the plugin passes a window-timer sleep (createHttpEmbeddingProvider).
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Exponential backoff: base · 2^attempt, capped. No jitter: a single client, and tests stay exact. */

@@ -210,7 +210,8 @@ export async function writeInsightToNote(
 		} else if (existing.includes(marker(node.id))) {
 			written = false;
 		} else {
-			await vault.write(path, `${existing.replace(/\s+$/, "")}\n\n${section}`);
+			// Appended against the text as it is at write time: a user may have typed since the read.
+			await vault.process(path, (current) => (current.includes(marker(node.id)) ? current : `${current.replace(/\s+$/, "")}\n\n${section}`));
 		}
 		const updated = written
 			? (await memory.pipeline.mergeEntity(ctx, { label: INSIGHT_LABEL, key: node.key, props: { written_to: path, written_at: memory.clock.now().toISOString() } }))

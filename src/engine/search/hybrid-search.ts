@@ -116,6 +116,8 @@ export interface SearchOutcome {
 	readonly degraded: boolean;
 	/** Why the vector channel is missing, naming the cause. */
 	readonly reason?: string;
+	/** The same, as a code a user interface can phrase for its readers. */
+	readonly cause?: DegradedCause;
 	/** Nodes the query named (anchors of the graph term). */
 	readonly anchors: readonly string[];
 }
@@ -134,9 +136,13 @@ interface Candidate {
 	vector?: number;
 }
 
+/** Why search answered without its vector channel. */
+export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "vector_store_failed";
+
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
 	readonly reason?: string;
+	readonly cause?: DegradedCause;
 }
 
 /**
@@ -276,7 +282,7 @@ export class HybridSearch {
 			hits: hits.slice(0, limit),
 			fusion,
 			degraded,
-			...(degraded ? { reason: vectorAnswer.reason } : {}),
+			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
 	}
@@ -284,28 +290,29 @@ export class HybridSearch {
 	/** The vector channel, or the reason it cannot answer (never throws for an embedder fault). */
 	private async vectorChannel(scope: PartialScope, text: string, k: number): Promise<VectorAnswer> {
 		const { embedder, vectors } = this.deps;
-		if (isNullEmbedder(embedder) || !embedder) return { hits: [], reason: NO_EMBEDDER_REASON };
-		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only." };
+		if (isNullEmbedder(embedder) || !embedder) return { hits: [], reason: NO_EMBEDDER_REASON, cause: "no_embedder" };
+		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only.", cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
 			query = await embedder.embed(text);
 		} catch (error) {
-			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}` };
+			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}`, cause: "embedder_failed" };
 		}
 		try {
 			const stored = await vectors.dimensions();
 			if (stored === 0) {
-				return { hits: [], reason: 'the memory holds no vectors yet: run "engrama reindex --apply" to embed the existing nodes.' };
+				return { hits: [], reason: 'the memory holds no vectors yet: run "engrama reindex --apply" to embed the existing nodes.', cause: "no_vectors" };
 			}
 			if (query.length !== stored) {
 				return {
 					hits: [],
 					reason: `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${query.length}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`,
+					cause: "dimension_mismatch",
 				};
 			}
 			return { hits: await vectors.knn(scope, query, k) };
 		} catch (error) {
-			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}` };
+			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}`, cause: "vector_store_failed" };
 		}
 	}
 }

@@ -68,13 +68,13 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	const { path, text, settings, profile } = input;
 	const problems: SyncProblem[] = [];
 	const warnings: SyncProblem[] = [];
-	const fail = (problem: string, action: string): NoteParseResult => ({
+	const fail = (problem: string, action: string, module?: string): NoteParseResult => ({
 		kind: "invalid",
 		path,
-		problems: [...problems, { path, severity: "error", problem, action }],
+		problems: [...problems, { path, severity: "error", problem, action, ...(module !== undefined ? { module } : {}) }],
 	});
-	const warn = (problem: string, action: string): void => {
-		warnings.push({ path, severity: "warning", problem, action });
+	const warn = (problem: string, action: string, module?: string): void => {
+		warnings.push({ path, severity: "warning", problem, action, ...(module !== undefined ? { module } : {}) });
 	};
 
 	if (text.length > settings.maxNoteBytes) {
@@ -117,6 +117,14 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	if (rawLabel !== undefined && rawLabel !== null && rawLabel !== "") {
 		def = typeof rawLabel === "string" ? profile.resolveLabel(rawLabel) : undefined;
 		if (!def) {
+			const module = typeof rawLabel === "string" ? moduleOf(rawLabel, settings) : undefined;
+			if (module) {
+				return fail(
+					`engrama_label ${JSON.stringify(rawLabel)} is a label of module ${module[1]}, which is off, so the note is not synced.`,
+					`Turn on module ${module[1]} (plugin settings, or --modules ${module[1]} on the command line) to sync it as ${module[0]}.`,
+					module[1],
+				);
+			}
 			return fail(
 				`engrama_label ${JSON.stringify(rawLabel)} is not a label of profile ${profile.name}.`,
 				`Use one of: ${profile.labels().map((l) => l.label).join(", ")} (or add the label to your profile).`,
@@ -226,8 +234,14 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	};
 }
 
+/** [label, module] when `label` belongs to a shipped module that is off. */
+function moduleOf(label: string, settings: SyncSettings): [string, string] | undefined {
+	const wanted = label.trim().toLowerCase();
+	return Object.entries(settings.moduleLabels).find(([known]) => known.toLowerCase() === wanted);
+}
+
 /** Warns when `type:` was meant as a label but is none (a list, or a word the profile lacks): the note is a Note. */
-function unusableType(type: unknown, profile: Profile, settings: SyncSettings, warn: (problem: string, action: string) => void): void {
+function unusableType(type: unknown, profile: Profile, settings: SyncSettings, warn: (problem: string, action: string, module?: string) => void): void {
 	if (type === undefined || type === null || type === "") return;
 	const labels = profile.labels().map((l) => l.label).join(", ");
 	const shown = JSON.stringify(type).slice(0, 80);
@@ -238,8 +252,7 @@ function unusableType(type: unknown, profile: Profile, settings: SyncSettings, w
 		);
 		return;
 	}
-	const wanted = type.trim().toLowerCase();
-	const module = Object.entries(settings.moduleLabels).find(([label]) => label.toLowerCase() === wanted);
+	const module = moduleOf(type, settings);
 	warn(
 		module
 			? `type: ${shown} is a label of module ${module[1]}, which is off, so the note is indexed as Note.`
@@ -247,6 +260,7 @@ function unusableType(type: unknown, profile: Profile, settings: SyncSettings, w
 		module
 			? `Turn on module ${module[1]} (plugin settings, or --modules ${module[1]} on the command line) to index it as ${module[0]}; or set engrama_label to one of: ${labels}.`
 			: `If the note describes one of ${labels}, set engrama_label (or type) to it; otherwise nothing to do.`,
+		module?.[1],
 	);
 }
 

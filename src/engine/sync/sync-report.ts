@@ -7,6 +7,8 @@ export interface SyncProblem {
 	readonly problem: string;
 	/** What the user can do about it. */
 	readonly action: string;
+	/** A profile module that is off and would index this note: turning it on fixes the warning. */
+	readonly module?: string;
 }
 
 export interface SyncCounts {

@@ -150,7 +150,8 @@ export class SyncRun {
 		const note = result.note;
 		this.parsedIds.set(note.path, note.id);
 		const entry = index.get(note.path);
-		if (entry && !entry.archived && entry.hash === note.hash) {
+		// Same text but another label: the profile changed (a module turned on), so the node follows.
+		if (entry && !entry.archived && entry.hash === note.hash && entry.label === note.label) {
 			this.counts.filesUnchanged++;
 			return { kind: "touched", entry, info };
 		}

@@ -34,6 +34,8 @@ export interface SyncSettings {
 }
 
 export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
+	// Warning kept (obsidianmd/hardcoded-config-path): the default for a folder on disk (command
+	// line); the plugin always passes Vault#configDir (syncSettingsOf).
 	configFolder: ".obsidian",
 	// ".trash" is Obsidian's own bin: deleted notes must not come back.
 	excludedFolders: ["Templates", ".trash"],

@@ -6,7 +6,7 @@
  * in Unicode NFC (Obsidian's normalizePath).
  *
  * Over the Obsidian API: list = vault.getMarkdownFiles() with file.stat.mtime/size; stat =
- * getAbstractFileByPath; read = vault.cachedRead; write = vault.modify; create = createFolder for
+ * getAbstractFileByPath; read = vault.cachedRead; process = vault.process; create = createFolder for
  * missing parents, then vault.create; processFrontMatter = app.fileManager.processFrontMatter;
  * watch = vault.on("create" | "modify" | "delete" | "rename") (rename gives the old path),
  * unsubscribed with vault.offref. Sync filters folders itself (pass Vault.configDir as
@@ -60,8 +60,11 @@ export interface VaultSource {
 	/** One file's info, or null when it does not exist. */
 	stat(path: string): Promise<VaultFileInfo | null>;
 	read(path: string): Promise<string>;
-	/** Replaces the whole text of an existing file. */
-	write(path: string, text: string): Promise<void>;
+	/**
+	 * Read-modify-write of an existing file's whole text, atomic against other edits (Obsidian's
+	 * vault.process); resolves with the text written.
+	 */
+	process(path: string, edit: (text: string) => string): Promise<string>;
 	/** Creates a new file and any missing folders; fails when the file exists. */
 	create(path: string, text: string): Promise<void>;
 	/**

@@ -53,6 +53,9 @@ let released = false;
 async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime> {
 	if (released) throw new Error("ONNX Runtime's worker was stopped when the plugin unloaded; reload the plugin");
 	const wasmBinary = await readWasm();
+	// Warning kept (obsidianmd/no-global-this): ONNX Runtime's glue, patched at build time
+	// (esbuild-local-model-plugin.mjs), stores its worker on globalThis; in the renderer that is the
+	// main window, where main.js runs.
 	const globals = globalThis as WorkerGlobals;
 	// Where Web Workers exist (Obsidian desktop and mobile), inference runs in ONNX Runtime's proxy
 	// worker so the main thread only tokenizes and pools; elsewhere (Node tests) on this thread.
@@ -124,6 +127,7 @@ async function moduleWorkersWork(): Promise<boolean> {
 
 /** Plugin unload: ends ONNX Runtime's worker (its WASM memory) and frees the script's blob: URL. */
 export function releaseRuntime(): void {
+	// Warning kept (obsidianmd/no-global-this): the same object ONNX Runtime's glue writes (see open()).
 	const globals = globalThis as WorkerGlobals;
 	if (globals.__engramaOrtWorker) released = true;
 	globals.__engramaOrtWorker?.terminate();

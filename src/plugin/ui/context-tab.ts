@@ -6,6 +6,7 @@ import type { EngramaController } from "../engrama-controller";
 import { drawNeighbourhood, layoutNeighbourhood } from "./neighbourhood-svg";
 import { nodeOfFile } from "./open-note";
 import type { PanelActions } from "./panel-actions";
+import { relationHeading } from "./relation-text";
 
 /** Props that are bookkeeping, not something a person wrote. */
 const HIDDEN_PROPS = new Set([
@@ -138,7 +139,8 @@ export class ContextTab {
 		} else {
 			const groups = new Map<string, NeighbourEdge[]>();
 			for (const e of edges) {
-				const key = `${e.direction === "out" ? "→" : "←"} ${e.type}`;
+				// "Uses" → what this note uses; "Uses this" ← what uses this note.
+				const key = e.direction === "out" ? relationHeading(e.type) : `${relationHeading(e.type)} this`;
 				groups.set(key, [...(groups.get(key) ?? []), e]);
 			}
 			const list = root.createDiv({ cls: "engrama-relations" });

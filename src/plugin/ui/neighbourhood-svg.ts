@@ -1,4 +1,5 @@
 import type { Neighbourhood, NodeRecord } from "../../engine/types";
+import { relationText } from "./relation-text";
 
 export interface PlacedNode {
 	readonly node: NodeRecord;
@@ -82,7 +83,7 @@ export function drawNeighbourhood(parent: HTMLElement, layout: NeighbourhoodLayo
 			cls: `engrama-graph-edge depth-${Math.max(e.from.depth, e.to.depth)}`,
 			attr: { x1: e.from.x.toFixed(1), y1: e.from.y.toFixed(1), x2: e.to.x.toFixed(1), y2: e.to.y.toFixed(1) },
 		});
-		line.createSvg("title").textContent = `${e.from.node.key} ${e.type} ${e.to.node.key}`;
+		line.createSvg("title").textContent = `${e.from.node.key} ${relationText(e.type)} ${e.to.node.key}`;
 	}
 	const dots = svg.createSvg("g", { cls: "engrama-graph-nodes" });
 	for (const p of layout.nodes) {

@@ -3,6 +3,7 @@ import { errorMessage } from "../../engine/errors";
 import type { NodeRecord } from "../../engine/types";
 import type { Engine } from "../engine-host";
 import { notePathOf } from "./open-note";
+import { relationHeading } from "./relation-text";
 
 export interface RelationChoice {
 	readonly type: string;
@@ -51,7 +52,7 @@ export class RelationModal extends Modal {
 			.setName("Relation type")
 			.setDesc(`Types the profile allows from ${this.node.label}.`)
 			.addDropdown((d) => {
-				for (const t of types) d.addOption(t, t);
+				for (const t of types) d.addOption(t, relationHeading(t));
 				d.setValue(this.type).onChange((v) => {
 					this.type = v;
 					void this.suggest();

@@ -3,9 +3,9 @@ import { errorMessage } from "../../engine/errors";
 import type { SearchResultView } from "../../engine/memory";
 import type { EngramaController } from "../engrama-controller";
 import { openNodeNote } from "./open-note";
-import { renderResult } from "./search-results";
+import { renderResult, topScore, wordsOnlyHint } from "./search-results";
 
-type SearchItem = { readonly kind: "result"; readonly result: SearchResultView } | { readonly kind: "hint"; readonly text: string };
+type SearchItem = { readonly kind: "result"; readonly result: SearchResultView; readonly top: number } | { readonly kind: "hint"; readonly text: string };
 
 /** Hybrid search over the memory; choosing a result opens its note. */
 export class SearchModal extends SuggestModal<SearchItem> {
@@ -22,8 +22,10 @@ export class SearchModal extends SuggestModal<SearchItem> {
 		if (!engine) return [{ kind: "hint", text: "Engrama is still starting. Try again in a moment." }];
 		try {
 			const view = await engine.memory.search(engine.scope, query, { limit: 20 });
-			const items: SearchItem[] = view.results.map((result) => ({ kind: "result", result }));
-			if (view.degraded) items.push({ kind: "hint", text: `Fulltext only: ${view.reason ?? "vector search is off"}.` });
+			const top = topScore(view);
+			const items: SearchItem[] = view.results.map((result) => ({ kind: "result", result, top }));
+			const hint = wordsOnlyHint(view, !engine.embedderReady && engine.config.embedding.provider === "local");
+			if (hint) items.push({ kind: "hint", text: hint });
 			return items;
 		} catch (error) {
 			return [{ kind: "hint", text: `Search failed: ${errorMessage(error)}` }];
@@ -36,7 +38,7 @@ export class SearchModal extends SuggestModal<SearchItem> {
 			el.setText(item.text);
 			return;
 		}
-		renderResult(el, item.result);
+		renderResult(el, item.result, item.top);
 	}
 
 	onChooseSuggestion(item: SearchItem): void {

@@ -2,7 +2,7 @@ import { errorMessage } from "../../engine/errors";
 import type { SearchView } from "../../engine/memory";
 import type { EngramaController } from "../engrama-controller";
 import type { PanelActions } from "./panel-actions";
-import { renderResult } from "./search-results";
+import { renderResult, topScore, wordsOnlyHint } from "./search-results";
 
 /** A search box with live hybrid results (debounced as the person types). */
 export class SearchTab {
@@ -71,10 +71,11 @@ export class SearchTab {
 			if (ticket !== this.ticket) return;
 			this.last = view;
 			el.empty();
-			if (view.degraded) el.createDiv({ cls: "engrama-hint", text: `Fulltext only: ${view.reason ?? "vector search is off"}.` });
+			const hint = wordsOnlyHint(view, !engine.embedderReady && engine.config.embedding.provider === "local");
+			if (hint) el.createDiv({ cls: "engrama-hint", text: hint });
 			if (view.proactive_hint) {
-				const hint = el.createDiv({ cls: "engrama-proactive-hint", text: view.proactive_hint, attr: { title: "Open the Insights to review" } });
-				hint.addEventListener("click", () => void this.actions.showInsights());
+				const proactive = el.createDiv({ cls: "engrama-proactive-hint", text: view.proactive_hint, attr: { title: "Open the Insights to review" } });
+				proactive.addEventListener("click", () => void this.actions.showInsights());
 			}
 			if (view.results.length === 0) {
 				el.createDiv({ cls: "engrama-empty", text: "No matching memories. Try other words, or sync the vault first." });
@@ -82,7 +83,7 @@ export class SearchTab {
 			}
 			for (const result of view.results) {
 				const row = el.createDiv({ cls: "engrama-result-row" });
-				renderResult(row, result);
+				renderResult(row, result, topScore(view));
 				row.addEventListener("click", () => void this.actions.openNode(result.node_id));
 			}
 		} catch (error) {

@@ -1,4 +1,4 @@
-import { PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
+import { Platform, PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import { createBackend } from "../../backends/factory";
 import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
 import type { EngramaActions } from "../actions";
@@ -8,8 +8,8 @@ import { LOCAL_MODELS, localModelOf } from "../local-model/catalogue";
 import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { noticeError, noticeInfo } from "../notices";
-import { createRequestUrlHttpClient } from "../request-url-http-client";
-import { engineConfig, formatFolderLabels, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
+import { createRequestUrlHttpClient, windowSleep } from "../request-url-http-client";
+import { engineConfig, formatFolderLabels, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
 
 type Change = (draft: PluginSettings) => void;
 
@@ -113,14 +113,26 @@ export class EngramaSettingTab extends PluginSettingTab {
 						: "Opening…",
 			)
 			.setClass("engrama-engine-state");
-		const backend = new Setting(el).setName("Backend").setDesc("SQLite keeps the whole graph in one file in this vault. Neo4j uses a server you run.");
-		backend.addDropdown((d) =>
-			d
-				.addOptions({ sqlite: "SQLite (built in)", neo4j: "Neo4j (server)" })
-				.setValue(this.s.backend)
-				.onChange((v) => void this.save(backend, (s) => (s.backend = v === "neo4j" ? "neo4j" : "sqlite"), true)),
-		);
-		if (this.s.backend === "sqlite") {
+		// Same test as the engine host: Neo4j needs the desktop app's Node.
+		const neo4jHere = Platform.isDesktopApp;
+		const backend = new Setting(el).setName("Backend");
+		if (neo4jHere) {
+			backend.setDesc("SQLite keeps the whole graph in one file in this vault. Neo4j uses a server you run.");
+			backend.addDropdown((d) =>
+				d
+					.addOptions({ sqlite: "SQLite (built in)", neo4j: "Neo4j (server)" })
+					.setValue(this.s.backend)
+					.onChange((v) => void this.save(backend, (s) => (s.backend = v === "neo4j" ? "neo4j" : "sqlite"), true)),
+			);
+		} else {
+			backend.setDesc(
+				this.s.backend === "neo4j"
+					? `This vault's settings choose Neo4j; on this device the memory uses SQLite instead, and the desktop keeps Neo4j. ${NEO4J_DESKTOP_ONLY}`
+					: `SQLite keeps the whole graph in one file in this vault. ${NEO4J_DESKTOP_ONLY}`,
+			);
+			backend.addDropdown((d) => d.addOptions({ sqlite: "SQLite (built in)" }).setValue("sqlite").setDisabled(true));
+		}
+		if (this.s.backend === "sqlite" || !neo4jHere) {
 			this.text(el, "Database file", "Empty: engrama.db in this plugin's folder. A vault path, or an absolute path on desktop.", this.s.dbPath, (v) => (s) => (s.dbPath = v), (t) => {
 				t.setPlaceholder("engrama.db in the plugin folder");
 			});
@@ -194,7 +206,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 				b.setDisabled(true);
 				try {
 					const config = engineConfig(this.s, ":memory:");
-					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient());
+					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient(), windowSleep);
 					const vector = await embedder.embed("Engrama connection test");
 					noticeInfo(`the embedder answered with ${vector.length} dimensions.`);
 				} catch (error) {

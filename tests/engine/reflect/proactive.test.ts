@@ -168,6 +168,25 @@ describe("writing an approved Insight into the vault", () => {
 		expect(readFileSync(join(h.dir, "outside.md"), "utf8")).toBe("not a vault note\n");
 	});
 
+	it("keeps what the user typed between the read and the append (read-modify-write at write time)", async () => {
+		const source = await exampleVault();
+		await reviewInsight(h.memory, CTX, title, "approved");
+		const notePath = join(h.vaultDir, "Concepts/Cache Invalidation.md");
+		// The user types into the note after the skill has read it and before it writes.
+		const typing: typeof source = Object.create(source) as typeof source;
+		let typed = false;
+		typing.read = async (path) => {
+			const text = await source.read(path);
+			if (!typed) writeFileSync(notePath, `${readFileSync(notePath, "utf8")}\nTyped meanwhile.\n`);
+			typed = true;
+			return text;
+		};
+		await writeInsightToNote(h.memory, CTX, typing, title, { note: "Concepts/Cache Invalidation.md" });
+		const after = readFileSync(notePath, "utf8");
+		expect(after).toContain("Typed meanwhile.");
+		expect(after).toContain("## Insight (2026-03-15): Training opportunity: Cache Invalidation");
+	});
+
 	it("creates a note in the Insights folder when no note is named", async () => {
 		const source = await exampleVault();
 		await reviewInsight(h.memory, CTX, "Hub stub: Elena Vidal (Person)", "approved");

@@ -161,6 +161,7 @@ describe("degraded search: fulltext still answers and the reason names the cause
 		const view = await m.memory.search(m.scope, "invoices");
 		expect(view).toMatchObject({ degraded: true, results: [expect.objectContaining({ name: "Billing portal" })] });
 		expect(view.reason).toMatch(/no embedder is configured/);
+		expect(view.degraded_cause).toBe("no_embedder");
 	});
 
 	it("with an embedder but no vectors stored yet", async () => {
@@ -170,6 +171,7 @@ describe("degraded search: fulltext still answers and the reason names the cause
 		const view = await m.memory.search(m.scope, "invoices");
 		expect(view.degraded).toBe(true);
 		expect(view.reason).toMatch(/no vectors yet.*engrama reindex --apply/);
+		expect(view.degraded_cause).toBe("no_vectors");
 		expect(view.results[0].name).toBe("Billing portal");
 	});
 
@@ -179,6 +181,7 @@ describe("degraded search: fulltext still answers and the reason names the cause
 		const view = await m.memory.search(m.scope, "invoices");
 		expect(view.degraded).toBe(true);
 		expect(view.reason).toMatch(/ECONNREFUSED/);
+		expect(view.degraded_cause).toBe("embedder_failed");
 		expect(view.results[0].name).toBe("Billing portal");
 	});
 
@@ -210,6 +213,7 @@ describe("degraded search: fulltext still answers and the reason names the cause
 		const view = await m.memory.search(m.scope, "invoices");
 		expect(view.degraded).toBe(true);
 		expect(view.reason).toMatch(/dimension mismatch.*32-dimensional.*64-dimensional.*reindex --rebuild --apply/);
+		expect(view.degraded_cause).toBe("dimension_mismatch");
 		expect(view.results[0].name).toBe("Billing portal");
 	});
 

@@ -69,6 +69,21 @@ describe("label", () => {
 		expect(result.note.warnings[0]).toMatchObject({
 			problem: 'type: "course" is a label of module teaching, which is off, so the note is indexed as Note.',
 			action: expect.stringMatching(/^Turn on module teaching .* to index it as Course/) as unknown,
+			module: "teaching",
+		});
+	});
+
+	it("names the module to turn on when engrama_label is a label of a module that is off", () => {
+		const baseOnly = loadProfile([{ file: "base.yaml", text: readFileSync(join(ROOT, "profiles/base.yaml"), "utf8") }]);
+		const teaching = { file: "teaching.yaml", text: readFileSync(join(ROOT, "profiles/modules/teaching.yaml"), "utf8") };
+		const moduleLabels = labelsOfOtherModules([teaching], baseOnly);
+		const result = parseNote({ path: "Courses/Intro.md", text: "---\nengrama_label: Lesson\n---\n", settings: syncSettings({ moduleLabels }), profile: baseOnly });
+		if (result.kind !== "invalid") throw new Error(result.kind);
+		expect(result.problems[0]).toMatchObject({
+			severity: "error",
+			problem: 'engrama_label "Lesson" is a label of module teaching, which is off, so the note is not synced.',
+			action: expect.stringMatching(/^Turn on module teaching .* to sync it as Lesson/) as unknown,
+			module: "teaching",
 		});
 	});
 

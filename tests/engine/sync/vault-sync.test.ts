@@ -2,10 +2,11 @@ import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, ren
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Memory } from "../../../src/engine/memory";
+import { loadProfile } from "../../../src/engine/profile";
 import { isNoop, NOTE_ORIGIN } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import { FolderVaultSource } from "../../../src/node/folder-vault-source";
-import { allNodes, EXAMPLE_VAULT, eventually, graphSnapshot, node, openHarness, outEdges, SCOPE, type SyncHarness } from "./sync-fixture";
+import { allNodes, EXAMPLE_VAULT, eventually, exampleProfile, graphSnapshot, node, openHarness, outEdges, ROOT, SCOPE, type SyncHarness } from "./sync-fixture";
 
 const open: SyncHarness[] = [];
 async function harness(...args: Parameters<typeof openHarness>): Promise<SyncHarness> {
@@ -270,6 +271,24 @@ describe("identity", () => {
 		await h.sync.fullSync();
 		expect((await node(h.memory, "Note", "README")).props.obsidian_path).toBe("A/README.md");
 		expect((await node(h.memory, "Note", "B/README")).props.obsidian_path).toBe("B/README.md");
+	});
+});
+
+describe("a profile module turned on", () => {
+	it("syncing an unchanged note again gives it the label the module adds (same node, same id)", async () => {
+		const baseOnly = loadProfile([{ file: "base.yaml", text: readFileSync(join(ROOT, "profiles/base.yaml"), "utf8") }]);
+		const before = await harness({ profile: baseOnly });
+		before.write("Courses/Intro.md", "---\ntype: course\nname: Intro\n---\n# Intro\n");
+		await before.sync.fullSync();
+		const asNote = await node(before.memory, "Note", "Intro");
+		await before.close();
+		open.splice(open.indexOf(before), 1);
+
+		const after = await harness({ vaultDir: before.vaultDir, dbPath: before.dbPath, profile: exampleProfile() });
+		const report = await after.sync.syncPaths(["Courses/Intro.md"]);
+		expect(report.counts.nodesUpdated + report.counts.nodesCreated).toBe(1);
+		const course = await node(after.memory, "Course", "Intro");
+		expect(course.id).toBe(asNote.id);
 	});
 });
 

@@ -2,6 +2,7 @@
 // and a commit costs the pages it touches instead of a whole-database export.
 import type { Sqlite3Static } from "./sqlite3-api";
 import type { NodeModules } from "./node-modules";
+import { hostClearInterval, hostSetInterval, type TimerHandle } from "../../host-timers";
 
 export const NODE_FILE_VFS_NAME = "engrama-node";
 
@@ -36,7 +37,7 @@ interface OpenFile {
 	writing: boolean;
 	/** A journal or WAL we created: fsync its directory once, at its first xSync (as the unix VFS). */
 	syncDirectory: boolean;
-	watch?: ReturnType<typeof setInterval>;
+	watch?: TimerHandle;
 }
 
 // SQLite's default for unix; larger atomic units would need device guarantees we cannot check.
@@ -155,14 +156,14 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 
 	function watchWal(file: OpenFile): void {
 		// Between commits: a WAL deleted after the last commit is restored before a crash can lose it.
-		file.watch = setInterval(() => {
+		const watch = () => {
 			try {
 				restoreIfUnlinked(file);
 			} catch (error) {
 				console.error(`Engrama: could not restore ${file.path}`, error);
 			}
-		}, WAL_WATCH_MS);
-		(file.watch as { unref?: () => void }).unref?.();
+		};
+		file.watch = hostSetInterval(watch, WAL_WATCH_MS, { unref: true });
 	}
 
 	const ioMethods = {
@@ -170,7 +171,7 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 			const file = files.get(pFile);
 			if (!file) return 0;
 			files.delete(pFile);
-			if (file.watch !== undefined) clearInterval(file.watch);
+			hostClearInterval(file.watch);
 			try {
 				fs.closeSync(file.fd);
 				if (file.deleteOnClose) fs.rmSync(file.path, { force: true });
@@ -344,7 +345,7 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 		xRandomness(_pVfs: number, nByte: number, pOut: number): number {
 			const heap = wasm.heap8u();
 			for (let at = 0; at < nByte; at += RANDOM_CHUNK) {
-				globalThis.crypto.getRandomValues(heap.subarray(pOut + at, pOut + Math.min(nByte, at + RANDOM_CHUNK)));
+				crypto.getRandomValues(heap.subarray(pOut + at, pOut + Math.min(nByte, at + RANDOM_CHUNK)));
 			}
 			return nByte;
 		},
@@ -402,7 +403,7 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 
 	function randomSuffix(): string {
 		const bytes = new Uint8Array(8);
-		globalThis.crypto.getRandomValues(bytes);
+		crypto.getRandomValues(bytes);
 		return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 	}
 

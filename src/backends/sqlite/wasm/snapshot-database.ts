@@ -5,6 +5,7 @@ import type { SnapshotStorage } from "./snapshot-storage";
 import { DatabaseFileError } from "./errors";
 import { Oo1Connection } from "./oo1-connection";
 import { assertDatabaseReadable } from "./validate-database";
+import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../host-timers";
 
 const DEFAULT_DEBOUNCE_MS = 1000;
 
@@ -60,7 +61,7 @@ function deserialize(sqlite3: Sqlite3Static, db: Sqlite3Db, bytes: Uint8Array, p
 }
 
 class SnapshotExporter {
-	private timer: ReturnType<typeof setTimeout> | undefined;
+	private timer: TimerHandle | undefined;
 	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
 
@@ -73,26 +74,26 @@ class SnapshotExporter {
 
 	schedule(inTransaction: () => boolean): void {
 		this.dirty = true;
-		if (this.timer !== undefined) clearTimeout(this.timer);
-		this.timer = setTimeout(() => {
+		hostClearTimeout(this.timer);
+		const due = () => {
 			this.timer = undefined;
 			// Exporting mid-transaction would persist uncommitted pages; wait for the commit.
 			if (inTransaction()) this.schedule(inTransaction);
 			else void this.exportNow().catch((error: unknown) => console.error("Engrama: snapshot export failed", error));
-		}, this.debounceMs);
-		// Never keep a CLI process alive just for a pending snapshot.
-		(this.timer as { unref?: () => void }).unref?.();
+		};
+		// unref: never keep a CLI process alive just for a pending snapshot.
+		this.timer = hostSetTimeout(due, this.debounceMs, { unref: true });
 	}
 
 	async flush(inTransaction: () => boolean): Promise<void> {
-		if (this.timer !== undefined) clearTimeout(this.timer);
+		hostClearTimeout(this.timer);
 		this.timer = undefined;
 		if (inTransaction()) throw new Error("flush() called inside a transaction; commit first");
 		await this.exportNow();
 	}
 
 	exportOnClose(): void {
-		if (this.timer !== undefined) clearTimeout(this.timer);
+		hostClearTimeout(this.timer);
 		this.timer = undefined;
 		void this.exportNow().catch((error: unknown) => console.error("Engrama: final snapshot export failed", error));
 	}
