@@ -107,7 +107,7 @@ test("on mobile a synced data.json that chooses Neo4j opens SQLite with one noti
 		plugin.unload();
 		await plugin.closed;
 		expect(JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8"))).toMatchObject({ backend: "neo4j" });
-		expect(builtinRequests).toEqual([]);
+		expect(h.refusedRequires).toEqual([]);
 	} finally {
 		vault.cleanup();
 	}
