@@ -80,10 +80,11 @@ describe("engrama command line", () => {
 		expect(keys(got.node)).toEqual(NODE);
 
 		const search = cli("search", "invoices").json<{ degraded: unknown; results: { scores: unknown }[] }>();
-		// reason only when degraded (no embedder here), proactive_hint only when an Insight matches.
+		// reason and degraded_cause only when degraded (no embedder here), proactive_hint only when an Insight matches.
 		expect(keys(search)).toEqual(expect.arrayContaining(["degraded", "mode", "query", "results"]));
-		expect(keys(search).filter((k) => !["degraded", "mode", "query", "reason", "results", "proactive_hint"].includes(k))).toEqual([]);
+		expect(keys(search).filter((k) => !["degraded", "mode", "query", "reason", "degraded_cause", "results", "proactive_hint"].includes(k))).toEqual([]);
 		expect(typeof search.degraded).toBe("boolean");
+		expect(search).toMatchObject({ degraded: true, degraded_cause: "no_embedder" });
 		expect(keys(search.results[0])).toEqual(["confidence", "label", "name", "node_id", "score", "scores", "summary", "tags", "updated_at"]);
 		expect(typeof search.results[0].scores).toBe("object");
 

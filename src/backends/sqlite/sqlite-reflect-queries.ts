@@ -14,7 +14,7 @@ import type {
 	UnderConnectedRow,
 	UnlinkedTagRow,
 } from "../../engine/protocols";
-import { TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
+import { codePointCompare, TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
@@ -76,17 +76,6 @@ type Params = Record<string, SqlValue>;
 /** Code-point order (what SQLite BINARY gives on UTF-8), for lists ordered outside SQL. */
 export function compareEntities(a: Pick<ReflectEntity, "key" | "label">, b: Pick<ReflectEntity, "key" | "label">): number {
 	return codePointCompare(a.key, b.key) || codePointCompare(a.label, b.label);
-}
-
-function codePointCompare(a: string, b: string): number {
-	if (a === b) return 0;
-	const x = [...a];
-	const y = [...b];
-	for (let i = 0; i < Math.min(x.length, y.length); i++) {
-		const d = (x[i].codePointAt(0) ?? 0) - (y[i].codePointAt(0) ?? 0);
-		if (d !== 0) return d;
-	}
-	return x.length - y.length;
 }
 
 /**

@@ -42,7 +42,8 @@ export function tagAnchorPairs<R>(anchors: readonly { readonly ref: R; readonly 
 	return out;
 }
 
-function codePointCompare(a: string, b: string): number {
+/** Code-point order (SQLite's BINARY on UTF-8), so lists sorted outside SQL match both backends. */
+export function codePointCompare(a: string, b: string): number {
 	if (a === b) return 0;
 	const x = [...a];
 	const y = [...b];
