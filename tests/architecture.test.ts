@@ -40,6 +40,16 @@ describe("layering", () => {
 		expect(offenders).toEqual([]);
 	});
 
+	it("keeps src/backends below the Node helpers, MCP, command line and plugin", () => {
+		const outer = ["node", "mcp", "cli", "plugin", "main.ts"].map((name) => join(ROOT, "src", name));
+		const offenders = sourceFiles(join(ROOT, "src", "backends")).flatMap((file) =>
+			importsOf(file)
+				.filter((spec) => spec.startsWith(".") && outer.some((dir) => { const target = join(dirname(file), spec); return target === dir || target.startsWith(`${dir}/`) || `${target}.ts` === dir; }))
+				.map((spec) => `${relative(ROOT, file)} imports ${spec}`),
+		);
+		expect(offenders).toEqual([]);
+	});
+
 	it("keeps obsidian imports inside the plugin adapter and main.ts", () => {
 		const offenders = sourceFiles(join(ROOT, "src"))
 			.filter((file) => !relative(ROOT, file).startsWith("src/plugin/") && relative(ROOT, file) !== "src/main.ts")

@@ -1,4 +1,4 @@
-import { nodeTimers } from "../node/node-timers";
+import { nodeTimers } from "./node-timers";
 
 /**
  * Timers for code that runs in Obsidian's renderer and in Node (the backends, the MCP server).
