@@ -96,7 +96,12 @@ describe("engrama skills on the command line", () => {
 	it("decay", () => {
 		cli(["remember", "--label", "Concept", "--name", "Old idea"]);
 		const decay = cli(["decay", "--rate", "0.01", "--max-age", "0", "--dry-run"]).json<{ examined: number; dry_run: boolean }>();
-		expect(decay).toMatchObject({ examined: 1, dry_run: true });
+		expect(decay).toMatchObject({ examined: 1, aged: 1, dry_run: true, changed: false, decayed: 0 });
+		// Old flags still work; without --dry-run nothing is written either, and the output says why.
+		const plain = cli(["decay", "--max-age", "0"]);
+		expect(plain.status).toBe(0);
+		expect(plain.json<{ notice: string }>().notice).toMatch(/Stored confidence no longer decays .*nothing was changed/);
+		expect(cli(["get", "--label", "Concept", "--name", "Old idea"]).json<{ node: { props: { confidence: number } } }>().node.props.confidence).toBe(1);
 		expect(cli(["decay", "--rate", "-2"]).status).toBe(2);
 	}, CLI_TIMEOUT);
 
