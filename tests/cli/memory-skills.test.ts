@@ -103,6 +103,10 @@ describe("engrama skills on the command line", () => {
 		expect(plain.json<{ notice: string }>().notice).toMatch(/Stored confidence no longer decays .*nothing was changed/);
 		expect(cli(["get", "--label", "Concept", "--name", "Old idea"]).json<{ node: { props: { confidence: number } } }>().node.props.confidence).toBe(1);
 		expect(cli(["decay", "--rate", "-2"]).status).toBe(2);
+		// engrama-py's ENGRAMA_RECENCY_HALF_LIFE reaches ranking (the report reads search's own setting).
+		const env = { ...process.env, ENGRAMA_RECENCY_HALF_LIFE: "180" };
+		expect(cli(["decay"], { env }).json<{ half_life_days: number }>().half_life_days).toBe(180);
+		expect(cli(["decay"], { env: { ...process.env, ENGRAMA_RECENCY_HALF_LIFE: "0" } }).status).toBe(2);
 	}, CLI_TIMEOUT);
 
 	it("ingest reads a file or stdin and returns guidance with dedup hints", () => {
