@@ -54,6 +54,12 @@ export const engramaConfigSchema = z.object({
 			graphWeight: z.number().min(0).default(0.15),
 			temporalWeight: z.number().min(0).default(0.1),
 			trustWeight: z.number().min(0).default(0.1),
+			/** Unset: the engine's defaults (src/engine/search/hybrid-search.ts). */
+			anchorWeight: z.number().min(0).optional(),
+			cohesionDecay: z.number().gt(0).max(1).optional(),
+			fanOutCap: z.number().int().min(1).optional(),
+			/** Days after which the temporal term counts a node half (SPEC §6; read-time decay). */
+			halfLifeDays: z.number().gt(0).optional(),
 		})
 		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1 }),
 	/** Entity resolver (DDR-006); defaults in src/engine/resolver/settings.ts. */
@@ -74,7 +80,10 @@ export const engramaConfigSchema = z.object({
 		.object({ rate: z.number().min(0).default(0.01), maxAgeDays: z.number().min(0).default(90) })
 		.default({ rate: 0.01, maxAgeDays: 90 }),
 	/** The MCP bridge (`engrama serve`). allowTenantHeaders: gateway mode (ENGRAMA_ALLOW_TENANT_HEADERS). */
-	mcp: z.object({ allowTenantHeaders: z.boolean().default(false) }).default({ allowTenantHeaders: false }),
+	/** allowedOrigins: web origins accepted besides loopback (ENGRAMA_ALLOWED_ORIGINS); requireIdentity: refuse requests without tenant headers (ENGRAMA_REQUIRE_IDENTITY). */
+	mcp: z
+		.object({ allowTenantHeaders: z.boolean().default(false), allowedOrigins: z.array(z.string()).default([]), requireIdentity: z.boolean().default(false) })
+		.default({ allowTenantHeaders: false, allowedOrigins: [], requireIdentity: false }),
 });
 
 export type EngramaConfig = z.infer<typeof engramaConfigSchema>;
@@ -101,6 +110,67 @@ function envNumber(name: string, value: string | undefined): number | undefined 
 	const n = Number(value);
 	if (!Number.isFinite(n)) throw new ValidationError(`${name} must be a number, got "${value}".`);
 	return n;
+}
+
+const FLAG_TRUE = ["1", "true", "yes", "on"];
+const FLAG_FALSE = ["0", "false", "no", "off"];
+
+/** A boolean from the environment, refused (not read as false) when it is neither, like engrama-py. */
+function envFlag(name: string, value: string | undefined): boolean | undefined {
+	if (value === undefined || value.trim() === "") return undefined;
+	const clean = value.trim().toLowerCase();
+	if (FLAG_TRUE.includes(clean)) return true;
+	if (FLAG_FALSE.includes(clean)) return false;
+	throw new ValidationError(`${name} must be one of ${[...FLAG_TRUE, ...FLAG_FALSE].join(", ")}; got "${value}".`);
+}
+
+interface Range {
+	readonly min: number;
+	readonly max?: number;
+	/** min itself is refused. */
+	readonly above?: boolean;
+	readonly integer?: boolean;
+}
+
+/** A number from the environment within a range, refused with the variable's name and the range. */
+function envInRange(name: string, value: string | undefined, range: Range): number | undefined {
+	if (value === undefined || value.trim() === "") return undefined;
+	const n = Number(value);
+	const low = range.above ? n > range.min : n >= range.min;
+	const ok = Number.isFinite(n) && low && (range.max === undefined || n <= range.max) && (!range.integer || Number.isInteger(n));
+	if (ok) return n;
+	const kind = range.integer ? "an integer" : "a number";
+	const from = range.above ? `greater than ${range.min}` : `at least ${range.min}`;
+	const bound = range.max === undefined ? from : `${from} and at most ${range.max}`;
+	throw new ValidationError(`${name} must be ${kind} ${bound}; got "${value}".`);
+}
+
+/** One setting with two accepted names (this project's and engrama-py's): both may be set only to the same value. */
+function eitherName(a: string, av: number | undefined, b: string, bv: number | undefined): number | undefined {
+	if (av !== undefined && bv !== undefined && av !== bv) {
+		throw new ValidationError(`${a} (${av}) and ${b} (${bv}) name the same setting: set only one.`);
+	}
+	return av ?? bv;
+}
+
+/** The MCP bridge's Origin allow-list (ENGRAMA_ALLOWED_ORIGINS, comma-separated, engrama-py's syntax). */
+function envOrigins(value: string | undefined): string[] | undefined {
+	if (value === undefined || value.trim() === "") return undefined;
+	const origins = value.split(",").map((o) => o.trim()).filter(Boolean);
+	for (const origin of origins) {
+		const wildcardPort = origin.endsWith(":*");
+		let ok = false;
+		try {
+			const url = new URL(wildcardPort ? origin.slice(0, -2) : origin);
+			ok = (url.protocol === "http:" || url.protocol === "https:") && url.pathname === "/" && !origin.endsWith("/") && url.search === "";
+		} catch {
+			ok = false;
+		}
+		if (!ok) {
+			throw new ValidationError(`ENGRAMA_ALLOWED_ORIGINS must list origins like https://app.example.com or http://localhost:*, separated by commas; got "${origin}".`);
+		}
+	}
+	return origins;
 }
 
 /** An enum setting from the environment, refused with the variable's name and its choices. */
@@ -142,14 +212,25 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			timeoutMs: envNumber("EMBEDDING_TIMEOUT_MS", env.EMBEDDING_TIMEOUT_MS),
 		},
 		search: {
-			fusionMode: envBool(env.ENGRAMA_RANKING_LEGACY) ? "linear" : envChoice("ENGRAMA_FUSION_MODE", env.ENGRAMA_FUSION_MODE, FUSION_MODES),
+			fusionMode: envFlag("ENGRAMA_RANKING_LEGACY", env.ENGRAMA_RANKING_LEGACY) ? "linear" : envChoice("ENGRAMA_FUSION_MODE", env.ENGRAMA_FUSION_MODE, FUSION_MODES),
 			rrfK: envNumber("ENGRAMA_RRF_K", env.ENGRAMA_RRF_K),
-			graphRerank: envBool(env.ENGRAMA_GRAPH_RERANK),
+			graphRerank: envFlag("ENGRAMA_GRAPH_RERANK", env.ENGRAMA_GRAPH_RERANK),
 			graphHops: envNumber("ENGRAMA_GRAPH_HOPS", env.ENGRAMA_GRAPH_HOPS),
 			alpha: envNumber("HYBRID_ALPHA", env.HYBRID_ALPHA),
 			graphWeight: envNumber("HYBRID_GRAPH_BETA", env.HYBRID_GRAPH_BETA),
 			temporalWeight: envNumber("HYBRID_TEMPORAL_GAMMA", env.HYBRID_TEMPORAL_GAMMA),
-			trustWeight: envNumber("HYBRID_TRUST_GAMMA", env.HYBRID_TRUST_GAMMA),
+			// engrama-py's names below (core/search.py, same meaning and bounds).
+			trustWeight: eitherName(
+				"HYBRID_TRUST_GAMMA",
+				envNumber("HYBRID_TRUST_GAMMA", env.HYBRID_TRUST_GAMMA),
+				"ENGRAMA_TRUST_DELTA",
+				envInRange("ENGRAMA_TRUST_DELTA", env.ENGRAMA_TRUST_DELTA, { min: 0 }),
+			),
+			anchorWeight:
+				envFlag("ENGRAMA_ANCHOR_BOOST", env.ENGRAMA_ANCHOR_BOOST) === false ? 0 : envInRange("ENGRAMA_ANCHOR_BETA", env.ENGRAMA_ANCHOR_BETA, { min: 0 }),
+			cohesionDecay: envInRange("ENGRAMA_COHESION_DECAY", env.ENGRAMA_COHESION_DECAY, { min: 0, above: true, max: 1 }),
+			fanOutCap: envInRange("ENGRAMA_FANOUT_CAP", env.ENGRAMA_FANOUT_CAP, { min: 1, integer: true }),
+			halfLifeDays: envInRange("ENGRAMA_RECENCY_HALF_LIFE", env.ENGRAMA_RECENCY_HALF_LIFE, { min: 0, above: true }),
 		},
 		resolver: {
 			connect: envNumber("ENGRAMA_RESOLVE_CONNECT", env.ENGRAMA_RESOLVE_CONNECT),
@@ -165,6 +246,10 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			rate: envNumber("DECAY_RATE", env.DECAY_RATE),
 			maxAgeDays: envNumber("DECAY_MAX_AGE_DAYS", env.DECAY_MAX_AGE_DAYS),
 		},
-		mcp: { allowTenantHeaders: envBool(env.ENGRAMA_ALLOW_TENANT_HEADERS) },
+		mcp: {
+			allowTenantHeaders: envBool(env.ENGRAMA_ALLOW_TENANT_HEADERS),
+			allowedOrigins: envOrigins(env.ENGRAMA_ALLOWED_ORIGINS),
+			requireIdentity: envFlag("ENGRAMA_REQUIRE_IDENTITY", env.ENGRAMA_REQUIRE_IDENTITY),
+		},
 	};
 }

@@ -37,6 +37,17 @@ function isLoopbackOrigin(origin: string): boolean {
 	}
 }
 
+/** An allow-list entry: an exact origin, or "scheme://host:*" for any port (engrama-py's syntax). */
+function originListed(origin: string, allowed: readonly string[]): boolean {
+	const clean = origin.trim().toLowerCase();
+	return allowed.some((entry) => {
+		const e = entry.trim().toLowerCase();
+		if (!e.endsWith(":*")) return e === clean;
+		const base = e.slice(0, -2);
+		return clean === base || (clean.startsWith(`${base}:`) && /^\d+$/.test(clean.slice(base.length + 1)));
+	});
+}
+
 function digest(text: string): Buffer {
 	return createHash("sha256").update(text, "utf8").digest();
 }
@@ -51,14 +62,14 @@ export function tokenMatches(presented: string, expected: string): boolean {
  * resolves its name to 127.0.0.1 still sends its own Host and Origin: both must be loopback.
  * Then the Authorization header must carry the token. Returns null when the request may pass.
  */
-export function checkRequest(headers: Headers, token: string): GuardFailure | null {
+export function checkRequest(headers: Headers, token: string, allowedOrigins: readonly string[] = []): GuardFailure | null {
 	const host = one(headers.host);
 	if (!host || !isLoopbackHost(host)) {
 		return { status: 403, message: `Forbidden: Host "${(host ?? "").slice(0, 100)}" is not this machine. Connect to http://127.0.0.1:<port>/mcp.` };
 	}
 	const origin = one(headers.origin);
-	if (origin !== undefined && !isLoopbackOrigin(origin)) {
-		return { status: 403, message: `Forbidden: requests from the web origin "${origin.slice(0, 100)}" are refused. Only local MCP clients may connect.` };
+	if (origin !== undefined && !isLoopbackOrigin(origin) && !originListed(origin, allowedOrigins)) {
+		return { status: 403, message: `Forbidden: requests from the web origin "${origin.slice(0, 100)}" are refused. Only local MCP clients may connect (or list the origin in ENGRAMA_ALLOWED_ORIGINS).` };
 	}
 	const auth = one(headers.authorization);
 	if (!auth) {

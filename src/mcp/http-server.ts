@@ -9,7 +9,7 @@ import { ValidationError, errorMessage } from "../engine/errors";
 import { createEngramaMcpServer, createToolEnv, toolArgumentsOf } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
 import { guardToolCalls } from "./request-guard";
-import { foreignTenantRefusal } from "./scope-headers";
+import { foreignTenantRefusal, scopeFromHeaders } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
 import { hostClearInterval, hostSetInterval } from "../backends/host-timers";
 
@@ -34,6 +34,10 @@ export interface McpHttpOptions extends McpServerInput {
 	 * the bridge serves its own identity and answers 403 to headers naming another.
 	 */
 	readonly allowTenantHeaders?: boolean;
+	/** Web origins accepted besides loopback (ENGRAMA_ALLOWED_ORIGINS). */
+	readonly allowedOrigins?: readonly string[];
+	/** Refuse requests that carry no X-Engrama-Org-Id / X-Engrama-User-Id (ENGRAMA_REQUIRE_IDENTITY): no silent fallback to the standalone identity. */
+	readonly requireIdentity?: boolean;
 }
 
 export interface McpHttpHandle {
@@ -194,9 +198,13 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 			sendJson(res, 404, rpcError(-32000, `Not found: the MCP endpoint is ${MCP_PATH}.`));
 			return;
 		}
-		const refused = checkRequest(req.headers, options.token);
+		const refused = checkRequest(req.headers, options.token, options.allowedOrigins);
 		if (refused) {
 			sendJson(res, refused.status, rpcError(-32001, refused.message), refused.status === 401 ? { "www-authenticate": 'Bearer realm="engrama"' } : {});
+			return;
+		}
+		if (options.requireIdentity && scopeFromHeaders(req.headers, options.services.identity).standalone) {
+			sendJson(res, 403, rpcError(-32001, "Refused: ENGRAMA_REQUIRE_IDENTITY is set, so every request must send X-Engrama-Org-Id and X-Engrama-User-Id."));
 			return;
 		}
 		if (!options.allowTenantHeaders) {

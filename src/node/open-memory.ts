@@ -49,6 +49,10 @@ export async function openMemory(
 			graphWeight: config.search.graphWeight,
 			temporalWeight: config.search.temporalWeight,
 			trustWeight: config.search.trustWeight,
+			anchorWeight: config.search.anchorWeight,
+			cohesionDecay: config.search.cohesionDecay,
+			fanOutCap: config.search.fanOutCap,
+			halfLifeDays: config.search.halfLifeDays,
 		};
 		const memory = new Memory({ graph, vectors, embedder, profile, search });
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;

@@ -352,7 +352,13 @@ export class EngramaActions implements PanelActions {
 		if (!engine) return;
 		const { rate, maxAgeDays } = this.controller.settings.decay;
 		const report = await this.controller.tasks.run("Running decay", () => engine.skills.decay(personContext(engine), { rate, maxAgeDays }));
-		if (report) noticeInfo(`decay lowered the confidence of ${formatCount(report.decayed)} of ${formatCount(report.examined)} nodes not updated for ${maxAgeDays} days.`);
+		// Read-only since engrama-py 0.18.1's behaviour: say so, and what age does to ranking.
+		if (report) {
+			noticeInfo(
+				`Decay no longer changes stored confidence; search weighs age when ranking (half-life ${report.halfLifeDays} days). ` +
+					`${formatCount(report.aged)} of ${formatCount(report.examined)} nodes not updated for ${maxAgeDays} days.`,
+			);
+		}
 	}
 
 	// --- MCP bridge ---

@@ -96,8 +96,17 @@ describe("engrama skills on the command line", () => {
 	it("decay", () => {
 		cli(["remember", "--label", "Concept", "--name", "Old idea"]);
 		const decay = cli(["decay", "--rate", "0.01", "--max-age", "0", "--dry-run"]).json<{ examined: number; dry_run: boolean }>();
-		expect(decay).toMatchObject({ examined: 1, dry_run: true });
+		expect(decay).toMatchObject({ examined: 1, aged: 1, dry_run: true, changed: false, decayed: 0 });
+		// Old flags still work; without --dry-run nothing is written either, and the output says why.
+		const plain = cli(["decay", "--max-age", "0"]);
+		expect(plain.status).toBe(0);
+		expect(plain.json<{ notice: string }>().notice).toMatch(/Stored confidence no longer decays .*nothing was changed/);
+		expect(cli(["get", "--label", "Concept", "--name", "Old idea"]).json<{ node: { props: { confidence: number } } }>().node.props.confidence).toBe(1);
 		expect(cli(["decay", "--rate", "-2"]).status).toBe(2);
+		// engrama-py's ENGRAMA_RECENCY_HALF_LIFE reaches ranking (the report reads search's own setting).
+		const env = { ...process.env, ENGRAMA_RECENCY_HALF_LIFE: "180" };
+		expect(cli(["decay"], { env }).json<{ half_life_days: number }>().half_life_days).toBe(180);
+		expect(cli(["decay"], { env: { ...process.env, ENGRAMA_RECENCY_HALF_LIFE: "0" } }).status).toBe(2);
 	}, CLI_TIMEOUT);
 
 	it("ingest reads a file or stdin and returns guidance with dedup hints", () => {

@@ -28,4 +28,48 @@ describe("configuration from environment variables", () => {
 			expect(() => fromEnv(env)).toThrow(message);
 		}
 	});
+
+	it("accepts engrama-py's names for the ranking knobs and the HTTP options", () => {
+		const config = fromEnv({
+			ENGRAMA_TRUST_DELTA: "0.3",
+			ENGRAMA_ANCHOR_BETA: "0.7",
+			ENGRAMA_COHESION_DECAY: "0.25",
+			ENGRAMA_FANOUT_CAP: "16",
+			ENGRAMA_RECENCY_HALF_LIFE: "180",
+			ENGRAMA_RRF_K: "40",
+			ENGRAMA_GRAPH_RERANK: "off",
+			ENGRAMA_ALLOWED_ORIGINS: "https://app.example.com, http://localhost:*",
+			ENGRAMA_REQUIRE_IDENTITY: "yes",
+		});
+		expect(config.search).toMatchObject({ trustWeight: 0.3, anchorWeight: 0.7, cohesionDecay: 0.25, fanOutCap: 16, halfLifeDays: 180, rrfK: 40, graphRerank: false });
+		expect(config.mcp).toMatchObject({ allowedOrigins: ["https://app.example.com", "http://localhost:*"], requireIdentity: true });
+		expect(fromEnv({ ENGRAMA_ANCHOR_BOOST: "false", ENGRAMA_ANCHOR_BETA: "0.7" }).search.anchorWeight).toBe(0);
+		// Unset: the engine's defaults apply, and the bridge keeps its loopback-only, standalone behaviour.
+		const plain = fromEnv({});
+		expect(plain.search.halfLifeDays).toBeUndefined();
+		expect(plain.mcp).toMatchObject({ allowedOrigins: [], requireIdentity: false });
+		// This project's name and engrama-py's may both be set only to the same value.
+		expect(fromEnv({ HYBRID_TRUST_GAMMA: "0.2", ENGRAMA_TRUST_DELTA: "0.2" }).search.trustWeight).toBe(0.2);
+	});
+
+	it("refuses out-of-range or malformed engrama-py settings, naming the variable and what it accepts", () => {
+		const cases: [Record<string, string>, string][] = [
+			[{ ENGRAMA_TRUST_DELTA: "-0.1" }, 'ENGRAMA_TRUST_DELTA must be a number at least 0; got "-0.1".'],
+			[{ ENGRAMA_ANCHOR_BETA: "lots" }, 'ENGRAMA_ANCHOR_BETA must be a number at least 0; got "lots".'],
+			[{ ENGRAMA_COHESION_DECAY: "0" }, 'ENGRAMA_COHESION_DECAY must be a number greater than 0 and at most 1; got "0".'],
+			[{ ENGRAMA_COHESION_DECAY: "1.5" }, 'ENGRAMA_COHESION_DECAY must be a number greater than 0 and at most 1; got "1.5".'],
+			[{ ENGRAMA_FANOUT_CAP: "2.5" }, 'ENGRAMA_FANOUT_CAP must be an integer at least 1; got "2.5".'],
+			[{ ENGRAMA_RECENCY_HALF_LIFE: "0" }, 'ENGRAMA_RECENCY_HALF_LIFE must be a number greater than 0; got "0".'],
+			[{ ENGRAMA_GRAPH_RERANK: "maybe" }, 'ENGRAMA_GRAPH_RERANK must be one of 1, true, yes, on, 0, false, no, off; got "maybe".'],
+			[{ ENGRAMA_REQUIRE_IDENTITY: "sure" }, 'ENGRAMA_REQUIRE_IDENTITY must be one of 1, true, yes, on, 0, false, no, off; got "sure".'],
+			[{ ENGRAMA_RANKING_LEGACY: "legacy" }, 'ENGRAMA_RANKING_LEGACY must be one of 1, true, yes, on, 0, false, no, off; got "legacy".'],
+			[{ ENGRAMA_ALLOWED_ORIGINS: "https://ok.example, evil.example" }, 'ENGRAMA_ALLOWED_ORIGINS must list origins like https://app.example.com or http://localhost:*, separated by commas; got "evil.example".'],
+			[{ ENGRAMA_ALLOWED_ORIGINS: "https://ok.example/path" }, 'got "https://ok.example/path"'],
+			[{ HYBRID_TRUST_GAMMA: "0.1", ENGRAMA_TRUST_DELTA: "0.4" }, "HYBRID_TRUST_GAMMA (0.1) and ENGRAMA_TRUST_DELTA (0.4) name the same setting: set only one."],
+		];
+		for (const [env, message] of cases) {
+			expect(() => fromEnv(env)).toThrow(ValidationError);
+			expect(() => fromEnv(env)).toThrow(message);
+		}
+	});
 });

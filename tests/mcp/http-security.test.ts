@@ -254,6 +254,34 @@ describe("MCP bridge security", () => {
 		}
 	});
 
+	it("ENGRAMA_ALLOWED_ORIGINS admits listed web origins; ENGRAMA_REQUIRE_IDENTITY refuses requests without tenant headers", async () => {
+		const listed = await startMcpHttpServer({
+			memory: bridge.opened.memory,
+			services: bridge.node.services,
+			port: 0,
+			token: bridge.token,
+			allowTenantHeaders: true,
+			allowedOrigins: ["https://app.example.com", "http://tools.example:*"],
+			requireIdentity: true,
+		});
+		const tenant = { "X-Engrama-Org-Id": "o1", "X-Engrama-User-Id": "u1" };
+		try {
+			const post = (headers: Record<string, string>) => raw(listed.url, { headers: { ...auth(), ...headers }, body: INIT });
+			expect((await post({ ...tenant, origin: "https://app.example.com" })).status).toBe(200);
+			expect((await post({ ...tenant, origin: "http://tools.example:8080" })).status).toBe(200);
+			expect((await post({ ...tenant, origin: "https://evil.example" })).status).toBe(403);
+			expect((await post({ ...tenant, origin: "http://tools.example.evil:8080" })).status).toBe(403);
+			const anonymous = await post({});
+			expect(anonymous.status).toBe(403);
+			expect(JSON.parse(anonymous.body)).toMatchObject({ error: { message: expect.stringMatching(/ENGRAMA_REQUIRE_IDENTITY/) as string } });
+		} finally {
+			await listed.close();
+		}
+		// Without the options nothing changes: a web origin is refused, a header-less request served.
+		expect((await raw(bridge.url, { headers: { ...auth(), origin: "https://app.example.com" }, body: INIT })).status).toBe(403);
+		expect((await raw(bridge.url, { headers: auth(), body: INIT })).status).toBe(200);
+	});
+
 	it("keeps serving many clients at once", async () => {
 		const clients = await Promise.all(Array.from({ length: 8 }, () => connectClient(bridge.url, bridge.token)));
 		try {

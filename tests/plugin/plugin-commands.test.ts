@@ -223,16 +223,16 @@ describe("reflect and review", () => {
 });
 
 describe("maintenance", () => {
-	test("Run decay lowers confidence of old nodes and says how many", async () => {
+	test("Run decay changes nothing any more and says how many nodes are old", async () => {
 		run("run-decay");
 		// Everything was synced moments ago: nothing is 90 days old.
-		await noticeMatching(/decay lowered the confidence of 0 of \d+ nodes not updated for 90 days/);
+		await noticeMatching(/no longer changes stored confidence.*half-life 30 days\)\. 0 of \d+ nodes not updated for 90 days/);
 		expect(await plugin.controller!.saveSettings((s) => (s.decay.maxAgeDays = 0))).toBeNull();
 		h.fake.fakeReset();
 		run("run-decay");
-		const text = await noticeMatching(/decay lowered the confidence of \d+ of \d+ nodes/);
-		const [, decayed] = /of (\d+) of/.exec(text) ?? [];
-		expect(Number(decayed)).toBeGreaterThan(0);
+		const text = await noticeMatching(/(\d+) of \d+ nodes not updated for 0 days/);
+		const [, aged] = /(\d+) of \d+ nodes/.exec(text) ?? [];
+		expect(Number(aged)).toBeGreaterThan(0);
 	});
 
 	test("Re-embed missing vectors needs an embedder, then embeds every node", async () => {

@@ -73,7 +73,16 @@ export function registerMcpCommands(program: Command, version: string): void {
 				const stopped = untilSignal();
 				try {
 					const allowTenantHeaders = !!options.allowTenantHeaders || config.mcp.allowTenantHeaders;
-					const bridge = await startMcpHttpServer({ memory: opened.memory, services: node.services, host: options.host, port, token, allowTenantHeaders });
+					const bridge = await startMcpHttpServer({
+						memory: opened.memory,
+						services: node.services,
+						host: options.host,
+						port,
+						token,
+						allowTenantHeaders,
+						allowedOrigins: config.mcp.allowedOrigins,
+						requireIdentity: config.mcp.requireIdentity,
+					});
 					const configs = clientConfigs(bridge.url, token, tokenFile);
 					const info = { url: bridge.url, token_file: tokenFile, token_created: created, database: config.dbPath, vault: config.vaultPath ?? null, allow_tenant_headers: allowTenantHeaders, configs };
 					out.result(info, () =>

@@ -196,35 +196,43 @@ export function registerMemoryCommands(program: Command, version: string): void 
 
 	program
 		.command("decay")
-		.description("lower confidence of nodes not updated for a while: confidence × exp(−rate × days)")
-		.option("--rate <n>", "per day (env DECAY_RATE, default 0.01)")
-		.option("--max-age <days>", "only nodes not updated for at least this many days (env DECAY_MAX_AGE_DAYS, default 90)")
+		.description("report what age does to ranking (read-only: stored confidence no longer decays)")
+		.option("--rate <n>", "accepted for old scripts, no longer used: the rate is ln 2 / half-life (ENGRAMA_RECENCY_HALF_LIFE)")
+		.option("--max-age <days>", "list nodes not updated for at least this many days (env DECAY_MAX_AGE_DAYS, default 90)")
 		.option("--label <label>", "only this label")
-		.option("--dry-run", "report without writing")
+		.option("--dry-run", "accepted for old scripts: every run is a dry run now")
 		.action(async (options: { rate?: string; maxAge?: string; label?: string; dryRun?: boolean }, command: Command) =>
 			runWithMemory(command, async (run) => {
 				const rate = options.rate === undefined ? run.config.decay.rate : nonNegative("--rate", options.rate);
 				const maxAgeDays = options.maxAge === undefined ? run.config.decay.maxAgeDays : nonNegative("--max-age", options.maxAge);
 				const report = await skillsOf(run).decay(run.ctx, { rate, maxAgeDays, label: options.label, dryRun: !!options.dryRun });
+				const notice =
+					"Stored confidence no longer decays (as engrama-py 0.18.1): nothing was changed. Search applies age when ranking, " +
+					`confidence × 2^(−days/${report.halfLifeDays}) = confidence × exp(−${round(report.rate)} × days).`;
 				const view = {
-					rate,
+					notice,
+					changed: false,
+					rate: round(report.rate),
+					half_life_days: report.halfLifeDays,
 					max_age_days: maxAgeDays,
-					dry_run: report.dryRun,
+					dry_run: true,
 					examined: report.examined,
-					decayed: report.decayed,
+					aged: report.aged,
+					decayed: 0,
 					sample: report.sample.map((c) => ({
 						node_id: c.node.id,
 						label: c.node.label,
 						name: c.node.key,
 						days: Math.round(c.days * 10) / 10,
-						before: round(c.before),
-						after: round(c.after),
+						confidence: round(c.confidence),
+						ranking_confidence: round(c.rankingConfidence),
 					})),
 				};
 				run.out.result(view, () =>
 					[
-						`${report.dryRun ? "Would decay" : "Decayed"} ${report.decayed} of ${report.examined} nodes (rate ${rate}/day, older than ${maxAgeDays} days)`,
-						...view.sample.slice(0, 20).map((c) => `  ${c.label} "${c.name}": ${c.before} → ${c.after} (${c.days} days)`),
+						notice,
+						`${report.aged} of ${report.examined} nodes not updated for ${maxAgeDays} days or more.`,
+						...view.sample.slice(0, 20).map((c) => `  ${c.label} "${c.name}": stored ${c.confidence}, ranks as ${c.ranking_confidence} (${c.days} days)`),
 					].join("\n"),
 				);
 			}),

@@ -1,7 +1,7 @@
 import { ValidationError } from "../errors";
 import { nodeView, type NodeView } from "../memory";
 import { requireScope } from "../scope";
-import { daysBefore, decayConfidence, type DecayOptions, type DecayReport } from "../temporal";
+import { daysBefore, decayReport, type DecayOptions, type DecayReport } from "../temporal";
 import type { NodeRecord } from "../types";
 import { resolveLabelOrThrow } from "../write/sanitise";
 import type { WriteContext } from "../write/write-pipeline";
@@ -77,14 +77,15 @@ export async function forgetByTtl(deps: SkillDeps, ctx: WriteContext, options: T
 	);
 }
 
-/** `engrama decay`: confidence × exp(−rate × days since update) over the scope's live nodes. */
+/**
+ * `engrama decay`: read-only since engrama-py 0.18.1's behaviour (stored confidence never decays;
+ * search's temporal term applies age when ranking). Reports what age does to ranking; writes nothing.
+ */
 export async function decay(deps: SkillDeps, ctx: WriteContext, options: DecayOptions): Promise<DecayReport> {
 	const scope = requireScope(ctx.scope);
 	const { memory } = deps;
 	const label = options.label ? resolveLabelOrThrow(memory.profile, options.label).label : undefined;
-	return memory.write(() =>
-		memory.graph.transaction(() => decayConfidence(memory.graph, scope, memory.clock.now(), { ...options, label })),
-	);
+	return decayReport(memory.graph, scope, memory.clock.now(), memory.searcher.settings.halfLifeDays, { ...options, label });
 }
 
 export interface GdprCounts {

@@ -1,36 +1,50 @@
 import { ValidationError } from "../errors";
 import { nodeConfidence } from "../node-text";
 import type { GraphStore } from "../protocols";
-import { isSystemInsight } from "../resolver/system-insight";
+import { temporalScore } from "../search/fusion";
 import type { NodeRecord, Scope } from "../types";
 import { daysBefore, daysBetween } from "./dates";
 
+/**
+ * Decay is read-time only (as engrama-py since 0.18.1, its DDR-007): stored confidence stays what
+ * the writer said, and search's temporal term weighs it by age,
+ * confidence × 2^(−days/half_life) = confidence × exp(−(ln 2 / half_life) × days),
+ * i.e. SPEC §7's formula with rate = ln 2 / half_life. `engrama decay` only reports that.
+ */
 export interface DecayOptions {
-	/** Per day: confidence × exp(−rate × days). */
+	/** Accepted for old scripts; no longer used (the rate is ln 2 / half-life of search). */
 	readonly rate: number;
-	/** Only nodes not updated for at least this many days decay (0: every live node). */
+	/** Nodes not updated for at least this many days are counted and listed (0: every live node). */
 	readonly maxAgeDays: number;
 	readonly label?: string;
-	/** Report without writing. */
+	/** Accepted for old scripts: every run is a dry run now. */
 	readonly dryRun?: boolean;
 }
 
 export interface DecayChange {
 	readonly node: NodeRecord;
-	readonly before: number;
-	readonly after: number;
+	/** Stored confidence (unchanged). */
+	readonly confidence: number;
+	/** What search's temporal term uses for this node today. */
+	readonly rankingConfidence: number;
 	readonly days: number;
 }
 
 export interface DecayReport {
 	readonly examined: number;
-	readonly decayed: number;
-	readonly dryRun: boolean;
-	/** The first changes (at most 50), for display. */
+	/** Nodes not updated for maxAgeDays or more. */
+	readonly aged: number;
+	/** Always 0: nothing is written any more (kept for old JSON readers). */
+	readonly decayed: 0;
+	readonly dryRun: true;
+	readonly halfLifeDays: number;
+	/** The effective per-day rate: ln 2 / halfLifeDays. */
+	readonly rate: number;
+	/** The oldest aged nodes (at most 50), for display. */
 	readonly sample: readonly DecayChange[];
 }
 
-/** Seed formula: confidence × exp(−rate × days). */
+/** SPEC §7: confidence × exp(−rate × days), clamped to [0, 1]. */
 export function decayedConfidence(confidence: number, rate: number, days: number): number {
 	return Math.max(0, Math.min(1, confidence * Math.exp(-rate * days)));
 }
@@ -47,36 +61,27 @@ export function validateDecayOptions(options: DecayOptions): void {
 	}
 }
 
-/**
- * One decay pass over the scope's live nodes (system Insights excluded: reflect owns their
- * confidence). Time counts from the later of updated_at and the previous pass (`decayed_at`), so
- * repeated passes compound to exactly exp(−rate × days since update). `updated_at` is kept: a
- * decay is not an edit, and recency signals must not see it as one.
- */
-export async function decayConfidence(graph: GraphStore, scope: Scope, now: Date, options: DecayOptions): Promise<DecayReport> {
+/** Read-only: what age does to each live node's weight in ranking. Writes nothing. */
+export async function decayReport(graph: GraphStore, scope: Scope, now: Date, halfLifeDays: number, options: DecayOptions): Promise<DecayReport> {
 	validateDecayOptions(options);
 	const cutoff = daysBefore(now, options.maxAgeDays);
-	const nowIso = now.toISOString();
-	const changes: DecayChange[] = [];
+	const aged: DecayChange[] = [];
 	let examined = 0;
-	let decayed = 0;
+	let count = 0;
 	for (let offset = 0; ; offset += PAGE) {
 		const page = await graph.listNodes(scope, { label: options.label, limit: PAGE, offset });
 		for (const node of page) {
 			examined++;
-			if (isSystemInsight(node) || node.updatedAt > cutoff) continue;
-			const since = typeof node.props.decayed_at === "string" && node.props.decayed_at > node.updatedAt ? node.props.decayed_at : node.updatedAt;
-			const days = daysBetween(since, now);
-			const before = nodeConfidence(node);
-			const after = decayedConfidence(before, options.rate, days);
-			if (days <= 0 || after === before) continue;
-			decayed++;
-			if (changes.length < SAMPLE) changes.push({ node, before, after, days });
-			if (!options.dryRun) {
-				await graph.updateNode(scope, node.id, { confidence: after, decayed_at: nowIso }, [], node.updatedAt);
-			}
+			if (node.updatedAt > cutoff) continue;
+			count++;
+			const confidence = nodeConfidence(node);
+			const days = daysBetween(node.updatedAt, now);
+			aged.push({ node, confidence, rankingConfidence: temporalScore(confidence, node.updatedAt, now, halfLifeDays), days });
+			// Keep only the oldest SAMPLE, so memory stays bounded on a large store.
+			if (aged.length > SAMPLE * 2) aged.sort((a, b) => b.days - a.days).splice(SAMPLE);
 		}
 		if (page.length < PAGE) break;
 	}
-	return { examined, decayed, dryRun: !!options.dryRun, sample: changes };
+	aged.sort((a, b) => b.days - a.days).splice(SAMPLE);
+	return { examined, aged: count, decayed: 0, dryRun: true, halfLifeDays, rate: Math.LN2 / halfLifeDays, sample: aged };
 }

@@ -41,32 +41,40 @@ describe.each(testBackends())("temporal reasoning on $name", (backend) => {
 	const remember = (label: string, name: string, props: Record<string, unknown> = {}) => f.skills.remember(f.ctx, { label, name, props });
 	const confidence = async (label: string, name: string) => (await f.memory.get(f.scope, label, name))?.props.confidence;
 
-	it("decay: only nodes older than max-age, from the last update, compounding exactly, updated_at kept", async () => {
-		await remember("Concept", "Old idea");
+	// Since engrama-py 0.18.1 decay is read-time only: stored confidence stays what the writer said.
+	it("decay writes nothing: stored confidence and updated_at stay as written; it reports the ranking weight", async () => {
+		await remember("Concept", "Old idea", { confidence: 0.8 });
 		f.clock.advanceDays(80);
 		await remember("Concept", "Fresh idea");
 		f.clock.advanceDays(20); // Old idea: 100 days, Fresh idea: 20 days
 		const report = await f.skills.decay(f.ctx, { rate: 0.01, maxAgeDays: 90 });
-		expect(report).toMatchObject({ examined: 2, decayed: 1, dryRun: false });
-		expect(await confidence("Concept", "Old idea")).toBeCloseTo(Math.exp(-1), 6);
+		expect(report).toMatchObject({ examined: 2, aged: 1, decayed: 0, dryRun: true, halfLifeDays: 30 });
+		expect(report.rate).toBeCloseTo(Math.LN2 / 30, 10);
+		expect(report.sample.map((c) => c.node.key)).toEqual(["Old idea"]);
+		expect(report.sample[0].confidence).toBe(0.8);
+		expect(report.sample[0].rankingConfidence).toBeCloseTo(0.8 * 2 ** (-100 / 30), 6);
+		expect(await confidence("Concept", "Old idea")).toBe(0.8);
 		expect(await confidence("Concept", "Fresh idea")).toBe(1);
 		const old = await f.memory.get(f.scope, "Concept", "Old idea");
 		expect(old?.updatedAt).toBe("2026-01-01T09:00:00.000Z");
-
-		f.clock.advanceDays(10);
-		await f.skills.decay(f.ctx, { rate: 0.01, maxAgeDays: 90 });
-		// Two passes equal one pass over the whole 110 days.
-		expect(await confidence("Concept", "Old idea")).toBeCloseTo(Math.exp(-1.1), 6);
+		expect(old?.props.decayed_at).toBeUndefined();
+		await expect(f.skills.decay(f.ctx, { rate: -1, maxAgeDays: 90 })).rejects.toBeInstanceOf(ValidationError);
 	});
 
-	it("decay dry run writes nothing; bad rates are refused", async () => {
-		await remember("Concept", "Old idea");
-		f.clock.advanceDays(200);
-		const report = await f.skills.decay(f.ctx, { rate: 0.01, maxAgeDays: 90, dryRun: true });
-		expect(report.decayed).toBe(1);
-		expect(report.sample[0].after).toBeCloseTo(Math.exp(-2), 6);
-		expect(await confidence("Concept", "Old idea")).toBe(1);
-		await expect(f.skills.decay(f.ctx, { rate: -1, maxAgeDays: 90 })).rejects.toBeInstanceOf(ValidationError);
+	it("ranking reflects age once: decay runs do not lower an old node's temporal signal again", async () => {
+		await remember("Concept", "Quartz clock drift", { description: "quartz drift notes" });
+		f.clock.advanceDays(100);
+		await remember("Concept", "Quartz clock tuning", { description: "quartz drift notes" });
+		const temporalOf = async () => {
+			const view = await f.memory.search(f.scope, "quartz drift", { graph: false });
+			return Object.fromEntries(view.results.map((r) => [r.name, r.scores.temporal]));
+		};
+		const before = await temporalOf();
+		expect(before["Quartz clock tuning"]).toBeCloseTo(1, 6);
+		expect(before["Quartz clock drift"]).toBeCloseTo(2 ** (-100 / 30), 5);
+		await f.skills.decay(f.ctx, { rate: 0.05, maxAgeDays: 0 });
+		await f.skills.decay(f.ctx, { rate: 0.05, maxAgeDays: 0 });
+		expect(await temporalOf()).toEqual(before);
 	});
 
 	it("setting valid_to halves confidence; updating a superseded node revives it with a conflict warning", async () => {
