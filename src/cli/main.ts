@@ -6,6 +6,7 @@ import { registerReflectCommands } from "./commands/reflect-commands";
 import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
 import { registerMigrateCommand } from "./commands/migrate-command";
+import { registerVerifyCommand } from "./commands/verify-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
 	registerMcpCommands(program, version);
 	registerSyncCommands(program);
 	registerMigrateCommand(program);
+	registerVerifyCommand(program);
 	return program;
 }
 
