@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import { runCli } from "../helpers/run-cli";
+import { makeTempDir } from "../helpers/temp-dir";
+
+interface Finding {
+	check: string;
+	ok: boolean;
+	problems: number;
+	advice: string;
+}
+
+describe("engrama verify, health and init", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	let db: string;
+	const cli = (...args: string[]) => runCli(["--db", db, "--json", ...args]);
+	const finding = (checks: Finding[], id: string) => checks.find((c) => c.check === id);
+
+	beforeEach(() => {
+		dir = makeTempDir("engrama-verify-");
+		db = join(dir.path, "memory.db");
+	});
+	afterEach(() => dir.cleanup());
+
+	it("verify refuses a missing memory (exit 2) and creates nothing", () => {
+		const result = cli("verify");
+		expect(result.status).toBe(2);
+		expect(result.stderr).toMatch(/engrama init/);
+		expect(existsSync(db)).toBe(false);
+	});
+
+	it("verify passes a clean memory and finds a missing fulltext row, a dangling relation and an orphan fulltext row", async () => {
+		expect(cli("remember", "--label", "Project", "--name", "Billing Portal").status).toBe(0);
+		expect(cli("remember", "--label", "Technology", "--name", "Python").status).toBe(0);
+		expect(cli("relate", "Project", "Billing Portal", "USES", "Technology", "Python").status).toBe(0);
+		const clean = cli("verify");
+		expect(clean.status).toBe(0);
+		const report = clean.json<{ ok: boolean; checks: Finding[] }>();
+		expect(report.ok).toBe(true);
+		expect(report.checks.map((c) => c.check)).toEqual(
+			expect.arrayContaining(["storage", "fulltext_missing", "fulltext_orphans", "dangling_edges", "edge_scope", "vector_orphans", "vector_dimensions"]),
+		);
+
+		// Damage the file the way a crashed or foreign writer could (foreign keys are off on this raw connection).
+		const conn = await openDatabase({ path: db });
+		const python = conn.get<{ id: number }>("SELECT id FROM nodes WHERE key_value = 'Python'")!.id;
+		const portal = conn.get<{ id: number }>("SELECT id FROM nodes WHERE key_value = 'Billing Portal'")!.id;
+		conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [portal]);
+		conn.run("DELETE FROM nodes WHERE id = ?", [python]);
+		conn.close();
+
+		const broken = cli("verify");
+		expect(broken.status).toBe(1);
+		const checks = broken.json<{ ok: boolean; checks: Finding[] }>().checks;
+		expect(finding(checks, "fulltext_missing")).toMatchObject({ ok: false, problems: 1 });
+		expect(finding(checks, "fulltext_orphans")).toMatchObject({ ok: false, problems: 1 });
+		expect(finding(checks, "dangling_edges")).toMatchObject({ ok: false, problems: 1 });
+		expect(finding(checks, "storage")).toMatchObject({ ok: true });
+		expect(finding(checks, "dangling_edges")?.advice).not.toBe("");
+
+		// Read-only: a second run finds exactly the same.
+		expect(cli("verify").json<{ checks: Finding[] }>().checks).toEqual(checks);
+		const human = runCli(["--db", db, "verify"]);
+		expect(human.status).toBe(1);
+		expect(human.stdout).toMatch(/nothing was changed/);
+		expect(human.stdout).toMatch(/FAIL {2}dangling edges: 1\./);
+	});
+});
