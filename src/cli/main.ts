@@ -7,6 +7,7 @@ import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
 import { registerMigrateCommand } from "./commands/migrate-command";
 import { registerVerifyCommand } from "./commands/verify-command";
+import { registerHealthCommand } from "./commands/health-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
 	registerSyncCommands(program);
 	registerMigrateCommand(program);
 	registerVerifyCommand(program);
+	registerHealthCommand(program);
 	return program;
 }
 

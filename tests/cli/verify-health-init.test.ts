@@ -68,3 +68,51 @@ describe("engrama verify, health and init", () => {
 		expect(human.stdout).toMatch(/FAIL {2}dangling edges: 1\./);
 	});
 });
+
+describe("engrama health", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	let db: string;
+
+	beforeEach(() => {
+		dir = makeTempDir("engrama-health-");
+		db = join(dir.path, "memory.db");
+	});
+	afterEach(() => dir.cleanup());
+
+	it("reports a missing memory as not healthy (exit 1) with the next step, and creates nothing", () => {
+		const result = runCli(["--db", db, "--json", "health", "--port", "9"]);
+		expect(result.status).toBe(1);
+		const view = result.json<{ ok: boolean; backend: { ok: boolean }; advice: string[] }>();
+		expect(view).toMatchObject({ ok: false, backend: { ok: false } });
+		expect(view.advice.join(" ")).toMatch(/engrama init/);
+		expect(existsSync(db)).toBe(false);
+	});
+
+	it("reports backend counts, schema version, embedder and bridge in a stable shape; an unreachable embedder exits 1 without leaking its key", () => {
+		expect(runCli(["--db", db, "remember", "--label", "Project", "--name", "Alpha"]).status).toBe(0);
+		const healthy = runCli(["--db", db, "--json", "health", "--port", "9"]);
+		expect(healthy.status).toBe(0);
+		expect(healthy.json()).toEqual({
+			ok: true,
+			backend: { name: "sqlite", ok: true, location: db, nodes: 1, edges: 0, schema_version: 6, detail: null },
+			embedder: { provider: "none", model: "", dimensions: null, configured: false, reachable: null, detail: expect.any(String) },
+			bridge: { url: "http://127.0.0.1:9/mcp", reachable: false, status: null, token_file: `${db}.mcp-token`, token_file_exists: false },
+			advice: [],
+		});
+
+		// Port 9 (discard) refuses on loopback: the embedder is down, the rest is still reported.
+		const secret = "sk-test-never-printed-0123456789";
+		const down = runCli(["--db", db, "--json", "health", "--port", "9", "--timeout", "5"], {
+			env: { EMBEDDING_PROVIDER: "openai", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: secret, EMBEDDING_MODEL: "text-embedding-3-small" },
+		});
+		expect(down.status).toBe(1);
+		const view = down.json<{ ok: boolean; backend: { ok: boolean; nodes: number }; embedder: { configured: boolean; reachable: boolean }; advice: string[] }>();
+		expect(view).toMatchObject({ ok: false, backend: { ok: true, nodes: 1 }, embedder: { configured: true, reachable: false } });
+		expect(view.advice.length).toBe(1);
+		expect(down.stdout + down.stderr).not.toContain(secret);
+	});
+
+	it("rejects a bad --port as bad input (exit 2)", () => {
+		expect(runCli(["--db", db, "health", "--port", "nope"]).status).toBe(2);
+	});
+});

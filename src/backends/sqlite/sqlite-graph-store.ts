@@ -150,7 +150,8 @@ export class SqliteGraphStore implements GraphStore {
 		try {
 			const nodes = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0;
 			const edges = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n ?? 0;
-			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), detail: this.conn.path };
+			const schemaVersion = Number(this.conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
+			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path };
 		} catch (error) {
 			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
 		}

@@ -69,6 +69,8 @@ export interface HealthReport {
 	readonly detail?: string;
 	readonly nodes?: number;
 	readonly edges?: number;
+	/** The stored layout's version where the backend records one (SQLite user_version). */
+	readonly schemaVersion?: number;
 }
 
 /** What `engrama verify` checks; each backend reports the ones that can go wrong in it. */
