@@ -1,9 +1,14 @@
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
+
+const BIN = join(__dirname, "..", "..", "bin", "engrama.mjs");
 
 interface Finding {
 	check: string;
@@ -95,7 +100,7 @@ describe("engrama health", () => {
 		expect(healthy.json()).toEqual({
 			ok: true,
 			backend: { name: "sqlite", ok: true, location: db, nodes: 1, edges: 0, schema_version: 6, detail: null },
-			embedder: { provider: "none", model: "", dimensions: null, configured: false, reachable: null, detail: expect.any(String) },
+			embedder: { provider: "none", model: "", dimensions: null, configured: false, reachable: null, detail: expect.any(String) as unknown },
 			bridge: { url: "http://127.0.0.1:9/mcp", reachable: false, status: null, token_file: `${db}.mcp-token`, token_file_exists: false },
 			advice: [],
 		});
@@ -110,6 +115,25 @@ describe("engrama health", () => {
 		expect(view).toMatchObject({ ok: false, backend: { ok: true, nodes: 1 }, embedder: { configured: true, reachable: false } });
 		expect(view.advice.length).toBe(1);
 		expect(down.stdout + down.stderr).not.toContain(secret);
+	});
+
+	it("sees an HTTP server answering on the bridge port and the token file beside the database", async () => {
+		expect(runCli(["--db", db, "remember", "--label", "Project", "--name", "Alpha"]).status).toBe(0);
+		writeFileSync(`${db}.mcp-token`, "token\n", { mode: 0o600 });
+		const server = createServer((_req, res) => res.writeHead(401).end());
+		await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+		try {
+			const port = (server.address() as AddressInfo).port;
+			// Asynchronous child: this process must stay free to answer it.
+			const child = spawn(process.execPath, [BIN, "--db", db, "--json", "health", "--port", String(port)], { env: { ...process.env, ENGRAMA_DB_PATH: "", GRAPH_BACKEND: "" } });
+			let stdout = "";
+			child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+			const status = await new Promise<number | null>((done) => child.on("close", done));
+			expect(status).toBe(0);
+			expect(JSON.parse(stdout)).toMatchObject({ bridge: { reachable: true, status: 401, token_file_exists: true } });
+		} finally {
+			server.close();
+		}
 	});
 
 	it("rejects a bad --port as bad input (exit 2)", () => {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import type { Command } from "commander";
 import { createBackend } from "../../backends/factory";
 import type { EngramaConfig } from "../../config/engrama-config";
@@ -127,15 +128,15 @@ async function checkEmbedder(config: EngramaConfig, ms: number): Promise<HealthV
 async function checkBridge(config: EngramaConfig, port: number, ms: number): Promise<HealthView["bridge"]> {
 	const url = `http://127.0.0.1:${port}${MCP_PATH}`;
 	const tokenFile = config.dbPath === ":memory:" ? null : defaultTokenFile(config.dbPath);
-	let status: number | null = null;
-	try {
+	const status = await new Promise<number | null>((done) => {
 		// No token sent: any HTTP answer (401 from a bridge) proves something serves there.
-		const response = await fetch(url, { method: "GET", signal: AbortSignal.timeout(Math.min(ms, 2000)) });
-		status = response.status;
-		await response.body?.cancel();
-	} catch {
-		status = null;
-	}
+		const req = httpGet(url, { timeout: Math.min(ms, 2000) }, (res) => {
+			res.resume();
+			done(res.statusCode ?? null);
+		});
+		req.on("timeout", () => req.destroy());
+		req.on("error", () => done(null));
+	});
 	return { url, reachable: status !== null, status, token_file: tokenFile, token_file_exists: tokenFile !== null && existsSync(tokenFile) };
 }
 
