@@ -8,6 +8,7 @@ import { registerSyncCommands } from "./commands/sync-commands";
 import { registerMigrateCommand } from "./commands/migrate-command";
 import { registerVerifyCommand } from "./commands/verify-command";
 import { registerHealthCommand } from "./commands/health-command";
+import { registerInitCommand } from "./commands/init-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
 	registerMigrateCommand(program);
 	registerVerifyCommand(program);
 	registerHealthCommand(program);
+	registerInitCommand(program);
 	return program;
 }
 

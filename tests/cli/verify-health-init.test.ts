@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -138,5 +138,48 @@ describe("engrama health", () => {
 
 	it("rejects a bad --port as bad input (exit 2)", () => {
 		expect(runCli(["--db", db, "health", "--port", "nope"]).status).toBe(2);
+	});
+});
+
+describe("engrama init", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+
+	beforeEach(() => {
+		dir = makeTempDir("engrama-init-");
+	});
+	afterEach(() => dir.cleanup());
+
+	it("creates a private memory, prints the next steps, and changes nothing on a second run", () => {
+		const db = join(dir.path, "new", "memory.db");
+		const first = runCli(["--db", db, "--json", "init"]);
+		expect(first.status).toBe(0);
+		const view = first.json<{ created: boolean; backend: string; location: string; next_steps: string[] }>();
+		expect(view).toMatchObject({ created: true, backend: "sqlite", location: db });
+		expect(view.next_steps.join("\n")).toMatch(/sync[\s\S]*serve[\s\S]*health/);
+		if (process.platform !== "win32") {
+			expect(statSync(join(dir.path, "new")).mode & 0o777).toBe(0o700);
+			expect(statSync(db).mode & 0o777).toBe(0o600);
+		}
+		expect(readdirSync(join(dir.path, "new"))).toEqual(["memory.db"]);
+		expect(runCli(["--db", db, "--json", "health", "--port", "9"]).json()).toMatchObject({ ok: true, backend: { nodes: 0, schema_version: 6 } });
+
+		const bytes = readFileSync(db);
+		const again = runCli(["--db", db, "init"]);
+		expect(again.status).toBe(0);
+		expect(again.stdout).toMatch(/already .*nothing was changed/);
+		expect(readFileSync(db).equals(bytes)).toBe(true);
+	});
+
+	it("refuses a file that is not a SQLite database (exit 2) and leaves it as it was", () => {
+		const path = join(dir.path, "notes.txt");
+		writeFileSync(path, "my notes\n");
+		const result = runCli(["--db", path, "init"]);
+		expect(result.status).toBe(2);
+		expect(result.stderr).toMatch(/not a SQLite database/);
+		expect(readFileSync(path, "utf8")).toBe("my notes\n");
+	});
+
+	it("refuses the null backend (exit 2)", () => {
+		expect(runCli(["--db", join(dir.path, "m.db"), "--backend", "null", "init"]).status).toBe(2);
 	});
 });
