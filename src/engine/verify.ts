@@ -6,14 +6,14 @@ import type { Scope } from "./types";
 
 /** What to do about each kind of problem (the command line prints it beside the count). */
 export const INTEGRITY_ADVICE: Readonly<Record<IntegrityCheckId | "vectors_missing", string>> = {
-	storage: "The database file is damaged: restore it from a backup (or rebuild the memory from the vault with engrama sync).",
-	fulltext_missing: "Search cannot find these nodes by words: re-sync the vault (engrama sync) or re-save the nodes.",
-	fulltext_orphans: "Leftover fulltext rows of deleted nodes: harmless to search results; a re-sync or migrate to a fresh file removes them.",
-	dangling_edges: "Relations point at deleted nodes: they are ignored by reads; migrate to a fresh file drops them.",
-	edge_scope: "Relations cross scopes (org/user): check which program wrote them; they are not shown to either scope.",
-	vector_orphans: "Vectors of deleted nodes: unused; engrama reindex --rebuild --apply rewrites the vector table.",
+	storage: "The database file is damaged: restore it from a backup (or rebuild the memory from the vault with engrama sync into a new --db).",
+	fulltext_missing: "Search cannot find these nodes by words: engrama verify --fix indexes them.",
+	fulltext_orphans: "Fulltext rows of deleted nodes (search skips them): engrama verify --fix removes them.",
+	dangling_edges: "Relations to deleted nodes (reads skip them): engrama verify --fix removes them.",
+	edge_scope: "Relations cross scopes (org/user): neither scope sees them whole; check which program wrote them (nothing is fixed automatically).",
+	vector_orphans: "Vectors of deleted nodes (search skips them; they still hold a trace of the deleted text): engrama verify --fix removes them.",
 	vector_dimensions: "The vectors do not match the memory's dimension: run engrama reindex --rebuild --apply.",
-	vectors_missing: "These nodes have no vector (semantic search misses them): run engrama reindex --apply.",
+	vectors_missing: "These nodes have no current vector (semantic search misses them): run engrama reindex --apply.",
 };
 
 export interface VerifyFinding extends Omit<IntegrityCheck, "check"> {
@@ -30,6 +30,17 @@ export interface VerifyReport {
 	/** Live nodes of the caller's scope without a current vector (null: no embedder, nothing expected). */
 	readonly vectors_missing: number | null;
 	readonly notes: readonly string[];
+}
+
+/**
+ * `fix`: what the stores' repairIntegrity does (rows of no node removed, missing fulltext entries
+ * written), as one transaction, before the checks; returns how many rows each repair touched.
+ */
+export async function repairMemory(deps: { graph: GraphStore; vectors: VectorStore | null }): Promise<Partial<Record<IntegrityCheckId, number>>> {
+	return deps.graph.transaction(async () => ({
+		...((await deps.graph.repairIntegrity?.()) ?? {}),
+		...((await deps.vectors?.repairIntegrity?.()) ?? {}),
+	}));
 }
 
 /** Read-only: runs the backend's integrity checks and counts the scope's nodes that need embedding. */

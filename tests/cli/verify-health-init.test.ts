@@ -20,7 +20,8 @@ interface Finding {
 describe("engrama verify, health and init", () => {
 	let dir: ReturnType<typeof makeTempDir>;
 	let db: string;
-	const cli = (...args: string[]) => runCli(["--db", db, "--json", ...args]);
+	// A hash embedder: every node gets a vector, so the vector checks have rows to read.
+	const cli = (...args: string[]) => runCli(["--db", db, "--json", ...args], { env: { EMBEDDING_PROVIDER: "hash", EMBEDDING_DIMENSIONS: "32" } });
 	const finding = (checks: Finding[], id: string) => checks.find((c) => c.check === id);
 
 	beforeEach(() => {
@@ -36,7 +37,7 @@ describe("engrama verify, health and init", () => {
 		expect(existsSync(db)).toBe(false);
 	});
 
-	it("verify passes a clean memory and finds a missing fulltext row, a dangling relation and an orphan fulltext row", async () => {
+	it("verify passes a clean memory, finds a missing and an orphan fulltext row, a dangling relation and an orphan vector, and --fix repairs them without touching nodes", async () => {
 		expect(cli("remember", "--label", "Project", "--name", "Billing Portal").status).toBe(0);
 		expect(cli("remember", "--label", "Technology", "--name", "Python").status).toBe(0);
 		expect(cli("relate", "Project", "Billing Portal", "USES", "Technology", "Python").status).toBe(0);
@@ -62,6 +63,7 @@ describe("engrama verify, health and init", () => {
 		expect(finding(checks, "fulltext_missing")).toMatchObject({ ok: false, problems: 1 });
 		expect(finding(checks, "fulltext_orphans")).toMatchObject({ ok: false, problems: 1 });
 		expect(finding(checks, "dangling_edges")).toMatchObject({ ok: false, problems: 1 });
+		expect(finding(checks, "vector_orphans")).toMatchObject({ ok: false, problems: 1 });
 		expect(finding(checks, "storage")).toMatchObject({ ok: true });
 		expect(finding(checks, "dangling_edges")?.advice).not.toBe("");
 
@@ -71,6 +73,16 @@ describe("engrama verify, health and init", () => {
 		expect(human.status).toBe(1);
 		expect(human.stdout).toMatch(/nothing was changed/);
 		expect(human.stdout).toMatch(/FAIL {2}dangling edges: 1\./);
+
+		// --fix removes what belongs to no node and indexes the node search lost; the node itself is untouched.
+		const before = cli("get", "--label", "Project", "--name", "Billing Portal").json<{ node: unknown }>().node;
+		const fixed = cli("verify", "--fix");
+		expect(fixed.status).toBe(0);
+		expect(fixed.json<{ repaired: Record<string, number> }>().repaired).toMatchObject({ fulltext_missing: 1, fulltext_orphans: 1, dangling_edges: 1, vector_orphans: 1 });
+		expect(cli("get", "--label", "Project", "--name", "Billing Portal").json<{ node: unknown }>().node).toEqual(before);
+		const found = cli("search", "Billing Portal").json<{ results: { name: string }[] }>().results.map((r) => r.name);
+		expect(found).toContain("Billing Portal");
+		expect(cli("verify").status).toBe(0);
 	});
 });
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
-import { verifyMemory } from "../../src/engine/verify";
+import { repairMemory, verifyMemory } from "../../src/engine/verify";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { testBackends } from "./backends";
@@ -36,6 +36,10 @@ describe.each(testBackends())("verify contract on $name", (backend) => {
 		expect(report.checks.map((c) => c.check)).toEqual(expect.arrayContaining(["storage", "edge_scope", "vector_dimensions", "vectors_missing"]));
 		expect(report.vectors_missing).toBe(0);
 		expect(await memory.vectors!.count(scope)).toBeGreaterThan(0);
+		expect(await memory.graph.counts(scope)).toEqual(before);
+		// --fix on a clean memory touches nothing.
+		const repaired = await repairMemory({ graph: memory.graph, vectors: memory.vectors });
+		expect(Object.values(repaired).every((n) => n === 0)).toBe(true);
 		expect(await memory.graph.counts(scope)).toEqual(before);
 	});
 });

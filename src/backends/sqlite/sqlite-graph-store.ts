@@ -14,6 +14,7 @@ import type {
 	ScopeForgetReport,
 	HistoryEntry,
 	IntegrityCheck,
+	IntegrityCheckId,
 	NameCandidatesQuery,
 	NodeHistoryQuery,
 	ReflectDetectorId,
@@ -607,6 +608,18 @@ export class SqliteGraphStore implements GraphStore {
 				`SELECT 'edge ' || e.id || ' (' || e.rel_type || ')' AS s FROM edges e JOIN nodes a ON a.id = e.from_id JOIN nodes b ON b.id = e.to_id WHERE ${scopeDiffers} ORDER BY e.id`,
 			),
 		];
+	}
+
+	async repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
+		return this.atomic(() => {
+			const missing = this.conn.all<{ id: number; props: string }>(`SELECT id, props FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts)`);
+			for (const row of missing) this.writeFts(row.id, parseProps(row.props), true);
+			const fulltextOrphans = this.conn.run("DELETE FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)").changes;
+			const dangling = this.conn.run(
+				"DELETE FROM edges WHERE from_id NOT IN (SELECT id FROM nodes) OR to_id NOT IN (SELECT id FROM nodes)",
+			).changes;
+			return { fulltext_missing: missing.length, fulltext_orphans: fulltextOrphans, dangling_edges: dangling };
+		});
 	}
 
 	async counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {

@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import type { IntegrityCheck, VectorStore } from "../../engine/protocols";
+import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
@@ -111,6 +111,11 @@ export class SqliteVectorStore implements VectorStore {
 			[scope.orgId, scope.userId],
 		);
 		return Number(row?.n ?? 0);
+	}
+
+	async repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
+		if (!this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE])) return { vector_orphans: 0 };
+		return { vector_orphans: this.conn.run(`DELETE FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`).changes };
 	}
 
 	async checkIntegrity(): Promise<readonly IntegrityCheck[]> {

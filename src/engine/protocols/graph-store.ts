@@ -230,6 +230,12 @@ export interface GraphStore {
 	 * no one). Never writes. Optional: a backend without it has nothing to check (null).
 	 */
 	checkIntegrity?(): Promise<readonly IntegrityCheck[]>;
+	/**
+	 * `engrama verify --fix`: removes only rows that belong to no node (fulltext rows, relations
+	 * whose endpoint is gone) and indexes live nodes missing from the fulltext index. Never changes
+	 * a node. Returns how many rows each check's repair touched.
+	 */
+	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 
 	/** Runs `fn` as one unit (atomic where capabilities.atomicTransactions). */
 	transaction<T>(fn: () => Promise<T>): Promise<T>;

@@ -1,4 +1,4 @@
-import type { IntegrityCheck } from "./graph-store";
+import type { IntegrityCheck, IntegrityCheckId } from "./graph-store";
 import type { PartialScope, Scope, VectorHit } from "../types";
 
 /** The vector half of a backend: one vector per node id, cosine similarity. */
@@ -20,4 +20,6 @@ export interface VectorStore {
 	reset?(): Promise<void>;
 	/** Read-only: vector_orphans and vector_dimensions over the whole store (see GraphStore.checkIntegrity). */
 	checkIntegrity?(): Promise<readonly IntegrityCheck[]>;
+	/** Removes vectors of nodes that no longer exist (see GraphStore.repairIntegrity). */
+	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 }
