@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { ValidationError } from "../engine/errors";
 import { configFromEnv, parseConfig, type EngramaConfig } from "../config/engrama-config";
 import { openMemory, type OpenedMemory } from "../node/open-memory";
 import { defaultDataDir } from "../node/private-dir";
@@ -47,7 +49,7 @@ export interface CommandRun {
 export async function runWithMemory(
 	command: Command,
 	job: (run: CommandRun) => Promise<void>,
-	options: { replicateToVault?: boolean } = {},
+	options: { replicateToVault?: boolean; mustExist?: boolean } = {},
 ): Promise<void> {
 	const flags = command.optsWithGlobals<GlobalOptions>();
 	const out = createOutput(!!flags.json);
@@ -55,6 +57,10 @@ export async function runWithMemory(
 	let finishVaultWrites: (() => Promise<void>) | null = null;
 	try {
 		const config = resolveConfig(flags);
+		// Checks that read a memory must not create an empty one where the user mistyped a path.
+		if (options.mustExist && config.backend === "sqlite" && config.dbPath !== ":memory:" && !existsSync(config.dbPath)) {
+			throw new ValidationError(`No memory at ${config.dbPath}. Run engrama init to create it, or point --db (or ENGRAMA_DB_PATH) at an existing file.`);
+		}
 		opened = await openMemory(config);
 		if (options.replicateToVault) {
 			// Loaded lazily: sync-commands imports this module.

@@ -6,6 +6,9 @@ import { registerReflectCommands } from "./commands/reflect-commands";
 import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
 import { registerMigrateCommand } from "./commands/migrate-command";
+import { registerVerifyCommand } from "./commands/verify-command";
+import { registerHealthCommand } from "./commands/health-command";
+import { registerInitCommand } from "./commands/init-command";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -29,6 +32,9 @@ export function buildProgram(): Command {
 	registerMcpCommands(program, version);
 	registerSyncCommands(program);
 	registerMigrateCommand(program);
+	registerVerifyCommand(program);
+	registerHealthCommand(program);
+	registerInitCommand(program);
 	return program;
 }
 

@@ -3,7 +3,9 @@ import { newEngramaId } from "./clock";
 import { standaloneScope } from "./scope";
 import type { Scope } from "./types";
 
-const META_KEY = "standalone_user_id";
+/** Meta key of the standalone identity (its presence means the memory was opened before). */
+export const STANDALONE_ID_META = "standalone_user_id";
+const META_KEY = STANDALONE_ID_META;
 
 /**
  * The scope a single-person install writes under: configured ids when both are given,

@@ -14,6 +14,7 @@ import type {
 	NodeFields,
 	ScopeForgetReport,
 	HistoryEntry,
+	IntegrityCheck,
 	NameCandidatesQuery,
 	NodeHistoryQuery,
 	ReflectDetectorId,
@@ -221,6 +222,29 @@ export class Neo4jGraphStore implements GraphStore {
 		} catch (error) {
 			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
 		}
+	}
+
+	/** Relations always have both endpoints and the fulltext index follows the nodes: storage and scope remain. */
+	async checkIntegrity(): Promise<readonly IntegrityCheck[]> {
+		const indexes = await this.conn.read(
+			(q) => q.run("SHOW INDEXES YIELD name, state WHERE name STARTS WITH 'engrama_' AND state <> 'ONLINE' RETURN name, state ORDER BY name"),
+			"check the indexes",
+		);
+		const scope = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (a:${NODE_LABEL} {__ns: $ns})-[r]->(b:${NODE_LABEL})
+					WHERE r.__org IS NOT NULL AND (r.__org <> a.org_id OR r.__user <> a.user_id) OR a.org_id <> b.org_id OR a.user_id <> b.user_id OR b.__ns <> $ns
+					WITH r, a, b ORDER BY r.__seq
+					RETURN count(r) AS n, collect(a.engrama_id + ' -' + type(r) + '-> ' + b.engrama_id)[0..5] AS samples`,
+					{ ns: this.namespace },
+				),
+			"check relation scopes",
+		);
+		return [
+			{ check: "storage", problems: indexes.length, samples: indexes.slice(0, 5).map((r) => `index ${String(r.name)} is ${String(r.state)}`) },
+			{ check: "edge_scope", problems: Number(scope[0]?.n ?? 0), samples: (scope[0]?.samples as string[] | undefined) ?? [] },
+		];
 	}
 
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {

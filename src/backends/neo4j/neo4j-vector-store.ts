@@ -1,6 +1,6 @@
 import neo4j from "neo4j-driver";
 import { ValidationError } from "../../engine/errors";
-import type { VectorStore } from "../../engine/protocols";
+import type { IntegrityCheck, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import type { Neo4jGraphStore } from "./neo4j-graph-store";
@@ -221,6 +221,27 @@ export class Neo4jVectorStore implements VectorStore {
 		);
 		for (const row of rows) out.set(String(row.id), Float32Array.from(row.vector as number[]));
 		return out;
+	}
+
+	/** A vector is a property of its node (no orphans possible); its length may differ from the memory's dimension. */
+	async checkIntegrity(): Promise<readonly IntegrityCheck[]> {
+		const dims = await this.dimensions();
+		const rows =
+			dims === 0
+				? []
+				: await this.conn.read(
+						(q) =>
+							q.run(
+								`MATCH (n:${EMBEDDED_LABEL} {__ns: $ns}) WHERE n.${VECTOR_PROPERTY} IS NOT NULL AND size(n.${VECTOR_PROPERTY}) <> $dims
+								RETURN count(n) AS n, collect(n.engrama_id)[0..5] AS samples`,
+								{ ns: this.graph.namespace, dims: neo4j.int(dims) },
+							),
+						"check vector dimensions",
+					);
+		return [
+			{ check: "vector_orphans", problems: 0, samples: [] },
+			{ check: "vector_dimensions", problems: Number(rows[0]?.n ?? 0), samples: (rows[0]?.samples as string[] | undefined) ?? [] },
+		];
 	}
 }
 

@@ -13,6 +13,8 @@ import type {
 	NodeFields,
 	ScopeForgetReport,
 	HistoryEntry,
+	IntegrityCheck,
+	IntegrityCheckId,
 	NameCandidatesQuery,
 	NodeHistoryQuery,
 	ReflectDetectorId,
@@ -149,7 +151,8 @@ export class SqliteGraphStore implements GraphStore {
 		try {
 			const nodes = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0;
 			const edges = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n ?? 0;
-			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), detail: this.conn.path };
+			const schemaVersion = Number(this.conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
+			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path };
 		} catch (error) {
 			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
 		}
@@ -568,6 +571,55 @@ export class SqliteGraphStore implements GraphStore {
 			scopeParams(scope),
 		);
 		return Object.fromEntries(rows.map((r) => [r.label, Number(r.n)]));
+	}
+
+	async checkIntegrity(): Promise<readonly IntegrityCheck[]> {
+		const check = (id: IntegrityCheck["check"], countSql: string, sampleSql: string): IntegrityCheck => ({
+			check: id,
+			problems: Number(this.conn.get<{ n: number }>(countSql)?.n ?? 0),
+			samples: this.conn.all<{ s: SqlValue }>(`${sampleSql} LIMIT 5`).map((r) => String(r.s)),
+		});
+		const messages = this.conn.all<{ integrity_check: string }>("PRAGMA integrity_check").map((r) => String(r.integrity_check));
+		const broken = messages.filter((m) => m !== "ok");
+		const endpointsMissing = "NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.from_id) OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.to_id)";
+		const nodeScope = (alias: string) => `${ORG_EXPR.replace("props", `${alias}.props`)} || char(31) || ${USER_EXPR.replace("props", `${alias}.props`)}`;
+		// An edge without org_id (written by an older reader) takes its endpoints' scope: not a problem.
+		const scopeDiffers = `(e.org_id IS NOT NULL AND (e.org_id || char(31) || COALESCE(e.user_id, '')) != ${nodeScope("a")}) OR ${nodeScope("a")} != ${nodeScope("b")}`;
+		return [
+			{ check: "storage", problems: broken.length, samples: broken.slice(0, 5) },
+			check(
+				"fulltext_missing",
+				`SELECT count(*) AS n FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts)`,
+				`SELECT ${ID_EXPR} AS s FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts) ORDER BY id`,
+			),
+			check(
+				"fulltext_orphans",
+				"SELECT count(*) AS n FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)",
+				"SELECT 'fulltext row ' || rowid AS s FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes) ORDER BY rowid",
+			),
+			check(
+				"dangling_edges",
+				`SELECT count(*) AS n FROM edges e WHERE ${endpointsMissing}`,
+				`SELECT 'edge ' || e.id || ' (' || e.from_id || ' -' || e.rel_type || '-> ' || e.to_id || ')' AS s FROM edges e WHERE ${endpointsMissing} ORDER BY e.id`,
+			),
+			check(
+				"edge_scope",
+				`SELECT count(*) AS n FROM edges e JOIN nodes a ON a.id = e.from_id JOIN nodes b ON b.id = e.to_id WHERE ${scopeDiffers}`,
+				`SELECT 'edge ' || e.id || ' (' || e.rel_type || ')' AS s FROM edges e JOIN nodes a ON a.id = e.from_id JOIN nodes b ON b.id = e.to_id WHERE ${scopeDiffers} ORDER BY e.id`,
+			),
+		];
+	}
+
+	async repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
+		return this.atomic(() => {
+			const missing = this.conn.all<{ id: number; props: string }>(`SELECT id, props FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts)`);
+			for (const row of missing) this.writeFts(row.id, parseProps(row.props), true);
+			const fulltextOrphans = this.conn.run("DELETE FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)").changes;
+			const dangling = this.conn.run(
+				"DELETE FROM edges WHERE from_id NOT IN (SELECT id FROM nodes) OR to_id NOT IN (SELECT id FROM nodes)",
+			).changes;
+			return { fulltext_missing: missing.length, fulltext_orphans: fulltextOrphans, dangling_edges: dangling };
+		});
 	}
 
 	async counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {

@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import type { VectorStore } from "../../engine/protocols";
+import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
@@ -111,5 +111,34 @@ export class SqliteVectorStore implements VectorStore {
 			[scope.orgId, scope.userId],
 		);
 		return Number(row?.n ?? 0);
+	}
+
+	async repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
+		if (!this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE])) return { vector_orphans: 0 };
+		return { vector_orphans: this.conn.run(`DELETE FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`).changes };
+	}
+
+	async checkIntegrity(): Promise<readonly IntegrityCheck[]> {
+		const exists = this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE]);
+		if (!exists) return [{ check: "vector_orphans", problems: 0, samples: [] }, { check: "vector_dimensions", problems: 0, samples: [] }];
+		const orphans = `FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`;
+		const dims = await this.dimensions();
+		// vec0 fixes one dimension per table: a mismatch is between the table and the recorded one.
+		const declared = this.conn.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = ?", [TABLE])?.sql ?? "";
+		const tableDims = Number(/float\[(\d+)\]/i.exec(declared)?.[1] ?? 0);
+		const mismatch = dims > 0 && tableDims > 0 && dims !== tableDims;
+		const vectors = mismatch ? Number(this.conn.get<{ n: number }>(`SELECT count(*) AS n FROM ${TABLE}`)?.n ?? 0) : 0;
+		return [
+			{
+				check: "vector_orphans",
+				problems: Number(this.conn.get<{ n: number }>(`SELECT count(*) AS n ${orphans}`)?.n ?? 0),
+				samples: this.conn.all<{ node_id: number }>(`SELECT node_id ${orphans} ORDER BY node_id LIMIT 5`).map((r) => `vector of row ${r.node_id}`),
+			},
+			{
+				check: "vector_dimensions",
+				problems: vectors,
+				samples: mismatch ? [`the vector table holds ${tableDims}-dimensional vectors, the memory records ${dims}`] : [],
+			},
+		];
 	}
 }

@@ -69,6 +69,33 @@ export interface HealthReport {
 	readonly detail?: string;
 	readonly nodes?: number;
 	readonly edges?: number;
+	/** The stored layout's version where the backend records one (SQLite user_version). */
+	readonly schemaVersion?: number;
+}
+
+/** What `engrama verify` checks; each backend reports the ones that can go wrong in it. */
+export type IntegrityCheckId =
+	/** The storage engine's own check (SQLite PRAGMA integrity_check; Neo4j: its indexes online). */
+	| "storage"
+	/** Live nodes with no fulltext entry (search cannot find them by words). */
+	| "fulltext_missing"
+	/** Fulltext entries of nodes that no longer exist. */
+	| "fulltext_orphans"
+	/** Relations whose endpoint node is missing. */
+	| "dangling_edges"
+	/** Relations whose scope (org/user) differs from their endpoints'. */
+	| "edge_scope"
+	/** Vectors of nodes that no longer exist. */
+	| "vector_orphans"
+	/** Vectors whose length differs from the memory's dimension. */
+	| "vector_dimensions";
+
+export interface IntegrityCheck {
+	readonly check: IntegrityCheckId;
+	/** 0 when clean. */
+	readonly problems: number;
+	/** A few examples (node ids, row ids or messages), at most 5. */
+	readonly samples: readonly string[];
 }
 
 /** Abilities that differ between backends, declared instead of discovered by instanceof. */
@@ -197,6 +224,18 @@ export interface GraphStore {
 	 * forget, outside any transaction): SQLite checkpoints and empties its write-ahead log.
 	 */
 	purgeDeleted?(): Promise<void>;
+
+	/**
+	 * Read-only consistency checks over the whole memory (every scope: a dangling row belongs to
+	 * no one). Never writes. Optional: a backend without it has nothing to check (null).
+	 */
+	checkIntegrity?(): Promise<readonly IntegrityCheck[]>;
+	/**
+	 * `engrama verify --fix`: removes only rows that belong to no node (fulltext rows, relations
+	 * whose endpoint is gone) and indexes live nodes missing from the fulltext index. Never changes
+	 * a node. Returns how many rows each check's repair touched.
+	 */
+	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 
 	/** Runs `fn` as one unit (atomic where capabilities.atomicTransactions). */
 	transaction<T>(fn: () => Promise<T>): Promise<T>;

@@ -1,3 +1,4 @@
+import type { IntegrityCheck, IntegrityCheckId } from "./graph-store";
 import type { PartialScope, Scope, VectorHit } from "../types";
 
 /** The vector half of a backend: one vector per node id, cosine similarity. */
@@ -17,4 +18,8 @@ export interface VectorStore {
 	 * leaves it out and reindex says so.
 	 */
 	reset?(): Promise<void>;
+	/** Read-only: vector_orphans and vector_dimensions over the whole store (see GraphStore.checkIntegrity). */
+	checkIntegrity?(): Promise<readonly IntegrityCheck[]>;
+	/** Removes vectors of nodes that no longer exist (see GraphStore.repairIntegrity). */
+	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 }

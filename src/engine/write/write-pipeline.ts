@@ -330,8 +330,9 @@ export class WritePipeline {
 		const scope = requireScope(ctx.scope);
 		const node = "id" in ref ? ref : await this.requireNode(scope, ref, "node");
 		await this.deps.graph.transaction(async () => {
-			await this.deps.graph.deleteNode(scope, node.id);
+			// Vector first: a store that finds the vector through the node (SQLite's row id) cannot once it is gone.
 			if (this.deps.vectors) await this.deps.vectors.delete(scope, [node.id]);
+			await this.deps.graph.deleteNode(scope, node.id);
 		});
 		return node;
 	}

@@ -1,0 +1,41 @@
+import type { Command } from "commander";
+import { repairMemory, verifyMemory, type VerifyReport } from "../../engine/verify";
+import { runWithMemory } from "../context";
+
+type VerifyView = VerifyReport & { readonly repaired: Readonly<Record<string, number>> | null };
+
+function describe(report: VerifyView): string {
+	const lines = report.repaired
+		? [`Repaired the ${report.backend} memory: ${Object.entries(report.repaired).map(([check, n]) => `${check.replaceAll("_", " ")} ${n}`).join(", ") || "nothing to repair"}. Then verified it:`]
+		: [`Verified the ${report.backend} memory (read-only: nothing was changed).`];
+	for (const c of report.checks) {
+		const name = c.check.replaceAll("_", " ");
+		lines.push(c.ok ? `  ok    ${name}` : `  FAIL  ${name}: ${c.problems}. ${c.advice}`);
+		for (const sample of c.samples) lines.push(`          ${sample}`);
+	}
+	for (const note of report.notes) lines.push(`  note: ${note}`);
+	lines.push(report.ok ? "No problems found." : "Problems found (see above).");
+	return lines.join("\n");
+}
+
+/** `engrama verify [--fix]`: integrity and consistency checks; exit 0 clean, 1 problems found (after --fix: left), 2 bad input or no memory. */
+export function registerVerifyCommand(program: Command): void {
+	program
+		.command("verify")
+		.description("check the memory's integrity (database, fulltext, vectors, relations) and say what to do; read-only unless --fix")
+		.option("--fix", "remove rows that belong to no node (fulltext rows, relations, vectors) and index nodes missing from the fulltext; never changes a node")
+		.action(async (flags: { fix?: boolean }, command: Command) =>
+			runWithMemory(
+				command,
+				async ({ opened, out }) => {
+					const { memory, scope } = opened;
+					const repaired = flags.fix ? await memory.write(() => repairMemory({ graph: memory.graph, vectors: memory.vectors })) : null;
+					const report = await verifyMemory({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder }, scope);
+					const view: VerifyView = { ...report, repaired };
+					out.result(view, () => describe(view));
+					if (!report.ok) process.exitCode = 1;
+				},
+				{ mustExist: true },
+			),
+		);
+}

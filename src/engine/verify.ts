@@ -1,0 +1,73 @@
+import { isNullEmbedder } from "./embedding/null-embedding-provider";
+import { errorMessage } from "./errors";
+import type { EmbeddingProvider, GraphStore, IntegrityCheck, IntegrityCheckId, VectorStore } from "./protocols";
+import { reindex } from "./search/reindex";
+import type { Scope } from "./types";
+
+/** What to do about each kind of problem (the command line prints it beside the count). */
+export const INTEGRITY_ADVICE: Readonly<Record<IntegrityCheckId | "vectors_missing", string>> = {
+	storage: "The database file is damaged: restore it from a backup (or rebuild the memory from the vault with engrama sync into a new --db).",
+	fulltext_missing: "Search cannot find these nodes by words: engrama verify --fix indexes them.",
+	fulltext_orphans: "Fulltext rows of deleted nodes (search skips them): engrama verify --fix removes them.",
+	dangling_edges: "Relations to deleted nodes (reads skip them): engrama verify --fix removes them.",
+	edge_scope: "Relations cross scopes (org/user): neither scope sees them whole; check which program wrote them (nothing is fixed automatically).",
+	vector_orphans: "Vectors of deleted nodes (search skips them; they still hold a trace of the deleted text): engrama verify --fix removes them.",
+	vector_dimensions: "The vectors do not match the memory's dimension: run engrama reindex --rebuild --apply.",
+	vectors_missing: "These nodes have no current vector (semantic search misses them): run engrama reindex --apply.",
+};
+
+export interface VerifyFinding extends Omit<IntegrityCheck, "check"> {
+	readonly check: IntegrityCheckId | "vectors_missing";
+	readonly ok: boolean;
+	/** Empty when ok. */
+	readonly advice: string;
+}
+
+export interface VerifyReport {
+	readonly ok: boolean;
+	readonly backend: string;
+	readonly checks: readonly VerifyFinding[];
+	/** Live nodes of the caller's scope without a current vector (null: no embedder, nothing expected). */
+	readonly vectors_missing: number | null;
+	readonly notes: readonly string[];
+}
+
+/**
+ * `fix`: what the stores' repairIntegrity does (rows of no node removed, missing fulltext entries
+ * written), as one transaction, before the checks; returns how many rows each repair touched.
+ */
+export async function repairMemory(deps: { graph: GraphStore; vectors: VectorStore | null }): Promise<Partial<Record<IntegrityCheckId, number>>> {
+	return deps.graph.transaction(async () => ({
+		...((await deps.graph.repairIntegrity?.()) ?? {}),
+		...((await deps.vectors?.repairIntegrity?.()) ?? {}),
+	}));
+}
+
+/** Read-only: runs the backend's integrity checks and counts the scope's nodes that need embedding. */
+export async function verifyMemory(
+	deps: { graph: GraphStore; vectors: VectorStore | null; embedder: EmbeddingProvider | null },
+	scope: Scope,
+): Promise<VerifyReport> {
+	const notes: string[] = [];
+	const raw: IntegrityCheck[] = [...((await deps.graph.checkIntegrity?.()) ?? [])];
+	if (deps.vectors?.checkIntegrity) raw.push(...(await deps.vectors.checkIntegrity()));
+	if (!deps.graph.checkIntegrity) notes.push(`The ${deps.graph.name} backend has nothing to check.`);
+	let vectorsMissing: number | null = null;
+	if (deps.embedder && !isNullEmbedder(deps.embedder) && deps.vectors) {
+		try {
+			// The reindex dry run: same rules as engrama reindex, writes nothing.
+			const plan = await reindex({ graph: deps.graph, vectors: deps.vectors, embedder: deps.embedder }, scope, { apply: false });
+			vectorsMissing = plan.to_embed;
+			notes.push(...plan.errors);
+		} catch (error) {
+			notes.push(`Vectors not checked: ${errorMessage(error)}`);
+		}
+	} else {
+		notes.push("No embedder configured: nodes without vectors are expected.");
+	}
+	const checks: VerifyFinding[] = raw.map((c) => ({ ...c, ok: c.problems === 0, advice: c.problems === 0 ? "" : INTEGRITY_ADVICE[c.check] }));
+	if (vectorsMissing !== null) {
+		checks.push({ check: "vectors_missing", problems: vectorsMissing, samples: [], ok: vectorsMissing === 0, advice: vectorsMissing === 0 ? "" : INTEGRITY_ADVICE.vectors_missing });
+	}
+	return { ok: checks.every((c) => c.ok), backend: deps.graph.name, checks, vectors_missing: vectorsMissing, notes };
+}
