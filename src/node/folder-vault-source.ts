@@ -22,7 +22,7 @@ import {
 	type VaultFileInfo,
 	type VaultSource,
 } from "../engine/sync/vault-source";
-import { staysInsideVault } from "./vault-containment";
+import { isWithin, realOrNull, staysInsideVault } from "./vault-containment";
 
 export interface FolderVaultSourceOptions {
 	/** "fs": fs.watch (recursive); "poll": rescan every `pollIntervalMs`; "auto": fs.watch, else polling. */
@@ -44,6 +44,7 @@ export class FolderVaultSource implements VaultSource {
 	/** Vault path (NFC) → the name on disk, for names the file system keeps in another form (NFD). */
 	private readonly diskNames = new Map<string, string>();
 	private lastSkipped: readonly SkippedFile[] = [];
+	private resolvedRoot: string | undefined;
 
 	constructor(root: string, options: FolderVaultSourceOptions = {}) {
 		this.root = resolve(root);
@@ -67,7 +68,7 @@ export class FolderVaultSource implements VaultSource {
 	/** `absolute`, and refused when a symlink would carry the write out of the vault. */
 	private writable(path: string): string {
 		const abs = this.absolute(path);
-		if (!staysInsideVault(this.root, abs)) {
+		if (!staysInsideVault(this.root, abs, this.realRoot())) {
 			throw new ValidationError(
 				`"${normaliseVaultPath(path)}" leads outside the vault through a symbolic link; nothing was written. Only notes that really live inside the vault can be written.`,
 				{ path: normaliseVaultPath(path) },
@@ -139,8 +140,8 @@ export class FolderVaultSource implements VaultSource {
 		} catch {
 			return null;
 		}
-		const root = this.realRoot();
-		if (real !== root && !real.startsWith(root + sep)) {
+		const root = this.realRoot() ?? this.root;
+		if (!isWithin(root, real)) {
 			return {
 				path,
 				problem: `It is a symbolic link to a ${kind} outside the vault ("${target}"); Engrama never reads or writes outside the vault, so it is not synced.`,
@@ -155,12 +156,10 @@ export class FolderVaultSource implements VaultSource {
 		};
 	}
 
-	private realRoot(): string {
-		try {
-			return realpathSync(this.root);
-		} catch {
-			return this.root;
-		}
+	/** The root's real path, resolved once it exists (a vault folder may be created after this source). */
+	private realRoot(): string | null {
+		this.resolvedRoot ??= realOrNull(this.root) ?? undefined;
+		return this.resolvedRoot ?? null;
 	}
 
 	private scan(skipped?: SkippedFile[]): VaultFileInfo[] {

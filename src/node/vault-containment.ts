@@ -1,7 +1,8 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, sep } from "node:path";
 
-function realOrNull(path: string): string | null {
+/** The real path (symlinks resolved), or null when it does not exist or cannot be resolved. */
+export function realOrNull(path: string): string | null {
 	try {
 		return realpathSync.native(path);
 	} catch {
@@ -17,14 +18,20 @@ function isSymlink(path: string): boolean {
 	}
 }
 
+/** True when the real path `real` is the real root `root` or lies below it. */
+export function isWithin(root: string, real: string): boolean {
+	const rel = relative(root, real);
+	return rel === "" || (rel.split(sep)[0] !== ".." && !isAbsolute(rel));
+}
+
 /**
  * The one symlink check for every write into a vault on disk (CLI, MCP, graph → vault): the real
  * path of `absolutePath` (or, for a file about to be created, of its nearest existing parent
  * folder) must be inside the real vault root. A dangling symlink leads nowhere: refused too.
+ * `realRoot`: the vault root's real path when the caller already has it (a sync writes thousands).
  */
-export function staysInsideVault(vaultRoot: string, absolutePath: string): boolean {
-	const root = realOrNull(vaultRoot);
-	if (!root) return false;
+export function staysInsideVault(vaultRoot: string, absolutePath: string, realRoot: string | null = realOrNull(vaultRoot)): boolean {
+	if (!realRoot) return false;
 	let probe = absolutePath;
 	let real = realOrNull(probe);
 	while (real === null) {
@@ -34,6 +41,5 @@ export function staysInsideVault(vaultRoot: string, absolutePath: string): boole
 		probe = parent;
 		real = realOrNull(probe);
 	}
-	const rel = relative(root, real);
-	return rel === "" || (rel.split(sep)[0] !== ".." && !isAbsolute(rel));
+	return isWithin(realRoot, real);
 }
