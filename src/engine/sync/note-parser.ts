@@ -3,9 +3,11 @@ import type { LabelDef, Profile } from "../profile";
 import type { KeyField, PropValue } from "../types";
 import { normaliseTags, readConfidence, readDate, sanitiseKey, sanitiseProps } from "../write/sanitise";
 import { isUuid } from "../write/write-pipeline";
+import type { NodeProvenance } from "../write/provenance";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
+import { readNoteProvenance } from "./note-provenance";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
 import { noteBasename } from "./vault-source";
@@ -39,6 +41,8 @@ export interface ParsedNote {
 	readonly hash: string;
 	/** The frontmatter as parsed ({} when the note has none), so an id write need not parse it again. */
 	readonly frontmatter: Readonly<Record<string, unknown>>;
+	/** What the note's engrama_* provenance keys state; undefined when it has none (the person's own). */
+	readonly provenance?: NodeProvenance;
 	readonly warnings: readonly SyncProblem[];
 }
 
@@ -211,6 +215,10 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	if (uniqueTags.length > 0) props.tags = uniqueTags;
 
 	const relations = parseRelations(data.relations, def.label, profile, warn);
+	const stated = readNoteProvenance(data);
+	for (const problem of stated.problems) {
+		warn(problem, "Fix or remove it; removing every engrama_* provenance key makes the note your own.");
+	}
 
 	return {
 		kind: "note",
@@ -229,6 +237,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			links: bodyWikilinks(masked),
 			hash: contentHash(text),
 			frontmatter: data,
+			...(stated.provenance ? { provenance: stated.provenance } : {}),
 			warnings,
 		},
 	};

@@ -9,7 +9,6 @@ import type { EntityInput, EntityWrite, WriteContext, WritePipeline } from "../w
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { NOTE_PROPS, type NoteEntry, type NoteIndex, noteEntryOf } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
-import { readNoteProvenance } from "./note-provenance";
 import { emptyCounts, type SyncCounts, type SyncProblem } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
 import { noteBasename, type VaultFileInfo, type VaultSource } from "./vault-source";
@@ -156,9 +155,6 @@ export class SyncRun {
 			return { kind: "touched", entry, info };
 		}
 		this.problems.push(...note.warnings);
-		for (const problem of readNoteProvenance(note.frontmatter).problems) {
-			this.problems.push({ path: info.path, severity: "warning", problem, action: "Fix or remove it; removing every engrama_* provenance key makes the note your own." });
-		}
 		return { kind: "prepared", prepared: { info, note } };
 	}
 
@@ -495,7 +491,7 @@ export class SyncRun {
 		set[NOTE_PROPS.mtime] = info.mtime;
 		set[NOTE_PROPS.size] = info.size;
 		set[NOTE_PROPS.stated] = Object.keys(note.props);
-		const stated = readNoteProvenance(note.frontmatter).provenance;
+		const stated = note.provenance;
 		if (stated) set[NOTE_PROPS.provenance] = provenanceRecord(stated);
 		else unset.push(NOTE_PROPS.provenance);
 		return { set, unset: unset.filter((name) => !(name in set)), provenance: notedProvenance(node, stated) };
@@ -673,7 +669,7 @@ export class SyncRun {
 		// The checks and provenance of the write pipeline's mergeRelation, applied per edge here so
 		// the edges can be written in bulk.
 		const adds: MergeEdgeInput[] = [];
-		const stated = readNoteProvenance(note.frontmatter).provenance;
+		const stated = note.provenance;
 		const edgeProps = {
 			origin: NOTE_ORIGIN,
 			note_path: note.path,
