@@ -5,6 +5,8 @@ import type { Scope } from "./types";
 
 /** Meta key of the standalone identity (its presence means the memory was opened before). */
 export const STANDALONE_ID_META = "standalone_user_id";
+/** Meta key of the standalone org when it is not "standalone" (an owner adopted from a Python engrama file). */
+export const STANDALONE_ORG_META = "standalone_org_id";
 const META_KEY = STANDALONE_ID_META;
 
 /**
@@ -19,7 +21,10 @@ export async function resolveIdentity(
 	if (configured.orgId && configured.userId) return { orgId: configured.orgId, userId: configured.userId };
 	if (configured.localSub) return standaloneScope(`local-${configured.localSub}`);
 	const stored = await graph.getMeta(META_KEY);
-	if (stored) return standaloneScope(stored);
+	if (stored) {
+		const org = await graph.getMeta(STANDALONE_ORG_META);
+		return org ? { orgId: org, userId: stored } : standaloneScope(stored);
+	}
 	const userId = `local-${newEngramaId()}`;
 	await graph.setMeta(META_KEY, userId);
 	return standaloneScope(userId);

@@ -5,8 +5,17 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * The table layout of the Python engrama (nodes, edges, nodes_fts, node_embeddings with JSON
  * props) so one memory file moves between the two. Additions are additive only: an extra
  * `edges.props` column, extra indexes and a meta table, all ignored by older readers.
+ *
+ * Two versions, kept apart so neither program rewrites the other's: `PRAGMA user_version` is the
+ * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
+ * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
+/** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
+export const PY_LAYOUT_VERSION = 3;
+/** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
+const LEGACY_OWN_VERSIONS = [4, 5, 6];
+export const SCHEMA_VERSION_META = "schema_version";
 
 /** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
 export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";
@@ -112,16 +121,41 @@ function hasColumn(conn: SqliteConnection, table: string, column: string): boole
 	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
 }
 
-/** Creates or upgrades the schema in one transaction; refuses databases from a newer version. */
+function hasTable(conn: SqliteConnection, name: string): boolean {
+	return conn.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", [name]) !== undefined;
+}
+
+/** This engine's layer version of an open file (0: none yet), whichever way it was recorded. */
+export function ownSchemaVersion(conn: SqliteConnection): number {
+	if (!hasTable(conn, "engrama_meta")) return 0;
+	const stored = conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = ?", [SCHEMA_VERSION_META]);
+	if (stored) return Number(stored.value);
+	const userVersion = Number(conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
+	return LEGACY_OWN_VERSIONS.includes(userVersion) ? userVersion : 0;
+}
+
+/**
+ * Creates or upgrades the schema in one transaction; refuses files from a newer Engrama or a newer
+ * Python engrama layout. user_version is set only where it was ours to set (a new file, or one an
+ * older Engrama marked 4 to 6), and then to the Python layout the file really has (3).
+ */
 export function migrate(conn: SqliteConnection): void {
-	const row = conn.get<{ user_version: number }>("PRAGMA user_version");
-	const version = Number(row?.user_version ?? 0);
-	if (version > SCHEMA_VERSION) {
+	const userVersion = Number(conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
+	const own = ownSchemaVersion(conn);
+	if (own > SCHEMA_VERSION) {
 		throw new Error(
-			`${conn.path} has schema version ${version}, newer than this Engrama (${SCHEMA_VERSION}). Update the plugin or the command line.`,
+			`${conn.path} has schema version ${own}, newer than this Engrama (${SCHEMA_VERSION}). Update the plugin or the command line.`,
 		);
 	}
-	if (version === SCHEMA_VERSION) return;
+	const legacyOwn = hasTable(conn, "engrama_meta") && LEGACY_OWN_VERSIONS.includes(userVersion);
+	if (userVersion > PY_LAYOUT_VERSION && !legacyOwn) {
+		throw new Error(
+			`${conn.path} has the Python engrama's layout version ${userVersion}; this Engrama reads version ${PY_LAYOUT_VERSION}. Update the plugin or the command line (the file was left unchanged).`,
+		);
+	}
+	const fresh = !hasTable(conn, "nodes");
+	const setUserVersion = fresh || legacyOwn;
+	if (own === SCHEMA_VERSION && !setUserVersion) return;
 	conn.exec("BEGIN IMMEDIATE");
 	try {
 		conn.exec(V1);
@@ -132,7 +166,8 @@ export function migrate(conn: SqliteConnection): void {
 		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
 		conn.exec(V5);
 		conn.exec(V6);
-		conn.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
+		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");
 	} catch (error) {
 		conn.exec("ROLLBACK");

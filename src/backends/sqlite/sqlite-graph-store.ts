@@ -41,7 +41,8 @@ import type {
 } from "../../engine/types";
 import { SqliteFulltext } from "./sqlite-fulltext";
 import { sqliteReflectRows } from "./sqlite-reflect-queries";
-import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR, migrate, type NodeRow } from "./schema";
+import { repairAfterPython } from "./python-file";
+import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR, migrate, ownSchemaVersion, type NodeRow } from "./schema";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
 interface EdgeRow {
@@ -133,6 +134,7 @@ export class SqliteGraphStore implements GraphStore {
 		// or a GDPR forget must not stay readable with a hex editor.
 		this.conn.exec("PRAGMA secure_delete = ON");
 		migrate(this.conn);
+		repairAfterPython(this.conn);
 		this.backfillNameIndex();
 	}
 
@@ -151,7 +153,7 @@ export class SqliteGraphStore implements GraphStore {
 		try {
 			const nodes = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0;
 			const edges = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n ?? 0;
-			const schemaVersion = Number(this.conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
+			const schemaVersion = ownSchemaVersion(this.conn);
 			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path };
 		} catch (error) {
 			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
