@@ -2,6 +2,7 @@ import { ValidationError } from "../../engine/errors";
 import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../factory";
+import { SCHEMA_VERSION_META } from "../sqlite/schema";
 import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
 import { Neo4jGraphStore } from "./neo4j-graph-store";
 import { Neo4jVectorStore } from "./neo4j-vector-store";
@@ -320,10 +321,11 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 		});
 	}
 
-	// The memory's own settings (standalone identity, counters); the vector dimension follows the vectors.
+	// The memory's own settings (standalone identity, counters); the vector dimension follows the
+	// vectors, and a SQLite file's schema version describes that file only.
 	const meta: string[] = [];
 	for (const [key, value] of await from.meta()) {
-		if (key === DIMENSIONS_KEY) continue;
+		if (key === DIMENSIONS_KEY || key === SCHEMA_VERSION_META) continue;
 		await target.graph.setMeta(key, value);
 		meta.push(key);
 	}
