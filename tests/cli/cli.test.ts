@@ -115,6 +115,9 @@ describe("engrama command line", () => {
 		expect(first.identity.org_id).toBe("standalone");
 		expect(first.identity.user_id).toMatch(/^local-/);
 		expect(cli("status").json<{ identity: unknown }>().identity).toEqual(first.identity);
+		// The text form shows it too: the ids another program (the Python engrama) reads this memory with.
+		const text = runCli(["--db", db, "status"]);
+		expect(text.stdout).toContain(`identity: org_id standalone, user_id ${first.identity.user_id}`);
 	});
 
 	it("chooses the profile and modules from flags or the environment, and GRAPH_BACKEND=null stores nothing", () => {

@@ -46,6 +46,8 @@ export function registerMemoryCommands(program: Command, version: string): void 
 					[
 						`Engrama ${version} on ${memory.graph.name}${data.database ? ` (${data.database})` : ""}`,
 						`profile ${memory.profile.name}; ${counts.nodes} nodes, ${counts.edges} relations`,
+						// What another program (the Python engrama) needs as ENGRAMA_ORG_ID / ENGRAMA_USER_ID to read this memory.
+						`identity: org_id ${scope.orgId}, user_id ${scope.userId}`,
 						...Object.entries(labels).map(([label, n]) => `  ${label}: ${n}`),
 					].join("\n"),
 				);
