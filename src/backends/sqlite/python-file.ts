@@ -33,12 +33,13 @@ export function repairAfterPython(conn: SqliteConnection): void {
 }
 
 /**
- * The dimension of a vec0 table declared without a metric (the Python engrama's: L2, while both
- * programs read `1 - distance` as cosine similarity); null when there is none or it is cosine.
+ * The dimension of a float vec0 table whose metric is not cosine (the Python engrama's declares
+ * none: L2, while both programs read `1 - distance` as cosine similarity); null when there is none
+ * or it is cosine.
  */
 function l2VectorTableDims(conn: SqliteConnection): number | null {
 	const decl = conn.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = ?", [VECTOR_TABLE])?.sql;
-	if (!decl || /distance_metric\s*=/i.test(decl)) return null;
+	if (!decl || /distance_metric\s*=\s*cosine/i.test(decl)) return null;
 	const dims = /float\[(\d+)\]/i.exec(decl);
 	return dims ? Number(dims[1]) : null;
 }

@@ -193,6 +193,25 @@ describe("a file the Python engrama wrote", () => {
 		}
 	});
 
+	it("a vector table declared with distance_metric=l2 is rebuilt as cosine too", async () => {
+		const path = join(dir.path, "python.db");
+		await writePythonLayout(path);
+		const db = await openDatabase({ path });
+		db.exec("DROP TABLE node_embeddings; CREATE VIRTUAL TABLE node_embeddings USING vec0(node_id INTEGER PRIMARY KEY, embedding float[4] distance_metric=l2)");
+		db.run("INSERT INTO node_embeddings (node_id, embedding) VALUES (1, ?), (2, ?)", [
+			new Uint8Array(new Float32Array([10, 0, 0, 0]).buffer),
+			new Uint8Array(new Float32Array([1, 1, 0, 0]).buffer),
+		]);
+		db.close();
+		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: path, ...SCOPE }));
+		try {
+			const hits = await opened.memory.vectors!.knn(opened.scope, new Float32Array([1, 0, 0, 0]), 2);
+			expect(hits.map((h) => h.similarity.toFixed(4))).toEqual(["1.0000", Math.SQRT1_2.toFixed(4)]);
+		} finally {
+			await opened.close();
+		}
+	});
+
 	it("has its L2 vector table rebuilt as cosine, vectors unchanged, so similarities are cosine; its extra index goes", async () => {
 		const path = join(dir.path, "python.db");
 		await writePythonLayout(path);
