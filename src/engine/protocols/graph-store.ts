@@ -69,7 +69,7 @@ export interface HealthReport {
 	readonly detail?: string;
 	readonly nodes?: number;
 	readonly edges?: number;
-	/** The stored layout's version where the backend records one (SQLite user_version). */
+	/** The stored layout's version where the backend records one (SQLite: engrama_meta.schema_version). */
 	readonly schemaVersion?: number;
 }
 
