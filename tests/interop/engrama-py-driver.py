@@ -1,6 +1,7 @@
 """Drives the real Python engrama (0.18.1) on one memory file for tests/interop/engrama-py.test.ts.
 
 write <db>: remembers two entities and a relation through its SDK (vectors from its embedder).
+add <db>:   remembers a third entity, related to the first.
 read <db>:  prints as JSON what it sees: identity, fulltext hits, a node, neighbours, vector hits.
 Identity and embedder come from the environment, as for any engrama-py user.
 """
@@ -17,6 +18,12 @@ def write(db: str) -> None:
         m.remember("Project", "Zeppelin", "Airship fleet planning", description="Route planner for airships")
         m.remember("Technology", "Yonder", "Telemetry library")
         m.associate("Zeppelin", "Project", "USES", "Yonder", "Technology")
+
+
+def add(db: str) -> None:
+    with Engrama(db_path=db) as m:
+        m.remember("Technology", "Quokka", "Message queue", description="Queue for airship telemetry")
+        m.associate("Zeppelin", "Project", "USES", "Quokka", "Technology")
 
 
 def read(db: str, query: str) -> None:
@@ -44,5 +51,7 @@ if __name__ == "__main__":
     command, path = sys.argv[1], sys.argv[2]
     if command == "write":
         write(path)
+    elif command == "add":
+        add(path)
     else:
         read(path, sys.argv[3])

@@ -142,7 +142,7 @@ describe("a memory written here, opened by engrama-py 0.18.1", () => {
 	});
 	afterEach(() => dir.cleanup());
 
-	it("is read by engrama-py under this memory's identity (nodes, relations, fulltext, cosine vectors) and reopens here unchanged", async () => {
+	it("is read and written by engrama-py under this memory's identity (nodes, relations, fulltext, cosine vectors), and its writes are read here", async () => {
 		const db = join(dir.path, "memory.db");
 		cli(db, ["remember", "--label", "Project", "--name", "Zeppelin", "--props", JSON.stringify({ description: "Route planner for airships" })]);
 		cli(db, ["remember", "--label", "Technology", "--name", "Yonder", "--props", JSON.stringify({ description: "Telemetry library" })]);
@@ -163,10 +163,17 @@ describe("a memory written here, opened by engrama-py 0.18.1", () => {
 		expect(seen.vector[0].score).toBeCloseTo(1, 4);
 		expect(seen.vector[1].score).toBeCloseTo(Math.SQRT1_2, 4);
 
+		// What engrama-py writes into it under that identity is ours to read too.
+		python(["add", db], { ENGRAMA_ORG_ID: identity.org_id, ENGRAMA_USER_ID: identity.user_id });
+		const quokka = cli(db, ["get", "--label", "Technology", "--name", "Quokka"]) as { node: { props: Record<string, unknown> } };
+		expect(quokka.node.props).toMatchObject({ description: "Queue for airship telemetry", source: "sdk" });
+		const found = cli(db, ["search", "telemetry"]) as unknown as SearchJson;
+		expect(found.results.map((r) => r.name)).toContain("Quokka");
+
 		// engrama-py set user_version to its 3 and recreated an index; neither changes what we read.
 		expect(await fileFacts(db)).toMatchObject({ userVersion: 3, schemaVersion: "7" });
 		const again = cli(db, ["status"]) as { backend: { node_count: number; edge_count: number }; identity: unknown };
-		expect(again).toMatchObject({ backend: { node_count: 2, edge_count: 1 }, identity });
+		expect(again).toMatchObject({ backend: { node_count: 3, edge_count: 2 }, identity });
 		expect((cli(db, ["verify"]) as { ok: boolean }).ok).toBe(true);
 	}, 240_000);
 });
