@@ -29,6 +29,11 @@ if [ -z "$PYTHON" ]; then
 	exit 1
 fi
 
+# Only a virtual environment is ever replaced (ENGRAMA_PY_VENV could name any folder).
+if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ]; then
+	echo "$VENV exists and is not a Python virtual environment: remove it or set ENGRAMA_PY_VENV elsewhere." >&2
+	exit 1
+fi
 rm -rf "$VENV"
 "$PYTHON" -m venv "$VENV" || { echo "python3 -m venv failed: on Debian, apt-get install -y python3-venv" >&2; exit 1; }
 "$VENV/bin/pip" install --quiet --disable-pip-version-check "engrama==$VERSION"
