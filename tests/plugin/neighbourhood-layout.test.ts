@@ -4,7 +4,7 @@ import type { EdgeRecord, Neighbourhood, NodeRecord } from "../../src/engine/typ
 import { intersects, layoutNeighbourhood } from "../../src/plugin/ui/neighbourhood-svg";
 
 function node(i: number, key: string, label = "Concept"): NodeRecord {
-	return { id: `n${i}`, label, keyField: "name", key, props: {}, createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z" } as NodeRecord;
+	return { id: `n${i}`, label, keyField: "name", key, props: {}, createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z" };
 }
 
 function edge(fromId: string, toId: string): EdgeRecord {
