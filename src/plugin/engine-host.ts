@@ -22,6 +22,7 @@ import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
 import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
+import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
 import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
 import { adapterStampFile, deviceOf, guardedStore, nodeStampFile, SecondWriterError, WriterGuard } from "./writer-guard";
 
@@ -173,7 +174,7 @@ export class EngineHost extends Component {
 			// A stop() during opening awaits this promise and closes what it returns.
 			const takeOver = this.takeOverNext;
 			this.takeOverNext = false;
-			const engine = await openEngine(this.deps, this.gate, {
+			const engine = await openWhileHeldHere(() => openEngine(this.deps, this.gate, {
 				takeOver,
 				onNeo4jFallback: () => {
 					if (this.toldNeo4jFallback) return;
@@ -181,13 +182,39 @@ export class EngineHost extends Component {
 					noticeInfo(`this vault's settings choose Neo4j; this device uses SQLite instead. ${NEO4J_DESKTOP_ONLY}`, 10_000);
 				},
 				onSecondWriter: (error) => void this.failWith(error),
-			});
+			}));
 			this.setState({ kind: "ready", engine });
 			return engine;
 		} catch (error) {
 			console.error("Engrama: opening the memory failed", error);
 			this.setState({ kind: "failed", error: errorMessage(error) });
 			return null;
+		}
+	}
+}
+
+/** Waits between attempts while another instance in this window still holds the database (~14 s in all). */
+export const HELD_HERE_RETRY_MS = [250, 500, 1000, 2000, 4000, 6000];
+
+/**
+ * An update from a plugin version without the instance handover (instance-handover.ts) can start
+ * this instance while the old one still closes the database: its lock is held by this very
+ * process. That resolves itself within moments, so wait and retry; only then fail, saying how to
+ * finish the update.
+ */
+async function openWhileHeldHere<T>(open: () => Promise<T>, delays: readonly number[] = HELD_HERE_RETRY_MS): Promise<T> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			return await open();
+		} catch (error) {
+			if (!(error instanceof DatabaseLockedError && error.sameProcess)) throw error;
+			if (attempt >= delays.length) {
+				throw new ValidationError(
+					`an earlier copy of the plugin in this window still has the memory open (an update from a version without safe reloads). Reload Obsidian to finish the update. (${error.message})`,
+				);
+			}
+			if (attempt === 0) noticeInfo("waiting for the plugin's previous copy in this window to close the memory (a plugin update)…");
+			await new Promise((resolve) => window.setTimeout(resolve, delays[attempt]));
 		}
 	}
 }
