@@ -116,6 +116,20 @@ export class EngramaActions implements PanelActions {
 		}
 	}
 
+	/** After a second-writer refusal: the person confirms the other device is done with the memory. */
+	async takeOverMemory(): Promise<void> {
+		const ok = await confirm(
+			this.app,
+			"Use this memory on this device",
+			"Do this only when the other device is done with it: Obsidian is closed there and your sync tool has finished copying. If both devices keep writing one database file, it gets corrupted.",
+			"Use it here",
+			true,
+		);
+		if (!ok) return;
+		await this.controller.takeOver();
+		this.refreshPanels();
+	}
+
 	/** Empties this identity's graph and rebuilds it from the notes (after confirmation). */
 	async rebuildGraph(): Promise<void> {
 		const engine = await this.engine();

@@ -27,6 +27,7 @@ export function registerCommands(plugin: Plugin, controller: EngramaController, 
 	when("add-relation", "Add a relation from the current note", hasNote, () => actions.addRelation());
 	add("approve-insight", "Approve the Insight under review", () => actions.approveUnderReview());
 	add("dismiss-insight", "Dismiss the Insight under review", () => actions.dismissUnderReview());
+	when("take-over-memory", "Use this memory on this device", () => controller.host.state.kind === "failed", () => actions.takeOverMemory());
 	add("rebuild-graph", "Rebuild the graph from the vault", () => actions.rebuildGraph());
 	add("reembed-missing", "Re-embed missing vectors", () => actions.reembedMissing());
 	add("run-decay", "Run decay", () => actions.runDecay());

@@ -21,6 +21,10 @@ import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-clie
 import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
+import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
+import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
+import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
+import { adapterStampFile, deviceOf, guardedStore, nodeStampFile, SecondWriterError, WriterGuard } from "./writer-guard";
 
 /** Everything a command or view needs once the engine is open. */
 export interface Engine {
@@ -60,6 +64,15 @@ export interface EngineHostDeps {
 	readonly onSyncError?: (error: unknown) => void;
 }
 
+/** The host's own hooks into openEngine. */
+interface OpenHooks {
+	readonly onNeo4jFallback: () => void;
+	/** Once: claim the database even though another device wrote it last. */
+	readonly takeOver: boolean;
+	/** Another device took the database while it was open: writes stopped. */
+	readonly onSecondWriter: (error: SecondWriterError) => void;
+}
+
 /**
  * Owns the open engine: database, embedder, profile, skills and the vault sync over the Obsidian
  * API. A Component so that unloading the plugin closes it; `restart` applies settings that need
@@ -73,6 +86,7 @@ export class EngineHost extends Component {
 	private readonly listeners = new Set<() => void>();
 	/** The mobile Neo4j → SQLite fallback is told once per session, not at every reopen. */
 	private toldNeo4jFallback = false;
+	private takeOverNext = false;
 
 	constructor(private readonly deps: EngineHostDeps) {
 		super();
@@ -121,6 +135,11 @@ export class EngineHost extends Component {
 		return this.start();
 	}
 
+	/** The next open claims the database for this device although another device wrote it last. */
+	requestTakeOver(): void {
+		this.takeOverNext = true;
+	}
+
 	/** Closes the engine; safe to call more than once. */
 	stop(): Promise<void> {
 		const opening = this.opening;
@@ -142,15 +161,28 @@ export class EngineHost extends Component {
 		void this.stop();
 	}
 
+	/** Another device took the database: close it and say why (the panel and status bar show it). */
+	private async failWith(error: SecondWriterError): Promise<void> {
+		noticeInfo(error.message, 0);
+		await this.stop();
+		this.setState({ kind: "failed", error: error.message });
+	}
+
 	private async open(): Promise<Engine | null> {
 		this.setState({ kind: "starting" });
 		try {
 			// A stop() during opening awaits this promise and closes what it returns.
-			const engine = await openEngine(this.deps, this.gate, () => {
-				if (this.toldNeo4jFallback) return;
-				this.toldNeo4jFallback = true;
-				noticeInfo(`this vault's settings choose Neo4j; this device uses SQLite instead. ${NEO4J_DESKTOP_ONLY}`, 10_000);
-			});
+			const takeOver = this.takeOverNext;
+			this.takeOverNext = false;
+			const engine = await openWhileHeldHere(() => openEngine(this.deps, this.gate, {
+				takeOver,
+				onNeo4jFallback: () => {
+					if (this.toldNeo4jFallback) return;
+					this.toldNeo4jFallback = true;
+					noticeInfo(`this vault's settings choose Neo4j; this device uses SQLite instead. ${NEO4J_DESKTOP_ONLY}`, 10_000);
+				},
+				onSecondWriter: (error) => void this.failWith(error),
+			}));
 			this.setState({ kind: "ready", engine });
 			return engine;
 		} catch (error) {
@@ -161,26 +193,85 @@ export class EngineHost extends Component {
 	}
 }
 
-async function openEngine(deps: EngineHostDeps, gate: WorkGate, onNeo4jFallback: () => void): Promise<Engine> {
+/** Waits between attempts while another instance in this window still holds the database (~14 s in all). */
+export const HELD_HERE_RETRY_MS = [250, 500, 1000, 2000, 4000, 6000];
+
+/**
+ * An update from a plugin version without the instance handover (instance-handover.ts) can start
+ * this instance while the old one still closes the database: its lock is held by this very
+ * process. That resolves itself within moments, so wait and retry; only then fail, saying how to
+ * finish the update.
+ */
+async function openWhileHeldHere<T>(open: () => Promise<T>, delays: readonly number[] = HELD_HERE_RETRY_MS): Promise<T> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			return await open();
+		} catch (error) {
+			if (!(error instanceof DatabaseLockedError && error.sameProcess)) throw error;
+			if (attempt >= delays.length) {
+				throw new ValidationError(
+					`an earlier copy of the plugin in this window still has the memory open (an update from a version without safe reloads). Reload Obsidian to finish the update. (${error.message})`,
+				);
+			}
+			if (attempt === 0) noticeInfo("waiting for the plugin's previous copy in this window to close the memory (a plugin update)…");
+			await new Promise((resolve) => window.setTimeout(resolve, delays[attempt]));
+		}
+	}
+}
+
+async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks): Promise<Engine> {
 	const { app } = deps;
 	const { settings, neo4jFallback } = settingsForDevice(deps.settings(), Platform.isDesktopApp);
-	if (neo4jFallback) onNeo4jFallback();
+	if (neo4jFallback) hooks.onNeo4jFallback();
 	const profile = loadBundledProfile(settings.profile, activeModules(settings));
 	const adapter = app.vault.adapter;
-	const onDisk = Platform.isDesktopApp && adapter instanceof FileSystemAdapter;
-	const vaultDbPath = settings.dbPath !== "" && !isAbsolute(settings.dbPath) ? settings.dbPath : `${deps.pluginFolder}/engrama.db`;
-	const dbPath = onDisk ? (isAbsolute(settings.dbPath) ? settings.dbPath : `${adapter.getBasePath()}/${vaultDbPath}`) : vaultDbPath;
+	const node = Platform.isDesktopApp && adapter instanceof FileSystemAdapter ? await loadNodeModules() : null;
+	const onDisk = node !== null && adapter instanceof FileSystemAdapter;
+	const legacyVaultPath = `${deps.pluginFolder}/${DB_FILE}`;
+	const vaultDbPath = settings.dbPath !== "" && !isAbsolute(settings.dbPath) ? settings.dbPath : legacyVaultPath;
+	let dbPath = vaultDbPath;
+	const sqlite = settingsUseSqlite(settings);
+	if (onDisk) {
+		if (settings.dbPath === "") {
+			// Desktop default: a private folder outside the vault; a memory left in the plugin folder moves there.
+			if (settings.vaultId === "") throw new ValidationError("this vault has no id yet (settings were not saved); reload the plugin.");
+			const dir = defaultVaultDataDir(node, settings.vaultId);
+			if (sqlite) {
+				const { moved } = migrateLegacyDatabase(node, `${adapter.getBasePath()}/${legacyVaultPath}`, dir);
+				if (moved) noticeInfo(`moved its memory out of the synced vault: ${moved}. The old file was kept beside it, renamed.`, 10_000);
+				preparePrivateDir(node, dir);
+			}
+			dbPath = node.path.join(dir, DB_FILE);
+		} else {
+			dbPath = isAbsolute(settings.dbPath) ? settings.dbPath : `${adapter.getBasePath()}/${vaultDbPath}`;
+			if (sqlite) await ensureAdapterFolder(app, parentOf(vaultDbPath), isAbsolute(settings.dbPath));
+		}
+	}
 	const config = engineConfig(settings, dbPath);
-	// Mobile (and any adapter without a real folder): the database lives in memory, snapshots go through the adapter.
-	const snapshot = onDisk ? undefined : createAdapterSnapshotStorage(adapter, vaultDbPath);
-	if (onDisk && config.backend === "sqlite") await ensureAdapterFolder(app, parentOf(vaultDbPath), isAbsolute(settings.dbPath));
+	const guard = sqlite
+		? new WriterGuard(
+				onDisk ? nodeStampFile(node, `${dbPath}.writer`) : adapterStampFile(adapter, `${vaultDbPath}.writer`),
+				deviceOf(app, `${node ? node.os.hostname() : "a mobile device"}, vault “${app.vault.getName()}”`),
+				onDisk ? dbPath : vaultDbPath,
+				undefined,
+				hooks.onSecondWriter,
+			)
+		: null;
+	// Mobile (and any adapter without a real folder): the database lives in memory, snapshots go
+	// through the adapter; saving a snapshot is the commit the guard checks first.
+	const adapterSnapshot = onDisk ? undefined : createAdapterSnapshotStorage(adapter, vaultDbPath);
+	const snapshot = adapterSnapshot && guard ? { read: () => adapterSnapshot.read(), write: async (bytes: Uint8Array) => (await guard.check(), adapterSnapshot.write(bytes)) } : adapterSnapshot;
 	const backend = await createBackend(config, { snapshot });
 	try {
+		if (guard) await guard.claim(backend.graph, hooks.takeOver);
+		// Desktop writes reach the file at once: each one asks the guard first.
+		const graph = guard && onDisk ? guardedStore(backend.graph, guard) : backend.graph;
+		const vectors = guard && onDisk && backend.vectors ? guardedStore(backend.vectors, guard) : backend.vectors;
 		const scope = await resolveIdentity(backend.graph, config);
 		const { embedder, note, ready } = await buildEmbedder(config, new ModelStore(adapter, deps.pluginFolder));
 		const memory = new Memory({
-			graph: gatedGraphStore(backend.graph, gate),
-			vectors: backend.vectors ? gatedVectorStore(backend.vectors, gate) : null,
+			graph: gatedGraphStore(graph, gate),
+			vectors: vectors ? gatedVectorStore(vectors, gate) : null,
 			embedder: embedder ? gatedEmbedder(embedder, gate) : null,
 			profile,
 			search: {
@@ -244,6 +335,10 @@ async function closeEngine(engine: Engine): Promise<void> {
 	await engine.memory.close();
 	// The local model holds an ONNX session (WASM memory) until it is released.
 	if (engine.embedder instanceof LocalEmbeddingProvider) await engine.embedder.close().catch((error: unknown) => console.error("Engrama: releasing the local model failed", error));
+}
+
+function settingsUseSqlite(settings: PluginSettings): boolean {
+	return settings.backend === "sqlite";
 }
 
 function isAbsolute(path: string): boolean {

@@ -107,6 +107,7 @@ export class EngramaController {
 			await afterEarlierInstancesClosed(this.instanceKey()).catch((error: unknown) => noticeError("waited too long for its previous instance", error));
 			if (this.unloaded) return;
 			if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
+			if (this.current.vaultId === "") await this.saveSettings((s) => (s.vaultId = newVaultId(this.app.vault.getName())), { apply: false });
 			await this.bringUp();
 		})();
 		return this.starting;
@@ -124,7 +125,9 @@ export class EngramaController {
 		const engine = await this.host.start();
 		if (!engine) {
 			const state = this.host.state;
-			if (state.kind === "failed") noticeError("could not open its memory", new Error(`${state.error} Check the backend in the Engrama settings.`));
+			// A second-writer refusal already says what to do; other failures point at the settings.
+			const hint = state.kind === "failed" && state.error.includes("on this device") ? "" : " Check the backend in the Engrama settings.";
+			if (state.kind === "failed") noticeError("could not open its memory", new Error(`${state.error}${hint}`));
 			return;
 		}
 		await this.refreshCounts();
@@ -191,6 +194,12 @@ export class EngramaController {
 		this.counts = null;
 		if (this.unloaded) return;
 		await this.bringUp();
+	}
+
+	/** Reopens the memory for this device although another device wrote it last (the person chose so). */
+	async takeOver(): Promise<void> {
+		this.host.requestTakeOver();
+		await this.restart();
 	}
 
 	async startBridge(): Promise<void> {
@@ -354,4 +363,15 @@ function syncProgress(control: TaskControl, gate: EngineHost["gate"]): void {
 	if (ids > 0) control.report(`writing engrama_id ${formatCount(ids)}`);
 	else if (written > 0) control.report(`writing ${formatCount(written)} / ${formatCount(Math.max(read, written))}`);
 	else if (read > 0) control.report(`reading ${formatCount(read)}${total > 0 ? ` / ${formatCount(total)}` : ""}`);
+}
+
+/** "My Vault" → "my-vault-3f9a1c2b": readable in ~/.engrama/vaults, unique by its random tail. */
+export function newVaultId(vaultName: string): string {
+	const slug = vaultName
+		.toLowerCase()
+		.replace(/[^a-z0-9]+/g, "-")
+		.replace(/^-+|-+$/g, "")
+		.slice(0, 40);
+	const tail = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, "0")).join("");
+	return slug === "" ? `vault-${tail}` : `${slug}-${tail}`;
 }

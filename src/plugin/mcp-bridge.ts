@@ -2,6 +2,7 @@ import { FileSystemAdapter, Platform, type App } from "obsidian";
 import { ValidationError, errorMessage } from "../engine/errors";
 import type { McpHttpHandle } from "../mcp";
 import type { Engine } from "./engine-host";
+import { noticeInfo } from "./notices";
 
 export const MCP_PATH = "/mcp";
 
@@ -36,6 +37,8 @@ export class McpBridge {
 	constructor(
 		private readonly app: App,
 		private readonly version: string,
+		/** Waits between binding attempts while the port is in use (~6 s in all). */
+		private readonly portRetryMs: readonly number[] = [250, 500, 1000, 1500, 2500],
 	) {}
 
 	get state(): McpState {
@@ -70,7 +73,9 @@ export class McpBridge {
 				const adapter = this.app.vault.adapter;
 				const root = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
 				if (tokenFile) await mcp.writeTokenFile(tokenFile, token);
-				this.handle = await mcp.startMcpHttpServer({
+				// An older plugin version (without the instance handover) may still be closing its bridge on
+				// this port during an update: retry a few times before reporting the port as taken.
+				this.handle = await retryWhilePortBusy(() => mcp.startMcpHttpServer({
 					memory: engine.memory,
 					services: {
 						identity: engine.scope,
@@ -82,7 +87,7 @@ export class McpBridge {
 					},
 					token,
 					port,
-				});
+				}), this.portRetryMs, () => noticeInfo(`the MCP bridge is waiting for port ${port}, still held by the plugin's previous copy or another program…`));
 				this.set({ kind: "listening", port: this.handle.port, url: this.handle.url });
 			} catch (error) {
 				this.set({ kind: "failed", port, error: portMessage(error, port) });
@@ -121,9 +126,21 @@ export class McpBridge {
 	}
 }
 
+async function retryWhilePortBusy<T>(bind: () => Promise<T>, delays: readonly number[], onFirstWait: () => void): Promise<T> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			return await bind();
+		} catch (error) {
+			if (!/EADDRINUSE|already in use/.test(errorMessage(error)) || attempt >= delays.length) throw error;
+			if (attempt === 0) onFirstWait();
+			await new Promise((resolve) => window.setTimeout(resolve, delays[attempt]));
+		}
+	}
+}
+
 function portMessage(error: unknown, port: number): string {
 	const message = errorMessage(error);
-	if (/EADDRINUSE/.test(message)) return `Port ${port} is already in use. Choose another port in the Engrama settings, or stop the other program.`;
+	if (/EADDRINUSE|already in use/.test(message)) return `Port ${port} is still in use after waiting a few seconds. Choose another port in the Engrama settings, or stop the other program (after a plugin update, reloading Obsidian frees it).`;
 	return message;
 }
 

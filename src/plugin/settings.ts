@@ -21,8 +21,18 @@ const urlString = z
  */
 export const pluginSettingsSchema = z.object({
 	backend: z.enum(["sqlite", "neo4j"]).default("sqlite"),
-	/** Empty: `engrama.db` in the plugin's folder. Otherwise an absolute path (desktop) or a vault path. */
+	/**
+	 * Empty: on desktop `~/.engrama/vaults/<vaultId>/engrama.db` (outside the vault, so sync tools
+	 * never copy it), on mobile `engrama.db` in the plugin's folder. Otherwise an absolute path
+	 * (desktop) or a vault path.
+	 */
 	dbPath: z.string().trim().max(1000).default(""),
+	/** Names this vault's folder under ~/.engrama/vaults; generated on first start, kept in data.json. */
+	vaultId: z
+		.string()
+		.trim()
+		.regex(/^[A-Za-z0-9_-]{0,80}$/, { error: "letters, digits, - and _ only" })
+		.default(""),
 	neo4j: z
 		.object({
 			uri: z
@@ -99,6 +109,10 @@ export const pluginSettingsSchema = z.object({
 		.object({ rate: z.number().min(0).max(1).default(0.01), maxAgeDays: z.number().min(0).max(36_500).default(90) })
 		.default({ rate: 0.01, maxAgeDays: 90 }),
 });
+
+/** What keeping the database in the plugin folder means on mobile (settings text, README). */
+export const MOBILE_DB_NOTE =
+	"That folder is part of the vault, so a sync tool copies it to your other devices: let one device write it. Engrama stops with a message when another device wrote it last.";
 
 export type PluginSettings = z.infer<typeof pluginSettingsSchema>;
 
@@ -233,6 +247,7 @@ export function settingsImpact(before: PluginSettings, after: PluginSettings): S
 	const engine =
 		before.backend !== after.backend ||
 		before.dbPath !== after.dbPath ||
+		before.vaultId !== after.vaultId ||
 		!same(before.neo4j, after.neo4j) ||
 		!same(engineEmbedding(before), engineEmbedding(after)) ||
 		before.profile !== after.profile ||

@@ -1806,8 +1806,17 @@ export class App {
 		this.ribbonEl = this.bodyEl.createDiv({ cls: "side-dock-ribbon" });
 	}
 
-	/** Obsidian's `app.loadLocalStorage`/`saveLocalStorage`: per-vault key-value storage. */
-	private readonly local = new Map<string, unknown>();
+	/**
+	 * Obsidian's `app.loadLocalStorage`/`saveLocalStorage`: per-vault key-value storage on this
+	 * device, kept across restarts (a new App over the same folder sees it); fakeNewDevice() forgets it.
+	 */
+	private get local(): Map<string, unknown> {
+		const key = (this.vault.adapter as unknown as { fsys: FakeFileSystem & { basePath?: string } }).fsys;
+		const id = key.basePath ?? key;
+		let map = localStorages.get(id);
+		if (!map) localStorages.set(id, (map = new Map<string, unknown>()));
+		return map;
+	}
 	loadLocalStorage(key: string): unknown {
 		return this.local.get(key) ?? null;
 	}
@@ -2546,6 +2555,14 @@ export function fakeActiveTimers(): { timeouts: number; intervals: number } {
 }
 
 /** Forgets recorded notices, modals, errors and requests (between tests). */
+/** Local storage per vault folder (or in-memory file system), as Obsidian keeps it per vault and device. */
+const localStorages = new Map<unknown, Map<string, unknown>>();
+
+/** The next App over any vault behaves as another device: its local storage starts empty. */
+export function fakeNewDevice(): void {
+	localStorages.clear();
+}
+
 export function fakeReset(): void {
 	fakeNotices.splice(0).forEach((n) => n.hide());
 	fakeOpenModals.splice(0).forEach((m) => m.close());

@@ -134,7 +134,30 @@ describe("in Chromium", () => {
 		const box = await page.locator("#sidebar svg.engrama-graph").boundingBox();
 		expect(box!.width).toBeGreaterThan(250);
 		expect(box!.height).toBeGreaterThan(150);
+		// With the real font: no two names on the picture overlap.
+		const labels = await page.evaluate(() => {
+			const texts = Array.from(document.querySelectorAll("#sidebar svg.engrama-graph text"));
+			const boxes = texts.map((t) => t.getBoundingClientRect());
+			const overlaps: string[] = [];
+			boxes.forEach((a, i) =>
+				boxes.slice(i + 1).forEach((b, j) => {
+					if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps.push(`${texts[i].textContent} / ${texts[i + 1 + j].textContent}`);
+				}),
+			);
+			return { count: texts.length, overlaps };
+		});
+		expect(labels.count).toBeGreaterThan(3);
+		expect(labels.overlaps).toEqual([]);
 		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-context.png") });
+	});
+
+	test("a synced note shows its engrama_id among its properties, beside its graph context", async () => {
+		await scene(`openNote("Concepts/Idempotency.md")`);
+		await scene(`showPanel("Context")`);
+		await page.locator("#sidebar .engrama-node-name", { hasText: "Idempotency" }).waitFor();
+		const id = page.locator('#main .metadata-property[data-property-key="engrama_id"] .metadata-property-value');
+		expect(await id.textContent()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+		await page.screenshot({ path: join(SHOTS, "note-engrama-id.png") });
 	});
 
 	test("the Search tab shows live hybrid results", async () => {
@@ -150,7 +173,7 @@ describe("in Chromium", () => {
 		const headings = await settings.locator(".setting-item-heading .setting-item-name").allTextContents();
 		expect(headings).toEqual(["Storage", "Embeddings", "Profile and modules", "Sync", "MCP bridge", "Search (advanced)"]);
 		await settings.screenshot({ path: join(SHOTS, "settings.png") });
-		for (const name of ["panel-insights.png", "panel-insights-approved.png", "panel-context.png", "panel-search.png", "settings.png", "obsidian-window.png"]) {
+		for (const name of ["panel-insights.png", "panel-insights-approved.png", "panel-context.png", "panel-search.png", "settings.png", "obsidian-window.png", "note-engrama-id.png"]) {
 			expect(statSync(join(SHOTS, name)).size).toBeGreaterThan(10_000);
 		}
 	});

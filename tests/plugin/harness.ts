@@ -15,6 +15,12 @@ export const ROOT = typeof __dirname === "string" ? join(__dirname, "..", "..") 
 const OUT = join(ROOT, ".test-out", `plugin-${process.pid}`);
 const requireHere = createRequire(join(ROOT, "package.json"));
 
+// The desktop plugin keeps its database under ~/.engrama/vaults/<vaultId>/: a home of our own per
+// test process (os.homedir() follows HOME), never the real one.
+export const TEST_HOME = join(OUT, "home");
+mkdirSync(TEST_HOME, { recursive: true });
+process.env.HOME = TEST_HOME;
+
 export interface Bundles {
 	readonly mainJs: string;
 	readonly fakeCjs: string;
@@ -186,6 +192,18 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
 		if (Date.now() - started > timeoutMs) throw new Error(`Timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ""}`);
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
+}
+
+/** The vault's id in data.json (the plugin writes one on first start). */
+export function vaultIdOf(vault: string): string {
+	const data = JSON.parse(readFileSync(join(vault, PLUGIN_DIR, "data.json"), "utf8")) as { vaultId?: string };
+	if (!data.vaultId) throw new Error(`no vaultId in ${vault}'s data.json yet`);
+	return data.vaultId;
+}
+
+/** Where the desktop plugin keeps this vault's database by default (outside the vault). */
+export function desktopDbPath(vault: string): string {
+	return join(TEST_HOME, ".engrama", "vaults", vaultIdOf(vault), "engrama.db");
 }
 
 export function fileExists(vault: string, path: string): boolean {

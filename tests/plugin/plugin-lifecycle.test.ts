@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
-import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import { PLUGIN_DIR, TEST_HOME, desktopDbPath, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 
 let h: LoadedPlugin;
 beforeAll(async () => {
@@ -79,6 +79,7 @@ describe("loading", () => {
 				"stop-mcp-bridge",
 				"sync-current-note",
 				"sync-vault",
+				"take-over-memory",
 			].map((id) => `engrama:${id}`),
 		);
 		for (const command of Object.values(app.commands.commands)) {
@@ -113,8 +114,10 @@ describe("loading", () => {
 		expect(r.app.statusBarEl.textContent).toContain(`Engrama: ${counts.nodes} nodes`);
 		expect(r.app.statusBarEl.textContent).toContain("vectors off");
 		expect(r.app.statusBarEl.textContent).toContain("MCP off");
-		// The database is a real file in the plugin's folder.
-		expect(existsSync(join(r.vault.path, PLUGIN_DIR, "engrama.db"))).toBe(true);
+		// The database is a real file outside the vault (~/.engrama/vaults/<vaultId>/), none in the plugin's folder.
+		expect(engine.location).toBe(desktopDbPath(r.vault.path));
+		expect(existsSync(desktopDbPath(r.vault.path))).toBe(true);
+		expect(existsSync(join(r.vault.path, PLUGIN_DIR, "engrama.db"))).toBe(false);
 	});
 });
 
@@ -200,7 +203,7 @@ describe("unloading", () => {
 		const first = await start(SETTINGS, vault);
 		const engine = await settled(first);
 		const counts = await engine.memory.graph.counts(engine.scope);
-		const lock = join(vault.path, PLUGIN_DIR, "engrama.db.lock");
+		const lock = `${desktopDbPath(vault.path)}.lock`;
 		expect(existsSync(lock)).toBe(true);
 
 		first.plugin.unload();
@@ -229,6 +232,8 @@ describe("unloading", () => {
 		plugin.unload();
 		await plugin.closed;
 		expect(existsSync(join(vault.path, PLUGIN_DIR, "engrama.db.lock"))).toBe(false);
+		const id = (JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { vaultId?: string }).vaultId;
+		if (id) expect(existsSync(join(TEST_HOME, ".engrama", "vaults", id, "engrama.db.lock"))).toBe(false);
 		expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
 		vault.cleanup();
 	});

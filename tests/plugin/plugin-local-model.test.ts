@@ -307,3 +307,29 @@ describe("cancelling the download", () => {
 		}
 	}, 120_000);
 });
+
+describe("the ONNX Runtime binary is pinned", () => {
+	test("a runtime that is not the recorded release byte for byte (a mirror serving another build) is refused and nothing is kept", async () => {
+		const vault = makeVault({ example: false });
+		notes(vault.path);
+		const server = await startHubServer(hub.path);
+		server.corrupt.add(`/npm/onnxruntime-web@${ORT_VERSION}/dist/ort-wasm-simd-threaded.wasm`);
+		writeSettings(vault.path, localSettings(server));
+		h.fake.fakeReset();
+		const session = await open(vault.path);
+		try {
+			const controller = session.plugin.controller!;
+			button(tab(session).containerEl, "Model files", "Download model").click();
+			await waitFor(() => controller.models.state.kind === "failed", "the refused download", 60_000);
+			const notice = await waitFor(() => noticeTexts().find((n) => n.includes("failed")), "the failure notice");
+			expect(notice).toMatch(new RegExp(`is not ONNX Runtime ${ORT_VERSION.replace(/\./g, "\\.")}'s ort-wasm-simd-threaded\\.wasm: its SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}\\. Nothing was kept`));
+			expect(existsSync(join(vault.path, RUNTIME))).toBe(false);
+			// The magic number alone let this binary through before the pin; the model files were never fetched.
+			expect(server.requests.some((r) => r.includes("model_quantized.onnx"))).toBe(false);
+		} finally {
+			await close(session);
+			await server.close();
+			vault.cleanup();
+		}
+	}, 120_000);
+});

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy, desktopDbPath } from "./harness";
 
 let h: LoadedPlugin;
 let vault: VaultCopy;
@@ -59,7 +59,7 @@ describe("settings tab", () => {
 	test("shows every section and the open memory", () => {
 		const headings = Array.from(tab.containerEl.querySelectorAll(".setting-item-heading .setting-item-name")).map((e) => e.textContent);
 		expect(headings).toEqual(["Storage", "Embeddings", "Profile and modules", "Sync", "MCP bridge", "Search (advanced)"]);
-		expect(setting("Memory").textContent).toContain(join(vault.path, PLUGIN_DIR, "engrama.db"));
+		expect(setting("Memory").textContent).toContain(desktopDbPath(vault.path));
 	});
 
 	test("an invalid value is refused with a message under the field and is not saved", async () => {

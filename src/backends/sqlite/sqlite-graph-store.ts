@@ -141,6 +141,13 @@ export class SqliteGraphStore implements GraphStore {
 	async close(): Promise<void> {
 		if (this.closed) return;
 		this.closed = true;
+		// Snapshot mode: the last snapshot is written before close resolves, so a new instance that
+		// opens right after (a plugin reload on mobile) reads it. Files: nothing to wait for.
+		try {
+			await this.conn.flush();
+		} catch (error) {
+			console.error("Engrama: writing the last snapshot failed; closing anyway", error);
+		}
 		this.conn.close();
 	}
 

@@ -23,6 +23,19 @@ export const ORT_WASM_FILE = "ort-wasm-simd-threaded.wasm";
 
 export const DEFAULT_HUB_URL = "https://huggingface.co";
 
+/**
+ * The ONNX Runtime release main.js carries (package.json pins onnxruntime-web to it, with an npm
+ * override under @huggingface/transformers) and the SHA-256 of its WebAssembly binary, taken from
+ * the npm tarball (registry integrity checked by npm). A downloaded binary must match it byte for
+ * byte, so a mirror or CDN cannot hand over anything else. tests/plugin/ort-pin.test.ts checks this
+ * against node_modules and the built main.js.
+ */
+export const ORT_RELEASE = {
+	version: "1.30.0",
+	wasmSha256: "3398c10d07d229bd91b364548e130e0e51a8e5704b88c7c083ebbeb78842dee2",
+	wasmSize: 14_239_897,
+} as const;
+
 /** jsDelivr serves every npm version of onnxruntime-web; `{version}` is filled in at run time. */
 export const DEFAULT_RUNTIME_URL = "https://cdn.jsdelivr.net/npm/onnxruntime-web@{version}/dist";
 

@@ -13,7 +13,7 @@ const require = createRequire(import.meta.url);
 
 const NODE_CHECK = /var IS_NODE_ENV = [^;]+;/;
 
-/** onnxruntime-web 1.31.0-dev.20260914 (minified names): the proxy worker's script URL, and the Worker it makes. */
+/** onnxruntime-web 1.30.0 (minified names, the same in 1.31.0-dev.20260914): the proxy worker's script URL, and the Worker it makes. */
 const PROXY_PATCHES = [
 	["to=async()=>{", "to=async()=>{oe=globalThis.__engramaOrtWorkerUrl??oe;"],
 	['n=>new Worker(n??oe,{type:"module",name:zr})', 'n=>globalThis.__engramaOrtWorker=new Worker(n??oe,{type:"module",name:zr})'],

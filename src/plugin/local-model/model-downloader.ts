@@ -1,7 +1,7 @@
 import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
 import { errorMessage } from "../../engine/errors";
 import { CancelledError } from "../work-gate";
-import { MODEL_FILES, ORT_WASM_FILE } from "./catalogue";
+import { MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 import type { InstalledFile, InstalledModel, InstalledRuntime, ModelStore } from "./model-store";
 
 export type RequestFn = (request: RequestUrlParam) => Promise<RequestUrlResponse>;
@@ -45,14 +45,18 @@ export class ModelDownloadError extends Error {
 
 /**
  * Downloads the ONNX Runtime binary (once per version) and the model's files into a staging
- * folder, verifies them (size against the server's, SHA-256 when the server names it, the WASM
- * magic number, then a real load and embed), and only then moves them into place and writes the
+ * folder, verifies them (size against the server's, SHA-256 when the server names it, the runtime
+ * against the SHA-256 recorded for the pinned release, then a real load and embed), and only then moves them into place and writes the
  * manifest. Cancelled or failed, the staging folder is removed and the installed model (if any)
  * is untouched.
  */
 export async function downloadModel(req: DownloadRequest): Promise<InstalledModel> {
 	const { store, signal } = req;
 	const staging = store.stagingFolder();
+	if (req.ortVersion !== ORT_RELEASE.version) {
+		// A build mismatch, never a user error: the glue and the recorded checksum must be the same release.
+		throw new ModelDownloadError(`this build carries ONNX Runtime ${req.ortVersion}, but its checksum is recorded for ${ORT_RELEASE.version}; reinstall the plugin.`);
+	}
 	const runtimeNeeded = !(await store.installedRuntime(req.ortVersion));
 	const jobs: { file: string; url: string }[] = [];
 	if (runtimeNeeded) jobs.push({ file: ORT_WASM_FILE, url: joinUrl(req.runtimeUrl.replace("{version}", req.ortVersion), ORT_WASM_FILE) });
@@ -70,6 +74,11 @@ export async function downloadModel(req: DownloadRequest): Promise<InstalledMode
 			if (bytes.sha256 && bytes.sha256 !== sha256) throw new ModelDownloadError(`${job.file} is damaged: its SHA-256 is ${sha256}, the server said ${bytes.sha256}. Download it again.`);
 			if (job.file === ORT_WASM_FILE) {
 				if (!isWasm(bytes.data)) throw new ModelDownloadError(`${job.url} is not a WebAssembly file. Check the runtime download URL.`);
+				if (sha256 !== ORT_RELEASE.wasmSha256) {
+					throw new ModelDownloadError(
+						`${job.url} is not ONNX Runtime ${ORT_RELEASE.version}'s ${ORT_WASM_FILE}: its SHA-256 is ${sha256}, expected ${ORT_RELEASE.wasmSha256}. Nothing was kept; check the runtime download URL.`,
+					);
+				}
 				runtime = { version: req.ortVersion, file: { path: ORT_WASM_FILE, size: bytes.data.byteLength, sha256 }, source: job.url };
 			} else {
 				files.push({ path: job.file, size: bytes.data.byteLength, sha256 });

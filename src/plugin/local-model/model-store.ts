@@ -1,5 +1,5 @@
 import type { DataAdapter } from "obsidian";
-import { isValidModelId, MODEL_FILES, ORT_WASM_FILE } from "./catalogue";
+import { isValidModelId, MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 
 /** What a finished download left: written last, so a model without it is never used. */
 export interface InstalledModel {
@@ -74,8 +74,15 @@ export class ModelStore {
 		return stat && stat.type === "file" && stat.size === manifest.file.size ? manifest : null;
 	}
 
-	readRuntime(version: string): Promise<ArrayBuffer> {
-		return this.adapter.readBinary(`${this.runtimeFolder(version)}/${ORT_WASM_FILE}`);
+	/** The installed binary, checked against the pinned release's SHA-256 before it runs. */
+	async readRuntime(version: string): Promise<ArrayBuffer> {
+		const path = `${this.runtimeFolder(version)}/${ORT_WASM_FILE}`;
+		const bytes = await this.adapter.readBinary(path);
+		const sha256 = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+		if (version !== ORT_RELEASE.version || sha256 !== ORT_RELEASE.wasmSha256) {
+			throw new Error(`${path} is not ONNX Runtime ${ORT_RELEASE.version}'s binary (SHA-256 ${sha256}); press Download model in the Engrama settings to fetch it again.`);
+		}
+		return bytes;
 	}
 
 	/** Moves a verified download into place; the manifest goes last. */

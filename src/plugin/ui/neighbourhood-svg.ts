@@ -8,10 +8,30 @@ export interface PlacedNode {
 	readonly y: number;
 }
 
+/** A node's name on the picture: where it is drawn and the box it takes (estimated from its length). */
+export interface PlacedLabel {
+	readonly node: PlacedNode;
+	readonly text: string;
+	readonly x: number;
+	/** The text's baseline. */
+	readonly y: number;
+	readonly anchor: "start" | "middle" | "end";
+	readonly box: Box;
+}
+
+export interface Box {
+	readonly left: number;
+	readonly top: number;
+	readonly right: number;
+	readonly bottom: number;
+}
+
 export interface NeighbourhoodLayout {
 	readonly width: number;
 	readonly height: number;
 	readonly nodes: readonly PlacedNode[];
+	/** Names of the note and its direct neighbours, placed so that no two overlap (some may be shortened or left to the hover title). */
+	readonly labels: readonly PlacedLabel[];
 	readonly edges: readonly { readonly from: PlacedNode; readonly to: PlacedNode; readonly type: string }[];
 	/** Nodes left out to keep the picture readable. */
 	readonly hidden: number;
@@ -68,7 +88,79 @@ export function layoutNeighbourhood(hood: Neighbourhood, width = 340, height = 3
 		seen.add(key);
 		edges.push({ from, to, type: e.type });
 	}
-	return { width, height, nodes: [...placed.values()], edges, hidden: hood.nodes.length - (placed.size - 1) };
+	const nodes = [...placed.values()];
+	return { width, height, nodes, labels: placeLabels(nodes, width, height), edges, hidden: hood.nodes.length - (placed.size - 1) };
+}
+
+/** The label font is 9px (styles.css); 0.62em per character is above the average of UI fonts, so real text fits its box. */
+export const LABEL_FONT_PX = 9;
+const CHAR_WIDTH = LABEL_FONT_PX * 0.62;
+const ASCENT = LABEL_FONT_PX * 0.95;
+const DESCENT = LABEL_FONT_PX * 0.3;
+const LENGTHS = [18, 12, 8];
+
+export function dotRadius(depth: number): number {
+	return depth === 0 ? 9 : depth === 1 ? 6 : 4;
+}
+
+/**
+ * Greedy placement: the note's name first, then each neighbour's, trying positions pointing away
+ * from the centre first, then around the dot, at full length, then shortened. A position is
+ * taken only if its box stays inside the picture and touches no other label and no dot; a name
+ * that fits nowhere is left to the dot's hover title.
+ */
+function placeLabels(nodes: readonly PlacedNode[], width: number, height: number): PlacedLabel[] {
+	const center = nodes.find((n) => n.depth === 0);
+	const dots: Box[] = nodes.map((n) => {
+		const r = dotRadius(n.depth) + 1;
+		return { left: n.x - r, top: n.y - r, right: n.x + r, bottom: n.y + r };
+	});
+	const placed: PlacedLabel[] = [];
+	const free = (box: Box) =>
+		box.left >= 0 && box.top >= 0 && box.right <= width && box.bottom <= height && !placed.some((l) => intersects(l.box, box, 1)) && !dots.some((d) => intersects(d, box, 0));
+	for (const node of nodes.filter((n) => n.depth < 2)) {
+		const candidates = labelPositions(node, center);
+		let chosen: PlacedLabel | null = null;
+		for (const max of LENGTHS) {
+			const text = node.node.key.length > max ? `${node.node.key.slice(0, max - 1)}…` : node.node.key;
+			for (const c of candidates) {
+				const label = { node, text, ...c, box: boxOf(c.x, c.y, c.anchor, text.length) };
+				if (free(label.box)) {
+					chosen = label;
+					break;
+				}
+			}
+			if (chosen || node.node.key.length <= max) break;
+		}
+		if (chosen) placed.push(chosen);
+	}
+	return placed;
+}
+
+function labelPositions(node: PlacedNode, center: PlacedNode | undefined): { x: number; y: number; anchor: PlacedLabel["anchor"] }[] {
+	const gap = dotRadius(node.depth) + 3;
+	const below = { x: node.x, y: node.y + gap + ASCENT, anchor: "middle" as const };
+	const above = { x: node.x, y: node.y - gap - DESCENT, anchor: "middle" as const };
+	const right = { x: node.x + gap, y: node.y + ASCENT / 2 - DESCENT / 2, anchor: "start" as const };
+	const left = { x: node.x - gap, y: node.y + ASCENT / 2 - DESCENT / 2, anchor: "end" as const };
+	if (!center || node === center) return [below, above, right, left];
+	// Away from the centre first: the side the edges do not come from.
+	const dx = node.x - center.x;
+	const dy = node.y - center.y;
+	const outward = Math.abs(dx) > Math.abs(dy) * 0.8 ? (dx > 0 ? right : left) : dy > 0 ? below : above;
+	const sideways = dx > 0 ? right : left;
+	const vertical = dy > 0 ? below : above;
+	return [outward, vertical, sideways, dy > 0 ? above : below, dx > 0 ? left : right].filter((c, i, all) => all.indexOf(c) === i);
+}
+
+function boxOf(x: number, y: number, anchor: PlacedLabel["anchor"], length: number): Box {
+	const w = length * CHAR_WIDTH;
+	const left = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
+	return { left, top: y - ASCENT, right: left + w, bottom: y + DESCENT };
+}
+
+export function intersects(a: Box, b: Box, pad = 0): boolean {
+	return a.left < b.right + pad && b.left < a.right + pad && a.top < b.bottom + pad && b.top < a.bottom + pad;
 }
 
 /** Draws the layout as SVG inside `parent`; clicking a node calls `onOpen` with it. */
@@ -86,16 +178,15 @@ export function drawNeighbourhood(parent: HTMLElement, layout: NeighbourhoodLayo
 		line.createSvg("title").textContent = `${e.from.node.key} ${relationText(e.type)} ${e.to.node.key}`;
 	}
 	const dots = svg.createSvg("g", { cls: "engrama-graph-nodes" });
+	const labels = new Map(layout.labels.map((l) => [l.node, l]));
 	for (const p of layout.nodes) {
 		const g = dots.createSvg("g", { cls: `engrama-graph-node depth-${p.depth}${p.node.props.status === "stub" ? " is-stub" : ""}`, attr: { tabindex: 0 } });
-		g.createSvg("circle", { attr: { cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.depth === 0 ? 9 : p.depth === 1 ? 6 : 4 } });
-		// Names for the note and its direct neighbours; the outer ring names itself on hover.
-		if (p.depth < 2) {
-			// Upper half: label above the dot, lower half: below, so neighbouring labels collide less.
-			const above = p.depth === 1 && p.y < layout.height / 2;
-			const y = above ? p.y - 10 : p.y + (p.depth === 0 ? 21 : 15);
-			const label = g.createSvg("text", { attr: { x: p.x.toFixed(1), y: y.toFixed(1), "text-anchor": "middle" } });
-			label.textContent = p.node.key.length > 18 ? `${p.node.key.slice(0, 17)}…` : p.node.key;
+		g.createSvg("circle", { attr: { cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: dotRadius(p.depth) } });
+		// Names where the layout found room (see placeLabels); every dot names itself on hover.
+		const label = labels.get(p);
+		if (label) {
+			const text = g.createSvg("text", { attr: { x: label.x.toFixed(1), y: label.y.toFixed(1), "text-anchor": label.anchor } });
+			text.textContent = label.text;
 		}
 		g.createSvg("title").textContent = `${p.node.label}: ${p.node.key}`;
 		g.addEventListener("click", () => onOpen(p.node));

@@ -9,7 +9,7 @@ import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { noticeError, noticeInfo } from "../notices";
 import { createRequestUrlHttpClient, windowSleep } from "../request-url-http-client";
-import { engineConfig, formatFolderLabels, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
+import { engineConfig, formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
 
 type Change = (draft: PluginSettings) => void;
 
@@ -128,13 +128,17 @@ export class EngramaSettingTab extends PluginSettingTab {
 			backend.setDesc(
 				this.s.backend === "neo4j"
 					? `This vault's settings choose Neo4j; on this device the memory uses SQLite instead, and the desktop keeps Neo4j. ${NEO4J_DESKTOP_ONLY}`
-					: `SQLite keeps the whole graph in one file in this vault. ${NEO4J_DESKTOP_ONLY}`,
+					: `SQLite keeps the whole graph in one file, in the plugin's folder on this device. ${MOBILE_DB_NOTE} ${NEO4J_DESKTOP_ONLY}`,
 			);
 			backend.addDropdown((d) => d.addOptions({ sqlite: "SQLite (built in)" }).setValue("sqlite").setDisabled(true));
 		}
 		if (this.s.backend === "sqlite" || !neo4jHere) {
-			this.text(el, "Database file", "Empty: engrama.db in this plugin's folder. A vault path, or an absolute path on desktop.", this.s.dbPath, (v) => (s) => (s.dbPath = v), (t) => {
-				t.setPlaceholder("engrama.db in the plugin folder");
+			const desktop = Platform.isDesktopApp;
+			const desc = desktop
+				? "Empty: a private folder outside the vault (~/.engrama/vaults/…), which sync tools do not copy. Or an absolute path, or a vault path (then synced with the vault: use it on one device only)."
+				: `Empty: engrama.db in this plugin's folder. ${MOBILE_DB_NOTE}`;
+			this.text(el, "Database file", desc, this.s.dbPath, (v) => (s) => (s.dbPath = v), (t) => {
+				t.setPlaceholder(desktop ? "Outside the vault (default)" : "engrama.db in the plugin folder");
 			});
 			return;
 		}

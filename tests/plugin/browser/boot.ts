@@ -60,9 +60,30 @@ async function openNote(path: string): Promise<void> {
 	const main = document.getElementById("main")!;
 	main.empty();
 	const text = await app.vault.read(file);
+	const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? "";
 	const body = text.replace(/^---[\s\S]*?---\n/, "");
 	const heading = /^# (.+)$/m.exec(body)?.[1] ?? file.basename;
-	main.createEl("h1", { text: heading });
+	main.createDiv({ cls: "inline-title", text: file.basename });
+	// Obsidian's Properties block: each frontmatter key and its value (lists joined), engrama_id included.
+	if (front !== "") {
+		const box = main.createDiv({ cls: "metadata-container" });
+		box.createDiv({ cls: "metadata-properties-heading", text: "Properties" });
+		let current: HTMLElement | null = null;
+		for (const line of front.split("\n")) {
+			const item = /^\s+-\s+(.*)$/.exec(line);
+			if (item && current) {
+				current.createSpan({ cls: "multi-select-pill", text: item[1].replace(/^"|"$/g, "") });
+				continue;
+			}
+			const pair = /^([\w-]+):\s*(.*)$/.exec(line);
+			if (!pair) continue;
+			const row = box.createDiv({ cls: "metadata-property", attr: { "data-property-key": pair[1] } });
+			row.createDiv({ cls: "metadata-property-key", text: pair[1] });
+			current = row.createDiv({ cls: "metadata-property-value" });
+			if (pair[2] !== "") current.createSpan({ text: pair[2].replace(/^"|"$/g, "") });
+		}
+	}
+	if (heading !== file.basename) main.createEl("h1", { text: heading });
 	main.createEl("pre", { text: body.replace(/^# .+\n+/m, "") });
 }
 

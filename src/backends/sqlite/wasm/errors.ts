@@ -44,6 +44,8 @@ export class DatabaseLockedError extends Error {
 		readonly holderPid: number | undefined,
 		holderDescription: string,
 		advice = "Close the other Engrama instance (Obsidian or the CLI) and retry; if no such process is running, delete the lock file.",
+		/** Held by another connection of this very process (a plugin instance being replaced). */
+		readonly sameProcess = false,
 	) {
 		super(`${path} is already open in ${holderDescription} (lock file ${lockPath}). ${advice}`);
 	}

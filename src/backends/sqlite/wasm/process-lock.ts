@@ -51,6 +51,7 @@ export function acquireProcessLock({ fs, os }: NodeModules, dbPath: string): Pro
 			process.pid,
 			`another connection of this process (PID ${process.pid})`,
 			"Reuse that connection, or close it before opening the database again.",
+			true,
 		);
 	}
 	const record: LockRecord = {
