@@ -165,6 +165,10 @@ describe.each(testBackends())("export and import on $name", (backend) => {
 		const after = (await snapshot(target)) as Record<string, unknown>;
 		expect(Object.keys(after)).toEqual(Object.keys(again as Record<string, unknown>));
 		expect((await target.memory.graph.counts(source.scope)).edges).toBe(2);
+		// History is not recorded twice for nodes that were already here.
+		const python = (await target.memory.graph.getNode(source.scope, "Technology", "Python"))!;
+		const history = await target.memory.graph.nodeHistory(source.scope, python.id, { limit: 1000 });
+		expect(history).toEqual(await source.memory.graph.nodeHistory(source.scope, (await source.memory.graph.getNode(source.scope, "Technology", "Python"))!.id, { limit: 1000 }));
 	});
 
 	it("refuses bad input with a message naming the line and what is wrong, and writes nothing", async () => {

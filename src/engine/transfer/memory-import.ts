@@ -368,6 +368,8 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 				});
 				edges.set(sk, list);
 			} else if (r.kind === "history") {
+				// A node that was already here keeps its own history: --merge twice must not record it twice.
+				if (plan.get(nodeKey(r.scope, r.rec.label, r.rec.key_value))?.exists) continue;
 				const sk = scopeKey(r.scope);
 				scopes.set(sk, r.scope);
 				const list = history.get(sk) ?? [];
