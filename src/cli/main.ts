@@ -9,6 +9,7 @@ import { registerMigrateCommand } from "./commands/migrate-command";
 import { registerVerifyCommand } from "./commands/verify-command";
 import { registerHealthCommand } from "./commands/health-command";
 import { registerInitCommand } from "./commands/init-command";
+import { registerTransferCommands } from "./commands/transfer-commands";
 
 declare const ENGRAMA_VERSION: string | undefined;
 const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
 	registerVerifyCommand(program);
 	registerHealthCommand(program);
 	registerInitCommand(program);
+	registerTransferCommands(program, version);
 	return program;
 }
 

@@ -81,8 +81,15 @@ export const engramaConfigSchema = z.object({
 		.default({ rate: 0.01, maxAgeDays: 90 }),
 	/** The MCP bridge (`engrama serve`). allowTenantHeaders: gateway mode (ENGRAMA_ALLOW_TENANT_HEADERS). */
 	/** allowedOrigins: web origins accepted besides loopback (ENGRAMA_ALLOWED_ORIGINS); requireIdentity: refuse requests without tenant headers (ENGRAMA_REQUIRE_IDENTITY). */
+	/** httpHost / httpPort: where `engrama serve` listens unless --host / --port say (ENGRAMA_HTTP_HOST / ENGRAMA_HTTP_PORT). */
 	mcp: z
-		.object({ allowTenantHeaders: z.boolean().default(false), allowedOrigins: z.array(z.string()).default([]), requireIdentity: z.boolean().default(false) })
+		.object({
+			allowTenantHeaders: z.boolean().default(false),
+			allowedOrigins: z.array(z.string()).default([]),
+			requireIdentity: z.boolean().default(false),
+			httpHost: z.string().min(1).optional(),
+			httpPort: z.number().int().min(0).max(65535).optional(),
+		})
 		.default({ allowTenantHeaders: false, allowedOrigins: [], requireIdentity: false }),
 });
 
@@ -250,6 +257,9 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 			allowTenantHeaders: envBool(env.ENGRAMA_ALLOW_TENANT_HEADERS),
 			allowedOrigins: envOrigins(env.ENGRAMA_ALLOWED_ORIGINS),
 			requireIdentity: envFlag("ENGRAMA_REQUIRE_IDENTITY", env.ENGRAMA_REQUIRE_IDENTITY),
+			// Checked by `serve` alone (loopback only), so engrama-py's 0.0.0.0 in a shared environment does not stop other commands.
+			httpHost: nonEmpty(env.ENGRAMA_HTTP_HOST?.trim()),
+			httpPort: envInRange("ENGRAMA_HTTP_PORT", env.ENGRAMA_HTTP_PORT, { min: 0, max: 65535, integer: true }),
 		},
 	};
 }

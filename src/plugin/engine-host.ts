@@ -281,6 +281,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 				graphWeight: config.search.graphWeight,
 				temporalWeight: config.search.temporalWeight,
 				trustWeight: config.search.trustWeight,
+				halfLifeDays: config.search.halfLifeDays,
 			},
 		});
 		const skills = createSkills(memory, { resolver: config.resolver, search: (s, text, options) => memory.search(s, text, options) });

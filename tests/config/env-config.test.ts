@@ -40,9 +40,11 @@ describe("configuration from environment variables", () => {
 			ENGRAMA_GRAPH_RERANK: "off",
 			ENGRAMA_ALLOWED_ORIGINS: "https://app.example.com, http://localhost:*",
 			ENGRAMA_REQUIRE_IDENTITY: "yes",
+			ENGRAMA_HTTP_HOST: " localhost ",
+			ENGRAMA_HTTP_PORT: "8000",
 		});
 		expect(config.search).toMatchObject({ trustWeight: 0.3, anchorWeight: 0.7, cohesionDecay: 0.25, fanOutCap: 16, halfLifeDays: 180, rrfK: 40, graphRerank: false });
-		expect(config.mcp).toMatchObject({ allowedOrigins: ["https://app.example.com", "http://localhost:*"], requireIdentity: true });
+		expect(config.mcp).toMatchObject({ allowedOrigins: ["https://app.example.com", "http://localhost:*"], requireIdentity: true, httpHost: "localhost", httpPort: 8000 });
 		expect(fromEnv({ ENGRAMA_ANCHOR_BOOST: "false", ENGRAMA_ANCHOR_BETA: "0.7" }).search.anchorWeight).toBe(0);
 		// Unset: the engine's defaults apply, and the bridge keeps its loopback-only, standalone behaviour.
 		const plain = fromEnv({});
@@ -65,6 +67,8 @@ describe("configuration from environment variables", () => {
 			[{ ENGRAMA_RANKING_LEGACY: "legacy" }, 'ENGRAMA_RANKING_LEGACY must be one of 1, true, yes, on, 0, false, no, off; got "legacy".'],
 			[{ ENGRAMA_ALLOWED_ORIGINS: "https://ok.example, evil.example" }, 'ENGRAMA_ALLOWED_ORIGINS must list origins like https://app.example.com or http://localhost:*, separated by commas; got "evil.example".'],
 			[{ ENGRAMA_ALLOWED_ORIGINS: "https://ok.example/path" }, 'got "https://ok.example/path"'],
+			[{ ENGRAMA_HTTP_PORT: "eighty" }, 'ENGRAMA_HTTP_PORT must be an integer at least 0 and at most 65535; got "eighty".'],
+			[{ ENGRAMA_HTTP_PORT: "70000" }, 'ENGRAMA_HTTP_PORT must be an integer at least 0 and at most 65535; got "70000".'],
 			[{ HYBRID_TRUST_GAMMA: "0.1", ENGRAMA_TRUST_DELTA: "0.4" }, "HYBRID_TRUST_GAMMA (0.1) and ENGRAMA_TRUST_DELTA (0.4) name the same setting: set only one."],
 		];
 		for (const [env, message] of cases) {

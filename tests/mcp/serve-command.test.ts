@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { request } from "node:http";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,6 +8,7 @@ import { parseConfig } from "../../src/config/engrama-config";
 import { makeTempDir } from "../helpers/temp-dir";
 import { call, connectClient, ok, textOf } from "./mcp-harness";
 import { spawnServe } from "./serve-process";
+import { runCli } from "../helpers/run-cli";
 
 describe("engrama serve", () => {
 	let dir: ReturnType<typeof makeTempDir>;
@@ -184,4 +186,46 @@ describe("engrama serve", () => {
 			expect((await serve.exited()).code).toBe(0);
 		}
 	}, 180_000);
+
+	it("listens where ENGRAMA_HTTP_HOST / ENGRAMA_HTTP_PORT say (engrama-py's names), the flags winning; refuses a bad value or a non-loopback host naming the variable", async () => {
+		const free = await freePort();
+		const serve = await spawnServe(["--db", db], { ENGRAMA_HTTP_HOST: "localhost", ENGRAMA_HTTP_PORT: String(free) }, [], { portFlag: false });
+		try {
+			expect(serve.info.url).toBe(`http://localhost:${free}/mcp`);
+		} finally {
+			serve.child.kill("SIGTERM");
+		}
+		expect((await serve.exited()).code).toBe(0);
+		// The flags override the environment.
+		const flagged = await spawnServe(["--db", db], { ENGRAMA_HTTP_HOST: "localhost", ENGRAMA_HTTP_PORT: String(free) }, ["--host", "127.0.0.1"]);
+		try {
+			expect(flagged.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+			expect(flagged.info.url).not.toBe(`http://127.0.0.1:${free}/mcp`);
+		} finally {
+			flagged.child.kill("SIGTERM");
+		}
+		expect((await flagged.exited()).code).toBe(0);
+
+		const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
+			[{ ENGRAMA_HTTP_PORT: "http" }, [], /ENGRAMA_HTTP_PORT must be an integer at least 0 and at most 65535; got "http"/],
+			[{ ENGRAMA_HTTP_HOST: "0.0.0.0" }, [], /ENGRAMA_HTTP_HOST must be a loopback address \(127\.0\.0\.1, ::1, localhost\), got "0\.0\.0\.0"/],
+			[{}, ["--host", "192.168.1.5"], /--host must be a loopback address/],
+		];
+		for (const [env, flags, message] of cases) {
+			const result = runCli(["--db", db, "serve", "--port", "0", ...flags], { env: { ENGRAMA_HTTP_HOST: "", ENGRAMA_HTTP_PORT: "", ...env } });
+			expect(result.status, JSON.stringify(env)).not.toBe(0);
+			expect(result.stderr).toMatch(message);
+		}
+	}, 180_000);
 });
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.once("error", reject);
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+		});
+	});
+}

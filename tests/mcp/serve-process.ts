@@ -19,10 +19,14 @@ export interface ServeProcess {
 	exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts the real built `engrama --json <args> serve --port 0 <serveArgs>` and waits for its JSON announcement. */
-export function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, serveArgs: readonly string[] = []): Promise<ServeProcess> {
-	const child = spawn(process.execPath, [BIN, "--json", ...args, "serve", "--port", "0", ...serveArgs], {
-		env: { ...process.env, ENGRAMA_DB_PATH: "", GRAPH_BACKEND: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "", ...env },
+/**
+ * Starts the real built `engrama --json <args> serve --port 0 <serveArgs>` and waits for its JSON announcement
+ * (`portFlag: false` leaves --port out, for the environment's port).
+ */
+export function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, serveArgs: readonly string[] = [], options: { portFlag?: boolean } = {}): Promise<ServeProcess> {
+	const port = options.portFlag === false ? [] : ["--port", "0"];
+	const child = spawn(process.execPath, [BIN, "--json", ...args, "serve", ...port, ...serveArgs], {
+		env: { ...process.env, ENGRAMA_DB_PATH: "", GRAPH_BACKEND: "", ENGRAMA_HTTP_HOST: "", ENGRAMA_HTTP_PORT: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "", ...env },
 		stdio: ["ignore", "pipe", "pipe"],
 	});
 	let out = "";

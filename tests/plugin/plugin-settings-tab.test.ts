@@ -80,6 +80,17 @@ describe("settings tab", () => {
 		await waitFor(() => saved().sync.folderLabels.Inbox === "Note", "the folder labels saved");
 	});
 
+	test("the recency half-life is validated, saved to data.json and used by the reopened engine's search", async () => {
+		type("Recency half-life", "0");
+		await waitFor(() => setting("Recency half-life").querySelector(".engrama-setting-error"), "the error message");
+		expect(setting("Recency half-life").querySelector(".engrama-setting-error")!.textContent).toMatch(/^Not saved: search › halfLifeDays /);
+		const before = plugin.controller!.host.engine;
+		type("Recency half-life", "180");
+		await waitFor(() => (saved() as unknown as { search?: { halfLifeDays?: number } }).search?.halfLifeDays === 180, "the half-life saved");
+		await waitFor(() => plugin.controller!.host.engine !== null && plugin.controller!.host.engine !== before, "the engine reopened");
+		expect(plugin.controller!.host.engine!.memory.searcher.settings.halfLifeDays).toBe(180);
+	});
+
 	test("changes apply without restarting Obsidian: auto-sync at once, the profile by reopening the engine", async () => {
 		const toggle = setting("Sync automatically").querySelector<HTMLElement>(".checkbox-container")!;
 		expect(app.vault.listenerCount()).toBe(0);

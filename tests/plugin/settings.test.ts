@@ -63,6 +63,21 @@ describe("changing settings", () => {
 	});
 });
 
+describe("recency half-life", () => {
+	test("defaults to 30 days (also for data.json saved before the setting), must be above 0, reaches the engine and reopens it", () => {
+		expect(DEFAULT_SETTINGS.search.halfLifeDays).toBe(30);
+		expect(loadSettings({ search: { rrfK: 40 } }).settings.search).toMatchObject({ rrfK: 40, halfLifeDays: 30 });
+		const bad = loadSettings({ search: { rrfK: 40, halfLifeDays: -5 } });
+		expect(bad.settings.search).toMatchObject({ rrfK: 40, halfLifeDays: 30 });
+		expect(bad.problems.some((p) => p.startsWith("search.halfLifeDays: "))).toBe(true);
+		expect(updateSettings(DEFAULT_SETTINGS, (s) => (s.search.halfLifeDays = 0))).toMatchObject({ ok: false });
+		const r = updateSettings(DEFAULT_SETTINGS, (s) => (s.search.halfLifeDays = 180));
+		if (!r.ok) throw new Error(r.error);
+		expect(engineConfig(r.settings, ":memory:").search.halfLifeDays).toBe(180);
+		expect(settingsImpact(DEFAULT_SETTINGS, r.settings).engine).toBe(true);
+	});
+});
+
 describe("mapping onto the engine", () => {
 	test("engineConfig carries backend, profile, embeddings and search weights", () => {
 		const r = updateSettings(DEFAULT_SETTINGS, (s) => {

@@ -72,54 +72,17 @@ const ALL_HISTORY = 1_000_000;
 
 function internalsOf(backend: Backend): BackendInternals {
 	const { graph, vectors } = backend;
-	if (graph instanceof SqliteGraphStore) {
-		const conn = graph.connection();
-		return {
-			async scopes() {
-				return conn
-					.all<{ org: string; usr: string }>(
-						`SELECT DISTINCT COALESCE(json_extract(props, '$.org_id'), '') AS org, COALESCE(json_extract(props, '$.user_id'), '') AS usr FROM nodes ORDER BY org, usr`,
-					)
-					.filter((r) => r.org && r.usr)
-					.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
-			},
-			async meta() {
-				return conn.all<{ key: string; value: string }>("SELECT key, value FROM engrama_meta ORDER BY key").map((r) => [r.key, r.value]);
-			},
-			async vectors(scope, ids) {
-				const out = new Map<string, Float32Array>();
-				if (!vectors || (await vectors.dimensions()) === 0) return out;
-				for (const [id, rowId] of graph.rowIds(scope, ids)) {
-					const row = conn.get<{ embedding: Uint8Array }>("SELECT embedding FROM node_embeddings WHERE node_id = ?", [rowId]);
-					if (row?.embedding) out.set(id, new Float32Array(row.embedding.slice().buffer));
-				}
-				return out;
-			},
-		};
+	if (!(graph instanceof SqliteGraphStore || graph instanceof Neo4jGraphStore)) {
+		throw new ValidationError(`Cannot migrate from or to the ${graph.name} backend: use sqlite or neo4j.`);
 	}
-	if (graph instanceof Neo4jGraphStore) {
-		return {
-			async scopes() {
-				const rows = await graph.conn.read((q) =>
-					q.run(
-						"MATCH (n:Engrama {__ns: $ns}) WITH DISTINCT n.org_id AS org, n.user_id AS usr WHERE org <> '' AND usr <> '' RETURN org, usr ORDER BY org, usr",
-						{ ns: graph.namespace },
-					),
-				);
-				return rows.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
-			},
-			async meta() {
-				const rows = await graph.conn.read((q) =>
-					q.run("MATCH (m:EngramaMeta {__ns: $ns}) RETURN m.key AS key, m.value AS value ORDER BY key", { ns: graph.namespace }),
-				);
-				return rows.map((r) => [String(r.key), String(r.value)]);
-			},
-			async vectors(scope, ids) {
-				return vectors instanceof Neo4jVectorStore ? vectors.vectors(scope, ids) : new Map();
-			},
-		};
-	}
-	throw new ValidationError(`Cannot migrate from or to the ${graph.name} backend: use sqlite or neo4j.`);
+	return {
+		scopes: async () => [...(await graph.listScopes())],
+		meta: async () => (await graph.listMeta()).map(([k, v]) => [k, v] as [string, string]),
+		async vectors(scope, ids) {
+			if (!vectors?.vectorsOf || (await vectors.dimensions()) === 0) return new Map();
+			return new Map(await vectors.vectorsOf(scope, ids));
+		},
+	};
 }
 
 async function nodesOf(graph: GraphStore, scope: Scope, batch: number, each: (page: readonly NodeRecord[]) => Promise<void>): Promise<void> {

@@ -775,6 +775,26 @@ export class Neo4jGraphStore implements GraphStore {
 		}
 	}
 
+	async listScopes(): Promise<readonly Scope[]> {
+		const rows = await this.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH DISTINCT n.org_id AS org, n.user_id AS usr WHERE org <> '' AND usr <> '' RETURN org, usr ORDER BY org, usr`,
+					{ ns: this.namespace },
+				),
+			"list scopes",
+		);
+		return rows.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
+	}
+
+	async listMeta(): Promise<readonly (readonly [string, string])[]> {
+		const rows = await this.conn.read(
+			(q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns}) RETURN m.key AS key, m.value AS value ORDER BY key`, { ns: this.namespace }),
+			"list settings",
+		);
+		return rows.map((r) => [String(r.key), String(r.value)] as const);
+	}
+
 	async getMeta(key: string): Promise<string | null> {
 		const rows = await this.conn.read(
 			(q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns, key: $key}) RETURN m.value AS value`, { ns: this.namespace, key }),

@@ -206,6 +206,10 @@ export class Neo4jVectorStore implements VectorStore {
 		return Number(rows[0]?.n ?? 0);
 	}
 
+	async vectorsOf(scope: Scope, nodeIds: readonly string[]): Promise<ReadonlyMap<string, Float32Array>> {
+		return this.vectors(scope, nodeIds);
+	}
+
 	/** The stored vectors of the given nodes (for `engrama migrate`). */
 	async vectors(scope: Scope, nodeIds: readonly string[]): Promise<Map<string, Float32Array>> {
 		const out = new Map<string, Float32Array>();

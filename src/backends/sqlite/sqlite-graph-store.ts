@@ -666,6 +666,19 @@ export class SqliteGraphStore implements GraphStore {
 		return this.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = ?", [key])?.value ?? null;
 	}
 
+	async listScopes(): Promise<readonly Scope[]> {
+		return this.conn
+			.all<{ org: string; usr: string }>(
+				`SELECT DISTINCT COALESCE(json_extract(props, '$.org_id'), '') AS org, COALESCE(json_extract(props, '$.user_id'), '') AS usr FROM nodes ORDER BY org, usr`,
+			)
+			.filter((r) => r.org && r.usr)
+			.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
+	}
+
+	async listMeta(): Promise<readonly (readonly [string, string])[]> {
+		return this.conn.all<{ key: string; value: string }>("SELECT key, value FROM engrama_meta ORDER BY key").map((r) => [r.key, r.value] as const);
+	}
+
 	async setMeta(key: string, value: string): Promise<void> {
 		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
 	}

@@ -51,6 +51,16 @@ export class SqliteVectorStore implements VectorStore {
 		this.dims = dims;
 	}
 
+	async vectorsOf(scope: Scope, nodeIds: readonly string[]): Promise<ReadonlyMap<string, Float32Array>> {
+		const out = new Map<string, Float32Array>();
+		if ((await this.dimensions()) === 0) return out;
+		for (const [id, rowId] of this.graph.rowIds(scope, nodeIds)) {
+			const row = this.conn.get<{ embedding: Uint8Array }>(`SELECT embedding FROM ${TABLE} WHERE node_id = ?`, [rowId]);
+			if (row?.embedding) out.set(id, new Float32Array(row.embedding.slice().buffer));
+		}
+		return out;
+	}
+
 	/** Drops every vector (after a model change); the next upsert fixes the new dimension. */
 	async reset(): Promise<void> {
 		this.conn.exec(`DROP TABLE IF EXISTS ${TABLE}`);

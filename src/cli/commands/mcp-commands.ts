@@ -6,8 +6,8 @@ import { createNodeMcpServices } from "../../mcp/node-services";
 import { runPlain, runWithMemory } from "../context";
 
 interface ServeFlags {
-	port: string;
-	host: string;
+	port?: string;
+	host?: string;
 	tokenFile?: string;
 	regenerateToken?: boolean;
 	watch?: boolean;
@@ -18,6 +18,23 @@ function parsePort(text: string): number {
 	const port = Number(text);
 	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ValidationError(`--port must be a port number (0-65535), got "${text}".`);
 	return port;
+}
+
+const LOOPBACK_HOSTS = ["127.0.0.1", "::1", "localhost"];
+
+/**
+ * --host, else ENGRAMA_HTTP_HOST (engrama-py's name), else 127.0.0.1. Only loopback: a bridge reachable
+ * from the network would hand the memory to anyone holding the token, so another host is refused
+ * (naming where it came from), never just warned about.
+ */
+export function serveHost(flag: string | undefined, env: string | undefined): string {
+	const [host, from] = flag !== undefined ? [flag, "--host"] : env !== undefined ? [env, "ENGRAMA_HTTP_HOST"] : ["127.0.0.1", ""];
+	if (!LOOPBACK_HOSTS.includes(host.toLowerCase())) {
+		throw new ValidationError(
+			`${from} must be a loopback address (${LOOPBACK_HOSTS.join(", ")}), got "${host}": the MCP bridge only serves this computer. To reach it from another machine, put an SSH tunnel or an authenticating reverse proxy in front of it.`,
+		);
+	}
+	return host.toLowerCase();
 }
 
 /** Ready-to-paste client configurations for a running bridge. */
@@ -51,8 +68,8 @@ export function registerMcpCommands(program: Command, version: string): void {
 	program
 		.command("serve")
 		.description("run the MCP bridge over HTTP on 127.0.0.1 until interrupted; prints the endpoint and client configurations")
-		.option("--port <port>", "TCP port (0 picks a free one)", String(DEFAULT_MCP_PORT))
-		.option("--host <host>", "loopback address to bind: 127.0.0.1, ::1 or localhost", "127.0.0.1")
+		.option("--port <port>", `TCP port (0 picks a free one; default ENGRAMA_HTTP_PORT, else ${DEFAULT_MCP_PORT})`)
+		.option("--host <host>", "loopback address to bind: 127.0.0.1, ::1 or localhost (default ENGRAMA_HTTP_HOST, else 127.0.0.1)")
 		.option("--token-file <file>", "bearer token file (default: <database>.mcp-token, created with mode 0600)")
 		.option("--regenerate-token", "replace the token (clients configured with the old one stop working)")
 		.option("--watch", "also sync vault changes into the graph while serving (run engrama sync once first)")
@@ -62,7 +79,8 @@ export function registerMcpCommands(program: Command, version: string): void {
 		)
 		.action(async (options: ServeFlags, command: Command) =>
 			runWithMemory(command, async ({ opened, out, config }) => {
-				const port = parsePort(options.port);
+				const port = options.port !== undefined ? parsePort(options.port) : (config.mcp.httpPort ?? DEFAULT_MCP_PORT);
+				const host = serveHost(options.host, config.mcp.httpHost);
 				if (!options.tokenFile && config.dbPath === ":memory:") {
 					throw new ValidationError("An in-memory database has no place for the token: pass --token-file.");
 				}
@@ -76,7 +94,7 @@ export function registerMcpCommands(program: Command, version: string): void {
 					const bridge = await startMcpHttpServer({
 						memory: opened.memory,
 						services: node.services,
-						host: options.host,
+						host,
 						port,
 						token,
 						allowTenantHeaders,

@@ -220,6 +220,12 @@ export interface GraphStore {
 	/** Removes a setting (a GDPR forget removes the caller's counters). */
 	deleteMeta(key: string): Promise<void>;
 	/**
+	 * Whole-memory reads for `engrama export` and `engrama migrate`, every tenant: the scopes that
+	 * hold nodes (ordered by org, then user) and every setting (ordered by key). Never a query path.
+	 */
+	listScopes?(): Promise<readonly Scope[]>;
+	listMeta?(): Promise<readonly (readonly [string, string])[]>;
+	/**
 	 * Makes what was deleted unrecoverable from the backend's files where it can (after a GDPR
 	 * forget, outside any transaction): SQLite checkpoints and empties its write-ahead log.
 	 */

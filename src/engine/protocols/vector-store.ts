@@ -18,6 +18,8 @@ export interface VectorStore {
 	 * leaves it out and reindex says so.
 	 */
 	reset?(): Promise<void>;
+	/** The stored vectors of the given nodes (`engrama export`, `engrama migrate`); absent ids have none. */
+	vectorsOf?(scope: Scope, nodeIds: readonly string[]): Promise<ReadonlyMap<string, Float32Array>>;
 	/** Read-only: vector_orphans and vector_dimensions over the whole store (see GraphStore.checkIntegrity). */
 	checkIntegrity?(): Promise<readonly IntegrityCheck[]>;
 	/** Removes vectors of nodes that no longer exist (see GraphStore.repairIntegrity). */

@@ -422,8 +422,15 @@ export class EngramaSettingTab extends PluginSettingTab {
 		this.number(el, "Vector weight (linear)", "α, 0–1 (default 0.6).", this.s.search.alpha, (n) => (s) => (s.search.alpha = n));
 		this.number(el, "Graph weight", "β, 0–1 (default 0.15).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
 		this.number(el, "Recency weight", "γ, 0–1 (default 0.1).", this.s.search.temporalWeight, (n) => (s) => (s.search.temporalWeight = n));
+		this.number(
+			el,
+			"Recency half-life",
+			"Days after which a note's recency counts half when ranking (default 30).",
+			this.s.search.halfLifeDays,
+			(n) => (s) => (s.search.halfLifeDays = n),
+		);
 		this.number(el, "Trust weight", "δ, 0–1 (default 0.1).", this.s.search.trustWeight, (n) => (s) => (s.search.trustWeight = n));
-		this.number(el, "Decay rate", "No longer used: Run decay only reports, search applies age when ranking (half-life 30 days).", this.s.decay.rate, (n) => (s) => (s.decay.rate = n));
+		this.number(el, "Decay rate", "No longer used: Run decay only reports; search applies age when ranking (see recency half-life).", this.s.decay.rate, (n) => (s) => (s.decay.rate = n));
 		this.number(el, "Decay after days", "Run decay lists nodes not updated for this long (default 90).", this.s.decay.maxAgeDays, (n) => (s) => (s.decay.maxAgeDays = n));
 	}
 }
