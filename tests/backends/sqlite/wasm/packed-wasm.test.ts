@@ -1,0 +1,23 @@
+// The SQLite WASM as main.js carries it: gzip + base64, unpacked with DecompressionStream when the engine opens.
+import { gzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { expect, test } from "vitest";
+import { unpackWasm } from "../../../../src/backends/sqlite/wasm/packed-wasm";
+import { locateWasmFile } from "../../../../src/backends/sqlite/wasm/wasm-binary";
+
+test("unpacks the real sqlite3.wasm byte for byte, and it compiles", async () => {
+	const bytes = readFileSync(locateWasmFile());
+	const packed = gzipSync(bytes, { level: 9 }).toString("base64");
+	expect(packed.length).toBeLessThan(bytes.length * 0.6);
+	const unpacked = await unpackWasm(packed, bytes.length);
+	expect(Buffer.from(unpacked).equals(bytes)).toBe(true);
+	expect(await WebAssembly.compile(unpacked)).toBeInstanceOf(WebAssembly.Module);
+});
+
+test("a damaged or truncated copy fails with a message that says to reinstall", async () => {
+	const bytes = Buffer.from("0123456789".repeat(100_000));
+	const packed = gzipSync(bytes).toString("base64");
+	await expect(unpackWasm(packed, bytes.length + 1)).rejects.toThrow(/damaged: 1000000 of 1000001 bytes unpacked\. Reinstall the plugin/);
+	await expect(unpackWasm(packed, bytes.length - 1)).rejects.toThrow(/damaged: more than 999999 bytes/);
+	await expect(unpackWasm(packed.slice(0, 2000), bytes.length)).rejects.toThrow();
+});
