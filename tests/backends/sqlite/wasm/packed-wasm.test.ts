@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "vitest";
 import { unpackWasm } from "../../../../src/backends/sqlite/wasm/packed-wasm";
 import { locateWasmFile } from "../../../../src/backends/sqlite/wasm/wasm-binary";
+import { withoutDebugSections } from "../../../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 
 test("unpacks the real sqlite3.wasm byte for byte, and it compiles", async () => {
 	const bytes = readFileSync(locateWasmFile());
@@ -20,4 +21,16 @@ test("a damaged or truncated copy fails with a message that says to reinstall", 
 	await expect(unpackWasm(packed, bytes.length + 1)).rejects.toThrow(/damaged: 1000000 of 1000001 bytes unpacked\. Reinstall the plugin/);
 	await expect(unpackWasm(packed, bytes.length - 1)).rejects.toThrow(/damaged: more than 999999 bytes/);
 	await expect(unpackWasm(packed.slice(0, 2000), bytes.length)).rejects.toThrow();
+});
+
+test("dropping the debug sections keeps every import and export of sqlite3.wasm", async () => {
+	const bytes = readFileSync(locateWasmFile());
+	const stripped = withoutDebugSections(bytes);
+	expect(stripped.length).toBeLessThan(bytes.length * 0.6);
+	const [full, lean] = await Promise.all([WebAssembly.compile(new Uint8Array(bytes)), WebAssembly.compile(new Uint8Array(stripped))]);
+	expect(WebAssembly.Module.customSections(full, ".debug_info").length).toBe(1);
+	expect(WebAssembly.Module.customSections(lean, ".debug_info")).toEqual([]);
+	expect(WebAssembly.Module.exports(lean)).toEqual(WebAssembly.Module.exports(full));
+	expect(WebAssembly.Module.imports(lean)).toEqual(WebAssembly.Module.imports(full));
+	expect(() => withoutDebugSections(Buffer.from("not wasm at all"))).toThrow(/not a WebAssembly module/);
 });
