@@ -3,12 +3,15 @@
 // database, a first and a catch-up sync of a 10k-note vault with the longest main-thread block
 // (event-loop gap) while syncing, and memory after the sync.
 // Usage: npm run bench -- plugin-speed [--notes 10000] [--runs 20]
+// --chromium: the same in headless Chromium (Obsidian's renderer engine), blocks as long tasks.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { chromium } from "playwright-core";
+import { bootBundle } from "../../tests/plugin/browser/boot-bundle";
 import { gzipSync } from "node:zlib";
-import { buildBundles, loadPlugin, makeVault, manifest, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
+import { buildBundles, loadPlugin, makeVault, manifest, PLUGIN_DIR, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
 import { makeTempDir } from "../../tests/helpers/temp-dir";
 
 function arg(name: string, fallback: number): number {
@@ -127,7 +130,81 @@ async function session(h: LoadedPlugin, vaultPath: string) {
 	return { plugin, onloadMs, readyMs, syncMs, cpuMs, blocks, report, counts, memory, baseline };
 }
 
+function vaultSource(): string {
+	const source = join(ROOT, ".bench-out", `vault-${NOTES}`);
+	if (!existsSync(join(source, "Projects"))) {
+		mkdirSync(join(ROOT, ".bench-out"), { recursive: true });
+		execFileSync(process.execPath, [join(ROOT, "scripts", "bench", "generate-vault.mjs"), "--notes", String(NOTES), "--out", source], { stdio: "inherit" });
+	}
+	return source;
+}
+
+function vaultFiles(dir: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	const walk = (d: string) => {
+		for (const name of readdirSync(d)) {
+			const path = join(d, name);
+			if (statSync(path).isDirectory()) walk(path);
+			else out[relative(dir, path).split("\\").join("/")] = readFileSync(path, "utf8");
+		}
+	};
+	walk(dir);
+	return out;
+}
+
+/**
+ * Chromium: main.js evaluated in a page as Obsidian does, over the fake with an in-memory vault
+ * (the mobile adapter and snapshot storage: a page has no Node fs). Blocks are the main thread's
+ * long tasks (PerformanceObserver "longtask") and the longest gap of a MessageChannel ticker.
+ */
+async function chromiumMain(): Promise<void> {
+	const [{ mainJs }, page] = await Promise.all([buildBundles(), bootBundle("tests/plugin/browser/bench-page.ts")]);
+	const origin = "http://localhost:1";
+	const assets: Record<string, { body: string | Buffer; type: string }> = {
+		"/": { body: `<!doctype html><html><head><meta charset="utf-8"></head><body><script src="/bench.js"></script></body></html>`, type: "text/html" },
+		"/bench.js": { body: page, type: "text/javascript" },
+		"/main.js": { body: readFileSync(mainJs), type: "text/javascript" },
+		"/vault.json": { body: JSON.stringify(vaultFiles(vaultSource())), type: "application/json" },
+	};
+	const size = readFileSync(mainJs).length;
+	console.log(`machine: ${process.arch}, Chromium (/usr/bin/chromium), load average ${loadAverage()}`);
+	console.log(`main.js: ${mb(size)} (${mb(gzipSync(readFileSync(mainJs)).length)} gzipped)`);
+	const browser = await chromium.launch({
+		executablePath: "/usr/bin/chromium",
+		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+	});
+	try {
+		const tab = await browser.newPage();
+		tab.on("pageerror", (error) => console.error(`page error: ${error.message}`));
+		await tab.route(`${origin}/**`, (route) => {
+			const asset = assets[new URL(route.request().url()).pathname];
+			return asset ? route.fulfill({ status: 200, body: asset.body, contentType: asset.type }) : route.fulfill({ status: 404, body: "not found" });
+		});
+		await tab.goto(`${origin}/`);
+		type Phase = { ms: number; longestTaskMs: number; tasksOver50: number; longestGapMs: number };
+		const r = (await tab.evaluate(
+			async ({ manifest, runs, pluginDir }) => {
+				const main = await (await window.fetch("/main.js")).text();
+				const bench = (window as unknown as { engramaBench: (v: string, m: string, man: unknown, runs: number, pluginDir: string) => Promise<unknown> }).engramaBench;
+				return bench("/vault.json", main, manifest, runs, pluginDir);
+			},
+			{ manifest: manifest(), runs: RUNS, pluginDir: PLUGIN_DIR },
+		)) as { evaluate: Phase; onloads: number[]; onload: Phase; open: Phase; sync: Phase; notes: number };
+		const line = (p: Phase) => `${ms(p.ms)}; longest task ${ms(p.longestTaskMs)} (${p.tasksOver50} over 50 ms), longest ticker gap ${ms(p.longestGapMs)}`;
+		console.log(`evaluating main.js: ${line(r.evaluate)}`);
+		console.log(`onload before layout ready (${RUNS} runs): median ${ms(quantile(r.onloads, 0.5))}, p95 ${ms(quantile(r.onloads, 0.95))}`);
+		console.log(`\nfirst session on a new ${r.notes}-note vault (in memory):`);
+		console.log(`  onload ${line(r.onload)}`);
+		console.log(`  layout ready → engine ready ${line(r.open)}`);
+		console.log(`  first full sync ${line(r.sync)}`);
+		console.log(`\nJSON ${JSON.stringify({ mainJsBytes: size, ...r, onloadMedianMs: quantile(r.onloads, 0.5), onloadP95Ms: quantile(r.onloads, 0.95), onloads: undefined, loadAverage: loadAverage() })}`);
+	} finally {
+		await browser.close();
+	}
+}
+
 async function main(): Promise<void> {
+	if (process.argv.includes("--chromium")) return chromiumMain();
 	await buildBundles();
 	// Evaluating main.js (what Obsidian does before calling onload): the WASM bytes are decoded here.
 	const h = await loadPlugin();
@@ -151,11 +228,7 @@ async function main(): Promise<void> {
 	}
 	console.log(`onload before layout ready (${RUNS} runs): median ${ms(quantile(onloads, 0.5))}, p95 ${ms(quantile(onloads, 0.95))}, first ${ms(onloads[0] ?? 0)}`);
 
-	const source = join(ROOT, ".bench-out", `vault-${NOTES}`);
-	if (!existsSync(join(source, "Projects"))) {
-		mkdirSync(join(ROOT, ".bench-out"), { recursive: true });
-		execFileSync(process.execPath, [join(ROOT, "scripts", "bench", "generate-vault.mjs"), "--notes", String(NOTES), "--out", source], { stdio: "inherit" });
-	}
+	const source = vaultSource();
 	const dir = makeTempDir("engrama-plugin-bench-");
 	cpSync(source, dir.path, { recursive: true });
 
