@@ -3,6 +3,10 @@ import sqlite3InitModule from "sqlite-vec-wasm-demo";
 import type { Sqlite3Static } from "./sqlite3-api";
 import { loadWasmBinary } from "./wasm-binary";
 import { hostSleep } from "../../host-timers";
+import { warmUpInWorker } from "./worker-warm-up";
+
+/** What the worker warm-up did in this process ("done", "no worker", "failed: …"): for tests and benchmarks. */
+export let lastWorkerWarmUp = "";
 
 let cached: Promise<Sqlite3Static> | undefined;
 
@@ -17,10 +21,12 @@ export function loadSqlite(): Promise<Sqlite3Static> {
 
 async function initialise(): Promise<Sqlite3Static> {
 	const wasmBinary = await loadWasmBinary();
+	const compiled = await WebAssembly.compile(wasmBinary as Uint8Array<ArrayBuffer>);
+	lastWorkerWarmUp = await warmUpInWorker(compiled, wasmBinary, WARM_UP);
 	// Emscripten never settles its promise when instantiateWasm fails or the runtime aborts.
 	let fail: (error: Error) => void = () => undefined;
 	const failed = new Promise<never>((_resolve, reject) => (fail = reject));
-	const moduleArg = createModuleArg(wasmBinary, fail);
+	const moduleArg = createModuleArg(wasmBinary, compiled, fail);
 	const pending = withBrowserLikeGlobals(() => sqlite3InitModule(moduleArg));
 	const sqlite3 = (await Promise.race([pending, failed])) as Sqlite3Static;
 	await warmUp(sqlite3);
@@ -63,14 +69,14 @@ async function warmUp(sqlite3: Sqlite3Static): Promise<void> {
 
 type ModuleArg = Record<string, unknown> & { calledRun?: boolean; wasmMemory?: WebAssembly.Memory };
 
-function createModuleArg(wasmBinary: Uint8Array, fail: (error: Error) => void): ModuleArg {
+function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, fail: (error: Error) => void): ModuleArg {
 	const moduleArg: ModuleArg = {
 		// (a) Hand over the bytes; instantiating ourselves means no fetch() and no lookup of
 		// "sqlite3.wasm" relative to the module URL, which CommonJS bundles do not have.
 		wasmBinary,
 		instantiateWasm(imports: WebAssembly.Imports, onSuccess: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
-			WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(
-				(result) => onSuccess(result.instance, result.module),
+			WebAssembly.instantiate(compiled, imports).then(
+				(instance) => onSuccess(instance, compiled),
 				(error: unknown) => fail(new Error("sqlite3.wasm failed to instantiate", { cause: error })),
 			);
 			return {};

@@ -5,6 +5,7 @@ import { expect, test } from "vitest";
 import { unpackWasm } from "../../../../src/backends/sqlite/wasm/packed-wasm";
 import { locateWasmFile } from "../../../../src/backends/sqlite/wasm/wasm-binary";
 import { withoutDebugSections } from "../../../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
+import { importedMemoryPages, warmUpInWorker } from "../../../../src/backends/sqlite/wasm/worker-warm-up";
 
 test("unpacks the real sqlite3.wasm byte for byte, and it compiles", async () => {
 	const bytes = readFileSync(locateWasmFile());
@@ -33,4 +34,18 @@ test("dropping the debug sections keeps every import and export of sqlite3.wasm"
 	expect(WebAssembly.Module.exports(lean)).toEqual(WebAssembly.Module.exports(full));
 	expect(WebAssembly.Module.imports(lean)).toEqual(WebAssembly.Module.imports(full));
 	expect(() => withoutDebugSections(Buffer.from("not wasm at all"))).toThrow(/not a WebAssembly module/);
+});
+
+test("the worker warm-up reads the imported memory's limits and steps aside where there is no Worker", async () => {
+	const bytes = new Uint8Array(readFileSync(locateWasmFile()));
+	const module = await WebAssembly.compile(bytes);
+	// The limits the worker's instance needs (a LinkError without the maximum).
+	const pages = importedMemoryPages(bytes);
+	expect(pages?.initial).toBeGreaterThan(0);
+	expect(pages?.maximum).toBeGreaterThanOrEqual(pages?.initial ?? Infinity);
+	expect(() => new WebAssembly.Memory(pages!)).not.toThrow();
+	// Node has no global Worker: the main thread does the compiling, as before.
+	expect(typeof (globalThis as { Worker?: unknown }).Worker).toBe("undefined");
+	expect(await warmUpInWorker(module, bytes, ["SELECT 1"])).toBe("no worker");
+	expect(importedMemoryPages(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))).toBeNull();
 });
