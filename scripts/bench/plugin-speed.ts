@@ -3,9 +3,10 @@
 // database, a first and a catch-up sync of a 10k-note vault with the longest main-thread block
 // (event-loop gap) while syncing, and memory after the sync.
 // Usage: npm run bench -- plugin-speed [--notes 10000] [--runs 20]
-// --chromium: the same in headless Chromium (Obsidian's renderer engine), blocks as long tasks.
+// --chromium [--main <file>]: the same in headless Chromium (Obsidian's renderer engine), blocks
+// as long tasks; --main measures another build of main.js (a baseline) the same way.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join, relative } from "node:path";
 import { chromium } from "playwright-core";
@@ -158,7 +159,10 @@ function vaultFiles(dir: string): Record<string, string> {
  * long tasks (PerformanceObserver "longtask") and the longest gap of a MessageChannel ticker.
  */
 async function chromiumMain(): Promise<void> {
-	const [{ mainJs }, page] = await Promise.all([buildBundles(), bootBundle("tests/plugin/browser/bench-page.ts")]);
+	const [built, page] = await Promise.all([buildBundles(), bootBundle("tests/plugin/browser/bench-page.ts")]);
+	// --main <file>: another build (a baseline) in the same page and conditions.
+	const given = process.argv.indexOf("--main");
+	const mainJs = given >= 0 ? (process.argv[given + 1] ?? "") : built.mainJs;
 	const origin = "http://localhost:1";
 	const assets: Record<string, { body: string | Buffer; type: string }> = {
 		"/": { body: `<!doctype html><html><head><meta charset="utf-8"></head><body><script src="/bench.js"></script></body></html>`, type: "text/html" },
@@ -181,6 +185,16 @@ async function chromiumMain(): Promise<void> {
 			return asset ? route.fulfill({ status: 200, body: asset.body, contentType: asset.type }) : route.fulfill({ status: 404, body: "not found" });
 		});
 		await tab.goto(`${origin}/`);
+		const profileAt = process.argv.indexOf("--profile");
+		const cdp = profileAt >= 0 ? await tab.context().newCDPSession(tab) : null;
+		if (cdp) {
+			await cdp.send("Profiler.enable");
+			await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+			await cdp.send("Profiler.start");
+		}
+		// Each main-thread task's CPU time (tdur) from Chromium's trace: wall-clock task lengths mostly
+		// measure the machine's load when other jobs share the cores.
+		await browser.startTracing(tab, { categories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"] });
 		type Phase = { ms: number; longestTaskMs: number; tasksOver50: number; longestGapMs: number };
 		const r = (await tab.evaluate(
 			async ({ manifest, runs, pluginDir }) => {
@@ -190,17 +204,63 @@ async function chromiumMain(): Promise<void> {
 			},
 			{ manifest: manifest(), runs: RUNS, pluginDir: PLUGIN_DIR },
 		)) as { evaluate: Phase; onloads: number[]; onload: Phase; open: Phase; sync: Phase; notes: number };
-		const line = (p: Phase) => `${ms(p.ms)}; longest task ${ms(p.longestTaskMs)} (${p.tasksOver50} over 50 ms), longest ticker gap ${ms(p.longestGapMs)}`;
-		console.log(`evaluating main.js: ${line(r.evaluate)}`);
+		const cpu = tasksCpu(JSON.parse((await browser.stopTracing()).toString("utf8")) as TraceFile);
+		if (cdp) {
+			const { profile } = await cdp.send("Profiler.stop");
+			writeFileSync(process.argv[profileAt + 1] ?? "plugin-speed.cpuprofile", JSON.stringify(profile));
+			const tasks = await tab.evaluate<unknown>("window.engramaLongTasks");
+			console.log(`long tasks (start, duration): ${JSON.stringify(tasks)}`);
+		}
+		const line = (p: Phase, name: string) => {
+			const c = cpu[name];
+			const byCpu = c ? `; main-thread CPU ${ms(c.totalCpuMs)}, longest task ${ms(c.longestCpuMs)} CPU (${c.over50} over 50 ms CPU)` : "";
+			return `${ms(p.ms)} wall${byCpu}; longest task ${ms(p.longestTaskMs)} wall (${p.tasksOver50} over 50 ms), longest ticker gap ${ms(p.longestGapMs)}`;
+		};
+		console.log(`evaluating main.js: ${line(r.evaluate, "evaluate")}`);
 		console.log(`onload before layout ready (${RUNS} runs): median ${ms(quantile(r.onloads, 0.5))}, p95 ${ms(quantile(r.onloads, 0.95))}`);
 		console.log(`\nfirst session on a new ${r.notes}-note vault (in memory):`);
-		console.log(`  onload ${line(r.onload)}`);
-		console.log(`  layout ready → engine ready ${line(r.open)}`);
-		console.log(`  first full sync ${line(r.sync)}`);
-		console.log(`\nJSON ${JSON.stringify({ mainJsBytes: size, ...r, onloadMedianMs: quantile(r.onloads, 0.5), onloadP95Ms: quantile(r.onloads, 0.95), onloads: undefined, loadAverage: loadAverage() })}`);
+		console.log(`  onload ${line(r.onload, "onload")}`);
+		console.log(`  layout ready → engine ready ${line(r.open, "open")}`);
+		console.log(`  first full sync ${line(r.sync, "sync")}`);
+		console.log(`\nJSON ${JSON.stringify({ mainJsBytes: size, ...r, cpu, onloadMedianMs: quantile(r.onloads, 0.5), onloadP95Ms: quantile(r.onloads, 0.95), onloads: undefined, loadAverage: loadAverage() })}`);
 	} finally {
 		await browser.close();
 	}
+}
+
+interface TraceEvent {
+	name: string;
+	ph: string;
+	ts: number;
+	dur?: number;
+	tdur?: number;
+	pid: number;
+	tid: number;
+	args?: { name?: string; data?: { message?: string } };
+}
+type TraceFile = { traceEvents: TraceEvent[] } | TraceEvent[];
+
+/** Per phase (between the page's engrama:<phase>:start/end marks): the main thread's tasks by CPU time. */
+function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> {
+	const events = Array.isArray(trace) ? trace : trace.traceEvents;
+	const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
+	const marks = new Map<string, number>();
+	for (const e of events) {
+		const message = e.args?.data?.message;
+		if (e.name === "TimeStamp" && message?.startsWith("engrama:")) marks.set(message.slice("engrama:".length), e.ts);
+	}
+	// One event per task (RunTask events nest: the scheduler's wraps the thread controller's).
+	const tasks = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.tdur !== undefined);
+	const out: Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> = {};
+	for (const name of ["evaluate", "onload", "open", "sync"]) {
+		const start = marks.get(`${name}:start`);
+		const end = marks.get(`${name}:end`);
+		if (start === undefined || end === undefined) continue;
+		const inside = tasks.filter((t) => t.ts + (t.dur ?? 0) >= start && t.ts <= end).map((t) => (t.tdur ?? 0) / 1000);
+		if (process.argv.includes("--verbose")) console.log(`${name}: tasks over 20 ms CPU: ${inside.filter((d) => d > 20).map((d) => Math.round(d)).join(", ")}`);
+		out[name] = { totalCpuMs: inside.reduce((a, b) => a + b, 0), longestCpuMs: Math.max(0, ...inside), over50: inside.filter((d) => d > 50).length };
+	}
+	return out;
 }
 
 async function main(): Promise<void> {

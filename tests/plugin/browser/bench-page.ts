@@ -36,11 +36,14 @@ function ticker() {
 	};
 }
 
-async function phase<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; longestTaskMs: number; tasksOver50: number; longestGapMs: number }> {
+async function phase<T>(name: string, work: () => Promise<T>): Promise<{ result: T; ms: number; longestTaskMs: number; tasksOver50: number; longestGapMs: number }> {
 	const stopTicker = ticker();
+	// Marks in the trace (the runner reads each task's CPU time from it, between these marks).
+	console.timeStamp(`engrama:${name}:start`);
 	const started = performance.now();
 	const result = await work();
 	const ended = performance.now();
+	console.timeStamp(`engrama:${name}:end`);
 	// Long task entries arrive after the task ends: let the observer catch up.
 	await new Promise((r) => setTimeout(r, 100));
 	const tasks = longTasks.filter((t) => t.start + t.duration >= started && t.start <= ended);
@@ -53,7 +56,7 @@ async function run(vaultUrl: string, mainJs: string, manifest: Record<string, un
 		throw new Error(`Cannot find module '${id}'`);
 	};
 	const module = { exports: {} as { default?: PluginClass } };
-	const evaluated = await phase(async () => {
+	const evaluated = await phase("evaluate", async () => {
 		// eslint-disable-next-line @typescript-eslint/no-implied-eval -- this is how Obsidian evaluates a plugin's main.js
 		const evaluate = new Function("module", "exports", "require", mainJs) as (m: unknown, e: unknown, r: unknown) => void;
 		evaluate(module, module.exports, requireShim);
@@ -74,12 +77,12 @@ async function run(vaultUrl: string, mainJs: string, manifest: Record<string, un
 	const files = (await (await window.fetch(vaultUrl)).json()) as Record<string, string>;
 	const app = fake.createFakeApp(fake.memoryFileSystem(files), { mobile: true });
 	const plugin = new Plugin(app, manifest);
-	const onload = await phase(() => plugin.fakeLoad());
-	const open = await phase(async () => {
+	const onload = await phase("onload", () => plugin.fakeLoad());
+	const open = await phase("open", async () => {
 		await app.workspace.fakeLayoutReady();
 		await plugin.controller!.ready();
 	});
-	const sync = await phase(async () => {
+	const sync = await phase("sync", async () => {
 		while (plugin.controller!.tasks.current) await new Promise((r) => setTimeout(r, 20));
 	});
 	plugin.unload();
@@ -89,3 +92,5 @@ async function run(vaultUrl: string, mainJs: string, manifest: Record<string, un
 }
 
 (window as unknown as { engramaBench: typeof run }).engramaBench = run;
+// --profile: the long tasks with their start times, to find them in the CPU profile.
+(window as unknown as { engramaLongTasks: typeof longTasks }).engramaLongTasks = longTasks;
