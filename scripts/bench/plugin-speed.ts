@@ -249,8 +249,12 @@ function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longes
 		const message = e.args?.data?.message;
 		if (e.name === "TimeStamp" && message?.startsWith("engrama:")) marks.set(message.slice("engrama:".length), e.ts);
 	}
-	// One event per task (RunTask events nest: the scheduler's wraps the thread controller's).
-	const tasks = events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.tdur !== undefined);
+	// One event per task: RunTask events nest (the scheduler's wraps the thread controller's); keep the outermost.
+	const tasks: TraceEvent[] = [];
+	for (const e of events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && /RunTask$/.test(e.name) && e.tdur !== undefined).sort((a, b) => a.ts - b.ts)) {
+		const last = tasks.at(-1);
+		if (!last || e.ts >= last.ts + (last.dur ?? 0)) tasks.push(e);
+	}
 	const out: Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> = {};
 	for (const name of ["evaluate", "onload", "open", "sync"]) {
 		const start = marks.get(`${name}:start`);
@@ -258,7 +262,7 @@ function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longes
 		if (start === undefined || end === undefined) continue;
 		const inside = tasks.filter((t) => t.ts + (t.dur ?? 0) >= start && t.ts <= end).map((t) => (t.tdur ?? 0) / 1000);
 		if (process.argv.includes("--verbose")) console.log(`${name}: tasks over 20 ms CPU: ${inside.filter((d) => d > 20).map((d) => Math.round(d)).join(", ")}`);
-		out[name] = { totalCpuMs: inside.reduce((a, b) => a + b, 0), longestCpuMs: Math.max(0, ...inside), over50: inside.filter((d) => d > 50).length };
+		out[name] = { totalCpuMs: inside.reduce((a, b) => a + b, 0), longestCpuMs: inside.reduce((a, b) => Math.max(a, b), 0), over50: inside.filter((d) => d > 50).length };
 	}
 	return out;
 }
