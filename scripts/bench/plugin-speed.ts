@@ -3,12 +3,16 @@
 // database, a first and a catch-up sync of a 10k-note vault with the longest main-thread block
 // (event-loop gap) while syncing, and memory after the sync.
 // Usage: npm run bench -- plugin-speed [--notes 10000] [--runs 20]
+// --chromium [--main <file>]: the same in headless Chromium (Obsidian's renderer engine), blocks
+// as long tasks; --main measures another build of main.js (a baseline) the same way.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { chromium } from "playwright-core";
+import { bootBundle } from "../../tests/plugin/browser/boot-bundle";
 import { gzipSync } from "node:zlib";
-import { buildBundles, loadPlugin, makeVault, manifest, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
+import { buildBundles, loadPlugin, makeVault, manifest, PLUGIN_DIR, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
 import { makeTempDir } from "../../tests/helpers/temp-dir";
 
 function arg(name: string, fallback: number): number {
@@ -127,7 +131,144 @@ async function session(h: LoadedPlugin, vaultPath: string) {
 	return { plugin, onloadMs, readyMs, syncMs, cpuMs, blocks, report, counts, memory, baseline };
 }
 
+function vaultSource(): string {
+	const source = join(ROOT, ".bench-out", `vault-${NOTES}`);
+	if (!existsSync(join(source, "Projects"))) {
+		mkdirSync(join(ROOT, ".bench-out"), { recursive: true });
+		execFileSync(process.execPath, [join(ROOT, "scripts", "bench", "generate-vault.mjs"), "--notes", String(NOTES), "--out", source], { stdio: "inherit" });
+	}
+	return source;
+}
+
+function vaultFiles(dir: string): Record<string, string> {
+	const out: Record<string, string> = {};
+	const walk = (d: string) => {
+		for (const name of readdirSync(d)) {
+			const path = join(d, name);
+			if (statSync(path).isDirectory()) walk(path);
+			else out[relative(dir, path).split("\\").join("/")] = readFileSync(path, "utf8");
+		}
+	};
+	walk(dir);
+	return out;
+}
+
+/**
+ * Chromium: main.js evaluated in a page as Obsidian does, over the fake with an in-memory vault
+ * (the mobile adapter and snapshot storage: a page has no Node fs). Blocks are the main thread's
+ * long tasks (PerformanceObserver "longtask") and the longest gap of a MessageChannel ticker.
+ */
+async function chromiumMain(): Promise<void> {
+	const [built, page] = await Promise.all([buildBundles(), bootBundle("tests/plugin/browser/bench-page.ts")]);
+	// --main <file>: another build (a baseline) in the same page and conditions.
+	const given = process.argv.indexOf("--main");
+	const mainJs = given >= 0 ? (process.argv[given + 1] ?? "") : built.mainJs;
+	const origin = "http://localhost:1";
+	const assets: Record<string, { body: string | Buffer; type: string }> = {
+		"/": { body: `<!doctype html><html><head><meta charset="utf-8"></head><body><script src="/bench.js"></script></body></html>`, type: "text/html" },
+		"/bench.js": { body: page, type: "text/javascript" },
+		"/main.js": { body: readFileSync(mainJs), type: "text/javascript" },
+		"/vault.json": { body: JSON.stringify(vaultFiles(vaultSource())), type: "application/json" },
+	};
+	const size = readFileSync(mainJs).length;
+	console.log(`machine: ${process.arch}, Chromium (/usr/bin/chromium), load average ${loadAverage()}`);
+	console.log(`main.js: ${mb(size)} (${mb(gzipSync(readFileSync(mainJs)).length)} gzipped)`);
+	const browser = await chromium.launch({
+		executablePath: "/usr/bin/chromium",
+		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+	});
+	try {
+		const tab = await browser.newPage();
+		tab.on("pageerror", (error) => console.error(`page error: ${error.message}`));
+		await tab.route(`${origin}/**`, (route) => {
+			const asset = assets[new URL(route.request().url()).pathname];
+			return asset ? route.fulfill({ status: 200, body: asset.body, contentType: asset.type }) : route.fulfill({ status: 404, body: "not found" });
+		});
+		await tab.goto(`${origin}/`);
+		const profileAt = process.argv.indexOf("--profile");
+		const cdp = profileAt >= 0 ? await tab.context().newCDPSession(tab) : null;
+		if (cdp) {
+			await cdp.send("Profiler.enable");
+			await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
+			await cdp.send("Profiler.start");
+		}
+		// Each main-thread task's CPU time (tdur) from Chromium's trace: wall-clock task lengths mostly
+		// measure the machine's load when other jobs share the cores.
+		await browser.startTracing(tab, { categories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"] });
+		type Phase = { ms: number; longestTaskMs: number; tasksOver50: number; longestGapMs: number };
+		const r = (await tab.evaluate(
+			async ({ manifest, runs, pluginDir }) => {
+				const main = await (await window.fetch("/main.js")).text();
+				const bench = (window as unknown as { engramaBench: (v: string, m: string, man: unknown, runs: number, pluginDir: string) => Promise<unknown> }).engramaBench;
+				return bench("/vault.json", main, manifest, runs, pluginDir);
+			},
+			{ manifest: manifest(), runs: RUNS, pluginDir: PLUGIN_DIR },
+		)) as { evaluate: Phase; onloads: number[]; onload: Phase; open: Phase; sync: Phase; notes: number };
+		const cpu = tasksCpu(JSON.parse((await browser.stopTracing()).toString("utf8")) as TraceFile);
+		if (cdp) {
+			const { profile } = await cdp.send("Profiler.stop");
+			writeFileSync(process.argv[profileAt + 1] ?? "plugin-speed.cpuprofile", JSON.stringify(profile));
+			const tasks = await tab.evaluate<unknown>("window.engramaLongTasks");
+			console.log(`long tasks (start, duration): ${JSON.stringify(tasks)}`);
+		}
+		const line = (p: Phase, name: string) => {
+			const c = cpu[name];
+			const byCpu = c ? `; main-thread CPU ${ms(c.totalCpuMs)}, longest task ${ms(c.longestCpuMs)} CPU (${c.over50} over 50 ms CPU)` : "";
+			return `${ms(p.ms)} wall${byCpu}; longest task ${ms(p.longestTaskMs)} wall (${p.tasksOver50} over 50 ms), longest ticker gap ${ms(p.longestGapMs)}`;
+		};
+		console.log(`evaluating main.js: ${line(r.evaluate, "evaluate")}`);
+		console.log(`onload before layout ready (${RUNS} runs): median ${ms(quantile(r.onloads, 0.5))}, p95 ${ms(quantile(r.onloads, 0.95))}`);
+		console.log(`\nfirst session on a new ${r.notes}-note vault (in memory):`);
+		console.log(`  onload ${line(r.onload, "onload")}`);
+		console.log(`  layout ready → engine ready ${line(r.open, "open")}`);
+		console.log(`  first full sync ${line(r.sync, "sync")}`);
+		console.log(`\nJSON ${JSON.stringify({ mainJsBytes: size, ...r, cpu, onloadMedianMs: quantile(r.onloads, 0.5), onloadP95Ms: quantile(r.onloads, 0.95), onloads: undefined, loadAverage: loadAverage() })}`);
+	} finally {
+		await browser.close();
+	}
+}
+
+interface TraceEvent {
+	name: string;
+	ph: string;
+	ts: number;
+	dur?: number;
+	tdur?: number;
+	pid: number;
+	tid: number;
+	args?: { name?: string; data?: { message?: string } };
+}
+type TraceFile = { traceEvents: TraceEvent[] } | TraceEvent[];
+
+/** Per phase (between the page's engrama:<phase>:start/end marks): the main thread's tasks by CPU time. */
+function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> {
+	const events = Array.isArray(trace) ? trace : trace.traceEvents;
+	const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
+	const marks = new Map<string, number>();
+	for (const e of events) {
+		const message = e.args?.data?.message;
+		if (e.name === "TimeStamp" && message?.startsWith("engrama:")) marks.set(message.slice("engrama:".length), e.ts);
+	}
+	// One event per task: RunTask events nest (the scheduler's wraps the thread controller's); keep the outermost.
+	const tasks: TraceEvent[] = [];
+	for (const e of events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && /RunTask$/.test(e.name) && e.tdur !== undefined).sort((a, b) => a.ts - b.ts)) {
+		const last = tasks.at(-1);
+		if (!last || e.ts >= last.ts + (last.dur ?? 0)) tasks.push(e);
+	}
+	const out: Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> = {};
+	for (const name of ["evaluate", "onload", "open", "sync"]) {
+		const start = marks.get(`${name}:start`);
+		const end = marks.get(`${name}:end`);
+		if (start === undefined || end === undefined) continue;
+		const inside = tasks.filter((t) => t.ts + (t.dur ?? 0) >= start && t.ts <= end).map((t) => (t.tdur ?? 0) / 1000);
+		if (process.argv.includes("--verbose")) console.log(`${name}: tasks over 20 ms CPU: ${inside.filter((d) => d > 20).map((d) => Math.round(d)).join(", ")}`);
+		out[name] = { totalCpuMs: inside.reduce((a, b) => a + b, 0), longestCpuMs: inside.reduce((a, b) => Math.max(a, b), 0), over50: inside.filter((d) => d > 50).length };
+	}
+	return out;
+}
+
 async function main(): Promise<void> {
+	if (process.argv.includes("--chromium")) return chromiumMain();
 	await buildBundles();
 	// Evaluating main.js (what Obsidian does before calling onload): the WASM bytes are decoded here.
 	const h = await loadPlugin();
@@ -151,11 +292,7 @@ async function main(): Promise<void> {
 	}
 	console.log(`onload before layout ready (${RUNS} runs): median ${ms(quantile(onloads, 0.5))}, p95 ${ms(quantile(onloads, 0.95))}, first ${ms(onloads[0] ?? 0)}`);
 
-	const source = join(ROOT, ".bench-out", `vault-${NOTES}`);
-	if (!existsSync(join(source, "Projects"))) {
-		mkdirSync(join(ROOT, ".bench-out"), { recursive: true });
-		execFileSync(process.execPath, [join(ROOT, "scripts", "bench", "generate-vault.mjs"), "--notes", String(NOTES), "--out", source], { stdio: "inherit" });
-	}
+	const source = vaultSource();
 	const dir = makeTempDir("engrama-plugin-bench-");
 	cpSync(source, dir.path, { recursive: true });
 

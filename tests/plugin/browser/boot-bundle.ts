@@ -2,10 +2,10 @@
 import { build } from "esbuild";
 import { ROOT } from "../harness";
 
-export async function bootBundle(): Promise<string> {
+export async function bootBundle(entry = "tests/plugin/browser/boot.ts"): Promise<string> {
 	const result = await build({
 		absWorkingDir: ROOT,
-		entryPoints: ["tests/plugin/browser/boot.ts"],
+		entryPoints: [entry],
 		bundle: true,
 		platform: "browser",
 		format: "iife",

@@ -2,6 +2,11 @@
 import sqlite3InitModule from "sqlite-vec-wasm-demo";
 import type { Sqlite3Static } from "./sqlite3-api";
 import { loadWasmBinary } from "./wasm-binary";
+import { hostSleep } from "../../host-timers";
+import { warmUpInWorker } from "./worker-warm-up";
+
+/** What the worker warm-up did in this process ("done", "no worker", "failed: …"): for tests and benchmarks. */
+export let lastWorkerWarmUp = "";
 
 let cached: Promise<Sqlite3Static> | undefined;
 
@@ -16,24 +21,62 @@ export function loadSqlite(): Promise<Sqlite3Static> {
 
 async function initialise(): Promise<Sqlite3Static> {
 	const wasmBinary = await loadWasmBinary();
+	const compiled = await WebAssembly.compile(wasmBinary as Uint8Array<ArrayBuffer>);
+	lastWorkerWarmUp = await warmUpInWorker(compiled, wasmBinary, WARM_UP);
 	// Emscripten never settles its promise when instantiateWasm fails or the runtime aborts.
 	let fail: (error: Error) => void = () => undefined;
 	const failed = new Promise<never>((_resolve, reject) => (fail = reject));
-	const moduleArg = createModuleArg(wasmBinary, fail);
+	const moduleArg = createModuleArg(wasmBinary, compiled, fail);
 	const pending = withBrowserLikeGlobals(() => sqlite3InitModule(moduleArg));
-	return (await Promise.race([pending, failed])) as Sqlite3Static;
+	const sqlite3 = (await Promise.race([pending, failed])) as Sqlite3Static;
+	await warmUp(sqlite3);
+	return sqlite3;
+}
+
+/**
+ * V8 compiles a WASM function the first time it is called, on the calling thread: the first
+ * statements SQLite runs (opening, the schema) held Obsidian's main thread for 0.1-0.3 s in one
+ * piece. Running one small statement per macrotask on a scratch database compiles the common
+ * paths (prepare/step, the parser, indexes, JSON, FTS5, vec0) in several short tasks instead.
+ */
+const WARM_UP = [
+	"SELECT 1",
+	"BEGIN",
+	"CREATE TABLE w (id INTEGER PRIMARY KEY AUTOINCREMENT, k TEXT NOT NULL, p TEXT NOT NULL DEFAULT '{}', UNIQUE(k, p))",
+	"CREATE INDEX wk ON w (json_extract(p, '$.x'), k)",
+	"INSERT INTO w (k, p) VALUES ('a', '{\"x\":1}') ON CONFLICT DO UPDATE SET p = excluded.p",
+	"SELECT k, COUNT(*) FROM w WHERE json_extract(p, '$.x') = 1 GROUP BY k ORDER BY k",
+	"CREATE VIRTUAL TABLE wf USING fts5(a, b)",
+	"INSERT INTO wf (rowid, a, b) VALUES (1, 'warm up', 'the engine')",
+	"SELECT rowid, bm25(wf) FROM wf WHERE wf MATCH 'warm' ORDER BY bm25(wf)",
+	"CREATE VIRTUAL TABLE wv USING vec0(id INTEGER PRIMARY KEY, e float[2] distance_metric=cosine)",
+	"INSERT INTO wv (id, e) VALUES (1, '[1, 0]')",
+	"SELECT id, distance FROM wv WHERE e MATCH '[1, 0]' AND k = 1",
+	"COMMIT",
+];
+
+async function warmUp(sqlite3: Sqlite3Static): Promise<void> {
+	const db = new sqlite3.oo1.DB(":memory:", "c");
+	try {
+		for (const sql of WARM_UP) {
+			await hostSleep(0);
+			db.exec(sql);
+		}
+	} finally {
+		db.close();
+	}
 }
 
 type ModuleArg = Record<string, unknown> & { calledRun?: boolean; wasmMemory?: WebAssembly.Memory };
 
-function createModuleArg(wasmBinary: Uint8Array, fail: (error: Error) => void): ModuleArg {
+function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, fail: (error: Error) => void): ModuleArg {
 	const moduleArg: ModuleArg = {
 		// (a) Hand over the bytes; instantiating ourselves means no fetch() and no lookup of
 		// "sqlite3.wasm" relative to the module URL, which CommonJS bundles do not have.
 		wasmBinary,
 		instantiateWasm(imports: WebAssembly.Imports, onSuccess: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
-			WebAssembly.instantiate(wasmBinary as Uint8Array<ArrayBuffer>, imports).then(
-				(result) => onSuccess(result.instance, result.module),
+			WebAssembly.instantiate(compiled, imports).then(
+				(instance) => onSuccess(instance, compiled),
 				(error: unknown) => fail(new Error("sqlite3.wasm failed to instantiate", { cause: error })),
 			);
 			return {};

@@ -1,0 +1,115 @@
+// V8 compiles a WASM function on its first call, on the calling thread, and shares the compiled
+// code with every instance of the same WebAssembly.Module, in any thread of the process. So where
+// Web Workers exist (Obsidian desktop and mobile), a throwaway worker runs a few SQL statements
+// on its own instance first: the big functions (the parser, the VDBE) are compiled there, off
+// Obsidian's main thread. Best effort: any failure only means the main thread compiles them.
+import { hostClearTimeout, hostSetTimeout } from "../../host-timers";
+
+const WORKER_SOURCE = `
+onmessage = async (event) => {
+	const { module, pages, sql } = event.data;
+	try {
+		const memory = new WebAssembly.Memory(pages);
+		const imports = { env: { memory } };
+		for (const imp of WebAssembly.Module.imports(module)) {
+			if (imp.kind !== "function") continue;
+			imports[imp.module] ??= {};
+			imports[imp.module][imp.name] = imp.name === "_abort_js" || imp.name === "__assert_fail" ? () => { throw new Error("abort"); } : () => 0;
+		}
+		const { exports: x } = await WebAssembly.instantiate(module, imports);
+		x.__wasm_call_ctors?.();
+		x.sqlite3_initialize();
+		const heap = () => new Uint8Array(memory.buffer);
+		const cstring = (text) => {
+			const bytes = new TextEncoder().encode(text + "\\0");
+			const at = x.sqlite3_malloc(bytes.length);
+			heap().set(bytes, at);
+			return at;
+		};
+		const dbOut = x.sqlite3_malloc(4);
+		x.sqlite3_open_v2(cstring(":memory:"), dbOut, 6, 0);
+		const db = new Uint32Array(memory.buffer, dbOut, 1)[0];
+		for (const statement of sql) x.sqlite3_exec(db, cstring(statement), 0, 0, 0);
+		postMessage("done");
+	} catch (error) {
+		postMessage("failed: " + String(error));
+	}
+};`;
+
+/** The limits (in pages) of the module's imported memory (import section), or null. */
+export function importedMemoryPages(wasm: Uint8Array): { initial: number; maximum?: number } | null {
+	let at = 8;
+	const leb = () => {
+		let value = 0;
+		let shift = 0;
+		let byte: number;
+		do {
+			byte = wasm[at++] ?? 0;
+			value += (byte & 0x7f) * 2 ** shift;
+			shift += 7;
+		} while (byte & 0x80);
+		return value;
+	};
+	const skipName = () => {
+		const length = leb();
+		at += length;
+	};
+	while (at < wasm.length) {
+		const id = wasm[at++];
+		const size = leb();
+		const end = at + size;
+		if (id === 2) {
+			const count = leb();
+			for (let i = 0; i < count; i++) {
+				skipName();
+				skipName();
+				const kind = wasm[at++];
+				if (kind === 0) leb();
+				else if (kind === 1) {
+					at++;
+					const flags = leb();
+					leb();
+					if (flags & 1) leb();
+				} else if (kind === 2) {
+					const flags = leb();
+					const initial = leb();
+					return { initial, maximum: flags & 1 ? leb() : undefined };
+				} else if (kind === 3) at += 2;
+				else return null;
+			}
+			return null;
+		}
+		at = end;
+	}
+	return null;
+}
+
+export async function warmUpInWorker(module: WebAssembly.Module, wasm: Uint8Array, sql: readonly string[], timeoutMs = 20_000): Promise<string> {
+	if (typeof Worker !== "function" || typeof Blob !== "function" || typeof URL.createObjectURL !== "function") return "no worker";
+	const pages = importedMemoryPages(wasm);
+	if (pages === null) return "no imported memory";
+	const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
+	let worker: Worker | undefined;
+	try {
+		worker = new Worker(url);
+		const started = worker;
+		return await new Promise<string>((resolve) => {
+			const timer = hostSetTimeout(() => resolve("timed out"), timeoutMs);
+			started.onmessage = (event: MessageEvent<string>) => {
+				hostClearTimeout(timer);
+				resolve(event.data);
+			};
+			started.onerror = (event) => {
+				hostClearTimeout(timer);
+				event.preventDefault();
+				resolve(`failed: ${event.message}`);
+			};
+			started.postMessage({ module, pages, sql });
+		});
+	} catch (error) {
+		return `failed: ${String(error)}`;
+	} finally {
+		worker?.terminate();
+		URL.revokeObjectURL(url);
+	}
+}
