@@ -13,6 +13,21 @@ const define = { ENGRAMA_VERSION: JSON.stringify(version) };
 
 const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/**
+ * zod re-exports all of its ~50 message locales as one namespace object, which defeats tree
+ * shaking (260 kB of main.js). Nothing here switches locale, so the index serves English only.
+ * @type {esbuild.Plugin}
+ */
+const zodEnglishOnly = {
+	name: "zod-english-only",
+	setup(build) {
+		build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
+			contents: 'export { default as en } from "./en.js";',
+			loader: "js",
+		}));
+	},
+};
+
 /** @type {esbuild.BuildOptions} */
 const plugin = {
 	entryPoints: ["src/main.ts"],
@@ -26,7 +41,7 @@ const plugin = {
 	minify: production,
 	outfile: "main.js",
 	// The local embedder's JavaScript is bundled; its 14 MB ONNX Runtime binary is downloaded on demand.
-	plugins: [sqliteWasmPlugin(), localModelPlugin()],
+	plugins: [sqliteWasmPlugin(), localModelPlugin(), zodEnglishOnly],
 	define,
 	loader: { ".yaml": "text" },
 };
