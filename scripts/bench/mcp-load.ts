@@ -29,6 +29,8 @@ interface Started {
 	/** CPU time the server process used so far (Linux /proc; NaN elsewhere). */
 	cpuMs(): number;
 	stop(): Promise<void>;
+	/** The server's own count of writes and commits (group commit), printed as it stops. */
+	commits(): string;
 }
 
 function processCpuMs(pid: number | undefined): number {
@@ -51,6 +53,7 @@ async function startLoadServer(db: string): Promise<Started> {
 			serve.child.kill("SIGTERM");
 			await serve.exited;
 		},
+		commits: () => /\((\d+ writes in \d+ commits[^)]*)\)/.exec(serve.stderr())?.[1] ?? "n/a",
 	};
 }
 
@@ -155,6 +158,7 @@ async function main(): Promise<void> {
 		console.log("");
 		console.log(`throughput: ${(all.length / (wallMs / 1000)).toFixed(0)} calls/s over ${(wallMs / 1000).toFixed(2)} s`);
 		console.log(`CPU per call: server ${fmt(serverCpu / all.length)}, clients ${fmt(clientCpu / all.length)} (load average during the run: ${loadAverage()})`);
+		console.log(`group commit (server, seed included): ${serve.commits()}`);
 		console.log(`errors: ${errors}${errorSamples.length ? ` (${errorSamples.join(" | ")})` : ""}`);
 		console.log(`acknowledged writes: ${acknowledged.size}, missing after restart: ${missing}`);
 		if (errors > 0 || missing > 0) process.exitCode = 1;
