@@ -2,7 +2,7 @@
 // Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only.
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
 
@@ -38,7 +38,13 @@ const cli = {
 	platform: "node",
 	format: "esm",
 	target: "node20",
-	outfile: "dist/cli.mjs",
+	// Split: a command loads only the chunks it imports (--help loads no engine, WASM or driver).
+	outdir: "dist",
+	entryNames: "cli",
+	chunkNames: "chunks/[name]-[hash]",
+	outExtension: { ".js": ".mjs" },
+	splitting: true,
+	metafile: true,
 	// npm dependencies (and sqlite3.wasm) stay in node_modules, read at run time.
 	packages: "external",
 	define,
@@ -46,10 +52,16 @@ const cli = {
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
 };
 
-if (mode === "cli") {
+/** Builds the command line, removing the chunks of earlier builds first (their names carry a hash). */
+async function buildCli() {
+	rmSync("dist/chunks", { recursive: true, force: true });
 	await esbuild.build(cli);
+}
+
+if (mode === "cli") {
+	await buildCli();
 } else if (production) {
-	await Promise.all([esbuild.build(plugin), esbuild.build(cli)]);
+	await Promise.all([esbuild.build(plugin), buildCli()]);
 } else {
 	const context = await esbuild.context(plugin);
 	await context.watch();

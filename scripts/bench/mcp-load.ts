@@ -4,7 +4,9 @@
  * p50/p95/p99 latency per operation, the error count (must be 0), and then checks, with the
  * server stopped, that every acknowledged remember is in the database.
  *
- *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash]
+ *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash] [--cpu-prof <dir>]
+ *
+ * --cpu-prof writes the server's V8 CPU profile (seed included) into <dir>, for docs/benchmarks-mcp.md.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +23,7 @@ const CLIENTS = Number(flag("clients", "8"));
 const CALLS = Number(flag("calls", "2000"));
 const SEED = Number(flag("seed", "200"));
 const EMBEDDER = flag("embedder", "none");
+const CPU_PROF = flag("cpu-prof", "");
 const LABELS = ["Project", "Concept", "Technology"] as const;
 
 interface Started {
@@ -44,7 +47,7 @@ function processCpuMs(pid: number | undefined): number {
 }
 
 async function startLoadServer(db: string): Promise<Started> {
-	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" });
+	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" }, CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : []);
 	return {
 		url: serve.url,
 		token: serve.token,

@@ -45,6 +45,8 @@ export interface GroupCommitStats {
 	readonly groups: number;
 	readonly jobs: number;
 	readonly largestGroup: number;
+	/** Jobs queued behind the one running now. */
+	readonly waiting: number;
 }
 
 const DEFAULT_MAX_JOBS = 64;
@@ -65,12 +67,12 @@ export class GroupCommitQueue {
 	}
 
 	get stats(): GroupCommitStats {
-		return { ...this.counts };
+		return { ...this.counts, waiting: this.pending.length };
 	}
 
 	run<T>(job: () => Promise<T>, options: WriteOptions = {}): Promise<T> {
 		return new Promise<T>((resolve, reject) => {
-			this.pending.push({ job, alone: options.alone === true, resolve: resolve as (value: unknown) => void, reject });
+			this.pending.push({ job, alone: options.alone === true, resolve: resolve, reject });
 			if (!this.draining) void this.drain();
 		});
 	}
