@@ -2,7 +2,8 @@
 // Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only.
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
 
@@ -52,10 +53,18 @@ const cli = {
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
 };
 
-/** Builds the command line, removing the chunks of earlier builds first (their names carry a hash). */
+/**
+ * Builds the command line. Chunks of earlier builds (their names carry a hash) are removed once an
+ * hour old: a process started before the rebuild (a running serve, a test) may still import them.
+ */
 async function buildCli() {
-	rmSync("dist/chunks", { recursive: true, force: true });
-	await esbuild.build(cli);
+	const result = await esbuild.build(cli);
+	const current = new Set(Object.keys(result.metafile.outputs).map((file) => basename(file)));
+	const dir = "dist/chunks";
+	for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+		const file = join(dir, name);
+		if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 3_600_000) rmSync(file, { force: true });
+	}
 }
 
 if (mode === "cli") {
