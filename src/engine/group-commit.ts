@@ -5,9 +5,10 @@
  *
  * - A job's promise settles only after the commit holding it: an acknowledged write is durable.
  * - A failing job is rolled back alone (a savepoint of its own); the others in its group commit.
- * - A lone writer is not slowed: when nothing is waiting the group commits at once. "Waiting"
+ * - A lone writer is not held: when nothing is waiting the group commits at once. "Waiting"
  *   includes requests that already reached the process: `yieldToInput` lets the host run its ready
- *   input (one event-loop turn in Node) before the group decides it is complete.
+ *   input (one event-loop turn in Node) before the group decides it is complete. Its extra cost is
+ *   that turn and the group's SAVEPOINT/RELEASE around its own transaction.
  * - A failed commit rejects every job of the group with the commit's error.
  */
 
@@ -120,8 +121,8 @@ export class GroupCommitQueue {
 		const group: Entry[] = [first];
 		try {
 			await this.store.transaction(async () => {
-				// The first job runs straight in the group's transaction (a lone writer pays nothing
-				// extra): if it fails, the whole transaction, which holds nothing else, rolls back.
+				// The first job runs straight in the group's transaction, without a savepoint of its
+				// own: if it fails, the whole transaction, which holds nothing else, rolls back.
 				first.outcome = { ok: true, value: await first.job() };
 				while (group.length < this.maxJobs) {
 					let next = this.pending[0];
