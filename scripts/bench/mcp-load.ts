@@ -85,6 +85,7 @@ async function main(): Promise<void> {
 	let errors = 0;
 	let killed = false;
 	let failedAfterKill = 0;
+	let serverCpuAtKill = Number.NaN;
 	const errorSamples: string[] = [];
 
 	const serve = await startLoadServer(db);
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
 					issued++;
 					if (KILL9 > 0 && !killed && issued >= CALLS * KILL9) {
 						killed = true;
+						serverCpuAtKill = serve.cpuMs();
 						void serve.kill9();
 					}
 					const roll = rand();
@@ -148,7 +150,8 @@ async function main(): Promise<void> {
 			}),
 		);
 		const wallMs = performance.now() - started;
-		const serverCpu = serve.cpuMs() - serverCpuStart;
+		// After a kill the process is gone: its CPU as read just before the kill.
+		const serverCpu = (killed ? serverCpuAtKill : serve.cpuMs()) - serverCpuStart;
 		const clientUsage = process.cpuUsage(clientCpuStart);
 		const clientCpu = (clientUsage.user + clientUsage.system) / 1000;
 		await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
