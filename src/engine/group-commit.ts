@@ -84,7 +84,14 @@ export class GroupCommitQueue {
 			// Let the writers that arrive with this one queue up before the first group starts.
 			await Promise.resolve();
 			for (let first = this.pending.shift(); first; first = this.pending.shift()) {
-				const group = first.alone || !this.canGroup() ? await this.runAlone(first) : await this.runGroup(first);
+				let group: Entry[];
+				try {
+					group = first.alone || !this.canGroup() ? await this.runAlone(first) : await this.runGroup(first);
+				} catch (error) {
+					// Never leave a writer waiting forever on a fault of the queue itself.
+					first.outcome = { ok: false, error };
+					group = [first];
+				}
 				this.counts.groups++;
 				this.counts.jobs += group.length;
 				this.counts.largestGroup = Math.max(this.counts.largestGroup, group.length);
