@@ -2,7 +2,8 @@
 // Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only.
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
 
@@ -53,7 +54,13 @@ const cli = {
 	platform: "node",
 	format: "esm",
 	target: "node20",
-	outfile: "dist/cli.mjs",
+	// Split: a command loads only the chunks it imports (--help loads no engine, WASM or driver).
+	outdir: "dist",
+	entryNames: "cli",
+	chunkNames: "chunks/[name]-[hash]",
+	outExtension: { ".js": ".mjs" },
+	splitting: true,
+	metafile: true,
 	// npm dependencies (and sqlite3.wasm) stay in node_modules, read at run time.
 	packages: "external",
 	define,
@@ -61,10 +68,24 @@ const cli = {
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
 };
 
+/**
+ * Builds the command line. Chunks of earlier builds (their names carry a hash) are removed once an
+ * hour old: a process started before the rebuild (a running serve, a test) may still import them.
+ */
+async function buildCli() {
+	const result = await esbuild.build(cli);
+	const current = new Set(Object.keys(result.metafile.outputs).map((file) => basename(file)));
+	const dir = "dist/chunks";
+	for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+		const file = join(dir, name);
+		if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 3_600_000) rmSync(file, { force: true });
+	}
+}
+
 if (mode === "cli") {
-	await esbuild.build(cli);
+	await buildCli();
 } else if (production) {
-	await Promise.all([esbuild.build(plugin), esbuild.build(cli)]);
+	await Promise.all([esbuild.build(plugin), buildCli()]);
 } else {
 	const context = await esbuild.context(plugin);
 	await context.watch();

@@ -4,7 +4,12 @@
  * p50/p95/p99 latency per operation, the error count (must be 0), and then checks, with the
  * server stopped, that every acknowledged remember is in the database.
  *
- *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash]
+ *   npm run bench -- mcp-load [--clients 8] [--calls 2000] [--seed 200] [--embedder none|hash] [--cpu-prof <dir>]
+ *
+ * --kill9 <fraction>: SIGKILL the server once that fraction of the calls was issued (e.g. 0.5); the
+ * calls in flight then fail (counted apart, never acknowledged) and the check below must still
+ * find every acknowledged remember.
+ * --cpu-prof writes the server's V8 CPU profile (seed included) into <dir>, for docs/benchmarks-mcp.md.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +26,8 @@ const CLIENTS = Number(flag("clients", "8"));
 const CALLS = Number(flag("calls", "2000"));
 const SEED = Number(flag("seed", "200"));
 const EMBEDDER = flag("embedder", "none");
+const CPU_PROF = flag("cpu-prof", "");
+const KILL9 = Number(flag("kill9", "0"));
 const LABELS = ["Project", "Concept", "Technology"] as const;
 
 interface Started {
@@ -29,6 +36,10 @@ interface Started {
 	/** CPU time the server process used so far (Linux /proc; NaN elsewhere). */
 	cpuMs(): number;
 	stop(): Promise<void>;
+	/** SIGKILL, resolved once the process is gone. */
+	kill9(): Promise<void>;
+	/** The server's own count of writes and commits (group commit), printed as it stops. */
+	commits(): string;
 }
 
 function processCpuMs(pid: number | undefined): number {
@@ -42,7 +53,7 @@ function processCpuMs(pid: number | undefined): number {
 }
 
 async function startLoadServer(db: string): Promise<Started> {
-	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" });
+	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" }, CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : []);
 	return {
 		url: serve.url,
 		token: serve.token,
@@ -51,6 +62,11 @@ async function startLoadServer(db: string): Promise<Started> {
 			serve.child.kill("SIGTERM");
 			await serve.exited;
 		},
+		kill9: async () => {
+			serve.child.kill("SIGKILL");
+			await serve.exited;
+		},
+		commits: () => /\((\d+ writes in \d+ commits[^)]*)\)/.exec(serve.stderr())?.[1] ?? "n/a",
 	};
 }
 
@@ -67,6 +83,9 @@ async function main(): Promise<void> {
 	const names: { label: string; name: string }[] = [];
 	const samples: Record<Op, number[]> = { remember: [], search: [], context: [] };
 	let errors = 0;
+	let killed = false;
+	let failedAfterKill = 0;
+	let serverCpuAtKill = Number.NaN;
 	const errorSamples: string[] = [];
 
 	const serve = await startLoadServer(db);
@@ -97,8 +116,13 @@ async function main(): Promise<void> {
 		const started = performance.now();
 		await Promise.all(
 			clients.map(async (client) => {
-				while (issued < CALLS) {
+				while (issued < CALLS && !killed) {
 					issued++;
+					if (KILL9 > 0 && !killed && issued >= CALLS * KILL9) {
+						killed = true;
+						serverCpuAtKill = serve.cpuMs();
+						void serve.kill9();
+					}
 					const roll = rand();
 					const op: Op = roll < 0.4 ? "remember" : roll < 0.8 ? "search" : "context";
 					const t0 = performance.now();
@@ -113,6 +137,10 @@ async function main(): Promise<void> {
 					} catch (error) {
 						result = { isError: true, content: [{ type: "text", text: String(error) }] };
 					}
+					if (killed && result.isError) {
+						failedAfterKill++;
+						continue;
+					}
 					samples[op].push(performance.now() - t0);
 					if (result.isError) {
 						errors++;
@@ -122,11 +150,13 @@ async function main(): Promise<void> {
 			}),
 		);
 		const wallMs = performance.now() - started;
-		const serverCpu = serve.cpuMs() - serverCpuStart;
+		// After a kill the process is gone: its CPU as read just before the kill.
+		const serverCpu = (killed ? serverCpuAtKill : serve.cpuMs()) - serverCpuStart;
 		const clientUsage = process.cpuUsage(clientCpuStart);
 		const clientCpu = (clientUsage.user + clientUsage.system) / 1000;
-		await Promise.all(clients.map((c) => c.close()));
-		await serve.stop();
+		await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+		if (killed) await serve.kill9();
+		else await serve.stop();
 
 		// Every acknowledged write must be in the file, read back with the server gone.
 		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: db }), { embedder: null });
@@ -155,8 +185,9 @@ async function main(): Promise<void> {
 		console.log("");
 		console.log(`throughput: ${(all.length / (wallMs / 1000)).toFixed(0)} calls/s over ${(wallMs / 1000).toFixed(2)} s`);
 		console.log(`CPU per call: server ${fmt(serverCpu / all.length)}, clients ${fmt(clientCpu / all.length)} (load average during the run: ${loadAverage()})`);
+		console.log(killed ? `killed with SIGKILL after ${issued} calls issued; ${failedAfterKill} calls in flight failed (never acknowledged)` : `group commit (server, seed included): ${serve.commits()}`);
 		console.log(`errors: ${errors}${errorSamples.length ? ` (${errorSamples.join(" | ")})` : ""}`);
-		console.log(`acknowledged writes: ${acknowledged.size}, missing after restart: ${missing}`);
+		console.log(`acknowledged writes: ${acknowledged.size}, missing after ${killed ? "kill -9 and " : ""}restart: ${missing}`);
 		if (errors > 0 || missing > 0) process.exitCode = 1;
 	} finally {
 		rmSync(dir, { recursive: true, force: true });

@@ -18,8 +18,8 @@ export interface ServeProcess {
  * Starts `engrama <globalArgs> --json serve --port 0` and resolves once it printed its address and
  * token. `env` is added to a clean one (no database, vault or tenant variables of the caller's).
  */
-export function startServe(globalArgs: readonly string[], env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-	const child = spawn(process.execPath, [join("bin", "engrama.mjs"), ...globalArgs, "--json", "serve", "--port", "0"], {
+export function startServe(globalArgs: readonly string[], env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<ServeProcess> {
+	const child = spawn(process.execPath, [...nodeArgs, join("bin", "engrama.mjs"), ...globalArgs, "--json", "serve", "--port", "0"], {
 		env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", ENGRAMA_ALLOW_TENANT_HEADERS: "", ...env },
 		stdio: ["ignore", "pipe", "pipe"],
 	});

@@ -1,45 +1,64 @@
-import { Command } from "commander";
-import { registerMemoryCommands } from "./commands/memory-commands";
-import { registerSearchCommand } from "./commands/search-command";
-import { registerReindexCommand } from "./commands/reindex-command";
-import { registerReflectCommands } from "./commands/reflect-commands";
-import { registerMcpCommands } from "./commands/mcp-commands";
-import { registerSyncCommands } from "./commands/sync-commands";
-import { registerMigrateCommand } from "./commands/migrate-command";
-import { registerVerifyCommand } from "./commands/verify-command";
-import { registerHealthCommand } from "./commands/health-command";
-import { registerInitCommand } from "./commands/init-command";
-import { registerTransferCommands } from "./commands/transfer-commands";
+import { Help, type Command } from "commander";
+import { COMMANDS, GLOBAL_OPTIONS_WITH_VALUE, baseProgram, version, type CommandGroup } from "./command-table";
 
-declare const ENGRAMA_VERSION: string | undefined;
-const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
+type Register = (program: Command) => void;
 
-export function buildProgram(): Command {
-	const program = new Command()
-		.name("engrama")
-		.description("Engrama: a graph memory for you and your AI agents, on an Obsidian vault or on its own.")
-		.version(version)
-		.option("--db <path>", "SQLite memory file (env ENGRAMA_DB_PATH, default ~/.engrama/engrama.db)")
-		.option("--vault <path>", "Obsidian vault folder (env VAULT_PATH)")
-		.option("--profile <name|file>", "profile: base, developer or a .yaml path (env ENGRAMA_PROFILE)")
-		.option("--modules <list>", "comma-separated modules, e.g. teaching,hacking (env ENGRAMA_MODULES)")
-		.option("--backend <name>", "sqlite, neo4j or null (env GRAPH_BACKEND)")
-		.option("--json", "machine-readable output on stdout; errors as JSON on stderr")
-		.showHelpAfterError();
-	registerMemoryCommands(program, version);
-	registerSearchCommand(program);
-	registerReindexCommand(program);
-	registerReflectCommands(program);
-	registerMcpCommands(program, version);
-	registerSyncCommands(program);
-	registerMigrateCommand(program);
-	registerVerifyCommand(program);
-	registerHealthCommand(program);
-	registerInitCommand(program);
-	registerTransferCommands(program, version);
+// One dynamic import per group: a command loads its own module (and what that imports) only.
+const GROUPS: Record<CommandGroup, () => Promise<Register>> = {
+	memory: async () => {
+		const m = await import("./commands/memory-commands");
+		return (p) => m.registerMemoryCommands(p, version);
+	},
+	search: async () => (await import("./commands/search-command")).registerSearchCommand,
+	reindex: async () => (await import("./commands/reindex-command")).registerReindexCommand,
+	reflect: async () => (await import("./commands/reflect-commands")).registerReflectCommands,
+	mcp: async () => {
+		const m = await import("./commands/mcp-commands");
+		return (p) => m.registerMcpCommands(p, version);
+	},
+	sync: async () => (await import("./commands/sync-commands")).registerSyncCommands,
+	migrate: async () => (await import("./commands/migrate-command")).registerMigrateCommand,
+	verify: async () => (await import("./commands/verify-command")).registerVerifyCommand,
+	health: async () => (await import("./commands/health-command")).registerHealthCommand,
+	init: async () => (await import("./commands/init-command")).registerInitCommand,
+	transfer: async () => {
+		const m = await import("./commands/transfer-commands");
+		return (p) => m.registerTransferCommands(p, version);
+	},
+};
+
+/** The first operand of argv (after node and the script): the command, or undefined. */
+export function commandOperands(args: readonly string[]): string[] {
+	const operands: string[] = [];
+	for (let i = 0; i < args.length; i++) {
+		const arg = args[i];
+		if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+		else if (!arg.startsWith("-")) operands.push(arg);
+	}
+	return operands;
+}
+
+/**
+ * The program for these arguments: the named command's group registered for real, every other
+ * command as a summary (name, usage, description) that loads nothing, for help and errors.
+ */
+export async function loadProgram(args: readonly string[]): Promise<Command> {
+	const program = baseProgram();
+	const [first, second] = commandOperands(args);
+	const wanted = COMMANDS.find((c) => c.name === (first === "help" ? second : first));
+	const register = wanted ? await GROUPS[wanted.group]() : undefined;
+	const terms = new Map<Command, string>();
+	// In the listed order of the full program (each group's commands are consecutive).
+	for (const summary of COMMANDS) {
+		if (summary.group !== wanted?.group) terms.set(program.command(summary.name).description(summary.description), summary.term);
+		else if (!program.commands.some((c) => c.name() === summary.name)) register?.(program);
+	}
+	const help = new Help();
+	program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
 	return program;
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
-	await buildProgram().parseAsync([...argv]);
+	const program = await loadProgram(argv.slice(2));
+	await program.parseAsync([...argv]);
 }

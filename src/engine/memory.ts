@@ -6,7 +6,7 @@ import { searchProactiveHint } from "./reflect/proactive";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
-import { SerialQueue } from "./serial-queue";
+import { GroupCommitQueue, type GroupCommitStats, type WriteOptions } from "./group-commit";
 import type { NodeRecord, PartialScope, Props } from "./types";
 import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
 import {
@@ -26,6 +26,11 @@ export interface MemoryDeps {
 	readonly clock?: Clock;
 	/** Hybrid search tuning (config.search); defaults are the spec's. */
 	readonly search?: Partial<SearchSettings>;
+	/**
+	 * Lets the host run ready input before a group of writes commits, so concurrent writers share
+	 * one commit (Node: one event-loop turn). Default: only writers already queued join.
+	 */
+	readonly yieldToInput?: () => Promise<void>;
 }
 
 /** The JSON face of a node: stable field names shared by the CLI and the MCP bridge. */
@@ -159,7 +164,7 @@ export class Memory {
 	readonly clock: Clock;
 	readonly pipeline: WritePipeline;
 	readonly searcher: HybridSearch;
-	private readonly writes = new SerialQueue();
+	private readonly writes: GroupCommitQueue;
 	private readonly writeListeners = new Set<MemoryWriteListener>();
 
 	constructor(deps: MemoryDeps) {
@@ -168,6 +173,7 @@ export class Memory {
 		this.embedder = deps.embedder ?? null;
 		this.profile = deps.profile;
 		this.clock = deps.clock ?? systemClock;
+		this.writes = new GroupCommitQueue(this.graph, { yieldToInput: deps.yieldToInput });
 		this.pipeline = new WritePipeline({
 			graph: this.graph,
 			vectors: this.vectors,
@@ -184,13 +190,22 @@ export class Memory {
 		});
 	}
 
-	/** Serialises a unit of writes; everything that mutates goes through here. */
-	write<T>(job: () => Promise<T>): Promise<T> {
-		return this.writes.run(job);
+	/**
+	 * Serialises a unit of writes; everything that mutates goes through here. Jobs waiting together
+	 * share one transaction and commit (group commit, src/engine/group-commit.ts), each in a
+	 * savepoint of its own; the promise settles once the commit holding the job is durable.
+	 */
+	write<T>(job: () => Promise<T>, options?: WriteOptions): Promise<T> {
+		return this.writes.run(job, options);
+	}
+
+	/** How many commits the writes took so far (benchmarks, diagnostics). */
+	get writeStats(): GroupCommitStats {
+		return this.writes.stats;
 	}
 
 	async close(): Promise<void> {
-		await this.writes.run(async () => undefined);
+		await this.writes.run(async () => undefined, { alone: true });
 		await this.graph.close();
 	}
 

@@ -54,7 +54,9 @@ export async function openMemory(
 			fanOutCap: config.search.fanOutCap,
 			halfLifeDays: config.search.halfLifeDays,
 		};
-		const memory = new Memory({ graph, vectors, embedder, profile, search });
+		// One event-loop turn before a group of writes commits: requests already received join it.
+		const yieldToInput = () => new Promise<void>((resolve) => setImmediate(resolve));
+		const memory = new Memory({ graph, vectors, embedder, profile, search, yieldToInput });
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;
 		return {
 			memory,

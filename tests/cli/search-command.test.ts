@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { buildProgram } from "../../src/cli/main";
+import { buildProgram } from "../../src/cli/program";
 import { makeTempDir } from "../helpers/temp-dir";
 
 /** Runs the command line in this process with the given environment; returns stdout/stderr. */

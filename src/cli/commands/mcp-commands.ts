@@ -123,7 +123,8 @@ export function registerMcpCommands(program: Command, version: string): void {
 						].join("\n"),
 					);
 					const signal = await stopped;
-					out.info(`engrama serve: ${signal}, closing`);
+					const writes = opened.memory.writeStats;
+					out.info(`engrama serve: ${signal}, closing (${writes.jobs} writes in ${writes.groups} commits, at most ${writes.largestGroup} in one)`);
 					await bridge.close();
 				} finally {
 					await node.stop();

@@ -156,8 +156,12 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 		}),
 	);
 	// After the commit: no earlier version of the deleted rows stays readable in the files.
-	await memory.write(async () => {
-		await memory.graph.purgeDeleted?.();
-	});
+	// Alone: SQLite refuses a WAL checkpoint inside a transaction.
+	await memory.write(
+		async () => {
+			await memory.graph.purgeDeleted?.();
+		},
+		{ alone: true },
+	);
 	return applied;
 }

@@ -174,7 +174,8 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 				}
 			}
 
-			const entityInput = { label: def.label, key: existing?.key ?? key, props, id: input.id, unset };
+			// `existing` was read in this job: the pipeline need not look it up again.
+			const entityInput = { label: def.label, key: existing?.key ?? key, props, id: input.id, unset, existing: existing ?? null };
 			const write = await pipeline.mergeEntity(ctx, entityInput);
 			events.push({ kind: "entity", ctx, input: entityInput, write });
 			warnings.push(...write.warnings);
@@ -201,8 +202,10 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 			// Tag anchoring.
 			const tagSuggestions: SuggestedRelationView[] = [];
 			const fromTags: SuggestedRelationView[] = [];
-			if (settings.tagLinking !== "off") {
-				const linked = new Set((await graph.edgesOf(scope, node.id, "both")).map((e) => `${e.type}|${e.direction}|${e.node.id}`));
+			// The node's edges, read once for tag linking and the degree (again only if tags added some).
+			let edges = settings.tagLinking !== "off" ? await graph.edgesOf(scope, node.id, "both") : undefined;
+			if (edges) {
+				const linked = new Set(edges.map((e) => `${e.type}|${e.direction}|${e.node.id}`));
 				for (const link of await findTagAnchors(graph, profile, scope, node)) {
 					if (linked.has(`${link.type}|${link.direction}|${link.anchor.id}`)) continue;
 					const view = tagView(link);
@@ -210,13 +213,14 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 						const [from, to] = link.direction === "out" ? [node, link.anchor] : [link.anchor, node];
 						events.push({ kind: "relation", ctx, write: await pipeline.mergeRelation(ctx, from, link.type, to) });
 						fromTags.push(view);
+						edges = undefined;
 					} else {
 						tagSuggestions.push(view);
 					}
 				}
 			}
 
-			const degree = (await graph.edgesOf(scope, node.id, "both")).length;
+			const degree = (edges ?? (await graph.edgesOf(scope, node.id, "both"))).length;
 			let suggested: SuggestedRelationView[] = tagSuggestions;
 			let orphanWarning: string | undefined;
 			if (degree === 0) {

@@ -1,5 +1,5 @@
 // SqliteConnection over an open sqlite3.oo1.DB: statement cache, parameter binding, transactions.
-import type { Sqlite3Db, Sqlite3Static, Sqlite3Stmt } from "./sqlite3-api";
+import type { Sqlite3Db, Sqlite3Exports, Sqlite3Static, Sqlite3Stmt } from "./sqlite3-api";
 import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "./sqlite-connection";
 import { SqliteError } from "./errors";
 
@@ -31,13 +31,16 @@ export class Oo1Connection implements SqliteConnection {
 	private readonly statements = new Map<string, CachedStatement>();
 	private depth = 0;
 	private closed = false;
+	private readonly readRow: (stmt: Sqlite3Stmt, columns: readonly string[]) => Record<string, SqlValue>;
 
 	constructor(
 		private readonly sqlite3: Sqlite3Static,
 		private readonly db: Sqlite3Db,
 		readonly path: string,
 		private readonly hooks: ConnectionHooks = {},
-	) {}
+	) {
+		this.readRow = rowReader(sqlite3);
+	}
 
 	exec(sql: string): void {
 		this.guard(sql, () => this.db.exec(sql));
@@ -57,14 +60,14 @@ export class Oo1Connection implements SqliteConnection {
 	all<T = Record<string, SqlValue>>(sql: string, params?: SqlParams): T[] {
 		return this.withStatement(sql, params, (stmt, columns) => {
 			const rows: T[] = [];
-			while (stmt.step()) rows.push(readRow(stmt, columns) as T);
+			while (stmt.step()) rows.push(this.readRow(stmt, columns) as T);
 			return rows;
 		});
 	}
 
 	get<T = Record<string, SqlValue>>(sql: string, params?: SqlParams): T | undefined {
 		return this.withStatement(sql, params, (stmt, columns) =>
-			stmt.step() ? (readRow(stmt, columns) as T) : undefined,
+			stmt.step() ? (this.readRow(stmt, columns) as T) : undefined,
 		);
 	}
 
@@ -221,7 +224,54 @@ export class Oo1Connection implements SqliteConnection {
 	}
 }
 
-function readRow(stmt: Sqlite3Stmt, columns: readonly string[]): Record<string, SqlValue> {
+const SQLITE_INTEGER = 1;
+const SQLITE_FLOAT = 2;
+const SQLITE_TEXT = 3;
+const SQLITE_NULL = 5;
+const utf8 = new TextDecoder();
+
+/**
+ * Reads the current row straight from the WASM exports: `Stmt.get` goes through argument checks,
+ * the wrapper layer and a C-string scan for every column, which was the largest single cost of a
+ * search (docs/benchmarks-mcp.md). Blobs and integers beyond 2^53 still take `Stmt.get`.
+ */
+function rowReader(sqlite3: Sqlite3Static): (stmt: Sqlite3Stmt, columns: readonly string[]) => Record<string, SqlValue> {
+	const ex: Partial<Sqlite3Exports> = sqlite3.wasm.exports ?? {};
+	const { sqlite3_column_type: type, sqlite3_column_double: double, sqlite3_column_text: text, sqlite3_column_bytes: bytes } = ex;
+	if (!type || !double || !text || !bytes) return (stmt, columns) => readRowSlow(stmt, columns);
+	return (stmt, columns) => {
+		const p = stmt.pointer;
+		const row: Record<string, SqlValue> = {};
+		for (let i = 0; i < columns.length; i++) {
+			let value: SqlValue;
+			switch (type(p, i)) {
+				case SQLITE_NULL:
+					value = null;
+					break;
+				case SQLITE_TEXT: {
+					// Text first, then its length (the order SQLite documents).
+					const at = text(p, i);
+					value = utf8.decode(sqlite3.wasm.heap8u().subarray(at, at + bytes(p, i)));
+					break;
+				}
+				case SQLITE_FLOAT:
+					value = double(p, i);
+					break;
+				case SQLITE_INTEGER: {
+					const n = double(p, i);
+					value = Number.isSafeInteger(n) ? n : (stmt.get(i) as SqlValue);
+					break;
+				}
+				default:
+					value = stmt.get(i) as SqlValue;
+			}
+			row[columns[i]] = value;
+		}
+		return row;
+	};
+}
+
+function readRowSlow(stmt: Sqlite3Stmt, columns: readonly string[]): Record<string, SqlValue> {
 	const row: Record<string, SqlValue> = {};
 	for (let i = 0; i < columns.length; i++) row[columns[i]] = stmt.get(i) as SqlValue;
 	return row;

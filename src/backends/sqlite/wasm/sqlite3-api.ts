@@ -71,7 +71,16 @@ export interface Sqlite3Capi {
 	sqlite3_libversion(): string;
 }
 
+/** Raw exports of the WASM instance used for reading result columns without the wrappers. */
+export interface Sqlite3Exports {
+	sqlite3_column_type(stmt: number, column: number): number;
+	sqlite3_column_double(stmt: number, column: number): number;
+	sqlite3_column_text(stmt: number, column: number): number;
+	sqlite3_column_bytes(stmt: number, column: number): number;
+}
+
 export interface Sqlite3Wasm {
+	readonly exports: Sqlite3Exports;
 	heap8u(): Uint8Array;
 	poke32(ptr: number, value: number): void;
 	poke64(ptr: number, value: bigint): void;

@@ -35,6 +35,17 @@ describe("SqliteConnection (:memory:)", () => {
 		expect(row?.body).toEqual(new Uint8Array([1, 2, 3]));
 	});
 
+	it("reads every column type as Stmt.get did: text (any script, empty, embedded NUL), reals, nulls, integers beyond 2^53", async () => {
+		await open();
+		const text = ["", "plain", "Zürich · 東京 · 🧠", "a\u0000b"];
+		const rows = db.all<{ t: unknown; r: unknown; n: unknown; big: unknown; neg: unknown }>(
+			"SELECT value AS t, 1.5 AS r, NULL AS n, 9007199254740993 AS big, -42 AS neg FROM json_each(?)",
+			[JSON.stringify(text)],
+		);
+		expect(rows.map((row) => row.t)).toEqual(text);
+		expect(rows[0]).toMatchObject({ r: 1.5, n: null, big: 9007199254740993n, neg: -42 });
+	});
+
 	it("reports SQLite errors as SqliteError with the message and the SQL", async () => {
 		await open();
 		db.run("INSERT INTO note (title) VALUES ('x')");
