@@ -383,4 +383,8 @@ describe("the real tree", { timeout: 120_000 }, () => {
 	it("keeps process and globalThis out of the engine", () => {
 		expect(tree.flatMap(hostGlobalOffences)).toEqual([]);
 	});
+
+	it("has no import cycle", () => {
+		expect(cycles(tree)).toEqual([]);
+	});
 });

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "./clock";
 import { NotFoundError, ValidationError } from "./errors";
+import type { MemoryCore } from "./memory-core";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
 import { searchProactiveHint } from "./reflect/proactive";
@@ -151,7 +152,7 @@ export const FAN_OUT_CAP = 64;
  * The engine as the adapters see it: one object over the protocols, with writes serialised
  * so many callers (vault events, MCP clients) never interleave.
  */
-export class Memory {
+export class Memory implements MemoryCore {
 	readonly graph: GraphStore;
 	readonly vectors: VectorStore | null;
 	readonly embedder: EmbeddingProvider | null;

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { TOOL_NAMES } from "../../src/mcp";
 import { makeTempDir } from "../helpers/temp-dir";
 import { connectClient, startBridge, textOf, type Bridge } from "./mcp-harness";

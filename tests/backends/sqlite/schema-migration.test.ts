@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FTS_COLUMNS, SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
-import { openDatabase } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { openMemory } from "../../../src/node/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
