@@ -14,7 +14,7 @@ import type { SkillDeps } from "./skill-deps";
 import { atDate, nodeHistory, type AtDateView, type HistoryView } from "./temporal-skills";
 
 export interface SkillsOptions {
-	/** Resolver thresholds and modes (config.resolver); unset fields take DDR-006 defaults. */
+	/** Resolver thresholds and modes (config.resolver); unset fields take DEFAULT_RESOLVER_SETTINGS. */
 	readonly resolver?: Partial<ResolverSettings>;
 	/** The search recall runs; Memory.search (hybrid) when absent. */
 	readonly search?: SearchFn;

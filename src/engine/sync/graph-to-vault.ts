@@ -36,7 +36,7 @@ export interface ExportResult {
 const PAGE = 5000;
 
 /**
- * The graph → vault direction (DDR-002): a relation added outside the vault (command line, MCP)
+ * The graph → vault direction, so the vault stays the whole record: a relation added outside the vault (command line, MCP)
  * goes into its source note's `relations` map; an entity remembered outside the vault becomes a
  * note under `<notesFolder>/<Label>/<name>.md`. Every write is followed by a normal sync of that
  * note, so the graph ends exactly as a sync of the vault would make it, and the modify event the
