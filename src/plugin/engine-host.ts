@@ -192,7 +192,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, onNeo4jFallback:
 				trustWeight: config.search.trustWeight,
 			},
 		});
-		const skills = createSkills(memory, { resolver: config.resolver, search: (s, text, options) => memory.search(s, text, options) });
+		const skills = createSkills(memory, { resolver: config.resolver });
 		const notesFolder = settings.sync.notesFolder;
 		const source = new ObsidianVaultSource(app, {
 			includeFolders: () => deps.settings().sync.includeFolders,

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
-import { nodeView } from "../../engine/memory";
 import { createSkills, type IngestKind, type RememberResult, type Skills } from "../../engine/skills";
 import { runWithMemory, type CommandRun } from "../context";
 
@@ -86,15 +85,7 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		.action(async (fromLabel: string, fromName: string, relation: string, toLabel: string, toName: string, _o, command: Command) =>
 			runWithMemory(command, async (run) => {
 				const write = await skillsOf(run).relate(run.ctx, { label: fromLabel, name: fromName }, relation, { label: toLabel, name: toName });
-				run.out.result(
-					{
-						created: write.created,
-						from: { node_id: write.from.node_id, label: write.from.label, name: write.from.name },
-						type: write.type,
-						to: { node_id: write.to.node_id, label: write.to.label, name: write.to.name },
-					},
-					() => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`,
-				);
+				run.out.result(write, () => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`);
 			}, { replicateToVault: true }),
 		);
 
@@ -104,11 +95,11 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		.requiredOption("--label <label>")
 		.requiredOption("--name <name>")
 		.action(async (options: { label: string; name: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
-				const node = await opened.memory.get(opened.scope, options.label, options.name);
+			runWithMemory(command, async (run) => {
+				const node = await skillsOf(run).get(run.opened.scope, { label: options.label, name: options.name });
 				if (!node) process.exitCode = 3;
-				out.result({ node: node ? nodeView(node) : null }, () =>
-					node ? `${node.label} "${node.key}" (${node.id})\n${JSON.stringify(node.props, null, 2)}` : `No ${options.label} "${options.name}".`,
+				run.out.result({ node }, () =>
+					node ? `${node.label} "${node.name}" (${node.node_id})\n${JSON.stringify(node.props, null, 2)}` : `No ${options.label} "${options.name}".`,
 				);
 			}),
 		);
@@ -120,8 +111,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		.requiredOption("--name <name>")
 		.option("--hops <n>", "how far to walk (1-4)", "2")
 		.action(async (options: { label: string; name: string; hops: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
-				const view = await opened.memory.context(opened.scope, { label: options.label, key: options.name }, positiveInt("--hops", options.hops));
+			runWithMemory(command, async (run) => {
+				const { out } = run;
+				const view = await skillsOf(run).context(run.opened.scope, { label: options.label, name: options.name }, positiveInt("--hops", options.hops));
 				if (!view) {
 					process.exitCode = 3;
 					out.result({ context: null }, () => `No ${options.label} "${options.name}".`);
@@ -297,7 +289,8 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		);
 }
 
-function skillsOf(run: CommandRun): Skills {
+/** The engine's face for this command (the MCP bridge and the plugin call the same skills). */
+export function skillsOf(run: CommandRun): Skills {
 	return createSkills(run.opened.memory, { resolver: run.config.resolver });
 }
 
