@@ -429,7 +429,7 @@ export class VaultSync {
 						node.updatedAt,
 					);
 					const entry = updated ? noteEntryOf(updated) : undefined;
-					if (updated) run.remember(updated);
+					if (updated) run.cacheNode(updated);
 					if (entry) run.deps.index.set(entry);
 				}
 			}),
