@@ -24,6 +24,19 @@ export function positiveInt(name: string, text: string): number {
 
 /** status, remember, relate, get, context, forget, decay, history, at, ingest. */
 export function registerMemoryCommands(program: Command, version: string): void {
+	registerStatusCommand(program, version);
+	registerRememberCommand(program);
+	registerRelateCommand(program);
+	registerGetCommand(program);
+	registerContextCommand(program);
+	registerForgetCommand(program);
+	registerDecayCommand(program);
+	registerHistoryCommand(program);
+	registerAtCommand(program);
+	registerIngestCommand(program);
+}
+
+function registerStatusCommand(program: Command, version: string): void {
 	program
 		.command("status")
 		.description("show the backend, node and edge counts, and labels")
@@ -50,7 +63,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerRememberCommand(program: Command): void {
 	program
 		.command("remember")
 		.description("create or update (MERGE) an entity, with inline relations resolved by the engine")
@@ -73,7 +88,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				out.result(write, () => rememberText(write));
 			}, { replicateToVault: true }),
 		);
+}
 
+function registerRelateCommand(program: Command): void {
 	program
 		.command("relate")
 		.description("create a typed relation (idempotent), validated against the profile")
@@ -88,7 +105,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				run.out.result(write, () => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`);
 			}, { replicateToVault: true }),
 		);
+}
 
+function registerGetCommand(program: Command): void {
 	program
 		.command("get")
 		.description("show one entity")
@@ -103,7 +122,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerContextCommand(program: Command): void {
 	program
 		.command("context")
 		.description("show an entity's neighbourhood")
@@ -130,7 +151,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerForgetCommand(program: Command): void {
 	program
 		.command("forget")
 		.description("archive an entity (--hard removes it), forget by age (--ttl), or erase your whole memory (--gdpr)")
@@ -185,7 +208,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 					out.result(result, () => `${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`);
 				}),
 		);
+}
 
+function registerDecayCommand(program: Command): void {
 	program
 		.command("decay")
 		.description("report what age does to ranking (read-only: stored confidence no longer decays)")
@@ -229,7 +254,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerHistoryCommand(program: Command): void {
 	program
 		.command("history")
 		.description("every recorded property change of an entity, oldest first")
@@ -247,7 +274,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerAtCommand(program: Command): void {
 	program
 		.command("at")
 		.description("what the memory held as valid at a date (query_at_date), with the properties of then")
@@ -264,7 +293,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerIngestCommand(program: Command): void {
 	program
 		.command("ingest")
 		.description("read a note, text or conversation (a file, or - for stdin) and print extraction guidance and dedup hints")
