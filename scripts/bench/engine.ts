@@ -10,6 +10,7 @@ import { fts5Query } from "../../src/backends/sqlite/fts-query";
 import { BM25 } from "../../src/backends/sqlite/sqlite-fulltext";
 import { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
+import { createSkills } from "../../src/engine/skills";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
 import { arg } from "./args";
@@ -143,10 +144,11 @@ async function measure(size: number): Promise<Row> {
 	}
 
 	const hops: number[] = [];
+	const skills = createSkills(memory);
 	for (let i = 0; i < 200; i++) {
 		const n = Math.floor(rand() * (size / 6)) * 6; // Projects have the richest neighbourhoods
 		const t = performance.now();
-		await memory.context(scope, { label: "Project", key: keyOf(n) }, 2);
+		await skills.context(scope, { label: "Project", name: keyOf(n) }, 2);
 		hops.push(performance.now() - t);
 	}
 

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
 import { arg } from "./args";

@@ -18,10 +18,11 @@ import { connect } from "node:net";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../src/config/engrama-config";
 import { TOOL_NAMES } from "../../src/mcp";
 import { openMemory } from "../../src/node/open-memory";
+import { INJECTIONS, fuzzValues } from "../../tests/helpers/fuzz-values";
 import { arg as flag } from "./args";
 import { startServe } from "./serve-process";
 import { seededRandom } from "./stats";
@@ -34,22 +35,7 @@ const MAX_BODY = 4 * 1024 * 1024;
 
 // GDPR forget would delete the writes the run counts afterwards; reflect is a long whole-graph job, not an input surface.
 const TOOLS = TOOL_NAMES.filter((name) => name !== "engrama_reflect" && name !== "engrama_gdpr_forget");
-const INJECTIONS = [
-	"'; DROP TABLE nodes; --",
-	'" OR 1=1 --',
-	"Robert'); DELETE FROM edges WHERE ('1'='1",
-	"MATCH (n) DETACH DELETE n",
-	'NEAR(a b) OR "x" * ^ : -',
-	"{{constructor.constructor('return process')()}}",
-	"<script>alert(1)</script>",
-	"$(rm -rf /)",
-	"`id`",
-	"__proto__",
-	"%s%s%s%n",
-];
-const UNICODE = ["\ud800", "a\udfffb", "\u202eevil\u202c", "zero\u200bwidth", "👩‍👩‍👧‍👦 family", "e\u0301cole", "\ufeffBOM", "\u0000nul", "tab\tand\nnewline", "漢字 العربية", "\u2028\u2029", " ", ""];
 const PATHS = ["../outside/secret.md", "/etc/passwd", "C:\\Windows\\x.md", "Leak.md", "OutDir/x.md", ".obsidian/app.json", "~/x.md", "Notes/../../x.md", "Notes/Real.md", "a\u0000b.md"];
-const LABELS = ["Project", "project", "Concept", "Technology", "Spaceship", "Insight", "", "Note"];
 
 type Kind = "valid" | "bad-json" | "bad-rpc" | "bad-args" | "wrong-args-type" | "unknown-tool" | "vault-path" | "oversized" | "refused-http" | "session";
 
@@ -157,34 +143,7 @@ async function main(): Promise<void> {
 	const db = join(dir, "memory.db");
 
 	const rand = seededRandom(SEED);
-	const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
-	const junk = (depth = 0): unknown => {
-		switch (Math.floor(rand() * 11)) {
-			case 0:
-				return null;
-			case 1:
-				return rand() * 1e12 - 5e11;
-			case 2:
-				return pick([1e308, -0, -1, 0.5, 2 ** 53 + 1]);
-			case 3:
-				return rand() < 0.5;
-			case 4:
-				return pick(INJECTIONS);
-			case 5:
-				return pick(UNICODE);
-			case 6:
-				return "x".repeat(pick([501, 2_001, 20_000, 300_000]));
-			case 7:
-				return depth > 3 ? [] : Array.from({ length: Math.floor(rand() * 4) }, () => junk(depth + 1));
-			case 8:
-				return depth > 3 ? {} : Object.fromEntries(Array.from({ length: Math.floor(rand() * 4) }, () => [pick([...INJECTIONS, ...UNICODE, "name", "label", "__proto__"]), junk(depth + 1)]));
-			case 9:
-				return pick(LABELS);
-			default:
-				return `name ${Math.floor(rand() * 50)}`;
-		}
-	};
-	const argKeys = ["label", "properties", "relations", "name", "query", "limit", "hops", "from_name", "from_label", "rel_type", "to_name", "to_label", "path", "dry_run", "source", "source_type", "title", "action", "target_note", "folder", "mode"];
+	const { pick, junk, junkArgs } = fuzzValues(rand);
 
 	const serve = await startServe(["--db", db, "--vault", vault], { EMBEDDING_PROVIDER: "hash", EMBEDDING_DIMENSIONS: "64" });
 	const url = new URL(serve.url);
@@ -256,8 +215,7 @@ async function main(): Promise<void> {
 			return done("bad-rpc", await send(target, { headers: h, body: typeof chosen === "string" ? chosen : JSON.stringify(chosen) }));
 		}
 		if (roll < 0.55) {
-			const args = Object.fromEntries(Array.from({ length: 1 + Math.floor(rand() * 5) }, () => [pick(argKeys), junk()]));
-			return done("bad-args", await send(target, { headers: h, body: rpc("tools/call", { name: pick(TOOLS), arguments: args }) }));
+			return done("bad-args", await send(target, { headers: h, body: rpc("tools/call", { name: pick(TOOLS), arguments: junkArgs() }) }));
 		}
 		if (roll < 0.65) {
 			const args = pick<unknown>([null, [], "query", 5, true, [{ query: "x" }]]);

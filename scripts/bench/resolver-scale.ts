@@ -1,4 +1,4 @@
-// Entity resolver benchmark (DDR-006): bounded name-candidate fetch, fetch + scoring, full remember
+// Entity resolver benchmark: bounded name-candidate fetch, fetch + scoring, full remember
 // with two inline relations, and the old linear scan for reference, at several graph sizes; then a
 // GDPR forget of a 10k-node scope (nodes, edges, vectors, fulltext, history, name index).
 // Usage: npm run bench -- resolver-scale [--sizes 1000,10000,50000] [--queries 300] [--remembers 200] [--gdpr 10000] [--json]

@@ -1,15 +1,13 @@
 import type { EngramaConfig } from "../config/engrama-config";
 import { ValidationError } from "../engine/errors";
-import type { GraphStore, VectorStore } from "../engine/protocols";
+import type { Backend } from "./backend";
 import { NullGraphStore } from "./null/null-graph-store";
 import { SqliteGraphStore } from "./sqlite/sqlite-graph-store";
 import { SqliteVectorStore } from "./sqlite/sqlite-vector-store";
-import { openDatabase, type SnapshotStorage } from "./sqlite/wasm/sqlite-connection";
+import { openDatabase } from "./sqlite/wasm/open-database";
+import type { SnapshotStorage } from "./sqlite/wasm/sqlite-connection";
 
-export interface Backend {
-	readonly graph: GraphStore;
-	readonly vectors: VectorStore | null;
-}
+export type { Backend } from "./backend";
 
 export interface BackendOptions {
 	/** Obsidian mobile: no Node fs, so the SQLite file is kept through the vault adapter. */

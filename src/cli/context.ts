@@ -63,8 +63,8 @@ export async function runWithMemory(
 		}
 		opened = await openMemory(config);
 		if (options.replicateToVault) {
-			// Loaded lazily: sync-commands imports this module.
-			const { attachVaultWriter } = await import("./commands/sync-commands");
+			// Loaded only by commands that write into the vault.
+			const { attachVaultWriter } = await import("./vault-writer");
 			finishVaultWrites = await attachVaultWriter(opened, config);
 		}
 		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config });

@@ -62,7 +62,7 @@ export const engramaConfigSchema = z.object({
 			halfLifeDays: z.number().gt(0).optional(),
 		})
 		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1 }),
-	/** Entity resolver (DDR-006); defaults in src/engine/resolver/settings.ts. */
+	/** Entity resolver thresholds and modes; defaults in src/engine/resolver/settings.ts. */
 	resolver: z
 		.object({
 			connect: z.number().min(0).max(1).default(0.9),

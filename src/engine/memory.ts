@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from "./clock";
-import { NotFoundError, ValidationError } from "./errors";
+import { ValidationError } from "./errors";
+import type { MemoryCore } from "./memory-core";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
 import { searchProactiveHint } from "./reflect/proactive";
@@ -103,19 +104,6 @@ function round(x: number): number {
 	return Math.round(x * 1e6) / 1e6;
 }
 
-export interface ContextView {
-	readonly node: NodeView;
-	readonly neighbours: readonly {
-		readonly node_id: string;
-		readonly label: string;
-		readonly name: string;
-		readonly depth: number;
-		readonly status: string;
-	}[];
-	readonly relations: readonly { readonly from: string; readonly type: string; readonly to: string }[];
-	readonly truncated: boolean;
-}
-
 export function nodeView(node: NodeRecord): NodeView {
 	return {
 		node_id: node.id,
@@ -156,7 +144,7 @@ export const FAN_OUT_CAP = 64;
  * The engine as the adapters see it: one object over the protocols, with writes serialised
  * so many callers (vault events, MCP clients) never interleave.
  */
-export class Memory {
+export class Memory implements MemoryCore {
 	readonly graph: GraphStore;
 	readonly vectors: VectorStore | null;
 	readonly embedder: EmbeddingProvider | null;
@@ -250,27 +238,6 @@ export class Memory {
 		if (!isFullScope(scope)) return null;
 		const def = resolveLabelOrThrow(this.profile, label);
 		return this.graph.getNode(scope, def.label, sanitiseKey(key, def.keyField));
-	}
-
-	async context(scope: PartialScope, ref: NodeRef, hops = 2): Promise<ContextView | null> {
-		const node = await this.get(scope, ref.label, ref.key);
-		if (!node) return null;
-		const hood = await this.graph.neighbourhood(scope, node.id, Math.max(1, Math.min(hops, 4)), FAN_OUT_CAP);
-		if (!hood) throw new NotFoundError(`${ref.label} "${ref.key}" vanished while reading its context.`);
-		const names = new Map<string, string>([[hood.center.id, hood.center.key]]);
-		for (const n of hood.nodes) names.set(n.node.id, n.node.key);
-		return {
-			node: nodeView(hood.center),
-			neighbours: hood.nodes.map((n) => ({
-				node_id: n.node.id,
-				label: n.node.label,
-				name: n.node.key,
-				depth: n.depth,
-				status: typeof n.node.props.status === "string" ? n.node.props.status : "active",
-			})),
-			relations: hood.edges.map((e) => ({ from: names.get(e.fromId) ?? e.fromId, type: e.type, to: names.get(e.toId) ?? e.toId })),
-			truncated: hood.truncated,
-		};
 	}
 
 	/**

@@ -73,20 +73,3 @@ export interface VectorHit {
 	/** Cosine similarity in [-1, 1]. */
 	readonly similarity: number;
 }
-
-/** Properties the engine owns; never set directly from user input. */
-export const SYSTEM_PROPS = [
-	"engrama_id",
-	"org_id",
-	"user_id",
-	"created_at",
-	"updated_at",
-	"source",
-	"source_agent",
-	"source_session",
-	"trust_level",
-	// The last agent edit a person has not vouched for (write/provenance.ts EDIT_PROPS).
-	"edited_by_source",
-	"edited_by_agent",
-	"edited_in_session",
-] as const;

@@ -20,7 +20,7 @@ const INSTRUCTIONS =
 /** Built once per memory: the tools' dependencies, shared by every session. */
 export function createToolEnv(input: McpServerInput): ToolEnv {
 	const { memory, services } = input;
-	const skills = services.skills ?? createSkills(memory, { search: (scope, text, options) => memory.search(scope, text, options) });
+	const skills = services.skills ?? createSkills(memory);
 	return { memory, services, skills, schemas: profileSchemas(memory) };
 }
 

@@ -15,7 +15,7 @@ export interface NodeMcpServices {
 
 /**
  * The services of a headless bridge (engrama serve, engrama mcp --stdio): skills with the
- * configured resolver settings and hybrid search, and, with a vault, its sync (graph → vault
+ * configured resolver settings, and, with a vault, its sync (graph → vault
  * replication on; folder watching with `watch`).
  */
 export async function createNodeMcpServices(
@@ -25,10 +25,7 @@ export async function createNodeMcpServices(
 	options: { version: string; watch?: boolean; log?: (line: string) => void },
 ): Promise<NodeMcpServices> {
 	const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-	const skills = createSkills(memory, {
-		resolver: config.resolver,
-		search: (scope, text, searchOptions) => memory.search(scope, text, searchOptions),
-	});
+	const skills = createSkills(memory, { resolver: config.resolver });
 	let sync: VaultSync | undefined;
 	let detach: (() => void) | undefined;
 	let vault: McpServices["vault"];

@@ -371,10 +371,6 @@ function fileInfo(path: string, s: Stats): VaultFileInfo {
 	return s.birthtimeMs > 0 ? { ...info, ctime: Math.floor(s.birthtimeMs) } : info;
 }
 
-export function createFolderVaultSource(root: string, options: FolderVaultSourceOptions = {}): FolderVaultSource {
-	return new FolderVaultSource(root, options);
-}
-
 /** The templates folder a vault's core Templates plugin uses (.obsidian/templates.json), if any. */
 export async function obsidianTemplatesFolder(root: string, configFolder = ".obsidian"): Promise<string | undefined> {
 	try {

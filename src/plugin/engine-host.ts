@@ -284,7 +284,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 				halfLifeDays: config.search.halfLifeDays,
 			},
 		});
-		const skills = createSkills(memory, { resolver: config.resolver, search: (s, text, options) => memory.search(s, text, options) });
+		const skills = createSkills(memory, { resolver: config.resolver });
 		const notesFolder = settings.sync.notesFolder;
 		const source = new ObsidianVaultSource(app, {
 			includeFolders: () => deps.settings().sync.includeFolders,

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
 
-describe("engrama command line", () => {
+describe("engrama command line", { timeout: 120_000 }, () => {
 	let dir: ReturnType<typeof makeTempDir>;
 	let db: string;
 	const cli = (...args: string[]) => runCli(["--db", db, "--json", ...args]);
@@ -46,7 +46,7 @@ describe("engrama command line", () => {
 			relations: unknown[];
 		}>();
 		expect(context.neighbours.map((n) => n.name)).toEqual(["Python"]);
-		expect(context.relations).toEqual([{ from: "Billing Portal", type: "USES", to: "Python" }]);
+		expect(context.relations).toMatchObject([{ from: "Billing Portal", from_label: "Project", type: "USES", to: "Python", to_label: "Technology", direction: "out" }]);
 
 		const forgotten = cli("forget", "--label", "Project", "--name", "Billing Portal");
 		expect(forgotten.json()).toMatchObject({ mode: "archived", forgotten: { status: "archived" } });
@@ -59,7 +59,7 @@ describe("engrama command line", () => {
 	it("keeps the --json shapes the README documents", () => {
 		const keys = (value: unknown) => Object.keys(value as object).sort();
 		const NODE = ["created_at", "key_field", "label", "name", "node_id", "props", "status", "updated_at"];
-		const REF = ["label", "name", "node_id"];
+		const REF = ["label", "name", "node_id", "status"];
 
 		const remembered = cli("remember", "--label", "Project", "--name", "Billing Portal", "--props", '{"description":"Invoices for clients"}').json<{
 			node: unknown;
@@ -92,7 +92,7 @@ describe("engrama command line", () => {
 		expect(keys(context)).toEqual(["neighbours", "node", "relations", "truncated"]);
 		expect(keys(context.node)).toEqual(NODE);
 		expect(keys(context.neighbours[0])).toEqual(["depth", "label", "name", "node_id", "status"]);
-		expect(keys(context.relations[0])).toEqual(["from", "to", "type"]);
+		expect(keys(context.relations[0])).toEqual(["direction", "from", "from_id", "from_label", "to", "to_id", "to_label", "type"]);
 
 		const status = cli("status").json<{ backend: unknown; identity: unknown }>();
 		expect(keys(status)).toEqual(["backend", "database", "identity", "labels", "profile", "version"]);

@@ -1,7 +1,7 @@
 import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { attachVaultWriter } from "../../src/cli/commands/sync-commands";
+import { attachVaultWriter } from "../../src/cli/vault-writer";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
 import { createNodeVaultSync } from "../../src/node/folder-vault-source";

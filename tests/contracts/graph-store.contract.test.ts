@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NotFoundError, ScopeError, ValidationError } from "../../src/engine/errors";
+import { createSkills } from "../../src/engine/skills";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { testBackends } from "./backends";
@@ -113,11 +114,12 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		});
 		await opened.memory.relate(ctx, { label: "Project", key: "Billing Portal" }, "USES", { label: "Technology", key: "Python" });
 
-		const one = await opened.memory.context(opened.scope, { label: "Project", key: "Billing Portal" }, 1);
+		const skills = createSkills(opened.memory);
+		const one = await skills.context(opened.scope, { label: "Project", name: "Billing Portal" }, 1);
 		expect(one?.neighbours.map((n) => n.name).sort()).toEqual(["Flaky token refresh", "Python"]);
-		const two = await opened.memory.context(opened.scope, { label: "Project", key: "Billing Portal" }, 2);
+		const two = await skills.context(opened.scope, { label: "Project", name: "Billing Portal" }, 2);
 		expect(two?.neighbours.find((n) => n.name === "Rotate refresh tokens")?.depth).toBe(2);
-		expect(two?.relations).toContainEqual({ from: "Flaky token refresh", type: "SOLVED_BY", to: "Rotate refresh tokens" });
+		expect(two?.relations).toContainEqual(expect.objectContaining({ from: "Flaky token refresh", type: "SOLVED_BY", to: "Rotate refresh tokens", direction: "between" }));
 	});
 
 	it("fulltext finds a node by its description, name first", async () => {
@@ -201,7 +203,7 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 			expect(await opened.memory.get(partial, "Project", "Secret"), what).toBeNull();
 			expect(await opened.memory.graph.getNodeById(partial, secret!.id), what).toBeNull();
 			expect(await opened.memory.searchFulltext(partial, "alice only"), what).toEqual([]);
-			expect(await opened.memory.context(partial, { label: "Project", key: "Secret" }, 2), what).toBeNull();
+			expect(await createSkills(opened.memory).context(partial, { label: "Project", name: "Secret" }, 2), what).toBeNull();
 			expect(await opened.memory.graph.labelCounts(partial), what).toEqual({});
 			expect(await opened.memory.graph.counts(partial), what).toEqual({ nodes: 0, edges: 0 });
 			await expect(opened.memory.remember({ scope: partial, source: "mcp" }, { label: "Concept", key: "X" }), what).rejects.toBeInstanceOf(

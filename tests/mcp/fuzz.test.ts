@@ -2,56 +2,11 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { TOOL_NAMES } from "../../src/mcp";
+import { INJECTIONS, fuzzValues, mulberry32 } from "../helpers/fuzz-values";
 import { makeTempDir } from "../helpers/temp-dir";
 import { connectClient, startBridge, textOf, type Bridge } from "./mcp-harness";
-
-/** Deterministic PRNG so a failure can be replayed. */
-function mulberry32(seed: number): () => number {
-	let a = seed;
-	return () => {
-		a = (a + 0x6d2b79f5) | 0;
-		let t = Math.imul(a ^ (a >>> 15), 1 | a);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
-const INJECTIONS = [
-	"'; DROP TABLE nodes; --",
-	'" OR 1=1 --',
-	"Robert'); DELETE FROM edges WHERE ('1'='1",
-	"MATCH (n) DETACH DELETE n",
-	"name) RETURN n //",
-	'NEAR(a b) OR "x" * ^ : -',
-	"{{constructor.constructor('return process')()}}",
-	"<script>alert(1)</script>",
-	"../../../etc/passwd",
-	"$(rm -rf /)",
-	"`id`",
-	"__proto__",
-	"constructor",
-	"%s%s%s%n",
-];
-
-const UNICODE = [
-	"\ud800",
-	"a\udfffb",
-	"\u202eevil\u202c",
-	"zero\u200bwidth",
-	"👩‍👩‍👧‍👦 family",
-	"e\u0301cole",
-	"école",
-	"\ufeffBOM name",
-	"\u0000nul",
-	"tab\tand\nnewline",
-	"𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
-	"Ωmega ünïcödé 漢字 العربية",
-	"\u0085\u2028\u2029",
-	" ",
-	"",
-];
 
 describe("MCP bridge under malformed input", () => {
 	let dir: ReturnType<typeof makeTempDir>;
@@ -59,7 +14,7 @@ describe("MCP bridge under malformed input", () => {
 	let clients: Client[];
 	let partial: Client;
 	const rand = mulberry32(20260131);
-	const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)];
+	const { pick, junk: junkValue, junkArgs } = fuzzValues(rand);
 
 	beforeAll(async () => {
 		dir = makeTempDir("engrama-mcp-fuzz-");
@@ -74,35 +29,6 @@ describe("MCP bridge under malformed input", () => {
 		await bridge?.close();
 		dir?.cleanup();
 	});
-
-	function junkValue(depth = 0): unknown {
-		switch (Math.floor(rand() * 12)) {
-			case 0:
-				return null;
-			case 1:
-				return rand() * 1e9 - 5e8;
-			case 2:
-				return pick([NaN, Infinity, -0, 1e308, -1]).toString();
-			case 3:
-				return rand() < 0.5;
-			case 4:
-				return pick(INJECTIONS);
-			case 5:
-				return pick(UNICODE);
-			case 6:
-				return "x".repeat(pick([501, 2_001, 20_000]));
-			case 7:
-				return depth > 3 ? [] : Array.from({ length: Math.floor(rand() * 4) }, () => junkValue(depth + 1));
-			case 8:
-				return depth > 3 ? {} : Object.fromEntries(Array.from({ length: Math.floor(rand() * 4) }, () => [pick([...INJECTIONS, ...UNICODE, "name", "label"]), junkValue(depth + 1)]));
-			case 9:
-				return pick(["Project", "project", "PROJECT", "Spaceship", "Insight", "Note", "USES", "LOVES", "uses"]);
-			case 10:
-				return Array.from({ length: 2000 }, (_, i) => i);
-			default:
-				return `name ${Math.floor(rand() * 50)}`;
-		}
-	}
 
 	/** A tool call: a valid one now and then (its writes are expected to land), mostly broken ones. */
 	function nextCall(): { name: string; args: unknown; validWrite: boolean } {
@@ -121,10 +47,7 @@ describe("MCP bridge under malformed input", () => {
 		if (name === "engrama_gdpr_forget") args = { mode: pick(["apply ", "APPLY", "delete", 1, null, "dry_run"]) };
 		else if (shape < 0.15) args = junkValue();
 		else if (shape < 0.3) args = {};
-		else {
-			const keys = ["label", "properties", "relations", "name", "query", "limit", "hops", "from_name", "from_label", "rel_type", "to_name", "to_label", "path", "dry_run", "source", "source_type", "mode", "title", "action", "target_note", "labels", "valid_at", "force_new"];
-			args = Object.fromEntries(Array.from({ length: 1 + Math.floor(rand() * 5) }, () => [pick(keys), junkValue()]));
-		}
+		else args = junkArgs();
 		return { name, args, validWrite: false };
 	}
 

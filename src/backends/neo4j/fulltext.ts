@@ -1,4 +1,5 @@
 import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, type FulltextField } from "../../engine/node-text";
+import { NOT_SEARCHED } from "../../engine/system-props";
 import type { PropValue, Props } from "../../engine/types";
 
 /**
@@ -22,27 +23,6 @@ export function ftProperty(column: FtColumn): string {
 
 /** Same weights as SQLite's bm25() call. */
 export const FT_BOOSTS = FULLTEXT_WEIGHTS;
-
-/** Props the SQLite store never folds into `body` (ids, provenance, dates, paths). */
-const NOT_SEARCHED = new Set([
-	"engrama_id",
-	"org_id",
-	"user_id",
-	"source",
-	"source_agent",
-	"source_session",
-	"edited_by_source",
-	"edited_by_agent",
-	"edited_in_session",
-	"status",
-	"obsidian_path",
-	"valid_from",
-	"valid_to",
-	"archived_at",
-	"previous_status",
-	"content_hash",
-	"note_provenance",
-]);
 
 /** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */
 export function tokens(text: string): string[] {

@@ -1,7 +1,7 @@
 import { ValidationError } from "../../engine/errors";
 import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
 import type { NodeRecord, Scope } from "../../engine/types";
-import type { Backend } from "../factory";
+import type { Backend } from "../backend";
 import { SCHEMA_VERSION_META } from "../sqlite/schema";
 import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
 import { Neo4jGraphStore } from "./neo4j-graph-store";

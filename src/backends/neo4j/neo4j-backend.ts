@@ -1,5 +1,5 @@
 import type { EngramaConfig } from "../../config/engrama-config";
-import type { Backend } from "../factory";
+import type { Backend } from "../backend";
 import { DEFAULT_RETRY, Neo4jConnection, type Neo4jSettings, type RetryPolicy } from "./neo4j-connection";
 import { Neo4jGraphStore } from "./neo4j-graph-store";
 import { Neo4jVectorStore } from "./neo4j-vector-store";

@@ -26,6 +26,7 @@ import type {
 } from "../../engine/protocols";
 import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
 import { isFullScope } from "../../engine/scope";
+import { NOT_SEARCHED } from "../../engine/system-props";
 import type {
 	Direction,
 	EdgeRecord,
@@ -1168,26 +1169,6 @@ function stripColumns(props: Props): Record<string, PropValue> {
 	for (const [name, value] of Object.entries(props)) if (!COLUMN_PROPS.has(name)) out[name] = value;
 	return out;
 }
-
-const NOT_SEARCHED = new Set([
-	"engrama_id",
-	"org_id",
-	"user_id",
-	"source",
-	"source_agent",
-	"source_session",
-	"edited_by_source",
-	"edited_by_agent",
-	"edited_in_session",
-	"status",
-	"obsidian_path",
-	"valid_from",
-	"valid_to",
-	"archived_at",
-	"previous_status",
-	"content_hash",
-	"note_provenance",
-]);
 
 function isSystemish(name: string): boolean {
 	return NOT_SEARCHED.has(name);

@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
-import { nodeView } from "../../engine/memory";
 import { createSkills, type IngestKind, type RememberResult, type Skills } from "../../engine/skills";
 import { runWithMemory, type CommandRun } from "../context";
 
@@ -25,6 +24,19 @@ export function positiveInt(name: string, text: string): number {
 
 /** status, remember, relate, get, context, forget, decay, history, at, ingest. */
 export function registerMemoryCommands(program: Command, version: string): void {
+	registerStatusCommand(program, version);
+	registerRememberCommand(program);
+	registerRelateCommand(program);
+	registerGetCommand(program);
+	registerContextCommand(program);
+	registerForgetCommand(program);
+	registerDecayCommand(program);
+	registerHistoryCommand(program);
+	registerAtCommand(program);
+	registerIngestCommand(program);
+}
+
+function registerStatusCommand(program: Command, version: string): void {
 	program
 		.command("status")
 		.description("show the backend, node and edge counts, and labels")
@@ -53,7 +65,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerRememberCommand(program: Command): void {
 	program
 		.command("remember")
 		.description("create or update (MERGE) an entity, with inline relations resolved by the engine")
@@ -76,7 +90,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				out.result(write, () => rememberText(write));
 			}, { replicateToVault: true }),
 		);
+}
 
+function registerRelateCommand(program: Command): void {
 	program
 		.command("relate")
 		.description("create a typed relation (idempotent), validated against the profile")
@@ -88,33 +104,29 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		.action(async (fromLabel: string, fromName: string, relation: string, toLabel: string, toName: string, _o, command: Command) =>
 			runWithMemory(command, async (run) => {
 				const write = await skillsOf(run).relate(run.ctx, { label: fromLabel, name: fromName }, relation, { label: toLabel, name: toName });
-				run.out.result(
-					{
-						created: write.created,
-						from: { node_id: write.from.node_id, label: write.from.label, name: write.from.name },
-						type: write.type,
-						to: { node_id: write.to.node_id, label: write.to.label, name: write.to.name },
-					},
-					() => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`,
-				);
+				run.out.result(write, () => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`);
 			}, { replicateToVault: true }),
 		);
+}
 
+function registerGetCommand(program: Command): void {
 	program
 		.command("get")
 		.description("show one entity")
 		.requiredOption("--label <label>")
 		.requiredOption("--name <name>")
 		.action(async (options: { label: string; name: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
-				const node = await opened.memory.get(opened.scope, options.label, options.name);
+			runWithMemory(command, async (run) => {
+				const node = await skillsOf(run).get(run.opened.scope, { label: options.label, name: options.name });
 				if (!node) process.exitCode = 3;
-				out.result({ node: node ? nodeView(node) : null }, () =>
-					node ? `${node.label} "${node.key}" (${node.id})\n${JSON.stringify(node.props, null, 2)}` : `No ${options.label} "${options.name}".`,
+				run.out.result({ node }, () =>
+					node ? `${node.label} "${node.name}" (${node.node_id})\n${JSON.stringify(node.props, null, 2)}` : `No ${options.label} "${options.name}".`,
 				);
 			}),
 		);
+}
 
+function registerContextCommand(program: Command): void {
 	program
 		.command("context")
 		.description("show an entity's neighbourhood")
@@ -122,8 +134,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		.requiredOption("--name <name>")
 		.option("--hops <n>", "how far to walk (1-4)", "2")
 		.action(async (options: { label: string; name: string; hops: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
-				const view = await opened.memory.context(opened.scope, { label: options.label, key: options.name }, positiveInt("--hops", options.hops));
+			runWithMemory(command, async (run) => {
+				const { out } = run;
+				const view = await skillsOf(run).context(run.opened.scope, { label: options.label, name: options.name }, positiveInt("--hops", options.hops));
 				if (!view) {
 					process.exitCode = 3;
 					out.result({ context: null }, () => `No ${options.label} "${options.name}".`);
@@ -140,7 +153,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerForgetCommand(program: Command): void {
 	program
 		.command("forget")
 		.description("archive an entity (--hard removes it), forget by age (--ttl), or erase your whole memory (--gdpr)")
@@ -195,7 +210,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 					out.result(result, () => `${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`);
 				}),
 		);
+}
 
+function registerDecayCommand(program: Command): void {
 	program
 		.command("decay")
 		.description("report what age does to ranking (read-only: stored confidence no longer decays)")
@@ -239,7 +256,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerHistoryCommand(program: Command): void {
 	program
 		.command("history")
 		.description("every recorded property change of an entity, oldest first")
@@ -257,7 +276,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerAtCommand(program: Command): void {
 	program
 		.command("at")
 		.description("what the memory held as valid at a date (query_at_date), with the properties of then")
@@ -274,7 +295,9 @@ export function registerMemoryCommands(program: Command, version: string): void 
 				);
 			}),
 		);
+}
 
+function registerIngestCommand(program: Command): void {
 	program
 		.command("ingest")
 		.description("read a note, text or conversation (a file, or - for stdin) and print extraction guidance and dedup hints")
@@ -299,7 +322,8 @@ export function registerMemoryCommands(program: Command, version: string): void 
 		);
 }
 
-function skillsOf(run: CommandRun): Skills {
+/** The engine's face for this command (the MCP bridge and the plugin call the same skills). */
+export function skillsOf(run: CommandRun): Skills {
 	return createSkills(run.opened.memory, { resolver: run.config.resolver });
 }
 

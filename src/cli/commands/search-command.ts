@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
 import type { SearchResultView } from "../../engine/memory";
 import { runWithMemory } from "../context";
-import { positiveInt } from "./memory-commands";
+import { positiveInt, skillsOf } from "./memory-commands";
 
 interface SearchFlags {
 	limit: string;
@@ -33,11 +33,12 @@ export function registerSearchCommand(program: Command): void {
 		.option("--no-graph", "skip the graph rerank")
 		.option("--fulltext-only", "skip the vector channel")
 		.action(async (query: string, options: SearchFlags, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
+			runWithMemory(command, async (run) => {
+				const { out } = run;
 				if (options.mode !== undefined && options.mode !== "rrf" && options.mode !== "linear") {
 					throw new ValidationError(`--mode must be rrf or linear, got "${options.mode}".`);
 				}
-				const view = await opened.memory.search(opened.scope, query, {
+				const view = await skillsOf(run).search(run.opened.scope, query, {
 					limit: positiveInt("--limit", options.limit),
 					labels: options.label,
 					validAt: options.validAt,

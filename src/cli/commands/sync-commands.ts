@@ -144,21 +144,6 @@ function print(out: Output, report: SyncReport, vault: string, title: string): v
 	out.result(syncReportJson(report, vault), () => syncReportText(report, vault, title));
 }
 
-/**
- * For commands that write (remember, relate): when a vault is configured, replicate their writes
- * into notes (graph → vault) before the process exits. Returns the function to await before
- * closing the memory, or null without a vault. Meant for `runWithMemory` (src/cli/context.ts).
- */
-export async function attachVaultWriter(opened: OpenedMemory, config: EngramaConfig): Promise<(() => Promise<void>) | null> {
-	if (!config.vaultPath || !existsSync(config.vaultPath)) return null;
-	const { sync } = await createNodeVaultSync({ memory: opened.memory, scope: opened.scope, vaultPath: config.vaultPath });
-	const detach = sync.writer.attach();
-	return async () => {
-		await sync.writer.idle();
-		detach();
-	};
-}
-
 /** sync, watch, sync-note. */
 export function registerSyncCommands(program: Command): void {
 	addSyncOptions(

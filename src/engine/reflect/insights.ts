@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../errors";
-import type { Memory } from "../memory";
+import type { MemoryCore as Memory } from "../memory-core";
 import { nodeConfidence } from "../node-text";
 import { isSystemInsight } from "../resolver/system-insight";
 import { isFullScope, requireScope } from "../scope";

@@ -1,6 +1,6 @@
 import { isNullEmbedder } from "../embedding/null-embedding-provider";
 import { NotFoundError, ValidationError, errorMessage } from "../errors";
-import type { Memory } from "../memory";
+import type { MemoryCore as Memory } from "../memory-core";
 import { isSystemInsight } from "../resolver/system-insight";
 import { isFullScope, requireScope } from "../scope";
 import { safeFileName } from "../sync/markdown-text";

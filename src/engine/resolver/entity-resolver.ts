@@ -35,8 +35,9 @@ export interface TargetResolution {
 }
 
 /**
- * DDR-006's single resolver. Backends supply bounded, scope-filtered candidates
- * (GraphStore.nameCandidates, VectorStore.knn); every decision is made here.
+ * The one entity resolver. Backends supply bounded, scope-filtered candidates
+ * (GraphStore.nameCandidates, VectorStore.knn); every decision is made here, so a name resolves
+ * the same way on SQLite and Neo4j.
  */
 export class EntityResolver {
 	constructor(private readonly deps: EntityResolverDeps) {}

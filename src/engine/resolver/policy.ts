@@ -46,7 +46,7 @@ export type TargetDecision =
 const LABEL_HINT_SCORE = 0.5;
 
 /**
- * DDR-006 policy for an inline target, identical on every backend: exact live match with an
+ * The policy for an inline target, identical on every backend: exact live match with an
  * acceptable label → connect; exact under another label → label_conflict; exact only on an
  * archived node → revive_candidate; fuzzy ≥ connect beating the runner-up by margin → connect;
  * candidates ≥ suggest → ambiguous (did_you_mean); otherwise stub.

@@ -4,7 +4,7 @@ export type DedupeMode = "off" | "warn" | "block";
 export type TagLinkingMode = "off" | "suggest" | "auto";
 
 /**
- * The resolver's policy knobs (DDR-006). Environment: ENGRAMA_RESOLVE_CONNECT / _MARGIN /
+ * The resolver's policy knobs, the same on every backend. Environment: ENGRAMA_RESOLVE_CONNECT / _MARGIN /
  * _SUGGEST / _DUPLICATE / _VECTOR, ENGRAMA_REMEMBER_DEDUPE, ENGRAMA_TAG_LINKING,
  * ENGRAMA_REQUIRE_RELATIONS (see src/config/engrama-config.ts).
  */
@@ -36,7 +36,7 @@ export const DEFAULT_RESOLVER_SETTINGS: ResolverSettings = {
 	requireRelations: false,
 };
 
-/** Candidates fetched per name (DDR-006: at most 200). */
+/** Candidates fetched per name: bounded, so resolving a name costs the same at 1k and 100k nodes. */
 export const CANDIDATE_LIMIT = 200;
 /** Suggestions returned with an ambiguous answer. */
 export const DID_YOU_MEAN_LIMIT = 5;

@@ -1,7 +1,7 @@
 import type { NodeRecord } from "../types";
 
 /**
- * DDR-006: an Insight carrying `source_query` was written by reflect and follows the review
+ * An Insight carrying `source_query` was written by reflect and follows the review
  * cycle; any other Insight was written by hand and is an ordinary domain node (resolver,
  * detectors, structural metrics). The one place that tells them apart, on every backend.
  */

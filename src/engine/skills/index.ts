@@ -11,7 +11,7 @@ export {
 	readProactiveCounter,
 	resetProactiveCounter,
 } from "./proactive-counter";
-export { fulltextSearch, hybridSearch, type RecallOptions, type RecallView, type SearchFn } from "./recall";
+export type { RecallOptions, RecallView } from "./recall";
 export type { RelateResult } from "./relate";
 export { chooseRelation, findTagAnchors, TAG_ANCHOR_RELATIONS, type RelationChoice, type TagAnchorLink } from "./relation-choice";
 export {

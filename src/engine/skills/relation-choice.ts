@@ -31,7 +31,8 @@ export function chooseRelation(profile: Profile, from: string, to: string): Rela
 }
 
 /**
- * DDR-006 tag anchoring: the relation a tag naming an anchor node stands for. Course is reversed
+ * Tag anchoring (a tag that names a Project, Client, Course or Domain links the node to it, as the
+ * Python engrama does): the relation such a tag stands for. Course is reversed
  * (the course COVERS the node). Other anchor labels, or a type the profile refuses for this pair,
  * fall back to RELATED_TO when the profile allows it.
  */

@@ -87,7 +87,7 @@ export interface RememberResult {
 	readonly proactive_hint?: string;
 }
 
-/** A write carrying one of these enriches a stub (DDR-006: summary or details; description counts too). */
+/** A write carrying one of these enriches a stub: it now says what the node is (summary, details or description). */
 const ENRICHING_PROPS = ["summary", "details", "description"] as const;
 /** Touching a stub with this many relations asks for enrichment. */
 export const ENRICH_DEGREE = 3;
@@ -115,7 +115,7 @@ function blocked(def: { label: string }, key: string, findings: readonly Duplica
 }
 
 /**
- * remember (DDR-006): MERGE an entity, resolve it and every inline target through the one
+ * remember: MERGE an entity, resolve it and every inline target through the one
  * resolver, and tell the caller the structural consequence (degree, duplicates, orphan
  * suggestions, stubs to enrich). One transaction: a refusal writes nothing.
  */

@@ -1,4 +1,4 @@
-import type { Memory } from "../memory";
+import { nodeView, type Memory, type NodeView, type SearchOptions, type SearchView } from "../memory";
 import { EntityResolver, resolverSettings, type ResolverSettings } from "../resolver";
 import type { DecayOptions, DecayReport } from "../temporal";
 import type { PartialScope } from "../types";
@@ -7,27 +7,26 @@ import { context, type ContextSkillView } from "./context";
 import type { NodeName } from "./find-node";
 import { decay, forgetByTtl, forgetNode, gdprForget, type ForgetResult, type GdprReport, type TtlOptions, type TtlReport } from "./forget";
 import { ingest, type IngestInput, type IngestResult } from "./ingest";
-import { recall, hybridSearch, type RecallOptions, type RecallView, type SearchFn } from "./recall";
+import { recall, search, type RecallOptions, type RecallView } from "./recall";
 import { relate, type RelateResult } from "./relate";
 import { remember, type RememberInput, type RememberResult } from "./remember";
 import type { SkillDeps } from "./skill-deps";
 import { atDate, nodeHistory, type AtDateView, type HistoryView } from "./temporal-skills";
 
 export interface SkillsOptions {
-	/** Resolver thresholds and modes (config.resolver); unset fields take DDR-006 defaults. */
+	/** Resolver thresholds and modes (config.resolver); unset fields take DEFAULT_RESOLVER_SETTINGS. */
 	readonly resolver?: Partial<ResolverSettings>;
-	/** The search recall runs; Memory.search (hybrid) when absent. */
-	readonly search?: SearchFn;
 }
 
 /**
- * The skills as plain engine functions over one Memory: what the command line, the MCP bridge
- * and the plugin call. No Obsidian, no MCP, no query text.
+ * The engine's one face: what the command line, the MCP bridge and the plugin call, one method
+ * per verb, so a verb answers the same on every surface. `Memory` is the core beneath it
+ * (protocols, write queue, pipeline, hybrid search); adapters do not call its verbs directly.
+ * No Obsidian, no MCP, no query text.
  */
 export class Skills {
 	readonly resolver: EntityResolver;
 	private readonly deps: SkillDeps;
-	private readonly search: SearchFn;
 
 	constructor(
 		readonly memory: Memory,
@@ -40,15 +39,24 @@ export class Skills {
 			settings: resolverSettings(options.resolver),
 		});
 		this.deps = { memory, resolver: this.resolver };
-		this.search = options.search ?? hybridSearch(this.deps);
 	}
 
 	remember(ctx: WriteContext, input: RememberInput): Promise<RememberResult> {
 		return remember(this.deps, ctx, input);
 	}
 
+	search(scope: PartialScope, query: string, options?: SearchOptions): Promise<SearchView> {
+		return search(this.deps, scope, query, options);
+	}
+
 	recall(scope: PartialScope, query: string, options?: RecallOptions): Promise<RecallView> {
-		return recall(this.search, scope, query, options);
+		return recall(this.deps, scope, query, options);
+	}
+
+	/** One node by its exact label (any case) and key; null when absent or out of scope. */
+	async get(scope: PartialScope, ref: { label: string; name: string }): Promise<NodeView | null> {
+		const node = await this.memory.get(scope, ref.label, ref.name);
+		return node ? nodeView(node) : null;
 	}
 
 	relate(ctx: WriteContext, from: NodeName, type: string, to: NodeName): Promise<RelateResult> {

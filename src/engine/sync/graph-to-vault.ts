@@ -3,8 +3,8 @@ import { EngramaError, ValidationError, errorMessage } from "../errors";
 import type { Memory, MemoryWriteEvent } from "../memory";
 import type { Profile } from "../profile";
 import { SerialQueue } from "../serial-queue";
+import { NEVER_WRITTEN } from "../system-props";
 import type { NodeRecord, PropValue, Scope } from "../types";
-import { EDIT_PROPS } from "../write/provenance";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
 import { applyProvenanceKeys, provenanceKeys } from "./note-provenance";
@@ -34,29 +34,9 @@ export interface ExportResult {
 }
 
 const PAGE = 5000;
-// Props a note never states: the engine owns them, or sync keeps them as bookkeeping.
-const NEVER_WRITTEN = new Set<string>([
-	"engrama_id",
-	"org_id",
-	"user_id",
-	"created_at",
-	"updated_at",
-	"source",
-	"source_agent",
-	"source_session",
-	"trust_level",
-	...Object.values(EDIT_PROPS),
-	"valid_from",
-	"archived_at",
-	"previous_status",
-	"status_note",
-	"name",
-	"title",
-	...Object.values(NOTE_PROPS),
-]);
 
 /**
- * The graph → vault direction (DDR-002): a relation added outside the vault (command line, MCP)
+ * The graph → vault direction, so the vault stays the whole record: a relation added outside the vault (command line, MCP)
  * goes into its source note's `relations` map; an entity remembered outside the vault becomes a
  * note under `<notesFolder>/<Label>/<name>.md`. Every write is followed by a normal sync of that
  * note, so the graph ends exactly as a sync of the vault would make it, and the modify event the

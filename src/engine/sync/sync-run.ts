@@ -403,7 +403,7 @@ export class SyncRun {
 				}
 				const rekeyed = await graph.rekeyNode(scope, current.id, { label: def.label, keyField: def.keyField, key: finalKey, newId, now: clock.now().toISOString() });
 				if (!rekeyed) throw new EngramaError("not_found", `Node ${current.id} vanished while renaming it.`);
-				this.forget(current);
+				this.uncacheNode(current);
 				current = rekeyed;
 			}
 			const props = this.noteProps(note, prepared.info, current, def.status?.default ?? "active");
@@ -441,7 +441,7 @@ export class SyncRun {
 			this.problems.push({ path, severity: "warning", problem: warning, action: "Check the value in the note's frontmatter." });
 		}
 		const stored = write.node;
-		this.remember(stored);
+		this.cacheNode(stored);
 		if (write.created) this.counts.nodesCreated++;
 		else if (how.moved) this.counts.nodesMoved++;
 		else this.counts.nodesUpdated++;
@@ -555,7 +555,7 @@ export class SyncRun {
 			await graph.mergeEdge(scope, { fromId, type: e.type, toId, props: e.edge.props, now });
 		}
 		await this.deps.pipeline.hardDelete(this.ctx, stub);
-		this.forget(stub);
+		this.uncacheNode(stub);
 		this.created.delete(node.id);
 	}
 
@@ -769,7 +769,7 @@ export class SyncRun {
 				const id = newEngramaId();
 				const placeholder: NodeRecord = { id, label: def.label, keyField: def.keyField, key: cleanKey, props: { status: "stub" }, createdAt: "", updatedAt: "" };
 				this.pendingStubs.push({ ...input, id, existing: null });
-				this.remember(placeholder);
+				this.cacheNode(placeholder);
 				this.created.add(id);
 				return placeholder;
 			}
@@ -780,7 +780,7 @@ export class SyncRun {
 			this.counts.stubsCreated++;
 			this.created.add(write.node.id);
 		}
-		this.remember(write.node);
+		this.cacheNode(write.node);
 		return write.node;
 	}
 
@@ -807,7 +807,7 @@ export class SyncRun {
 				}
 			}
 			if (write.created) this.counts.stubsCreated++;
-			this.remember(write.node);
+			this.cacheNode(write.node);
 		}
 	}
 
@@ -819,14 +819,14 @@ export class SyncRun {
 			const node = await this.nodeById(entry.id);
 			if (!node || node.props.status === "archived" || ownerPath(node) !== entry.path) continue;
 			const archived = await this.deps.pipeline.archive(this.ctx, node);
-			this.remember(archived);
+			this.cacheNode(archived);
 			this.counts.nodesArchived++;
 			const updated = noteEntryOf(archived);
 			if (updated) this.deps.index.set(updated);
 		}
 	}
 
-	/** Same text, new mtime (a `touch`, a checkout): remember the mtime without changing the node's timestamp. */
+	/** Same text, new mtime (a `touch`, a checkout): record the mtime without changing the node's timestamp. */
 	async touch(entry: NoteEntry, info: VaultFileInfo): Promise<void> {
 		if (entry.mtime === info.mtime && entry.size === info.size) return;
 		const node = await this.nodeById(entry.id);
@@ -839,13 +839,13 @@ export class SyncRun {
 			node.updatedAt,
 		);
 		if (updated) {
-			this.remember(updated);
+			this.cacheNode(updated);
 			const e = noteEntryOf(updated);
 			if (e) this.deps.index.set(e);
 		}
 	}
 
-	// --- caches (valid within one run; every write here goes through remember/forget) ---
+	// --- caches (valid within one run; every write here goes through cacheNode/uncacheNode) ---
 
 	async nodeById(id: string): Promise<NodeRecord | null> {
 		const cached = this.nodes.get(id);
@@ -869,16 +869,16 @@ export class SyncRun {
 	}
 
 	/** Records a node this run wrote, so later lookups in the run see it without a query. */
-	remember(node: NodeRecord): void {
+	cacheNode(node: NodeRecord): void {
 		const old = this.nodes.get(node.id);
-		if (old && old.key !== node.key) this.forget(old);
+		if (old && old.key !== node.key) this.uncacheNode(old);
 		this.nodes.set(node.id, node);
 		const list = this.byKey.get(node.key);
 		if (list) this.byKey.set(node.key, [...list.filter((n) => n.id !== node.id), node]);
 		else if (this.deps.freshGraph) this.byKey.set(node.key, [node]);
 	}
 
-	private forget(node: NodeRecord): void {
+	private uncacheNode(node: NodeRecord): void {
 		this.nodes.delete(node.id);
 		const list = this.byKey.get(node.key);
 		if (list) this.byKey.set(node.key, list.filter((n) => n.id !== node.id));

@@ -41,7 +41,7 @@ export interface FullSyncOptions {
 class DryRunRollback extends Error {}
 
 /**
- * Keeps the graph in step with the vault (DDR-002): full syncs (with a dry run), event batches
+ * Keeps the graph in step with the vault (the vault is the person's source of truth): full syncs (with a dry run), event batches
  * (debounced, one graph transaction each) and, through GraphToVault, the way back. Identity is
  * the note's `engrama_id`; a note's own edges carry `origin: "note"` so reconciliation never
  * touches edges made elsewhere. Loops are impossible by construction: every sync compares the
@@ -429,7 +429,7 @@ export class VaultSync {
 						node.updatedAt,
 					);
 					const entry = updated ? noteEntryOf(updated) : undefined;
-					if (updated) run.remember(updated);
+					if (updated) run.cacheNode(updated);
 					if (entry) run.deps.index.set(entry);
 				}
 			}),

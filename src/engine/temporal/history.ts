@@ -1,28 +1,6 @@
 import type { HistoryEntry } from "../protocols";
+import { NOT_TRACKED } from "../system-props";
 import type { PropValue, Props } from "../types";
-
-/** Bookkeeping props whose changes are noise in a history (provenance is kept on each entry). */
-const NOT_TRACKED = new Set([
-	"created_at",
-	"updated_at",
-	"source",
-	"source_agent",
-	"source_session",
-	"trust_level",
-	"edited_by_source",
-	"edited_by_agent",
-	"edited_in_session",
-	"org_id",
-	"user_id",
-	"engrama_id",
-	"content_hash",
-	"decayed_at",
-	// Sync bookkeeping about the note file, not facts about the entity.
-	"obsidian_mtime",
-	"obsidian_size",
-	"note_props",
-	"note_provenance",
-]);
 
 function same(a: PropValue | undefined, b: PropValue | undefined): boolean {
 	return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

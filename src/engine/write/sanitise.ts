@@ -1,7 +1,7 @@
 import { ValidationError } from "../errors";
 import type { Profile, LabelDef } from "../profile";
 import type { PropValue, Props } from "../types";
-import { SYSTEM_PROPS } from "../types";
+import { SYSTEM_PROPS } from "../system-props";
 
 /** Limits that keep one write from bloating the memory or the FTS index. */
 export const LIMITS = {
@@ -16,11 +16,10 @@ const PROP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // C0/C1 control characters except tab, newline and carriage return.
 // eslint-disable-next-line no-control-regex -- stripping control characters is the point
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
-const SYSTEM = new Set<string>(SYSTEM_PROPS);
 
 /** Names the engine owns: its system props and everything named engrama_* (note frontmatter keys). */
 function isReserved(name: string): boolean {
-	return SYSTEM.has(name) || name.toLowerCase().startsWith("engrama_");
+	return SYSTEM_PROPS.has(name) || name.toLowerCase().startsWith("engrama_");
 }
 
 /** The reserved names among user-supplied properties (sanitiseProps drops them), so a write can say so. */

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { searchProactiveHint } from "../../engine/reflect/proactive";
 import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function searchTool(env: ToolEnv) {
@@ -22,7 +21,7 @@ export function searchTool(env: ToolEnv) {
 		},
 		annotations: { ...READ_ONLY, title: "Search memory" },
 		async run(args, call) {
-			const view = await env.memory.search(call.scope.scope, args.query, {
+			const view = await env.skills.search(call.scope.scope, args.query, {
 				limit: args.limit,
 				labels: args.labels,
 				validAt: args.valid_at,
@@ -36,8 +35,8 @@ export function searchTool(env: ToolEnv) {
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
 					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ` and ${view.results.length - 5} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
 			// The seed's proactivity: a search mentions pending Insights related to its query.
-			const hint = await searchProactiveHint(env.memory, call.scope.scope, args.query);
-			return { structured: { ...view, ...(hint ? { proactive_hint: hint } : {}) }, summary: hint ? `${summary} ${hint}` : summary };
+			const hint = view.proactive_hint;
+			return { structured: { ...view }, summary: hint ? `${summary} ${hint}` : summary };
 		},
 	});
 }

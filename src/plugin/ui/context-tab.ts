@@ -1,5 +1,6 @@
 import { TFile } from "obsidian";
 import { errorMessage } from "../../engine/errors";
+import { HIDDEN_PROPS } from "../../engine/system-props";
 import { isSystemInsight } from "../../engine/resolver/system-insight";
 import type { NeighbourEdge, Neighbourhood, NodeRecord } from "../../engine/types";
 import type { EngramaController } from "../engrama-controller";
@@ -7,37 +8,6 @@ import { drawNeighbourhood, layoutNeighbourhood } from "./neighbourhood-svg";
 import { nodeOfFile } from "./open-note";
 import type { PanelActions } from "./panel-actions";
 import { relationHeading } from "./relation-text";
-
-/** Props that are bookkeeping, not something a person wrote. */
-const HIDDEN_PROPS = new Set([
-	"engrama_id",
-	"org_id",
-	"user_id",
-	"obsidian_path",
-	"content_hash",
-	"obsidian_mtime",
-	"obsidian_size",
-	"note_props",
-	"source",
-	"source_agent",
-	"source_session",
-	"trust_level",
-	"edited_by_source",
-	"edited_by_agent",
-	"edited_in_session",
-	"note_provenance",
-	"created_at",
-	"updated_at",
-	"status",
-	"confidence",
-	"name",
-	"title",
-	"description",
-	"summary",
-	"valid_from",
-	"archived_at",
-	"decayed_at",
-]);
 
 function withoutInsights(hood: Neighbourhood): Neighbourhood {
 	const nodes = hood.nodes.filter((n) => !isSystemInsight(n.node));

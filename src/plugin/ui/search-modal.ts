@@ -21,7 +21,7 @@ export class SearchModal extends SuggestModal<SearchItem> {
 		const engine = this.controller.host.engine;
 		if (!engine) return [{ kind: "hint", text: "Engrama is still starting. Try again in a moment." }];
 		try {
-			const view = await engine.memory.search(engine.scope, query, { limit: 20 });
+			const view = await engine.skills.search(engine.scope, query, { limit: 20 });
 			const top = topScore(view);
 			const items: SearchItem[] = view.results.map((result) => ({ kind: "result", result, top }));
 			const hint = wordsOnlyHint(view, !engine.embedderReady && engine.config.embedding.provider === "local");

@@ -67,7 +67,7 @@ export class SearchTab {
 		if (query === "") return show("Type to search names, ideas and questions across the graph.");
 		show("Searching…", "is-loading");
 		try {
-			const view = await engine.memory.search(engine.scope, query, { limit: 25 });
+			const view = await engine.skills.search(engine.scope, query, { limit: 25 });
 			if (ticket !== this.ticket) return;
 			this.last = view;
 			el.empty();

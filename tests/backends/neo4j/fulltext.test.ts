@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fulltext";
 import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
-import { openDatabase, type SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
+import type { SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
 
 describe("Neo4j fulltext tokens match SQLite FTS5", () => {
 	let conn: SqliteConnection;

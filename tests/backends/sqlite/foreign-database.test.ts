@@ -2,7 +2,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend } from "../../../src/backends/factory";
 import { DatabaseFileError } from "../../../src/backends/sqlite/wasm/errors";
-import { openDatabase } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { runCli } from "../../helpers/run-cli";
 import { makeTempDir, sha256 } from "./wasm/temp-dir";

@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FTS_COLUMNS, PY_LAYOUT_VERSION, SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
-import { openDatabase } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
+import { createSkills } from "../../../src/engine/skills";
 import { openMemory } from "../../../src/node/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
 
@@ -73,8 +74,8 @@ describe("schema versions (PRAGMA user_version is the Python layout's, engrama_m
 			const project = await opened.memory.get(opened.scope, "Project", "Billing Portal");
 			expect(project?.id).toBe("00000000-0000-4000-8000-000000000001");
 			expect(project?.props.description).toBe("Invoices for clinics");
-			const context = await opened.memory.context(opened.scope, { label: "Project", key: "Billing Portal" }, 1);
-			expect(context?.relations).toEqual([{ from: "Billing Portal", type: "USES", to: "Python" }]);
+			const context = await createSkills(opened.memory).context(opened.scope, { label: "Project", name: "Billing Portal" }, 1);
+			expect(context?.relations).toMatchObject([{ from: "Billing Portal", type: "USES", to: "Python", direction: "out" }]);
 			expect((await opened.memory.searchFulltext(opened.scope, "clinics")).map((h) => h.name)).toEqual(["Billing Portal"]);
 			// The entity resolver's name index was backfilled for the old rows.
 			expect((await opened.memory.remember({ scope: opened.scope, source: "cli" }, { label: "Project", key: "Billing Portal" })).created).toBe(false);

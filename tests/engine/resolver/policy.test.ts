@@ -19,7 +19,7 @@ function decide(target: string, nodes: NodeRecord[], accept: (label: string) => 
 	return decideTarget(target, scoreCandidates(normaliseName(target), nodes), accept, DEFAULT_RESOLVER_SETTINGS);
 }
 
-describe("decideTarget (DDR-006 policy)", () => {
+describe("decideTarget (the resolver policy)", () => {
 	it("exact live match with an acceptable label connects", () => {
 		const d = decide("postgres", [node("Technology", "Postgres"), node("Technology", "Postgres XL")]);
 		expect(d).toMatchObject({ kind: "connect", match: "exact", candidate: { node: { key: "Postgres" } } });

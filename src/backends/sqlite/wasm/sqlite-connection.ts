@@ -1,4 +1,5 @@
-// The one database API the rest of Engrama uses; nothing outside this folder touches sqlite3.oo1.
+// The one database API the rest of Engrama uses (opened by openDatabase, open-database.ts); nothing
+// outside this folder touches sqlite3.oo1.
 import type { SnapshotStorage } from "./snapshot-storage";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -51,5 +52,4 @@ export interface OpenDatabaseOptions {
 	readonly snapshotDebounceMs?: number;
 }
 
-export { openDatabase } from "./open-database";
 export type { SnapshotStorage } from "./snapshot-storage";

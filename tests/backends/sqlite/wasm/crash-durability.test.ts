@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
 import { bundleChild, startChild } from "./child-process";
 import { makeTempDir } from "./temp-dir";
 

@@ -2,7 +2,7 @@
 // the database beside a running engine: it must neither lose acknowledged writes nor damage the file.
 import { existsSync, unlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
 import { bundleChild, startChild, type RunningChild } from "./child-process";
 import { makeTempDir } from "./temp-dir";
 import { hold, peek } from "./native-reader";

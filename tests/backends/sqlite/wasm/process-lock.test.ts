@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { spawnSync } from "node:child_process";
-import { openDatabase } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
 import { DatabaseLockedError } from "../../../../src/backends/sqlite/wasm/errors";
 import { bundleChild, runChild, startChild, type RunningChild } from "./child-process";
 import { makeTempDir } from "./temp-dir";
