@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { searchProactiveHint } from "../../engine/reflect/proactive";
 import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function searchTool(env: ToolEnv) {
@@ -35,9 +34,9 @@ export function searchTool(env: ToolEnv) {
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
 					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ` and ${view.results.length - 5} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
-			// The seed's proactivity: a search mentions pending Insights related to its query.
-			const hint = await searchProactiveHint(env.memory, call.scope.scope, args.query);
-			return { structured: { ...view, ...(hint ? { proactive_hint: hint } : {}) }, summary: hint ? `${summary} ${hint}` : summary };
+			// The seed's proactivity: Memory.search already computed the hint (pending Insights related to the query).
+			const hint = view.proactive_hint;
+			return { structured: { ...view }, summary: hint ? `${summary} ${hint}` : summary };
 		},
 	});
 }
