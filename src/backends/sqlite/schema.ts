@@ -6,7 +6,7 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * props) so one memory file moves between the two. Additions are additive only: an extra
  * `edges.props` column, extra indexes and a meta table, all ignored by older readers.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
 export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";
@@ -108,6 +108,26 @@ CREATE INDEX IF NOT EXISTS idx_node_history_node ON node_history(org_id, user_id
 // (docs/benchmarks-sync.md). The Python engrama recreates it if it opens the file: harmless.
 const V6 = "DROP INDEX IF EXISTS idx_edges_from;";
 
+// v7: int8 codes of the vectors, which the vector channel scans before rescoring the best rows with
+// their floats (docs/benchmarks-search.md, Speed). node_embeddings stays as the Python layout has it.
+export const QUANTISED_TABLE = "node_embeddings_int8";
+
+export function quantisedTableSql(dims: number): string {
+	return `CREATE VIRTUAL TABLE IF NOT EXISTS ${QUANTISED_TABLE} USING vec0(node_id INTEGER PRIMARY KEY, embedding int8[${dims}])`;
+}
+
+/** Codes for the vectors a file already holds (a vector table's dimension is in its declaration). */
+function migrateV7(conn: SqliteConnection): void {
+	const decl = conn.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'node_embeddings'")?.sql;
+	const dims = Number(/float\[(\d+)\]/i.exec(decl ?? "")?.[1] ?? 0);
+	if (dims === 0 || conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [QUANTISED_TABLE])) return;
+	conn.exec(quantisedTableSql(dims));
+	// vec_int8: the codes keep their int8 type through INSERT … SELECT.
+	conn.exec(
+		`INSERT INTO ${QUANTISED_TABLE}(node_id, embedding) SELECT node_id, vec_int8(vec_quantize_int8(embedding, 'unit')) FROM node_embeddings`,
+	);
+}
+
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
 	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
 }
@@ -132,6 +152,7 @@ export function migrate(conn: SqliteConnection): void {
 		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
 		conn.exec(V5);
 		conn.exec(V6);
+		migrateV7(conn);
 		conn.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
 		conn.exec("COMMIT");
 	} catch (error) {
