@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { parseConfig } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import type { SearchOptions } from "../../src/engine/memory";
+import type { VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
 import { arg } from "./args";
@@ -108,6 +109,18 @@ for (const size of sizes) {
 		}
 		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95), cpu: cpuMs(c0) / texts.length };
 	}
+	// The quantised vector channel against the exact float scan (SQLite stores that have both).
+	const exact = (memory.vectors as { knnFloat?: VectorStore["knn"] } | null)?.knnFloat?.bind(memory.vectors);
+	if (memory.vectors && exact) {
+		let overlap = 0;
+		for (const q of texts) {
+			const v = await embedder.embed(q);
+			const truth = (await exact(scope, v, 10)).map((h) => h.nodeId);
+			const got = new Set((await memory.vectors.knn(scope, v, 10)).map((h) => h.nodeId));
+			overlap += truth.filter((id) => got.has(id)).length / Math.max(1, truth.length);
+		}
+		row.vectorOverlap = overlap / texts.length;
+	}
 	const full: number[] = [];
 	const c0 = process.cpuUsage();
 	for (const q of texts) {
@@ -138,4 +151,6 @@ if (process.argv.includes("--json")) {
 		});
 		console.log(`| ${String(row.nodes)} | ${cells.join(" | ")} |`);
 	}
+	const overlaps = rows.filter((r) => r.vectorOverlap !== undefined).map((r) => `${String(r.nodes)}: ${(r.vectorOverlap as number).toFixed(3)}`);
+	if (overlaps.length > 0) console.log(`\nQuantised vector channel, top-10 overlap with the float scan: ${overlaps.join(", ")}`);
 }
