@@ -9,9 +9,10 @@ const TABLE = "node_embeddings";
 const CODES = QUANTISED_TABLE;
 // vec0 returns the global top k; scope and archive filters run after, so ask for more.
 const OVERSAMPLE = 4;
-// The int8 scan picks this many times more rows than it returns, rescored with their floats
-// (top-10 overlap with the float scan: docs/benchmarks-search.md, Speed).
-const RESCORE = 2;
+// Rows the int8 scan picks per row returned, beyond OVERSAMPLE, before the float rescoring. k × 4
+// already keeps the float scan's whole top 10 on the benchmark data (docs/benchmarks-search.md,
+// Speed); each extra row costs vec0's k-selection more than the bytes it saves.
+const RESCORE = 1;
 
 /** A float vector (bound as ?) as int8 codes: 'unit' maps [-1, 1] (the embedders' vectors are unit length). */
 const QUANTISE = "vec_int8(vec_quantize_int8(?, 'unit'))";
