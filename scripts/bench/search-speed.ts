@@ -2,12 +2,15 @@
 // Nodes hold 2 + 12 words of Zipf-distributed text; each links to 2 earlier nodes and every 50th
 // node is a hub with 100 more links.
 // Usage: npm run bench -- search-speed [--sizes 1000,10000,50000] [--queries 100] [--json]
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+//   [--reuse DIR]: keep each size's file as DIR/search-<size>.db and, when it is there, search a
+//   copy of it instead of loading again (interleaved before/after runs on the same data).
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import type { SearchOptions } from "../../src/engine/memory";
+import type { VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/node/open-memory";
 import { arg } from "./args";
@@ -15,6 +18,7 @@ import { fmt, percentile, seededRandom } from "./stats";
 
 const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
 const queries = Number(arg("queries", "100"));
+const reuse = arg("reuse", "");
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
 const MODES: Record<string, SearchOptions> = {
 	fulltext: { channels: { vector: false }, graph: false },
@@ -53,9 +57,18 @@ function zipfText(seed: number): (words: number) => string {
 	return (words) => Array.from({ length: words }, pick).join(" ");
 }
 
+/** CPU time (user + system) of this process since `start`, in ms: the wall time minus waiting. */
+function cpuMs(start: NodeJS.CpuUsage): number {
+	const d = process.cpuUsage(start);
+	return (d.user + d.system) / 1000;
+}
+
 const rows: Record<string, unknown>[] = [];
 for (const size of sizes) {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-search-bench-"));
+	const kept = reuse ? join(reuse, `search-${size}.db`) : "";
+	const reused = kept !== "" && existsSync(kept);
+	if (reused) copyFileSync(kept, join(dir, "bench.db"));
 	const config = parseConfig({ backend: "sqlite", dbPath: process.env.BENCH_MEMORY ? ":memory:" : join(dir, "bench.db"), orgId: "bench", userId: "search" });
 	const embedder = new HashEmbeddingProvider(384);
 	const opened = await openMemory(config, { embedder });
@@ -65,7 +78,7 @@ for (const size of sizes) {
 	const text = zipfText(size);
 	const t0 = performance.now();
 	const refs: { label: string; key: string }[] = [];
-	for (let start = 0; start < size; start += 500) {
+	for (let start = 0; start < (reused ? 0 : size); start += 500) {
 		await memory.graph.transaction(async () => {
 			for (let i = start; i < Math.min(size, start + 500); i++) {
 				const label = LABELS[i % LABELS.length];
@@ -77,7 +90,7 @@ for (const size of sizes) {
 			}
 		});
 	}
-	await memory.graph.transaction(async () => {
+	if (!reused) await memory.graph.transaction(async () => {
 		for (let h = 0; h < size; h += 50) for (let e = 0; e < 100; e++) await memory.relate(ctx, refs[Math.floor(rand() * size)], "RELATED_TO", refs[h]);
 	});
 	const loadMs = performance.now() - t0;
@@ -88,22 +101,37 @@ for (const size of sizes) {
 	for (const [mode, options] of Object.entries(MODES)) {
 		await memory.searcher.search(scope, { ...options, text: texts[0] });
 		const samples: number[] = [];
+		const c0 = process.cpuUsage();
 		for (const q of texts) {
 			const s0 = performance.now();
 			await memory.searcher.search(scope, { ...options, text: q, limit: 10 });
 			samples.push(performance.now() - s0);
 		}
-		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95) };
+		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95), cpu: cpuMs(c0) / texts.length };
+	}
+	// The quantised vector channel against the exact float scan (SQLite stores that have both).
+	const exact = (memory.vectors as { knnFloat?: VectorStore["knn"] } | null)?.knnFloat?.bind(memory.vectors);
+	if (memory.vectors && exact) {
+		let overlap = 0;
+		for (const q of texts) {
+			const v = await embedder.embed(q);
+			const truth = (await exact(scope, v, 10)).map((h) => h.nodeId);
+			const got = new Set((await memory.vectors.knn(scope, v, 10)).map((h) => h.nodeId));
+			overlap += truth.filter((id) => got.has(id)).length / Math.max(1, truth.length);
+		}
+		row.vectorOverlap = overlap / texts.length;
 	}
 	const full: number[] = [];
+	const c0 = process.cpuUsage();
 	for (const q of texts) {
 		const s0 = performance.now();
 		await memory.search(scope, q, { limit: 10 });
 		full.push(performance.now() - s0);
 	}
-	row["Memory.search"] = { p50: percentile(full, 50), p95: percentile(full, 95) };
+	row["Memory.search"] = { p50: percentile(full, 50), p95: percentile(full, 95), cpu: cpuMs(c0) / texts.length };
 	rows.push(row);
 	await opened.close();
+	if (kept !== "" && !reused) copyFileSync(join(dir, "bench.db"), kept);
 	rmSync(dir, { recursive: true, force: true });
 	process.stderr.write(`${size} nodes done (load ${(loadMs / 1000).toFixed(1)} s)\n`);
 }
@@ -111,15 +139,18 @@ for (const size of sizes) {
 if (process.argv.includes("--json")) {
 	console.log(JSON.stringify(rows, null, 2));
 } else {
-	console.log(`\nSearch latency, ${queries} queries of 3 Zipf-distributed words, limit 10, 384-d hash vectors, SQLite WASM (file)`);
+	console.log(`\nSearch latency (p50 / p95 wall, mean CPU per query), ${queries} queries of 3 Zipf-distributed words, limit 10, 384-d hash vectors, SQLite WASM (file)`);
 	const columns = [...Object.keys(MODES), "Memory.search"];
-	console.log(`| nodes | ${columns.map((m) => `${m} p50 / p95`).join(" | ")} |`);
+	console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+	console.log(`| nodes | ${columns.map((m) => `${m} p50 / p95 / CPU`).join(" | ")} |`);
 	console.log(`| ---: | ${columns.map(() => "---:").join(" | ")} |`);
 	for (const row of rows) {
 		const cells = columns.map((m) => {
-			const v = row[m] as { p50: number; p95: number };
-			return `${fmt(v.p50)} / ${fmt(v.p95)}`;
+			const v = row[m] as { p50: number; p95: number; cpu: number };
+			return `${fmt(v.p50)} / ${fmt(v.p95)} / ${fmt(v.cpu)}`;
 		});
 		console.log(`| ${String(row.nodes)} | ${cells.join(" | ")} |`);
 	}
+	const overlaps = rows.filter((r) => r.vectorOverlap !== undefined).map((r) => `${String(r.nodes)}: ${(r.vectorOverlap as number).toFixed(3)}`);
+	if (overlaps.length > 0) console.log(`\nQuantised vector channel, top-10 overlap with the float scan: ${overlaps.join(", ")}`);
 }

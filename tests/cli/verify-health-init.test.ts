@@ -4,6 +4,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/backends/sqlite/schema";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
@@ -111,7 +112,7 @@ describe("engrama health", () => {
 		expect(healthy.status).toBe(0);
 		expect(healthy.json()).toEqual({
 			ok: true,
-			backend: { name: "sqlite", ok: true, location: db, nodes: 1, edges: 0, schema_version: 7, detail: null },
+			backend: { name: "sqlite", ok: true, location: db, nodes: 1, edges: 0, schema_version: SCHEMA_VERSION, detail: null },
 			embedder: { provider: "none", model: "", dimensions: null, configured: false, reachable: null, detail: expect.any(String) as unknown },
 			bridge: { url: "http://127.0.0.1:9/mcp", reachable: false, status: null, token_file: `${db}.mcp-token`, token_file_exists: false },
 			advice: [],
@@ -173,7 +174,7 @@ describe("engrama init", () => {
 			expect(statSync(db).mode & 0o777).toBe(0o600);
 		}
 		expect(readdirSync(join(dir.path, "new"))).toEqual(["memory.db"]);
-		expect(runCli(["--db", db, "--json", "health", "--port", "9"]).json()).toMatchObject({ ok: true, backend: { nodes: 0, schema_version: 7 } });
+		expect(runCli(["--db", db, "--json", "health", "--port", "9"]).json()).toMatchObject({ ok: true, backend: { nodes: 0, schema_version: SCHEMA_VERSION } });
 
 		const bytes = readFileSync(db);
 		const again = runCli(["--db", db, "init"]);

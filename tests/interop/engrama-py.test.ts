@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../src/backends/sqlite/schema";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
@@ -117,7 +118,7 @@ describe("a memory written by engrama-py 0.18.1, opened here", () => {
 
 		// Our layer's version sits in engrama_meta; user_version still says the Python layout (3).
 		const facts = await fileFacts(db);
-		expect(facts).toMatchObject({ userVersion: 3, schemaVersion: "7" });
+		expect(facts).toMatchObject({ userVersion: 3, schemaVersion: String(SCHEMA_VERSION) });
 		expect(facts.vectorTable).toMatch(/distance_metric=cosine/);
 
 		// A write here lands under the same owner, so engrama-py sees it as its own.
@@ -131,7 +132,7 @@ describe("a memory written by engrama-py 0.18.1, opened here", () => {
 		const zeppelin = seen.vector.find((v) => v.key === "Zeppelin");
 		expect(zeppelin?.score).toBeCloseTo(1, 4);
 		expect(seen.user_version).toBe(3);
-		expect((await fileFacts(db)).schemaVersion).toBe("7");
+		expect((await fileFacts(db)).schemaVersion).toBe(String(SCHEMA_VERSION));
 	}, 240_000);
 });
 
@@ -148,7 +149,7 @@ describe("a memory written here, opened by engrama-py 0.18.1", () => {
 		cli(db, ["remember", "--label", "Technology", "--name", "Yonder", "--props", JSON.stringify({ description: "Telemetry library" })]);
 		cli(db, ["relate", "Project", "Zeppelin", "USES", "Technology", "Yonder"]);
 		const identity = (cli(db, ["status"]) as { identity: { org_id: string; user_id: string } }).identity;
-		expect(await fileFacts(db)).toMatchObject({ userVersion: 3, schemaVersion: "7" });
+		expect(await fileFacts(db)).toMatchObject({ userVersion: 3, schemaVersion: String(SCHEMA_VERSION) });
 
 		// Without the ids engrama-py runs as its own standalone owner and sees none of it (documented).
 		const stranger = pyReads(db);
@@ -171,7 +172,7 @@ describe("a memory written here, opened by engrama-py 0.18.1", () => {
 		expect(found.results.map((r) => r.name)).toContain("Quokka");
 
 		// engrama-py set user_version to its 3 and recreated an index; neither changes what we read.
-		expect(await fileFacts(db)).toMatchObject({ userVersion: 3, schemaVersion: "7" });
+		expect(await fileFacts(db)).toMatchObject({ userVersion: 3, schemaVersion: String(SCHEMA_VERSION) });
 		const again = cli(db, ["status"]) as { backend: { node_count: number; edge_count: number }; identity: unknown };
 		expect(again).toMatchObject({ backend: { node_count: 3, edge_count: 2 }, identity });
 		expect((cli(db, ["verify"]) as { ok: boolean }).ok).toBe(true);

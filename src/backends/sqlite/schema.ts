@@ -10,7 +10,7 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
@@ -117,6 +117,26 @@ CREATE INDEX IF NOT EXISTS idx_node_history_node ON node_history(org_id, user_id
 // (docs/benchmarks-sync.md). The Python engrama recreates it if it opens the file: harmless.
 const V6 = "DROP INDEX IF EXISTS idx_edges_from;";
 
+// v8 (engrama_meta.schema_version; 7 was the split from user_version): int8 codes of the vectors, which the vector channel scans before rescoring the best rows with
+// their floats (docs/benchmarks-search.md, Speed). node_embeddings stays as the Python layout has it.
+export const QUANTISED_TABLE = "node_embeddings_int8";
+
+export function quantisedTableSql(dims: number): string {
+	return `CREATE VIRTUAL TABLE IF NOT EXISTS ${QUANTISED_TABLE} USING vec0(node_id INTEGER PRIMARY KEY, embedding int8[${dims}])`;
+}
+
+/** Codes for the vectors a file already holds (a vector table's dimension is in its declaration). */
+function migrateV8(conn: SqliteConnection): void {
+	const decl = conn.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'node_embeddings'")?.sql;
+	const dims = Number(/float\[(\d+)\]/i.exec(decl ?? "")?.[1] ?? 0);
+	if (dims === 0 || conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [QUANTISED_TABLE])) return;
+	conn.exec(quantisedTableSql(dims));
+	// vec_int8: the codes keep their int8 type through INSERT … SELECT.
+	conn.exec(
+		`INSERT INTO ${QUANTISED_TABLE}(node_id, embedding) SELECT node_id, vec_int8(vec_quantize_int8(embedding, 'unit')) FROM node_embeddings`,
+	);
+}
+
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
 	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
 }
@@ -166,6 +186,7 @@ export function migrate(conn: SqliteConnection): void {
 		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
 		conn.exec(V5);
 		conn.exec(V6);
+		migrateV8(conn);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");

@@ -101,19 +101,27 @@ export class SqliteFulltext {
 	private rankPlanned(plan: FulltextPlan, window: number, limit: number): { ranked: Ranked[]; complete: boolean } {
 		const scores = new Map<number, number>();
 		const { rare, common, weightless } = plan;
+		// Each pass hands over only its best `window` rows (plus the rows already scored, which it
+		// skips): the rest cannot reach the final window, and moving rows into JS costs more than
+		// SQLite's sort. A pass cut short means the window may not hold every match.
+		let cut = false;
 		if (rare.length > 0) {
 			const rareMatch = rare.join(" OR ");
 			// Each rare document is scored once, by an expression holding every weighted phrase once
 			// (bm25 adds a term for each phrase present in the row): NOT for rows without a common
 			// word, AND for rows with one.
 			const passes = common.length === 0 ? [rareMatch] : [`(${rareMatch}) NOT (${common.join(" OR ")})`, `(${rareMatch}) AND (${common.join(" OR ")})`];
-			for (const match of passes) for (const r of this.rank(match, -1)) scores.set(r.rowid, r.rank);
+			for (const match of passes) {
+				const rows = this.rank(match, window);
+				cut ||= rows.length >= window;
+				for (const r of rows) scores.set(r.rowid, r.rank);
+			}
 			// A document without a rare word scores at most commonBound: if the rare pass already has
 			// `limit` documents above it, the top `limit` is exact.
 			const best = [...scores.values()].sort((a, b) => a - b);
 			const others = common.length + weightless.length;
 			if (others === 0 || (best.length >= limit && -best[limit - 1] > plan.commonBound * BOUND_SLACK)) {
-				return { ranked: this.top(scores, window), complete: others === 0 && scores.size <= window };
+				return { ranked: this.top(scores, window), complete: others === 0 && !cut && scores.size <= window };
 			}
 		}
 		const pool = common.length > 0 ? common : weightless;
@@ -121,37 +129,49 @@ export class SqliteFulltext {
 		if (pool.length > 0) {
 			// AND first: documents holding every common word; then documents holding two of them; the
 			// OR pass fills when they are too few.
-			let found = pool.length > 1 ? this.addRecent(scores, pool.join(" AND ")).rows : 0;
-			if (pool.length > 2 && found < window) found += this.addRecentPairs(scores, pool);
+			const recent = (match: string) => {
+				const pass = this.addRecent(scores, match, window);
+				cut ||= pass.cut;
+				return pass;
+			};
+			let found = pool.length > 1 ? recent(pool.join(" AND ")).rows : 0;
+			if (pool.length > 2 && found < window) {
+				const pairs = this.addRecentPairs(scores, pool, window);
+				cut ||= pairs.cut;
+				found += pairs.added;
+			}
 			if (pool.length === 1 || found < window) {
-				everyMatch = this.addRecent(scores, pool.join(" OR ")).all && (common.length === 0 || weightless.length === 0);
+				everyMatch = recent(pool.join(" OR ")).all && (common.length === 0 || weightless.length === 0);
 			}
 		}
-		return { ranked: this.top(scores, window), complete: everyMatch && scores.size <= window };
+		return { ranked: this.top(scores, window), complete: everyMatch && !cut && scores.size <= window };
 	}
 
 	/**
 	 * Scores the `commonWindow` most recent documents matching `match` (rows already scored keep their
-	 * score). `all`: that was every match.
+	 * score) and keeps the best `window` new ones. `all`: that was every match; `rows`: how many of
+	 * them it read (at most window + the rows already scored); `cut`: more were left out.
 	 */
-	private addRecent(scores: Map<number, number>, match: string): { rows: number; all: boolean } {
+	private addRecent(scores: Map<number, number>, match: string, window: number): { rows: number; all: boolean; cut: boolean } {
 		const floor = this.conn.get<{ rowid: number }>(
 			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
 			[match, this.tuning.commonWindow - 1],
 		);
-		const rows = this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?`, [
+		const cap = window + scores.size;
+		const rows = this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?`, [
 			match,
 			floor?.rowid ?? 0,
+			cap,
 		]);
 		for (const r of rows) if (!scores.has(r.rowid)) scores.set(r.rowid, r.rank);
-		return { rows: rows.length, all: !floor };
+		return { rows: rows.length, all: !floor, cut: rows.length >= cap };
 	}
 
 	/**
 	 * Scores the `commonWindow` most recent documents holding at least two of `pool`'s words. Pairs
 	 * repeat phrases, so they only select rows; the score comes from the plain OR of the words.
 	 */
-	private addRecentPairs(scores: Map<number, number>, pool: readonly string[]): number {
+	private addRecentPairs(scores: Map<number, number>, pool: readonly string[], window: number): { added: number; cut: boolean } {
 		const pairs: string[] = [];
 		for (let i = 0; i < pool.length && pairs.length < MAX_PAIRS; i++) {
 			for (let j = i + 1; j < pool.length && pairs.length < MAX_PAIRS; j++) pairs.push(`(${pool[i]} AND ${pool[j]})`);
@@ -162,10 +182,11 @@ export class SqliteFulltext {
 			[membership, this.tuning.commonWindow - 1],
 		);
 		const from = floor?.rowid ?? 0;
+		const cap = window + scores.size;
 		const rows = this.conn.all<Ranked>(
 			`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?
-			AND +rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?)`,
-			[pool.join(" OR "), from, membership, from],
+			AND +rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?) ORDER BY rank LIMIT ?`,
+			[pool.join(" OR "), from, membership, from, cap],
 		);
 		let added = 0;
 		for (const r of rows) {
@@ -173,7 +194,7 @@ export class SqliteFulltext {
 			scores.set(r.rowid, r.rank);
 			added++;
 		}
-		return added;
+		return { added, cut: rows.length >= cap };
 	}
 
 	private top(scores: Map<number, number>, window: number): Ranked[] {

@@ -56,6 +56,8 @@ interface EdgeRow {
 
 // Entries of the engrama_id → row id cache (a few MB at most).
 const ROW_ID_CACHE_SIZE = 200_000;
+/** Neighbour lists kept between searches (each holds up to cap + 1 neighbours). */
+const ADJACENCY_CACHE_SIZE = 20_000;
 const SCOPE_WHERE = `${ORG_EXPR} = ? AND ${USER_EXPR} = ?`;
 const LIVE = `${STATUS_EXPR} != 'archived'`;
 const NODE_COLS = "id, label, key_field, key_value, props, created_at, updated_at";
@@ -121,6 +123,13 @@ export class SqliteGraphStore implements GraphStore {
 	 */
 	private readonly knownRows = new Map<string, { readonly rowId: number; readonly orgId: string; readonly userId: string }>();
 	private readonly fulltextIndex: SqliteFulltext;
+	/**
+	 * The graph rerank's reads, kept between searches: neighbour lists by scope and node, and
+	 * neighbours' names and degrees by row id. Every write starts with a savepoint, which empties
+	 * both (as does a rollback), so they never outlive the rows they were read from.
+	 */
+	private readonly adjacencyCache = new Map<string, Adjacency>();
+	private readonly neighbourCache = new Map<string, AdjacentNode>();
 
 	constructor(private readonly conn: SqliteConnection) {
 		this.capabilities = { atomicTransactions: true, durable: conn.path !== ":memory:" };
@@ -173,6 +182,7 @@ export class SqliteGraphStore implements GraphStore {
 	 * SAVEPOINT/RELEASE on every call (≈0.1–0.2 ms a pair in WASM, paid by every write).
 	 */
 	private savepoint(): string {
+		this.forgetAdjacency();
 		const name = `sp${this.depth}`;
 		this.conn.run(`SAVEPOINT ${name}`);
 		this.depth++;
@@ -189,6 +199,7 @@ export class SqliteGraphStore implements GraphStore {
 	private rollbackTo(name: string): void {
 		// Rows inserted since the savepoint vanish and their row ids may be given out again.
 		this.knownRows.clear();
+		this.forgetAdjacency();
 		this.depth--;
 		this.conn.run(`ROLLBACK TO ${name}`);
 		this.conn.run(`RELEASE ${name}`);
@@ -1046,9 +1057,33 @@ export class SqliteGraphStore implements GraphStore {
 
 	// --- Search (issue 4): the graph rerank reads many neighbour lists in one statement ---
 
+	private forgetAdjacency(): void {
+		this.adjacencyCache.clear();
+		this.neighbourCache.clear();
+	}
+
+	/** Neighbour lists (cached until the next write; see adjacencyCache), the missing ones read in one statement. */
 	async adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
-		const out = new Map<string, { degree: number; neighbours: AdjacentNode[] }>();
+		const out = new Map<string, Adjacency>();
 		if (!isFullScope(scope) || ids.length === 0) return out;
+		const cacheKey = (id: string) => `${scope.orgId}\u0000${scope.userId}\u0000${cap}\u0000${id}`;
+		const missing: string[] = [];
+		for (const id of new Set(ids)) {
+			const cached = this.adjacencyCache.get(cacheKey(id));
+			if (cached) out.set(id, cached);
+			else missing.push(id);
+		}
+		if (missing.length === 0) return out;
+		if (this.adjacencyCache.size + missing.length > ADJACENCY_CACHE_SIZE) this.forgetAdjacency();
+		for (const [id, adjacency] of this.readAdjacency(scope, missing, cap)) {
+			this.adjacencyCache.set(cacheKey(id), adjacency);
+			out.set(id, adjacency);
+		}
+		return out;
+	}
+
+	private readAdjacency(scope: Scope, ids: readonly string[], cap: number): Map<string, { degree: number; neighbours: AdjacentNode[] }> {
+		const out = new Map<string, { degree: number; neighbours: AdjacentNode[] }>();
 		const limit = Math.max(1, cap) + 1;
 		const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 		const candidates = [...this.rowIds(scope, ids)];
@@ -1075,8 +1110,14 @@ export class SqliteGraphStore implements GraphStore {
 			[...rows, ...scopeParams(scope), ...rows, ...scopeParams(scope), limit],
 		);
 		for (const row of rows) out.set(rowToId.get(row) ?? "", { degree: 0, neighbours: [] });
-		const others = [...new Set(links.map((l) => l.other))];
+		// Neighbours' names and degrees: hubs and popular nodes recur from search to search.
 		const info = new Map<number, AdjacentNode>();
+		const others: number[] = [];
+		for (const other of new Set(links.map((l) => l.other))) {
+			const cached = this.neighbourCache.get(`${limit}:${other}`);
+			if (cached) info.set(other, cached);
+			else others.push(other);
+		}
 		for (let start = 0; start < others.length; start += 500) {
 			const batch = others.slice(start, start + 500);
 			const found = this.conn.all<{ id: number; eid: string; label: string; key: string; degree: number }>(
@@ -1085,7 +1126,11 @@ export class SqliteGraphStore implements GraphStore {
 				FROM nodes n WHERE n.id IN (${marks(batch.length)}) AND ${LIVE.replace("props", "n.props")}`,
 				[limit, limit, ...batch],
 			);
-			for (const f of found) info.set(f.id, { id: f.eid, label: f.label, key: f.key, degree: Math.min(Number(f.degree), limit) });
+			for (const f of found) {
+				const neighbour = { id: f.eid, label: f.label, key: f.key, degree: Math.min(Number(f.degree), limit) };
+				info.set(f.id, neighbour);
+				this.neighbourCache.set(`${limit}:${f.id}`, neighbour);
+			}
 		}
 		for (const link of links) {
 			const entry = out.get(rowToId.get(link.src) ?? "");

@@ -2,12 +2,20 @@ import { ValidationError } from "../../engine/errors";
 import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
-import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
+import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, quantisedTableSql } from "./schema";
 import type { SqliteGraphStore } from "./sqlite-graph-store";
 
 const TABLE = "node_embeddings";
+const CODES = QUANTISED_TABLE;
 // vec0 returns the global top k; scope and archive filters run after, so ask for more.
 const OVERSAMPLE = 4;
+// Rows the int8 scan picks per row returned, beyond OVERSAMPLE, before the float rescoring. k × 4
+// already keeps the float scan's whole top 10 on the benchmark data (docs/benchmarks-search.md,
+// Speed); each extra row costs vec0's k-selection more than the bytes it saves.
+const RESCORE = 1;
+
+/** A float vector (bound as ?) as int8 codes: 'unit' maps [-1, 1] (the embedders' vectors are unit length). */
+const QUANTISE = "vec_int8(vec_quantize_int8(?, 'unit'))";
 
 function toBytes(vector: Float32Array): Uint8Array {
 	return new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength);
@@ -17,6 +25,8 @@ function toBytes(vector: Float32Array): Uint8Array {
 export class SqliteVectorStore implements VectorStore {
 	readonly name = "sqlite-vec";
 	private dims: number | undefined;
+	/** The int8 codes match the float vectors (checked once per open: another reader may add floats only). */
+	private codesReady = false;
 
 	constructor(private readonly graph: SqliteGraphStore) {}
 
@@ -47,6 +57,7 @@ export class SqliteVectorStore implements VectorStore {
 			);
 		}
 		this.conn.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${TABLE} USING vec0(node_id INTEGER PRIMARY KEY, embedding float[${dims}] distance_metric=cosine)`);
+		this.conn.exec(quantisedTableSql(dims));
 		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES ('embedding_dimensions', ?)", [String(dims)]);
 		this.dims = dims;
 	}
@@ -64,6 +75,8 @@ export class SqliteVectorStore implements VectorStore {
 	/** Drops every vector (after a model change); the next upsert fixes the new dimension. */
 	async reset(): Promise<void> {
 		this.conn.exec(`DROP TABLE IF EXISTS ${TABLE}`);
+		this.conn.exec(`DROP TABLE IF EXISTS ${CODES}`);
+		this.codesReady = false;
 		this.conn.run("DELETE FROM engrama_meta WHERE key = 'embedding_dimensions'");
 		this.dims = 0;
 	}
@@ -75,18 +88,78 @@ export class SqliteVectorStore implements VectorStore {
 		if (rowId === undefined) return;
 		this.conn.run(`DELETE FROM ${TABLE} WHERE node_id = ?`, [rowId]);
 		this.conn.run(`INSERT INTO ${TABLE}(node_id, embedding) VALUES (?, ?)`, [rowId, toBytes(vector)]);
+		if (this.hasCodes()) {
+			this.conn.run(`DELETE FROM ${CODES} WHERE node_id = ?`, [rowId]);
+			this.conn.run(`INSERT INTO ${CODES}(node_id, embedding) VALUES (?, ${QUANTISE})`, [rowId, toBytes(vector)]);
+		}
+	}
+
+	private hasCodes(): boolean {
+		return this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [CODES]) !== undefined;
+	}
+
+	/**
+	 * Codes for float vectors that have none, and none without a vector: the Python engrama writes
+	 * node_embeddings only. False when they cannot be written (a read-only open): the float scan answers.
+	 */
+	private async syncCodes(dims: number): Promise<boolean> {
+		if (this.codesReady) return true;
+		try {
+			if (!this.hasCodes()) this.conn.exec(quantisedTableSql(dims));
+			const count = (table: string) => Number(this.conn.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0);
+			if (count(TABLE) !== count(CODES)) {
+				// Two statements, each atomic: an interrupted repair is finished at the next open.
+				this.conn.run(`DELETE FROM ${CODES} WHERE node_id NOT IN (SELECT node_id FROM ${TABLE})`);
+				// One row at a time: an INSERT that reads its own table goes through a temporary copy,
+				// where the codes lose their int8 type and vec0 refuses them.
+				const missing = this.conn.all<{ node_id: number }>(`SELECT node_id FROM ${TABLE} WHERE node_id NOT IN (SELECT node_id FROM ${CODES})`);
+				for (const { node_id } of missing) {
+					this.conn.run(`INSERT INTO ${CODES}(node_id, embedding) SELECT node_id, ${QUANTISE.replace("?", "embedding")} FROM ${TABLE} WHERE node_id = ?`, [node_id]);
+				}
+			}
+		} catch {
+			return false;
+		}
+		this.codesReady = true;
+		return true;
 	}
 
 	async delete(scope: Scope, nodeIds: readonly string[]): Promise<number> {
 		if ((await this.dimensions()) === 0) return 0;
 		let removed = 0;
+		const codes = this.hasCodes();
 		for (const rowId of this.graph.rowIds(scope, nodeIds).values()) {
 			removed += this.conn.run(`DELETE FROM ${TABLE} WHERE node_id = ?`, [rowId]).changes;
+			if (codes) this.conn.run(`DELETE FROM ${CODES} WHERE node_id = ?`, [rowId]);
 		}
 		return removed;
 	}
 
 	async knn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly VectorHit[]> {
+		if (!isFullScope(scope) || k <= 0) return [];
+		const dims = await this.dimensions();
+		if (dims === 0) return [];
+		if (vector.length !== dims) {
+			throw new ValidationError(`Query vector has ${vector.length} dimensions, the memory holds ${dims}. Reindex after changing the model.`);
+		}
+		if (!(await this.syncCodes(dims))) return this.knnFloat(scope, vector, k);
+		// The int8 scan reads a quarter of the bytes of the float one (vec0 reads every vector from the
+		// file on each scan); its best rows are rescored with their float vectors. CROSS JOIN: the
+		// scope check runs on those rows only.
+		const rows = this.conn.all<{ engrama_id: string; distance: number }>(
+			`SELECT ${ID_EXPR} AS engrama_id, vec_distance_cosine(e.embedding, ?) AS distance
+			FROM (SELECT node_id FROM ${CODES} WHERE embedding MATCH ${QUANTISE} AND k = ?) c
+			CROSS JOIN ${TABLE} e ON e.node_id = c.node_id
+			CROSS JOIN nodes ON nodes.id = c.node_id
+			WHERE ${ORG_EXPR} = ? AND ${USER_EXPR} = ? AND ${STATUS_EXPR} != 'archived'
+			ORDER BY distance LIMIT ?`,
+			[toBytes(vector), toBytes(vector), Math.min(4096, k * OVERSAMPLE * RESCORE), scope.orgId, scope.userId, k],
+		);
+		return rows.map((r) => ({ nodeId: r.engrama_id, similarity: 1 - Number(r.distance) }));
+	}
+
+	/** The exact channel: every float vector scanned (files without codes; the benchmark's reference). */
+	async knnFloat(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly VectorHit[]> {
 		if (!isFullScope(scope) || k <= 0) return [];
 		const dims = await this.dimensions();
 		if (dims === 0) return [];
@@ -125,6 +198,7 @@ export class SqliteVectorStore implements VectorStore {
 
 	async repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
 		if (!this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE])) return { vector_orphans: 0 };
+		if (this.hasCodes()) this.conn.run(`DELETE FROM ${CODES} WHERE node_id NOT IN (SELECT id FROM nodes)`);
 		return { vector_orphans: this.conn.run(`DELETE FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`).changes };
 	}
 

@@ -111,8 +111,10 @@ async function meaningMatches(memory: Memory, scope: PartialScope, query: string
 
 /**
  * The `proactive_hint` a search answer carries when pending Insights relate to its query (by
- * title, body or the entities they are about); undefined otherwise. Cheap: two fulltext lookups
- * and a few edge reads, no embedding.
+ * title, body or the entities they are about); undefined otherwise. Cheap: one indexed read when
+ * the scope has no pending Insight (the usual case); else one fulltext lookup over the Insights
+ * and the edges of the search's top results (or one more fulltext lookup without them). No
+ * embedding. Memory.search computes it once per search; callers reuse `proactive_hint`.
  */
 export async function searchProactiveHint(
 	memory: Memory,
@@ -122,6 +124,7 @@ export async function searchProactiveHint(
 	results?: readonly NodeRecord[],
 ): Promise<string | undefined> {
 	if (!isFullScope(scope) || !query.trim()) return undefined;
+	if ((await memory.graph.listNodes(scope, { label: INSIGHT_LABEL, status: ["pending"], limit: 1 })).length === 0) return undefined;
 	const related = new Map<string, NodeRecord>();
 	const about = results ? await insightsAbout(memory, scope, results.filter((n) => n.label !== INSIGHT_LABEL).slice(0, ENTITY_HITS)) : await entityMatches(memory, scope, query);
 	for (const node of [...(await textMatches(memory, scope, query)), ...about]) {

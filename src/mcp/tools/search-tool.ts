@@ -34,7 +34,7 @@ export function searchTool(env: ToolEnv) {
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
 					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ` and ${view.results.length - 5} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
-			// The seed's proactivity: a search mentions pending Insights related to its query.
+			// The seed's proactivity: Memory.search already computed the hint (pending Insights related to the query).
 			const hint = view.proactive_hint;
 			return { structured: { ...view }, summary: hint ? `${summary} ${hint}` : summary };
 		},
