@@ -3,17 +3,22 @@
 // goes through the real hybrid search, and we report turn-level evidence recall@5/@10.
 // Usage: npm run bench -- locomo <locomo.json> [--context none|previous] [--embedder use-lite|config]
 //        [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
-//        [--modes fulltext,vector,rrf,rrf-graph,linear] [--conversations n] [--set key=value]
-//        [--cache .bench-out/locomo] [--json <out.json>]
+//        [--modes fulltext,vector,rrf,rrf-graph,linear,no-model] [--conversations n] [--set key=value]
+//        [--grid '[{}, {"graphExpand":3}]' [--folds k]] [--cache .bench-out/locomo] [--json <out.json>]
+// --folds k: k-fold cross-validation over conversations (k = their number: leave one out); the grid
+// entry best on the training conversations is scored on the held-out ones, and that figure is
+// printed beside the all-in one (chosen and scored on everything). Quote the cross-validated one.
 // --context previous stores each turn with the turn it answers; --embedder config uses the
 // EMBEDDING_* variables (e.g. EMBEDDING_PROVIDER=local for all-MiniLM-L6-v2, or openai); --model-dir
 // runs the local (transformers.js) provider on a model folder on disk with remote loading off.
 import { readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
 import { DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { OpenedMemory } from "../../src/node/open-memory";
+import { CATEGORIES, crossValidate, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
 import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
@@ -31,6 +36,8 @@ const MODES: Readonly<Record<string, { title: string; options: SearchOptions }>>
 	rrf: { title: "RRF", options: { fusion: "rrf", graph: false, temporal: false } },
 	"rrf-graph": { title: "RRF + graph + temporal", options: { fusion: "rrf", graph: true, temporal: true } },
 	linear: { title: "legacy linear", options: { fusion: "linear", graph: true, temporal: true } },
+	// What a new plugin user gets before downloading a model: fulltext, graph and temporal terms.
+	"no-model": { title: "no model downloaded (fulltext + graph + temporal)", options: { fusion: "rrf", channels: { vector: false }, graph: true, temporal: true } },
 };
 
 const file = process.argv[2];
@@ -39,43 +46,45 @@ if (!file || file.startsWith("--")) {
 	process.exit(2);
 }
 const modes = (arg("modes") ?? Object.keys(MODES).join(",")).split(",").filter((m) => m in MODES);
+if (modes.length === 0) throw new Error(`--modes names none of ${Object.keys(MODES).join(", ")}.`);
 const cacheDir = arg("cache") ?? join(".bench-out", "locomo");
 const conversations = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(0, Number(arg("conversations") ?? Infinity));
 const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 const context = (arg("context") ?? "none") as TurnContext;
 if (context !== "none" && context !== "previous") throw new Error(`--context must be none or previous, got ${String(context)}`);
 const { embedder, label } = await benchEmbedder(process.argv, cacheDir);
-const K = [5, 10] as const;
 
 /** `--set graphExpand=5 --set rrfK=30`: search settings for this run (JSON values). */
 const overrides: Partial<SearchSettings> = Object.fromEntries(
 	process.argv.flatMap((a, i) => (a === "--set" && process.argv[i + 1] ? [process.argv[i + 1].split("=")] : [])).map(([k, v]) => [k, JSON.parse(v) as unknown]),
 );
 
+/**
+ * `--grid '[{}, {"graphExpand":3}]'`: the settings to choose from (each on top of `--set`); with
+ * `--folds k` the choice is made on the training conversations of each fold only.
+ */
+const grid = JSON.parse(arg("grid") ?? "[{}]") as Partial<SearchSettings>[];
+if (!Array.isArray(grid) || grid.length === 0) throw new Error("--grid must be a JSON array of search settings, e.g. '[{}, {\"graphExpand\":3}]'.");
+const folds = arg("folds") !== undefined ? Number(arg("folds")) : undefined;
+if (folds !== undefined && !(Number.isInteger(folds) && folds >= 2)) throw new Error(`--folds must be an integer ≥ 2, got ${String(arg("folds"))}.`);
+
 /** The real hybrid search over the conversation's memory, with this run's settings on top of the config's. */
-async function search(opened: OpenedMemory, text: string, options: SearchOptions) {
-	const { memory, scope } = opened;
-	const engine = new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock: memory.clock, settings: { ...memory.searcher.settings, ...overrides } });
-	const outcome = await engine.search(scope, { ...options, text });
-	return { results: outcome.hits.map((h) => ({ node_id: h.node.id })) };
+function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>): HybridSearch {
+	const { memory } = opened;
+	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock: memory.clock, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
 }
 
-interface Tally {
-	questions: number;
-	any: Record<number, number>;
-	all: Record<number, number>;
-	frac: Record<number, number>;
-}
-const tally = (): Tally => ({ questions: 0, any: { 5: 0, 10: 0 }, all: { 5: 0, 10: 0 }, frac: { 5: 0, 10: 0 } });
-const results: Record<string, Record<string, Tally>> = Object.fromEntries(modes.map((m) => [m, {}]));
+/** Per mode, per grid entry: what every question's search found. */
+const outcomes: Record<string, QuestionOutcome[][]> = Object.fromEntries(modes.map((m) => [m, grid.map(() => [])]));
 const latency: Record<string, number[]> = Object.fromEntries(modes.map((m) => [m, []]));
 let skipped = 0;
 let missingEvidence = 0;
 
 const started = performance.now();
+const cpu0 = process.cpuUsage();
 let embedMs = 0;
 let loadMs = 0;
-for (const conv of conversations) {
+for (const [ci, conv] of conversations.entries()) {
 	const t0 = performance.now();
 	await embedder.embedBatch(textsToEmbed(conv, context));
 	embedMs += performance.now() - t0;
@@ -83,6 +92,7 @@ for (const conv of conversations) {
 	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	loadMs += performance.now() - t1;
 	const known = new Set(turnIds.values());
+	const engines = grid.map((variant) => engineFor(opened, variant));
 	for (const q of conv.questions) {
 		if (q.category < 1 || q.category > 4) continue;
 		if (q.evidence.length === 0) {
@@ -91,20 +101,13 @@ for (const conv of conversations) {
 		}
 		missingEvidence += q.evidence.filter((e) => !known.has(e)).length;
 		for (const mode of modes) {
-			const s0 = performance.now();
-			const view = await search(opened, q.question, { ...MODES[mode].options, limit: 10 });
-			latency[mode].push(performance.now() - s0);
-			const ranked = view.results.map((r) => turnIds.get(r.node_id));
-			for (const key of [String(q.category), "all"]) {
-				const t = (results[mode][key] ??= tally());
-				t.questions++;
-				for (const k of K) {
-					const top = new Set(ranked.slice(0, k));
-					const found = q.evidence.filter((e) => top.has(e)).length;
-					if (found > 0) t.any[k]++;
-					if (found === q.evidence.length) t.all[k]++;
-					t.frac[k] += found / q.evidence.length;
-				}
+			for (const [vi, engine] of engines.entries()) {
+				const s0 = performance.now();
+				const outcome = await engine.search(opened.scope, { ...MODES[mode].options, text: q.question, limit: 10 });
+				if (vi === 0) latency[mode].push(performance.now() - s0);
+				const ranked = outcome.hits.map((h) => turnIds.get(h.node.id));
+				const found = (k: number) => q.evidence.filter((e) => ranked.slice(0, k).includes(e)).length;
+				outcomes[mode][vi].push({ conversation: ci, category: q.category, found5: found(5), found10: found(10), evidence: q.evidence.length });
 			}
 		}
 	}
@@ -112,28 +115,60 @@ for (const conv of conversations) {
 	embedder.save();
 	process.stderr.write(`${conv.id}: ${[...known].length} turns loaded\n`);
 }
+const cpu = process.cpuUsage(cpu0);
 
 const pct = (n: number, d: number) => (d > 0 ? (n / d).toFixed(3) : "-");
+const catName = (key: string) => (key === "all" ? "**overall**" : `${key} ${CATEGORY_NAMES[Number(key)]}`);
+function printTally(t: Record<string, Tally>): void {
+	console.log("| category | questions | any@5 | any@10 | all@5 | all@10 | mean@5 | mean@10 |");
+	console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+	for (const key of CATEGORIES) {
+		const c = t[key];
+		if (!c) continue;
+		const q = c.questions;
+		console.log(`| ${catName(key)} | ${q} | ${pct(c.any5, q)} | ${pct(c.any10, q)} | ${pct(c.all5, q)} | ${pct(c.all10, q)} | ${pct(c.mean5, q)} | ${pct(c.mean10, q)} |`);
+	}
+}
+const variantName = (i: number) => (Object.keys(grid[i]).length === 0 ? "defaults" : JSON.stringify(grid[i]));
 const out: Record<string, unknown> = {};
 console.log(`\nLoCoMo turn-level evidence recall, ${conversations.length} conversations, categories 1-4 (${file})`);
 console.log(`embedder ${label}; turn context: ${context}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
 console.log(`questions without usable evidence (skipped): ${skipped}; evidence ids naming no turn: ${missingEvidence}`);
 for (const mode of modes) {
-	console.log(`\n### ${MODES[mode].title}  (search p50 ${fmt(percentile(latency[mode], 50))}, p95 ${fmt(percentile(latency[mode], 95))})`);
-	console.log("| category | questions | any@5 | any@10 | all@5 | all@10 | mean@5 | mean@10 |");
-	console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-	for (const key of ["1", "2", "3", "4", "all"]) {
-		const t = results[mode][key];
-		if (!t) continue;
-		const name = key === "all" ? "**overall**" : `${key} ${CATEGORY_NAMES[Number(key)]}`;
-		console.log(
-			`| ${name} | ${t.questions} | ${pct(t.any[5], t.questions)} | ${pct(t.any[10], t.questions)} | ${pct(t.all[5], t.questions)} | ${pct(t.all[10], t.questions)} | ${pct(t.frac[5], t.questions)} | ${pct(t.frac[10], t.questions)} |`,
-		);
+	const byVariant = outcomes[mode];
+	console.log(`\n### ${MODES[mode].title}  (search p50 ${fmt(percentile(latency[mode], 50))}, p95 ${fmt(percentile(latency[mode], 95))}, first grid entry)`);
+	if (grid.length > 1) {
+		console.log("| grid entry | any@5 | any@10 | 1 any@10 | 2 any@10 | 3 any@10 | 4 any@10 | mean@10 |");
+		console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+		byVariant.forEach((list, i) => {
+			const t = tallyOf(list);
+			const r = (k: string, f: keyof Tally) => (t[k] ? pct(t[k][f], t[k].questions) : "-");
+			console.log(`| ${variantName(i)} | ${r("all", "any5")} | ${r("all", "any10")} | ${["1", "2", "3", "4"].map((c) => r(c, "any10")).join(" | ")} | ${r("all", "mean10")} |`);
+		});
 	}
-	out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), categories: results[mode] };
+	if (folds === undefined) {
+		if (grid.length === 1) printTally(tallyOf(byVariant[0]));
+		out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf) };
+		continue;
+	}
+	const cv = crossValidate(byVariant, conversations.length, folds);
+	const allIn = tallyOf(byVariant[cv.allIn]);
+	const held = tallyOf(cv.heldOut);
+	console.log(`\ncross-validated (${cv.chosen.length} folds, settings chosen on the other conversations) beside all-in (${variantName(cv.allIn)}, chosen and scored on all):`);
+	console.log("| category | questions | CV any@5 | **CV any@10** | CV all@10 | CV mean@10 | all-in any@10 | all-in mean@10 |");
+	console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+	for (const key of CATEGORIES) {
+		const c = held[key];
+		const a = allIn[key];
+		if (!c || !a) continue;
+		const q = c.questions;
+		console.log(`| ${catName(key)} | ${q} | ${pct(c.any5, q)} | **${pct(c.any10, q)}** | ${pct(c.all10, q)} | ${pct(c.mean10, q)} | ${pct(a.any10, q)} | ${pct(a.mean10, q)} |`);
+	}
+	for (const f of cv.chosen) console.log(`  held out ${f.test.map((i) => conversations[i].id).join(", ")}: chose ${variantName(f.variant)}`);
+	out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), crossValidated: held, allIn, chosen: cv.chosen };
 }
 console.log(
-	`\nembedding ${fmt(embedMs)} (cache: ${embedder.hits} hits, ${embedder.misses} misses), loading ${fmt(loadMs)}, total ${fmt(performance.now() - started)}`,
+	`\nembedding ${fmt(embedMs)} (cache: ${embedder.hits} hits, ${embedder.misses} misses), loading ${fmt(loadMs)}, total ${fmt(performance.now() - started)}; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
 );
 const jsonOut = arg("json");
-if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ file, conversations: conversations.length, skipped, missingEvidence, modes: out }, null, 2));
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ file, conversations: conversations.length, grid, folds, skipped, missingEvidence, modes: out }, null, 2));
