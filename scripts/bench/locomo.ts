@@ -14,14 +14,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import type { Clock } from "../../src/engine/clock";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
 import { DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { CATEGORIES, crossValidate, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
-import { CATEGORY_NAMES, parseLocomo } from "./locomo/dataset";
+import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
-import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
+import { loadConversation, sessionInstant, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { fmt, percentile } from "./stats";
 
@@ -52,7 +53,9 @@ const conversations = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(
 const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 const context = (arg("context") ?? "none") as TurnContext;
 if (context !== "none" && context !== "previous") throw new Error(`--context must be none or previous, got ${String(context)}`);
-const { embedder, label } = await benchEmbedder(process.argv, cacheDir);
+// --embedder none: no model at all (what a new plugin user has); only the fulltext and no-model modes mean anything then.
+const noModel = arg("embedder") === "none";
+const { embedder, label } = noModel ? { embedder: null, label: "none" } : await benchEmbedder(process.argv, cacheDir);
 
 /** `--set graphExpand=5 --set rrfK=30`: search settings for this run (JSON values). */
 const overrides: Partial<SearchSettings> = Object.fromEntries(
@@ -69,9 +72,16 @@ const folds = arg("folds") !== undefined ? Number(arg("folds")) : undefined;
 if (folds !== undefined && !(Number.isInteger(folds) && folds >= 2)) throw new Error(`--folds must be an integer ≥ 2, got ${String(arg("folds"))}.`);
 
 /** The real hybrid search over the conversation's memory, with this run's settings on top of the config's. */
-function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>): HybridSearch {
+function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>, clock: Clock): HybridSearch {
 	const { memory } = opened;
-	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock: memory.clock, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
+	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
+}
+
+/** The questions are asked the day after the last session: "in June" then means the conversation's June. */
+function askedAt(conv: LocomoConversation): Clock {
+	const last = Math.max(...conv.sessions.map((s) => Date.parse(sessionInstant(s.date))));
+	const at = new Date(last + 86_400_000);
+	return { now: () => at };
 }
 
 /** Per mode, per grid entry: what every question's search found. */
@@ -86,13 +96,14 @@ let embedMs = 0;
 let loadMs = 0;
 for (const [ci, conv] of conversations.entries()) {
 	const t0 = performance.now();
-	await embedder.embedBatch(textsToEmbed(conv, context));
+	if (embedder) await embedder.embedBatch(textsToEmbed(conv, context));
 	embedMs += performance.now() - t0;
 	const t1 = performance.now();
 	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	loadMs += performance.now() - t1;
 	const known = new Set(turnIds.values());
-	const engines = grid.map((variant) => engineFor(opened, variant));
+	const clock = askedAt(conv);
+	const engines = grid.map((variant) => engineFor(opened, variant, clock));
 	for (const q of conv.questions) {
 		if (q.category < 1 || q.category > 4) continue;
 		if (q.evidence.length === 0) {
@@ -112,7 +123,7 @@ for (const [ci, conv] of conversations.entries()) {
 		}
 	}
 	await opened.close();
-	embedder.save();
+	embedder?.save();
 	process.stderr.write(`${conv.id}: ${[...known].length} turns loaded\n`);
 }
 const cpu = process.cpuUsage(cpu0);
@@ -148,7 +159,7 @@ for (const mode of modes) {
 	}
 	if (folds === undefined) {
 		if (grid.length === 1) printTally(tallyOf(byVariant[0]));
-		out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf) };
+		out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), outcomes: byVariant };
 		continue;
 	}
 	const cv = crossValidate(byVariant, conversations.length, folds);
@@ -165,10 +176,10 @@ for (const mode of modes) {
 		console.log(`| ${catName(key)} | ${q} | ${pct(c.any5, q)} | **${pct(c.any10, q)}** | ${pct(c.all10, q)} | ${pct(c.mean10, q)} | ${pct(a.any10, q)} | ${pct(a.mean10, q)} |`);
 	}
 	for (const f of cv.chosen) console.log(`  held out ${f.test.map((i) => conversations[i].id).join(", ")}: chose ${variantName(f.variant)}`);
-	out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), crossValidated: held, allIn, chosen: cv.chosen };
+	out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), crossValidated: held, allIn, chosen: cv.chosen, outcomes: byVariant };
 }
 console.log(
-	`\nembedding ${fmt(embedMs)} (cache: ${embedder.hits} hits, ${embedder.misses} misses), loading ${fmt(loadMs)}, total ${fmt(performance.now() - started)}; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+	`\nembedding ${fmt(embedMs)} (cache: ${embedder?.hits ?? 0} hits, ${embedder?.misses ?? 0} misses), loading ${fmt(loadMs)}, total ${fmt(performance.now() - started)}; CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
 );
 const jsonOut = arg("json");
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ file, conversations: conversations.length, grid, folds, skipped, missingEvidence, modes: out }, null, 2));

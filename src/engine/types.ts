@@ -89,4 +89,6 @@ export const SYSTEM_PROPS = [
 	"edited_by_source",
 	"edited_by_agent",
 	"edited_in_session",
+	// Time expressions of the text resolved against the item's date (temporal/time-mentions.ts).
+	"mentioned_dates",
 ] as const;

@@ -9,6 +9,7 @@ import { TRUST_LEVELS } from "../write/write-pipeline";
 import { clamp01, linearFuse, rrfFuse, temporalScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
+import { gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
 
 export type FusionMode = "rrf" | "linear";
 
@@ -44,6 +45,14 @@ export interface SearchSettings {
 	readonly fulltextPrefix: boolean;
 	/** Longer queries are cut before they reach the channels. */
 	readonly maxQueryChars: number;
+	/** Weight of the date term: the query names a date ("in May 2023") and the item's date or a date it mentions is near it. */
+	readonly dateCueWeight: number;
+	/** Weight of the "when" term: the query asks when ("When did…") and the item's text mentions a date. */
+	readonly whenWeight: number;
+	/** Subtracted from a result when a result ranked above it is its direct neighbour (0: off), so one spot of the graph does not fill the page. */
+	readonly diversity: number;
+	/** Subtracted from hubs (more relations than fanOutCap: sessions, people everything links to). */
+	readonly hubPenalty: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -68,6 +77,10 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	halfLifeDays: 30,
 	fulltextPrefix: true,
 	maxQueryChars: 2000,
+	dateCueWeight: 0,
+	whenWeight: 0,
+	diversity: 0,
+	hubPenalty: 0,
 };
 
 export interface SearchRequest {
@@ -77,6 +90,8 @@ export interface SearchRequest {
 	readonly labels?: readonly string[];
 	/** Only nodes valid at this instant: valid_from ≤ t and (no valid_to or valid_to ≥ t). */
 	readonly validAt?: string;
+	/** Only items whose own date or a date their text mentions falls in this range of days (YYYY-MM-DD, inclusive). */
+	readonly during?: DayRange;
 	readonly fusion?: FusionMode;
 	/** Graph rerank on/off for this call (default: settings.graphRerank). */
 	readonly graph?: boolean;
@@ -99,6 +114,12 @@ export interface SignalScores {
 	readonly anchor: number;
 	readonly temporal: number;
 	readonly trust: number;
+	/** How near the item's dates are to the dates the query names, in [0, 1] (0: the query names none). */
+	readonly date: number;
+	/** 1 when the query asks when and the item's text mentions a date. */
+	readonly when: number;
+	/** Taken off by diversity and the hub penalty (0 when neither applied). */
+	readonly penalty: number;
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
 }
@@ -168,7 +189,7 @@ export class HybridSearch {
 			return { hits: [], fusion, degraded: false, anchors: [] };
 		}
 
-		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined;
+		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined || request.during !== undefined;
 		const fulltextK = s.fulltextK > 0 ? s.fulltextK : s.channelK;
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
@@ -243,6 +264,7 @@ export class HybridSearch {
 
 		const withTime = request.temporal ?? true;
 		const now = this.deps.clock.now();
+		const cues = withTime && (s.dateCueWeight > 0 || s.whenWeight > 0) ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
 		const topFulltext = fulltextHits[0]?.score ?? 0;
 		const hits: SearchHit[] = [];
 		for (const [id, fused] of base) {
@@ -251,8 +273,12 @@ export class HybridSearch {
 			const g = graph.get(id);
 			const temporal = temporalScore(nodeConfidence(candidate.node), candidate.node.updatedAt, now, s.halfLifeDays);
 			const trust = trustOf(candidate.node);
+			const date = dateNearness(candidate.node, cues.ranges);
+			const when = cues.asksWhen && mentionsDate(candidate.node) ? 1 : 0;
 			const score =
-				fused + s.graphWeight * (g?.graph ?? 0) + (withTime ? s.temporalWeight * temporal + s.trustWeight * trust : 0);
+				fused +
+				s.graphWeight * (g?.graph ?? 0) +
+				(withTime ? s.temporalWeight * temporal + s.trustWeight * trust + s.dateCueWeight * date + s.whenWeight * when : 0);
 			hits.push({
 				node: candidate.node,
 				score,
@@ -265,6 +291,9 @@ export class HybridSearch {
 					anchor: g?.anchor ?? 0,
 					temporal,
 					trust,
+					date,
+					when,
+					penalty: 0,
 					...ranks.get(id),
 				},
 			});
@@ -278,8 +307,9 @@ export class HybridSearch {
 				a.node.id.localeCompare(b.node.id),
 		);
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
+		const page = useGraph && (s.diversity > 0 || s.hubPenalty > 0) ? await diversify(walker, hits, limit, s.diversity, s.hubPenalty) : hits.slice(0, limit);
 		return {
-			hits: hits.slice(0, limit),
+			hits: page,
 			fusion,
 			degraded,
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
@@ -339,7 +369,50 @@ function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
 		if (Number.isFinite(from) && from > at) return false;
 		if (Number.isFinite(to) && to < at) return false;
 	}
+	if (request.during !== undefined) {
+		const during = request.during;
+		if (!itemRanges(node).some((r) => overlaps(r, during))) return false;
+	}
 	return true;
+}
+
+/**
+ * The page picked greedily: each next result is the best after penalties, where a result loses
+ * `diversity` when a result already picked is its neighbour, and hubs lose `hubPenalty`.
+ */
+async function diversify(walker: GraphWalker, hits: readonly SearchHit[], limit: number, diversity: number, hubPenalty: number): Promise<SearchHit[]> {
+	const pool = hits.slice(0, Math.max(limit * 3, 30));
+	await walker.load(pool.map((h) => h.node.id));
+	const hub = new Map<string, number>();
+	for (const h of pool) hub.set(h.node.id, hubPenalty > 0 && (await walker.isHub(h.node.id)) ? hubPenalty : 0);
+	const picked: SearchHit[] = [];
+	const chosen = new Set<string>();
+	while (picked.length < limit && picked.length < pool.length) {
+		let best: { hit: SearchHit; penalty: number } | undefined;
+		for (const hit of pool) {
+			if (chosen.has(hit.node.id)) continue;
+			const near = diversity > 0 && [...walker.neighbours(hit.node.id)].some((n) => chosen.has(n));
+			const penalty = (hub.get(hit.node.id) ?? 0) + (near ? diversity : 0);
+			if (!best || hit.score - penalty > best.hit.score - best.penalty) best = { hit, penalty };
+		}
+		if (!best) break;
+		chosen.add(best.hit.node.id);
+		picked.push(best.penalty > 0 ? { ...best.hit, score: best.hit.score - best.penalty, signals: { ...best.hit.signals, penalty: best.penalty } } : best.hit);
+	}
+	return picked;
+}
+
+/** 1 when one of the item's dates meets one the query names, falling off over weeks; 0 when the query names none. */
+function dateNearness(node: NodeRecord, query: readonly DayRange[]): number {
+	if (query.length === 0) return 0;
+	let best = 0;
+	for (const r of itemRanges(node)) for (const q of query) best = Math.max(best, 1 / (1 + gapDays(r, q) / 7));
+	return best;
+}
+
+function mentionsDate(node: NodeRecord): boolean {
+	const m = node.props[MENTIONED_DATES];
+	return Array.isArray(m) && m.length > 0;
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

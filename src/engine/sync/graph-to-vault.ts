@@ -47,6 +47,7 @@ const NEVER_WRITTEN = new Set<string>([
 	"trust_level",
 	...Object.values(EDIT_PROPS),
 	"valid_from",
+	"mentioned_dates",
 	"archived_at",
 	"previous_status",
 	"status_note",
