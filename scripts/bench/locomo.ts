@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { Clock } from "../../src/engine/clock";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
-import { DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
+import { compareHits, DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchHit, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { CATEGORIES, crossValidate, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
@@ -71,6 +71,36 @@ if (!Array.isArray(grid) || grid.length === 0) throw new Error("--grid must be a
 const folds = arg("folds") !== undefined ? Number(arg("folds")) : undefined;
 if (folds !== undefined && !(Number.isInteger(folds) && folds >= 2)) throw new Error(`--folds must be an integer ≥ 2, got ${String(arg("folds"))}.`);
 
+/**
+ * Grid entries that differ from another only in additive weights (the date and when terms) are
+ * not searched again: the base's full candidate list is re-scored (score + Δweight × signal) and
+ * re-sorted with the engine's own order, which gives the same page as a search with those weights.
+ */
+const ADDITIVE = { whenWeight: "when", dateCueWeight: "date" } as const;
+type Additive = keyof typeof ADDITIVE;
+const isAdditive = (k: string): k is Additive => k in ADDITIVE;
+const bases: Partial<SearchSettings>[] = [];
+const plan = grid.map((variant) => {
+	const rest = Object.fromEntries(Object.entries(variant).filter(([k]) => !isAdditive(k))) as Partial<SearchSettings>;
+	const additive = Object.keys(variant).some(isAdditive);
+	const base = additive ? rest : variant;
+	let index = bases.findIndex((b) => JSON.stringify(b) === JSON.stringify(base));
+	if (index < 0) index = bases.push(base) - 1;
+	const delta: Partial<Record<Additive, number>> = additive ? Object.fromEntries(Object.entries(variant).filter(([k]) => isAdditive(k))) : {};
+	return { base: index, delta };
+});
+
+function rescore(hits: readonly SearchHit[], delta: Partial<Record<Additive, number>>, withTime: boolean): SearchHit[] {
+	if (!withTime || Object.keys(delta).length === 0) return hits.slice(0, 10);
+	const base = { ...DEFAULT_SEARCH_SETTINGS, ...overrides };
+	const out = hits.map((h) => {
+		let score = h.score;
+		for (const [k, w] of Object.entries(delta) as [Additive, number][]) score += (w - base[k]) * h.signals[ADDITIVE[k]];
+		return { ...h, score };
+	});
+	return out.sort(compareHits).slice(0, 10);
+}
+
 /** The real hybrid search over the conversation's memory, with this run's settings on top of the config's. */
 function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>, clock: Clock): HybridSearch {
 	const { memory } = opened;
@@ -103,7 +133,7 @@ for (const [ci, conv] of conversations.entries()) {
 	loadMs += performance.now() - t1;
 	const known = new Set(turnIds.values());
 	const clock = askedAt(conv);
-	const engines = grid.map((variant) => engineFor(opened, variant, clock));
+	const engines = bases.map((base) => engineFor(opened, base, clock));
 	for (const q of conv.questions) {
 		if (q.category < 1 || q.category > 4) continue;
 		if (q.evidence.length === 0) {
@@ -112,14 +142,20 @@ for (const [ci, conv] of conversations.entries()) {
 		}
 		missingEvidence += q.evidence.filter((e) => !known.has(e)).length;
 		for (const mode of modes) {
-			for (const [vi, engine] of engines.entries()) {
+			const pages: SearchHit[][] = [];
+			for (const [bi, engine] of engines.entries()) {
 				const s0 = performance.now();
-				const outcome = await engine.search(opened.scope, { ...MODES[mode].options, text: q.question, limit: 10 });
-				if (vi === 0) latency[mode].push(performance.now() - s0);
-				const ranked = outcome.hits.map((h) => turnIds.get(h.node.id));
+				// Every candidate comes back, so grid entries that change only additive weights re-score it.
+				const outcome = await engine.search(opened.scope, { ...MODES[mode].options, text: q.question, limit: 200 });
+				if (bi === 0) latency[mode].push(performance.now() - s0);
+				pages.push([...outcome.hits]);
+			}
+			grid.forEach((variant, vi) => {
+				const { base, delta } = plan[vi];
+				const ranked = rescore(pages[base], delta, MODES[mode].options.temporal !== false).map((h) => turnIds.get(h.node.id));
 				const found = (k: number) => q.evidence.filter((e) => ranked.slice(0, k).includes(e)).length;
 				outcomes[mode][vi].push({ conversation: ci, category: q.category, found5: found(5), found10: found(10), evidence: q.evidence.length });
-			}
+			});
 		}
 	}
 	await opened.close();

@@ -53,6 +53,8 @@ export async function openMemory(
 			cohesionDecay: config.search.cohesionDecay,
 			fanOutCap: config.search.fanOutCap,
 			halfLifeDays: config.search.halfLifeDays,
+			dateCueWeight: config.search.dateCueWeight,
+			whenWeight: config.search.whenWeight,
 		};
 		const memory = new Memory({ graph, vectors, embedder, profile, search });
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;

@@ -49,10 +49,6 @@ export interface SearchSettings {
 	readonly dateCueWeight: number;
 	/** Weight of the "when" term: the query asks when ("When did…") and the item's text mentions a date. */
 	readonly whenWeight: number;
-	/** Subtracted from a result when a result ranked above it is its direct neighbour (0: off), so one spot of the graph does not fill the page. */
-	readonly diversity: number;
-	/** Subtracted from hubs (more relations than fanOutCap: sessions, people everything links to). */
-	readonly hubPenalty: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -79,8 +75,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	maxQueryChars: 2000,
 	dateCueWeight: 0,
 	whenWeight: 0,
-	diversity: 0,
-	hubPenalty: 0,
 };
 
 export interface SearchRequest {
@@ -118,8 +112,6 @@ export interface SignalScores {
 	readonly date: number;
 	/** 1 when the query asks when and the item's text mentions a date. */
 	readonly when: number;
-	/** Taken off by diversity and the hub penalty (0 when neither applied). */
-	readonly penalty: number;
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
 }
@@ -264,7 +256,8 @@ export class HybridSearch {
 
 		const withTime = request.temporal ?? true;
 		const now = this.deps.clock.now();
-		const cues = withTime && (s.dateCueWeight > 0 || s.whenWeight > 0) ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
+		// Computed even at weight 0, so every result reports its date and when signals.
+		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
 		const topFulltext = fulltextHits[0]?.score ?? 0;
 		const hits: SearchHit[] = [];
 		for (const [id, fused] of base) {
@@ -293,23 +286,14 @@ export class HybridSearch {
 					trust,
 					date,
 					when,
-					penalty: 0,
 					...ranks.get(id),
 				},
 			});
 		}
-		hits.sort(
-			(a, b) =>
-				b.score - a.score ||
-				b.signals.fusion - a.signals.fusion ||
-				(a.signals.fulltextRank ?? Infinity) - (b.signals.fulltextRank ?? Infinity) ||
-				(a.signals.vectorRank ?? Infinity) - (b.signals.vectorRank ?? Infinity) ||
-				a.node.id.localeCompare(b.node.id),
-		);
+		hits.sort(compareHits);
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
-		const page = useGraph && (s.diversity > 0 || s.hubPenalty > 0) ? await diversify(walker, hits, limit, s.diversity, s.hubPenalty) : hits.slice(0, limit);
 		return {
-			hits: page,
+			hits: hits.slice(0, limit),
 			fusion,
 			degraded,
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
@@ -351,6 +335,17 @@ export function createHybridSearch(deps: HybridSearchDeps): HybridSearch {
 	return new HybridSearch(deps);
 }
 
+/** Best first; ties go to the fused base, then the channel ranks, then the id (stable across runs). */
+export function compareHits(a: SearchHit, b: SearchHit): number {
+	return (
+		b.score - a.score ||
+		b.signals.fusion - a.signals.fusion ||
+		(a.signals.fulltextRank ?? Infinity) - (b.signals.fulltextRank ?? Infinity) ||
+		(a.signals.vectorRank ?? Infinity) - (b.signals.vectorRank ?? Infinity) ||
+		a.node.id.localeCompare(b.node.id)
+	);
+}
+
 /** Stored trust_level, else the level of the node's source, else full trust (hand-made files). */
 export function trustOf(node: NodeRecord): number {
 	const level = node.props.trust_level;
@@ -374,32 +369,6 @@ function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
 		if (!itemRanges(node).some((r) => overlaps(r, during))) return false;
 	}
 	return true;
-}
-
-/**
- * The page picked greedily: each next result is the best after penalties, where a result loses
- * `diversity` when a result already picked is its neighbour, and hubs lose `hubPenalty`.
- */
-async function diversify(walker: GraphWalker, hits: readonly SearchHit[], limit: number, diversity: number, hubPenalty: number): Promise<SearchHit[]> {
-	const pool = hits.slice(0, Math.max(limit * 3, 30));
-	await walker.load(pool.map((h) => h.node.id));
-	const hub = new Map<string, number>();
-	for (const h of pool) hub.set(h.node.id, hubPenalty > 0 && (await walker.isHub(h.node.id)) ? hubPenalty : 0);
-	const picked: SearchHit[] = [];
-	const chosen = new Set<string>();
-	while (picked.length < limit && picked.length < pool.length) {
-		let best: { hit: SearchHit; penalty: number } | undefined;
-		for (const hit of pool) {
-			if (chosen.has(hit.node.id)) continue;
-			const near = diversity > 0 && [...walker.neighbours(hit.node.id)].some((n) => chosen.has(n));
-			const penalty = (hub.get(hit.node.id) ?? 0) + (near ? diversity : 0);
-			if (!best || hit.score - penalty > best.hit.score - best.penalty) best = { hit, penalty };
-		}
-		if (!best) break;
-		chosen.add(best.hit.node.id);
-		picked.push(best.penalty > 0 ? { ...best.hit, score: best.hit.score - best.penalty, signals: { ...best.hit.signals, penalty: best.penalty } } : best.hit);
-	}
-	return picked;
 }
 
 /** 1 when one of the item's dates meets one the query names, falling off over weeks; 0 when the query names none. */
