@@ -95,6 +95,7 @@ export function hybridResultView(hit: SearchHit, mode: FusionMode): SearchResult
 		trust: round(s.trust),
 		date: round(s.date),
 		when: s.when,
+		penalty: round(s.penalty),
 	};
 	if (s.fulltextRank !== undefined) scores.fulltext_rank = s.fulltextRank;
 	if (s.vectorRank !== undefined) scores.vector_rank = s.vectorRank;

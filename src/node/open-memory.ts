@@ -55,6 +55,7 @@ export async function openMemory(
 			halfLifeDays: config.search.halfLifeDays,
 			dateCueWeight: config.search.dateCueWeight,
 			whenWeight: config.search.whenWeight,
+			hubPenalty: config.search.hubPenalty,
 		};
 		const memory = new Memory({ graph, vectors, embedder, profile, search });
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;

@@ -96,4 +96,20 @@ describe.each(testBackends())("time in search on $name", (backend) => {
 		const notWhen = await search("Caroline pottery class", { whenWeight: 0.5 });
 		expect(notWhen.hits.every((h) => h.signals.when === 0)).toBe(true);
 	});
+
+	it("takes the hub penalty off hubs only, and says so in their signals", async () => {
+		await remember("Pottery", { description: "pottery pottery class" });
+		for (const k of ["Bowl", "Vase", "Kiln"]) {
+			await remember(k, { description: `a pottery ${k.toLowerCase()}` });
+			await opened.memory.relate(ctx, { label: "Concept", key: "Pottery" }, "RELATED_TO", { label: "Concept", key: k });
+		}
+		const off = await search("pottery", { fanOutCap: 2, hubPenalty: 0 });
+		const on = await search("pottery", { fanOutCap: 2, hubPenalty: 0.5 });
+		const hubOn = on.hits.find((h) => h.node.key === "Pottery");
+		const hubOff = off.hits.find((h) => h.node.key === "Pottery");
+		expect(hubOn?.signals.penalty).toBe(0.5);
+		expect((hubOff?.score ?? 0) - (hubOn?.score ?? 0)).toBeCloseTo(0.5, 6);
+		expect(on.hits.filter((h) => h.node.key !== "Pottery").every((h) => h.signals.penalty === 0)).toBe(true);
+		expect(on.hits[on.hits.length - 1].node.key).toBe("Pottery");
+	});
 });

@@ -35,7 +35,7 @@ describe("engrama_search with dates, from notes", () => {
 		// "yesterday" in a note dated 2023-05-08 is 2023-05-07: only that date matches.
 		const day = await ok<Found>(client, "engrama_search", { query: "charity race", date_from: "2023-05-07", date_to: "2023-05-07" });
 		expect(day.results.map((r) => r.name)).toEqual(["Charity race"]);
-		expect(Object.keys(day.results[0].scores)).toEqual(expect.arrayContaining(["rrf", "fulltext", "vector", "graph", "temporal", "trust", "date", "when"]));
+		expect(Object.keys(day.results[0].scores)).toEqual(expect.arrayContaining(["rrf", "fulltext", "vector", "graph", "temporal", "trust", "date", "when", "penalty"]));
 		const later = await ok<Found>(client, "engrama_search", { query: "charity race", date_from: "2024-01-01" });
 		expect(later.results.map((r) => r.name)).toEqual(["Winter race"]);
 	});
