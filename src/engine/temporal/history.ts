@@ -17,6 +17,8 @@ const NOT_TRACKED = new Set([
 	"engrama_id",
 	"content_hash",
 	"decayed_at",
+	// Derived from the text and valid_from, whose own changes are recorded.
+	"mentioned_dates",
 	// Sync bookkeeping about the note file, not facts about the entity.
 	"obsidian_mtime",
 	"obsidian_size",
