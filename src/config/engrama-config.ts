@@ -60,6 +60,10 @@ export const engramaConfigSchema = z.object({
 			fanOutCap: z.number().int().min(1).optional(),
 			/** Days after which the temporal term counts a node half (SPEC §6; read-time decay). */
 			halfLifeDays: z.number().gt(0).optional(),
+			/** Weights of the query's date cues, of when-questions, and the penalty of hub nodes (#14). */
+			dateCueWeight: z.number().min(0).optional(),
+			whenWeight: z.number().min(0).optional(),
+			hubPenalty: z.number().min(0).optional(),
 		})
 		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1 }),
 	/** Entity resolver thresholds and modes; defaults in src/engine/resolver/settings.ts. */

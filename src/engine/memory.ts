@@ -8,6 +8,7 @@ import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
 import { GroupCommitQueue, type GroupCommitStats, type WriteOptions } from "./group-commit";
+import { dayRangeFromInput } from "./temporal/time-mentions";
 import type { NodeRecord, PartialScope, Props } from "./types";
 import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
 import {
@@ -62,6 +63,10 @@ export interface SearchOptions {
 	readonly limit?: number;
 	readonly labels?: readonly string[];
 	readonly validAt?: string;
+	/** Only items dated (valid_from) or mentioning a date on or after this day (YYYY-MM-DD). */
+	readonly dateFrom?: string;
+	/** … on or before this day. */
+	readonly dateTo?: string;
 	readonly fusion?: FusionMode;
 	readonly graph?: boolean;
 	readonly temporal?: boolean;
@@ -94,6 +99,9 @@ export function hybridResultView(hit: SearchHit, mode: FusionMode): SearchResult
 		anchor: round(s.anchor),
 		temporal: round(s.temporal),
 		trust: round(s.trust),
+		date: round(s.date),
+		when: s.when,
+		penalty: round(s.penalty),
 	};
 	if (s.fulltextRank !== undefined) scores.fulltext_rank = s.fulltextRank;
 	if (s.vectorRank !== undefined) scores.vector_rank = s.vectorRank;
@@ -250,7 +258,8 @@ export class Memory implements MemoryCore {
 		if (options.validAt !== undefined && !Number.isFinite(Date.parse(options.validAt))) {
 			throw new ValidationError(`valid_at "${options.validAt}" is not a date. Use an ISO date such as 2026-01-31.`);
 		}
-		const outcome = await this.searcher.search(scope, { ...options, text, labels });
+		const during = dayRangeFromInput(options.dateFrom, options.dateTo);
+		const outcome = await this.searcher.search(scope, { ...options, text, labels, during });
 		const hint = await searchProactiveHint(this, scope, text, outcome.hits.map((hit) => hit.node));
 		return {
 			query: text,

@@ -35,6 +35,9 @@ const TABLE = {
 	edited_by_source:  row(o, _, _, _, _),
 	edited_by_agent:   row(o, _, _, _, _),
 	edited_in_session: row(o, _, _, _, _),
+	// Time expressions of the text resolved against the item's date (temporal/time-mentions.ts);
+	// derived from the text and valid_from, whose own changes history records.
+	mentioned_dates:   row(o, _, _, _, _),
 	// Sync's bookkeeping about the note (sync/note-index.ts NOTE_PROPS).
 	obsidian_path:     row(_, o, _, _, _),
 	content_hash:      row(_, _, _, _, _),

@@ -53,6 +53,9 @@ export async function openMemory(
 			cohesionDecay: config.search.cohesionDecay,
 			fanOutCap: config.search.fanOutCap,
 			halfLifeDays: config.search.halfLifeDays,
+			dateCueWeight: config.search.dateCueWeight,
+			whenWeight: config.search.whenWeight,
+			hubPenalty: config.search.hubPenalty,
 		};
 		// One event-loop turn before a group of writes commits: requests already received join it.
 		const yieldToInput = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,3 +1,4 @@
+import * as chrono from "chrono-node";
 import { parseConfig, configFromEnv } from "../../../src/config/engrama-config";
 import { nodeToText } from "../../../src/engine/node-text";
 import type { Profile } from "../../../src/engine/profile";
@@ -15,10 +16,19 @@ export type TurnContext = "none" | "previous";
 function turnProps(turn: LocomoTurn, before: LocomoTurn | undefined, date: string, context: TurnContext, full: boolean): Record<string, string> {
 	const props: Record<string, string> = { description: turnText(turn) };
 	if (context === "previous" && before) props.context = turnText(before);
-	if (full) Object.assign(props, { speaker: turn.speaker, session_date: date });
+	// The session's date as a note would carry it (frontmatter valid_from): the write pipeline
+	// resolves "yesterday", "last week" in the turn against it.
+	if (full) Object.assign(props, { speaker: turn.speaker, valid_from: date });
 	return props;
 }
 const sessionText = (n: number, date: string) => `Session ${n} on ${date}`;
+
+/** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00.000Z" (the dataset gives no time zone: UTC). */
+export function sessionInstant(date: string): string {
+	const parsed = chrono.parseDate(date, { instant: new Date(0), timezone: 0 });
+	if (!parsed) throw new Error(`LoCoMo session date "${date}" is not a date.`);
+	return parsed.toISOString();
+}
 
 /** Texts of every node the loader writes and of every question of categories 1-4 (to embed in batches up front). */
 export function textsToEmbed(conv: LocomoConversation, context: TurnContext): string[] {
@@ -44,7 +54,7 @@ export interface LoadedConversation {
  * with context "previous" the turn it answers) IN_SESSION its session, SPOKEN_BY its speaker,
  * and NEXT to the following turn; sessions are WITH both speakers.
  */
-export async function loadConversation(conv: LocomoConversation, profile: Profile, embedder: EmbeddingProvider, context: TurnContext): Promise<LoadedConversation> {
+export async function loadConversation(conv: LocomoConversation, profile: Profile, embedder: EmbeddingProvider | null, context: TurnContext): Promise<LoadedConversation> {
 	const env = configFromEnv(process.env, { dbPath: ":memory:" });
 	const config = parseConfig({ ...env, backend: "sqlite", dbPath: ":memory:", orgId: "locomo", userId: conv.id, embedding: { provider: "none" } });
 	const opened = await openMemory(config, { profile, embedder });
@@ -55,12 +65,12 @@ export async function loadConversation(conv: LocomoConversation, profile: Profil
 		for (const sp of conv.speakers) await memory.remember(ctx, { label: "Speaker", key: sp, props: { description: speakerText(sp) } });
 		for (const s of conv.sessions) {
 			const session = { label: "Session", key: `Session ${s.number}` };
-			await memory.remember(ctx, { ...session, props: { description: sessionText(s.number, s.date), session_date: s.date } });
+			await memory.remember(ctx, { ...session, props: { description: sessionText(s.number, s.date), valid_from: sessionInstant(s.date) } });
 			for (const sp of conv.speakers) await memory.relate(ctx, session, "WITH", { label: "Speaker", key: sp });
 			let previous: { label: string; key: string } | undefined;
 			for (const [i, t] of s.turns.entries()) {
 				const turn = { label: "Turn", key: t.diaId };
-				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(t, s.turns[i - 1], s.date, context, true) });
+				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(t, s.turns[i - 1], sessionInstant(s.date), context, true) });
 				turnIds.set(node.id, t.diaId);
 				await memory.relate(ctx, turn, "IN_SESSION", session);
 				if (conv.speakers.includes(t.speaker)) await memory.relate(ctx, turn, "SPOKEN_BY", { label: "Speaker", key: t.speaker });

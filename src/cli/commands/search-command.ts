@@ -8,6 +8,8 @@ interface SearchFlags {
 	limit: string;
 	label?: string[];
 	validAt?: string;
+	from?: string;
+	to?: string;
 	mode?: string;
 	graph: boolean;
 	fulltextOnly?: boolean;
@@ -15,7 +17,7 @@ interface SearchFlags {
 
 function signalLine(r: SearchResultView): string {
 	const s = r.scores;
-	const parts = ["rrf", "linear", "fulltext", "vector", "graph", "temporal", "trust"]
+	const parts = ["rrf", "linear", "fulltext", "vector", "graph", "temporal", "trust", "date", "when"]
 		.filter((k) => s[k] !== undefined && (s[k] !== 0 || k === "rrf" || k === "linear"))
 		.map((k) => `${k} ${s[k].toFixed(3)}`);
 	return parts.join(", ");
@@ -29,6 +31,8 @@ export function registerSearchCommand(program: Command): void {
 		.option("--limit <n>", "number of results", "10")
 		.option("--label <label...>", "only these labels")
 		.option("--valid-at <date>", "only nodes valid at this date (ISO, e.g. 2026-01-31)")
+		.option("--from <date>", "only items dated, or mentioning a date, on or after this day (YYYY-MM-DD)")
+		.option("--to <date>", "only items dated, or mentioning a date, on or before this day (YYYY-MM-DD)")
 		.option("--mode <mode>", "fusion: rrf (default) or linear (legacy weighted blend)")
 		.option("--no-graph", "skip the graph rerank")
 		.option("--fulltext-only", "skip the vector channel")
@@ -42,6 +46,8 @@ export function registerSearchCommand(program: Command): void {
 					limit: positiveInt("--limit", options.limit),
 					labels: options.label,
 					validAt: options.validAt,
+					dateFrom: options.from,
+					dateTo: options.to,
 					fusion: options.mode,
 					graph: options.graph,
 					channels: options.fulltextOnly ? { vector: false } : undefined,

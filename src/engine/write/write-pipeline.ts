@@ -1,9 +1,10 @@
 import { BackendError, NotFoundError, ValidationError, errorMessage } from "../errors";
 import { newEngramaId, type Clock } from "../clock";
-import { nodeToText } from "../node-text";
+import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
 import type { EmbeddingProvider, GraphStore, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
+import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../sync/note-index";
 import type { NodeRecord, PartialScope, PropValue, Provenance, Scope } from "../types";
@@ -222,6 +223,8 @@ export class WritePipeline {
 			props.confidence = (confidence ?? 1) / 2;
 		}
 
+		this.resolveMentionedDates(props, existing, now, unset);
+
 		const setOnCreate: Record<string, PropValue> = {
 			engrama_id: input.id && isUuid(input.id) ? input.id : newEngramaId(),
 			valid_from: now,
@@ -236,6 +239,23 @@ export class WritePipeline {
 			merge: { label: def.label, keyField: def.keyField, key, set: { ...props, ...provenance.set, ...scopeProps }, setOnCreate, unset, now },
 			warnings,
 		};
+	}
+
+	/**
+	 * "yesterday", "last week", "in May" in the item's text, resolved against the item's own date
+	 * (valid_from, else now: the date it is written) and kept as `mentioned_dates`, so search can
+	 * match and filter them. Redone whenever the text or the date changes.
+	 */
+	private resolveMentionedDates(props: Record<string, PropValue>, existing: NodeRecord | null, now: string, unset: string[]): void {
+		if (!TEXT_PROPS.some((p) => p in props) && !("valid_from" in props)) return;
+		const merged = { ...(existing?.props ?? {}), ...props };
+		const date = typeof merged.valid_from === "string" ? merged.valid_from : now;
+		const text = TEXT_PROPS.map((p) => merged[p])
+			.filter((v): v is string => typeof v === "string" && v !== "")
+			.join("\n");
+		const ranges = formatRanges(resolveTimeMentions(text, new Date(date)));
+		if (ranges.length > 0) props[MENTIONED_DATES] = ranges;
+		else if (existing && MENTIONED_DATES in existing.props) unset.push(MENTIONED_DATES);
 	}
 
 	/** MERGE plus its history entries (one per changed property) as one unit. */

@@ -12,6 +12,8 @@ export function searchTool(env: ToolEnv) {
 			limit: count("limit", 1, 50, "Maximum results (1-50).").default(10),
 			labels: z.array(env.schemas.label("Only nodes of this label.")).max(20).optional().describe("Only nodes of these labels."),
 			valid_at: text("valid_at", 40, "Only nodes valid at this ISO date (valid_from ≤ date ≤ valid_to), e.g. 2026-01-31.").optional(),
+			date_from: text("date_from", 40, "Only items dated (valid_from) or mentioning a date on or after this day, e.g. 2026-01-01. Relative words in stored text ('yesterday', 'last week') are resolved against the item's date when written.").optional(),
+			date_to: text("date_to", 40, "Only items dated or mentioning a date on or before this day, e.g. 2026-01-31.").optional(),
 		},
 		outputSchema: {
 			query: z.string(),
@@ -25,6 +27,8 @@ export function searchTool(env: ToolEnv) {
 				limit: args.limit,
 				labels: args.labels,
 				validAt: args.valid_at,
+				dateFrom: args.date_from,
+				dateTo: args.date_to,
 			});
 			const top = view.results
 				.slice(0, 5)

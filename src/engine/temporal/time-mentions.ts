@@ -1,0 +1,149 @@
+/**
+ * Dates in text: time expressions ("yesterday", "last week", "in May", "June 2023") resolved with
+ * chrono-node against a reference instant, as day ranges. An item's expressions are resolved
+ * against the item's own date when it is written (stored as `mentioned_dates`), a query's against
+ * now; search matches the two as date ranges.
+ */
+import * as chrono from "chrono-node";
+import { ValidationError } from "../errors";
+import type { NodeRecord } from "../types";
+
+/** Inclusive range of UTC days, as YYYY-MM-DD. */
+export interface DayRange {
+	readonly from: string;
+	readonly to: string;
+}
+
+export interface TimeMention extends DayRange {
+	/** The words that said it ("last week"). */
+	readonly text: string;
+}
+
+/** The prop that holds an item's resolved time expressions ("2023-05-07", "2023-05-01/2023-05-31"). */
+export const MENTIONED_DATES = "mentioned_dates";
+/** Enough for a note; more would mostly be noise from a long text. */
+const MAX_MENTIONS = 32;
+const DAY_MS = 86_400_000;
+const PARSERS = [chrono.casual, chrono.es.casual];
+
+const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
+
+function rangeOf(c: chrono.ParsedComponents): DayRange {
+	const y = c.get("year") ?? 1970;
+	const m = c.get("month") ?? 1;
+	const d = c.get("day") ?? 1;
+	// What the words fix: a day (also "last Saturday", "tonight"), else a month ("in May"), else a year.
+	if (c.isCertain("day") || c.isCertain("weekday") || c.isCertain("hour")) return { from: day(y, m, d), to: day(y, m, d) };
+	if (c.isCertain("month")) return { from: day(y, m, 1), to: day(y, m + 1, 0) };
+	if (c.isCertain("year")) return { from: day(y, 1, 1), to: day(y, 12, 31) };
+	return { from: day(y, m, d), to: day(y, m, d) };
+}
+
+/**
+ * The time expressions of `text` as day ranges, resolved against `reference` (UTC). Durations
+ * ("for 4 years") are not dates and are skipped; English and Spanish.
+ */
+export function resolveTimeMentions(text: string, reference: Date): TimeMention[] {
+	if (!text || !Number.isFinite(reference.getTime())) return [];
+	const ref = { instant: reference, timezone: 0 };
+	const taken: [number, number][] = [];
+	const out: TimeMention[] = [];
+	for (const parser of PARSERS) {
+		for (const r of parser.parse(text, ref)) {
+			const end = r.index + r.text.length;
+			if (taken.some(([a, b]) => r.index < b && end > a)) continue;
+			if (/^(for|durante|por)\s/i.test(r.text)) continue;
+			// A bare time of day ("at 3 pm", "this morning") says no more than the item's own date.
+			if (!r.start.isCertain("day") && !r.start.isCertain("weekday") && !r.start.isCertain("month") && !r.start.isCertain("year") && !isRelativeDay(r.text)) continue;
+			taken.push([r.index, end]);
+			const start = rangeOf(r.start);
+			// "last week" fixes a day a week back; the week it names runs on from there.
+			const week = !r.end && /\b(week|semana)\b/i.test(r.text) ? { from: start.from, to: addDays(start.from, 6) } : start;
+			const range = r.end ? { from: start.from, to: maxDay(start.to, rangeOf(r.end).to) } : week;
+			out.push({ text: r.text, ...range });
+			if (out.length >= MAX_MENTIONS) return out;
+		}
+	}
+	return out;
+}
+
+function isRelativeDay(text: string): boolean {
+	return /\b(today|tonight|yesterday|tomorrow|weekend|hoy|ayer|mañana)\b/i.test(text);
+}
+
+const maxDay = (a: string, b: string) => (a > b ? a : b);
+const addDays = (iso: string, n: number) => new Date(Date.parse(iso) + n * DAY_MS).toISOString().slice(0, 10);
+
+/** Ranges as stored: "YYYY-MM-DD" for one day, "YYYY-MM-DD/YYYY-MM-DD" for more; unique, in order. */
+export function formatRanges(ranges: readonly DayRange[]): string[] {
+	return [...new Set(ranges.map((r) => (r.from === r.to ? r.from : `${r.from}/${r.to}`)))].sort();
+}
+
+/** A stored range back ("2023-05-07" or "2023-05-01/2023-05-31"); undefined when it is not one. */
+export function parseRange(value: unknown): DayRange | undefined {
+	if (typeof value !== "string") return undefined;
+	const m = /^(\d{4}-\d{2}-\d{2})(?:\/(\d{4}-\d{2}-\d{2}))?$/.exec(value);
+	if (!m) return undefined;
+	return { from: m[1], to: m[2] ?? m[1] };
+}
+
+/** The UTC day of an ISO instant, or undefined. */
+export function dayOf(iso: unknown): string | undefined {
+	if (typeof iso !== "string") return undefined;
+	const t = Date.parse(iso);
+	return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 10) : undefined;
+}
+
+/** The item's own date: valid_from (a note's date, a session's date), else when it was created. */
+export function itemDay(node: Pick<NodeRecord, "props" | "createdAt">): string | undefined {
+	return dayOf(node.props.valid_from) ?? dayOf(node.createdAt);
+}
+
+/** Every date an item carries: its own and those its text mentions. */
+export function itemRanges(node: Pick<NodeRecord, "props" | "createdAt">): DayRange[] {
+	const own = itemDay(node);
+	const mentioned = node.props[MENTIONED_DATES];
+	const list = Array.isArray(mentioned) ? mentioned : [];
+	return [...(own ? [{ from: own, to: own }] : []), ...list.map(parseRange).filter((r): r is DayRange => r !== undefined)];
+}
+
+export function overlaps(a: DayRange, b: DayRange): boolean {
+	return a.from <= b.to && b.from <= a.to;
+}
+
+/** Days between two ranges (0 when they overlap). */
+export function gapDays(a: DayRange, b: DayRange): number {
+	if (overlaps(a, b)) return 0;
+	const [early, late] = a.to < b.from ? [a.to, b.from] : [b.to, a.from];
+	return (Date.parse(late) - Date.parse(early)) / DAY_MS;
+}
+
+/** What a query says about time: the dates it names, and whether it asks when something happened. */
+export interface QueryTimeCues {
+	readonly ranges: readonly DayRange[];
+	/** "When did…", "what year…", "how long ago…", "¿cuándo…": the answer is a date. */
+	readonly asksWhen: boolean;
+}
+
+const ASKS_WHEN = /\b(when|what (year|month|day|date|time)|which (year|month|day|date)|how long ago|how long has|since when|cu[aá]ndo|qu[eé] (a[nñ]o|mes|d[ií]a|fecha))\b/i;
+
+export function queryTimeCues(query: string, now: Date): QueryTimeCues {
+	return { ranges: resolveTimeMentions(query, now).map(({ from, to }) => ({ from, to })), asksWhen: ASKS_WHEN.test(query) };
+}
+
+/**
+ * A date filter from user input: either end may be missing (open). Dates are days (YYYY-MM-DD)
+ * or ISO date-times (their UTC day). Undefined when neither end is given.
+ */
+export function dayRangeFromInput(from: string | undefined, to: string | undefined): DayRange | undefined {
+	if (from === undefined && to === undefined) return undefined;
+	const read = (name: string, value: string | undefined, open: string) => {
+		if (value === undefined || value.trim() === "") return open;
+		const d = dayOf(/^\d{4}-\d{2}-\d{2}$/.test(value.trim()) ? `${value.trim()}T00:00:00Z` : value.trim());
+		if (!d) throw new ValidationError(`${name} "${value.slice(0, 40)}" is not a date. Use YYYY-MM-DD, e.g. 2026-01-31.`);
+		return d;
+	};
+	const range = { from: read("date_from", from, "0000-01-01"), to: read("date_to", to, "9999-12-31") };
+	if (range.from > range.to) throw new ValidationError(`date_from ${range.from} is after date_to ${range.to}.`);
+	return range;
+}
