@@ -45,7 +45,7 @@ export const envelopeSchema = z
 		embedding_model: z.string().nullish(),
 		embedding_dimensions: z.number().int().min(0).nullish(),
 	})
-	.passthrough();
+	.loose();
 export type Envelope = z.infer<typeof envelopeSchema>;
 
 export const nodeRecordSchema = z.object({
@@ -80,7 +80,7 @@ export const vectorRecordSchema = z.object({
 	key_value: key,
 	org_id: scopeId.nullish(),
 	user_id: scopeId.nullish(),
-	vector: z.array(z.number().finite()).min(1).max(8192),
+	vector: z.array(z.number()).min(1).max(8192),
 });
 
 export const historyRecordSchema = z.object({
