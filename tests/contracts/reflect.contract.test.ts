@@ -57,13 +57,88 @@ describe.each(testBackends())("reflect rows on $name", (backend) => {
 		]);
 	});
 
-	it("2. shared technology, pairs in entity order", async () => {
+	it("2. shared technology: one row per Technology with three or more users", async () => {
 		expect(project(await rows("shared_technology"))).toEqual([
-			{ technology: "Technology:TypeScript", a: "Project:Booking", aVia: "USES", b: "Course:Bootcamp", bVia: "TEACHES" },
-			{ technology: "Technology:TypeScript", a: "Project:Booking", aVia: "USES", b: "Project:Portal", bVia: "USES" },
-			{ technology: "Technology:TypeScript", a: "Course:Bootcamp", aVia: "TEACHES", b: "Project:Portal", bVia: "USES" },
+			{
+				technology: "Technology:TypeScript",
+				users: [
+					{ entity: "Project:Booking", via: "USES" },
+					{ entity: "Course:Bootcamp", via: "TEACHES" },
+					{ entity: "Project:Portal", via: "USES" },
+				],
+				userCount: 3,
+				labelCount: 2,
+			},
 		]);
-		expect(project(await rows("shared_technology", { limit: 2 }))).toHaveLength(2);
+		expect(project(await rows("shared_technology", { listCap: 2 }))).toEqual([
+			{
+				technology: "Technology:TypeScript",
+				users: [
+					{ entity: "Project:Booking", via: "USES" },
+					{ entity: "Course:Bootcamp", via: "TEACHES" },
+				],
+				userCount: 3,
+				labelCount: 2,
+			},
+		]);
+	});
+
+	it("2. shared technology: who counts as a user, the threshold, the order and the caps", async () => {
+		// A graph of its own, so the fixture's other detectors stay as they are.
+		const own = await backend.open();
+		try {
+			const c: WriteContext = { scope: own.scope, source: "cli" };
+			const node = (label: string, key: string, props: Record<string, unknown> = {}) => own.memory.remember(c, { label, key, props });
+			const rel = (fl: string, fk: string, type: string, tl: string, tk: string) => own.memory.relate(c, { label: fl, key: fk }, type, { label: tl, key: tk });
+			for (const t of ["Node", "Go", "Rust", "Deno", "V8"]) await node("Technology", t);
+			for (const p of ["Alpha", "Beta", "Gamma", "Gone", "Delta"]) await node("Project", p, { status: "active" });
+			await node("Course", "Bootcamp");
+			await node("Person", "Ana");
+			await node("Note", "Daily");
+			// Node: four users of three labels; Alpha both uses and is built from it (via: the smaller type).
+			await rel("Project", "Alpha", "USES", "Technology", "Node");
+			await rel("Project", "Alpha", "COMPOSED_OF", "Technology", "Node");
+			await rel("Project", "Beta", "USES", "Technology", "Node");
+			await rel("Course", "Bootcamp", "TEACHES", "Technology", "Node");
+			await node("Technology", "Express");
+			await rel("Technology", "Express", "COMPOSED_OF", "Technology", "Node");
+			// Not users: an archived and a superseded project, other relation types, an edge out of Node.
+			await rel("Project", "Gone", "USES", "Technology", "Node");
+			await rel("Project", "Delta", "USES", "Technology", "Node");
+			await rel("Person", "Ana", "RELATED_TO", "Technology", "Node");
+			await rel("Note", "Daily", "LINKS_TO", "Technology", "Node");
+			await rel("Technology", "Node", "COMPOSED_OF", "Technology", "V8");
+			// Go and Rust: three projects each (one label); Deno: two live users, below the threshold.
+			for (const t of ["Go", "Rust"]) for (const p of ["Alpha", "Beta", "Gamma"]) await rel("Project", p, "USES", "Technology", t);
+			for (const p of ["Alpha", "Beta", "Gone"]) await rel("Project", p, "USES", "Technology", "Deno");
+			await own.memory.forget(c, { label: "Project", key: "Gone" });
+			await node("Project", "Delta", { valid_to: "2025-01-01" });
+
+			const graph = own.memory.graph;
+			const ownRows = async (params: Partial<ReflectParams> = {}) => project(await graph.reflectRows(own.scope, "shared_technology", { ...PARAMS, ...params }));
+			const projects = (via: string) => ["Alpha", "Beta", "Gamma"].map((p) => ({ entity: `Project:${p}`, via }));
+			expect(await ownRows()).toEqual([
+				{
+					technology: "Technology:Node",
+					users: [
+						{ entity: "Project:Alpha", via: "COMPOSED_OF" },
+						{ entity: "Project:Beta", via: "USES" },
+						{ entity: "Course:Bootcamp", via: "TEACHES" },
+						{ entity: "Technology:Express", via: "COMPOSED_OF" },
+					],
+					userCount: 4,
+					labelCount: 3,
+				},
+				{ technology: "Technology:Go", users: projects("USES"), userCount: 3, labelCount: 1 },
+				{ technology: "Technology:Rust", users: projects("USES"), userCount: 3, labelCount: 1 },
+			]);
+			expect(await ownRows({ limit: 2, listCap: 1 })).toEqual([
+				{ technology: "Technology:Node", users: [{ entity: "Project:Alpha", via: "COMPOSED_OF" }], userCount: 4, labelCount: 3 },
+				{ technology: "Technology:Go", users: [{ entity: "Project:Alpha", via: "USES" }], userCount: 3, labelCount: 1 },
+			]);
+		} finally {
+			await own.close();
+		}
 	});
 
 	it("3. training opportunity", async () => {

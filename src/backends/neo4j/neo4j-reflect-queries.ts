@@ -24,7 +24,7 @@ import { NODE_LABEL } from "./schema";
 /**
  * The reflect detectors in Cypher (definitions: src/engine/protocols/reflect-rows.ts), each one
  * query returning the rows in their final order. Lists are sorted with ORDER BY before collect
- * and cut to $cap; the pairwise detectors cap each outer entity's rows at $limit before the
+ * and cut to $cap; the pairwise detectors (1, 4) cap each outer entity's rows at $limit before the
  * final sort, so a hub never costs the square of its members.
  */
 
@@ -97,17 +97,12 @@ export const REFLECT_QUERIES: Readonly<Record<OneQueryDetector, string>> = {
 		ORDER BY ${BY("o")}, ${BY("res")} LIMIT $limit`,
 
 	shared_technology: `${OUTER("t")} AND t.__label = 'Technology'
-		CALL {
-			WITH t
-			MATCH (u)-[r:USES|TEACHES|COMPOSED_OF]->(t) WHERE u <> t AND ${LIVE("u")}
-			WITH u, min(type(r)) AS via ORDER BY ${BY("u")}
-			WITH collect({u: u, via: via}) AS users WHERE size(users) >= 2
-			UNWIND range(0, size(users) - 2) AS i
-			UNWIND range(i + 1, size(users) - 1) AS j
-			RETURN users[i] AS a, users[j] AS b, i, j LIMIT $limit
-		}
-		RETURN ${ENT("t")} AS technology, ${ENT("a.u")} AS a, a.via AS aVia, ${ENT("b.u")} AS b, b.via AS bVia
-		ORDER BY ${BY("t")}, i, j LIMIT $limit`,
+		MATCH (u)-[r:USES|TEACHES|COMPOSED_OF]->(t) WHERE u <> t AND ${LIVE("u")}
+		WITH t, u, min(type(r)) AS via ORDER BY ${BY("u")}
+		WITH t, collect({u: u, via: via}) AS found, count(DISTINCT u.__label) AS labelCount WHERE size(found) >= 3
+		RETURN ${ENT("t")} AS technology, [x IN found[0..$cap] | {entity: ${ENT("x.u")}, via: x.via}] AS users,
+			size(found) AS userCount, labelCount
+		ORDER BY userCount DESC, ${BY("t")} LIMIT $limit`,
 
 	training_opportunity: `${OUTER("c")} AND c.__label = 'Concept'
 		AND NOT EXISTS { MATCH (c)<-[k:COVERS|TEACHES]-(course) WHERE course <> c AND course.__label IN ['Course', 'Lesson'] AND ${LIVE("course")} }
@@ -211,10 +206,9 @@ const MAPPERS: { [K in OneQueryDetector]: (row: Row) => ReflectRowMap[K] } = {
 	}),
 	shared_technology: (r): SharedTechnologyRow => ({
 		technology: entity(r.technology),
-		a: entity(r.a),
-		aVia: String(r.aVia),
-		b: entity(r.b),
-		bVia: String(r.bVia),
+		users: (r.users as Record<string, unknown>[]).map((u) => ({ entity: entity(u.entity), via: String(u.via) })),
+		userCount: Number(r.userCount),
+		labelCount: Number(r.labelCount),
 	}),
 	training_opportunity: (r): TrainingOpportunityRow => ({ concept: entity(r.concept), issues: entities(r.issues), issueCount: Number(r.issueCount) }),
 	technique_transfer: (r): TechniqueTransferRow => ({

@@ -28,7 +28,7 @@ import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
  * then integer joins on those tables; JSON is read again only for the few rows a detector
  * returns. The snapshot is kept for the calls that share `params.run` (temp tables are private
  * to the connection and never written to the file) and rebuilt for any other run.
- * The pairwise detectors (1, 2, 4) walk their outer entity in order and stop at `limit`.
+ * The pairwise detectors (1, 4) walk their outer entity in order and stop at `limit`.
  */
 
 const SNAPSHOT_DDL = `
@@ -217,27 +217,27 @@ class ReflectQueries {
 
 	// 2
 	sharedTechnology(): SharedTechnologyRow[] {
-		const out: SharedTechnologyRow[] = [];
 		const users = "ra.out = 0 AND ra.type IN ('USES', 'TEACHES', 'COMPOSED_OF')";
-		const techs = this.nodes(
-			`SELECT ${NODE("t")} FROM reflect_node t WHERE t.label = 'Technology'
-			AND (SELECT count(*) FROM (SELECT DISTINCT ra.y FROM reflect_adj ra WHERE ra.x = t.id AND ${users} LIMIT 2)) = 2 ${ORDER}`,
+		const techs = this.conn.all<NodeRow & { n: number; labels: number }>(
+			`SELECT ${NODE("t")}, count(DISTINCT u.id) AS n, count(DISTINCT u.label) AS labels FROM reflect_node t
+			CROSS JOIN reflect_adj ra ON ra.x = t.id CROSS JOIN reflect_node u ON u.id = ra.y
+			WHERE t.label = 'Technology' AND ${users} GROUP BY t.id HAVING n >= 3 ORDER BY n DESC, key, label LIMIT $limit`,
+			{ limit: this.params.limit },
 		);
-		for (const t of techs) {
+		return techs.map((t) => {
 			const rows = this.conn.all<NodeRow & { via: string }>(
 				`SELECT ${NODE("u")}, min(ra.type) AS via FROM reflect_adj ra CROSS JOIN reflect_node u ON u.id = ra.y
-				WHERE ra.x = $t AND ${users} GROUP BY u.id ${ORDER}`,
-				{ t: t.rid },
+				WHERE ra.x = $t AND ${users} GROUP BY u.id ${ORDER} LIMIT $cap`,
+				{ t: t.rid, cap: this.params.listCap },
 			);
-			for (let i = 0; i < rows.length; i++) {
-				for (let j = i + 1; j < rows.length; j++) {
-					if (out.length >= this.params.limit) return out;
-					const [tech, a, b] = this.entities([t, rows[i], rows[j]], -1);
-					out.push({ technology: tech, a, aVia: rows[i].via, b, bVia: rows[j].via });
-				}
-			}
-		}
-		return out;
+			const entities = this.entities(rows);
+			return {
+				technology: this.entities([t])[0],
+				users: entities.map((entity, i) => ({ entity, via: rows[i].via })),
+				userCount: Number(t.n),
+				labelCount: Number(t.labels),
+			};
+		});
 	}
 
 	// 3

@@ -36,7 +36,7 @@
  * (`LINKS_TO`) count nowhere.
  *
  * Rows come sorted as each detector says, at most `params.limit` of them. For the pairwise
- * detectors (1, 2, 4) a backend should walk the outer entity in order and stop once it has
+ * detectors (1, 4) a backend should walk the outer entity in order and stop once it has
  * `limit` rows, so a hub with thousands of members never costs its square.
  */
 
@@ -107,18 +107,24 @@ export interface CrossProjectSolutionRow {
 	readonly decisions: readonly ReflectEntity[];
 }
 
+/** A user of a Technology, with the relation that makes it one. */
+export interface TechnologyUser {
+	readonly entity: ReflectEntity;
+	/** The smallest of USES, TEACHES, COMPOSED_OF among the user's edges to the Technology. */
+	readonly via: string;
+}
+
 /**
- * 2. shared_technology. U(t), the users of a live Technology t: live nodes u ≠ t with an edge
- * u-[USES|TEACHES|COMPOSED_OF]->t. One row per Technology t with |U(t)| ≥ 2 and per pair a < b
- * of U(t) (entity order). `aVia`/`bVia`: the smallest of those three types from a (b) to t.
- * Order: t, then a, then b.
+ * 2. shared_technology (engrama-py 0.18.1's rule). U(t), the users of a live Technology t: live
+ * nodes u ≠ t with an edge u-[USES|TEACHES|COMPOSED_OF]->t. One row per Technology t with
+ * |U(t)| ≥ 3: users = U(t) (entity order, capped), userCount = |U(t)|, labelCount = the number
+ * of distinct labels in all of U(t). Order: userCount descending, then t.
  */
 export interface SharedTechnologyRow {
 	readonly technology: ReflectEntity;
-	readonly a: ReflectEntity;
-	readonly aVia: string;
-	readonly b: ReflectEntity;
-	readonly bVia: string;
+	readonly users: readonly TechnologyUser[];
+	readonly userCount: number;
+	readonly labelCount: number;
 }
 
 /**

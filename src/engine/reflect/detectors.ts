@@ -67,7 +67,8 @@ function needs(counts: LabelCounts, requirements: readonly (readonly [label: str
 	return missing.length === 0 ? null : `needs ${listing(missing)}`;
 }
 
-const VERB: Readonly<Record<string, string>> = { USES: "uses", TEACHES: "teaches", COMPOSED_OF: "is built from" };
+/** How a user that does not simply use a Technology is marked in a list: "Bootcamp (Course, teaches it)". */
+const NOT_JUST_USES: Readonly<Record<string, string>> = { TEACHES: "teaches it", COMPOSED_OF: "built from it" };
 
 const crossProjectSolution: DetectorPolicy<"cross_project_solution"> = {
 	id: "cross_project_solution",
@@ -101,13 +102,18 @@ const sharedTechnology: DetectorPolicy<"shared_technology"> = {
 	gate: (counts) => needs(counts, [["Technology", 1]]),
 	describe(row: SharedTechnologyRow, n) {
 		const tech = n.name(row.technology);
-		const a = `${n.labelled(row.a)} ${VERB[row.aVia] ?? row.aVia} ${tech}`;
-		const b = `${n.labelled(row.b)} ${VERB[row.bVia] ?? row.bVia} it`;
+		const users = row.users.map(({ entity, via }) => {
+			const how = NOT_JUST_USES[via] ?? (via === "USES" ? undefined : via);
+			return how ? `${n.name(entity)} (${entity.label}, ${how})` : n.labelled(entity);
+		});
 		return {
-			title: `Shared technology: ${tech} links ${n.name(row.a)} and ${n.name(row.b)}`,
-			body: `${a}, and ${b}. What one of them learns about ${tech} (fixes, patterns, material, people) can help the other.`,
-			confidence: row.a.label !== row.b.label ? 0.75 : 0.6,
-			about: [row.technology, row.a, row.b],
+			title: `Shared technology: ${tech}`,
+			body:
+				`${row.userCount} entities use ${tech}: ${listing(users, row.userCount)}. ` +
+				`What one of them learns about ${tech} (fixes, patterns, material, people) can help the others.`,
+			// Users of different kinds (a project and a course) are the less obvious link.
+			confidence: row.labelCount > 1 ? 0.75 : 0.6,
+			about: [row.technology, ...row.users.map((u) => u.entity)],
 		};
 	},
 };

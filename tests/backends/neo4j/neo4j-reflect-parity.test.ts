@@ -151,8 +151,11 @@ async function seedGraph(stores: readonly GraphStore[], seed: number, scope: Sco
 	const standup = await plant("Note", "Planted standup", "", { tags: ["planted_billing", "PLANTED-SHOP"] });
 	await link(standup, "LINKS_TO", p2);
 	await link(api, "RELATED_TO", technique);
+	// Three users of redis: the least shared_technology needs.
+	const ops = await plant("Course", "Planted ops course", "active");
 	await link(api, "USES", redis);
 	await link(worker, "USES", redis);
+	await link(ops, "TEACHES", redis);
 
 	const edges = count * 3;
 	for (let i = 0; i < edges; i++) {

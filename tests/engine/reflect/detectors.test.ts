@@ -106,44 +106,113 @@ describe("cross-project solution", () => {
 });
 
 describe("shared technology", () => {
-	it("proposes each pair of entities using, teaching or built from the same Technology", async () => {
+	it("proposes one Insight per Technology used, taught or built on by three or more entities", async () => {
 		await h.node("Technology", "TypeScript");
+		await h.node("Technology", "Go");
 		await h.node("Technology", "Lonely");
 		await h.node("Technology", "Half-archived");
-		for (const p of ["Portal", "Booking"]) {
-			await h.node("Project", p);
-			await h.rel("Project", p, "USES", "Technology", "TypeScript");
-		}
+		await h.node("Technology", "Pair");
+		for (const p of ["Portal", "Booking", "Warehouse"]) await h.node("Project", p);
+		for (const p of ["Portal", "Booking"]) await h.rel("Project", p, "USES", "Technology", "TypeScript");
 		await h.node("Course", "Bootcamp");
 		await h.rel("Course", "Bootcamp", "TEACHES", "Technology", "TypeScript");
+		for (const p of ["Portal", "Booking", "Warehouse"]) await h.rel("Project", p, "USES", "Technology", "Go");
+		// Near misses: two users (the old rule's pair), one user plus untyped or other links, a third user archived.
+		for (const p of ["Portal", "Booking"]) await h.rel("Project", p, "USES", "Technology", "Pair");
 		await h.rel("Project", "Portal", "USES", "Technology", "Lonely");
 		await h.node("Note", "Daily");
 		await h.rel("Note", "Daily", "LINKS_TO", "Technology", "Lonely");
 		await h.rel("Note", "Daily", "RELATED_TO", "Technology", "Lonely");
 		await h.node("Project", "Gone");
-		await h.rel("Project", "Gone", "USES", "Technology", "Half-archived");
-		await h.rel("Project", "Portal", "USES", "Technology", "Half-archived");
+		for (const p of ["Portal", "Booking", "Gone"]) await h.rel("Project", p, "USES", "Technology", "Half-archived");
 		await archive("Project", "Gone");
 
 		const report = await run("shared_technology");
-		expect(confidences(report)).toEqual({
-			"Shared technology: TypeScript links Booking and Bootcamp": 0.75,
-			"Shared technology: TypeScript links Booking and Portal": 0.6,
-			"Shared technology: TypeScript links Bootcamp and Portal": 0.75,
-		});
-		expect(report.insights[0].body).toBe(
-			"Booking (Project) uses TypeScript, and Bootcamp (Course) teaches it. What one of them learns about TypeScript (fixes, patterns, material, people) can help the other.",
+		// Users of different labels: 0.75; all of one label: 0.6.
+		expect(confidences(report)).toEqual({ "Shared technology: TypeScript": 0.75, "Shared technology: Go": 0.6 });
+		const typescript = report.insights.find((i) => i.title === "Shared technology: TypeScript");
+		expect(typescript?.body).toBe(
+			"3 entities use TypeScript: Booking (Project), Bootcamp (Course, teaches it) and Portal (Project). What one of them learns about TypeScript (fixes, patterns, material, people) can help the others.",
 		);
+		expect(typescript?.about.map((a) => a.name).sort()).toEqual(["Booking", "Bootcamp", "Portal", "TypeScript"]);
 	});
 
-	it("ignores a Technology whose second user is superseded", async () => {
+	it("lists at most listCap users, with the full count, and judges the labels on all of them", async () => {
 		await h.node("Technology", "Perl");
-		await h.node("Project", "Now");
-		await h.node("Project", "Then");
-		await h.rel("Project", "Now", "USES", "Technology", "Perl");
-		await h.rel("Project", "Then", "USES", "Technology", "Perl");
+		for (const p of ["P1", "P2", "P3", "P4"]) {
+			await h.node("Project", p);
+			await h.rel("Project", p, "USES", "Technology", "Perl");
+		}
+		await h.node("Technology", "Scripting");
+		await h.rel("Technology", "Scripting", "COMPOSED_OF", "Technology", "Perl");
+		const report = await reflect(h.memory, CTX, { detectors: ["shared_technology"], listCap: 2 });
+		expect(report.insights.map((i) => [i.title, i.confidence, i.body])).toEqual([
+			[
+				"Shared technology: Perl",
+				0.75,
+				"5 entities use Perl: P1 (Project), P2 (Project) and 3 more. What one of them learns about Perl (fixes, patterns, material, people) can help the others.",
+			],
+		]);
+		expect(report.insights[0].about.map((a) => a.name).sort()).toEqual(["P1", "P2", "Perl"]);
+		const all = await run("shared_technology");
+		expect(all.insights[0].body).toContain("P4 (Project) and Scripting (Technology, built from it).");
+	});
+
+	it("ignores a Technology whose third user is superseded", async () => {
+		await h.node("Technology", "Perl");
+		for (const p of ["Now", "Also now", "Then"]) {
+			await h.node("Project", p);
+			await h.rel("Project", p, "USES", "Technology", "Perl");
+		}
 		await h.node("Project", "Then", { valid_to: "2025-01-01" });
 		expect(titles(await run("shared_technology"))).toEqual([]);
+	});
+
+	it("retires the pending pair Insights of the old rule on the next run within budget, never reviewed ones", async () => {
+		await h.node("Technology", "TypeScript");
+		await h.node("Technology", "Deno");
+		for (const p of ["P1", "P2", "P3"]) {
+			await h.node("Project", p);
+			await h.rel("Project", p, "USES", "Technology", "TypeScript");
+		}
+		for (const p of ["P1", "P2"]) await h.rel("Project", p, "USES", "Technology", "Deno");
+		// What the pairwise rule wrote: one pending Insight per pair of users, linked ABOUT the three.
+		const pair = async (tech: string, a: string, b: string) => {
+			const title = `Shared technology: ${tech} links ${a} and ${b}`;
+			await h.node("Insight", title, {
+				body: `${a} (Project) uses ${tech}, and ${b} (Project) uses it. What one of them learns about ${tech} (fixes, patterns, material, people) can help the other.`,
+				confidence: 0.6,
+				status: "pending",
+				source_query: "shared_technology",
+			});
+			for (const [label, key] of [["Technology", tech], ["Project", a], ["Project", b]]) await h.rel("Insight", title, "ABOUT", label, key);
+			return title;
+		};
+		const pending = [await pair("TypeScript", "P1", "P2"), await pair("Deno", "P1", "P2")];
+		const approved = await pair("TypeScript", "P1", "P3");
+		const dismissed = await pair("TypeScript", "P2", "P3");
+		const { reviewInsight } = await import("../../../src/engine/reflect");
+		await reviewInsight(h.memory, CTX, approved, "approved", "worth a chat");
+		await reviewInsight(h.memory, CTX, dismissed, "dismissed");
+		const insight = (title: string) => h.memory.graph.getNode(SCOPE, "Insight", title);
+		const reviewedBefore = await Promise.all([approved, dismissed].map(insight));
+
+		// Over budget (a second Technology with three users, budget 1): nothing is retired yet.
+		await h.node("Technology", "Go");
+		for (const p of ["P1", "P2", "P3"]) await h.rel("Project", p, "USES", "Technology", "Go");
+		const capped = await run("shared_technology", 1);
+		expect(ran(capped)).toMatchObject({ created: 1, retired: 0, over_budget: true });
+		for (const title of pending) expect((await insight(title))?.props.status, title).toBe("pending");
+
+		const next = await run("shared_technology");
+		expect(ran(next)).toMatchObject({ created: 1, unchanged: 1, retired: 2, over_budget: false });
+		expect(titles(next).sort()).toEqual(["Shared technology: Go", "Shared technology: TypeScript"]);
+		for (const title of pending) {
+			expect((await insight(title))?.props, title).toMatchObject({ status: "archived", retired: "reflect no longer finds this pattern" });
+		}
+		expect(await Promise.all([approved, dismissed].map(insight))).toEqual(reviewedBefore);
+		const left = await h.memory.graph.listNodes(SCOPE, { label: "Insight", status: ["pending"] });
+		expect(left.map((n) => n.key).sort()).toEqual(["Shared technology: Go", "Shared technology: TypeScript"]);
 	});
 });
 
@@ -424,32 +493,25 @@ describe("the run itself", () => {
 	});
 
 	it("holds at most 25 Insights per detector by default", async () => {
-		await h.node("Technology", "TypeScript");
-		// 8 projects on one Technology: 28 pairs, 3 more than the default budget.
-		for (let i = 1; i <= 8; i++) {
-			await h.node("Project", `P${i}`);
-			await h.rel("Project", `P${i}`, "USES", "Technology", "TypeScript");
-		}
+		// 28 Technologies with no relations: 28 under-connected patterns, 3 more than the default budget.
+		for (let i = 10; i < 38; i++) await h.node("Technology", `T${i}`);
 		const report = await reflect(h.memory, CTX);
 		expect(report.budget).toBe(25);
-		expect(report.detectors.find((d) => d.detector === "shared_technology")).toMatchObject({ ran: true, created: 25, over_budget: true });
-		expect(report.insights.filter((i) => i.detector === "shared_technology")).toHaveLength(25);
+		expect(report.detectors.find((d) => d.detector === "under_connected")).toMatchObject({ ran: true, found: 25, created: 25, over_budget: true });
+		expect(report.insights.filter((i) => i.detector === "under_connected")).toHaveLength(25);
+		expect(report.insights.filter((i) => i.detector === "under_connected").at(-1)?.title).toBe("Under-connected: T34 (Technology)");
 	});
 
 	it("caps each detector at its budget, and fills freed slots after a review without resurfacing it", async () => {
-		await h.node("Technology", "TypeScript");
-		for (const p of ["P1", "P2", "P3", "P4"]) {
-			await h.node("Project", p);
-			await h.rel("Project", p, "USES", "Technology", "TypeScript");
-		}
-		const first = await run("shared_technology", 2);
-		expect(titles(first)).toEqual(["Shared technology: TypeScript links P1 and P2", "Shared technology: TypeScript links P1 and P3"]);
+		for (const t of ["T1", "T2", "T3", "T4"]) await h.node("Technology", t);
+		const first = await run("under_connected", 2);
+		expect(titles(first)).toEqual(["Under-connected: T1 (Technology)", "Under-connected: T2 (Technology)"]);
 		expect(ran(first)).toMatchObject({ created: 2, over_budget: true });
 
 		const { reviewInsight } = await import("../../../src/engine/reflect");
-		await reviewInsight(h.memory, CTX, "Shared technology: TypeScript links P1 and P2", "dismissed");
-		const second = await run("shared_technology", 2);
-		expect(titles(second)).toEqual(["Shared technology: TypeScript links P1 and P3", "Shared technology: TypeScript links P1 and P4"]);
+		await reviewInsight(h.memory, CTX, "Under-connected: T1 (Technology)", "dismissed");
+		const second = await run("under_connected", 2);
+		expect(titles(second)).toEqual(["Under-connected: T2 (Technology)", "Under-connected: T3 (Technology)"]);
 		expect(ran(second)).toMatchObject({ created: 1, unchanged: 1, reviewed: 1 });
 		const pending = await h.memory.graph.listNodes(SCOPE, { label: "Insight", status: ["pending"] });
 		expect(pending.map((n) => n.key).sort()).toEqual(titles(second));
@@ -508,23 +570,25 @@ describe("the run itself", () => {
 	});
 
 	it("never retires an Insight a person dismissed, nor one the budget kept out of view", async () => {
-		await h.node("Technology", "TypeScript");
-		for (const p of ["P1", "P2", "P3"]) {
-			await h.node("Project", p);
-			await h.rel("Project", p, "USES", "Technology", "TypeScript");
-		}
-		await run("shared_technology");
+		for (const t of ["T1", "T2", "T3"]) await h.node("Technology", t);
+		await run("under_connected");
 		const { reviewInsight } = await import("../../../src/engine/reflect");
-		await reviewInsight(h.memory, CTX, "Shared technology: TypeScript links P1 and P2", "dismissed");
-		// Budget 1: only the first pending pair is looked at; the other stays pending.
-		const capped = await run("shared_technology", 1);
+		await reviewInsight(h.memory, CTX, "Under-connected: T1 (Technology)", "dismissed");
+		// Budget 1: only the first pending pattern is looked at; the other stays pending.
+		const capped = await run("under_connected", 1);
 		expect(ran(capped)).toMatchObject({ unchanged: 1, reviewed: 1, retired: 0, over_budget: true });
-		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Shared technology: TypeScript links P2 and P3"))?.props.status).toBe("pending");
-		await archive("Project", "P1");
-		const after = await run("shared_technology");
+		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Under-connected: T3 (Technology)"))?.props.status).toBe("pending");
+		// T1 and T3 gain two neighbours each (as do those): their patterns are gone; T2 keeps its.
+		await h.node("Project", "Hub");
+		await h.node("Domain", "Web");
+		for (const t of ["T1", "T3"]) {
+			await h.rel("Project", "Hub", "USES", "Technology", t);
+			await h.rel("Technology", t, "IN_DOMAIN", "Domain", "Web");
+		}
+		const after = await run("under_connected");
 		expect(ran(after)).toMatchObject({ retired: 1 });
-		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Shared technology: TypeScript links P1 and P2"))?.props.status).toBe("dismissed");
-		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Shared technology: TypeScript links P1 and P3"))?.props.status).toBe("archived");
+		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Under-connected: T1 (Technology)"))?.props.status).toBe("dismissed");
+		expect((await h.memory.graph.getNode(SCOPE, "Insight", "Under-connected: T3 (Technology)"))?.props.status).toBe("archived");
 	});
 
 	it("resets the proactive remember counter", async () => {
