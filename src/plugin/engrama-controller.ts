@@ -324,7 +324,12 @@ export class EngramaController {
 		if (this.countsTimer !== undefined) window.clearTimeout(this.countsTimer);
 		this.restartTimer = undefined;
 		this.countsTimer = undefined;
+		// Notes still waiting for sync are synced before the last snapshot, but only once the
+		// cancelled task has unwound: until then every call through the shared work gate is
+		// cancelled with it, and a batch run meanwhile would be dropped.
+		this.host.engine?.sync.pause();
 		this.tasks.cancel();
+		await this.tasks.whenIdle();
 		this.listeners.clear();
 		await this.bridge.stop();
 		await this.host.stop();
