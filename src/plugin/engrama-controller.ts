@@ -131,10 +131,13 @@ export class EngramaController {
 			return;
 		}
 		await this.refreshCounts();
+		// Unloaded while it opened: shutdown closes this engine; starting the sync on it would leave
+		// vault listeners behind and fail on the closed database.
+		if (this.unloaded) return;
 		if (this.current.mcp.enabled && this.bridge.available) {
 			await this.startBridgeOn(engine).catch((error: unknown) => noticeError("the MCP bridge did not start", error));
 		}
-		if (this.current.sync.autoSync) {
+		if (this.current.sync.autoSync && !this.unloaded) {
 			engine.sync.start();
 			// Catch up with what changed while Obsidian was closed (unchanged notes cost one stat each).
 			void this.fullSync(engine, { quiet: true });

@@ -262,6 +262,32 @@ describe("unloading", () => {
 		}
 	}, 300_000);
 
+	test("unloaded as the engine starts opening: once open it is closed, with no sync started on it and no listener left", async () => {
+		const vault = makeVault({ settings: SETTINGS });
+		try {
+			const app = h.fake.createFakeApp(vault.path);
+			const plugin = new h.Plugin(app, manifest());
+			await plugin.fakeLoad();
+			const controller = plugin.controller!;
+			const unloaded: { closed?: Promise<void> } = {};
+			controller.host.onChange(() => {
+				if (controller.host.state.kind !== "starting" || unloaded.closed) return;
+				plugin.unload();
+				unloaded.closed = plugin.closed;
+			});
+			await app.workspace.fakeLayoutReady();
+			await controller.start();
+			expect(unloaded.closed).toBeDefined();
+			await unloaded.closed;
+			await controller.tasks.whenIdle();
+			expect(app.vault.listenerCount()).toBe(0);
+			expect(h.fake.fakeNotices.map((n) => n.text).filter((t) => !t.includes("settings were invalid"))).toEqual([]);
+			expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
+		} finally {
+			vault.cleanup();
+		}
+	});
+
 	test("unloading while the engine is still opening leaves nothing open", async () => {
 		const vault = makeVault({ settings: SETTINGS });
 		const app = h.fake.createFakeApp(vault.path);
