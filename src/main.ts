@@ -26,8 +26,6 @@ export default class EngramaPlugin extends Plugin {
 		const actions = new EngramaActions(controller);
 		this.controller = controller;
 		this.actions = actions;
-		// The engine host is a child component: unloading the plugin closes the database.
-		this.addChild(controller.host);
 
 		this.registerView(VIEW_TYPE_ENGRAMA, (leaf) => new EngramaView(leaf, controller, actions));
 		this.addSettingTab(new EngramaSettingTab(this, controller, actions));

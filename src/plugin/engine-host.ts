@@ -1,4 +1,4 @@
-import { Component, FileSystemAdapter, Platform, type App } from "obsidian";
+import { FileSystemAdapter, Platform, type App } from "obsidian";
 import { createBackend, type Backend } from "../backends/factory";
 import type { EngramaConfig } from "../config/engrama-config";
 import { createHttpEmbeddingProvider } from "../engine/embedding/create-embedding-provider";
@@ -75,10 +75,11 @@ interface OpenHooks {
 
 /**
  * Owns the open engine: database, embedder, profile, skills and the vault sync over the Obsidian
- * API. A Component so that unloading the plugin closes it; `restart` applies settings that need
- * a new engine without restarting Obsidian.
+ * API; `restart` applies settings that need a new engine without restarting Obsidian. Not a
+ * child Component of the plugin: unloading closes it through EngramaController.shutdown, after the
+ * running task has stopped, so that the notes still waiting for sync reach the last snapshot.
  */
-export class EngineHost extends Component {
+export class EngineHost {
 	readonly gate = new WorkGate();
 	private current: EngineState = { kind: "idle" };
 	private opening: Promise<Engine | null> | null = null;
@@ -88,9 +89,7 @@ export class EngineHost extends Component {
 	private toldNeo4jFallback = false;
 	private takeOverNext = false;
 
-	constructor(private readonly deps: EngineHostDeps) {
-		super();
-	}
+	constructor(private readonly deps: EngineHostDeps) {}
 
 	get state(): EngineState {
 		return this.current;
@@ -155,10 +154,6 @@ export class EngineHost extends Component {
 	/** Resolves when the last close finished (tests, the unload path). */
 	whenClosed(): Promise<void> {
 		return this.closing;
-	}
-
-	override onunload(): void {
-		void this.stop();
 	}
 
 	/** Another device took the database: close it and say why (the panel and status bar show it). */

@@ -131,10 +131,13 @@ export class EngramaController {
 			return;
 		}
 		await this.refreshCounts();
+		// Unloaded while it opened: shutdown closes this engine; starting the sync on it would leave
+		// vault listeners behind and fail on the closed database.
+		if (this.unloaded) return;
 		if (this.current.mcp.enabled && this.bridge.available) {
 			await this.startBridgeOn(engine).catch((error: unknown) => noticeError("the MCP bridge did not start", error));
 		}
-		if (this.current.sync.autoSync) {
+		if (this.current.sync.autoSync && !this.unloaded) {
 			engine.sync.start();
 			// Catch up with what changed while Obsidian was closed (unchanged notes cost one stat each).
 			void this.fullSync(engine, { quiet: true });
@@ -324,7 +327,12 @@ export class EngramaController {
 		if (this.countsTimer !== undefined) window.clearTimeout(this.countsTimer);
 		this.restartTimer = undefined;
 		this.countsTimer = undefined;
+		// Notes still waiting for sync are synced before the last snapshot, but only once the
+		// cancelled task has unwound: until then every call through the shared work gate is
+		// cancelled with it, and a batch run meanwhile would be dropped.
+		this.host.engine?.sync.pause();
 		this.tasks.cancel();
+		await this.tasks.whenIdle();
 		this.listeners.clear();
 		await this.bridge.stop();
 		await this.host.stop();

@@ -1004,6 +1004,10 @@ export class Vault extends Events {
 
 	async read(file: TFile): Promise<string> {
 		await Promise.resolve();
+		if (heldReads) {
+			heldReads.onWaiting();
+			await heldReads.released;
+		}
 		return this.fsys.read(file.path);
 	}
 
@@ -2552,6 +2556,28 @@ export function fakeActiveTimers(): { timeouts: number; intervals: number } {
 		else intervals++;
 	}
 	return { timeouts, intervals };
+}
+
+let heldReads: { released: Promise<void>; onWaiting: () => void } | null = null;
+
+/**
+ * Holds every Vault.read/cachedRead until `release()` (long work caught mid-way, without timing):
+ * `waiting` resolves once a read is held.
+ */
+export function fakeHoldReads(): { waiting: Promise<void>; release(): void } {
+	let release!: () => void;
+	let waited!: () => void;
+	const released = new Promise<void>((resolve) => (release = resolve));
+	const waiting = new Promise<void>((resolve) => (waited = resolve));
+	const hold = { released, onWaiting: waited };
+	heldReads = hold;
+	return {
+		waiting,
+		release() {
+			if (heldReads === hold) heldReads = null;
+			release();
+		},
+	};
 }
 
 /** Forgets recorded notices, modals, errors and requests (between tests). */

@@ -1,5 +1,5 @@
 // The built main.js against the fake: load, sync examples/vault, follow vault events, unload cleanly.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, desktopDbPath, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
@@ -221,6 +221,71 @@ describe("unloading", () => {
 		const again = await settled(second);
 		expect(again.scope).toEqual(engine.scope);
 		expect(await again.memory.graph.counts(again.scope)).toEqual(counts);
+	});
+
+	test("notes waiting for sync at unload are in the database even when unload cancels a running sync, queued behind it or not", async () => {
+		for (const queued of [false, true]) {
+			const settings = { modules: ["teaching"], sync: { debounceMs: 60_000 } };
+			const vault = makeVault({ settings });
+			// The startup sync stops at its first note read: it is still running at unload.
+			const hold = h.fake.fakeHoldReads();
+			try {
+				const app = h.fake.createFakeApp(vault.path);
+				await app.vault.createFolder("Pending");
+				const plugin = new h.Plugin(app, manifest());
+				await plugin.fakeLoad();
+				await app.workspace.fakeLayoutReady();
+				const engine = await plugin.controller!.ready();
+				await hold.waiting;
+				expect(plugin.controller!.tasks.current?.title).toBe("Syncing the vault");
+				for (let i = 1; i <= 5; i++) await app.vault.create(`Pending/Pending note ${i}.md`, "Written just before the reload.\n");
+				if (queued) void engine.sync.flush();
+				plugin.unload();
+				hold.release();
+				await plugin.closed;
+
+				// No catch-up sync: what the closing instance wrote, only.
+				const data = join(vault.path, PLUGIN_DIR, "data.json");
+				writeFileSync(data, JSON.stringify({ ...(JSON.parse(readFileSync(data, "utf8")) as object), sync: { debounceMs: 60_000, autoSync: false } }));
+				const next = await start(undefined, vault);
+				const reopened = await next.plugin.controller!.ready();
+				const missing: string[] = [];
+				for (let i = 1; i <= 5; i++) if ((await reopened.memory.graph.findByKey(reopened.scope, `Pending note ${i}`)).length === 0) missing.push(`Pending note ${i}`);
+				expect({ queued, missing }).toEqual({ queued, missing: [] });
+				running.splice(running.indexOf(next), 1);
+				next.plugin.unload();
+				await next.plugin.closed;
+			} finally {
+				hold.release();
+				vault.cleanup();
+			}
+		}
+	}, 300_000);
+
+	test("unloaded as the engine starts opening: once open it is closed, with no sync started on it and no listener left", async () => {
+		const vault = makeVault({ settings: SETTINGS });
+		try {
+			const app = h.fake.createFakeApp(vault.path);
+			const plugin = new h.Plugin(app, manifest());
+			await plugin.fakeLoad();
+			const controller = plugin.controller!;
+			const unloaded: { closed?: Promise<void> } = {};
+			controller.host.onChange(() => {
+				if (controller.host.state.kind !== "starting" || unloaded.closed) return;
+				plugin.unload();
+				unloaded.closed = plugin.closed;
+			});
+			await app.workspace.fakeLayoutReady();
+			await controller.start();
+			expect(unloaded.closed).toBeDefined();
+			await unloaded.closed;
+			await controller.tasks.whenIdle();
+			expect(app.vault.listenerCount()).toBe(0);
+			expect(h.fake.fakeNotices.map((n) => n.text).filter((t) => !t.includes("settings were invalid"))).toEqual([]);
+			expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
+		} finally {
+			vault.cleanup();
+		}
 	});
 
 	test("unloading while the engine is still opening leaves nothing open", async () => {

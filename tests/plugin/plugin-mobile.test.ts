@@ -166,8 +166,9 @@ test("on mobile, disable→enable without awaiting onunload keeps every note: th
 			closings.push(plugin.closed);
 			plugin = new h.Plugin(app, manifest());
 			await plugin.fakeLoad();
-			engine = await waitFor(() => plugin.controller!.host.engine, `the engine of cycle ${cycle}`, 60_000);
-			await waitFor(() => plugin.controller!.tasks.current === null, `the catch-up sync of cycle ${cycle}`);
+			// ready() resolves once the catch-up sync has started (an earlier check of tasks.current could pass before it).
+			engine = await waitFor(() => plugin.controller!.ready(), `the engine of cycle ${cycle}`, 60_000);
+			await plugin.controller!.tasks.whenIdle();
 			await engine.sync.idle();
 			// Each instance finds what the one before it synced (from the snapshot or by catching up).
 			expect((await engine.memory.graph.counts(engine.scope)).nodes).toBe(before + cycle * NOTES_PER_CYCLE);
@@ -187,4 +188,58 @@ test("on mobile, disable→enable without awaiting onunload keeps every note: th
 	} finally {
 		vault.cleanup();
 	}
+}, 300_000);
+
+/**
+ * The startup sync stops at its first note read, so it is still running when the plugin unloads;
+ * notes written meanwhile (long debounce) are synced by the closing instance, before its last
+ * snapshot. `queued`: their batch was already waiting behind the sync when unload came.
+ */
+async function pendingNotesAtUnload(queued: boolean): Promise<string[]> {
+	const NOTES = 10;
+	const vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 60_000 } } });
+	const app = h.fake.createFakeApp(vault.path, { mobile: true });
+	const plugin = new h.Plugin(app, manifest());
+	const hold = h.fake.fakeHoldReads();
+	try {
+		await app.vault.createFolder("Pending");
+		await plugin.fakeLoad();
+		await app.workspace.fakeLayoutReady();
+		const engine = await plugin.controller!.ready();
+		await hold.waiting;
+		expect(plugin.controller!.tasks.current?.title).toBe("Syncing the vault");
+		for (let i = 1; i <= NOTES; i++) await app.vault.create(`Pending/Pending note ${i}.md`, `Written just before the reload.\n`);
+		// As when the debounce ends during the sync: the batch waits behind it.
+		if (queued) void engine.sync.flush();
+		plugin.unload();
+		hold.release();
+		await plugin.closed;
+
+		// What the last snapshot holds, with no catch-up sync to fill gaps.
+		const data = join(vault.path, PLUGIN_DIR, "data.json");
+		writeFileSync(data, JSON.stringify({ ...(JSON.parse(readFileSync(data, "utf8")) as object), sync: { debounceMs: 60_000, autoSync: false } }));
+		const again = new h.Plugin(h.fake.createFakeApp(vault.path, { mobile: true }), manifest());
+		await again.fakeLoad();
+		await (again.controller!.app.workspace as unknown as { fakeLayoutReady(): Promise<void> }).fakeLayoutReady();
+		const reopened = await again.controller!.ready();
+		const missing: string[] = [];
+		for (let i = 1; i <= NOTES; i++) {
+			if ((await reopened.memory.graph.findByKey(reopened.scope, `Pending note ${i}`)).length === 0) missing.push(`Pending note ${i}`);
+		}
+		again.unload();
+		await again.closed;
+		expect(h.refusedRequires).toEqual([]);
+		return missing;
+	} finally {
+		hold.release();
+		vault.cleanup();
+	}
+}
+
+test("on mobile, notes waiting for sync at unload reach the last snapshot even when unload cancels a running sync", async () => {
+	expect(await pendingNotesAtUnload(false)).toEqual([]);
+}, 300_000);
+
+test("on mobile, a batch of notes queued behind a sync that unload cancels is not cancelled with it", async () => {
+	expect(await pendingNotesAtUnload(true)).toEqual([]);
 }, 300_000);

@@ -206,6 +206,17 @@ export class VaultSync {
 		this.unsubscribe = this.deps.source.watch((event) => this.handleEvent(event));
 	}
 
+	/**
+	 * Stops watching and holds the pending events (no debounce timer) until `stop` or `flush` runs
+	 * them: a caller that must first let other work finish (a cancelled task) loses none of them.
+	 */
+	pause(): void {
+		this.unsubscribe?.();
+		this.unsubscribe = null;
+		if (this.timer !== null) this.deps.timers?.clearTimeout(this.timer);
+		this.timer = null;
+	}
+
 	/** Unsubscribes and runs whatever was pending. */
 	async stop(): Promise<void> {
 		this.unsubscribe?.();
@@ -267,9 +278,21 @@ export class VaultSync {
 			this.deps.onBatch?.(report);
 			return report;
 		} catch (error) {
+			// Cancelled with other work (the plugin's cancelled task shares its work gate): the events
+			// were not that work's, so they wait for the next flush (stop runs them) instead of being lost.
+			if (error instanceof EngramaError && error.code === "cancelled") {
+				this.keepPending(events);
+				return null;
+			}
 			this.deps.onError?.(error);
 			return null;
 		}
+	}
+
+	/** Puts back events of a batch that did not run, behind any newer event for the same note. */
+	private keepPending(events: readonly VaultEvent[]): void {
+		for (const event of events) if (!this.pending.has(event.path)) this.pending.set(event.path, event);
+		if (this.unsubscribe) this.schedule();
 	}
 
 	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[]): Promise<SyncReport> {

@@ -1,6 +1,7 @@
 import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { EngramaError } from "../../../src/engine/errors";
 import { Memory } from "../../../src/engine/memory";
 import { loadProfile } from "../../../src/engine/profile";
 import { isNoop, NOTE_ORIGIN } from "../../../src/engine/sync";
@@ -431,6 +432,68 @@ describe("watching the vault", () => {
 		await eventually(async () => expect((await node(h.memory, "Note", "Log")).props.tags).toEqual(["v5"]));
 		await h.sync.idle();
 		expect(h.batches.filter((b) => b.counts.nodesUpdated > 0)).toHaveLength(1);
+	});
+});
+
+describe("a batch cancelled with other work", () => {
+	it("keeps its events for the next flush (stop runs them); any other failure is reported and dropped as before", async () => {
+		const h = await harness();
+		// The plugin's work gate cancels every call while a cancelled task unwinds, not only the task's own.
+		let failWith: Error | null = new EngramaError("cancelled", "Syncing the vault was cancelled.");
+		const source = new Proxy(h.source, {
+			get(target, prop) {
+				if (prop === "stat") {
+					return (path: string) => {
+						const error = failWith;
+						failWith = null;
+						return error ? Promise.reject(error) : target.stat(path);
+					};
+				}
+				const value: unknown = Reflect.get(target, prop);
+				return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+			},
+		});
+		const errors: unknown[] = [];
+		const sync = new VaultSync({ memory: h.memory, source, scope: SCOPE, onError: (error) => errors.push(error) });
+		h.write("Ideas/Kept.md", "Written before the plugin closed.");
+		sync.handleEvent({ type: "create", path: "Ideas/Kept.md" });
+		expect(await sync.flush()).toBeNull();
+		expect(errors).toEqual([]);
+		await sync.stop();
+		expect((await node(h.memory, "Note", "Kept")).props.obsidian_path).toBe("Ideas/Kept.md");
+
+		const other = new Error("disk gone");
+		failWith = other;
+		h.write("Ideas/Dropped.md", "Its batch fails for another reason.");
+		sync.handleEvent({ type: "create", path: "Ideas/Dropped.md" });
+		expect(await sync.flush()).toBeNull();
+		expect(errors).toEqual([other]);
+		// Nothing left pending: the next full sync picks the note up, as before.
+		expect(await sync.flush()).toBeNull();
+	});
+});
+
+describe("pausing", () => {
+	it("stops watching and holds the pending events without a timer; stop syncs them", async () => {
+		const h = await harness();
+		const armed = new Set<object>();
+		const timers = {
+			setTimeout: () => {
+				const handle = {};
+				armed.add(handle);
+				return handle;
+			},
+			clearTimeout: (handle: unknown) => void armed.delete(handle as object),
+		};
+		const sync = new VaultSync({ memory: h.memory, source: h.source, scope: SCOPE, timers });
+		sync.start();
+		h.write("Ideas/Held.md", "Waiting for its batch.");
+		sync.handleEvent({ type: "create", path: "Ideas/Held.md" });
+		expect(armed.size).toBe(1);
+		sync.pause();
+		expect(armed.size).toBe(0);
+		await sync.stop();
+		expect((await node(h.memory, "Note", "Held")).props.obsidian_path).toBe("Ideas/Held.md");
 	});
 });
 
