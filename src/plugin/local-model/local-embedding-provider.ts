@@ -85,16 +85,25 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 		const version = await bundledOrtVersion();
 		if (!(await store.installedRuntime(version))) throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model, runtime: version }, false);
 		const folder = this.options.folder ?? store.modelFolder(this.model);
+		let refused: unknown;
 		try {
 			const { transformers } = await loadRuntime(() => store.readRuntime(version));
 			// A staged download was hashed as it arrived; an installed model is checked at each load.
 			const expected = this.options.folder ? new Map<string, InstalledFile>() : this.installedFiles;
-			registerModelReader(this.model, (_model, file) => store.readFile(folder, file, expected.get(file)));
+			registerModelReader(this.model, async (_model, file) => {
+				try {
+					return await store.readFile(folder, file, expected.get(file));
+				} catch (error) {
+					// transformers.js reports any failed read as "not found": keep the real reason.
+					refused ??= error;
+					throw error;
+				}
+			});
 			const extractor = await transformers.pipeline("feature-extraction", this.model, { dtype: "q8", device: "wasm" });
 			capTokens(extractor);
 			return extractor;
 		} catch (error) {
-			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${errorMessage(error)}. Download it again in settings.`, { model: this.model }, false);
+			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${errorMessage(refused ?? error)}. Download it again in settings.`, { model: this.model }, false);
 		}
 	}
 

@@ -120,7 +120,7 @@ export class ModelStore {
 		if (expected) {
 			const sha256 = await sha256Hex(bytes);
 			if (sha256 !== expected.sha256 || bytes.byteLength !== expected.size) {
-				throw new Error(`${fs.location}/${full} is not the file that was downloaded (SHA-256 ${sha256}, recorded ${expected.sha256}); press Download again in the Engrama settings`);
+				throw new Error(`${fs.location}/${full} is not the file that was downloaded (SHA-256 ${sha256}, recorded ${expected.sha256})`);
 			}
 		}
 		return bytes;
