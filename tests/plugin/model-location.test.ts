@@ -2,12 +2,12 @@
 // is checked against its recorded SHA-256, copied, read back, put in place in one step, and only
 // then removed from the vault; every interrupted state finishes at the next start.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { loadNodeModules, type NodeModules } from "../../src/backends/sqlite/wasm/node-modules";
 import { ORT_RELEASE } from "../../src/plugin/local-model/catalogue";
-import { moveLegacyModels } from "../../src/plugin/local-model/model-location";
+import { moveLegacyModels, removeStaleStaging } from "../../src/plugin/local-model/model-location";
 import { makeTempDir } from "../helpers/temp-dir";
 import { ORT_DIST } from "./model-hub-server";
 
@@ -145,5 +145,14 @@ describe("moveLegacyModels", () => {
 		expect((await moveLegacyModels(node, legacy, root))?.moved).toEqual([]);
 		expectModelAt(root, "owner/model", a);
 		expect(existsSync(legacy)).toBe(false);
+	});
+
+	test("staging folders a crash left behind are removed once a day old; a download in progress (recent) is not", () => {
+		mkdirSync(join(root, ".partial", "move-old"), { recursive: true });
+		mkdirSync(join(root, ".partial", "live-download"), { recursive: true });
+		const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000);
+		utimesSync(join(root, ".partial", "move-old"), dayAgo, dayAgo);
+		removeStaleStaging(node, root);
+		expect(staged()).toEqual(["live-download"]);
 	});
 });

@@ -173,7 +173,7 @@ async function fsync(node: NodeModules, root: string, file: string): Promise<voi
 }
 
 /** Leftovers of downloads or moves that a crash or a closed window interrupted. */
-function removeStaleStaging(node: NodeModules, root: string): void {
+export function removeStaleStaging(node: NodeModules, root: string): void {
 	const { fs, path } = node;
 	const staging = path.join(root, STAGING);
 	if (!fs.existsSync(staging)) return;
