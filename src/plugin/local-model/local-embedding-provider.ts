@@ -38,8 +38,9 @@ export function notDownloadedMessage(model: string): string {
 /**
  * The plugin's in-process embedder: transformers.js + onnxruntime-web (WebAssembly) in Obsidian's
  * renderer, desktop and mobile. Mean pooling, unit length. The model and the runtime binary come
- * from the model store only (model-location.ts), checked against their SHA-256 at each load; until they are downloaded every call fails with a message that
- * says where to download them, and the engine degrades to fulltext.
+ * from the model store only (model-location.ts), checked against their SHA-256 when loaded; until
+ * they are downloaded every call fails with a message that says where to download them, and the
+ * engine degrades to fulltext.
  */
 export class LocalEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
