@@ -39,7 +39,11 @@ export class ModelStore {
 	constructor(private readonly files: () => Promise<ModelFiles>) {}
 
 	private fs(): Promise<ModelFiles> {
-		this.layer ??= this.files();
+		// A folder that could not be made (permissions) is tried again at the next use, not remembered.
+		this.layer ??= this.files().catch((error: unknown) => {
+			this.layer = undefined;
+			throw error;
+		});
 		return this.layer;
 	}
 
