@@ -16,7 +16,8 @@ import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { localModelOf } from "./local-model/catalogue";
 import { LocalEmbeddingProvider, notDownloadedMessage } from "./local-model/local-embedding-provider";
-import { ModelStore } from "./local-model/model-store";
+import { modelStoreFor } from "./local-model/model-location";
+import type { ModelStore } from "./local-model/model-store";
 import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
 import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
@@ -263,7 +264,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		const graph = guard && onDisk ? guardedStore(backend.graph, guard) : backend.graph;
 		const vectors = guard && onDisk && backend.vectors ? guardedStore(backend.vectors, guard) : backend.vectors;
 		const scope = await resolveIdentity(backend.graph, config);
-		const { embedder, note, ready } = await buildEmbedder(config, new ModelStore(adapter, deps.pluginFolder));
+		const { embedder, note, ready } = await buildEmbedder(config, modelStoreFor(adapter, deps.pluginFolder));
 		const memory = new Memory({
 			graph: gatedGraphStore(graph, gate),
 			vectors: vectors ? gatedVectorStore(vectors, gate) : null,
@@ -311,7 +312,7 @@ async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<
 		case "none":
 			return { embedder: null, note: "off", ready: false };
 		case "local": {
-			// transformers.js + onnxruntime-web in this renderer; model and runtime come from the plugin folder.
+			// transformers.js + onnxruntime-web in this renderer; model and runtime come from the model store (model-location.ts).
 			const embedder = new LocalEmbeddingProvider({ store, model: localModelOf(settings.model) });
 			const ready = await embedder.prepare();
 			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };

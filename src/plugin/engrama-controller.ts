@@ -3,7 +3,7 @@ import type { SyncReport } from "../engine/sync/sync-report";
 import { EngineHost, type Engine } from "./engine-host";
 import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";
-import { ModelStore } from "./local-model/model-store";
+import { modelStoreFor } from "./local-model/model-location";
 import { releaseRuntime } from "./local-model/runtime";
 import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
 import { generateToken, McpBridge } from "./mcp-bridge";
@@ -74,7 +74,7 @@ export class EngramaController {
 		});
 		this.tasks = new TaskRunner(this.host.gate);
 		this.bridge = new McpBridge(plugin.app, version);
-		this.models = new ModelDownloads(new ModelStore(plugin.app.vault.adapter, this.folder));
+		this.models = new ModelDownloads(modelStoreFor(plugin.app.vault.adapter, this.folder));
 		this.models.onChange(() => this.emit());
 		this.host.onChange(() => this.emit());
 		this.tasks.onChange(() => this.emit());

@@ -119,13 +119,13 @@ async function main(): Promise<void> {
 			console.log(`\n${model}: download + verify (runtime ${models[0] === model ? "included, 14.3 MB" : "already there"}; model ${(bytes / 1_048_576).toFixed(1)} MB, ${installed.dimensions} d): ${fmt(t())}`);
 			plugin.unload();
 			await plugin.closed;
-			// A fresh session with the hub gone: the model loads from the plugin folder.
+			// A fresh session with the hub gone: the model loads from the model folder (desktop: ~/.engrama/obsidian-models, checked against its SHA-256).
 			await server.close().catch(() => undefined);
 			plugin = await open();
 			const embedder = (await plugin.controller!.ready()).embedder!;
 			t = clock();
 			await embedder.embed("first call loads the model");
-			console.log(`  load from the plugin folder + first embed: ${fmt(t())}`);
+			console.log(`  load from the model folder (SHA-256 check included) + first embed: ${fmt(t())}`);
 			// The longest main-thread block while embedding (ONNX Runtime runs on the renderer thread).
 			const longText = Array.from({ length: 40 }, (_, i) => `sentence ${i} about graph databases and vector search in a note`).join(". ");
 			for (const [what, work] of [

@@ -1,19 +1,20 @@
 // The local embedding model inside Obsidian, through the built main.js: the settings tab's
 // Download button fetches the ONNX Runtime WASM and a (tiny, generated) model from a local
-// stand-in for the hub, with progress; the files land in the plugin folder, are verified, and
-// embeddings then work with the server gone. Cancel keeps nothing; a failed download says so
-// and the installed model keeps working.
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+// stand-in for the hub, with progress; on desktop the files land in ~/.engrama/obsidian-models
+// (outside the vault), are verified, and embeddings then work with the server gone. Cancel keeps
+// nothing; a failed download says so and the installed model keeps working. Models an earlier
+// version left in the plugin folder move out on first start. Each group has a home of its own
+// (os.homedir() follows HOME), so no group sees another's downloads.
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
 import { TINY_DIMS, writeTinyModel } from "../node/embedders/tiny-onnx-model";
-import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import { ORT_DIST, ORT_VERSION, startHubServer, type HubServer } from "./model-hub-server";
 
 const MODEL = "engrama/tiny-encoder";
-const MODELS = `${PLUGIN_DIR}/models`;
-const RUNTIME = `${MODELS}/onnxruntime-web/${ORT_VERSION}`;
+const RUNTIME = `onnxruntime-web/${ORT_VERSION}`;
 const WASM_BYTES = statSync(join(ORT_DIST, "ort-wasm-simd-threaded.wasm")).size;
 
 let h: LoadedPlugin;
@@ -24,7 +25,27 @@ beforeAll(async () => {
 	writeTinyModel(hub.path, MODEL);
 });
 
-afterAll(() => hub.cleanup());
+afterAll(() => {
+	hub.cleanup();
+	process.env.HOME = TEST_HOME;
+});
+
+/** The model folder the download group filled (the moving group copies from it). */
+let downloaded: string | undefined;
+
+let homes = 0;
+/** A fresh home for this group: the desktop plugin's shared model folder starts empty. */
+function freshHome(): string {
+	const home = join(TEST_HOME, `models-${++homes}`);
+	mkdirSync(home, { recursive: true });
+	process.env.HOME = home;
+	return home;
+}
+
+/** The desktop plugin's model folder under the current HOME. */
+function modelsDir(): string {
+	return join(process.env.HOME!, ".engrama", "obsidian-models");
+}
 
 type App = ReturnType<LoadedPlugin["fake"]["createFakeApp"]>;
 
@@ -94,6 +115,7 @@ describe("local embedding model in the plugin", () => {
 	const vault: VaultCopy = makeVault({ example: false });
 	let server: HubServer;
 
+	beforeAll(() => void freshHome());
 	afterAll(() => vault.cleanup());
 
 	test("before the download: search degrades with a message that says where to download", async () => {
@@ -121,7 +143,7 @@ describe("local embedding model in the plugin", () => {
 		}
 	}, 120_000);
 
-	test("Download model: progress in settings, notice and status bar; files verified into the plugin folder; notes embedded", async () => {
+	test("Download model: progress in settings, notice and status bar; files verified into ~/.engrama/obsidian-models, none in the vault; notes embedded", async () => {
 		h.fake.fakeReset();
 		const session = await open(vault.path);
 		try {
@@ -154,17 +176,20 @@ describe("local embedding model in the plugin", () => {
 			expect([...seen.status]).toContain("downloading model 29% (file 1 of 5)");
 			expect(server.requests.filter((r) => r.includes("ort-wasm-simd-threaded.wasm")).every((r) => / bytes=\d+-\d+$/.test(r))).toBe(true);
 
-			// Files in the plugin folder, with a manifest naming sizes and hashes; nothing staged left over.
-			const manifestPath = join(vault.path, MODELS, MODEL, "engrama-model.json");
+			// Files outside the vault, with a manifest naming sizes and hashes; nothing staged left over, nothing in the vault.
+			const manifestPath = join(modelsDir(), MODEL, "engrama-model.json");
 			const installed = JSON.parse(readFileSync(manifestPath, "utf8")) as { dimensions: number; files: { path: string; size: number; sha256: string }[] };
 			expect(installed.dimensions).toBe(TINY_DIMS);
 			expect(installed.files.map((f) => f.path).sort()).toEqual(["config.json", "onnx/model_quantized.onnx", "tokenizer.json", "tokenizer_config.json"]);
 			for (const f of installed.files) {
-				expect(statSync(join(vault.path, MODELS, MODEL, f.path)).size).toBe(f.size);
+				expect(statSync(join(modelsDir(), MODEL, f.path)).size).toBe(f.size);
 				expect(f.sha256).toMatch(/^[0-9a-f]{64}$/);
 			}
-			expect(statSync(join(vault.path, RUNTIME, "ort-wasm-simd-threaded.wasm")).size).toBe(WASM_BYTES);
-			expect(existsSync(join(vault.path, MODELS, ".partial")) ? readdirSync(join(vault.path, MODELS, ".partial")) : []).toEqual([]);
+			expect(statSync(join(modelsDir(), RUNTIME, "ort-wasm-simd-threaded.wasm")).size).toBe(WASM_BYTES);
+			expect(existsSync(join(modelsDir(), ".partial")) ? readdirSync(join(modelsDir(), ".partial")) : []).toEqual([]);
+			expect(existsSync(join(vault.path, PLUGIN_DIR, "models"))).toBe(false);
+			if (process.platform !== "win32") expect(statSync(modelsDir()).mode & 0o777).toBe(0o700);
+			expect(setting(t.containerEl, "Model").textContent).toContain("outside the vault, in .engrama/obsidian-models in your home folder");
 			await waitFor(() => noticeTexts().some((n) => n.includes(`the local model ${MODEL} is ready`) && n.includes(`${TINY_DIMS} dimensions`)), "the ready notice");
 
 			// The engine reopened with the model and embedded the notes that were already in memory.
@@ -177,13 +202,14 @@ describe("local embedding model in the plugin", () => {
 			expect(setting(t.containerEl, "Model files").textContent).toMatch(/Downloaded \(\d+\.\d MB, 16 dimensions\)\. Works offline\./);
 			expect(session.app.statusBarEl.textContent).toContain(`vectors: ${MODEL}`);
 			expect(session.app.statusBarEl.textContent).not.toContain("not downloaded");
+			downloaded = modelsDir();
 			console.log(`[local-model] download + verify of runtime (${WASM_BYTES} B) and tiny model: ${downloadMs.toFixed(0)} ms`);
 		} finally {
 			await close(session);
 		}
 	}, 180_000);
 
-	test("works offline afterwards: server stopped, a new session embeds from the plugin folder", async () => {
+	test("works offline afterwards: server stopped, a new session embeds from the model folder", async () => {
 		await server.close();
 		h.fake.fakeReset();
 		const before = server.requests.length;
@@ -228,7 +254,7 @@ describe("local embedding model in the plugin", () => {
 				s.embedding.hubUrl = failing.url;
 				s.embedding.runtimeUrl = failing.runtimeUrl;
 			});
-			const manifestPath = join(vault.path, MODELS, MODEL, "engrama-model.json");
+			const manifestPath = join(modelsDir(), MODEL, "engrama-model.json");
 			const manifestBefore = readFileSync(manifestPath, "utf8");
 			const t = tab(session);
 			(await waitFor(() => button(t.containerEl, "Model files", "Download again"), "the installed state")).click();
@@ -266,8 +292,61 @@ describe("local embedding model in the plugin", () => {
 	}, 120_000);
 });
 
+describe("models an earlier version left in the plugin folder", () => {
+	const vault: VaultCopy = makeVault({ example: false });
+	afterAll(() => vault.cleanup());
+
+	test("move out of the vault on first start, checked and complete, even after a crash midway; then embed offline", async () => {
+		if (!downloaded) throw new Error("the download group did not finish");
+		const legacy = join(vault.path, PLUGIN_DIR, "models");
+		cpSync(join(downloaded, MODEL), join(legacy, MODEL), { recursive: true });
+		cpSync(join(downloaded, RUNTIME), join(legacy, RUNTIME), { recursive: true });
+		// An earlier start crashed midway: the runtime already took its place, its old copy was not removed yet.
+		freshHome();
+		cpSync(join(downloaded, RUNTIME), join(modelsDir(), RUNTIME), { recursive: true });
+		writeSettings(vault.path, { embedding: { provider: "local", model: MODEL, hubUrl: "http://127.0.0.1:9", runtimeUrl: "http://127.0.0.1:9/{version}" } });
+		notes(vault.path);
+		h.fake.fakeReset();
+		const session = await open(vault.path);
+		try {
+			const engine = await session.plugin.controller!.ready();
+			expect(engine.embedderNote).toBe(`local ${MODEL}`);
+			expect(noticeTexts().find((n) => n.includes("moved its local models out of the synced vault"))).toContain(`to ${modelsDir()}: ${MODEL}.`);
+			expect(existsSync(legacy)).toBe(false);
+			expect(readFileSync(join(modelsDir(), MODEL, "onnx", "model_quantized.onnx")).equals(readFileSync(join(downloaded, MODEL, "onnx", "model_quantized.onnx")))).toBe(true);
+			const view = await waitFor(async () => {
+				const found = await search(session, "a cat on a mat");
+				return found.results[0]?.scores.vector_rank === 1 ? found : null;
+			}, "the notes embedded", 60_000);
+			expect(view.degraded).toBe(false);
+			expect(view.results[0]?.name).toBe("Cats");
+			expect(h.fake.fakeRequests).toEqual([]);
+		} finally {
+			await close(session);
+		}
+	}, 120_000);
+
+	test("a model file changed after the download is refused when the model loads, saying to download again", async () => {
+		const onnx = join(modelsDir(), MODEL, "onnx", "model_quantized.onnx");
+		const bytes = readFileSync(onnx);
+		bytes[bytes.length - 1] ^= 0xff;
+		writeFileSync(onnx, bytes);
+		h.fake.fakeReset();
+		const session = await open(vault.path);
+		try {
+			const view = await search(session, "a cat on a mat");
+			expect(view.degraded).toBe(true);
+			expect(view.reason).toContain(`${join(modelsDir(), MODEL, "onnx", "model_quantized.onnx")}`);
+			expect(view.reason).toMatch(/is not the file that was downloaded \(SHA-256 [0-9a-f]{64}, recorded [0-9a-f]{64}\)\. Download it again in settings\./);
+		} finally {
+			await close(session);
+		}
+	}, 120_000);
+});
+
 describe("cancelling the download", () => {
 	const vault: VaultCopy = makeVault({ example: false });
+	beforeAll(() => void freshHome());
 	afterAll(() => vault.cleanup());
 
 	test("Cancel in the progress notice stops it and keeps nothing; the model stays 'not downloaded'", async () => {
@@ -291,9 +370,9 @@ describe("cancelling the download", () => {
 			await waitFor(() => noticeTexts().some((n) => n === `Engrama: the download of ${MODEL} was cancelled. Nothing was kept; the previous setting still applies.`), "the cancelled notice", 30_000);
 			expect(controller.models.state.kind).toBe("idle");
 			expect(notice.hidden).toBe(true);
-			const left = existsSync(join(vault.path, MODELS)) ? readdirSync(join(vault.path, MODELS), { recursive: true }) : [];
-			expect(left.filter((p) => !String(p).startsWith(".partial"))).toEqual([]);
-			expect(existsSync(join(vault.path, MODELS, ".partial")) ? readdirSync(join(vault.path, MODELS, ".partial")) : []).toEqual([]);
+			const left = existsSync(modelsDir()) ? readdirSync(modelsDir(), { recursive: true }) : [];
+			expect(left.filter((p) => !String(p).startsWith(".partial") && !String(p).startsWith(".moved-from"))).toEqual([]);
+			expect(existsSync(join(modelsDir(), ".partial")) ? readdirSync(join(modelsDir(), ".partial")) : []).toEqual([]);
 			const requestsAtCancel = server.requests.length;
 			await new Promise((resolve) => setTimeout(resolve, 400));
 			expect(server.requests.length).toBe(requestsAtCancel);
@@ -309,6 +388,7 @@ describe("cancelling the download", () => {
 });
 
 describe("the ONNX Runtime binary is pinned", () => {
+	beforeAll(() => void freshHome());
 	test("a runtime that is not the recorded release byte for byte (a mirror serving another build) is refused and nothing is kept", async () => {
 		const vault = makeVault({ example: false });
 		notes(vault.path);
@@ -323,7 +403,7 @@ describe("the ONNX Runtime binary is pinned", () => {
 			await waitFor(() => controller.models.state.kind === "failed", "the refused download", 60_000);
 			const notice = await waitFor(() => noticeTexts().find((n) => n.includes("failed")), "the failure notice");
 			expect(notice).toMatch(new RegExp(`is not ONNX Runtime ${ORT_VERSION.replace(/\./g, "\\.")}'s ort-wasm-simd-threaded\\.wasm: its SHA-256 is [0-9a-f]{64}, expected [0-9a-f]{64}\\. Nothing was kept`));
-			expect(existsSync(join(vault.path, RUNTIME))).toBe(false);
+			expect(existsSync(join(modelsDir(), RUNTIME))).toBe(false);
 			// The magic number alone let this binary through before the pin; the model files were never fetched.
 			expect(server.requests.some((r) => r.includes("model_quantized.onnx"))).toBe(false);
 		} finally {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
 import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
-import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin } from "./harness";
+import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin } from "./harness";
 import { startHubServer } from "./model-hub-server";
 
 let h: LoadedPlugin;
@@ -134,6 +134,13 @@ test("on mobile the local model downloads through the adapter and embeds, with n
 		expect(found.degraded).toBe(false);
 		expect(found.results[0]?.name).toBe("Cats");
 		expect(existsSync(join(vault.path, PLUGIN_DIR, "models", "engrama", "tiny-encoder", "engrama-model.json"))).toBe(true);
+		// Mobile has no folder outside the vault: the plugin folder, and the settings say what that means.
+		expect(await plugin.controller!.models.store.location()).toBe(`${PLUGIN_DIR}/models`);
+		expect(existsSync(join(TEST_HOME, ".engrama", "obsidian-models"))).toBe(false);
+		const tab = app.settingTabs[0];
+		tab.display();
+		expect(tab.containerEl.textContent).toContain("On this device the files stay in this plugin's folder, inside the vault: a sync tool copies them");
+		tab.hide();
 		plugin.unload();
 		await plugin.closed;
 		expect(h.refusedRequires).toEqual([]);

@@ -47,3 +47,9 @@ export function isValidModelId(id: string): boolean {
 export function localModelOf(model: string): string {
 	return model.trim() || DEFAULT_LOCAL_MODEL;
 }
+
+/** Where the downloaded files go, for the settings text (model-location.ts; README "Local embeddings"). */
+export const MODELS_DESKTOP_NOTE =
+	"The files are kept outside the vault, in .engrama/obsidian-models in your home folder (shared by your vaults on this computer), so sync tools do not copy them.";
+export const MODELS_MOBILE_NOTE =
+	"On this device the files stay in this plugin's folder, inside the vault: a sync tool copies them to your other devices (up to 130 MB) unless you exclude its models folder from syncing.";

@@ -6,7 +6,7 @@ import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 import { LOCAL_MODELS } from "./catalogue";
-import type { ModelStore } from "./model-store";
+import type { InstalledFile, ModelStore } from "./model-store";
 import { bundledOrtVersion, loadRuntime, registerModelReader } from "./runtime";
 
 /**
@@ -38,13 +38,16 @@ export function notDownloadedMessage(model: string): string {
 /**
  * The plugin's in-process embedder: transformers.js + onnxruntime-web (WebAssembly) in Obsidian's
  * renderer, desktop and mobile. Mean pooling, unit length. The model and the runtime binary come
- * from the plugin folder only; until they are downloaded every call fails with a message that
- * says where to download them, and the engine degrades to fulltext.
+ * from the model store only (model-location.ts), checked against their SHA-256 when loaded; until
+ * they are downloaded every call fails with a message that says where to download them, and the
+ * engine degrades to fulltext.
  */
 export class LocalEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
 	readonly model: string;
 	private installedDims = 0;
+	/** The installed files' sizes and SHA-256, checked as they are read to load the model. */
+	private installedFiles: ReadonlyMap<string, InstalledFile> = new Map();
 	private learned = 0;
 	private missing = false;
 	private readonly extractor = new LoadOnce(() => this.open());
@@ -61,7 +64,10 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	async prepare(): Promise<boolean> {
 		if (this.options.folder) return true;
 		const installed = await this.options.store.installedModel(this.model);
-		if (installed) this.installedDims = installed.dimensions;
+		if (installed) {
+			this.installedDims = installed.dimensions;
+			this.installedFiles = new Map(installed.files.map((f) => [f.path, f]));
+		}
 		return installed !== null;
 	}
 
@@ -80,14 +86,25 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 		const version = await bundledOrtVersion();
 		if (!(await store.installedRuntime(version))) throw new EmbedderError("model", notDownloadedMessage(this.model), { model: this.model, runtime: version }, false);
 		const folder = this.options.folder ?? store.modelFolder(this.model);
+		let refused: unknown;
 		try {
 			const { transformers } = await loadRuntime(() => store.readRuntime(version));
-			registerModelReader(this.model, (_model, file) => store.readFile(folder, file));
+			// A staged download was hashed as it arrived; an installed model is checked at each load.
+			const expected = this.options.folder ? new Map<string, InstalledFile>() : this.installedFiles;
+			registerModelReader(this.model, async (_model, file) => {
+				try {
+					return await store.readFile(folder, file, expected.get(file));
+				} catch (error) {
+					// transformers.js reports any failed read as "not found": keep the real reason.
+					refused ??= error;
+					throw error;
+				}
+			});
 			const extractor = await transformers.pipeline("feature-extraction", this.model, { dtype: "q8", device: "wasm" });
 			capTokens(extractor);
 			return extractor;
 		} catch (error) {
-			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${errorMessage(error)}. Download it again in settings.`, { model: this.model }, false);
+			throw new EmbedderError("model", `The local model "${this.model}" could not be loaded: ${errorMessage(refused ?? error)}. Download it again in settings.`, { model: this.model }, false);
 		}
 	}
 

@@ -1,4 +1,4 @@
-import type { DataAdapter } from "obsidian";
+import type { ModelFiles } from "./model-files";
 import { isValidModelId, MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 
 /** What a finished download left: written last, so a model without it is never used. */
@@ -22,128 +22,154 @@ export interface InstalledRuntime {
 	readonly source: string;
 }
 
-const MODEL_MANIFEST = "engrama-model.json";
-const RUNTIME_MANIFEST = "engrama-runtime.json";
+export const MODEL_MANIFEST = "engrama-model.json";
+export const RUNTIME_MANIFEST = "engrama-runtime.json";
 
 /**
- * Local models and the ONNX Runtime binary, kept in the plugin's folder through the vault adapter
- * (desktop and mobile): `models/<owner>/<name>/…` and `models/onnxruntime-web/<version>/…`.
- * A model counts as installed only when its manifest exists and every file has the recorded size.
+ * Local models and the ONNX Runtime binary: `<owner>/<name>/…` and `onnxruntime-web/<version>/…`
+ * under a root that model-location.ts picks (desktop: a per-user folder outside the vault; mobile:
+ * the plugin folder). Paths here are relative to that root. A model counts as installed only when
+ * its manifest exists and every file has the recorded size; its bytes are checked against the
+ * recorded SHA-256 when they are read to load it.
  */
 export class ModelStore {
-	readonly root: string;
+	private layer: Promise<ModelFiles> | undefined;
 
-	constructor(
-		readonly adapter: DataAdapter,
-		pluginFolder: string,
-	) {
-		this.root = `${pluginFolder}/models`;
+	/** `files` is called once, on first use (on desktop it first moves models out of the vault). */
+	constructor(private readonly files: () => Promise<ModelFiles>) {}
+
+	private fs(): Promise<ModelFiles> {
+		// A folder that could not be made (permissions) is tried again at the next use, not remembered.
+		this.layer ??= this.files().catch((error: unknown) => {
+			this.layer = undefined;
+			throw error;
+		});
+		return this.layer;
+	}
+
+	/** Where the files live (a folder path), for the settings text and messages. */
+	async location(): Promise<string> {
+		return (await this.fs()).location;
 	}
 
 	modelFolder(model: string): string {
 		if (!isValidModelId(model)) throw new Error(`"${model}" is not a model id of the form owner/name.`);
-		return `${this.root}/${model}`;
+		return model;
 	}
 
 	runtimeFolder(version: string): string {
-		return `${this.root}/onnxruntime-web/${version.replace(/[^\w.-]/g, "_")}`;
+		return `onnxruntime-web/${version.replace(/[^\w.-]/g, "_")}`;
 	}
 
 	/** A fresh folder for one download; removed when it fails or is cancelled. */
 	stagingFolder(): string {
-		return `${this.root}/.partial/${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+		return `${STAGING}/${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 	}
 
 	async installedModel(model: string): Promise<InstalledModel | null> {
 		if (!isValidModelId(model)) return null;
-		const manifest = await this.readJson<InstalledModel>(`${this.modelFolder(model)}/${MODEL_MANIFEST}`);
-		const files: unknown = manifest?.files;
-		if (!manifest || manifest.model !== model || !Array.isArray(files)) return null;
-		for (const file of files as readonly InstalledFile[]) {
-			const stat = await this.adapter.stat(`${this.modelFolder(model)}/${file.path}`);
-			if (!stat || stat.type !== "file" || stat.size !== file.size) return null;
-		}
-		return manifest;
+		return checkedModel(await this.fs(), this.modelFolder(model), model);
 	}
 
 	async installedRuntime(version: string): Promise<InstalledRuntime | null> {
-		const folder = this.runtimeFolder(version);
-		const manifest = await this.readJson<InstalledRuntime>(`${folder}/${RUNTIME_MANIFEST}`);
-		if (!manifest || manifest.version !== version) return null;
-		const stat = await this.adapter.stat(`${folder}/${ORT_WASM_FILE}`);
-		return stat && stat.type === "file" && stat.size === manifest.file.size ? manifest : null;
+		return checkedRuntime(await this.fs(), this.runtimeFolder(version), version);
 	}
 
 	/** The installed binary, checked against the pinned release's SHA-256 before it runs. */
 	async readRuntime(version: string): Promise<ArrayBuffer> {
+		const fs = await this.fs();
 		const path = `${this.runtimeFolder(version)}/${ORT_WASM_FILE}`;
-		const bytes = await this.adapter.readBinary(path);
-		const sha256 = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+		const bytes = await fs.readBinary(path);
+		const sha256 = await sha256Hex(bytes);
 		if (version !== ORT_RELEASE.version || sha256 !== ORT_RELEASE.wasmSha256) {
-			throw new Error(`${path} is not ONNX Runtime ${ORT_RELEASE.version}'s binary (SHA-256 ${sha256}); press Download model in the Engrama settings to fetch it again.`);
+			throw new Error(`${fs.location}/${path} is not ONNX Runtime ${ORT_RELEASE.version}'s binary (SHA-256 ${sha256}); press Download model in the Engrama settings to fetch it again.`);
 		}
 		return bytes;
 	}
 
 	/** Moves a verified download into place; the manifest goes last. */
 	async installModel(staging: string, manifest: InstalledModel): Promise<void> {
+		const fs = await this.fs();
 		const folder = this.modelFolder(manifest.model);
-		await this.removeFolder(folder);
-		for (const file of manifest.files) await this.move(`${staging}/${file.path}`, `${folder}/${file.path}`);
-		await this.adapter.write(`${folder}/${MODEL_MANIFEST}`, JSON.stringify(manifest, null, "\t"));
+		await fs.removeFolder(folder);
+		for (const file of manifest.files) await fs.rename(`${staging}/${file.path}`, `${folder}/${file.path}`);
+		await fs.write(`${folder}/${MODEL_MANIFEST}`, JSON.stringify(manifest, null, "\t"));
 	}
 
 	async installRuntime(staging: string, manifest: InstalledRuntime): Promise<void> {
+		const fs = await this.fs();
 		const folder = this.runtimeFolder(manifest.version);
-		await this.removeFolder(folder);
-		await this.move(`${staging}/${ORT_WASM_FILE}`, `${folder}/${ORT_WASM_FILE}`);
-		await this.adapter.write(`${folder}/${RUNTIME_MANIFEST}`, JSON.stringify(manifest, null, "\t"));
+		await fs.removeFolder(folder);
+		await fs.rename(`${staging}/${ORT_WASM_FILE}`, `${folder}/${ORT_WASM_FILE}`);
+		await fs.write(`${folder}/${RUNTIME_MANIFEST}`, JSON.stringify(manifest, null, "\t"));
 	}
 
 	async removeModel(model: string): Promise<void> {
-		await this.removeFolder(this.modelFolder(model));
+		await (await this.fs()).removeFolder(this.modelFolder(model));
 	}
 
 	async writeBinary(path: string, data: ArrayBuffer): Promise<void> {
-		await this.ensureFolder(parentOf(path));
-		await this.adapter.writeBinary(path, data);
+		await (await this.fs()).writeBinary(path, data);
 	}
 
-	/** Reads one file of an installed (or staged) model folder; null when it is not there. */
-	async readFile(folder: string, path: string): Promise<ArrayBuffer | null> {
+	/**
+	 * Reads one file of an installed (or staged) model folder; null when it is not there. With
+	 * `expected` (the manifest's entry), bytes that are not the downloaded ones are refused.
+	 */
+	async readFile(folder: string, path: string, expected?: InstalledFile): Promise<ArrayBuffer | null> {
+		const fs = await this.fs();
 		const full = `${folder}/${path}`;
-		if (!(await this.adapter.exists(full))) return null;
-		return this.adapter.readBinary(full);
+		if ((await fs.stat(full))?.type !== "file") return null;
+		const bytes = await fs.readBinary(full);
+		if (expected) {
+			const sha256 = await sha256Hex(bytes);
+			if (sha256 !== expected.sha256 || bytes.byteLength !== expected.size) {
+				throw new Error(`${fs.location}/${full} is not the file that was downloaded (SHA-256 ${sha256}, recorded ${expected.sha256})`);
+			}
+		}
+		return bytes;
 	}
 
 	async removeFolder(folder: string): Promise<void> {
-		if (await this.adapter.exists(folder)) await this.adapter.rmdir(folder, true);
-	}
-
-	private async move(from: string, to: string): Promise<void> {
-		await this.ensureFolder(parentOf(to));
-		await this.adapter.rename(from, to);
-	}
-
-	private async ensureFolder(folder: string): Promise<void> {
-		if (folder === "" || (await this.adapter.exists(folder))) return;
-		await this.ensureFolder(parentOf(folder));
-		await this.adapter.mkdir(folder);
-	}
-
-	private async readJson<T>(path: string): Promise<T | null> {
-		try {
-			if (!(await this.adapter.exists(path))) return null;
-			return JSON.parse(await this.adapter.read(path)) as T;
-		} catch {
-			return null;
-		}
+		await (await this.fs()).removeFolder(folder);
 	}
 }
 
-function parentOf(path: string): string {
-	const at = path.lastIndexOf("/");
-	return at < 0 ? "" : path.slice(0, at);
+/** Partial downloads (and moves) go here, one folder each. */
+export const STAGING = ".partial";
+
+/** A model folder's manifest if every file it names is there with the recorded size. */
+export async function checkedModel(fs: ModelFiles, folder: string, model?: string): Promise<InstalledModel | null> {
+	const manifest = await readJson<InstalledModel>(fs, `${folder}/${MODEL_MANIFEST}`);
+	const files: unknown = manifest?.files;
+	if (!manifest || (model !== undefined && manifest.model !== model) || !isValidModelId(String(manifest.model)) || !Array.isArray(files)) return null;
+	for (const file of files as readonly InstalledFile[]) {
+		const stat = await fs.stat(`${folder}/${file.path}`);
+		if (!stat || stat.type !== "file" || stat.size !== file.size) return null;
+	}
+	return manifest;
+}
+
+/** A runtime folder's manifest if its binary is there with the recorded size. */
+export async function checkedRuntime(fs: ModelFiles, folder: string, version?: string): Promise<InstalledRuntime | null> {
+	const manifest = await readJson<InstalledRuntime>(fs, `${folder}/${RUNTIME_MANIFEST}`);
+	if (!manifest || (version !== undefined && manifest.version !== version) || typeof manifest.file?.size !== "number") return null;
+	const stat = await fs.stat(`${folder}/${ORT_WASM_FILE}`);
+	return stat && stat.type === "file" && stat.size === manifest.file.size ? manifest : null;
+}
+
+async function readJson<T>(fs: ModelFiles, path: string): Promise<T | null> {
+	try {
+		if ((await fs.stat(path))?.type !== "file") return null;
+		return JSON.parse(await fs.read(path)) as T;
+	} catch {
+		return null;
+	}
+}
+
+export async function sha256Hex(data: ArrayBuffer | Uint8Array): Promise<string> {
+	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data as BufferSource));
+	return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export { MODEL_FILES };

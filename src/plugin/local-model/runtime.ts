@@ -3,7 +3,7 @@ type Transformers = typeof import("@huggingface/transformers");
 /**
  * transformers.js (web build) over onnxruntime-web's WebAssembly backend, loaded once per
  * session. Both are inside main.js but only evaluated here, on first use; the 14 MB ONNX Runtime
- * binary is read from the plugin folder (downloaded with the model) and handed over as bytes, so
+ * binary is read from the model store (downloaded with the model) and handed over as bytes, so
  * nothing is fetched from a CDN. Models are read through `env.fetch` from the vault adapter with
  * remote loading off: after the download everything works offline.
  */
@@ -90,7 +90,7 @@ async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime>
 /** transformers.js's fetch: local model files only; anything else is refused (no network). */
 async function localFetch(input: string | URL | Request): Promise<Response> {
 	const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-	if (!url.startsWith(LOCAL_PREFIX)) return new Response(null, { status: 404, statusText: `Engrama loads models from the plugin folder only (${url})` });
+	if (!url.startsWith(LOCAL_PREFIX)) return new Response(null, { status: 404, statusText: `Engrama loads models from its model folder only (${url})` });
 	const rest = url.slice(LOCAL_PREFIX.length);
 	const [owner, name, ...file] = rest.split("/");
 	const model = `${owner}/${name}`;

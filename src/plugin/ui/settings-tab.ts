@@ -4,7 +4,7 @@ import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embed
 import type { EngramaActions } from "../actions";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
 import type { EngramaController } from "../engrama-controller";
-import { LOCAL_MODELS, localModelOf } from "../local-model/catalogue";
+import { LOCAL_MODELS, localModelOf, MODELS_DESKTOP_NOTE, MODELS_MOBILE_NOTE } from "../local-model/catalogue";
 import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { noticeError, noticeInfo } from "../notices";
@@ -226,7 +226,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 	private localModel(el: HTMLElement): void {
 		const current = localModelOf(this.s.embedding.model);
 		const known = LOCAL_MODELS.some((m) => m.id === current);
-		const choice = new Setting(el).setName("Model").setDesc("Runs inside Obsidian (WebAssembly). Downloaded once into this plugin's folder, then works offline.");
+		const choice = new Setting(el).setName("Model").setDesc(`Runs inside Obsidian (WebAssembly). Downloaded once, then works offline. ${Platform.isDesktopApp ? MODELS_DESKTOP_NOTE : MODELS_MOBILE_NOTE}`);
 		choice.addDropdown((d) => {
 			for (const m of LOCAL_MODELS) d.addOption(m.id, `${m.label}, about ${m.approxMB} MB`);
 			d.addOption(CUSTOM, "Another model, by its ID");
