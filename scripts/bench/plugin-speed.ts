@@ -6,11 +6,12 @@
 // --chromium [--main <file>]: the same in headless Chromium (Obsidian's renderer engine), blocks
 // as long tasks; --main measures another build of main.js (a baseline) the same way.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { bootBundle } from "../../tests/plugin/browser/boot-bundle";
+import { vaultFiles } from "../../tests/plugin/browser/vault-files";
 import { gzipSync } from "node:zlib";
 import { buildBundles, loadPlugin, makeVault, manifest, PLUGIN_DIR, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
 import { makeTempDir } from "../../tests/helpers/temp-dir";
@@ -140,18 +141,6 @@ function vaultSource(): string {
 	return source;
 }
 
-function vaultFiles(dir: string): Record<string, string> {
-	const out: Record<string, string> = {};
-	const walk = (d: string) => {
-		for (const name of readdirSync(d)) {
-			const path = join(d, name);
-			if (statSync(path).isDirectory()) walk(path);
-			else out[relative(dir, path).split("\\").join("/")] = readFileSync(path, "utf8");
-		}
-	};
-	walk(dir);
-	return out;
-}
 
 /**
  * Chromium: main.js evaluated in a page as Obsidian does, over the fake with an in-memory vault

@@ -1,12 +1,13 @@
 // The built main.js in headless Chromium (Debian's chromium + playwright-core): the side panel and
 // the settings tab rendered with styles.css, Approve clicked for real, screenshots for the README.
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
 import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
 import { bootBundle } from "./browser/boot-bundle";
+import { vaultFiles } from "./browser/vault-files";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
 import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
 
@@ -36,18 +37,6 @@ function hubAnswer(path: string, range: string | undefined): { status: number; b
 let browser: Browser;
 let page: Page;
 
-function vaultFiles(dir: string): Record<string, string> {
-	const out: Record<string, string> = {};
-	const walk = (d: string) => {
-		for (const name of readdirSync(d)) {
-			const path = join(d, name);
-			if (statSync(path).isDirectory()) walk(path);
-			else out[relative(dir, path).split("\\").join("/")] = readFileSync(path, "utf8");
-		}
-	};
-	walk(dir);
-	return out;
-}
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8">
 <link rel="stylesheet" href="/obsidian-base.css"><link rel="stylesheet" href="/styles.css"></head>
