@@ -4,6 +4,7 @@ import type { ReflectDetectorId, ReflectEntity, ReflectParams, ReflectRowMap } f
 import { isSystemInsight } from "../resolver/system-insight";
 import { requireScope } from "../scope";
 import { resetProactiveCounter } from "../skills/proactive-counter";
+import { daysBefore } from "../temporal/dates";
 import type { NodeRecord, Scope } from "../types";
 import type { WriteContext } from "../write/write-pipeline";
 import { POLICIES, REFLECT_DETECTORS, type DescribeContext, type DetectorPolicy, type InsightCandidate, type LabelCounts } from "./detectors";
@@ -90,7 +91,7 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 		const started = performance.now();
 		const run = `reflect-${crypto.randomUUID()}`;
 		const now = memory.clock.now();
-		const staleBefore = new Date(now.getTime() - settings.staleDays * 86_400_000).toISOString();
+		const staleBefore = daysBefore(now, settings.staleDays);
 		const counts = await memory.graph.labelCounts(scope);
 		const reviewed = await reviewedInsights(memory, scope);
 		const namer = createNamer((label) => memory.profile.keyFieldOf(label) === "title");

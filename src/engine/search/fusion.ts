@@ -1,3 +1,5 @@
+import { DAY_MS } from "../temporal/dates";
+
 /**
  * The ranking maths of hybrid search, pure and deterministic: Reciprocal Rank Fusion, the
  * legacy linear blend, and the temporal and trust terms.
@@ -73,8 +75,6 @@ export function linearFuse(
 	}
 	return out;
 }
-
-const DAY_MS = 86_400_000;
 
 /** confidence × 2^(−days/halfLife): a node untouched for one half-life counts half. */
 export function temporalScore(confidence: number, updatedAt: string, now: Date, halfLifeDays: number): number {

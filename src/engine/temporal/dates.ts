@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors";
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export function daysBetween(fromIso: string, to: Date): number {
 	const from = Date.parse(fromIso);

@@ -7,6 +7,7 @@
 import * as chrono from "chrono-node";
 import { ValidationError } from "../errors";
 import type { NodeRecord } from "../types";
+import { DAY_MS } from "./dates";
 
 /** Inclusive range of UTC days, as YYYY-MM-DD. */
 export interface DayRange {
@@ -23,7 +24,6 @@ export interface TimeMention extends DayRange {
 export const MENTIONED_DATES = "mentioned_dates";
 /** Enough for a note; more would mostly be noise from a long text. */
 const MAX_MENTIONS = 32;
-const DAY_MS = 86_400_000;
 const PARSERS = [chrono.casual, chrono.es.casual];
 
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
