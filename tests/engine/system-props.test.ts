@@ -3,7 +3,7 @@ import { EDIT_PROPS } from "../../src/engine/write/provenance";
 import { NOTE_PROPS } from "../../src/engine/sync/note-index";
 import { HIDDEN_PROPS, NEVER_WRITTEN, NOT_SEARCHED, NOT_TRACKED, SPECIAL_PROPS, SYSTEM_PROPS } from "../../src/engine/system-props";
 import { reservedPropNames } from "../../src/engine/write/sanitise";
-import { fulltextProperties } from "../../src/backends/neo4j/fulltext";
+import { fulltextProperties } from "../../src/backends/neo4j/fts-query";
 
 const sorted = (set: ReadonlySet<string>) => [...set].sort();
 

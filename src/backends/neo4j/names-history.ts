@@ -1,0 +1,226 @@
+import neo4j from "neo4j-driver";
+import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
+import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
+import type { Neo4jStoreContext } from "./context";
+import type { CypherRunner } from "./neo4j-connection";
+import { N, NULL_MARKER, SCOPE, type StoredMap, assertScope, int, nextSeq, parseJson, sqlValue, toRecord } from "./rows";
+import { FRAGMENT_LABEL, HISTORY_LABEL, NAME_LABEL, NODE_LABEL } from "./schema";
+
+/**
+ * The entity resolver's name index, laid out as SQLite's node_names / node_name_fragments tables:
+ * one :EngramaName posting per (node, normalised name) and one :EngramaFragment posting per
+ * (node, fragment, name length), each carrying the scope, the node's engrama_id and its insertion
+ * order, under composite indexes that start with the scope. Postings follow their node by id.
+ */
+
+// The read bounds every backend shares: postings per fragment and direction, and the length window.
+const POSTINGS_PER_FRAGMENT = NAME_INDEX_LIMITS.postingsPerFragment;
+const LENGTH_WINDOW_LOW = NAME_INDEX_LIMITS.lengthWindowLow;
+const LENGTH_WINDOW_HIGH = NAME_INDEX_LIMITS.lengthWindowHigh;
+
+export function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
+	return "aliases" in set || (unset ?? []).includes("aliases");
+}
+
+/** Postings of one node: distinct names, and distinct (fragment, length) pairs as SQLite's keys. */
+export function postingsOf(key: string, props: Props): { names: { norm: string; len: number }[]; fragments: { fragment: string; len: number }[] } {
+	const names: { norm: string; len: number }[] = [];
+	const fragments = new Map<string, { fragment: string; len: number }>();
+	for (const norm of indexedNames(key, props)) {
+		names.push({ norm, len: norm.length });
+		for (const fragment of nameFragments(norm)) fragments.set(`${fragment}\u0000${norm.length}`, { fragment, len: norm.length });
+	}
+	return { names, fragments: [...fragments.values()] };
+}
+
+export async function dropNamePostings(q: CypherRunner, ns: string, nodeIds: readonly string[]): Promise<number> {
+	if (nodeIds.length === 0) return 0;
+	const rows = await q.run(
+		`UNWIND $ids AS id
+		CALL { WITH id MATCH (p:${NAME_LABEL} {__ns: $ns, node: id}) DELETE p RETURN count(*) AS names }
+		CALL { WITH id MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: id}) DELETE p RETURN count(*) AS fragments }
+		RETURN sum(names) + sum(fragments) AS n`,
+		{ ns, ids: [...nodeIds] },
+	);
+	return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Cypher clauses (after a `WITH n`) that replace node n's postings: drop the old ones when
+ * $dropPostings, then create $names and $fragments. Params come from `postingParams`.
+ */
+export const REPLACE_POSTINGS = `CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${NAME_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
+	CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
+	${createPostings("$names", "$fragments")}`;
+
+/** Cypher clauses that create node n's postings from two list expressions (see postingParams). */
+export function createPostings(names: string, fragments: string): string {
+	return `FOREACH (x IN ${names} | CREATE (:${NAME_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, norm: x.norm, len: x.len}))
+	FOREACH (x IN ${fragments} | CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, fragment: x.fragment, len: x.len}))`;
+}
+
+/** Params for REPLACE_POSTINGS: `reindex` false leaves the postings alone. */
+export function postingParams(reindex: boolean, drop: boolean, key: string, props: Props): Record<string, unknown> {
+	if (!reindex) return { dropPostings: false, names: [], fragments: [] };
+	const { names, fragments } = postingsOf(key, props);
+	return {
+		dropPostings: drop,
+		names: names.map((n) => ({ norm: n.norm, len: neo4j.int(n.len) })),
+		fragments: fragments.map((f) => ({ fragment: f.fragment, len: neo4j.int(f.len) })),
+	};
+}
+
+interface Tally {
+	shared: number;
+	distance: number;
+	seq: number;
+}
+
+/**
+ * Candidate engrama ids in SQLite's order: exact names first, then more shared fragments, closer
+ * length, older node. Each fragment reads at most POSTINGS_PER_FRAGMENT postings per direction.
+ */
+export async function candidateIds(
+	q: CypherRunner,
+	ns: string,
+	scope: Scope,
+	query: { normalised: string; fragments: readonly string[]; limit: number },
+): Promise<string[]> {
+	const limit = Math.min(query.limit, 1000);
+	const params = { ns, org: scope.orgId, user: scope.userId };
+	const exactRows = await q.run(
+		`MATCH (p:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, norm: $norm}) RETURN p.node AS id ORDER BY p.seq LIMIT $limit`,
+		{ ...params, norm: query.normalised, limit: neo4j.int(limit) },
+	);
+	const exact = exactRows.map((r) => String(r.id));
+	const len = query.normalised.length;
+	const rows = await q.run(
+		`UNWIND $fragments AS f
+		CALL {
+			WITH f
+			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
+			WHERE p.len >= $len AND p.len <= $high
+			RETURN p ORDER BY p.len, p.seq LIMIT $cap
+			UNION ALL
+			WITH f
+			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
+			WHERE p.len < $len AND p.len >= $low
+			RETURN p ORDER BY p.len DESC, p.seq LIMIT $cap
+		}
+		RETURN f, p.node AS id, p.len AS len, p.seq AS seq`,
+		{
+			...params,
+			fragments: [...new Set(query.fragments)],
+			len: neo4j.int(len),
+			high: neo4j.int(Math.ceil(len * LENGTH_WINDOW_HIGH)),
+			low: neo4j.int(Math.floor(len * LENGTH_WINDOW_LOW)),
+			cap: neo4j.int(POSTINGS_PER_FRAGMENT),
+		},
+	);
+	const tally = new Map<string, Tally>();
+	const counted = new Map<string, Set<string>>();
+	for (const row of rows) {
+		const id = String(row.id);
+		const fragment = String(row.f);
+		const distance = Math.abs(Number(row.len) - len);
+		const seen = counted.get(fragment) ?? new Set<string>();
+		counted.set(fragment, seen);
+		const entry = tally.get(id);
+		if (!entry) tally.set(id, { shared: 1, distance, seq: Number(row.seq) });
+		else {
+			if (!seen.has(id)) entry.shared++;
+			entry.distance = Math.min(entry.distance, distance);
+		}
+		seen.add(id);
+	}
+	const ranked = [...tally.entries()]
+		.filter(([id]) => !exact.includes(id))
+		.sort((a, b) => b[1].shared - a[1].shared || a[1].distance - b[1].distance || a[1].seq - b[1].seq)
+		.map(([id]) => id);
+	return [...exact, ...ranked].slice(0, limit);
+}
+
+// --- The store's name, history and temporal reads (NameHistoryStore) ---
+
+export async function nameCandidates(ctx: Neo4jStoreContext, scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
+	if (!isFullScope(scope) || !query.normalised || query.limit <= 0) return [];
+	return ctx.conn.read(async (q) => {
+		const ids = await candidateIds(q, ctx.namespace, scope, query);
+		if (ids.length === 0) return [];
+		const rows = await q.run(
+			`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.engrama_id IN $ids AND n.org_id = $org AND n.user_id = $user RETURN ${N} AS node`,
+			ctx.params(scope, { ids }),
+		);
+		const byId = new Map(rows.map((row) => [String((row.node as StoredMap).engrama_id), toRecord(row.node as StoredMap)]));
+		return ids.flatMap((id) => {
+			const node = byId.get(id);
+			return node ? [node] : [];
+		});
+	}, "find name candidates");
+}
+
+export async function recordHistory(ctx: Neo4jStoreContext, scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {
+	assertScope(scope);
+	if (entries.length === 0) return;
+	const rows = entries.map((e) => ({
+		node: e.nodeId,
+		at: e.at,
+		prop: e.prop,
+		before: JSON.stringify(e.before ?? null),
+		after: JSON.stringify(e.after ?? null),
+		source: e.source,
+		seq: nextSeq(),
+	}));
+	await ctx.write(
+		(q) =>
+			q.run(
+				`UNWIND $rows AS e CREATE (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user})
+				SET h.node = e.node, h.at = e.at, h.prop = e.prop, h.before = e.before, h.after = e.after, h.source = e.source, h.seq = e.seq`,
+				ctx.params(scope, { rows }),
+			),
+		"record history",
+	);
+}
+
+export async function nodeHistory(ctx: Neo4jStoreContext, scope: PartialScope, nodeId: string, query: NodeHistoryQuery): Promise<readonly HistoryEntry[]> {
+	if (!isFullScope(scope) || query.limit <= 0) return [];
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) WHERE h.at > $since
+				RETURN h.at AS at, h.prop AS prop, h.before AS before, h.after AS after, h.source AS source
+				ORDER BY h.seq DESC LIMIT $limit`,
+				ctx.params(scope, { id: nodeId, since: query.since ?? "", limit: int(query.limit) }),
+			),
+		"read history",
+	);
+	return rows.reverse().map((r) => ({
+		nodeId,
+		at: String(r.at),
+		prop: String(r.prop),
+		before: parseJson(r.before),
+		after: parseJson(r.after),
+		source: typeof r.source === "string" ? r.source : null,
+	}));
+}
+
+export async function nodesValidAt(ctx: Neo4jStoreContext, scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]> {
+	if (!isFullScope(scope) || query.limit <= 0) return [];
+	const from = `coalesce(${sqlValue("n.valid_from")}, n.created_at)`;
+	const to = sqlValue("n.valid_to");
+	const archivedAt = `coalesce(${sqlValue("n.archived_at")}, n.updated_at)`;
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE}${query.label ? " AND n.__label = $label" : ""}
+				AND ${from} <= $at AND (${to} IS NULL OR ${to} >= $at)
+				AND NOT (coalesce(n.status, '') = 'archived' AND ${archivedAt} <= $at)
+				RETURN ${N} AS node ORDER BY n.__label, n.__key LIMIT $limit`,
+				ctx.params(scope, { label: query.label ?? null, at: query.at, limit: int(query.limit), nullMarker: NULL_MARKER }),
+			),
+		"read nodes valid at a date",
+	);
+	return rows.map((row) => toRecord(row.node as StoredMap));
+}
