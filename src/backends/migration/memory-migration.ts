@@ -2,17 +2,18 @@ import { ValidationError } from "../../engine/errors";
 import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../backend";
-import { SCHEMA_VERSION_META } from "../sqlite/schema";
+import { writeVectors } from "../neo4j/migration";
+import { Neo4jGraphStore } from "../neo4j/neo4j-graph-store";
+import { FILE_ONLY_META } from "../sqlite/migration";
 import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
-import { Neo4jGraphStore } from "./neo4j-graph-store";
-import { Neo4jVectorStore } from "./neo4j-vector-store";
 
 /**
  * Copies a whole memory between backends (`engrama migrate`): every scope's nodes with their
  * props and timestamps, edges, vectors, history and the memory's settings, then verifies that
  * both sides count the same and that every node (props, times, vector) reads back identical. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
- * Everything goes through the GraphStore/VectorStore protocols except three reads no protocol
- * offers (which scopes exist, the settings, the stored vectors), done here per backend.
+ * Backend-neutral: everything goes through the GraphStore/VectorStore protocols (the whole-memory
+ * reads listScopes, listMeta and vectorsOf included); what is backend-specific lives with its
+ * backend (sqlite/migration.ts: settings never copied; neo4j/migration.ts: bulk vector writes).
  */
 
 export interface MigrationOptions {
@@ -265,8 +266,7 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 				if (history.length > 0) await target.graph.recordHistory(scope, history);
 			});
 			const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
-			if (target.vectors instanceof Neo4jVectorStore) await target.vectors.upsertMany(scope, entries);
-			else for (const [id, vector] of entries) await target.vectors?.upsert(scope, id, vector);
+			await writeVectors(target.vectors, scope, entries);
 		});
 		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
 
@@ -288,7 +288,7 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 	// vectors, and a SQLite file's schema version describes that file only.
 	const meta: string[] = [];
 	for (const [key, value] of await from.meta()) {
-		if (key === DIMENSIONS_KEY || key === SCHEMA_VERSION_META) continue;
+		if (key === DIMENSIONS_KEY || FILE_ONLY_META.has(key)) continue;
 		await target.graph.setMeta(key, value);
 		meta.push(key);
 	}
