@@ -9,7 +9,7 @@ const sorted = (set: ReadonlySet<string>) => [...set].sort();
 
 describe("the one table of system properties", () => {
 	// The five lists as they were kept by hand before the table (types.ts, temporal/history.ts,
-	// graph-to-vault.ts, the SQLite store and neo4j/fulltext.ts, context-tab.ts): same answers.
+	// graph-to-vault.ts, the SQLite store and neo4j/fts-query.ts, context-tab.ts): same answers.
 	it("gives each part the list it kept by hand", () => {
 		const edit = ["edited_by_source", "edited_by_agent", "edited_in_session"];
 		const provenance = ["source", "source_agent", "source_session"];
