@@ -109,7 +109,7 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 			return {
 				counts: [edits.counts, touched.counts],
 				problems: [...edits.problems, ...touched.problems],
-				renamed: history.filter((e) => e.prop === "name").map((e) => `${String(e.before)} → ${String(e.after)} (${e.source})`),
+				renamed: history.filter((e) => e.prop === "name").map((e) => `${JSON.stringify(e.before)} → ${JSON.stringify(e.after)} (${e.source})`),
 				graph: await graphSnapshot(memory),
 			};
 		};
@@ -120,7 +120,7 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 		const reference: SyncHarness = await openHarness();
 		cleanups.push(() => reference.close());
 		const expected = stripIds(await run(reference.memory));
-		expect(expected.renamed).toEqual(["Loom → Loom 2 (sync)"]);
+		expect(expected.renamed).toEqual([`"Loom" → "Loom 2" (sync)`]);
 		expect(expected.graph.edges.filter((e) => e.startsWith("Person:Ada"))).toHaveLength(1);
 
 		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
