@@ -361,9 +361,11 @@ export class WritePipeline {
 		const now = this.deps.clock.now().toISOString();
 		const rejected: { input: RelationInput; error: EngramaError }[] = [];
 		const edges: { input: RelationInput; edge: MergeEdgeInput }[] = [];
+		// One stamp per writer (a note's edges share its stated provenance), not one per edge.
+		const stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>();
 		for (const input of inputs) {
 			try {
-				edges.push({ input, edge: this.prepareRelation(ctx, input, now) });
+				edges.push({ input, edge: this.prepareRelation(ctx, input, now, stamps) });
 			} catch (error) {
 				if (!(error instanceof ValidationError)) throw error;
 				rejected.push({ input, error });
@@ -392,12 +394,21 @@ export class WritePipeline {
 	}
 
 	/** The profile's check (canonical type) and the provenance and scope an edge is stamped with. */
-	private prepareRelation(ctx: WriteContext, input: RelationInput, now: string): MergeEdgeInput {
+	private prepareRelation(
+		ctx: WriteContext,
+		input: RelationInput,
+		now: string,
+		stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>(),
+	): MergeEdgeInput {
 		const type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
 		const stated = input.provenance;
-		const writer = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
-		const provenance = input.keepProvenance ? {} : { ...this.provenance(writer), ...(stated ? { trust_level: stated.trust } : {}) };
-		return { fromId: input.from.id, type, toId: input.to.id, props: { ...input.props, ...provenance }, now };
+		let stamp = stamps.get(stated);
+		if (!stamp) {
+			const writer = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
+			stamp = { ...this.provenance(writer), ...(stated ? { trust_level: stated.trust } : {}) };
+			stamps.set(stated, stamp);
+		}
+		return { fromId: input.from.id, type, toId: input.to.id, props: input.keepProvenance ? { ...input.props } : { ...input.props, ...stamp }, now };
 	}
 
 	/** Removes one edge; false when there was none. */
