@@ -172,6 +172,53 @@ function isValueUse(id: ts.Identifier): boolean {
 	return true;
 }
 
+/**
+ * The store's methods that change what is stored, and `transaction` (a unit of such writes).
+ * Vault sync reaches them only through the write pipeline (`pipeline.*`), the one writer.
+ */
+const STORE_WRITES = new Set([
+	"mergeNode",
+	"mergeNodes",
+	"updateNode",
+	"deleteNode",
+	"mergeEdge",
+	"mergeEdges",
+	"deleteEdge",
+	"rekeyNode",
+	"recordHistory",
+	"forgetScope",
+	"setMeta",
+	"deleteMeta",
+	"purgeDeleted",
+	"repairIntegrity",
+	"transaction",
+]);
+
+/** A store write method named (called, bound, destructured or indexed) under src/engine/sync on anything but the pipeline. */
+function storeWriteOffences(source: Source): string[] {
+	if (!source.path.startsWith("src/engine/sync/")) return [];
+	const file = parse(source);
+	const out: string[] = [];
+	const flag = (node: ts.Node, name: string): void => {
+		const { line } = file.getLineAndCharacterOfPosition(node.getStart());
+		out.push(`${source.path}:${line + 1} writes to the store (${name}) around the write pipeline`);
+	};
+	const viaPipeline = (receiver: ts.Expression) => /(^|\.)pipeline$/.test(receiver.getText().replace(/\s|\?/g, ""));
+	const visit = (node: ts.Node): void => {
+		if (ts.isPropertyAccessExpression(node) && STORE_WRITES.has(node.name.text) && !viaPipeline(node.expression)) flag(node, node.name.text);
+		if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression) && STORE_WRITES.has(node.argumentExpression.text)) {
+			flag(node, node.argumentExpression.text);
+		}
+		if (ts.isBindingElement(node) && ts.isObjectBindingPattern(node.parent)) {
+			const name = node.propertyName ?? node.name;
+			if (ts.isIdentifier(name) && STORE_WRITES.has(name.text)) flag(node, name.text);
+		}
+		ts.forEachChild(node, visit);
+	};
+	visit(file);
+	return out;
+}
+
 /** Import cycles among the sources (type-only imports included: they tie files as much for a reader). */
 function cycles(sources: readonly Source[]): string[][] {
 	const paths = new Set(sources.map((s) => s.path));
@@ -217,7 +264,13 @@ function offences(sources: readonly Source[]): string[] {
 	const paths = new Set(sources.map((s) => s.path));
 	const exists = (p: string) => paths.has(p);
 	return [
-		...sources.flatMap((s) => [...packageOffences(s), ...layerOffences(s, exists), ...queryOffences(s), ...hostGlobalOffences(s)]),
+		...sources.flatMap((s) => [
+			...packageOffences(s),
+			...layerOffences(s, exists),
+			...queryOffences(s),
+			...hostGlobalOffences(s),
+			...storeWriteOffences(s),
+		]),
 		...cycles(sources).map((c) => `import cycle: ${c.join(" → ")}`),
 	];
 }
@@ -340,6 +393,31 @@ describe("architecture rules bite on synthetic sources", () => {
 		]);
 	});
 
+	it("flags a store write under src/engine/sync that does not go through the write pipeline", () => {
+		const syncFile = (text: string): Source => ({ path: "src/engine/sync/some-run.ts", text });
+		const forbidden = [
+			`await graph.mergeEdge(scope, edge);`,
+			`await this.deps.graph.updateNode(scope, id, {}, [], now);`,
+			`await memory.graph.transaction(async () => {});`,
+			`const bulk = graph.mergeEdges?.bind(graph);`,
+			`const { rekeyNode } = this.deps.graph;`,
+			`const { deleteEdge: drop } = graph;`,
+			`await graph["deleteNode"](scope, id);`,
+			`await store.recordHistory(scope, []);`,
+		];
+		for (const line of forbidden) expect(offences([syncFile(line)]), line).toHaveLength(1);
+		const allowed = [
+			`await this.deps.pipeline.mergeRelations(ctx, adds);`,
+			`await memory.pipeline.transaction(async () => {});`,
+			`await pipeline.rekeyEntity(ctx, node, input);`,
+			`const nodes = await graph.findByKey(scope, key);`,
+			`interface Store { mergeEdge(x: number): void }`,
+		];
+		for (const line of allowed) expect(offences([syncFile(line)]), line).toEqual([]);
+		// The pipeline itself, and the engine outside sync, are not this rule's business.
+		expect(offences([{ path: "src/engine/write/some-pipeline.ts", text: forbidden[0] }])).toEqual([]);
+	});
+
 	it("flags an import cycle, type-only or through a re-export, and a self-import", () => {
 		const files: Source[] = [
 			{ path: "src/engine/memory.ts", text: `import { hint } from "./reflect/proactive";` },
@@ -382,6 +460,10 @@ describe("the real tree", { timeout: 120_000 }, () => {
 
 	it("keeps process and globalThis out of the engine", () => {
 		expect(tree.flatMap(hostGlobalOffences)).toEqual([]);
+	});
+
+	it("lets vault sync write only through the write pipeline", () => {
+		expect(tree.flatMap(storeWriteOffences)).toEqual([]);
 	});
 
 	it("has no import cycle", () => {

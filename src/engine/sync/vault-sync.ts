@@ -5,7 +5,7 @@ import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
 import { GraphToVault } from "./graph-to-vault";
-import { NOTE_PROPS, NoteIndex, noteEntryOf, type NoteEntry } from "./note-index";
+import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
@@ -168,8 +168,8 @@ export class VaultSync {
 			}
 			await memory
 				.write(() =>
-					memory.graph.transaction(async () => {
-						await graphWork((job) => memory.graph.transaction(job));
+					memory.pipeline.transaction(async () => {
+						await graphWork((job) => memory.pipeline.transaction(job));
 						throw new DryRunRollback();
 					}),
 				)
@@ -177,7 +177,7 @@ export class VaultSync {
 					if (!(error instanceof DryRunRollback)) throw error;
 				});
 		} else {
-			await graphWork((job) => memory.write(() => memory.graph.transaction(job)));
+			await graphWork((job) => memory.write(() => memory.pipeline.transaction(job)));
 			this.index = index;
 		}
 		timings.graphMs = round(this.now() - mark);
@@ -340,7 +340,7 @@ export class VaultSync {
 		const upserted: UpsertedNote[] = [];
 		if (prepared.length + vanished.length + touched.length > 0) {
 			await memory.write(() =>
-				memory.graph.transaction(async () => {
+				memory.pipeline.transaction(async () => {
 					for (const p of prepared) {
 						const u = await run.upsert(p);
 						if (u) upserted.push(u);
@@ -429,7 +429,7 @@ export class VaultSync {
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
 	private async writeIds(run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const { memory, scope } = this.deps;
+		const { memory } = this.deps;
 		const states: { id: string; state: WrittenId }[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
@@ -440,20 +440,10 @@ export class VaultSync {
 		}
 		if (states.length === 0) return;
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (const { id, state } of states) {
 					const node = await run.nodeById(id);
-					if (!node) continue;
-					const updated = await memory.graph.updateNode(
-						scope,
-						id,
-						{ [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size },
-						[],
-						node.updatedAt,
-					);
-					const entry = updated ? noteEntryOf(updated) : undefined;
-					if (updated) run.cacheNode(updated);
-					if (entry) run.deps.index.set(entry);
+					if (node) await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
 				}
 			}),
 		);

@@ -1,8 +1,8 @@
-import { BackendError, NotFoundError, ValidationError, errorMessage } from "../errors";
+import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessage } from "../errors";
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
@@ -73,6 +73,39 @@ export interface RelationWrite {
 	readonly created: boolean;
 }
 
+/** What an edge needs of an endpoint. */
+export type NodeTarget = Pick<NodeRecord, "id" | "label" | "key">;
+
+/** One edge for `mergeRelations`. */
+export interface RelationInput {
+	readonly from: NodeTarget;
+	readonly type: string;
+	readonly to: NodeTarget;
+	/** Edge props beside provenance and scope (a note's `origin`, `note_path`). */
+	readonly props?: Readonly<Record<string, PropValue>>;
+	/** Who stated it, as a note's frontmatter says (vault sync only); otherwise the writer. */
+	readonly provenance?: NodeProvenance;
+	/** The edge exists: only `props` are merged and its provenance stays (a note taking over an agent's relation). */
+	readonly keepProvenance?: boolean;
+}
+
+export interface RelationsWrite {
+	/** How many edges were new. */
+	readonly created: number;
+	/** Edges not written: a type the profile refuses (ValidationError) or an endpoint gone (NotFoundError). */
+	readonly rejected: readonly { readonly input: RelationInput; readonly error: EngramaError }[];
+}
+
+/** A node's new identity for `rekeyEntity`. */
+export interface RekeyInput {
+	readonly label: string;
+	readonly key: string;
+	/** A new engrama_id (a note's frontmatter id adopting a stub). */
+	readonly id?: string;
+	/** As `EntityInput.provenance`. */
+	readonly provenance?: NodeProvenance;
+}
+
 export interface WritePipelineDeps {
 	readonly graph: GraphStore;
 	readonly vectors: VectorStore | null;
@@ -83,6 +116,7 @@ export interface WritePipelineDeps {
 
 const DATE_PROPS = ["valid_from", "valid_to"] as const;
 const SYNC_BOOKKEEPING: readonly string[] = Object.values(NOTE_PROPS);
+const BOOKKEEPING_SET: ReadonlySet<string> = new Set(SYNC_BOOKKEEPING);
 /** Nodes per mergeNodes call (≈10–30 ms of SQLite work each). */
 const MERGE_NODES_SLICE = 100;
 
@@ -310,18 +344,154 @@ export class WritePipeline {
 		const scope = requireScope(ctx.scope);
 		const fromNode = "id" in from ? from : await this.requireNode(scope, from, "source");
 		const toNode = "id" in to ? to : await this.requireNode(scope, to, "target");
-		const relType = resolveRelationOrThrow(this.deps.profile, type, fromNode.label, toNode.label);
+		const edge = this.prepareRelation(ctx, { from: fromNode, type, to: toNode, props: edgeProps }, this.deps.clock.now().toISOString());
+		const { created } = await this.guard("merge relation", () => this.deps.graph.mergeEdge(scope, edge));
+		return { from: fromNode, type: edge.type, to: toNode, created };
+	}
+
+	/**
+	 * `mergeRelation` for many edges (a vault sync writes tens of thousands): each checked against
+	 * the profile and stamped with provenance as `mergeRelation` does, then written in one store
+	 * call where the backend can. If an endpoint vanished meanwhile (another process forgot it),
+	 * the batch is retried edge by edge. Refused edges are returned, not thrown.
+	 */
+	async mergeRelations(ctx: WriteContext, inputs: readonly RelationInput[]): Promise<RelationsWrite> {
+		const scope = requireScope(ctx.scope);
+		const { graph } = this.deps;
 		const now = this.deps.clock.now().toISOString();
-		const { created } = await this.guard("merge relation", () =>
-			this.deps.graph.mergeEdge(scope, {
-				fromId: fromNode.id,
-				type: relType,
-				toId: toNode.id,
-				props: { ...edgeProps, ...this.provenance(ctx) },
-				now,
+		const rejected: { input: RelationInput; error: EngramaError }[] = [];
+		const edges: { input: RelationInput; edge: MergeEdgeInput }[] = [];
+		// One stamp per writer (a note's edges share its stated provenance), not one per edge.
+		const stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>();
+		for (const input of inputs) {
+			try {
+				edges.push({ input, edge: this.prepareRelation(ctx, input, now, stamps) });
+			} catch (error) {
+				if (!(error instanceof ValidationError)) throw error;
+				rejected.push({ input, error });
+			}
+		}
+		if (edges.length === 0) return { created: 0, rejected };
+		const mergeEdges = graph.mergeEdges?.bind(graph);
+		if (mergeEdges) {
+			try {
+				const { created } = await this.guard("merge relations", () => mergeEdges(scope, edges.map((e) => e.edge)));
+				return { created, rejected };
+			} catch (error) {
+				if (!(error instanceof NotFoundError)) throw error;
+			}
+		}
+		let created = 0;
+		for (const { input, edge } of edges) {
+			try {
+				if ((await this.guard("merge relation", () => graph.mergeEdge(scope, edge))).created) created++;
+			} catch (error) {
+				if (!(error instanceof NotFoundError)) throw error;
+				rejected.push({ input, error });
+			}
+		}
+		return { created, rejected };
+	}
+
+	/** The profile's check (canonical type) and the provenance and scope an edge is stamped with. */
+	private prepareRelation(
+		ctx: WriteContext,
+		input: RelationInput,
+		now: string,
+		stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>(),
+	): MergeEdgeInput {
+		const type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
+		const stated = input.provenance;
+		let stamp = stamps.get(stated);
+		if (!stamp) {
+			const writer = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
+			stamp = { ...this.provenance(writer), ...(stated ? { trust_level: stated.trust } : {}) };
+			stamps.set(stated, stamp);
+		}
+		return { fromId: input.from.id, type, toId: input.to.id, props: input.keepProvenance ? { ...input.props } : { ...input.props, ...stamp }, now };
+	}
+
+	/** Removes one edge; false when there was none. */
+	async deleteRelation(ctx: WriteContext, from: NodeTarget, type: string, to: NodeTarget): Promise<boolean> {
+		const scope = requireScope(ctx.scope);
+		return this.guard("delete relation", () => this.deps.graph.deleteEdge(scope, from.id, type, to.id));
+	}
+
+	/**
+	 * Gives a node a new label, key and optionally engrama_id in place (a renamed note, a note
+	 * adopting a stub): label and key checked as `mergeEntity` checks them, the change recorded in
+	 * the node's history, provenance applied by `writeProvenance`; props, edges and vector stay.
+	 * Throws ValidationError when another node holds the label + key or the id.
+	 */
+	async rekeyEntity(ctx: WriteContext, node: NodeRecord, input: RekeyInput): Promise<NodeRecord> {
+		const scope = requireScope(ctx.scope);
+		const def = resolveLabelOrThrow(this.deps.profile, input.label);
+		const key = sanitiseKey(input.key, def.keyField);
+		if (input.id !== undefined && !isUuid(input.id)) throw new ValidationError(`engrama_id "${input.id.slice(0, 60)}" is not a UUID.`);
+		const now = this.deps.clock.now().toISOString();
+		const { graph } = this.deps;
+		return this.guard("rename node", () =>
+			graph.transaction(async () => {
+				let rekeyed = await graph.rekeyNode(scope, node.id, { label: def.label, keyField: def.keyField, key, newId: input.id, now });
+				if (!rekeyed) throw new NotFoundError(`Node ${node.id} vanished while renaming it.`);
+				const provenance = writeProvenance(ctx, node, input.provenance);
+				if (Object.keys(provenance.set).length > 0 || provenance.unset.length > 0) {
+					const unset = provenance.unset.filter((name) => !(name in provenance.set));
+					rekeyed = (await graph.updateNode(scope, rekeyed.id, { ...provenance.set, org_id: scope.orgId, user_id: scope.userId }, unset, now)) ?? rekeyed;
+				}
+				await graph.recordHistory(scope, propChanges(rekeyed.id, node.props, rekeyed.props, now, ctx.source));
+				return rekeyed;
 			}),
 		);
-		return { from: fromNode, type: relType, to: toNode, created };
+	}
+
+	/**
+	 * Moves every edge of `stub` onto `into` (each keeps its props and provenance: the same fact,
+	 * now about the node the stub stood for) and removes the stub, as one unit.
+	 */
+	async absorbStub(ctx: WriteContext, stub: NodeRecord, into: NodeRecord): Promise<void> {
+		const scope = requireScope(ctx.scope);
+		const { graph } = this.deps;
+		const now = this.deps.clock.now().toISOString();
+		await this.guard("merge a stub", () =>
+			graph.transaction(async () => {
+				for (const e of await graph.edgesOf(scope, stub.id, "both")) {
+					const other = e.node.id === stub.id ? into.id : e.node.id;
+					if (other === into.id) continue;
+					const [fromId, toId] = e.direction === "out" ? [into.id, other] : [other, into.id];
+					await graph.mergeEdge(scope, { fromId, type: e.type, toId, props: e.edge.props, now });
+				}
+				await this.hardDelete(ctx, stub);
+			}),
+		);
+	}
+
+	/**
+	 * Vault sync's bookkeeping about a node's note (where it is, its hash, mtime, size), written
+	 * without touching the node's updated_at, history or provenance: it says where the fact is
+	 * written, not who wrote it. Only sync may write it, and nothing else this way.
+	 */
+	async updateNoteState(ctx: WriteContext, node: NodeRecord, set: Readonly<Record<string, PropValue>>): Promise<NodeRecord | null> {
+		const scope = requireScope(ctx.scope);
+		if (ctx.source !== "sync") throw new ValidationError(`Only vault sync records a note's state; a ${ctx.source} write cannot.`);
+		const other = Object.keys(set).filter((name) => !BOOKKEEPING_SET.has(name));
+		if (other.length > 0) {
+			throw new ValidationError(`${other.map((n) => `"${n}"`).join(", ")} is not note bookkeeping (${SYNC_BOOKKEEPING.join(", ")}); write it with mergeEntity.`);
+		}
+		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [], node.updatedAt));
+	}
+
+	/** True when the store writes many nodes in one call (`mergeEntities` then writes them as one unit). */
+	get mergesInBulk(): boolean {
+		return this.deps.graph.mergeNodes !== undefined;
+	}
+
+	/**
+	 * Runs `fn` as one unit of writes (atomic where the store is; nested: a savepoint where it has
+	 * them). Callers queue it through `Memory.write` (group commit) as any other write.
+	 */
+	transaction<T>(fn: () => Promise<T>): Promise<T> {
+		return this.deps.graph.transaction(fn);
 	}
 
 	/** Soft delete: the node stays, marked archived, out of every search. */

@@ -1,4 +1,4 @@
-import { cpSync } from "node:fs";
+import { cpSync, mkdirSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Memory } from "../../../src/engine/memory";
@@ -80,5 +80,52 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 		expect(report.counts).toEqual(expectedReport.counts);
 		expect([...report.idsWritten].sort()).toEqual([...expectedReport.idsWritten].sort());
 		expect(withoutIds(await graphSnapshot(memory))).toEqual(expected);
+	});
+
+	it("renames, moves a stub's edges, unlinks, touches and archives through the pipeline as SQLite does", async () => {
+		// The later syncs of a known graph take the one-by-one path: rekey, absorbStub, deleteRelation,
+		// updateNoteState and archive, each a pipeline write nested in the batch's transaction.
+		const run = async (memory: Memory) => {
+			const temp = makeTempDir("engrama-sync-parity-edits-");
+			cleanups.push(() => temp.cleanup());
+			const dir = join(temp.path, "vault");
+			mkdirSync(dir);
+			const write = (path: string, text: string) => writeFileSync(join(dir, path), text);
+			const sync = new VaultSync({ memory, source: new FolderVaultSource(dir), scope: SCOPE, settings: { writeEngramaIds: false, writeGraphToVault: false } });
+			write("Ada.md", "---\nengrama_label: Person\n---\nWorks on [[Engine]] and [[Loom]].\n");
+			write("Loom.md", "Weaving.\n");
+			write("Babbage.md", "Knew [[Ada]].\n");
+			await sync.fullSync();
+			write("Engine.md", "---\nengrama_label: Project\n---\nThe engine.\n");
+			renameSync(join(dir, "Loom.md"), join(dir, "Loom 2.md"));
+			write("Ada.md", "---\nengrama_label: Person\n---\nWorks on [[Engine]].\n");
+			rmSync(join(dir, "Babbage.md"));
+			const edits = await sync.fullSync();
+			const later = new Date(Date.now() + 60_000);
+			utimesSync(join(dir, "Engine.md"), later, later);
+			const touched = await sync.fullSync();
+			const loom = await memory.graph.getNode(SCOPE, "Note", "Loom 2");
+			const history = loom ? await memory.graph.nodeHistory(SCOPE, loom.id, { limit: 20 }) : [];
+			return {
+				counts: [edits.counts, touched.counts],
+				problems: [...edits.problems, ...touched.problems],
+				renamed: history.filter((e) => e.prop === "name").map((e) => `${JSON.stringify(e.before)} → ${JSON.stringify(e.after)} (${e.source})`),
+				graph: await graphSnapshot(memory),
+			};
+		};
+		const stripIds = (r: Awaited<ReturnType<typeof run>>) => ({
+			...r,
+			graph: { nodes: r.graph.nodes.map((line) => line.replace(/"engrama_id":"[^"]*",?/g, "")).sort(), edges: r.graph.edges },
+		});
+		const reference: SyncHarness = await openHarness();
+		cleanups.push(() => reference.close());
+		const expected = stripIds(await run(reference.memory));
+		expect(expected.renamed).toEqual([`"Loom" → "Loom 2" (sync)`]);
+		expect(expected.graph.edges.filter((e) => e.startsWith("Person:Ada"))).toHaveLength(1);
+
+		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
+		cleanups.push(() => opened.close());
+		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile: exampleProfile() });
+		expect(stripIds(await run(memory))).toEqual(expected);
 	});
 });

@@ -5,6 +5,7 @@ import { createBackend } from "../../../src/backends/factory";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
 import { loadProfile, type Profile } from "../../../src/engine/profile";
+import type { GraphStore } from "../../../src/engine/protocols";
 import type { SyncReport, SyncSettings } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { EdgeRecord, NodeRecord, Scope } from "../../../src/engine/types";
@@ -42,7 +43,15 @@ export interface SyncHarness {
 
 /** A real folder vault (copied from `from`, or empty) and a real SQLite file, both in a temp dir. */
 export async function openHarness(
-	options: { from?: string; settings?: Partial<SyncSettings>; profile?: Profile; vaultDir?: string; dbPath?: string } = {},
+	options: {
+		from?: string;
+		settings?: Partial<SyncSettings>;
+		profile?: Profile;
+		vaultDir?: string;
+		dbPath?: string;
+		/** Wraps the real store (a recorder of its calls); the memory and the sync use what it returns. */
+		wrapGraph?: (graph: GraphStore) => GraphStore;
+	} = {},
 ): Promise<SyncHarness> {
 	const temp = makeTempDir("engrama-sync-");
 	const vaultDir = options.vaultDir ?? join(temp.path, "vault");
@@ -55,7 +64,7 @@ export async function openHarness(
 	const config = parseConfig({ backend: "sqlite", dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId });
 	const { graph, vectors } = await createBackend(config);
 	const profile = options.profile ?? exampleProfile();
-	const memory = new Memory({ graph, vectors, embedder: null, profile });
+	const memory = new Memory({ graph: options.wrapGraph ? options.wrapGraph(graph) : graph, vectors, embedder: null, profile });
 	const source = new FolderVaultSource(vaultDir, { watchMode: "fs" });
 	const batches: SyncReport[] = [];
 	const makeSync = (settings: Partial<SyncSettings> = {}) =>
