@@ -219,7 +219,11 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const { app } = deps;
 	const { settings, neo4jFallback } = settingsForDevice(deps.settings(), Platform.isDesktopApp);
 	if (neo4jFallback) hooks.onNeo4jFallback();
+	// Each step of opening is tens of ms of main-thread work; a macrotask between them keeps every
+	// task short (awaits alone only queue microtasks: they run in the same task).
+	await nextTask();
 	const profile = loadBundledProfile(settings.profile, activeModules(settings));
+	await nextTask();
 	const adapter = app.vault.adapter;
 	const node = Platform.isDesktopApp && adapter instanceof FileSystemAdapter ? await loadNodeModules() : null;
 	const onDisk = node !== null && adapter instanceof FileSystemAdapter;
@@ -259,6 +263,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const snapshot = adapterSnapshot && guard ? { read: () => adapterSnapshot.read(), write: async (bytes: Uint8Array) => (await guard.check(), adapterSnapshot.write(bytes)) } : adapterSnapshot;
 	const backend = await createBackend(config, { snapshot });
 	try {
+		await nextTask();
 		if (guard) await guard.claim(backend.graph, hooks.takeOver);
 		// Desktop writes reach the file at once: each one asks the guard first.
 		const graph = guard && onDisk ? guardedStore(backend.graph, guard) : backend.graph;
@@ -281,6 +286,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 			},
 		});
 		const skills = createSkills(memory, { resolver: config.resolver });
+		const moduleLabels = await bundledModuleLabels(profile, nextTask);
 		const notesFolder = settings.sync.notesFolder;
 		const source = new ObsidianVaultSource(app, {
 			includeFolders: () => deps.settings().sync.includeFolders,
@@ -291,7 +297,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 			memory,
 			source,
 			scope,
-			settings: { ...syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder), moduleLabels: bundledModuleLabels(profile) },
+			settings: { ...syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder), moduleLabels },
 			timers: { setTimeout: (cb, ms) => window.setTimeout(cb, ms), clearTimeout: (handle) => window.clearTimeout(handle as number) },
 			onBatch: (report) => deps.onSyncBatch?.(report),
 			onError: (error) => deps.onSyncError?.(error),
@@ -304,6 +310,11 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		await backend.graph.close();
 		throw error;
 	}
+}
+
+/** One macrotask: Obsidian paints and handles input before the next step. */
+function nextTask(): Promise<void> {
+	return new Promise((resolve) => window.setTimeout(resolve, 0));
 }
 
 async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<{ embedder: EmbeddingProvider | null; note: string; ready: boolean }> {
