@@ -21,7 +21,7 @@ import type { ModelStore } from "./local-model/model-store";
 import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
 import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
-import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
+import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
 import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
 import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
 import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
@@ -47,6 +47,11 @@ export interface Engine {
 	readonly embedderReady: boolean;
 	/** Stops replicating agent writes (MCP remember/relate) into notes. */
 	readonly detachWriter: () => void;
+	/**
+	 * The same engine for agents (the MCP bridge): stores on the work gate's "others" lane, so a
+	 * cancelled task that is still unwinding does not fail their calls; writes share `memory`'s queue.
+	 */
+	readonly forAgents: { readonly memory: Memory; readonly skills: Skills; readonly source: ObsidianVaultSource };
 }
 
 export type EngineState =
@@ -270,29 +275,40 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		const vectors = guard && onDisk && backend.vectors ? guardedStore(backend.vectors, guard) : backend.vectors;
 		const scope = await resolveIdentity(backend.graph, config);
 		const { embedder, note, ready } = await buildEmbedder(config, modelStoreFor(adapter, deps.pluginFolder));
-		const memory = new Memory({
-			graph: gatedGraphStore(graph, gate),
-			vectors: vectors ? gatedVectorStore(vectors, gate) : null,
-			embedder: embedder ? gatedEmbedder(embedder, gate) : null,
-			profile,
-			search: {
-				fusion: config.search.fusionMode,
-				rrfK: config.search.rrfK,
-				alpha: config.search.alpha,
-				graphWeight: config.search.graphWeight,
-				temporalWeight: config.search.temporalWeight,
-				trustWeight: config.search.trustWeight,
-				halfLifeDays: config.search.halfLifeDays,
-			},
-		});
+		const search = {
+			fusion: config.search.fusionMode,
+			rrfK: config.search.rrfK,
+			alpha: config.search.alpha,
+			graphWeight: config.search.graphWeight,
+			temporalWeight: config.search.temporalWeight,
+			trustWeight: config.search.trustWeight,
+			halfLifeDays: config.search.halfLifeDays,
+		};
+		const onLane = (lane: Lane, sharesWritesWith?: Memory) =>
+			new Memory({
+				graph: gatedGraphStore(graph, gate, lane),
+				vectors: vectors ? gatedVectorStore(vectors, gate, lane) : null,
+				embedder: embedder ? gatedEmbedder(embedder, gate, lane) : null,
+				profile,
+				search,
+				sharesWritesWith,
+			});
+		// The shared write queue belongs to the agents' face: its begin/commit serve both lanes, so a
+		// cancelled task only fails its own jobs (each rolls back its savepoint), never the commit.
+		const agentMemory = onLane("others");
+		const memory = onLane("task", agentMemory);
 		const skills = createSkills(memory, { resolver: config.resolver });
 		const moduleLabels = await bundledModuleLabels(profile, nextTask);
 		const notesFolder = settings.sync.notesFolder;
-		const source = new ObsidianVaultSource(app, {
-			includeFolders: () => deps.settings().sync.includeFolders,
-			alwaysInclude: () => [notesFolder, deps.settings().sync.insightsFolder],
-			gate,
-		});
+		const sourceOn = (lane: Lane) =>
+			new ObsidianVaultSource(app, {
+				includeFolders: () => deps.settings().sync.includeFolders,
+				alwaysInclude: () => [notesFolder, deps.settings().sync.insightsFolder],
+				gate,
+				lane,
+			});
+		const source = sourceOn("task");
+		const forAgents = { memory: agentMemory, skills: createSkills(agentMemory, { resolver: config.resolver }), source: sourceOn("others") };
 		const sync = createVaultSync({
 			memory,
 			source,
@@ -305,7 +321,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		// Memories and relations written by agents (MCP) become notes and frontmatter relations.
 		const detachWriter = sync.writer.attach();
 		const location = config.backend === "neo4j" ? config.neo4j.uri : onDisk ? dbPath : `${vaultDbPath} (snapshot)`;
-		return { memory, skills, scope, profile, config, backend, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter };
+		return { memory, skills, scope, profile, config, backend, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter, forAgents };
 	} catch (error) {
 		await backend.graph.close();
 		throw error;

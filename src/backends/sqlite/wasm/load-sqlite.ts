@@ -41,6 +41,12 @@ async function initialise(): Promise<Sqlite3Static> {
  */
 const WARM_UP = [
 	"SELECT 1",
+	// What the schema check runs first on every open (sqlite-graph-store init, schema.ts).
+	"PRAGMA foreign_keys = ON",
+	"PRAGMA temp_store = MEMORY",
+	"PRAGMA secure_delete = ON",
+	"PRAGMA user_version",
+	"SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'w'",
 	"BEGIN",
 	"CREATE TABLE w (id INTEGER PRIMARY KEY AUTOINCREMENT, k TEXT NOT NULL, p TEXT NOT NULL DEFAULT '{}', UNIQUE(k, p))",
 	"CREATE INDEX wk ON w (json_extract(p, '$.x'), k)",
@@ -52,6 +58,7 @@ const WARM_UP = [
 	"CREATE VIRTUAL TABLE wv USING vec0(id INTEGER PRIMARY KEY, e float[2] distance_metric=cosine)",
 	"INSERT INTO wv (id, e) VALUES (1, '[1, 0]')",
 	"SELECT id, distance FROM wv WHERE e MATCH '[1, 0]' AND k = 1",
+	"PRAGMA table_info(w)",
 	"COMMIT",
 ];
 
