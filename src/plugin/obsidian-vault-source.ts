@@ -47,10 +47,16 @@ export class ObsidianVaultSource implements VaultSource {
 		return [...include, ...always].some((folder) => inFolder(path, normaliseVaultPath(folder)));
 	}
 
-	list(): Promise<readonly VaultFileInfo[]> {
-		const files = this.app.vault.getMarkdownFiles().filter((f) => this.isVisible(f.path));
-		this.options.gate?.record("sync.total", files.length);
-		return Promise.resolve(files.map(infoOf));
+	async list(): Promise<readonly VaultFileInfo[]> {
+		const all = this.app.vault.getMarkdownFiles();
+		const out: VaultFileInfo[] = [];
+		// A 10k-note vault took 25-45 ms in one step: a gate pass every LIST_SLICE files.
+		for (let i = 0; i < all.length; i += LIST_SLICE) {
+			if (i > 0) await this.options.gate?.pass(undefined, this.options.lane);
+			for (const file of all.slice(i, i + LIST_SLICE)) if (this.isVisible(file.path)) out.push(infoOf(file));
+		}
+		this.options.gate?.record("sync.total", out.length);
+		return out;
 	}
 
 	stat(path: string): Promise<VaultFileInfo | null> {
@@ -131,6 +137,8 @@ export class ObsidianVaultSource implements VaultSource {
 		}
 	}
 }
+
+const LIST_SLICE = 2000;
 
 function infoOf(file: TFile): VaultFileInfo {
 	return { path: file.path, mtime: file.stat.mtime, size: file.stat.size, ctime: file.stat.ctime };

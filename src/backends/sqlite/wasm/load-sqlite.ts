@@ -89,6 +89,9 @@ function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, f
 			return {};
 		},
 		onAbort: (what: unknown) => fail(new Error(`SQLite WASM runtime aborted: ${String(what)}`)),
+		// (e) With a setStatus hook Emscripten starts the runtime (file system, then the JS API's
+		// bootstrap) in a timer of its own rather than in the task that received the instance.
+		setStatus: () => undefined,
 		// (c) The sqlite3 API installs itself with `Module.postRun.push(...)` *after* run() has
 		// consumed postRun, so such callbacks would never fire; run them as soon as they arrive.
 		postRun: createLatePostRun(() => moduleArg),
