@@ -127,7 +127,8 @@ function createLatePostRun(getModule: () => ModuleArg): PostRunCallback[] {
 	queue.push = (...callbacks: PostRunCallback[]): number => {
 		const module = getModule();
 		for (const callback of callbacks) {
-			if (!module.calledRun) Array.prototype.push.call(queue, callback);
+			// Queued when the runtime has not started yet (it starts in a timer of its own, see (e)).
+			if (!module.calledRun) Array.prototype.push.call(queue, (m: ModuleArg) => withQuietWarnings(() => callback(m)));
 			else withQuietWarnings(() => callback(module));
 		}
 		return queue.length;
