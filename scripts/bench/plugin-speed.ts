@@ -193,7 +193,10 @@ async function chromiumMain(): Promise<void> {
 			},
 			{ manifest: manifest(), runs: RUNS, pluginDir: PLUGIN_DIR },
 		)) as { evaluate: Phase; onloads: number[]; onload: Phase; open: Phase; sync: Phase; notes: number };
-		const cpu = tasksCpu(JSON.parse((await browser.stopTracing()).toString("utf8")) as TraceFile);
+		const traceText = (await browser.stopTracing()).toString("utf8");
+		const cpu = tasksCpu(JSON.parse(traceText) as TraceFile);
+		// --profile: the trace beside the CPU profile (same clock), to find which samples made a long task.
+		if (profileAt >= 0) writeFileSync(`${process.argv[profileAt + 1] ?? "plugin-speed.cpuprofile"}.trace.json`, traceText);
 		if (cdp) {
 			const { profile } = await cdp.send("Profiler.stop");
 			writeFileSync(process.argv[profileAt + 1] ?? "plugin-speed.cpuprofile", JSON.stringify(profile));

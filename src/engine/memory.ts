@@ -33,6 +33,12 @@ export interface MemoryDeps {
 	 * one commit (Node: one event-loop turn). Default: only writers already queued join.
 	 */
 	readonly yieldToInput?: () => Promise<void>;
+	/**
+	 * Another Memory over the same stores whose write queue and write listeners this one shares:
+	 * a second face of one engine (the plugin gives agents stores that a cancelled task does not
+	 * stop), whose writes still never interleave with the first's.
+	 */
+	readonly sharesWritesWith?: Memory;
 }
 
 /** The JSON face of a node: stable field names shared by the CLI and the MCP bridge. */
@@ -161,7 +167,7 @@ export class Memory implements MemoryCore {
 	readonly pipeline: WritePipeline;
 	readonly searcher: HybridSearch;
 	private readonly writes: GroupCommitQueue;
-	private readonly writeListeners = new Set<MemoryWriteListener>();
+	private readonly writeListeners: Set<MemoryWriteListener>;
 
 	constructor(deps: MemoryDeps) {
 		this.graph = deps.graph;
@@ -169,7 +175,8 @@ export class Memory implements MemoryCore {
 		this.embedder = deps.embedder ?? null;
 		this.profile = deps.profile;
 		this.clock = deps.clock ?? systemClock;
-		this.writes = new GroupCommitQueue(this.graph, { yieldToInput: deps.yieldToInput });
+		this.writes = deps.sharesWritesWith?.writes ?? new GroupCommitQueue(this.graph, { yieldToInput: deps.yieldToInput });
+		this.writeListeners = deps.sharesWritesWith?.writeListeners ?? new Set();
 		this.pipeline = new WritePipeline({
 			graph: this.graph,
 			vectors: this.vectors,

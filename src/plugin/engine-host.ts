@@ -21,7 +21,7 @@ import type { ModelStore } from "./local-model/model-store";
 import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
 import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
-import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate } from "./work-gate";
+import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
 import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
 import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
 import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
@@ -47,6 +47,11 @@ export interface Engine {
 	readonly embedderReady: boolean;
 	/** Stops replicating agent writes (MCP remember/relate) into notes. */
 	readonly detachWriter: () => void;
+	/**
+	 * The same engine for agents (the MCP bridge): stores on the work gate's "others" lane, so a
+	 * cancelled task that is still unwinding does not fail their calls; writes share `memory`'s queue.
+	 */
+	readonly forAgents: { readonly memory: Memory; readonly skills: Skills; readonly source: ObsidianVaultSource };
 }
 
 export type EngineState =
@@ -219,7 +224,11 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const { app } = deps;
 	const { settings, neo4jFallback } = settingsForDevice(deps.settings(), Platform.isDesktopApp);
 	if (neo4jFallback) hooks.onNeo4jFallback();
+	// Each step of opening is tens of ms of main-thread work; a macrotask between them keeps every
+	// task short (awaits alone only queue microtasks: they run in the same task).
+	await nextTask();
 	const profile = loadBundledProfile(settings.profile, activeModules(settings));
+	await nextTask();
 	const adapter = app.vault.adapter;
 	const node = Platform.isDesktopApp && adapter instanceof FileSystemAdapter ? await loadNodeModules() : null;
 	const onDisk = node !== null && adapter instanceof FileSystemAdapter;
@@ -259,39 +268,52 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const snapshot = adapterSnapshot && guard ? { read: () => adapterSnapshot.read(), write: async (bytes: Uint8Array) => (await guard.check(), adapterSnapshot.write(bytes)) } : adapterSnapshot;
 	const backend = await createBackend(config, { snapshot });
 	try {
+		await nextTask();
 		if (guard) await guard.claim(backend.graph, hooks.takeOver);
 		// Desktop writes reach the file at once: each one asks the guard first.
 		const graph = guard && onDisk ? guardedStore(backend.graph, guard) : backend.graph;
 		const vectors = guard && onDisk && backend.vectors ? guardedStore(backend.vectors, guard) : backend.vectors;
 		const scope = await resolveIdentity(backend.graph, config);
 		const { embedder, note, ready } = await buildEmbedder(config, modelStoreFor(adapter, deps.pluginFolder));
-		const memory = new Memory({
-			graph: gatedGraphStore(graph, gate),
-			vectors: vectors ? gatedVectorStore(vectors, gate) : null,
-			embedder: embedder ? gatedEmbedder(embedder, gate) : null,
-			profile,
-			search: {
-				fusion: config.search.fusionMode,
-				rrfK: config.search.rrfK,
-				alpha: config.search.alpha,
-				graphWeight: config.search.graphWeight,
-				temporalWeight: config.search.temporalWeight,
-				trustWeight: config.search.trustWeight,
-				halfLifeDays: config.search.halfLifeDays,
-			},
-		});
+		const search = {
+			fusion: config.search.fusionMode,
+			rrfK: config.search.rrfK,
+			alpha: config.search.alpha,
+			graphWeight: config.search.graphWeight,
+			temporalWeight: config.search.temporalWeight,
+			trustWeight: config.search.trustWeight,
+			halfLifeDays: config.search.halfLifeDays,
+		};
+		const onLane = (lane: Lane, sharesWritesWith?: Memory) =>
+			new Memory({
+				graph: gatedGraphStore(graph, gate, lane),
+				vectors: vectors ? gatedVectorStore(vectors, gate, lane) : null,
+				embedder: embedder ? gatedEmbedder(embedder, gate, lane) : null,
+				profile,
+				search,
+				sharesWritesWith,
+			});
+		// The shared write queue belongs to the agents' face: its begin/commit serve both lanes, so a
+		// cancelled task only fails its own jobs (each rolls back its savepoint), never the commit.
+		const agentMemory = onLane("others");
+		const memory = onLane("task", agentMemory);
 		const skills = createSkills(memory, { resolver: config.resolver });
+		const moduleLabels = await bundledModuleLabels(profile, nextTask);
 		const notesFolder = settings.sync.notesFolder;
-		const source = new ObsidianVaultSource(app, {
-			includeFolders: () => deps.settings().sync.includeFolders,
-			alwaysInclude: () => [notesFolder, deps.settings().sync.insightsFolder],
-			gate,
-		});
+		const sourceOn = (lane: Lane) =>
+			new ObsidianVaultSource(app, {
+				includeFolders: () => deps.settings().sync.includeFolders,
+				alwaysInclude: () => [notesFolder, deps.settings().sync.insightsFolder],
+				gate,
+				lane,
+			});
+		const source = sourceOn("task");
+		const forAgents = { memory: agentMemory, skills: createSkills(agentMemory, { resolver: config.resolver }), source: sourceOn("others") };
 		const sync = createVaultSync({
 			memory,
 			source,
 			scope,
-			settings: { ...syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder), moduleLabels: bundledModuleLabels(profile) },
+			settings: { ...syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder), moduleLabels },
 			timers: { setTimeout: (cb, ms) => window.setTimeout(cb, ms), clearTimeout: (handle) => window.clearTimeout(handle as number) },
 			onBatch: (report) => deps.onSyncBatch?.(report),
 			onError: (error) => deps.onSyncError?.(error),
@@ -299,11 +321,16 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		// Memories and relations written by agents (MCP) become notes and frontmatter relations.
 		const detachWriter = sync.writer.attach();
 		const location = config.backend === "neo4j" ? config.neo4j.uri : onDisk ? dbPath : `${vaultDbPath} (snapshot)`;
-		return { memory, skills, scope, profile, config, backend, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter };
+		return { memory, skills, scope, profile, config, backend, source, sync, location, embedder, embedderNote: note, embedderReady: ready, detachWriter, forAgents };
 	} catch (error) {
 		await backend.graph.close();
 		throw error;
 	}
+}
+
+/** One macrotask: Obsidian paints and handles input before the next step. */
+function nextTask(): Promise<void> {
+	return new Promise((resolve) => window.setTimeout(resolve, 0));
 }
 
 async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<{ embedder: EmbeddingProvider | null; note: string; ready: boolean }> {

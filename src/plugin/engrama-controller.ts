@@ -189,6 +189,10 @@ export class EngramaController {
 		if (this.countsTimer !== undefined) window.clearTimeout(this.countsTimer);
 		this.countsTimer = undefined;
 		try {
+			// A running task (reflect, re-embed, a sync) works on the engine about to close: stop it at its
+			// next step and let it unwind (its transaction rolls back) before the database closes under it.
+			this.tasks.cancel();
+			await this.tasks.whenIdle();
 			await this.bridge.stop();
 			await this.host.stop();
 		} finally {

@@ -76,13 +76,14 @@ export class McpBridge {
 				// An older plugin version (without the instance handover) may still be closing its bridge on
 				// this port during an update: retry a few times before reporting the port as taken.
 				this.handle = await retryWhilePortBusy(() => mcp.startMcpHttpServer({
-					memory: engine.memory,
+					// Agents' calls go through the engine's "others" lane: cancelling a task never fails them.
+					memory: engine.forAgents.memory,
 					services: {
 						identity: engine.scope,
 						version: this.version,
-						skills: engine.skills,
+						skills: engine.forAgents.skills,
 						sync: engine.sync,
-						vault: { path: root, source: engine.source, ...(root ? { staysInside: mcp.createNodeVaultGuard(root) } : {}) },
+						vault: { path: root, source: engine.forAgents.source, ...(root ? { staysInside: mcp.createNodeVaultGuard(root) } : {}) },
 						log: (line) => console.warn(line),
 					},
 					token,

@@ -1,6 +1,9 @@
 // The built main.js against the fake: load, sync examples/vault, follow vault events, unload cleanly.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, desktopDbPath, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 
@@ -302,4 +305,143 @@ describe("unloading", () => {
 		expect(h.fake.fakeActiveTimers()).toEqual({ timeouts: 0, intervals: 0 });
 		vault.cleanup();
 	});
+});
+
+/** An OpenAI-style embeddings server on a free port; `hold()` keeps answers back until released. */
+async function embeddingServer() {
+	let held: Promise<void> | null = null;
+	let release = () => undefined as void;
+	let waiting = () => undefined as void;
+	let arrived: Promise<void> = Promise.resolve();
+	const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+		let body = "";
+		req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+		req.on("end", () => {
+			void (async () => {
+				waiting();
+				if (held) await held;
+				const input = (JSON.parse(body) as { input: string[] }).input;
+				const data = input.map((text, index) => ({ index, embedding: [1, text.length % 7, (text.charCodeAt(0) || 1) % 5, 0.5] }));
+				res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data }));
+			})();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const address = server.address();
+	const port = typeof address === "object" && address ? address.port : 0;
+	return {
+		baseUrl: `http://127.0.0.1:${port}/v1`,
+		/** Holds every answer from now on; resolves `arrived` when a request waits. */
+		hold() {
+			held = new Promise<void>((resolve) => (release = resolve));
+			arrived = new Promise<void>((resolve) => (waiting = resolve));
+		},
+		get arrived() {
+			return arrived;
+		},
+		release() {
+			held = null;
+			release();
+		},
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = createServer();
+		server.listen(0, "127.0.0.1", () => {
+			const address = server.address();
+			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+		});
+	});
+}
+
+describe("restarts and cancelled tasks", () => {
+	test("a settings restart cancels a running re-embed and waits for it before it closes the engine", async () => {
+		const embedder = await embeddingServer();
+		try {
+			// Synced without vectors first, then the embedder is chosen: every node misses its vector.
+			const r = await start({ ...SETTINGS, embedding: { provider: "none" } });
+			await settled(r);
+			const controller = r.plugin.controller!;
+			expect(await controller.saveSettings((s) => (s.embedding = { ...s.embedding, provider: "openai", model: "m", baseUrl: embedder.baseUrl }), { apply: false })).toBeNull();
+			await controller.restart();
+			await settled(r);
+			h.fake.fakeReset();
+
+			embedder.hold();
+			expect(r.app.commands.executeCommandById("engrama:reembed-missing")).toBe(true);
+			await embedder.arrived;
+			expect(controller.tasks.current?.title).toBe("Embedding missing vectors");
+			const order: string[] = [];
+			controller.tasks.onChange(() => {
+				if (!controller.tasks.current && !order.includes("task ended")) order.push("task ended");
+			});
+			controller.host.onChange(() => order.push(`engine ${controller.host.state.kind}`));
+			// What a backend or database change in settings does (after its debounce).
+			const restarting = controller.restart();
+			// Time for a restart that does not wait to close the engine under the task.
+			await new Promise((resolve) => setTimeout(resolve, 500));
+			embedder.release();
+			await restarting;
+			expect(order.indexOf("task ended")).toBeGreaterThanOrEqual(0);
+			expect(order.indexOf("task ended")).toBeLessThan(order.indexOf("engine idle"));
+			const texts = h.fake.fakeNotices.map((n) => n.text);
+			expect(texts.filter((t) => /failed/i.test(t))).toEqual([]);
+			expect(texts.some((t) => t.includes("Embedding missing vectors was cancelled."))).toBe(true);
+			expect((await controller.ready()).embedderReady).toBe(true);
+		} finally {
+			embedder.release();
+			await embedder.close();
+		}
+	}, 120_000);
+
+	test("an agent's MCP write while a cancelled task unwinds at unload is stored: only the task's own calls are cancelled", async () => {
+		const port = await freePort();
+		const settings = { modules: ["teaching"], sync: { debounceMs: 60_000 }, mcp: { enabled: true, port } };
+		const vault = makeVault({ settings });
+		// The startup sync stops at its first note read: unload cancels it while it is held there.
+		const hold = h.fake.fakeHoldReads();
+		let client: Client | null = null;
+		try {
+			const app = h.fake.createFakeApp(vault.path);
+			const plugin = new h.Plugin(app, manifest());
+			await plugin.fakeLoad();
+			await app.workspace.fakeLayoutReady();
+			const controller = plugin.controller!;
+			await controller.ready();
+			await hold.waiting;
+			await waitFor(() => controller.bridge.state.kind === "listening", "the MCP bridge");
+			client = new Client({ name: "plugin-test", version: "1" });
+			await client.connect(
+				new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${controller.settings.mcp.token}` } } }),
+			);
+
+			plugin.unload();
+			expect(controller.tasks.current?.title).toBe("Syncing the vault");
+			const result = await client.callTool({
+				name: "engrama_remember",
+				arguments: { label: "Concept", properties: { name: "Backpressure", summary: "Slow consumers push back on fast producers." } },
+			});
+			expect({ isError: result.isError ?? false, content: result.isError ? result.content : null }).toEqual({ isError: false, content: null });
+			hold.release();
+			await plugin.closed;
+			await client.close().catch(() => undefined);
+			client = null;
+
+			const data = join(vault.path, PLUGIN_DIR, "data.json");
+			writeFileSync(data, JSON.stringify({ ...(JSON.parse(readFileSync(data, "utf8")) as object), sync: { debounceMs: 60_000, autoSync: false }, mcp: { enabled: false, port } }));
+			const next = await start(undefined, vault);
+			const reopened = await next.plugin.controller!.ready();
+			expect(await reopened.memory.get(reopened.scope, "Concept", "Backpressure")).not.toBeNull();
+			running.splice(running.indexOf(next), 1);
+			next.plugin.unload();
+			await next.plugin.closed;
+		} finally {
+			hold.release();
+			await client?.close().catch(() => undefined);
+			vault.cleanup();
+		}
+	}, 120_000);
 });

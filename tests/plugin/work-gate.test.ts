@@ -50,6 +50,25 @@ describe("WorkGate", () => {
 		expect(await gate.run("Again", new AbortController().signal, () => Promise.resolve("done"))).toBe("done");
 	});
 
+	test("a cancelled task fails only calls on the task lane: the others lane (agents) keeps working", async () => {
+		const { gate } = clockGate(25);
+		const store = { counts: () => Promise.resolve({ nodes: 1, edges: 0 }) } as unknown as GraphStore;
+		const forTask = gatedGraphStore(store, gate);
+		const forAgents = gatedGraphStore(store, gate, "others");
+		const controller = new AbortController();
+		let unwound!: () => void;
+		const running = gate.run("Syncing the vault", controller.signal, async () => {
+			controller.abort();
+			// Still unwinding (a note read, a rollback) when an agent calls.
+			await new Promise<void>((resolve) => (unwound = resolve));
+			await forTask.counts({ orgId: "o", userId: "u" });
+		});
+		await expect(forAgents.counts({ orgId: "o", userId: "u" })).resolves.toEqual({ nodes: 1, edges: 0 });
+		await expect(forTask.counts({ orgId: "o", userId: "u" })).rejects.toBeInstanceOf(CancelledError);
+		unwound();
+		await expect(running).rejects.toBeInstanceOf(CancelledError);
+	});
+
 	test("a gated store passes the gate on every async call, keeps properties and identity checks", async () => {
 		const { gate } = clockGate(25);
 		class Store {

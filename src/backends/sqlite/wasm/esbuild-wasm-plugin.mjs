@@ -61,10 +61,45 @@ export function sqliteWasmPlugin() {
 
 			build.onLoad({ filter: new RegExp(`${PACKAGE}[\\\\/]sqlite3\\.mjs$`) }, async (args) => {
 				const source = await readFile(args.path, "utf8");
-				return { contents: source.replaceAll("import.meta.url", "undefined"), loader: "js" };
+				return { contents: initializersInTasks(source.replaceAll("import.meta.url", "undefined")), loader: "js" };
 			});
 		},
 	};
+}
+
+const SYNC_INITIALIZERS = `    sqlite3ApiBootstrap.initializers.forEach((f)=>{
+      f(sqlite3);
+    });`;
+
+/**
+ * The JS API bootstrap runs its initializers (the C bindings, oo1, the VFS helpers: 30-60 ms of
+ * JavaScript) in one synchronous call, one task on Obsidian's main thread. Run each in front of
+ * the async initializers instead, with a macrotask before it: same order, same sqlite3 object,
+ * several short tasks. The build fails if the package's code changed shape.
+ */
+export function initializersInTasks(source) {
+	if (!source.includes(SYNC_INITIALIZERS) || !source.includes("while(lia.length) p = p.then(lia.shift());")) {
+		throw new Error(`${PACKAGE}/sqlite3.mjs changed: the patch that splits its bootstrap into tasks (esbuild-wasm-plugin.mjs) needs updating`);
+	}
+	// An initializer may push an async one (the OPFS installer does) onto the global, which is gone by
+	// then: give it a stand-in and run what it pushed after the last initializer, as before.
+	return source.replace(
+		SYNC_INITIALIZERS,
+		`    const lateAsync = [];
+    sqlite3ApiBootstrap.initializersAsync.unshift(...sqlite3ApiBootstrap.initializers.map((f)=>async (s)=>{
+      await new Promise((resolve)=>globalThis.setTimeout(resolve, 0));
+      const global = Object.getOwnPropertyDescriptor(globalThis, "sqlite3ApiBootstrap");
+      globalThis.sqlite3ApiBootstrap = { initializersAsync: lateAsync };
+      try {
+        f(s);
+      } finally {
+        if (global) Object.defineProperty(globalThis, "sqlite3ApiBootstrap", global);
+        else delete globalThis.sqlite3ApiBootstrap;
+      }
+    }), async (s)=>{
+      for (const f of lateAsync) await f(s);
+    });`,
+	);
 }
 
 /** The WASM module without its custom sections (debug info, names) except target_features. */

@@ -41,6 +41,12 @@ async function initialise(): Promise<Sqlite3Static> {
  */
 const WARM_UP = [
 	"SELECT 1",
+	// What the schema check runs first on every open (sqlite-graph-store init, schema.ts).
+	"PRAGMA foreign_keys = ON",
+	"PRAGMA temp_store = MEMORY",
+	"PRAGMA secure_delete = ON",
+	"PRAGMA user_version",
+	"SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'w'",
 	"BEGIN",
 	"CREATE TABLE w (id INTEGER PRIMARY KEY AUTOINCREMENT, k TEXT NOT NULL, p TEXT NOT NULL DEFAULT '{}', UNIQUE(k, p))",
 	"CREATE INDEX wk ON w (json_extract(p, '$.x'), k)",
@@ -52,6 +58,7 @@ const WARM_UP = [
 	"CREATE VIRTUAL TABLE wv USING vec0(id INTEGER PRIMARY KEY, e float[2] distance_metric=cosine)",
 	"INSERT INTO wv (id, e) VALUES (1, '[1, 0]')",
 	"SELECT id, distance FROM wv WHERE e MATCH '[1, 0]' AND k = 1",
+	"PRAGMA table_info(w)",
 	"COMMIT",
 ];
 
@@ -82,6 +89,9 @@ function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, f
 			return {};
 		},
 		onAbort: (what: unknown) => fail(new Error(`SQLite WASM runtime aborted: ${String(what)}`)),
+		// (e) With a setStatus hook Emscripten starts the runtime (file system, then the JS API's
+		// bootstrap) in a timer of its own rather than in the task that received the instance.
+		setStatus: () => undefined,
 		// (c) The sqlite3 API installs itself with `Module.postRun.push(...)` *after* run() has
 		// consumed postRun, so such callbacks would never fire; run them as soon as they arrive.
 		postRun: createLatePostRun(() => moduleArg),
@@ -117,7 +127,8 @@ function createLatePostRun(getModule: () => ModuleArg): PostRunCallback[] {
 	queue.push = (...callbacks: PostRunCallback[]): number => {
 		const module = getModule();
 		for (const callback of callbacks) {
-			if (!module.calledRun) Array.prototype.push.call(queue, callback);
+			// Queued when the runtime has not started yet (it starts in a timer of its own, see (e)).
+			if (!module.calledRun) Array.prototype.push.call(queue, (m: ModuleArg) => withQuietWarnings(() => callback(m)));
 			else withQuietWarnings(() => callback(module));
 		}
 		return queue.length;

@@ -30,6 +30,9 @@ onmessage = async (event) => {
 		x.sqlite3_open_v2(cstring(":memory:"), dbOut, 6, 0);
 		const db = new Uint32Array(memory.buffer, dbOut, 1)[0];
 		for (const statement of sql) x.sqlite3_exec(db, cstring(statement), 0, 0, 0);
+		// The JS API's bootstrap calls this first thing: a huge function (every constant and
+		// struct layout as JSON) that took 100 ms to compile on the main thread.
+		x.sqlite3_wasm_enum_json?.();
 		postMessage("done");
 	} catch (error) {
 		postMessage("failed: " + String(error));
