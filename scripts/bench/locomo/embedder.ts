@@ -4,7 +4,25 @@ import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import { createNodeEmbedder, resolveDimensions } from "../../../src/node/embedders/create-embedder";
 import { TransformersEmbeddingProvider } from "../../../src/node/embedders/transformers-embedding-provider";
 import { UseLiteEmbeddingProvider } from "../../../src/node/embedders/use-lite-embedding-provider";
+import { pooledVectors } from "../../../src/engine/embedding/dimensions";
 import { CachedEmbeddingProvider } from "./vector-cache";
+
+/**
+ * The local provider with the first token's vector instead of the mean (`--pooling cls`): how the
+ * BGE models were trained. Bench only; the product's provider pools by the mean.
+ */
+class ClsPooling extends TransformersEmbeddingProvider {
+	override async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		const extractor = await this.load();
+		const out: Float32Array[] = [];
+		for (let i = 0; i < texts.length; i += 32) {
+			const batch = texts.slice(i, i + 32).map((t) => t.trim() || " ");
+			const tensor = await extractor(batch, { pooling: "cls", normalize: true });
+			out.push(...pooledVectors(tensor, batch.length, tensor.dims[1], `The local model ${this.model}`));
+		}
+		return out;
+	}
+}
 
 function arg(argv: readonly string[], name: string): string | undefined {
 	const i = argv.indexOf(`--${name}`);
@@ -26,15 +44,18 @@ export async function benchEmbedder(argv: readonly string[], cacheDir: string): 
 	let tag = "";
 	if (modelDir) {
 		const parts = modelDir.replace(/\/+$/, "").split("/");
-		inner = new TransformersEmbeddingProvider({
+		const cls = arg(argv, "pooling") === "cls";
+		inner = new (cls ? ClsPooling : TransformersEmbeddingProvider)({
 			model: parts.slice(-2).join("/"),
 			localModelPath: parts.slice(0, -2).join("/") || ".",
 			cacheDir: join(cacheDir, "models"),
 			allowRemoteModels: false,
 			dtype,
 			batchSize: 32,
+			// A model transformers.js does not know (e.g. BAAI/bge-small-en-v1.5): `--dims 384`.
+			...(arg(argv, "dims") ? { dimensions: Number(arg(argv, "dims")) } : {}),
 		});
-		tag = dtype;
+		tag = cls ? `${dtype}-cls` : dtype;
 	} else if (arg(argv, "embedder") === "config") {
 		inner = createNodeEmbedder(parseConfig(configFromEnv(process.env, { dbPath: join(cacheDir, "models", "x.db") })));
 	} else {

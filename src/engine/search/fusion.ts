@@ -12,6 +12,8 @@ export interface FusedScore {
 	/** 1-based rank per channel; absent when the channel did not return the node. */
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
+	/** Rank in the pseudo-relevance feedback query's answer. */
+	readonly feedbackRank?: number;
 	/** In [0, 1]. */
 	readonly score: number;
 }
@@ -24,23 +26,33 @@ function ranks(list: RankedIds): Map<string, number> {
 	return out;
 }
 
+/** A third list fused at a lower weight: the answer of the pseudo-relevance feedback query. */
+export interface WeightedList {
+	readonly ids: RankedIds;
+	readonly weight: number;
+}
+
 /**
- * RRF: Σ over channels of 1/(k + rank), divided by the best possible sum over the channels that
- * answered, so a node first in every answering channel scores 1 and scores mean the same thing
- * whatever the window holds. Only ranks count: rescaling a channel's scores changes nothing.
+ * RRF: Σ over channels of weight/(k + rank) (weight 1 but for the feedback list), divided by the
+ * best possible sum over the lists that answered, so a node first in every answering list scores 1
+ * and scores mean the same thing whatever the window holds. Only ranks count: rescaling a
+ * channel's scores changes nothing.
  */
-export function rrfFuse(fulltext: RankedIds, vector: RankedIds, k: number): Map<string, FusedScore> {
+export function rrfFuse(fulltext: RankedIds, vector: RankedIds, k: number, feedback?: WeightedList): Map<string, FusedScore> {
 	if (!(k > 0)) throw new RangeError(`RRF k must be positive, got ${k}.`);
 	const f = ranks(fulltext);
 	const v = ranks(vector);
-	const best = (f.size > 0 ? 1 / (k + 1) : 0) + (v.size > 0 ? 1 / (k + 1) : 0);
+	const p = ranks(feedback?.ids ?? []);
+	const w = Math.max(0, feedback?.weight ?? 0);
+	const best = ((f.size > 0 ? 1 : 0) + (v.size > 0 ? 1 : 0) + (p.size > 0 ? w : 0)) / (k + 1);
 	const out = new Map<string, FusedScore>();
-	for (const id of [...f.keys(), ...v.keys()]) {
+	for (const id of [...f.keys(), ...v.keys(), ...p.keys()]) {
 		if (out.has(id)) continue;
 		const fr = f.get(id);
 		const vr = v.get(id);
-		const raw = (fr ? 1 / (k + fr) : 0) + (vr ? 1 / (k + vr) : 0);
-		out.set(id, { fulltextRank: fr, vectorRank: vr, score: best > 0 ? raw / best : 0 });
+		const pr = p.get(id);
+		const raw = (fr ? 1 / (k + fr) : 0) + (vr ? 1 / (k + vr) : 0) + (pr ? w / (k + pr) : 0);
+		out.set(id, { fulltextRank: fr, vectorRank: vr, ...(pr ? { feedbackRank: pr } : {}), score: best > 0 ? raw / best : 0 });
 	}
 	return out;
 }

@@ -6,7 +6,8 @@ import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
 import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
-import { clamp01, linearFuse, rrfFuse, temporalScore } from "./fusion";
+import { feedbackTerms } from "./feedback";
+import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 import { gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
@@ -51,6 +52,12 @@ export interface SearchSettings {
 	readonly whenWeight: number;
 	/** Subtracted from hubs (more relations than fanOutCap: people, sessions everything links to), so they do not crowd the page. */
 	readonly hubPenalty: number;
+	/** Pseudo-relevance feedback (RRF only): the best this many fused candidates give words for a second fulltext query (0: off). */
+	readonly feedbackDocs: number;
+	/** Words taken from them. */
+	readonly feedbackTerms: number;
+	/** RRF weight of the feedback query's answer (the channels weigh 1). */
+	readonly feedbackWeight: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -80,6 +87,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	dateCueWeight: 0.1,
 	whenWeight: 0.1,
 	hubPenalty: 0.1,
+	feedbackDocs: 0,
+	feedbackTerms: 8,
+	feedbackWeight: 0.5,
 };
 
 export interface SearchRequest {
@@ -121,6 +131,8 @@ export interface SignalScores {
 	readonly penalty: number;
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
+	/** Rank in the answer of the pseudo-relevance feedback query (absent when off or not found by it). */
+	readonly feedbackRank?: number;
 }
 
 export interface SearchHit {
@@ -225,11 +237,16 @@ export class HybridSearch {
 		}
 
 		const base = new Map<string, number>();
-		const ranks = new Map<string, { fulltextRank?: number; vectorRank?: number }>();
+		const ranks = new Map<string, { fulltextRank?: number; vectorRank?: number; feedbackRank?: number }>();
 		if (fusion === "rrf") {
-			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK)) {
-				base.set(id, fused.score);
-				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank });
+			let fused = rrfFuse(fulltextIds, vectorIds, s.rrfK);
+			if (wantFulltext && s.feedbackDocs > 0 && s.feedbackTerms > 0 && fused.size > 0) {
+				const feedbackIds = await this.feedbackChannel(scope, text, fused, candidates, fulltextK, over, request, keep);
+				if (feedbackIds.length > 0) fused = rrfFuse(fulltextIds, vectorIds, s.rrfK, { ids: feedbackIds, weight: s.feedbackWeight });
+			}
+			for (const [id, f] of fused) {
+				base.set(id, f.score);
+				ranks.set(id, { fulltextRank: f.fulltextRank, vectorRank: f.vectorRank, ...(f.feedbackRank ? { feedbackRank: f.feedbackRank } : {}) });
 			}
 		} else {
 			const f = new Map(fulltextIds.map((id) => [id, candidates.get(id)?.fulltext ?? 0]));
@@ -308,6 +325,37 @@ export class HybridSearch {
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
+	}
+
+	/**
+	 * Pseudo-relevance feedback: words the best fused candidates share (and the rest of the window
+	 * does not) make a second fulltext query; its answer joins the candidates, ids best first.
+	 */
+	private async feedbackChannel(
+		scope: PartialScope,
+		text: string,
+		fused: ReadonlyMap<string, FusedScore>,
+		candidates: Map<string, Candidate>,
+		fulltextK: number,
+		over: number,
+		request: SearchRequest,
+		keep: (node: NodeRecord) => boolean,
+	): Promise<string[]> {
+		const s = this.settings;
+		const order = [...fused].sort((a, b) => b[1].score - a[1].score || a[0].localeCompare(b[0])).map(([id]) => id);
+		const nodeOf = (id: string) => candidates.get(id)?.node;
+		const top = order.slice(0, s.feedbackDocs).map(nodeOf).filter((n): n is NodeRecord => n !== undefined);
+		const window = order.map(nodeOf).filter((n): n is NodeRecord => n !== undefined);
+		const terms = feedbackTerms(text, top, window, s.feedbackTerms);
+		if (terms.length === 0) return [];
+		const hits = await this.deps.graph.fulltext(scope, { text: terms.join(" "), limit: fulltextK * over, labels: request.labels, prefix: s.fulltextPrefix });
+		const ids: string[] = [];
+		for (const hit of hits) {
+			if (ids.length >= fulltextK || !keep(hit.node)) continue;
+			if (!candidates.has(hit.node.id)) candidates.set(hit.node.id, { node: hit.node });
+			if (!ids.includes(hit.node.id)) ids.push(hit.node.id);
+		}
+		return ids;
 	}
 
 	/** The vector channel, or the reason it cannot answer (never throws for an embedder fault). */

@@ -20,6 +20,11 @@ const STOPWORDS = new Set(
 	).split(" "),
 );
 
+/** A function word of English or Spanish (dropped from fulltext queries). */
+export function isStopword(word: string): boolean {
+	return STOPWORDS.has(word);
+}
+
 export function contentWords(text: string): string[] {
 	return text.normalize("NFC").toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }

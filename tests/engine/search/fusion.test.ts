@@ -21,6 +21,18 @@ describe("Reciprocal Rank Fusion", () => {
 		}
 	});
 
+	it("fuses the feedback list at its weight, counted in the best possible sum", () => {
+		const fused = rrfFuse(["a", "b"], [], 60, { ids: ["c", "a"], weight: 0.5 });
+		const best = 1.5 / 61;
+		expect(fused.get("a")?.score).toBeCloseTo((1 / 61 + 0.5 / 62) / best, 12);
+		expect(fused.get("c")?.score).toBeCloseTo(0.5 / 61 / best, 12);
+		expect(fused.get("c")).toMatchObject({ feedbackRank: 1 });
+		expect(fused.get("c")?.fulltextRank).toBeUndefined();
+		expect(fused.get("b")?.feedbackRank).toBeUndefined();
+		// An empty feedback list changes nothing.
+		expect(rrfFuse(["a", "b"], [], 60, { ids: [], weight: 0.5 })).toEqual(rrfFuse(["a", "b"], [], 60));
+	});
+
 	it("falls back to the one channel that answered (its first node scores 1)", () => {
 		const fused = rrfFuse(["a", "b"], [], 60);
 		expect(fused.get("a")?.score).toBe(1);
