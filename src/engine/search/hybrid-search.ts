@@ -9,9 +9,10 @@ import { TRUST_LEVELS } from "../write/write-pipeline";
 import { clamp01, linearFuse, rrfFuse, temporalScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
-import { gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
+import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
+import type { FusionMode, SearchOptions } from "./search-options";
 
-export type FusionMode = "rrf" | "linear";
+export type { FusionMode, SearchOptions } from "./search-options";
 
 /** Tuning knobs; defaults are the spec's (§6). */
 export interface SearchSettings {
@@ -81,24 +82,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	whenWeight: 0.1,
 	hubPenalty: 0.1,
 };
-
-export interface SearchRequest {
-	readonly text: string;
-	readonly limit?: number;
-	/** Canonical labels (resolved by the caller against the profile). */
-	readonly labels?: readonly string[];
-	/** Only nodes valid at this instant: valid_from ≤ t and (no valid_to or valid_to ≥ t). */
-	readonly validAt?: string;
-	/** Only items whose own date or a date their text mentions falls in this range of days (YYYY-MM-DD, inclusive). */
-	readonly during?: DayRange;
-	readonly fusion?: FusionMode;
-	/** Graph rerank on/off for this call (default: settings.graphRerank). */
-	readonly graph?: boolean;
-	/** Temporal and trust terms on/off (default on). */
-	readonly temporal?: boolean;
-	/** Channels to run (default both). Turning one off is a choice, not a degradation. */
-	readonly channels?: { readonly fulltext?: boolean; readonly vector?: boolean };
-}
 
 /** Every signal that went into a score, for explanations and benchmarks. */
 export interface SignalScores {
@@ -177,10 +160,12 @@ export class HybridSearch {
 		this.settings = { ...DEFAULT_SEARCH_SETTINGS, ...stripUndefined(deps.settings ?? {}) };
 	}
 
-	async search(scope: PartialScope, request: SearchRequest): Promise<SearchOutcome> {
+	/** `request.labels` must be canonical (Memory.search resolves them against the profile). */
+	async search(scope: PartialScope, query: string, request: SearchOptions = {}): Promise<SearchOutcome> {
 		const s = this.settings;
+		const during = dayRangeFromInput(request.dateFrom, request.dateTo);
 		const fusion = request.fusion ?? s.fusion;
-		const text = request.text.trim().slice(0, s.maxQueryChars);
+		const text = query.trim().slice(0, s.maxQueryChars);
 		const limit = Math.max(1, Math.min(request.limit ?? 10, 200));
 		const wantFulltext = request.channels?.fulltext ?? true;
 		const wantVector = request.channels?.vector ?? true;
@@ -188,7 +173,7 @@ export class HybridSearch {
 			return { hits: [], fusion, degraded: false, anchors: [] };
 		}
 
-		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined || request.during !== undefined;
+		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined || during !== undefined;
 		const fulltextK = s.fulltextK > 0 ? s.fulltextK : s.channelK;
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
@@ -205,7 +190,7 @@ export class HybridSearch {
 			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
 
-		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request);
+		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request, during);
 		const candidates = new Map<string, Candidate>();
 		const fulltextIds: string[] = [];
 		for (const hit of fulltextHits) {
@@ -364,7 +349,7 @@ export function trustOf(node: NodeRecord): number {
 	return 1;
 }
 
-function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
+function matchesFilters(node: NodeRecord, request: SearchOptions, during: DayRange | undefined): boolean {
 	if (request.labels && request.labels.length > 0 && !request.labels.includes(node.label)) return false;
 	if (request.validAt !== undefined) {
 		const at = Date.parse(request.validAt);
@@ -373,8 +358,7 @@ function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
 		if (Number.isFinite(from) && from > at) return false;
 		if (Number.isFinite(to) && to < at) return false;
 	}
-	if (request.during !== undefined) {
-		const during = request.during;
+	if (during !== undefined) {
 		if (!itemRanges(node).some((r) => overlaps(r, during))) return false;
 	}
 	return true;
