@@ -209,20 +209,7 @@ export class HybridSearch {
 			vectorIds.push(node.id);
 		}
 
-		const base = new Map<string, number>();
-		const ranks = new Map<string, { fulltextRank?: number; vectorRank?: number }>();
-		if (fusion === "rrf") {
-			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK)) {
-				base.set(id, fused.score);
-				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank });
-			}
-		} else {
-			const f = new Map(fulltextIds.map((id) => [id, candidates.get(id)?.fulltext ?? 0]));
-			const v = new Map(vectorIds.map((id) => [id, candidates.get(id)?.vector ?? 0]));
-			for (const [id, blended] of linearFuse(f, v, s.alpha)) base.set(id, blended.score);
-			fulltextIds.forEach((id, i) => ranks.set(id, { fulltextRank: i + 1 }));
-			vectorIds.forEach((id, i) => ranks.set(id, { ...ranks.get(id), vectorRank: i + 1 }));
-		}
+		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates);
 
 		let graph = new Map<string, GraphSignal>();
 		let anchors: NodeRef[] = [];
@@ -246,11 +233,52 @@ export class HybridSearch {
 			}));
 		}
 
-		const withTime = request.temporal ?? true;
+		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0);
+		const degraded = wantVector && vectorAnswer.reason !== undefined;
+		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
+		return {
+			hits: page,
+			fusion,
+			degraded,
+			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
+			anchors: anchors.map((a) => a.id),
+		};
+	}
+
+	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
+	private fuse(fusion: FusionMode, fulltextIds: readonly string[], vectorIds: readonly string[], candidates: ReadonlyMap<string, Candidate>) {
+		const s = this.settings;
+		const base = new Map<string, number>();
+		const ranks = new Map<string, { fulltextRank?: number; vectorRank?: number }>();
+		if (fusion === "rrf") {
+			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK)) {
+				base.set(id, fused.score);
+				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank });
+			}
+		} else {
+			const f = new Map(fulltextIds.map((id) => [id, candidates.get(id)?.fulltext ?? 0]));
+			const v = new Map(vectorIds.map((id) => [id, candidates.get(id)?.vector ?? 0]));
+			for (const [id, blended] of linearFuse(f, v, s.alpha)) base.set(id, blended.score);
+			fulltextIds.forEach((id, i) => ranks.set(id, { fulltextRank: i + 1 }));
+			vectorIds.forEach((id, i) => ranks.set(id, { ...ranks.get(id), vectorRank: i + 1 }));
+		}
+		return { base, ranks };
+	}
+
+	/** Base + β·graph + γ·temporal + δ·trust (+ the date and when cues) for every fused candidate, best first. */
+	private score(
+		text: string,
+		withTime: boolean,
+		base: ReadonlyMap<string, number>,
+		candidates: ReadonlyMap<string, Candidate>,
+		graph: ReadonlyMap<string, GraphSignal>,
+		ranks: ReadonlyMap<string, { fulltextRank?: number; vectorRank?: number }>,
+		topFulltext: number,
+	): SearchHit[] {
+		const s = this.settings;
 		const now = this.deps.clock.now();
 		// Computed even at weight 0, so every result reports its date and when signals.
 		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
-		const topFulltext = fulltextHits[0]?.score ?? 0;
 		const hits: SearchHit[] = [];
 		for (const [id, fused] of base) {
 			const candidate = candidates.get(id);
@@ -284,15 +312,7 @@ export class HybridSearch {
 			});
 		}
 		hits.sort(compareHits);
-		const degraded = wantVector && vectorAnswer.reason !== undefined;
-		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
-		return {
-			hits: page,
-			fusion,
-			degraded,
-			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
-			anchors: anchors.map((a) => a.id),
-		};
+		return hits;
 	}
 
 	/** The vector channel, or the reason it cannot answer (never throws for an embedder fault). */
