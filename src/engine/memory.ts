@@ -1,9 +1,9 @@
 import { systemClock, type Clock } from "./clock";
 import { ValidationError } from "./errors";
-import type { MemoryCore } from "./memory-core";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
 import { searchProactiveHint } from "./reflect/proactive";
+import type { ReflectDeps } from "./reflect/reflect-deps";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
@@ -140,7 +140,7 @@ export const FAN_OUT_CAP = 64;
  * The engine as the adapters see it: one object over the protocols, with writes serialised
  * so many callers (vault events, MCP clients) never interleave.
  */
-export class Memory implements MemoryCore {
+export class Memory implements ReflectDeps {
 	readonly graph: GraphStore;
 	readonly vectors: VectorStore | null;
 	readonly embedder: EmbeddingProvider | null;
