@@ -248,26 +248,7 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 			progress(`${scope.orgId}/${scope.userId}: ${copied} nodes`);
 		});
 
-		// Edges (each once, from its source end), vectors and history, page by page.
-		await nodesOf(source.graph, scope, batch, async (page) => {
-			const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
-			const edges: MergeEdgeInput[] = [];
-			const history: HistoryEntry[] = [];
-			for (const node of page) {
-				for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
-					edges.push({ fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
-				}
-				for (const h of await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY })) history.push({ ...h, nodeId: idOf(h.nodeId) });
-			}
-			await target.graph.transaction(async () => {
-				if (target.graph.mergeEdges) await target.graph.mergeEdges(scope, edges);
-				else for (const edge of edges) await target.graph.mergeEdge(scope, edge);
-				if (history.length > 0) await target.graph.recordHistory(scope, history);
-			});
-			const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
-			if (target.vectors instanceof Neo4jVectorStore) await target.vectors.upsertMany(scope, entries);
-			else for (const [id, vector] of entries) await target.vectors?.upsert(scope, id, vector);
-		});
+		await copyLinks(source, target, scope, batch, idOf);
 		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
 
 		const [sourceCounts, targetCounts] = [await countsOf(source, scope), await countsOf(target, scope)];
@@ -300,4 +281,28 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 		renumbered,
 		verified: scopeReports.every((s) => s.identical && s.contentIdentical),
 	};
+}
+
+/** Edges (each once, from its source end), vectors and history of one scope, page by page, under the target's ids. */
+async function copyLinks(source: Backend, target: Backend, scope: Scope, batch: number, idOf: (id: string) => string): Promise<void> {
+	const from = internalsOf(source);
+	await nodesOf(source.graph, scope, batch, async (page) => {
+		const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
+		const edges: MergeEdgeInput[] = [];
+		const history: HistoryEntry[] = [];
+		for (const node of page) {
+			for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
+				edges.push({ fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
+			}
+			for (const h of await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY })) history.push({ ...h, nodeId: idOf(h.nodeId) });
+		}
+		await target.graph.transaction(async () => {
+			if (target.graph.mergeEdges) await target.graph.mergeEdges(scope, edges);
+			else for (const edge of edges) await target.graph.mergeEdge(scope, edge);
+			if (history.length > 0) await target.graph.recordHistory(scope, history);
+		});
+		const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
+		if (target.vectors instanceof Neo4jVectorStore) await target.vectors.upsertMany(scope, entries);
+		else for (const [id, vector] of entries) await target.vectors?.upsert(scope, id, vector);
+	});
 }
