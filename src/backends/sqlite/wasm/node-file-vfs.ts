@@ -348,6 +348,13 @@ function ioMethodsOf(v: VfsFiles) {
 				return v.fail(v.capi.SQLITE_IOERR_FSTAT, "fstat", error);
 			}
 		},
+		...fixedIoMethodsOf(v),
+	};
+}
+
+/** The io methods with fixed answers: no file locks (the process lock excludes others), sizes and capabilities. */
+function fixedIoMethodsOf(v: VfsFiles) {
+	return {
 		xLock: (_pFile: number, _level: number): number => 0,
 		xUnlock: (_pFile: number, _level: number): number => 0,
 		xCheckReservedLock(_pFile: number, pOut: number): number {
