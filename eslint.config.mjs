@@ -28,6 +28,7 @@ export default defineConfig([
 		files: [
 			"src/mcp/http-guard.ts",
 			"src/mcp/http-server.ts",
+			"src/mcp/http-sessions.ts",
 			"src/mcp/mcp-token.ts",
 			"src/mcp/node-vault-guard.ts",
 			"src/mcp/stdio-proxy.ts",

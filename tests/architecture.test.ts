@@ -259,6 +259,37 @@ function cycles(sources: readonly Source[]): string[][] {
 	return found;
 }
 
+const MAX_FILE_LINES = 600;
+const MAX_FUNCTION_LINES = 100;
+
+/** Source files over 600 lines and functions (any kind, nested ones too) over 100 lines, counted start to end. */
+function sizeOffences(source: Source): string[] {
+	if (!source.path.startsWith("src/")) return [];
+	const file = parse(source);
+	const lineOf = (pos: number) => file.getLineAndCharacterOfPosition(pos).line + 1;
+	const out: string[] = [];
+	const lines = lineOf(source.text.trimEnd().length);
+	if (lines > MAX_FILE_LINES) out.push(`${source.path} has ${lines} lines (at most ${MAX_FILE_LINES})`);
+	const visit = (node: ts.Node): void => {
+		if (ts.isFunctionLike(node) && "body" in node && node.body) {
+			const start = lineOf(node.getStart());
+			const length = lineOf(node.getEnd()) - start + 1;
+			if (length > MAX_FUNCTION_LINES) out.push(`${source.path}:${start} ${functionName(node)} has ${length} lines (at most ${MAX_FUNCTION_LINES})`);
+		}
+		ts.forEachChild(node, visit);
+	};
+	visit(file);
+	return out;
+}
+
+function functionName(node: ts.Node): string {
+	const named = node as { name?: ts.Node };
+	if (named.name) return named.name.getText();
+	const parent = node.parent;
+	if ((ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) && parent.name) return parent.name.getText();
+	return "an anonymous function";
+}
+
 /** Every rule over a set of sources: what the real tree must answer with an empty list. */
 function offences(sources: readonly Source[]): string[] {
 	const paths = new Set(sources.map((s) => s.path));
@@ -270,6 +301,7 @@ function offences(sources: readonly Source[]): string[] {
 			...queryOffences(s),
 			...hostGlobalOffences(s),
 			...storeWriteOffences(s),
+			...sizeOffences(s),
 		]),
 		...cycles(sources).map((c) => `import cycle: ${c.join(" → ")}`),
 	];
@@ -418,6 +450,27 @@ describe("architecture rules bite on synthetic sources", () => {
 		expect(offences([{ path: "src/engine/write/some-pipeline.ts", text: forbidden[0] }])).toEqual([]);
 	});
 
+	it("flags a function over 100 lines, of any kind and nested too, and a file over 600 lines", () => {
+		const body = (n: number) => Array.from({ length: n }, (_, i) => `\tconst v${i} = ${i};`).join("\n");
+		const fn = (head: string, n: number) => `${head} {\n${body(n - 2)}\n}`;
+		const kinds = [
+			fn("export function long()", 101),
+			`export const long = () =>${fn("", 101).slice(0)}`,
+			`export class C ${fn("", 104).replace("{\n", `{\n${fn("\tmethod()", 101)}\n`)}`,
+			`export const o = { run: function ${fn("()", 101)} };`,
+			fn("export function outer()", 20).replace("{\n", `{\n${fn("\tfunction inner()", 101)}\n`),
+		];
+		for (const text of kinds) {
+			const found = offences([{ path: "src/cli/x.ts", text }]).filter((o) => o.includes("has 10"));
+			expect(found.length, text.slice(0, 60)).toBeGreaterThanOrEqual(1);
+		}
+		expect(offences([{ path: "src/cli/x.ts", text: fn("export function fits()", 100) }])).toEqual([]);
+		const big = Array.from({ length: 601 }, (_, i) => `export const v${i} = ${i};`).join("\n");
+		expect(offences([{ path: "src/engine/big.ts", text: big }])).toEqual(["src/engine/big.ts has 601 lines (at most 600)"]);
+		expect(offences([{ path: "src/engine/big.ts", text: big.split("\n").slice(0, 600).join("\n") }])).toEqual([]);
+		expect(offences([{ path: "tests/big.ts", text: big }])).toEqual([]);
+	});
+
 	it("flags an import cycle, type-only or through a re-export, and a self-import", () => {
 		const files: Source[] = [
 			{ path: "src/engine/memory.ts", text: `import { hint } from "./reflect/proactive";` },
@@ -464,6 +517,10 @@ describe("the real tree", { timeout: 120_000 }, () => {
 
 	it("lets vault sync write only through the write pipeline", () => {
 		expect(tree.flatMap(storeWriteOffences)).toEqual([]);
+	});
+
+	it("has no source file over 600 lines and no function over 100", () => {
+		expect(tree.flatMap(sizeOffences)).toEqual([]);
 	});
 
 	it("has no import cycle", () => {

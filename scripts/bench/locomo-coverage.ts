@@ -25,7 +25,7 @@ for (const conv of parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8"))
 		if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
 		counts.questions++;
 		const run = async (channels: { fulltext?: boolean; vector?: boolean }) =>
-			(await deep.search(scope, { text: q.question, limit: 200, channels, graph: false, temporal: false })).hits.map((h) => h.node.id);
+			(await deep.search(scope, q.question, { limit: 200, channels, graph: false, temporal: false })).hits.map((h) => h.node.id);
 		const ft = await run({ vector: false });
 		const vec = await run({ fulltext: false });
 		const fused = await run({});

@@ -39,8 +39,8 @@ for (const q of conv.questions) {
 	const top = (await memory.search(scope, q.question, { limit: 10, graph: false, temporal: false })).results.map((r) => turnIds.get(r.node_id));
 	if (q.evidence.some((e) => top.includes(e))) continue;
 	misses++;
-	const ft = (await deep.search(scope, { text: q.question, limit: 200, channels: { vector: false }, graph: false, temporal: false })).hits.map((h) => turnIds.get(h.node.id));
-	const vec = (await deep.search(scope, { text: q.question, limit: 200, channels: { fulltext: false }, graph: false, temporal: false })).hits.map((h) => turnIds.get(h.node.id));
+	const ft = (await deep.search(scope, q.question, { limit: 200, channels: { vector: false }, graph: false, temporal: false })).hits.map((h) => turnIds.get(h.node.id));
+	const vec = (await deep.search(scope, q.question, { limit: 200, channels: { fulltext: false }, graph: false, temporal: false })).hits.map((h) => turnIds.get(h.node.id));
 	const rank = (list: (string | undefined)[]) => Math.min(...q.evidence.map((e) => (list.indexOf(e) + 1 || Infinity))) || undefined;
 	const fr = Number.isFinite(rank(ft)) ? rank(ft) : undefined;
 	const vr = Number.isFinite(rank(vec)) ? rank(vec) : undefined;

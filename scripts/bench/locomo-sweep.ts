@@ -47,7 +47,7 @@ for (const conv of conversations) {
 		for (const [i, engine] of engines.entries()) {
 			const graph = variants[i].mode !== "rrf";
 			const t0 = performance.now();
-			const hits = (await engine.search(scope, { text: q.question, limit: 10, graph, temporal: graph })).hits;
+			const hits = (await engine.search(scope, q.question, { limit: 10, graph, temporal: graph })).hits;
 			const row = rows[i];
 			row.latency.push(performance.now() - t0);
 			const ranked = hits.map((h) => turnIds.get(h.node.id));

@@ -146,7 +146,7 @@ for (const [ci, conv] of conversations.entries()) {
 			for (const [bi, engine] of engines.entries()) {
 				const s0 = performance.now();
 				// Every candidate comes back, so grid entries that change only additive weights re-score it.
-				const outcome = await engine.search(opened.scope, { ...MODES[mode].options, text: q.question, limit: 200 });
+				const outcome = await engine.search(opened.scope, q.question, { ...MODES[mode].options, limit: 200 });
 				if (bi === 0) latency[mode].push(performance.now() - s0);
 				pages.push([...outcome.hits]);
 			}

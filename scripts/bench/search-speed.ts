@@ -99,12 +99,12 @@ for (const size of sizes) {
 	const row: Record<string, unknown> = { nodes: size, loadSeconds: +(loadMs / 1000).toFixed(1) };
 	// The hybrid engine itself; Memory.search adds the proactive hint (its own fulltext queries).
 	for (const [mode, options] of Object.entries(MODES)) {
-		await memory.searcher.search(scope, { ...options, text: texts[0] });
+		await memory.searcher.search(scope, texts[0], options);
 		const samples: number[] = [];
 		const c0 = process.cpuUsage();
 		for (const q of texts) {
 			const s0 = performance.now();
-			await memory.searcher.search(scope, { ...options, text: q, limit: 10 });
+			await memory.searcher.search(scope, q, { ...options, limit: 10 });
 			samples.push(performance.now() - s0);
 		}
 		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95), cpu: cpuMs(c0) / texts.length };

@@ -1,14 +1,14 @@
 import { systemClock, type Clock } from "./clock";
 import { ValidationError } from "./errors";
-import type { MemoryCore } from "./memory-core";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
 import { searchProactiveHint } from "./reflect/proactive";
+import type { ReflectDeps } from "./reflect/reflect-deps";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
+import type { SearchOptions } from "./search/search-options";
 import { GroupCommitQueue, type GroupCommitStats, type WriteOptions } from "./group-commit";
-import { dayRangeFromInput } from "./temporal/time-mentions";
 import type { NodeRecord, PartialScope, Props } from "./types";
 import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
 import {
@@ -65,19 +65,7 @@ export interface SearchResultView {
 	readonly scores: Readonly<Record<string, number>>;
 }
 
-export interface SearchOptions {
-	readonly limit?: number;
-	readonly labels?: readonly string[];
-	readonly validAt?: string;
-	/** Only items dated (valid_from) or mentioning a date on or after this day (YYYY-MM-DD). */
-	readonly dateFrom?: string;
-	/** … on or before this day. */
-	readonly dateTo?: string;
-	readonly fusion?: FusionMode;
-	readonly graph?: boolean;
-	readonly temporal?: boolean;
-	readonly channels?: { readonly fulltext?: boolean; readonly vector?: boolean };
-}
+export type { SearchOptions } from "./search/search-options";
 
 /** The answer of `search`: stable JSON shared by the CLI (--json) and the MCP bridge. */
 export interface SearchView {
@@ -158,7 +146,7 @@ export const FAN_OUT_CAP = 64;
  * The engine as the adapters see it: one object over the protocols, with writes serialised
  * so many callers (vault events, MCP clients) never interleave.
  */
-export class Memory implements MemoryCore {
+export class Memory implements ReflectDeps {
 	readonly graph: GraphStore;
 	readonly vectors: VectorStore | null;
 	readonly embedder: EmbeddingProvider | null;
@@ -265,8 +253,7 @@ export class Memory implements MemoryCore {
 		if (options.validAt !== undefined && !Number.isFinite(Date.parse(options.validAt))) {
 			throw new ValidationError(`valid_at "${options.validAt}" is not a date. Use an ISO date such as 2026-01-31.`);
 		}
-		const during = dayRangeFromInput(options.dateFrom, options.dateTo);
-		const outcome = await this.searcher.search(scope, { ...options, text, labels, during });
+		const outcome = await this.searcher.search(scope, text, { ...options, labels });
 		const hint = await searchProactiveHint(this, scope, text, outcome.hits.map((hit) => hit.node));
 		return {
 			query: text,

@@ -1,14 +1,11 @@
 // The bridge is desktop-only: Node's http in Electron (plugin) or in the command line. No express.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
-import { createEngramaMcpServer, createToolEnv, toolArgumentsOf } from "./create-mcp-server";
+import { createToolEnv } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
-import { guardToolCalls } from "./request-guard";
+import { HttpFailure, McpSessionPool } from "./http-sessions";
 import { foreignTenantRefusal, scopeFromHeaders } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
 import { hostClearInterval, hostSetInterval } from "../backends/host-timers";
@@ -48,24 +45,7 @@ export interface McpHttpHandle {
 	close(): Promise<void>;
 }
 
-interface Session {
-	readonly transport: StreamableHTTPServerTransport;
-	readonly server: McpServer;
-	lastSeen: number;
-	busy: number;
-}
-
 const LOOPBACK_BIND = new Set(["127.0.0.1", "::1", "localhost"]);
-
-class HttpFailure extends Error {
-	constructor(
-		readonly status: number,
-		message: string,
-		readonly rpcCode = -32000,
-	) {
-		super(message);
-	}
-}
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
 	if (res.headersSent) {
@@ -135,128 +115,65 @@ function header(req: IncomingMessage, name: string): string | undefined {
 	return Array.isArray(value) ? value[0] : value;
 }
 
-/**
- * The Streamable HTTP bridge on 127.0.0.1 (never another interface), path /mcp, bearer token,
- * Host/Origin checks, one MCP session per client (many at once; the engine serialises writes).
- * The plugin starts it inside Obsidian (desktop) and `engrama serve` on the command line.
- */
-export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpHandle> {
-	const host = options.host ?? "127.0.0.1";
-	if (!LOOPBACK_BIND.has(host)) {
-		throw new ValidationError(`The MCP bridge only listens on this machine (127.0.0.1, ::1 or localhost), not on "${host}".`);
+/** Why a request is refused before it reaches a session (status, message, extra headers), or undefined. */
+function refusalOf(req: IncomingMessage, options: McpHttpOptions): { status: number; message: string; headers?: Record<string, string> } | undefined {
+	const refused = checkRequest(req.headers, options.token, options.allowedOrigins);
+	if (refused) return { ...refused, headers: refused.status === 401 ? { "www-authenticate": 'Bearer realm="engrama"' } : {} };
+	if (options.requireIdentity && scopeFromHeaders(req.headers, options.services.identity).standalone) {
+		return { status: 403, message: "Refused: ENGRAMA_REQUIRE_IDENTITY is set, so every request must send X-Engrama-Org-Id and X-Engrama-User-Id." };
 	}
-	if (!options.token || options.token.length < 16) {
-		throw new ValidationError("The MCP bridge needs a bearer token of at least 16 characters.");
+	if (!options.allowTenantHeaders) {
+		const foreign = foreignTenantRefusal(req.headers, options.services.identity);
+		if (foreign) return { status: 403, message: foreign };
 	}
-	const port = options.port ?? DEFAULT_MCP_PORT;
-	const maxSessions = options.maxSessions ?? 64;
-	const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-	const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
-	const log = options.services.log ?? (() => undefined);
-	const env = createToolEnv(options);
-	const sessions = new Map<string, Session>();
-	let closing = false;
+	return undefined;
+}
 
-	const dropSession = (id: string): void => {
-		const session = sessions.get(id);
-		if (!session) return;
-		sessions.delete(id);
-		void session.server.close().catch((error: unknown) => log(`engrama mcp: closing session ${id}: ${errorMessage(error)}`));
-	};
+interface Bridge {
+	readonly options: McpHttpOptions;
+	readonly sessions: McpSessionPool;
+	readonly maxBody: number;
+	readonly closing: () => boolean;
+}
 
-	const evictIdle = (now: number): void => {
-		for (const [id, s] of sessions) if (s.busy === 0 && now - s.lastSeen > idleMs) dropSession(id);
-	};
-
-	const newSession = async (): Promise<Session> => {
-		evictIdle(Date.now());
-		if (sessions.size >= maxSessions) {
-			const oldest = [...sessions.entries()].filter(([, s]) => s.busy === 0).sort((a, b) => a[1].lastSeen - b[1].lastSeen)[0];
-			if (!oldest) throw new HttpFailure(503, `Too many MCP sessions (${maxSessions}) are busy; retry shortly.`);
-			dropSession(oldest[0]);
-		}
-		const server = createEngramaMcpServer(env);
-		let session: Session | undefined = undefined;
-		const transport = new StreamableHTTPServerTransport({
-			sessionIdGenerator: () => randomUUID(),
-			enableJsonResponse: true,
-			onsessioninitialized: (id) => {
-				if (session) sessions.set(id, session);
-			},
-			onsessionclosed: (id) => dropSession(id),
-		});
-		session = { transport, server, lastSeen: Date.now(), busy: 0 };
-		transport.onerror = (error) => log(`engrama mcp: transport: ${errorMessage(error)}`);
-		await server.connect(transport);
-		guardToolCalls(transport, log, toolArgumentsOf(server));
-		return session;
-	};
-
-	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		const url = new URL(req.url ?? "/", "http://127.0.0.1");
-		if (url.pathname !== MCP_PATH) {
-			sendJson(res, 404, rpcError(-32000, `Not found: the MCP endpoint is ${MCP_PATH}.`));
-			return;
-		}
-		const refused = checkRequest(req.headers, options.token, options.allowedOrigins);
-		if (refused) {
-			sendJson(res, refused.status, rpcError(-32001, refused.message), refused.status === 401 ? { "www-authenticate": 'Bearer realm="engrama"' } : {});
-			return;
-		}
-		if (options.requireIdentity && scopeFromHeaders(req.headers, options.services.identity).standalone) {
-			sendJson(res, 403, rpcError(-32001, "Refused: ENGRAMA_REQUIRE_IDENTITY is set, so every request must send X-Engrama-Org-Id and X-Engrama-User-Id."));
-			return;
-		}
-		if (!options.allowTenantHeaders) {
-			const foreign = foreignTenantRefusal(req.headers, options.services.identity);
-			if (foreign) {
-				sendJson(res, 403, rpcError(-32001, foreign));
-				return;
-			}
-		}
-		if (closing) throw new HttpFailure(503, "The MCP bridge is shutting down.");
-		const sessionId = header(req, "mcp-session-id");
-		const method = req.method ?? "GET";
-		if (method === "POST") {
-			const text = await readBody(req, maxBody);
-			let body: unknown;
-			try {
-				body = JSON.parse(text);
-			} catch (error) {
-				throw new HttpFailure(400, `Parse error: the body is not JSON (${errorMessage(error)}).`, -32700);
-			}
-			if (sessionId) return serveIn(sessionId, req, res, body);
-			const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-			if (!initialize) throw new HttpFailure(400, "Bad request: no Mcp-Session-Id header. Start with an initialize request.");
-			const session = await newSession();
-			return run(session, () => session.transport.handleRequest(req, res, body));
-		}
-		if (method === "GET" || method === "DELETE") {
-			if (!sessionId) throw new HttpFailure(400, "Bad request: Mcp-Session-Id header required.");
-			return serveIn(sessionId, req, res, undefined);
-		}
-		sendJson(res, 405, rpcError(-32000, `Method ${method} not allowed: use POST, GET or DELETE.`), { allow: "GET, POST, DELETE" });
-	};
-
-	const serveIn = (id: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-		const session = sessions.get(id);
-		if (!session) throw new HttpFailure(404, "Session not found (it expired or the bridge restarted): initialize a new session.", -32001);
-		return run(session, () => session.transport.handleRequest(req, res, body));
-	};
-
-	const run = async (session: Session, job: () => Promise<void>): Promise<void> => {
-		session.busy++;
-		session.lastSeen = Date.now();
+/** One HTTP request: checks, then a session's POST (initialize or not), GET or DELETE. */
+async function handleRequest(bridge: Bridge, req: IncomingMessage, res: ServerResponse): Promise<void> {
+	const url = new URL(req.url ?? "/", "http://127.0.0.1");
+	if (url.pathname !== MCP_PATH) {
+		sendJson(res, 404, rpcError(-32000, `Not found: the MCP endpoint is ${MCP_PATH}.`));
+		return;
+	}
+	const refused = refusalOf(req, bridge.options);
+	if (refused) {
+		sendJson(res, refused.status, rpcError(-32001, refused.message), refused.headers);
+		return;
+	}
+	if (bridge.closing()) throw new HttpFailure(503, "The MCP bridge is shutting down.");
+	const sessionId = header(req, "mcp-session-id");
+	const method = req.method ?? "GET";
+	if (method === "POST") {
+		const text = await readBody(req, bridge.maxBody);
+		let body: unknown;
 		try {
-			await job();
-		} finally {
-			session.busy--;
-			session.lastSeen = Date.now();
+			body = JSON.parse(text);
+		} catch (error) {
+			throw new HttpFailure(400, `Parse error: the body is not JSON (${errorMessage(error)}).`, -32700);
 		}
-	};
+		if (sessionId) return bridge.sessions.serve(sessionId, req, res, body);
+		const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+		if (!initialize) throw new HttpFailure(400, "Bad request: no Mcp-Session-Id header. Start with an initialize request.");
+		return bridge.sessions.initialize(req, res, body);
+	}
+	if (method === "GET" || method === "DELETE") {
+		if (!sessionId) throw new HttpFailure(400, "Bad request: Mcp-Session-Id header required.");
+		return bridge.sessions.serve(sessionId, req, res, undefined);
+	}
+	sendJson(res, 405, rpcError(-32000, `Method ${method} not allowed: use POST, GET or DELETE.`), { allow: "GET, POST, DELETE" });
+}
 
+function createHttpServer(bridge: Bridge, log: (line: string) => void): Server {
 	const http: Server = createServer((req, res) => {
-		handle(req, res).catch((error: unknown) => {
+		handleRequest(bridge, req, res).catch((error: unknown) => {
 			if (error instanceof HttpFailure) {
 				sendJson(res, error.status, rpcError(error.rpcCode, error.message));
 				return;
@@ -271,8 +188,12 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
 		else socket.destroy();
 	});
+	return http;
+}
 
-	await new Promise<void>((resolve, reject) => {
+/** Listens, or fails with a clear error when the port is taken. */
+function listen(http: Server, port: number, host: string): Promise<void> {
+	return new Promise<void>((resolve, reject) => {
 		const onError = (error: NodeJS.ErrnoException) => {
 			http.off("listening", onListening);
 			reject(
@@ -289,10 +210,31 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 		http.once("listening", onListening);
 		http.listen(port, host);
 	});
+}
+
+/**
+ * The Streamable HTTP bridge on 127.0.0.1 (never another interface), path /mcp, bearer token,
+ * Host/Origin checks, one MCP session per client (many at once; the engine serialises writes).
+ * The plugin starts it inside Obsidian (desktop) and `engrama serve` on the command line.
+ */
+export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHttpHandle> {
+	const host = options.host ?? "127.0.0.1";
+	if (!LOOPBACK_BIND.has(host)) {
+		throw new ValidationError(`The MCP bridge only listens on this machine (127.0.0.1, ::1 or localhost), not on "${host}".`);
+	}
+	if (!options.token || options.token.length < 16) {
+		throw new ValidationError("The MCP bridge needs a bearer token of at least 16 characters.");
+	}
+	const port = options.port ?? DEFAULT_MCP_PORT;
+	const log = options.services.log ?? (() => undefined);
+	const sessions = new McpSessionPool(createToolEnv(options), options.maxSessions ?? 64, options.sessionIdleMs ?? 30 * 60_000, log);
+	let closing = false;
+	const http = createHttpServer({ options, sessions, maxBody: options.maxBodyBytes ?? 4 * 1024 * 1024, closing: () => closing }, log);
+	await listen(http, port, host);
 	const address = http.address();
 	const boundPort = typeof address === "object" && address ? address.port : port;
 	const urlHost = host === "::1" ? "[::1]" : host;
-	const sweep = hostSetInterval(() => evictIdle(Date.now()), Math.min(idleMs, 60_000), { unref: true });
+	const sweep = hostSetInterval(() => sessions.evictIdle(Date.now()), Math.min(sessions.idleMs, 60_000), { unref: true });
 
 	return {
 		url: `http://${urlHost}:${boundPort}${MCP_PATH}`,
@@ -302,7 +244,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 			if (closing) return;
 			closing = true;
 			hostClearInterval(sweep);
-			for (const id of [...sessions.keys()]) dropSession(id);
+			sessions.dropAll();
 			await new Promise<void>((resolve) => {
 				http.close(() => resolve());
 				http.closeAllConnections();

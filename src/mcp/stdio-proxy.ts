@@ -15,6 +15,119 @@ export interface StdioProxyOptions {
 	readonly log?: (line: string) => void;
 }
 
+/** The bridge endpoint, checked: a URL on this machine (the token must not leave it). */
+function proxyUrl(raw: string): URL {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		throw new ValidationError(`--url "${raw}" is not a URL. Use the endpoint engrama serve prints, e.g. http://127.0.0.1:27182/mcp.`);
+	}
+	if ((url.protocol !== "http:" && url.protocol !== "https:") || !isLoopbackHost(url.host)) {
+		throw new ValidationError(`--url must point at this machine (http://127.0.0.1:<port>/mcp): the bridge only listens locally, and the token must not leave it.`);
+	}
+	return url;
+}
+
+function protocolVersionOf(message: JSONRPCMessage): string | undefined {
+	const version = "result" in message ? (message.result as { protocolVersion?: unknown }).protocolVersion : undefined;
+	return typeof version === "string" ? version : undefined;
+}
+
+/**
+ * The HTTP side of the proxy: one session with the bridge, opened again (by replaying the client's
+ * initialize) when the bridge restarted and forgot it.
+ */
+class BridgeSession {
+	private readonly initializeIds = new Set<string | number>();
+	/** Internal requests of a reconnect, answered by the bridge but never shown to the client. */
+	private readonly internal = new Map<string | number, (message: JSONRPCMessage) => void>();
+	private initialize: JSONRPCRequest | undefined;
+	private reconnecting: Promise<void> | null = null;
+	private reconnects = 0;
+	private remote: StreamableHTTPClientTransport;
+
+	constructor(
+		private readonly url: URL,
+		private readonly token: string,
+		private readonly toClient: (message: JSONRPCMessage) => void,
+		private readonly log: (line: string) => void,
+	) {
+		this.remote = this.connect();
+	}
+
+	start(): Promise<void> {
+		return this.remote.start();
+	}
+
+	/** Notes the client's initialize (replayed on reconnect) before it goes out. */
+	noteInitialize(message: JSONRPCRequest): void {
+		this.initializeIds.add(message.id);
+		this.initialize = message;
+	}
+
+	async forward(message: JSONRPCMessage): Promise<void> {
+		if (this.reconnecting) await this.reconnecting.catch(() => undefined);
+		try {
+			await this.remote.send(message);
+		} catch (error) {
+			if (!(error instanceof StreamableHTTPError && error.code === 404) || !this.initialize || isInitializeRequest(message)) throw error;
+			this.reconnecting ??= this.reconnect().finally(() => {
+				this.reconnecting = null;
+			});
+			await this.reconnecting;
+			await this.remote.send(message);
+		}
+	}
+
+	async close(): Promise<void> {
+		await this.remote.terminateSession().catch(() => undefined);
+		await this.remote.close().catch(() => undefined);
+	}
+
+	private connect(): StreamableHTTPClientTransport {
+		const transport = new StreamableHTTPClientTransport(this.url, { requestInit: { headers: { Authorization: `Bearer ${this.token}` } } });
+		transport.onmessage = (message: JSONRPCMessage) => {
+			if ("id" in message && message.id !== undefined && this.internal.has(message.id)) {
+				this.internal.get(message.id)?.(message);
+				this.internal.delete(message.id);
+				return;
+			}
+			if ("id" in message && "result" in message && this.initializeIds.delete(message.id)) {
+				const version = protocolVersionOf(message);
+				if (version !== undefined) transport.setProtocolVersion(version);
+			}
+			this.toClient(message);
+		};
+		transport.onerror = (error) => this.log(`engrama mcp-proxy: ${error.message}`);
+		return transport;
+	}
+
+	/**
+	 * The bridge restarted (Obsidian reopened, serve restarted): its sessions are gone. Open a new
+	 * one by replaying the client's initialize, so the client never notices.
+	 */
+	private async reconnect(): Promise<void> {
+		if (!this.initialize) throw new Error("the bridge lost the session before it was initialized");
+		const old = this.remote;
+		this.remote = this.connect();
+		void old.close().catch(() => undefined);
+		await this.remote.start();
+		const id = `engrama-proxy-reconnect-${++this.reconnects}`;
+		const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
+			this.internal.set(id, resolve);
+			hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
+		});
+		await this.remote.send({ ...this.initialize, id });
+		const answer = await answered;
+		if (!("result" in answer)) throw new Error("the bridge refused the new initialize");
+		const version = protocolVersionOf(answer);
+		if (version !== undefined) this.remote.setProtocolVersion(version);
+		await this.remote.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+		this.log("engrama mcp-proxy: the bridge restarted; reconnected with a new session");
+	}
+}
+
 /**
  * Bridges a stdio-only MCP client to a running HTTP bridge (the live plugin, or engrama serve):
  * every message is forwarded as is, with the bearer token added. When the bridge restarted, the
@@ -22,92 +135,19 @@ export interface StdioProxyOptions {
  * error that says so, instead of hanging.
  */
 export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<StdioHandle> {
-	let url: URL;
-	try {
-		url = new URL(options.url);
-	} catch {
-		throw new ValidationError(`--url "${options.url}" is not a URL. Use the endpoint engrama serve prints, e.g. http://127.0.0.1:27182/mcp.`);
-	}
-	if ((url.protocol !== "http:" && url.protocol !== "https:") || !isLoopbackHost(url.host)) {
-		throw new ValidationError(`--url must point at this machine (http://127.0.0.1:<port>/mcp): the bridge only listens locally, and the token must not leave it.`);
-	}
+	const url = proxyUrl(options.url);
 	const log = options.log ?? (() => undefined);
 	const streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
 	const local = new StdioServerTransport(streams.stdin as never, streams.stdout as never);
-	const initializeIds = new Set<string | number>();
-	/** Internal requests of a reconnect, answered by the bridge but never shown to the client. */
-	const internal = new Map<string | number, (message: JSONRPCMessage) => void>();
-	let initialize: JSONRPCRequest | undefined;
-	let reconnecting: Promise<void> | null = null;
-	let reconnects = 0;
+	const bridge = new BridgeSession(url, options.token, (message) => void local.send(message), log);
 	let finish: () => void = () => undefined;
 	const done = new Promise<void>((resolve) => {
 		finish = resolve;
 	});
 
-	const connect = (): StreamableHTTPClientTransport => {
-		const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } });
-		transport.onmessage = (message: JSONRPCMessage) => {
-			if ("id" in message && message.id !== undefined && internal.has(message.id)) {
-				internal.get(message.id)?.(message);
-				internal.delete(message.id);
-				return;
-			}
-			if ("id" in message && "result" in message && initializeIds.delete(message.id)) {
-				const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-				if (typeof version === "string") transport.setProtocolVersion(version);
-			}
-			void local.send(message);
-		};
-		transport.onerror = (error) => log(`engrama mcp-proxy: ${error.message}`);
-		return transport;
-	};
-	let remote = connect();
-
-	/**
-	 * The bridge restarted (Obsidian reopened, serve restarted): its sessions are gone. Open a new
-	 * one by replaying the client's initialize, so the client never notices.
-	 */
-	const reconnect = async (): Promise<void> => {
-		if (!initialize) throw new Error("the bridge lost the session before it was initialized");
-		const old = remote;
-		remote = connect();
-		void old.close().catch(() => undefined);
-		await remote.start();
-		const id = `engrama-proxy-reconnect-${++reconnects}`;
-		const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
-			internal.set(id, resolve);
-			hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
-		});
-		await remote.send({ ...initialize, id });
-		const answer = await answered;
-		if (!("result" in answer)) throw new Error("the bridge refused the new initialize");
-		const version = (answer.result as { protocolVersion?: unknown }).protocolVersion;
-		if (typeof version === "string") remote.setProtocolVersion(version);
-		await remote.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-		log("engrama mcp-proxy: the bridge restarted; reconnected with a new session");
-	};
-
-	const forward = async (message: JSONRPCMessage): Promise<void> => {
-		if (reconnecting) await reconnecting.catch(() => undefined);
-		try {
-			await remote.send(message);
-		} catch (error) {
-			if (!(error instanceof StreamableHTTPError && error.code === 404) || !initialize || isInitializeRequest(message)) throw error;
-			reconnecting ??= reconnect().finally(() => {
-				reconnecting = null;
-			});
-			await reconnecting;
-			await remote.send(message);
-		}
-	};
-
 	local.onmessage = (message: JSONRPCMessage) => {
-		if (isInitializeRequest(message) && isJSONRPCRequest(message)) {
-			initializeIds.add(message.id);
-			initialize = message;
-		}
-		forward(message).catch((error: unknown) => {
+		if (isInitializeRequest(message) && isJSONRPCRequest(message)) bridge.noteInitialize(message);
+		bridge.forward(message).catch((error: unknown) => {
 			log(`engrama mcp-proxy: ${errorMessage(error)}`);
 			if (isJSONRPCRequest(message)) {
 				void local.send({
@@ -121,12 +161,11 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 	local.onerror = (error) => log(`engrama mcp-proxy: stdio: ${error.message}`);
 
 	const close = async () => {
-		await remote.terminateSession().catch(() => undefined);
-		await remote.close().catch(() => undefined);
+		await bridge.close();
 		await local.close().catch(() => undefined);
 		finish();
 	};
-	await remote.start();
+	await bridge.start();
 	await local.start();
 	const onEnd = () => void close();
 	streams.stdin.once("end", onEnd);

@@ -22,7 +22,7 @@ import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-clie
 import { noticeInfo } from "./notices";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
-import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
+import { loadNodeModules, type NodeModules } from "../backends/sqlite/wasm/node-modules";
 import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
 import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
 import { adapterStampFile, deviceOf, guardedStore, nodeStampFile, SecondWriterError, WriterGuard } from "./writer-guard";
@@ -220,6 +220,30 @@ async function openWhileHeldHere<T>(open: () => Promise<T>, delays: readonly num
 	}
 }
 
+/** Where the database lives on desktop; the default moves a memory left in the plugin folder out of the synced vault. */
+async function desktopDbPath(
+	app: App,
+	node: NodeModules,
+	adapter: FileSystemAdapter,
+	settings: PluginSettings,
+	legacyVaultPath: string,
+	vaultDbPath: string,
+): Promise<string> {
+	const sqlite = settingsUseSqlite(settings);
+	if (settings.dbPath !== "") {
+		if (sqlite) await ensureAdapterFolder(app, parentOf(vaultDbPath), isAbsolute(settings.dbPath));
+		return isAbsolute(settings.dbPath) ? settings.dbPath : `${adapter.getBasePath()}/${vaultDbPath}`;
+	}
+	if (settings.vaultId === "") throw new ValidationError("this vault has no id yet (settings were not saved); reload the plugin.");
+	const dir = defaultVaultDataDir(node, settings.vaultId);
+	if (sqlite) {
+		const { moved } = migrateLegacyDatabase(node, `${adapter.getBasePath()}/${legacyVaultPath}`, dir);
+		if (moved) noticeInfo(`moved its memory out of the synced vault: ${moved}. The old file was kept beside it, renamed.`, 10_000);
+		preparePrivateDir(node, dir);
+	}
+	return node.path.join(dir, DB_FILE);
+}
+
 async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks): Promise<Engine> {
 	const { app } = deps;
 	const { settings, neo4jFallback } = settingsForDevice(deps.settings(), Platform.isDesktopApp);
@@ -234,24 +258,8 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const onDisk = node !== null && adapter instanceof FileSystemAdapter;
 	const legacyVaultPath = `${deps.pluginFolder}/${DB_FILE}`;
 	const vaultDbPath = settings.dbPath !== "" && !isAbsolute(settings.dbPath) ? settings.dbPath : legacyVaultPath;
-	let dbPath = vaultDbPath;
 	const sqlite = settingsUseSqlite(settings);
-	if (onDisk) {
-		if (settings.dbPath === "") {
-			// Desktop default: a private folder outside the vault; a memory left in the plugin folder moves there.
-			if (settings.vaultId === "") throw new ValidationError("this vault has no id yet (settings were not saved); reload the plugin.");
-			const dir = defaultVaultDataDir(node, settings.vaultId);
-			if (sqlite) {
-				const { moved } = migrateLegacyDatabase(node, `${adapter.getBasePath()}/${legacyVaultPath}`, dir);
-				if (moved) noticeInfo(`moved its memory out of the synced vault: ${moved}. The old file was kept beside it, renamed.`, 10_000);
-				preparePrivateDir(node, dir);
-			}
-			dbPath = node.path.join(dir, DB_FILE);
-		} else {
-			dbPath = isAbsolute(settings.dbPath) ? settings.dbPath : `${adapter.getBasePath()}/${vaultDbPath}`;
-			if (sqlite) await ensureAdapterFolder(app, parentOf(vaultDbPath), isAbsolute(settings.dbPath));
-		}
-	}
+	const dbPath = onDisk ? await desktopDbPath(app, node, adapter, settings, legacyVaultPath, vaultDbPath) : vaultDbPath;
 	const config = engineConfig(settings, dbPath);
 	const guard = sqlite
 		? new WriterGuard(

@@ -29,7 +29,7 @@ describe.each(testBackends())("pseudo-relevance feedback on $name", (backend) =>
 
 	const search = (settings: Partial<SearchSettings>) => {
 		const { memory, scope } = opened;
-		return new HybridSearch({ graph: memory.graph, vectors: null, embedder: null, clock: memory.clock, settings }).search(scope, { text: "support group" });
+		return new HybridSearch({ graph: memory.graph, vectors: null, embedder: null, clock: memory.clock, settings }).search(scope, "support group");
 	};
 
 	it("finds an item sharing no query word through the words the best hits share, and says so in its signals", async () => {

@@ -22,7 +22,7 @@ describe.each(testBackends())("time in search on $name", (backend) => {
 	const remember = async (key: string, props: Record<string, unknown>) => (await opened.memory.remember(ctx, { label: "Concept", key, props })).node;
 	const search = (text: string, settings: Partial<SearchSettings>) => {
 		const { memory, scope } = opened;
-		return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock: memory.clock, settings }).search(scope, { text });
+		return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock: memory.clock, settings }).search(scope, text);
 	};
 
 	it("resolves relative time words against the item's date when it is written, and again when text or date change", async () => {

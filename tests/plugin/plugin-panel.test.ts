@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import type { Engine } from "../../src/plugin/engine-host";
+import { relationHeading } from "../../src/plugin/ui/relation-text";
 
 let h: LoadedPlugin;
 let vault: VaultCopy;
@@ -172,6 +173,32 @@ describe("Context", () => {
 		const neighbour = Array.from(panel.querySelectorAll<HTMLElement>(".engrama-relations .engrama-entity-link")).find((a) => a.textContent === "Node.js Backend Bootcamp")!;
 		neighbour.click();
 		await waitFor(() => panel.querySelector(".engrama-node-name")?.textContent === "Node.js Backend Bootcamp", "the panel following the opened note");
+	});
+
+	test("lists what skills.context answers (the CLI's and MCP's context), so an archived neighbour is not shown", async () => {
+		const e = engine();
+		const idempotency = { label: "Concept", name: "Idempotency" };
+		const before = (await e.skills.context(e.scope, idempotency))!;
+		// A direct neighbour (Exercise -[PRACTICES]-> Idempotency): archive it (a soft forget, as the CLI's forget).
+		const gone = before.relations.find((r) => r.direction === "in" && r.from === "Make the payment endpoint idempotent")!;
+		expect(gone.type).toBe("PRACTICES");
+		await e.skills.forget({ scope: e.scope, source: "sync", agent: "obsidian" }, { label: gone.from_label, name: gone.from });
+		await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("Concepts/Idempotency.md")!);
+		tab("Context");
+		await waitFor(() => panel.querySelector(".engrama-node-name")?.textContent === "Idempotency", "the Idempotency context");
+		const view = app.workspace.getLeavesOfType("engrama-panel")[0].view as unknown as { context: { reload(): Promise<void> } };
+		await view.context.reload();
+		const shown = Array.from(panel.querySelectorAll(".engrama-relation-group")).flatMap((g) => {
+			const heading = g.querySelector(".engrama-relation-type")!.textContent;
+			return Array.from(g.querySelectorAll(".engrama-entity-link")).map((a) => `${heading}: ${a.textContent}`);
+		});
+		expect(shown.some((line) => line.endsWith(`: ${gone.from}`))).toBe(false);
+		const after = (await e.skills.context(e.scope, idempotency))!;
+		const insights = new Set(after.neighbours.filter((n) => n.label === "Insight").map((n) => n.node_id));
+		const expected = after.relations
+			.filter((r) => r.direction !== "between" && !insights.has(r.direction === "out" ? r.to_id : r.from_id))
+			.map((r) => `${r.direction === "out" ? relationHeading(r.type) : `${relationHeading(r.type)} this`}: ${r.direction === "out" ? r.to : r.from}`);
+		expect(shown.sort()).toEqual(expected.sort());
 	});
 
 	test("says what to do for an excluded note and for a note not yet in the graph", async () => {

@@ -63,8 +63,44 @@ function untilSignal(): Promise<string> {
 	});
 }
 
+interface ServeInfo {
+	readonly url: string;
+	readonly token_file: string;
+	readonly token_created: boolean;
+	readonly database: string;
+	readonly vault: string | null;
+	readonly allow_tenant_headers: boolean;
+	readonly configs: Record<string, unknown>;
+}
+
+/** What `engrama serve` prints (without --json): the endpoint, the token file and client configurations. */
+function serveBanner(info: ServeInfo, watch: boolean): string {
+	return [
+		`Engrama MCP bridge on ${info.url}`,
+		`Token: ${info.token_file}${info.token_created ? " (new)" : ""}`,
+		...(info.allow_tenant_headers ? ["Gateway mode: X-Engrama-Org-Id / X-Engrama-User-Id headers choose the tenant of each request."] : []),
+		`Memory: ${info.database}${info.vault ? `; vault ${info.vault}${watch ? " (watched)" : ""}` : ""}`,
+		"",
+		"HTTP clients (Claude Code, Cursor, VS Code, ...):",
+		JSON.stringify(info.configs.http, null, 2),
+		"",
+		"Claude Code in one line:",
+		String(info.configs.claude_code),
+		"",
+		"stdio-only clients (Claude Desktop) through the proxy:",
+		JSON.stringify(info.configs.stdio_proxy, null, 2),
+		"",
+		"Press Ctrl+C to stop.",
+	].join("\n");
+}
+
 /** serve (HTTP bridge), mcp --stdio, mcp-proxy. */
 export function registerMcpCommands(program: Command, version: string): void {
+	registerServeCommand(program, version);
+	registerStdioCommands(program, version);
+}
+
+function registerServeCommand(program: Command, version: string): void {
 	program
 		.command("serve")
 		.description("run the MCP bridge over HTTP on 127.0.0.1 until interrupted; prints the endpoint and client configurations")
@@ -102,26 +138,8 @@ export function registerMcpCommands(program: Command, version: string): void {
 						requireIdentity: config.mcp.requireIdentity,
 					});
 					const configs = clientConfigs(bridge.url, token, tokenFile);
-					const info = { url: bridge.url, token_file: tokenFile, token_created: created, database: config.dbPath, vault: config.vaultPath ?? null, allow_tenant_headers: allowTenantHeaders, configs };
-					out.result(info, () =>
-						[
-							`Engrama MCP bridge on ${bridge.url}`,
-							`Token: ${tokenFile}${created ? " (new)" : ""}`,
-							...(allowTenantHeaders ? ["Gateway mode: X-Engrama-Org-Id / X-Engrama-User-Id headers choose the tenant of each request."] : []),
-							`Memory: ${config.dbPath}${config.vaultPath ? `; vault ${config.vaultPath}${options.watch ? " (watched)" : ""}` : ""}`,
-							"",
-							"HTTP clients (Claude Code, Cursor, VS Code, ...):",
-							JSON.stringify(configs.http, null, 2),
-							"",
-							"Claude Code in one line:",
-							String(configs.claude_code),
-							"",
-							"stdio-only clients (Claude Desktop) through the proxy:",
-							JSON.stringify(configs.stdio_proxy, null, 2),
-							"",
-							"Press Ctrl+C to stop.",
-						].join("\n"),
-					);
+					const info: ServeInfo = { url: bridge.url, token_file: tokenFile, token_created: created, database: config.dbPath, vault: config.vaultPath ?? null, allow_tenant_headers: allowTenantHeaders, configs };
+					out.result(info, () => serveBanner(info, !!options.watch));
 					const signal = await stopped;
 					const writes = opened.memory.writeStats;
 					out.info(`engrama serve: ${signal}, closing (${writes.jobs} writes in ${writes.groups} commits, at most ${writes.largestGroup} in one)`);
@@ -132,6 +150,9 @@ export function registerMcpCommands(program: Command, version: string): void {
 			}),
 		);
 
+}
+
+function registerStdioCommands(program: Command, version: string): void {
 	program
 		.command("mcp")
 		.description("serve the MCP tools over stdio straight from the database (for stdio-only clients)")

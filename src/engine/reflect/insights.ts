@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../errors";
-import type { MemoryCore as Memory } from "../memory-core";
+import type { ReflectDeps } from "./reflect-deps";
 import { nodeConfidence } from "../node-text";
 import { isSystemInsight } from "../resolver/system-insight";
 import { isFullScope, requireScope } from "../scope";
@@ -42,7 +42,7 @@ export function insightStatus(node: NodeRecord): string {
 	return text(node, "status") ?? "pending";
 }
 
-export async function insightView(memory: Memory, scope: PartialScope, node: NodeRecord): Promise<InsightView> {
+export async function insightView(memory: ReflectDeps, scope: PartialScope, node: NodeRecord): Promise<InsightView> {
 	const about = await memory.graph.edgesOf(scope, node.id, "out", [ABOUT]);
 	const optional = (key: keyof InsightView, prop: string) => (text(node, prop) !== undefined ? { [key]: text(node, prop) } : {});
 	return {
@@ -74,7 +74,7 @@ export interface ListInsightsOptions {
 }
 
 /** Insights written by reflect with the given status (default pending), in review order. */
-export async function listInsights(memory: Memory, scope: PartialScope, options: ListInsightsOptions = {}): Promise<InsightView[]> {
+export async function listInsights(memory: ReflectDeps, scope: PartialScope, options: ListInsightsOptions = {}): Promise<InsightView[]> {
 	if (!isFullScope(scope)) return [];
 	const status = options.status ?? "pending";
 	if (!INSIGHT_STATUSES.includes(status)) {
@@ -86,7 +86,7 @@ export async function listInsights(memory: Memory, scope: PartialScope, options:
 }
 
 /** The reflect Insight with exactly this title; NotFoundError names close titles when there is none. */
-export async function requireInsight(memory: Memory, scope: PartialScope, title: string): Promise<NodeRecord> {
+export async function requireInsight(memory: ReflectDeps, scope: PartialScope, title: string): Promise<NodeRecord> {
 	const key = sanitiseKey(title, "title");
 	const node = isFullScope(scope) ? await memory.graph.getNode(scope, INSIGHT_LABEL, key) : null;
 	if (node && isSystemInsight(node)) return node;
@@ -115,7 +115,7 @@ export interface ReviewResult {
  * later); reflect never resurfaces or rewrites a reviewed Insight either way.
  */
 export async function reviewInsight(
-	memory: Memory,
+	memory: ReflectDeps,
 	ctx: WriteContext,
 	title: string,
 	verdict: "approved" | "dismissed",

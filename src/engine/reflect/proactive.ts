@@ -1,6 +1,6 @@
 import { isNullEmbedder } from "../embedding/null-embedding-provider";
 import { NotFoundError, ValidationError, errorMessage } from "../errors";
-import type { MemoryCore as Memory } from "../memory-core";
+import type { ReflectDeps } from "./reflect-deps";
 import { isSystemInsight } from "../resolver/system-insight";
 import { isFullScope, requireScope } from "../scope";
 import { safeFileName } from "../sync/markdown-text";
@@ -42,7 +42,7 @@ const ENTITY_HITS = 5;
  * only related ones, best match first. Title and body matches rank above entity matches, which
  * rank above matches by meaning.
  */
-export async function surfaceInsights(memory: Memory, scope: PartialScope, options: SurfaceOptions = {}): Promise<SurfaceResult> {
+export async function surfaceInsights(memory: ReflectDeps, scope: PartialScope, options: SurfaceOptions = {}): Promise<SurfaceResult> {
 	const limit = options.limit ?? 10;
 	if (!Number.isInteger(limit) || limit < 1) throw new ValidationError(`limit must be a positive whole number, got ${limit}.`);
 	if (!isFullScope(scope)) return { insights: [] };
@@ -76,18 +76,18 @@ function isPending(node: NodeRecord): boolean {
 	return node.label === INSIGHT_LABEL && isSystemInsight(node) && insightStatus(node) === "pending";
 }
 
-async function textMatches(memory: Memory, scope: PartialScope, query: string): Promise<NodeRecord[]> {
+async function textMatches(memory: ReflectDeps, scope: PartialScope, query: string): Promise<NodeRecord[]> {
 	const hits = await memory.graph.fulltext(scope, { text: query, limit: CANDIDATES, labels: [INSIGHT_LABEL] });
 	return hits.map((h) => h.node);
 }
 
 /** Insights ABOUT the entities the query finds best. */
-async function entityMatches(memory: Memory, scope: PartialScope, query: string): Promise<NodeRecord[]> {
+async function entityMatches(memory: ReflectDeps, scope: PartialScope, query: string): Promise<NodeRecord[]> {
 	const hits = (await memory.graph.fulltext(scope, { text: query, limit: ENTITY_HITS * 2 })).filter((h) => h.node.label !== INSIGHT_LABEL).slice(0, ENTITY_HITS);
 	return insightsAbout(memory, scope, hits.map((h) => h.node));
 }
 
-async function insightsAbout(memory: Memory, scope: PartialScope, nodes: readonly NodeRecord[]): Promise<NodeRecord[]> {
+async function insightsAbout(memory: ReflectDeps, scope: PartialScope, nodes: readonly NodeRecord[]): Promise<NodeRecord[]> {
 	const out: NodeRecord[] = [];
 	for (const node of nodes) {
 		for (const edge of await memory.graph.edgesOf(scope, node.id, "in", [ABOUT])) out.push(edge.node);
@@ -95,7 +95,7 @@ async function insightsAbout(memory: Memory, scope: PartialScope, nodes: readonl
 	return out;
 }
 
-async function meaningMatches(memory: Memory, scope: PartialScope, query: string, minSimilarity: number): Promise<[NodeRecord, number][]> {
+async function meaningMatches(memory: ReflectDeps, scope: PartialScope, query: string, minSimilarity: number): Promise<[NodeRecord, number][]> {
 	const { embedder, vectors } = memory;
 	if (isNullEmbedder(embedder) || !embedder || !vectors || embedder.dimensions === 0) return [];
 	const vector = await embedder.embed(query);
@@ -117,7 +117,7 @@ async function meaningMatches(memory: Memory, scope: PartialScope, query: string
  * embedding. Memory.search computes it once per search; callers reuse `proactive_hint`.
  */
 export async function searchProactiveHint(
-	memory: Memory,
+	memory: ReflectDeps,
 	scope: PartialScope,
 	query: string,
 	/** The search's own best results, when known: their Insights count as related (saves a fulltext query). */
@@ -170,7 +170,7 @@ function marker(id: string): string {
  * Insights: a person must approve first.
  */
 export async function writeInsightToNote(
-	memory: Memory,
+	memory: ReflectDeps,
 	ctx: WriteContext,
 	vault: VaultSource,
 	title: string,

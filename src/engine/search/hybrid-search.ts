@@ -10,9 +10,10 @@ import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
-import { gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
+import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
+import type { FusionMode, SearchOptions } from "./search-options";
 
-export type FusionMode = "rrf" | "linear";
+export type { FusionMode, SearchOptions } from "./search-options";
 
 /** Tuning knobs; defaults are the spec's (§6). */
 export interface SearchSettings {
@@ -92,23 +93,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	feedbackWeight: 0.5,
 };
 
-export interface SearchRequest {
-	readonly text: string;
-	readonly limit?: number;
-	/** Canonical labels (resolved by the caller against the profile). */
-	readonly labels?: readonly string[];
-	/** Only nodes valid at this instant: valid_from ≤ t and (no valid_to or valid_to ≥ t). */
-	readonly validAt?: string;
-	/** Only items whose own date or a date their text mentions falls in this range of days (YYYY-MM-DD, inclusive). */
-	readonly during?: DayRange;
-	readonly fusion?: FusionMode;
-	/** Graph rerank on/off for this call (default: settings.graphRerank). */
-	readonly graph?: boolean;
-	/** Temporal and trust terms on/off (default on). */
-	readonly temporal?: boolean;
-	/** Channels to run (default both). Turning one off is a choice, not a degradation. */
-	readonly channels?: { readonly fulltext?: boolean; readonly vector?: boolean };
-}
+/** A candidate's rank in each list that fusion saw. */
+type ChannelRanks = { fulltextRank?: number; vectorRank?: number; feedbackRank?: number };
 
 /** Every signal that went into a score, for explanations and benchmarks. */
 export interface SignalScores {
@@ -189,10 +175,12 @@ export class HybridSearch {
 		this.settings = { ...DEFAULT_SEARCH_SETTINGS, ...stripUndefined(deps.settings ?? {}) };
 	}
 
-	async search(scope: PartialScope, request: SearchRequest): Promise<SearchOutcome> {
+	/** `request.labels` must be canonical (Memory.search resolves them against the profile). */
+	async search(scope: PartialScope, query: string, request: SearchOptions = {}): Promise<SearchOutcome> {
 		const s = this.settings;
+		const during = dayRangeFromInput(request.dateFrom, request.dateTo);
 		const fusion = request.fusion ?? s.fusion;
-		const text = request.text.trim().slice(0, s.maxQueryChars);
+		const text = query.trim().slice(0, s.maxQueryChars);
 		const limit = Math.max(1, Math.min(request.limit ?? 10, 200));
 		const wantFulltext = request.channels?.fulltext ?? true;
 		const wantVector = request.channels?.vector ?? true;
@@ -200,7 +188,7 @@ export class HybridSearch {
 			return { hits: [], fusion, degraded: false, anchors: [] };
 		}
 
-		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined || request.during !== undefined;
+		const filtered = (request.labels?.length ?? 0) > 0 || request.validAt !== undefined || during !== undefined;
 		const fulltextK = s.fulltextK > 0 ? s.fulltextK : s.channelK;
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
@@ -217,7 +205,7 @@ export class HybridSearch {
 			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
 
-		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request);
+		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request, during);
 		const candidates = new Map<string, Candidate>();
 		const fulltextIds: string[] = [];
 		for (const hit of fulltextHits) {
@@ -236,25 +224,11 @@ export class HybridSearch {
 			vectorIds.push(node.id);
 		}
 
-		const base = new Map<string, number>();
-		const ranks = new Map<string, { fulltextRank?: number; vectorRank?: number; feedbackRank?: number }>();
-		if (fusion === "rrf") {
-			let fused = rrfFuse(fulltextIds, vectorIds, s.rrfK);
-			if (wantFulltext && s.feedbackDocs > 0 && s.feedbackTerms > 0 && fused.size > 0) {
-				const feedbackIds = await this.feedbackChannel(scope, text, fused, candidates, fulltextK, over, request, keep);
-				if (feedbackIds.length > 0) fused = rrfFuse(fulltextIds, vectorIds, s.rrfK, { ids: feedbackIds, weight: s.feedbackWeight });
-			}
-			for (const [id, f] of fused) {
-				base.set(id, f.score);
-				ranks.set(id, { fulltextRank: f.fulltextRank, vectorRank: f.vectorRank, ...(f.feedbackRank ? { feedbackRank: f.feedbackRank } : {}) });
-			}
-		} else {
-			const f = new Map(fulltextIds.map((id) => [id, candidates.get(id)?.fulltext ?? 0]));
-			const v = new Map(vectorIds.map((id) => [id, candidates.get(id)?.vector ?? 0]));
-			for (const [id, blended] of linearFuse(f, v, s.alpha)) base.set(id, blended.score);
-			fulltextIds.forEach((id, i) => ranks.set(id, { fulltextRank: i + 1 }));
-			vectorIds.forEach((id, i) => ranks.set(id, { ...ranks.get(id), vectorRank: i + 1 }));
-		}
+		const feedbackIds =
+			fusion === "rrf" && wantFulltext && s.feedbackDocs > 0 && s.feedbackTerms > 0 && candidates.size > 0
+				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK), candidates, fulltextK, over, request, keep)
+				: [];
+		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds);
 
 		let graph = new Map<string, GraphSignal>();
 		let anchors: NodeRef[] = [];
@@ -278,11 +252,59 @@ export class HybridSearch {
 			}));
 		}
 
-		const withTime = request.temporal ?? true;
+		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0);
+		const degraded = wantVector && vectorAnswer.reason !== undefined;
+		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
+		return {
+			hits: page,
+			fusion,
+			degraded,
+			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
+			anchors: anchors.map((a) => a.id),
+		};
+	}
+
+	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
+	private fuse(
+		fusion: FusionMode,
+		fulltextIds: readonly string[],
+		vectorIds: readonly string[],
+		candidates: ReadonlyMap<string, Candidate>,
+		feedbackIds: readonly string[],
+	) {
+		const s = this.settings;
+		const base = new Map<string, number>();
+		const ranks = new Map<string, ChannelRanks>();
+		if (fusion === "rrf") {
+			const feedback = feedbackIds.length > 0 ? { ids: feedbackIds, weight: s.feedbackWeight } : undefined;
+			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK, feedback)) {
+				base.set(id, fused.score);
+				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank, ...(fused.feedbackRank ? { feedbackRank: fused.feedbackRank } : {}) });
+			}
+		} else {
+			const f = new Map(fulltextIds.map((id) => [id, candidates.get(id)?.fulltext ?? 0]));
+			const v = new Map(vectorIds.map((id) => [id, candidates.get(id)?.vector ?? 0]));
+			for (const [id, blended] of linearFuse(f, v, s.alpha)) base.set(id, blended.score);
+			fulltextIds.forEach((id, i) => ranks.set(id, { fulltextRank: i + 1 }));
+			vectorIds.forEach((id, i) => ranks.set(id, { ...ranks.get(id), vectorRank: i + 1 }));
+		}
+		return { base, ranks };
+	}
+
+	/** Base + β·graph + γ·temporal + δ·trust (+ the date and when cues) for every fused candidate, best first. */
+	private score(
+		text: string,
+		withTime: boolean,
+		base: ReadonlyMap<string, number>,
+		candidates: ReadonlyMap<string, Candidate>,
+		graph: ReadonlyMap<string, GraphSignal>,
+		ranks: ReadonlyMap<string, ChannelRanks>,
+		topFulltext: number,
+	): SearchHit[] {
+		const s = this.settings;
 		const now = this.deps.clock.now();
 		// Computed even at weight 0, so every result reports its date and when signals.
 		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
-		const topFulltext = fulltextHits[0]?.score ?? 0;
 		const hits: SearchHit[] = [];
 		for (const [id, fused] of base) {
 			const candidate = candidates.get(id);
@@ -316,15 +338,7 @@ export class HybridSearch {
 			});
 		}
 		hits.sort(compareHits);
-		const degraded = wantVector && vectorAnswer.reason !== undefined;
-		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
-		return {
-			hits: page,
-			fusion,
-			degraded,
-			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
-			anchors: anchors.map((a) => a.id),
-		};
+		return hits;
 	}
 
 	/**
@@ -338,7 +352,7 @@ export class HybridSearch {
 		candidates: Map<string, Candidate>,
 		fulltextK: number,
 		over: number,
-		request: SearchRequest,
+		request: SearchOptions,
 		keep: (node: NodeRecord) => boolean,
 	): Promise<string[]> {
 		const s = this.settings;
@@ -412,7 +426,7 @@ export function trustOf(node: NodeRecord): number {
 	return 1;
 }
 
-function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
+function matchesFilters(node: NodeRecord, request: SearchOptions, during: DayRange | undefined): boolean {
 	if (request.labels && request.labels.length > 0 && !request.labels.includes(node.label)) return false;
 	if (request.validAt !== undefined) {
 		const at = Date.parse(request.validAt);
@@ -421,8 +435,7 @@ function matchesFilters(node: NodeRecord, request: SearchRequest): boolean {
 		if (Number.isFinite(from) && from > at) return false;
 		if (Number.isFinite(to) && to < at) return false;
 	}
-	if (request.during !== undefined) {
-		const during = request.during;
+	if (during !== undefined) {
 		if (!itemRanges(node).some((r) => overlaps(r, during))) return false;
 	}
 	return true;

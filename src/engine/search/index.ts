@@ -9,7 +9,7 @@ export {
 	type HybridSearchDeps,
 	type SearchHit,
 	type SearchOutcome,
-	type SearchRequest,
+	type SearchOptions,
 	type SearchSettings,
 	type SignalScores,
 } from "./hybrid-search";

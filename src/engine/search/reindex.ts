@@ -4,7 +4,7 @@ import { ValidationError, errorMessage } from "../errors";
 import { nodeToText } from "../node-text";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
 import { requireScope } from "../scope";
-import type { NodeRecord, PartialScope } from "../types";
+import type { NodeRecord, PartialScope, Scope } from "../types";
 
 /** Why a node needs (re-)embedding. */
 export type ReindexReason =
@@ -103,36 +103,7 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 	const modelChanged = storedModel !== null && storedModel !== modelId;
 	const anyVectors = storedDimensions > 0 && (await vectors.count(scope)) > 0;
 
-	const reasons: Record<ReindexReason, number> = { no_vectors_yet: 0, missing: 0, dimension_changed: 0, model_changed: 0, rebuild: 0 };
-	const todo: { node: NodeRecord; reason: ReindexReason }[] = [];
-	let scanned = 0;
-	let upToDate = 0;
-	for (let offset = 0; ; offset += PAGE) {
-		const page = await graph.listNodes(scope, { limit: PAGE, offset });
-		if (page.length === 0) break;
-		scanned += page.length;
-		const has = await vectors.has(scope, page.map((n) => n.id));
-		for (const node of page) {
-			const reason: ReindexReason | undefined = !has.has(node.id)
-				? anyVectors
-					? "missing"
-					: "no_vectors_yet"
-				: dimensionChanged
-					? "dimension_changed"
-					: modelChanged
-						? "model_changed"
-						: options.rebuild
-							? "rebuild"
-							: undefined;
-			if (reason === undefined) {
-				upToDate++;
-				continue;
-			}
-			reasons[reason]++;
-			todo.push({ node, reason });
-		}
-		if (page.length < PAGE) break;
-	}
+	const { scanned, upToDate, reasons, todo } = await findStale(graph, vectors, scope, { anyVectors, dimensionChanged, modelChanged, rebuild: !!options.rebuild });
 
 	const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : todo.length;
 	const selected = todo.slice(0, limit);
@@ -161,6 +132,62 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 		reset = true;
 	}
 
+	const { embedded, failed } = await embedInBatches({ graph, vectors, embedder, write }, scope, selected, options, errors);
+	if (embedded > 0) await write(() => graph.setMeta(EMBEDDING_MODEL_META, modelId));
+	return { ...report, embedded, failed, reset, errors };
+}
+
+interface Staleness {
+	readonly anyVectors: boolean;
+	readonly dimensionChanged: boolean;
+	readonly modelChanged: boolean;
+	readonly rebuild: boolean;
+}
+
+/** Pages through the scope's nodes: which need a vector, and why. */
+async function findStale(graph: GraphStore, vectors: VectorStore, scope: Scope, why: Staleness) {
+	const reasons: Record<ReindexReason, number> = { no_vectors_yet: 0, missing: 0, dimension_changed: 0, model_changed: 0, rebuild: 0 };
+	const todo: { node: NodeRecord; reason: ReindexReason }[] = [];
+	let scanned = 0;
+	let upToDate = 0;
+	for (let offset = 0; ; offset += PAGE) {
+		const page = await graph.listNodes(scope, { limit: PAGE, offset });
+		if (page.length === 0) break;
+		scanned += page.length;
+		const has = await vectors.has(scope, page.map((n) => n.id));
+		for (const node of page) {
+			const reason: ReindexReason | undefined = !has.has(node.id)
+				? why.anyVectors
+					? "missing"
+					: "no_vectors_yet"
+				: why.dimensionChanged
+					? "dimension_changed"
+					: why.modelChanged
+						? "model_changed"
+						: why.rebuild
+							? "rebuild"
+							: undefined;
+			if (reason === undefined) {
+				upToDate++;
+				continue;
+			}
+			reasons[reason]++;
+			todo.push({ node, reason });
+		}
+		if (page.length < PAGE) break;
+	}
+	return { scanned, upToDate, reasons, todo };
+}
+
+/** Embeds and stores the selected nodes batch by batch; stops after MAX_CONSECUTIVE_FAILURES failed batches in a row. */
+async function embedInBatches(
+	deps: { graph: GraphStore; vectors: VectorStore; embedder: EmbeddingProvider; write: <T>(job: () => Promise<T>) => Promise<T> },
+	scope: Scope,
+	selected: readonly { node: NodeRecord }[],
+	options: ReindexOptions,
+	errors: string[],
+): Promise<{ embedded: number; failed: number }> {
+	const { graph, vectors, embedder, write } = deps;
 	let embedded = 0;
 	let failed = 0;
 	let consecutiveFailures = 0;
@@ -185,6 +212,5 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 			break;
 		}
 	}
-	if (embedded > 0) await write(() => graph.setMeta(EMBEDDING_MODEL_META, modelId));
-	return { ...report, embedded, failed, reset, errors };
+	return { embedded, failed };
 }

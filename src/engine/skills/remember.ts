@@ -1,8 +1,9 @@
 import { ValidationError } from "../errors";
 import { nodeView, type MemoryWriteEvent, type NodeView } from "../memory";
-import type { Profile } from "../profile";
+import type { LabelDef, Profile } from "../profile";
 import { lexicalDuplicates, mergeFindings, normaliseName, type DuplicateFinding, type ScoredCandidate } from "../resolver";
 import { requireScope } from "../scope";
+import type { GraphStore } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
 import { resolveLabelOrThrow, sanitiseKey, sanitiseProps } from "../write/sanitise";
 import type { WriteContext } from "../write/write-pipeline";
@@ -136,139 +137,194 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 	// Writes are announced to Memory.onWrite listeners (vault replication) once they committed.
 	const events: MemoryWriteEvent[] = [];
 	const result = await memory.write(() =>
-		memory.graph.transaction(async (): Promise<RememberResult> => {
+		memory.graph.transaction(() => {
 			events.length = 0;
-			const { graph, pipeline, profile } = memory;
-			const warnings = [...early];
-			const candidates = await resolver.candidates(scope, key);
-
-			// Identity: the exact key, else the same name up to case/accents/separators under this label.
-			let existing = await graph.getNode(scope, def.label, key);
-			let mergedInto: NodeRecord | undefined;
-			if (!existing) {
-				const same = candidates.filter((c) => c.exact && c.node.label === def.label);
-				const pick = same.find((c) => c.live) ?? same[0];
-				if (pick) {
-					existing = pick.node;
-					mergedInto = pick.node;
-					warnings.push(`${def.label} "${key}" matches the existing "${pick.node.key}" up to case, accents or separators; that node was updated.`);
-				}
-			}
-
-			let findings =
-				settings.dedupe === "off" ? [] : lexicalDuplicates(candidates, { label: def.label, id: existing?.id }, settings);
-			if (!existing && settings.dedupe === "block" && !input.forceNew && findings.length > 0) throw blocked(def, key, findings);
-
-			// Lifecycle: enriching a stub clears it; remembering an archived node brings it back.
-			const props: Record<string, unknown> = { ...(input.props ?? {}) };
-			const unset: string[] = [];
-			if (existing && props.status === undefined) {
-				const status = existing.props.status;
-				if (status === "stub" && enriches(props)) {
-					props.status = def.status?.default ?? "active";
-				} else if (status === "archived") {
-					const previous = existing.props.previous_status;
-					props.status = typeof previous === "string" && previous !== "archived" ? previous : (def.status?.default ?? "active");
-					unset.push("archived_at", "previous_status");
-					warnings.push(`${def.label} "${existing.key}" was archived; remembering it made it ${String(props.status)} again.`);
-				}
-			}
-
-			// `existing` was read in this job: the pipeline need not look it up again.
-			const entityInput = { label: def.label, key: existing?.key ?? key, props, id: input.id, unset, existing: existing ?? null };
-			const write = await pipeline.mergeEntity(ctx, entityInput);
-			events.push({ kind: "entity", ctx, input: entityInput, write });
-			warnings.push(...write.warnings);
-			const node = write.node;
-
-			if (settings.dedupe !== "off" && write.vector) {
-				const semantic = await resolver.semanticDuplicates(scope, write.vector, node.id);
-				if (write.created && settings.dedupe === "block" && !input.forceNew && semantic.length > 0) {
-					throw blocked(def, key, mergeFindings(findings, semantic));
-				}
-				findings = mergeFindings(findings, semantic);
-			}
-
-			const outcomes: RelationOutcomeView[] = [];
-			const touched = new Map<string, NodeRecord>();
-			for (const relation of relations) {
-				for (const target of relation.targets) {
-					const result = await applyInlineTarget(deps, ctx, scope, node, relation, target, events);
-					outcomes.push(result.view);
-					if (result.touched) touched.set(result.touched.id, result.touched);
-				}
-			}
-
-			// Tag anchoring.
-			const tagSuggestions: SuggestedRelationView[] = [];
-			const fromTags: SuggestedRelationView[] = [];
-			// The node's edges, read once for tag linking and the degree (again only if tags added some).
-			let edges = settings.tagLinking !== "off" ? await graph.edgesOf(scope, node.id, "both") : undefined;
-			if (edges) {
-				const linked = new Set(edges.map((e) => `${e.type}|${e.direction}|${e.node.id}`));
-				for (const link of await findTagAnchors(graph, profile, scope, node)) {
-					if (linked.has(`${link.type}|${link.direction}|${link.anchor.id}`)) continue;
-					const view = tagView(link);
-					if (settings.tagLinking === "auto") {
-						const [from, to] = link.direction === "out" ? [node, link.anchor] : [link.anchor, node];
-						events.push({ kind: "relation", ctx, write: await pipeline.mergeRelation(ctx, from, link.type, to) });
-						fromTags.push(view);
-						edges = undefined;
-					} else {
-						tagSuggestions.push(view);
-					}
-				}
-			}
-
-			const degree = (edges ?? (await graph.edgesOf(scope, node.id, "both"))).length;
-			let suggested: SuggestedRelationView[] = tagSuggestions;
-			let orphanWarning: string | undefined;
-			if (degree === 0) {
-				suggested = [...tagSuggestions, ...(await resolverSuggestions(deps, scope, node, candidates, write.vector))].slice(0, SUGGESTION_LIMIT);
-				orphanWarning = `${node.label} "${node.key}" has no relations: it is reachable only by search. Relate it (relate, or relations in remember)${suggested.length > 0 ? "; see suggested_relations" : ""}.`;
-				if (settings.requireRelations && !def.anchor) {
-					throw new ValidationError(
-						`ENGRAMA_REQUIRE_RELATIONS is on: ${node.label} "${node.key}" would have no relations. Pass relations (for example ${suggested[0] ? `{"${suggested[0].type}": ["${suggested[0].node.name}"]}` : '{"RELATED_TO": ["..."]}'}) or remember an anchor (${profile.anchorLabels().join(", ")}). Nothing was written.`,
-						{ suggested_relations: suggested },
-					);
-				}
-			}
-
-			touched.set(node.id, node);
-			const hints: EnrichHintView[] = [];
-			for (const other of touched.values()) {
-				if (other.props.status !== "stub") continue;
-				const d = other.id === node.id ? degree : (await graph.edgesOf(scope, other.id, "both")).length;
-				if (d >= ENRICH_DEGREE) {
-					hints.push({
-						...nodeRef(other),
-						degree: d,
-						message: `${other.label} "${other.key}" is a stub that ${d} relations depend on: remember it with a summary so it stops being a stub.`,
-					});
-				}
-			}
-
-			const count = await bumpProactiveCounter(graph, scope);
-			const hint = proactiveHint(count);
-			return {
-				created: write.created,
-				node: nodeView(node),
-				warnings,
-				embedded: write.embedded,
-				degree,
-				relations: outcomes,
-				possible_duplicate_of: findings.map(duplicateView),
-				...(mergedInto ? { merged_into: nodeRef(mergedInto) } : {}),
-				...(orphanWarning ? { orphan_warning: orphanWarning } : {}),
-				...(suggested.length > 0 ? { suggested_relations: suggested } : {}),
-				...(fromTags.length > 0 ? { relations_from_tags: fromTags } : {}),
-				...(hints.length > 0 ? { enrich_hint: hints } : {}),
-				...(hint ? { proactive_hint: hint } : {}),
-			};
+			return rememberInTransaction(deps, ctx, { scope, def, key, input, relations, early }, events);
 		}),
 	);
 	memory.announce(events);
 	return result;
+}
+
+/** What remember checked before the write queue. */
+interface RememberPlan {
+	readonly scope: Scope;
+	readonly def: LabelDef;
+	readonly key: string;
+	readonly input: RememberInput;
+	readonly relations: readonly ParsedRelation[];
+	readonly early: readonly string[];
+}
+
+/** The write itself, inside remember's transaction: identity, merge, inline targets, tags, orphan check, hints. */
+async function rememberInTransaction(deps: SkillDeps, ctx: WriteContext, plan: RememberPlan, events: MemoryWriteEvent[]): Promise<RememberResult> {
+	const { memory, resolver } = deps;
+	const settings = resolver.settings;
+	const { scope, def, key, input } = plan;
+	const { graph, pipeline } = memory;
+	const warnings = [...plan.early];
+	const candidates = await resolver.candidates(scope, key);
+	const { existing, mergedInto } = await findExisting(graph, plan, candidates, warnings);
+
+	let findings = settings.dedupe === "off" ? [] : lexicalDuplicates(candidates, { label: def.label, id: existing?.id }, settings);
+	if (!existing && settings.dedupe === "block" && !input.forceNew && findings.length > 0) throw blocked(def, key, findings);
+
+	const { props, unset } = lifecycleProps(existing, def, input.props, warnings);
+	// `existing` was read in this job: the pipeline need not look it up again.
+	const entityInput = { label: def.label, key: existing?.key ?? key, props, id: input.id, unset, existing: existing ?? null };
+	const write = await pipeline.mergeEntity(ctx, entityInput);
+	events.push({ kind: "entity", ctx, input: entityInput, write });
+	warnings.push(...write.warnings);
+	const node = write.node;
+
+	if (settings.dedupe !== "off" && write.vector) {
+		const semantic = await resolver.semanticDuplicates(scope, write.vector, node.id);
+		if (write.created && settings.dedupe === "block" && !input.forceNew && semantic.length > 0) {
+			throw blocked(def, key, mergeFindings(findings, semantic));
+		}
+		findings = mergeFindings(findings, semantic);
+	}
+
+	const outcomes: RelationOutcomeView[] = [];
+	const touched = new Map<string, NodeRecord>();
+	for (const relation of plan.relations) {
+		for (const target of relation.targets) {
+			const result = await applyInlineTarget(deps, ctx, scope, node, relation, target, events);
+			outcomes.push(result.view);
+			if (result.touched) touched.set(result.touched.id, result.touched);
+		}
+	}
+
+	const tags = await anchorByTags(deps, ctx, scope, node, events);
+	const degree = (tags.edges ?? (await graph.edgesOf(scope, node.id, "both"))).length;
+	const orphan = degree === 0 ? await orphanAdvice(deps, scope, def, node, candidates, write.vector, tags.suggestions) : undefined;
+	const suggested = orphan?.suggested ?? tags.suggestions;
+	touched.set(node.id, node);
+	const hints = await enrichHints(graph, scope, touched.values(), node, degree);
+
+	const count = await bumpProactiveCounter(graph, scope);
+	const hint = proactiveHint(count);
+	return {
+		created: write.created,
+		node: nodeView(node),
+		warnings,
+		embedded: write.embedded,
+		degree,
+		relations: outcomes,
+		possible_duplicate_of: findings.map(duplicateView),
+		...(mergedInto ? { merged_into: nodeRef(mergedInto) } : {}),
+		...(orphan ? { orphan_warning: orphan.warning } : {}),
+		...(suggested.length > 0 ? { suggested_relations: suggested } : {}),
+		...(tags.linked.length > 0 ? { relations_from_tags: tags.linked } : {}),
+		...(hints.length > 0 ? { enrich_hint: hints } : {}),
+		...(hint ? { proactive_hint: hint } : {}),
+	};
+}
+
+/** Identity: the exact key, else the same name up to case/accents/separators under this label. */
+async function findExisting(
+	graph: GraphStore,
+	plan: RememberPlan,
+	candidates: readonly ScoredCandidate[],
+	warnings: string[],
+): Promise<{ existing: NodeRecord | null; mergedInto?: NodeRecord }> {
+	const { scope, def, key } = plan;
+	const existing = await graph.getNode(scope, def.label, key);
+	if (existing) return { existing };
+	const same = candidates.filter((c) => c.exact && c.node.label === def.label);
+	const pick = same.find((c) => c.live) ?? same[0];
+	if (!pick) return { existing: null };
+	warnings.push(`${def.label} "${key}" matches the existing "${pick.node.key}" up to case, accents or separators; that node was updated.`);
+	return { existing: pick.node, mergedInto: pick.node };
+}
+
+/** Lifecycle: enriching a stub clears it; remembering an archived node brings it back. */
+function lifecycleProps(
+	existing: NodeRecord | null,
+	def: LabelDef,
+	given: Readonly<Record<string, unknown>> | undefined,
+	warnings: string[],
+): { props: Record<string, unknown>; unset: string[] } {
+	const props: Record<string, unknown> = { ...(given ?? {}) };
+	const unset: string[] = [];
+	if (existing && props.status === undefined) {
+		const status = existing.props.status;
+		if (status === "stub" && enriches(props)) {
+			props.status = def.status?.default ?? "active";
+		} else if (status === "archived") {
+			const previous = existing.props.previous_status;
+			props.status = typeof previous === "string" && previous !== "archived" ? previous : (def.status?.default ?? "active");
+			unset.push("archived_at", "previous_status");
+			warnings.push(`${def.label} "${existing.key}" was archived; remembering it made it ${String(props.status)} again.`);
+		}
+	}
+	return { props, unset };
+}
+
+/**
+ * Tag anchoring: relations to the anchors the node's tags name, linked (tagLinking auto) or
+ * suggested. Returns the node's edges when they are still current (read once for the degree too).
+ */
+async function anchorByTags(deps: SkillDeps, ctx: WriteContext, scope: Scope, node: NodeRecord, events: MemoryWriteEvent[]) {
+	const { graph, profile, pipeline } = deps.memory;
+	const mode = deps.resolver.settings.tagLinking;
+	const suggestions: SuggestedRelationView[] = [];
+	const linked: SuggestedRelationView[] = [];
+	let edges = mode !== "off" ? await graph.edgesOf(scope, node.id, "both") : undefined;
+	if (edges) {
+		const known = new Set(edges.map((e) => `${e.type}|${e.direction}|${e.node.id}`));
+		for (const link of await findTagAnchors(graph, profile, scope, node)) {
+			if (known.has(`${link.type}|${link.direction}|${link.anchor.id}`)) continue;
+			const view = tagView(link);
+			if (mode === "auto") {
+				const [from, to] = link.direction === "out" ? [node, link.anchor] : [link.anchor, node];
+				events.push({ kind: "relation", ctx, write: await pipeline.mergeRelation(ctx, from, link.type, to) });
+				linked.push(view);
+				edges = undefined;
+			} else {
+				suggestions.push(view);
+			}
+		}
+	}
+	return { edges, suggestions, linked };
+}
+
+/** A node with no relations: the warning and suggestions, or a refusal when ENGRAMA_REQUIRE_RELATIONS is on. */
+async function orphanAdvice(
+	deps: SkillDeps,
+	scope: Scope,
+	def: LabelDef,
+	node: NodeRecord,
+	candidates: readonly ScoredCandidate[],
+	vector: Float32Array | undefined,
+	tagSuggestions: readonly SuggestedRelationView[],
+): Promise<{ suggested: SuggestedRelationView[]; warning: string }> {
+	const suggested = [...tagSuggestions, ...(await resolverSuggestions(deps, scope, node, candidates, vector))].slice(0, SUGGESTION_LIMIT);
+	const warning = `${node.label} "${node.key}" has no relations: it is reachable only by search. Relate it (relate, or relations in remember)${suggested.length > 0 ? "; see suggested_relations" : ""}.`;
+	if (deps.resolver.settings.requireRelations && !def.anchor) {
+		throw new ValidationError(
+			`ENGRAMA_REQUIRE_RELATIONS is on: ${node.label} "${node.key}" would have no relations. Pass relations (for example ${suggested[0] ? `{"${suggested[0].type}": ["${suggested[0].node.name}"]}` : '{"RELATED_TO": ["..."]}'}) or remember an anchor (${deps.memory.profile.anchorLabels().join(", ")}). Nothing was written.`,
+			{ suggested_relations: suggested },
+		);
+	}
+	return { suggested, warning };
+}
+
+/** Stubs among the touched nodes that enough relations depend on: ask for them to be completed. */
+async function enrichHints(graph: GraphStore, scope: Scope, touched: Iterable<NodeRecord>, node: NodeRecord, degree: number): Promise<EnrichHintView[]> {
+	const hints: EnrichHintView[] = [];
+	for (const other of touched) {
+		if (other.props.status !== "stub") continue;
+		const d = other.id === node.id ? degree : (await graph.edgesOf(scope, other.id, "both")).length;
+		if (d >= ENRICH_DEGREE) {
+			hints.push({
+				...nodeRef(other),
+				degree: d,
+				message: `${other.label} "${other.key}" is a stub that ${d} relations depend on: remember it with a summary so it stops being a stub.`,
+			});
+		}
+	}
+	return hints;
 }
 
 function tagView(link: TagAnchorLink): SuggestedRelationView {
@@ -295,7 +351,7 @@ async function applyInlineTarget(
 	target: ParsedTarget,
 	events: MemoryWriteEvent[],
 ): Promise<InlineResult> {
-	const { profile, pipeline, graph } = deps.memory;
+	const { profile, pipeline } = deps.memory;
 	const base = { type: relation.type ?? relation.typeInput, target: target.name, ...(target.label ? { label: target.label } : {}) };
 	const reject = (resolution: RelationResolution, message: string): InlineResult => ({
 		view: { ...base, outcome: "rejected", resolution, message },
@@ -369,31 +425,47 @@ async function applyInlineTarget(
 					message: `"${target.name}" is close to existing nodes but none clearly: pick one from did_you_mean and relate it, or name a label to create a new node.`,
 				},
 			};
-		case "stub": {
-			const label = target.label ?? (decision.labelHint && allowed.includes(decision.labelHint) ? decision.labelHint : inferStubLabel(allowed));
-			const key = sanitiseKey(target.name, profile.keyFieldOf(label));
-			let stub = await graph.getNode(scope, label, key);
-			if (!stub) {
-				const stubInput = { label, key, props: { status: "stub" } };
-				const created = await pipeline.mergeEntity(ctx, stubInput);
-				events.push({ kind: "entity", ctx, input: stubInput, write: created });
-				stub = created.node;
-			}
-			const edge = await pipeline.mergeRelation(ctx, node, type, stub);
-			events.push({ kind: "relation", ctx, write: edge });
-			return {
-				view: {
-					...base,
-					outcome: "stubbed",
-					resolution: "stub",
-					node: nodeRef(stub),
-					created: edge.created,
-					message: `No node close to "${target.name}" existed: created ${label} "${key}" as a stub. Remember it with a summary to complete it.`,
-				},
-				touched: stub,
-			};
-		}
+		case "stub":
+			return linkStub(deps, ctx, scope, node, type, target, decision.labelHint, allowed, base, events);
 	}
+}
+
+/** No node is close to the target: link to a stub (created when there is none under that label and key). */
+async function linkStub(
+	deps: SkillDeps,
+	ctx: WriteContext,
+	scope: Scope,
+	node: NodeRecord,
+	type: string,
+	target: ParsedTarget,
+	labelHint: string | undefined,
+	allowed: readonly string[],
+	base: { type: string; target: string; label?: string },
+	events: MemoryWriteEvent[],
+): Promise<InlineResult> {
+	const { profile, pipeline, graph } = deps.memory;
+	const label = target.label ?? (labelHint && allowed.includes(labelHint) ? labelHint : inferStubLabel(allowed));
+	const key = sanitiseKey(target.name, profile.keyFieldOf(label));
+	let stub = await graph.getNode(scope, label, key);
+	if (!stub) {
+		const stubInput = { label, key, props: { status: "stub" } };
+		const created = await pipeline.mergeEntity(ctx, stubInput);
+		events.push({ kind: "entity", ctx, input: stubInput, write: created });
+		stub = created.node;
+	}
+	const edge = await pipeline.mergeRelation(ctx, node, type, stub);
+	events.push({ kind: "relation", ctx, write: edge });
+	return {
+		view: {
+			...base,
+			outcome: "stubbed",
+			resolution: "stub",
+			node: nodeRef(stub),
+			created: edge.created,
+			message: `No node close to "${target.name}" existed: created ${label} "${key}" as a stub. Remember it with a summary to complete it.`,
+		},
+		touched: stub,
+	};
 }
 
 /** Suggestions for an orphan: close names, close meanings, fulltext hits on its name. */

@@ -64,100 +64,166 @@ const RESERVED = new Set(["engrama_id", "engrama_label", "relations", "name", "t
 // says it was last revised (reflect's stale-knowledge detector reads it; examples/README.md).
 const ALWAYS_ALLOWED = ["description", "status", "confidence", "valid_from", "valid_to", "updated"];
 
+/** Why a note cannot be synced: what is wrong, what to do, and the module to turn on when that is the cause. */
+interface ParseFailure {
+	readonly failed: true;
+	readonly problem: string;
+	readonly action: string;
+	readonly module?: string;
+}
+
+type Warn = (problem: string, action: string, module?: string) => void;
+
+function failure(problem: string, action: string, module?: string): ParseFailure {
+	return { failed: true, problem, action, ...(module !== undefined ? { module } : {}) };
+}
+
+function isFailure(value: object): value is ParseFailure {
+	return "failed" in value;
+}
+
 /**
  * Note text → what the graph should hold for it, or the problems that stop it. Pure: no I/O.
  * Never throws for bad input; every problem names the file, what is wrong and what to do.
  */
 export function parseNote(input: NoteParseInput): NoteParseResult {
 	const { path, text, settings, profile } = input;
-	const problems: SyncProblem[] = [];
 	const warnings: SyncProblem[] = [];
-	const fail = (problem: string, action: string, module?: string): NoteParseResult => ({
+	const invalid = (f: ParseFailure): NoteParseResult => ({
 		kind: "invalid",
 		path,
-		problems: [...problems, { path, severity: "error", problem, action, ...(module !== undefined ? { module } : {}) }],
+		problems: [{ path, severity: "error", problem: f.problem, action: f.action, ...(f.module !== undefined ? { module: f.module } : {}) }],
 	});
-	const warn = (problem: string, action: string, module?: string): void => {
+	const warn: Warn = (problem, action, module) => {
 		warnings.push({ path, severity: "warning", problem, action, ...(module !== undefined ? { module } : {}) });
 	};
 
+	const unreadable = unreadableText(text, settings);
+	if (unreadable) return invalid(unreadable);
+	const split = readFrontmatter(text);
+	if (isFailure(split)) return invalid(split);
+	const { data, body } = split;
+	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
+	const badName = fileNameProblem(path);
+	if (badName) warn(badName.problem, badName.action);
+
+	const labelled = readLabel(data, path, settings, profile, warn);
+	if (labelled === "untyped") return { kind: "skipped", path, reason: "untyped" };
+	if (isFailure(labelled)) return invalid(labelled);
+	const { def, typeIsLabel } = labelled;
+	const keyed = readKey(data, def.keyField, masked, path);
+	if (isFailure(keyed)) return invalid(keyed);
+	const { id, hasIdKey } = readId(data, warn);
+	const props = readProps(data, def, typeIsLabel, masked, warn);
+	const relations = parseRelations(data.relations, def.label, profile, warn);
+	const stated = readNoteProvenance(data);
+	for (const problem of stated.problems) {
+		warn(problem, "Fix or remove it; removing every engrama_* provenance key makes the note your own.");
+	}
+
+	return {
+		kind: "note",
+		note: {
+			path,
+			id,
+			hasIdKey,
+			label: def.label,
+			keyField: def.keyField,
+			key: keyed.key,
+			keyFromFileName: keyed.keyFromFileName,
+			props,
+			relations: relations.relations,
+			frozenTypes: relations.frozenTypes,
+			relationsFrozen: relations.frozen,
+			links: bodyWikilinks(masked),
+			hash: contentHash(text),
+			frontmatter: data,
+			...(stated.provenance ? { provenance: stated.provenance } : {}),
+			warnings,
+		},
+	};
+}
+
+/** Too large, or not text at all. */
+function unreadableText(text: string, settings: SyncSettings): ParseFailure | undefined {
 	if (text.length > settings.maxNoteBytes) {
-		return fail(
+		return failure(
 			`The note is ${formatSize(text.length)}, over the ${formatSize(settings.maxNoteBytes)} sync limit.`,
 			"Split it into smaller notes, or raise the maximum note size in the sync settings.",
 		);
 	}
 	if (looksBinary(text)) {
-		return fail("The file is not text (it looks binary) although its name ends in .md.", "Rename it to its real extension or move it out of the vault.");
+		return failure("The file is not text (it looks binary) although its name ends in .md.", "Rename it to its real extension or move it out of the vault.");
 	}
+	return undefined;
+}
 
+/** The frontmatter as data ({} when there is none) and the body after it. */
+function readFrontmatter(text: string): { data: Record<string, unknown>; body: string } | ParseFailure {
 	// A UTF-8 byte-order mark (Windows editors) is not part of the note.
-	const split = splitFrontmatter(text.startsWith("\uFEFF") ? text.slice(1) : text);
+	const bom = text.startsWith("\uFEFF");
+	const split = splitFrontmatter(bom ? text.slice(1) : text);
 	if (split.kind === "unclosed") {
-		return fail("The frontmatter starts with --- on the first line but is never closed.", "Add a line with just --- after the last frontmatter key.");
+		return failure("The frontmatter starts with --- on the first line but is never closed.", "Add a line with just --- after the last frontmatter key.");
 	}
-	let data: Record<string, unknown> = {};
-	let body = text;
-	if (split.kind === "block") {
-		const parsed = parseFrontmatterYaml(split.yaml, 1);
-		if (!parsed.ok) {
-			const where = parsed.error.line !== undefined ? ` (line ${parsed.error.line})` : "";
-			return fail(
-				`The frontmatter YAML is broken${where}: ${parsed.error.message}.`,
-				"Fix the YAML (quotes, colons, indentation); until then the note's stored node is kept as it was.",
-			);
-		}
-		data = parsed.data;
-		body = text.slice(split.bodyStart + (text.startsWith("\uFEFF") ? 1 : 0));
+	if (split.kind !== "block") return { data: {}, body: text };
+	const parsed = parseFrontmatterYaml(split.yaml, 1);
+	if (!parsed.ok) {
+		const where = parsed.error.line !== undefined ? ` (line ${parsed.error.line})` : "";
+		return failure(
+			`The frontmatter YAML is broken${where}: ${parsed.error.message}.`,
+			"Fix the YAML (quotes, colons, indentation); until then the note's stored node is kept as it was.",
+		);
 	}
-	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
-	const badName = fileNameProblem(path);
-	if (badName) warn(badName.problem, badName.action);
+	return { data: parsed.data, body: text.slice(split.bodyStart + (bom ? 1 : 0)) };
+}
 
-	// Label: engrama_label, else `type` naming a label, else the folder mapping, else Note.
-	let def: LabelDef | undefined;
-	let typeIsLabel = false;
+/** Label: engrama_label, else `type` naming a label, else the folder mapping, else Note ("untyped" when untyped notes are not indexed). */
+function readLabel(
+	data: Record<string, unknown>,
+	path: string,
+	settings: SyncSettings,
+	profile: Profile,
+	warn: Warn,
+): { def: LabelDef; typeIsLabel: boolean } | ParseFailure | "untyped" {
 	const rawLabel = data.engrama_label;
-	if (rawLabel !== undefined && rawLabel !== null && rawLabel !== "") {
-		def = typeof rawLabel === "string" ? profile.resolveLabel(rawLabel) : undefined;
-		if (!def) {
-			const module = typeof rawLabel === "string" ? moduleOf(rawLabel, settings) : undefined;
-			if (module) {
-				return fail(
-					`engrama_label ${JSON.stringify(rawLabel)} is a label of module ${module[1]}, which is off, so the note is not synced.`,
-					`Turn on module ${module[1]} (plugin settings, or --modules ${module[1]} on the command line) to sync it as ${module[0]}.`,
-					module[1],
-				);
-			}
-			return fail(
-				`engrama_label ${JSON.stringify(rawLabel)} is not a label of profile ${profile.name}.`,
-				`Use one of: ${profile.labels().map((l) => l.label).join(", ")} (or add the label to your profile).`,
+	const hasLabel = rawLabel !== undefined && rawLabel !== null && rawLabel !== "";
+	if (hasLabel) {
+		const def = typeof rawLabel === "string" ? profile.resolveLabel(rawLabel) : undefined;
+		if (def) return { def, typeIsLabel: false };
+		const module = typeof rawLabel === "string" ? moduleOf(rawLabel, settings) : undefined;
+		if (module) {
+			return failure(
+				`engrama_label ${JSON.stringify(rawLabel)} is a label of module ${module[1]}, which is off, so the note is not synced.`,
+				`Turn on module ${module[1]} (plugin settings, or --modules ${module[1]} on the command line) to sync it as ${module[0]}.`,
+				module[1],
 			);
 		}
-	} else if (typeof data.type === "string" && profile.resolveLabel(data.type)) {
-		def = profile.resolveLabel(data.type);
-		typeIsLabel = true;
-	} else {
-		const mapped = folderLabelFor(path, settings);
-		if (mapped !== undefined) {
-			def = profile.resolveLabel(mapped);
-			if (!def) {
-				return fail(
-					`The folder mapping gives label "${mapped}", which profile ${profile.name} does not define.`,
-					"Fix the folder → label mapping in the sync settings.",
-				);
-			}
-		}
+		return failure(
+			`engrama_label ${JSON.stringify(rawLabel)} is not a label of profile ${profile.name}.`,
+			`Use one of: ${profile.labels().map((l) => l.label).join(", ")} (or add the label to your profile).`,
+		);
 	}
-	if (!def) {
-		if (!settings.indexUntypedNotes) return { kind: "skipped", path, reason: "untyped" };
-		def = profile.resolveLabel("Note");
-		if (!def) return fail("The profile has no Note label for untyped notes.", "Add engrama_label to the note.");
-		if (rawLabel === undefined || rawLabel === null || rawLabel === "") unusableType(data.type, profile, settings, warn);
+	const byType = typeof data.type === "string" ? profile.resolveLabel(data.type) : undefined;
+	if (byType) return { def: byType, typeIsLabel: true };
+	const mapped = folderLabelFor(path, settings);
+	if (mapped !== undefined) {
+		const def = profile.resolveLabel(mapped);
+		if (def) return { def, typeIsLabel: false };
+		return failure(
+			`The folder mapping gives label "${mapped}", which profile ${profile.name} does not define.`,
+			"Fix the folder → label mapping in the sync settings.",
+		);
 	}
+	if (!settings.indexUntypedNotes) return "untyped";
+	const note = profile.resolveLabel("Note");
+	if (!note) return failure("The profile has no Note label for untyped notes.", "Add engrama_label to the note.");
+	unusableType(data.type, profile, settings, warn);
+	return { def: note, typeIsLabel: false };
+}
 
-	// Key: the label's key field, then the other one, then the first H1, then the file name.
-	const keyField = def.keyField;
+/** Key: the label's key field, then the other one, then the first H1, then the file name. */
+function readKey(data: Record<string, unknown>, keyField: KeyField, masked: string, path: string): { key: string; keyFromFileName: boolean } | ParseFailure {
 	const other: KeyField = keyField === "name" ? "title" : "name";
 	let rawKey: unknown;
 	let keyFromFileName = false;
@@ -175,30 +241,32 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 		rawKey = noteBasename(path);
 		keyFromFileName = true;
 	}
-	let key: string;
 	try {
-		key = sanitiseKey(rawKey, keyField);
+		return { key: sanitiseKey(rawKey, keyField), keyFromFileName };
 	} catch (error) {
-		return fail(
+		return failure(
 			`The note's ${keyField} cannot be used: ${(error as Error).message}`,
 			`Give the note a ${keyField} with letters or digits in its frontmatter (${keyField}: ...).`,
 		);
 	}
+}
 
-	// engrama_id
+/** engrama_id when it is a UUID; a warning when the key is there but holds something else. */
+function readId(data: Record<string, unknown>, warn: Warn): { id: string | undefined; hasIdKey: boolean } {
 	const rawId = data.engrama_id;
 	const hasIdKey = rawId !== undefined && rawId !== null && rawId !== "";
-	let id: string | undefined;
-	if (hasIdKey) {
-		if (typeof rawId === "string" && isUuid(rawId.trim())) id = rawId.trim().toLowerCase();
-		else warn(`engrama_id ${JSON.stringify(rawId).slice(0, 60)} is not a UUID.`, "Nothing to do: sync gives the note a new id.");
-	}
+	if (!hasIdKey) return { id: undefined, hasIdKey };
+	if (typeof rawId === "string" && isUuid(rawId.trim())) return { id: rawId.trim().toLowerCase(), hasIdKey };
+	warn(`engrama_id ${JSON.stringify(rawId).slice(0, 60)} is not a UUID.`, "Nothing to do: sync gives the note a new id.");
+	return { id: undefined, hasIdKey };
+}
 
-	// Properties the profile knows for this label.
+/** Properties the profile knows for this label, the description (else the first paragraph) and the tags. */
+function readProps(data: Record<string, unknown>, def: LabelDef, typeIsLabel: boolean, masked: string, warn: Warn): Record<string, PropValue> {
 	const known = new Set([...def.properties, ...ALWAYS_ALLOWED]);
 	const props: Record<string, PropValue> = {};
 	for (const [name, value] of Object.entries(data)) {
-		if (RESERVED.has(name) || (name === "type" && typeIsLabel) || !known.has(name) || name === keyField) continue;
+		if (RESERVED.has(name) || (name === "type" && typeIsLabel) || !known.has(name) || name === def.keyField) continue;
 		if (value === null || value === undefined) continue;
 		// Status is a word from the label's vocabulary; `status: 42` is kept as text (then status_note).
 		const raw = name === "status" && (typeof value === "number" || typeof value === "boolean") ? String(value) : value;
@@ -213,34 +281,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	const tags = normaliseTags([...tagList(data.tags), ...tagList(data.tag), ...inlineTags(masked)]) ?? [];
 	const uniqueTags = dedupeCaseless(tags);
 	if (uniqueTags.length > 0) props.tags = uniqueTags;
-
-	const relations = parseRelations(data.relations, def.label, profile, warn);
-	const stated = readNoteProvenance(data);
-	for (const problem of stated.problems) {
-		warn(problem, "Fix or remove it; removing every engrama_* provenance key makes the note your own.");
-	}
-
-	return {
-		kind: "note",
-		note: {
-			path,
-			id,
-			hasIdKey,
-			label: def.label,
-			keyField,
-			key,
-			keyFromFileName,
-			props,
-			relations: relations.relations,
-			frozenTypes: relations.frozenTypes,
-			relationsFrozen: relations.frozen,
-			links: bodyWikilinks(masked),
-			hash: contentHash(text),
-			frontmatter: data,
-			...(stated.provenance ? { provenance: stated.provenance } : {}),
-			warnings,
-		},
-	};
+	return props;
 }
 
 /** [label, module] when `label` belongs to a shipped module that is off. */
@@ -250,7 +291,7 @@ function moduleOf(label: string, settings: SyncSettings): [string, string] | und
 }
 
 /** Warns when `type:` was meant as a label but is none (a list, or a word the profile lacks): the note is a Note. */
-function unusableType(type: unknown, profile: Profile, settings: SyncSettings, warn: (problem: string, action: string, module?: string) => void): void {
+function unusableType(type: unknown, profile: Profile, settings: SyncSettings, warn: Warn): void {
 	if (type === undefined || type === null || type === "") return;
 	const labels = profile.labels().map((l) => l.label).join(", ");
 	const shown = JSON.stringify(type).slice(0, 80);

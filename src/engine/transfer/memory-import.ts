@@ -159,7 +159,57 @@ function ownProps(props: Readonly<Record<string, unknown>>): Props {
  * vectors. Bad input changes nothing.
  */
 export async function importMemory(graph: GraphStore, vectors: VectorStore | null, source: LineSource, options: ImportOptions): Promise<ImportReport> {
-	// ---- pass 1: validate ----
+	const read = await readWholeFile(source, options);
+	const held = await checkAgainstMemory(graph, read, options);
+	const vectorSkip = await vectorSkipReason(vectors, read, options);
+	const { seen, scopes } = read;
+	const report: ImportReport = {
+		producer: read.envelope.producer ?? "engrama-py",
+		dryRun: options.dryRun,
+		scopes: [...scopes.values()].map((s) => `${s.orgId}/${s.userId}`),
+		nodes: { created: seen.nodes - held.updated, updated: held.updated },
+		relations: seen.relations,
+		history: seen.history,
+		vectors: { stored: vectorSkip ? 0 : seen.vectors, skipped: vectorSkip ? seen.vectors : 0, ...(vectorSkip ? { reason: vectorSkip } : {}) },
+		meta: held.targetWasEmpty ? seen.meta : 0,
+		renumbered: held.renumbered,
+		warnings: importWarnings(read, held.targetWasEmpty, vectorSkip, options),
+	};
+	if (options.dryRun) return report;
+
+	const idOf = (scope: Scope, label: string, key: string): string => {
+		const p = read.plan.get(nodeKey(scope, label, key));
+		if (!p) throw new ValidationError(`${label} "${key}" vanished between the two reads of the file: was it changed during the import?`);
+		return p.id;
+	};
+	await writeGraph(graph, source, read, idOf, held.targetWasEmpty, options);
+	// ---- pass 3: vectors, after the graph committed (Neo4j writes them in their own transactions) ----
+	if (!vectorSkip && seen.vectors > 0 && vectors) {
+		for await (const r of records(source, options.callerScope)) {
+			if (r.kind !== "vector") continue;
+			await vectors.upsert(r.scope, idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector));
+		}
+	}
+	return report;
+}
+
+/** What pass 1 learnt from the file. */
+interface FileReading {
+	readonly envelope: Envelope;
+	readonly seen: { nodes: number; relations: number; vectors: number; history: number; meta: number };
+	/** Node key → the id it will have and whether the memory holds it already. */
+	readonly plan: Map<string, Planned>;
+	readonly fileIds: Map<string, { scope: Scope; key: string }>;
+	readonly scopes: Map<string, Scope>;
+	/** Ends of relations, vectors and history: each must be in the file or (with --merge) in the memory. */
+	readonly pendingEnds: { line: number; scope: Scope; label: string; key: string }[];
+	readonly unknownLabels: Set<string>;
+	readonly vectorDims: number;
+	readonly fileStandalone: string | undefined;
+}
+
+/** ---- pass 1: validate ---- every line, the counts of the end record. */
+async function readWholeFile(source: LineSource, options: ImportOptions): Promise<FileReading> {
 	let envelope: Envelope | undefined;
 	let end: { line: number; rec: EndLine } | undefined;
 	const seen = { nodes: 0, relations: 0, vectors: 0, history: 0, meta: 0 };
@@ -219,7 +269,6 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 		}
 	}
 	if (!envelope) throw new ValidationError("The file is empty: nothing was imported.");
-	const producer = envelope.producer ?? "engrama-py";
 	if (envelope.producer === PRODUCER && !end) {
 		throw new ValidationError("The file ends before its end record: it was cut short (an interrupted export or copy). Export again. Nothing was imported.");
 	}
@@ -230,8 +279,12 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 			}
 		}
 	}
+	return { envelope, seen, plan, fileIds, scopes, pendingEnds, unknownLabels, vectorDims, fileStandalone };
+}
 
-	// ---- pass 1b: against what the memory holds ----
+/** ---- pass 1b: against what the memory holds ---- refusals, ids kept or renumbered, ends found. */
+async function checkAgainstMemory(graph: GraphStore, read: FileReading, options: ImportOptions) {
+	const { plan, fileIds, scopes, pendingEnds } = read;
 	const targetWasEmpty = graph.listScopes ? (await graph.listScopes()).length === 0 : false;
 	for (const scope of scopes.values()) {
 		const { nodes } = await graph.counts(scope);
@@ -277,9 +330,13 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 		if (!existing) fail(ref.line, `refers to ${ref.label} "${ref.key}" in ${ref.scope.orgId}/${ref.scope.userId}, which is neither in the file nor in this memory.`);
 		plan.set(nodeKey(ref.scope, ref.label, ref.key), { id: existing.id, exists: true });
 	}
+	return { targetWasEmpty, renumbered, updated };
+}
 
-	// Vectors only make sense under the model that embeds the memory's queries.
-	const fileModel = envelope.embedding_model ?? "";
+/** Why the file's vectors are not imported, or undefined. Vectors only make sense under the model that embeds the memory's queries. */
+async function vectorSkipReason(vectors: VectorStore | null, read: FileReading, options: ImportOptions): Promise<string | undefined> {
+	const { seen, vectorDims } = read;
+	const fileModel = read.envelope.embedding_model ?? "";
 	const targetDims = vectors ? await vectors.dimensions() : 0;
 	let vectorSkip: string | undefined;
 	if (seen.vectors > 0) {
@@ -288,7 +345,11 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 			vectorSkip = `the vectors were made by ${fileModel ? `"${fileModel}"` : "an unnamed model"} and this memory embeds with ${options.embeddingModel ? `"${options.embeddingModel}"` : "no model"}; run engrama reindex --apply to embed the imported nodes`;
 		else if (targetDims !== 0 && targetDims !== vectorDims) vectorSkip = `this memory holds ${targetDims}-dimensional vectors and the file ${vectorDims}-dimensional ones`;
 	}
+	return vectorSkip;
+}
 
+function importWarnings(read: FileReading, targetWasEmpty: boolean, vectorSkip: string | undefined, options: ImportOptions): string[] {
+	const { unknownLabels, seen, scopes, fileStandalone } = read;
 	const warnings: string[] = [];
 	if (unknownLabels.size > 0) warnings.push(`Labels this memory's profile does not define (imported as they are): ${[...unknownLabels].sort().join(", ")}.`);
 	if (vectorSkip) warnings.push(`${seen.vectors} vectors not imported: ${vectorSkip}.`);
@@ -302,26 +363,19 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 			`Nodes were imported into ${stillForeign.map((s) => `${s.orgId}/${s.userId}`).join(", ")}, not your scope ${options.callerScope.orgId}/${options.callerScope.userId}: set ENGRAMA_ORG_ID / ENGRAMA_USER_ID to see them.`,
 		);
 	}
-	const report: ImportReport = {
-		producer,
-		dryRun: options.dryRun,
-		scopes: [...scopes.values()].map((s) => `${s.orgId}/${s.userId}`),
-		nodes: { created: seen.nodes - updated, updated },
-		relations: seen.relations,
-		history: seen.history,
-		vectors: { stored: vectorSkip ? 0 : seen.vectors, skipped: vectorSkip ? seen.vectors : 0, ...(vectorSkip ? { reason: vectorSkip } : {}) },
-		meta: targetWasEmpty ? seen.meta : 0,
-		renumbered,
-		warnings,
-	};
-	if (options.dryRun) return report;
+	return warnings;
+}
 
-	// ---- pass 2: the graph, one transaction ----
-	const idOf = (scope: Scope, label: string, key: string): string => {
-		const p = plan.get(nodeKey(scope, label, key));
-		if (!p) throw new ValidationError(`${label} "${key}" vanished between the two reads of the file: was it changed during the import?`);
-		return p.id;
-	};
+/** ---- pass 2: the graph, one transaction ---- */
+async function writeGraph(
+	graph: GraphStore,
+	source: LineSource,
+	read: FileReading,
+	idOf: (scope: Scope, label: string, key: string) => string,
+	targetWasEmpty: boolean,
+	options: ImportOptions,
+): Promise<void> {
+	const { plan, scopes } = read;
 	// Nodes already in this memory that the file's relations, vectors or history name (--merge).
 	const written = new Set<string>([...plan.values()].filter((p) => p.exists).map((p) => p.id));
 	await graph.transaction(async () => {
@@ -382,13 +436,4 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 		}
 		await flush(true);
 	});
-
-	// ---- pass 3: vectors, after the graph committed (Neo4j writes them in their own transactions) ----
-	if (!vectorSkip && seen.vectors > 0 && vectors) {
-		for await (const r of records(source, options.callerScope)) {
-			if (r.kind !== "vector") continue;
-			await vectors.upsert(r.scope, idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector));
-		}
-	}
-	return report;
 }

@@ -2,15 +2,50 @@ import { TFile } from "obsidian";
 import { errorMessage } from "../../engine/errors";
 import { HIDDEN_PROPS } from "../../engine/system-props";
 import { isSystemInsight } from "../../engine/resolver/system-insight";
-import type { NeighbourEdge, Neighbourhood, NodeRecord } from "../../engine/types";
+import type { ContextSkillView } from "../../engine/skills";
+import type { NodeRecord } from "../../engine/types";
+import type { Engine } from "../engine-host";
 import type { EngramaController } from "../engrama-controller";
-import { drawNeighbourhood, layoutNeighbourhood } from "./neighbourhood-svg";
+import { drawNeighbourhood, layoutNeighbourhood, type DrawnNeighbourhood, type DrawnNode } from "./neighbourhood-svg";
 import { nodeOfFile } from "./open-note";
 import type { PanelActions } from "./panel-actions";
 import { relationHeading } from "./relation-text";
 
-function withoutInsights(hood: Neighbourhood): Neighbourhood {
-	const nodes = hood.nodes.filter((n) => !isSystemInsight(n.node));
+/** A relation of the shown node, seen from it: "out" (node → other) or "in" (other → node). */
+interface ShownRelation {
+	readonly type: string;
+	readonly direction: "out" | "in";
+	readonly other: DrawnNode;
+}
+
+/** skills.context's answer as the picture and the relation list draw it (the nodes carry their status). */
+function drawnContext(view: ContextSkillView): { hood: DrawnNeighbourhood; relations: ShownRelation[] } {
+	const center: DrawnNode = { id: view.node.node_id, label: view.node.label, key: view.node.name, props: view.node.props };
+	const nodes = view.neighbours.map((n) => ({ node: { id: n.node_id, label: n.label, key: n.name, props: { status: n.status } }, depth: n.depth }));
+	const byId = new Map(nodes.map((n) => [n.node.id, n.node]));
+	const relations: ShownRelation[] = [];
+	for (const r of view.relations) {
+		if (r.direction === "between") continue;
+		const other = byId.get(r.direction === "out" ? r.to_id : r.from_id);
+		if (other) relations.push({ type: r.type, direction: r.direction, other });
+	}
+	const edges = view.relations.map((r) => ({ fromId: r.from_id, type: r.type, toId: r.to_id }));
+	return { hood: { center, nodes, edges, truncated: view.truncated }, relations };
+}
+
+/** Ids of reflect's Insights among the neighbours (the context view has no props: read each Insight through the skills). */
+async function systemInsightIds(engine: Engine, view: ContextSkillView): Promise<Set<string>> {
+	const ids = new Set<string>();
+	for (const n of view.neighbours) {
+		if (n.label !== "Insight") continue;
+		const insight = await engine.skills.get(engine.scope, { label: n.label, name: n.name });
+		if (insight && isSystemInsight({ label: insight.label, props: insight.props })) ids.add(n.node_id);
+	}
+	return ids;
+}
+
+function withoutIds(hood: DrawnNeighbourhood, hidden: ReadonlySet<string>): DrawnNeighbourhood {
+	const nodes = hood.nodes.filter((n) => !hidden.has(n.node.id));
 	const kept = new Set([hood.center.id, ...nodes.map((n) => n.node.id)]);
 	return { ...hood, nodes, edges: hood.edges.filter((e) => kept.has(e.fromId) && kept.has(e.toId)) };
 }
@@ -21,6 +56,8 @@ export class ContextTab {
 	private ticket = 0;
 	/** The node shown, for tests and the status line. */
 	node: NodeRecord | null = null;
+	/** What skills.context answered for it (tests compare the panel with it). */
+	context: ContextSkillView | null = null;
 
 	constructor(
 		private readonly controller: EngramaController,
@@ -41,6 +78,7 @@ export class ContextTab {
 		const show = (text: string, cls = "") => {
 			if (ticket !== this.ticket) return;
 			this.node = null;
+			this.context = null;
 			root.empty();
 			root.createDiv({ cls: `engrama-empty ${cls}`.trim(), text });
 		};
@@ -59,23 +97,23 @@ export class ContextTab {
 				button.addEventListener("click", () => void this.actions.syncCurrentNote().then(() => this.reload()));
 				return;
 			}
-			const [outgoing, incoming, hood] = await Promise.all([
-				engine.memory.graph.edgesOf(engine.scope, node.id, "out"),
-				engine.memory.graph.edgesOf(engine.scope, node.id, "in"),
-				engine.memory.graph.neighbourhood(engine.scope, node.id, 2, 64),
-			]);
+			// The same skill as `engrama context` and engrama_context: one engine face.
+			const view = await engine.skills.context(engine.scope, { label: node.label, name: node.key }, 2);
+			const hidden = view ? await systemInsightIds(engine, view) : new Set<string>();
 			if (ticket !== this.ticket) return;
 			this.node = node;
+			this.context = view;
 			root.empty();
+			const drawn = view ? drawnContext(view) : null;
 			// Reflect's Insights about this node live in the Insights tab; here they would bury the real neighbours.
-			const edges = [...outgoing, ...incoming].filter((e) => !isSystemInsight(e.node));
-			this.drawNode(root, node, edges, hood ? withoutInsights(hood) : null);
+			const relations = (drawn?.relations ?? []).filter((r) => !hidden.has(r.other.id));
+			this.drawNode(root, node, relations, drawn ? withoutIds(drawn.hood, hidden) : null);
 		} catch (error) {
 			show(`Could not read the graph: ${errorMessage(error)}`, "is-error");
 		}
 	}
 
-	private drawNode(root: HTMLElement, node: NodeRecord, edges: readonly NeighbourEdge[], hood: Neighbourhood | null): void {
+	private drawNode(root: HTMLElement, node: NodeRecord, edges: readonly ShownRelation[], hood: DrawnNeighbourhood | null): void {
 		const head = root.createDiv({ cls: "engrama-node-head" });
 		head.createSpan({ cls: "engrama-label-badge", text: node.label });
 		head.createSpan({ cls: "engrama-node-name", text: node.key });
@@ -107,7 +145,7 @@ export class ContextTab {
 		if (edges.length === 0) {
 			root.createDiv({ cls: "engrama-empty", text: "No relations yet. Add one with the Add relation button, or link other notes." });
 		} else {
-			const groups = new Map<string, NeighbourEdge[]>();
+			const groups = new Map<string, ShownRelation[]>();
 			for (const e of edges) {
 				// "Uses" → what this note uses; "Uses this" ← what uses this note.
 				const key = e.direction === "out" ? relationHeading(e.type) : `${relationHeading(e.type)} this`;
@@ -118,12 +156,12 @@ export class ContextTab {
 				const section = list.createDiv({ cls: "engrama-relation-group" });
 				section.createDiv({ cls: "engrama-relation-type", text: group });
 				const ul = section.createEl("ul");
-				for (const e of items.sort((a, b) => a.node.key.localeCompare(b.node.key))) {
+				for (const e of items.sort((a, b) => a.other.key.localeCompare(b.other.key))) {
 					const li = ul.createEl("li");
-					const link = li.createEl("a", { cls: "engrama-entity-link", text: e.node.key });
-					link.addEventListener("click", () => void this.actions.openNode(e.node.id));
-					li.createSpan({ cls: "engrama-muted", text: ` ${e.node.label}` });
-					if (e.node.props.status === "stub") li.createSpan({ cls: "engrama-stub", text: " stub" });
+					const link = li.createEl("a", { cls: "engrama-entity-link", text: e.other.key });
+					link.addEventListener("click", () => void this.actions.openNode(e.other.id));
+					li.createSpan({ cls: "engrama-muted", text: ` ${e.other.label}` });
+					if (e.other.props.status === "stub") li.createSpan({ cls: "engrama-stub", text: " stub" });
 				}
 			}
 		}

@@ -1,8 +1,19 @@
-import type { Neighbourhood, NodeRecord } from "../../engine/types";
+import type { NodeRecord } from "../../engine/types";
+
+/** What the picture needs of a node: a graph read or a node of skills.context both fit. */
+export type DrawnNode = Pick<NodeRecord, "id" | "label" | "key" | "props">;
+
+/** A neighbourhood to draw: Neighbourhood (the store's) fits, and so does one built from skills.context. */
+export interface DrawnNeighbourhood {
+	readonly center: DrawnNode;
+	readonly nodes: readonly { readonly node: DrawnNode; readonly depth: number }[];
+	readonly edges: readonly { readonly fromId: string; readonly type: string; readonly toId: string }[];
+	readonly truncated: boolean;
+}
 import { relationText } from "./relation-text";
 
 export interface PlacedNode {
-	readonly node: NodeRecord;
+	readonly node: DrawnNode;
 	readonly depth: number;
 	readonly x: number;
 	readonly y: number;
@@ -45,12 +56,12 @@ const MAX_RING_2 = 16;
  * neighbours on an outer ring near the neighbour that reaches them. Deterministic (sorted by
  * label and name) so the same graph always draws the same picture.
  */
-export function layoutNeighbourhood(hood: Neighbourhood, width = 340, height = 300): NeighbourhoodLayout {
+export function layoutNeighbourhood(hood: DrawnNeighbourhood, width = 340, height = 300): NeighbourhoodLayout {
 	const cx = width / 2;
 	const cy = height / 2;
 	const r1 = Math.min(width, height) * 0.27;
 	const r2 = Math.min(width, height) * 0.45;
-	const byName = (a: NodeRecord, b: NodeRecord) => a.label.localeCompare(b.label) || a.key.localeCompare(b.key);
+	const byName = (a: DrawnNode, b: DrawnNode) => a.label.localeCompare(b.label) || a.key.localeCompare(b.key);
 	const ring1All = hood.nodes.filter((n) => n.depth === 1).map((n) => n.node).sort(byName);
 	const ring2All = hood.nodes.filter((n) => n.depth === 2).map((n) => n.node).sort(byName);
 	const ring1 = ring1All.slice(0, MAX_RING_1);
@@ -61,7 +72,7 @@ export function layoutNeighbourhood(hood: Neighbourhood, width = 340, height = 3
 		placed.set(node.id, { node, depth: 1, x: cx + r1 * Math.cos(angle), y: cy + r1 * Math.sin(angle) });
 	});
 	// Outer ring: each 2-hop node sits near the first inner node it is linked to.
-	const anchorAngle = (node: NodeRecord): number => {
+	const anchorAngle = (node: DrawnNode): number => {
 		for (const e of hood.edges) {
 			const other = e.fromId === node.id ? e.toId : e.toId === node.id ? e.fromId : null;
 			const p = other ? placed.get(other) : undefined;
@@ -164,7 +175,7 @@ export function intersects(a: Box, b: Box, pad = 0): boolean {
 }
 
 /** Draws the layout as SVG inside `parent`; clicking a node calls `onOpen` with it. */
-export function drawNeighbourhood(parent: HTMLElement, layout: NeighbourhoodLayout, onOpen: (node: NodeRecord) => void): SVGSVGElement {
+export function drawNeighbourhood(parent: HTMLElement, layout: NeighbourhoodLayout, onOpen: (node: DrawnNode) => void): SVGSVGElement {
 	const svg = parent.createSvg("svg", {
 		cls: "engrama-graph",
 		attr: { viewBox: `0 0 ${layout.width} ${layout.height}`, role: "img", "aria-label": "Neighbourhood of this note in the graph" },

@@ -74,8 +74,8 @@ describe("adjacency and the graph walk", () => {
 		const settings = { fanOutCap: 4 };
 		const fast = new HybridSearch({ graph: m.memory.graph, vectors: null, embedder: null, clock: m.memory.clock, settings });
 		const slow = new HybridSearch({ graph: withoutAdjacency(m.memory.graph), vectors: null, embedder: null, clock: m.memory.clock, settings });
-		const a = await fast.search(m.scope, { text: "graph walk center hub", limit: 20 });
-		const b = await slow.search(m.scope, { text: "graph walk center hub", limit: 20 });
+		const a = await fast.search(m.scope, "graph walk center hub", { limit: 20 });
+		const b = await slow.search(m.scope, "graph walk center hub", { limit: 20 });
 		expect(a.hits.map((h) => [h.node.key, h.score])).toEqual(b.hits.map((h) => [h.node.key, h.score]));
 		expect(a.hits.some((h) => h.signals.cohesion > 0)).toBe(true);
 	});

@@ -76,336 +76,13 @@ export function installNodeFileVfs(sqlite3: Sqlite3Static, node: NodeModules): N
 	return vfs;
 }
 
-function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeFileVfs {
-	const { capi, wasm } = sqlite3;
-	const files = new Map<number, OpenFile>();
-	let lastError: string | undefined;
-	let foreignRefusal: ForeignConnection | undefined;
-	const encoder = new TextEncoder();
-
-	function fail(rc: number, what: string, error: unknown): number {
-		lastError = `${what}: ${error instanceof Error ? error.message : String(error)}`;
-		return rc;
-	}
-
-	function fileOf(pFile: number): OpenFile {
-		const file = files.get(pFile);
-		if (!file) throw new Error(`no open file for sqlite3_file ${pFile}`);
-		return file;
-	}
-
-	function syncDirectory(filePath: string): void {
-		const dirFd = fs.openSync(path.dirname(filePath), "r");
-		try {
-			fs.fsyncSync(dirFd);
-		} finally {
-			fs.closeSync(dirFd);
-		}
-	}
-
-	/**
-	 * SQLITE_IOERR_* when a native SQLite connection has the database open. We never create
-	 * `-shm` (exclusive locking mode keeps the wal-index in memory), so it is another program's.
-	 */
-	function refuseBesideForeign(file: OpenFile, rc: number): number {
-		if (file.kind !== "main" && file.kind !== "wal") return 0;
-		const shmPath = `${file.dbPath}-shm`;
-		if (!fs.existsSync(shmPath)) return 0;
-		foreignRefusal = { dbPath: file.dbPath, shmPath };
-		lastError = `another program has ${file.dbPath} open (${shmPath} exists)`;
-		return rc;
-	}
-
-	/**
-	 * A native connection closing deletes the WAL after checkpointing only the frames it knew.
-	 * Our descriptor still holds every frame: copy them to a new file at the WAL's path (same
-	 * header, salts and checksums, so recovery after a crash replays them all; frames are whole
-	 * page images in order, so replaying ones already checkpointed is harmless).
-	 */
-	function restoreIfUnlinked(file: OpenFile): void {
-		if (file.kind !== "wal") return;
-		const held = fs.fstatSync(file.fd);
-		const atPath = fs.statSync(file.path, { throwIfNoEntry: false });
-		if (held.nlink > 0 && atPath && atPath.ino === held.ino && atPath.dev === held.dev) return;
-		const temp = `${file.path}.engrama-restore-${process.pid}`;
-		const { O_RDWR, O_CREAT, O_TRUNC } = fs.constants;
-		const fd = fs.openSync(temp, O_RDWR | O_CREAT | O_TRUNC, held.mode & 0o777);
-		try {
-			const buffer = new Uint8Array(Math.min(COPY_CHUNK, Math.max(1, held.size)));
-			for (let at = 0; at < held.size; ) {
-				const got = fs.readSync(file.fd, buffer, 0, Math.min(buffer.length, held.size - at), at);
-				if (got === 0) break;
-				let done = 0;
-				while (done < got) done += fs.writeSync(fd, buffer, done, got - done, at + done);
-				at += got;
-			}
-			fs.fsyncSync(fd);
-			fs.renameSync(temp, file.path);
-			syncDirectory(file.path);
-		} catch (error) {
-			fs.closeSync(fd);
-			fs.rmSync(temp, { force: true });
-			throw error;
-		}
-		fs.closeSync(file.fd);
-		file.fd = fd;
-		console.warn(
-			`Engrama: ${file.path} was deleted or replaced by another program (a native SQLite reader closing?); restored ${held.size} bytes from the open file.`,
-		);
-	}
-
-	function watchWal(file: OpenFile): void {
-		// Between commits: a WAL deleted after the last commit is restored before a crash can lose it.
-		const watch = () => {
-			try {
-				restoreIfUnlinked(file);
-			} catch (error) {
-				console.error(`Engrama: could not restore ${file.path}`, error);
-			}
-		};
-		file.watch = hostSetInterval(watch, WAL_WATCH_MS, { unref: true });
-	}
-
-	const ioMethods = {
-		xClose(pFile: number): number {
-			const file = files.get(pFile);
-			if (!file) return 0;
-			files.delete(pFile);
-			hostClearInterval(file.watch);
-			try {
-				fs.closeSync(file.fd);
-				if (file.deleteOnClose) fs.rmSync(file.path, { force: true });
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_IOERR_CLOSE, `close ${file.path}`, error);
-			}
-		},
-		xRead(pFile: number, pDest: number, n: number, offset64: bigint): number {
-			try {
-				const { fd } = fileOf(pFile);
-				const heap = wasm.heap8u();
-				const offset = Number(offset64);
-				let done = 0;
-				while (done < n) {
-					const got = fs.readSync(fd, heap, pDest + done, n - done, offset + done);
-					if (got === 0) break;
-					done += got;
-				}
-				if (done < n) {
-					// SQLite requires the unread tail zeroed when it is told the read was short.
-					heap.fill(0, pDest + done, pDest + n);
-					return capi.SQLITE_IOERR_SHORT_READ;
-				}
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_IOERR_READ, "read", error);
-			}
-		},
-		xWrite(pFile: number, pSrc: number, n: number, offset64: bigint): number {
-			try {
-				const file = fileOf(pFile);
-				if (!file.writing) {
-					// First write of a transaction (WAL) or checkpoint (database): nothing written yet.
-					const refused = refuseBesideForeign(file, capi.SQLITE_IOERR_WRITE);
-					if (refused) return refused;
-					restoreIfUnlinked(file);
-					file.writing = true;
-				}
-				const { fd } = file;
-				const heap = wasm.heap8u();
-				const offset = Number(offset64);
-				let done = 0;
-				while (done < n) done += fs.writeSync(fd, heap, pSrc + done, n - done, offset + done);
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_IOERR_WRITE, "write", error);
-			}
-		},
-		xTruncate(pFile: number, size64: bigint): number {
-			try {
-				const file = fileOf(pFile);
-				const refused = refuseBesideForeign(file, capi.SQLITE_IOERR_TRUNCATE);
-				if (refused) return refused;
-				fs.ftruncateSync(file.fd, Number(size64));
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_IOERR_TRUNCATE, "truncate", error);
-			}
-		},
-		xSync(pFile: number, flags: number): number {
-			try {
-				const file = fileOf(pFile);
-				// Before acknowledging a commit: its frames must be in the file at the WAL's path.
-				restoreIfUnlinked(file);
-				if (flags & SQLITE_SYNC_DATAONLY) fs.fdatasyncSync(file.fd);
-				else fs.fsyncSync(file.fd);
-				if (file.syncDirectory) {
-					syncDirectory(file.path);
-					file.syncDirectory = false;
-				}
-				file.writing = false;
-				if (file.kind === "wal") foreignRefusal = undefined;
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_IOERR_FSYNC, "fsync", error);
-			}
-		},
-		xFileSize(pFile: number, pSize64: number): number {
-			try {
-				wasm.poke64(pSize64, BigInt(fs.fstatSync(fileOf(pFile).fd).size));
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_IOERR_FSTAT, "fstat", error);
-			}
-		},
-		xLock: (_pFile: number, _level: number): number => 0,
-		xUnlock: (_pFile: number, _level: number): number => 0,
-		xCheckReservedLock(_pFile: number, pOut: number): number {
-			// Nobody else can hold RESERVED (the process lock excludes them), so a journal left
-			// behind by a crash is correctly judged hot and rolled back.
-			wasm.poke32(pOut, 0);
-			return 0;
-		},
-		xFileControl: (_pFile: number, _op: number, _pArg: number): number => capi.SQLITE_NOTFOUND,
-		xSectorSize: (_pFile: number): number => SECTOR_SIZE,
-		xDeviceCharacteristics: (_pFile: number): number => capi.SQLITE_IOCAP_POWERSAFE_OVERWRITE,
-	};
-
+function createVfs(sqlite3: Sqlite3Static, node: NodeModules): NodeFileVfs {
+	const v = new VfsFiles(sqlite3, node);
+	const { capi } = sqlite3;
+	const ioMethods = ioMethodsOf(v);
 	const ioStruct = new capi.sqlite3_io_methods();
 	ioStruct.$iVersion = 1;
-
-	const vfsMethods = {
-		xOpen(_pVfs: number, zName: number, pFile: number, flags: number, pOutFlags: number): number {
-			const filePath = zName ? wasm.cstrToJs(zName) : path.join(os.tmpdir(), `engrama-sqlite-${randomSuffix()}`);
-			try {
-				const kind = kindOf(flags);
-				const dbPath = kind === "wal" || kind === "journal" ? filePath.replace(/-(wal|journal)$/, "") : filePath;
-				const { fd, outFlags } = openFile(filePath, flags, kind, dbPath);
-				const created = (flags & capi.SQLITE_OPEN_CREATE) !== 0;
-				const file: OpenFile = {
-					fd,
-					path: filePath,
-					deleteOnClose: !zName || (flags & capi.SQLITE_OPEN_DELETEONCLOSE) !== 0,
-					kind,
-					dbPath,
-					writing: false,
-					syncDirectory: created && (kind === "wal" || kind === "journal"),
-				};
-				files.set(pFile, file);
-				if (kind === "wal") watchWal(file);
-				const struct = new capi.sqlite3_file(pFile);
-				struct.$pMethods = ioStruct.pointer;
-				struct.dispose();
-				if (pOutFlags) wasm.poke32(pOutFlags, outFlags);
-				return 0;
-			} catch (error) {
-				return fail(capi.SQLITE_CANTOPEN, `open ${filePath}`, error);
-			}
-		},
-		xDelete(_pVfs: number, zName: number, syncDir: number): number {
-			const filePath = wasm.cstrToJs(zName);
-			try {
-				fs.unlinkSync(filePath);
-				if (syncDir) syncDirectory(filePath);
-				return 0;
-			} catch (error) {
-				if ((error as NodeJS.ErrnoException).code === "ENOENT") return capi.SQLITE_IOERR_DELETE_NOENT;
-				return fail(capi.SQLITE_IOERR_DELETE, `delete ${filePath}`, error);
-			}
-		},
-		xAccess(_pVfs: number, zName: number, flags: number, pOut: number): number {
-			const filePath = wasm.cstrToJs(zName);
-			let result = 0;
-			try {
-				const stat = fs.statSync(filePath, { throwIfNoEntry: false });
-				if (stat) {
-					if (flags === SQLITE_ACCESS_EXISTS) {
-						// As the unix VFS: an empty regular file does not count (a truncated journal).
-						result = !stat.isFile() || stat.size > 0 ? 1 : 0;
-					} else {
-						fs.accessSync(filePath, fs.constants.R_OK | fs.constants.W_OK);
-						result = 1;
-					}
-				}
-			} catch {
-				// accessSync failing means "no access", which is the answer, not an error.
-				result = 0;
-			}
-			wasm.poke32(pOut, result);
-			return 0;
-		},
-		xFullPathname(_pVfs: number, zName: number, nOut: number, pOut: number): number {
-			const bytes = encoder.encode(path.resolve(wasm.cstrToJs(zName)));
-			if (bytes.length + 1 > nOut) return capi.SQLITE_CANTOPEN;
-			const heap = wasm.heap8u();
-			heap.set(bytes, pOut);
-			heap[pOut + bytes.length] = 0;
-			return 0;
-		},
-		xRandomness(_pVfs: number, nByte: number, pOut: number): number {
-			const heap = wasm.heap8u();
-			for (let at = 0; at < nByte; at += RANDOM_CHUNK) {
-				crypto.getRandomValues(heap.subarray(pOut + at, pOut + Math.min(nByte, at + RANDOM_CHUNK)));
-			}
-			return nByte;
-		},
-		// Only reached through busy handlers, which never fire without real file locks.
-		xSleep: (_pVfs: number, microseconds: number): number => microseconds,
-		xCurrentTime(_pVfs: number, pOut: number): number {
-			wasm.poke(pOut, JULIAN_EPOCH_DAYS + Date.now() / MS_PER_DAY, "double");
-			return 0;
-		},
-		xCurrentTimeInt64(_pVfs: number, pOut: number): number {
-			wasm.poke(pOut, BigInt(JULIAN_EPOCH_DAYS * MS_PER_DAY + Date.now()), "i64");
-			return 0;
-		},
-		xGetLastError(_pVfs: number, nOut: number, pOut: number): number {
-			if (nOut <= 0) return 0;
-			const bytes = encoder.encode(lastError ?? "").subarray(0, nOut - 1);
-			const heap = wasm.heap8u();
-			heap.set(bytes, pOut);
-			heap[pOut + bytes.length] = 0;
-			return 0;
-		},
-	};
-
-	function kindOf(flags: number): FileKind {
-		if (flags & capi.SQLITE_OPEN_MAIN_DB) return "main";
-		if (flags & capi.SQLITE_OPEN_WAL) return "wal";
-		if (flags & (capi.SQLITE_OPEN_MAIN_JOURNAL | capi.SQLITE_OPEN_SUPER_JOURNAL)) return "journal";
-		return "other";
-	}
-
-	/** As the unix VFS: a journal or WAL gets its database's permissions; anything else is private. */
-	function createMode(kind: FileKind, dbPath: string): number {
-		if (kind !== "wal" && kind !== "journal") return PRIVATE_FILE_MODE;
-		const db = fs.statSync(dbPath, { throwIfNoEntry: false });
-		return db ? db.mode & 0o777 : PRIVATE_FILE_MODE;
-	}
-
-	function openFile(filePath: string, flags: number, kind: FileKind, dbPath: string): { fd: number; outFlags: number } {
-		const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL } = fs.constants;
-		const wantsWrite = (flags & capi.SQLITE_OPEN_READWRITE) !== 0;
-		let mode = wantsWrite ? O_RDWR : O_RDONLY;
-		if (flags & capi.SQLITE_OPEN_CREATE) mode |= O_CREAT;
-		if (flags & capi.SQLITE_OPEN_EXCLUSIVE) mode |= O_EXCL;
-		try {
-			return { fd: fs.openSync(filePath, mode, createMode(kind, dbPath)), outFlags: flags };
-		} catch (error) {
-			const code = (error as NodeJS.ErrnoException).code;
-			const denied = code === "EACCES" || code === "EPERM" || code === "EROFS";
-			if (!wantsWrite || !denied || !fs.existsSync(filePath)) throw error;
-			// As the unix VFS: fall back to read-only and say so through pOutFlags.
-			const readOnlyFlags = (flags & ~(capi.SQLITE_OPEN_READWRITE | capi.SQLITE_OPEN_CREATE)) | capi.SQLITE_OPEN_READONLY;
-			return { fd: fs.openSync(filePath, O_RDONLY), outFlags: readOnlyFlags };
-		}
-	}
-
-	function randomSuffix(): string {
-		const bytes = new Uint8Array(8);
-		crypto.getRandomValues(bytes);
-		return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-	}
+	const vfsMethods = vfsMethodsOf(v, ioStruct);
 
 	const vfsStruct = new capi.sqlite3_vfs();
 	vfsStruct.$iVersion = 2;
@@ -423,14 +100,369 @@ function createVfs(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules): NodeF
 	return {
 		name: NODE_FILE_VFS_NAME,
 		takeLastError() {
-			const message = lastError;
-			lastError = undefined;
+			const message = v.lastError;
+			v.lastError = undefined;
 			return message;
 		},
 		takeForeignRefusal() {
-			const refusal = foreignRefusal;
-			foreignRefusal = undefined;
+			const refusal = v.foreignRefusal;
+			v.foreignRefusal = undefined;
 			return refusal;
+		},
+	};
+}
+
+/** The VFS's state and the file work its methods share: open files, the last error, a refused foreign write. */
+class VfsFiles {
+	readonly files = new Map<number, OpenFile>();
+	lastError: string | undefined;
+	foreignRefusal: ForeignConnection | undefined;
+	readonly encoder = new TextEncoder();
+	readonly capi: Sqlite3Static["capi"];
+	readonly wasm: Sqlite3Static["wasm"];
+	readonly fs: NodeModules["fs"];
+	readonly path: NodeModules["path"];
+	readonly os: NodeModules["os"];
+
+	constructor(sqlite3: Sqlite3Static, { fs, path, os }: NodeModules) {
+		this.capi = sqlite3.capi;
+		this.wasm = sqlite3.wasm;
+		this.fs = fs;
+		this.path = path;
+		this.os = os;
+	}
+
+	fail(rc: number, what: string, error: unknown): number {
+		this.lastError = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+		return rc;
+	}
+
+	fileOf(pFile: number): OpenFile {
+		const file = this.files.get(pFile);
+		if (!file) throw new Error(`no open file for sqlite3_file ${pFile}`);
+		return file;
+	}
+
+	syncDirectory(filePath: string): void {
+		const dirFd = this.fs.openSync(this.path.dirname(filePath), "r");
+		try {
+			this.fs.fsyncSync(dirFd);
+		} finally {
+			this.fs.closeSync(dirFd);
+		}
+	}
+
+	/**
+	 * SQLITE_IOERR_* when a native SQLite connection has the database open. We never create
+	 * `-shm` (exclusive locking mode keeps the wal-index in memory), so it is another program's.
+	 */
+	refuseBesideForeign(file: OpenFile, rc: number): number {
+		if (file.kind !== "main" && file.kind !== "wal") return 0;
+		const shmPath = `${file.dbPath}-shm`;
+		if (!this.fs.existsSync(shmPath)) return 0;
+		this.foreignRefusal = { dbPath: file.dbPath, shmPath };
+		this.lastError = `another program has ${file.dbPath} open (${shmPath} exists)`;
+		return rc;
+	}
+
+	/**
+	 * A native connection closing deletes the WAL after checkpointing only the frames it knew.
+	 * Our descriptor still holds every frame: copy them to a new file at the WAL's path (same
+	 * header, salts and checksums, so recovery after a crash replays them all; frames are whole
+	 * page images in order, so replaying ones already checkpointed is harmless).
+	 */
+	restoreIfUnlinked(file: OpenFile): void {
+		if (file.kind !== "wal") return;
+		const held = this.fs.fstatSync(file.fd);
+		const atPath = this.fs.statSync(file.path, { throwIfNoEntry: false });
+		if (held.nlink > 0 && atPath && atPath.ino === held.ino && atPath.dev === held.dev) return;
+		const temp = `${file.path}.engrama-restore-${process.pid}`;
+		const { O_RDWR, O_CREAT, O_TRUNC } = this.fs.constants;
+		const fd = this.fs.openSync(temp, O_RDWR | O_CREAT | O_TRUNC, held.mode & 0o777);
+		try {
+			const buffer = new Uint8Array(Math.min(COPY_CHUNK, Math.max(1, held.size)));
+			for (let at = 0; at < held.size; ) {
+				const got = this.fs.readSync(file.fd, buffer, 0, Math.min(buffer.length, held.size - at), at);
+				if (got === 0) break;
+				let done = 0;
+				while (done < got) done += this.fs.writeSync(fd, buffer, done, got - done, at + done);
+				at += got;
+			}
+			this.fs.fsyncSync(fd);
+			this.fs.renameSync(temp, file.path);
+			this.syncDirectory(file.path);
+		} catch (error) {
+			this.fs.closeSync(fd);
+			this.fs.rmSync(temp, { force: true });
+			throw error;
+		}
+		this.fs.closeSync(file.fd);
+		file.fd = fd;
+		console.warn(
+			`Engrama: ${file.path} was deleted or replaced by another program (a native SQLite reader closing?); restored ${held.size} bytes from the open file.`,
+		);
+	}
+
+	watchWal(file: OpenFile): void {
+		// Between commits: a WAL deleted after the last commit is restored before a crash can lose it.
+		const watch = () => {
+			try {
+				this.restoreIfUnlinked(file);
+			} catch (error) {
+				console.error(`Engrama: could not restore ${file.path}`, error);
+			}
+		};
+		file.watch = hostSetInterval(watch, WAL_WATCH_MS, { unref: true });
+	}
+
+	kindOf(flags: number): FileKind {
+		if (flags & this.capi.SQLITE_OPEN_MAIN_DB) return "main";
+		if (flags & this.capi.SQLITE_OPEN_WAL) return "wal";
+		if (flags & (this.capi.SQLITE_OPEN_MAIN_JOURNAL | this.capi.SQLITE_OPEN_SUPER_JOURNAL)) return "journal";
+		return "other";
+	}
+
+	/** As the unix VFS: a journal or WAL gets its database's permissions; anything else is private. */
+	createMode(kind: FileKind, dbPath: string): number {
+		if (kind !== "wal" && kind !== "journal") return PRIVATE_FILE_MODE;
+		const db = this.fs.statSync(dbPath, { throwIfNoEntry: false });
+		return db ? db.mode & 0o777 : PRIVATE_FILE_MODE;
+	}
+
+	openFile(filePath: string, flags: number, kind: FileKind, dbPath: string): { fd: number; outFlags: number } {
+		const { O_RDONLY, O_RDWR, O_CREAT, O_EXCL } = this.fs.constants;
+		const wantsWrite = (flags & this.capi.SQLITE_OPEN_READWRITE) !== 0;
+		let mode = wantsWrite ? O_RDWR : O_RDONLY;
+		if (flags & this.capi.SQLITE_OPEN_CREATE) mode |= O_CREAT;
+		if (flags & this.capi.SQLITE_OPEN_EXCLUSIVE) mode |= O_EXCL;
+		try {
+			return { fd: this.fs.openSync(filePath, mode, this.createMode(kind, dbPath)), outFlags: flags };
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			const denied = code === "EACCES" || code === "EPERM" || code === "EROFS";
+			if (!wantsWrite || !denied || !this.fs.existsSync(filePath)) throw error;
+			// As the unix VFS: fall back to read-only and say so through pOutFlags.
+			const readOnlyFlags = (flags & ~(this.capi.SQLITE_OPEN_READWRITE | this.capi.SQLITE_OPEN_CREATE)) | this.capi.SQLITE_OPEN_READONLY;
+			return { fd: this.fs.openSync(filePath, O_RDONLY), outFlags: readOnlyFlags };
+		}
+	}
+
+	randomSuffix(): string {
+		const bytes = new Uint8Array(8);
+		crypto.getRandomValues(bytes);
+		return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+	}
+}
+
+/** sqlite3_io_methods: one open file's reads, writes, syncs (restoring a WAL deleted behind our back) and sizes. */
+function ioMethodsOf(v: VfsFiles) {
+	return {
+		xClose(pFile: number): number {
+			const file = v.files.get(pFile);
+			if (!file) return 0;
+			v.files.delete(pFile);
+			hostClearInterval(file.watch);
+			try {
+				v.fs.closeSync(file.fd);
+				if (file.deleteOnClose) v.fs.rmSync(file.path, { force: true });
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_IOERR_CLOSE, `close ${file.path}`, error);
+			}
+		},
+		xRead(pFile: number, pDest: number, n: number, offset64: bigint): number {
+			try {
+				const { fd } = v.fileOf(pFile);
+				const heap = v.wasm.heap8u();
+				const offset = Number(offset64);
+				let done = 0;
+				while (done < n) {
+					const got = v.fs.readSync(fd, heap, pDest + done, n - done, offset + done);
+					if (got === 0) break;
+					done += got;
+				}
+				if (done < n) {
+					// SQLite requires the unread tail zeroed when it is told the read was short.
+					heap.fill(0, pDest + done, pDest + n);
+					return v.capi.SQLITE_IOERR_SHORT_READ;
+				}
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_IOERR_READ, "read", error);
+			}
+		},
+		xWrite(pFile: number, pSrc: number, n: number, offset64: bigint): number {
+			try {
+				const file = v.fileOf(pFile);
+				if (!file.writing) {
+					// First write of a transaction (WAL) or checkpoint (database): nothing written yet.
+					const refused = v.refuseBesideForeign(file, v.capi.SQLITE_IOERR_WRITE);
+					if (refused) return refused;
+					v.restoreIfUnlinked(file);
+					file.writing = true;
+				}
+				const { fd } = file;
+				const heap = v.wasm.heap8u();
+				const offset = Number(offset64);
+				let done = 0;
+				while (done < n) done += v.fs.writeSync(fd, heap, pSrc + done, n - done, offset + done);
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_IOERR_WRITE, "write", error);
+			}
+		},
+		xTruncate(pFile: number, size64: bigint): number {
+			try {
+				const file = v.fileOf(pFile);
+				const refused = v.refuseBesideForeign(file, v.capi.SQLITE_IOERR_TRUNCATE);
+				if (refused) return refused;
+				v.fs.ftruncateSync(file.fd, Number(size64));
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_IOERR_TRUNCATE, "truncate", error);
+			}
+		},
+		xSync(pFile: number, flags: number): number {
+			try {
+				const file = v.fileOf(pFile);
+				// Before acknowledging a commit: its frames must be in the file at the WAL's path.
+				v.restoreIfUnlinked(file);
+				if (flags & SQLITE_SYNC_DATAONLY) v.fs.fdatasyncSync(file.fd);
+				else v.fs.fsyncSync(file.fd);
+				if (file.syncDirectory) {
+					v.syncDirectory(file.path);
+					file.syncDirectory = false;
+				}
+				file.writing = false;
+				if (file.kind === "wal") v.foreignRefusal = undefined;
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_IOERR_FSYNC, "fsync", error);
+			}
+		},
+		xFileSize(pFile: number, pSize64: number): number {
+			try {
+				v.wasm.poke64(pSize64, BigInt(v.fs.fstatSync(v.fileOf(pFile).fd).size));
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_IOERR_FSTAT, "fstat", error);
+			}
+		},
+		...fixedIoMethodsOf(v),
+	};
+}
+
+/** The io methods with fixed answers: no file locks (the process lock excludes others), sizes and capabilities. */
+function fixedIoMethodsOf(v: VfsFiles) {
+	return {
+		xLock: (_pFile: number, _level: number): number => 0,
+		xUnlock: (_pFile: number, _level: number): number => 0,
+		xCheckReservedLock(_pFile: number, pOut: number): number {
+			// Nobody else can hold RESERVED (the process lock excludes them), so a journal left
+			// behind by a crash is correctly judged hot and rolled back.
+			v.wasm.poke32(pOut, 0);
+			return 0;
+		},
+		xFileControl: (_pFile: number, _op: number, _pArg: number): number => v.capi.SQLITE_NOTFOUND,
+		xSectorSize: (_pFile: number): number => SECTOR_SIZE,
+		xDeviceCharacteristics: (_pFile: number): number => v.capi.SQLITE_IOCAP_POWERSAFE_OVERWRITE,
+	};
+}
+
+/** sqlite3_vfs: open, delete, access, paths, randomness and time. */
+function vfsMethodsOf(v: VfsFiles, ioStruct: { pointer: number }) {
+	return {
+		xOpen(_pVfs: number, zName: number, pFile: number, flags: number, pOutFlags: number): number {
+			const filePath = zName ? v.wasm.cstrToJs(zName) : v.path.join(v.os.tmpdir(), `engrama-sqlite-${v.randomSuffix()}`);
+			try {
+				const kind = v.kindOf(flags);
+				const dbPath = kind === "wal" || kind === "journal" ? filePath.replace(/-(wal|journal)$/, "") : filePath;
+				const { fd, outFlags } = v.openFile(filePath, flags, kind, dbPath);
+				const created = (flags & v.capi.SQLITE_OPEN_CREATE) !== 0;
+				const file: OpenFile = {
+					fd,
+					path: filePath,
+					deleteOnClose: !zName || (flags & v.capi.SQLITE_OPEN_DELETEONCLOSE) !== 0,
+					kind,
+					dbPath,
+					writing: false,
+					syncDirectory: created && (kind === "wal" || kind === "journal"),
+				};
+				v.files.set(pFile, file);
+				if (kind === "wal") v.watchWal(file);
+				const struct = new v.capi.sqlite3_file(pFile);
+				struct.$pMethods = ioStruct.pointer;
+				struct.dispose();
+				if (pOutFlags) v.wasm.poke32(pOutFlags, outFlags);
+				return 0;
+			} catch (error) {
+				return v.fail(v.capi.SQLITE_CANTOPEN, `open ${filePath}`, error);
+			}
+		},
+		xDelete(_pVfs: number, zName: number, syncDir: number): number {
+			const filePath = v.wasm.cstrToJs(zName);
+			try {
+				v.fs.unlinkSync(filePath);
+				if (syncDir) v.syncDirectory(filePath);
+				return 0;
+			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code === "ENOENT") return v.capi.SQLITE_IOERR_DELETE_NOENT;
+				return v.fail(v.capi.SQLITE_IOERR_DELETE, `delete ${filePath}`, error);
+			}
+		},
+		xAccess(_pVfs: number, zName: number, flags: number, pOut: number): number {
+			const filePath = v.wasm.cstrToJs(zName);
+			let result = 0;
+			try {
+				const stat = v.fs.statSync(filePath, { throwIfNoEntry: false });
+				if (stat) {
+					if (flags === SQLITE_ACCESS_EXISTS) {
+						// As the unix VFS: an empty regular file does not count (a truncated journal).
+						result = !stat.isFile() || stat.size > 0 ? 1 : 0;
+					} else {
+						v.fs.accessSync(filePath, v.fs.constants.R_OK | v.fs.constants.W_OK);
+						result = 1;
+					}
+				}
+			} catch {
+				// accessSync failing means "no access", which is the answer, not an error.
+				result = 0;
+			}
+			v.wasm.poke32(pOut, result);
+			return 0;
+		},
+		xFullPathname(_pVfs: number, zName: number, nOut: number, pOut: number): number {
+			const bytes = v.encoder.encode(v.path.resolve(v.wasm.cstrToJs(zName)));
+			if (bytes.length + 1 > nOut) return v.capi.SQLITE_CANTOPEN;
+			const heap = v.wasm.heap8u();
+			heap.set(bytes, pOut);
+			heap[pOut + bytes.length] = 0;
+			return 0;
+		},
+		xRandomness(_pVfs: number, nByte: number, pOut: number): number {
+			const heap = v.wasm.heap8u();
+			for (let at = 0; at < nByte; at += RANDOM_CHUNK) {
+				crypto.getRandomValues(heap.subarray(pOut + at, pOut + Math.min(nByte, at + RANDOM_CHUNK)));
+			}
+			return nByte;
+		},
+		// Only reached through busy handlers, which never fire without real file locks.
+		xSleep: (_pVfs: number, microseconds: number): number => microseconds,
+		xCurrentTime(_pVfs: number, pOut: number): number {
+			v.wasm.poke(pOut, JULIAN_EPOCH_DAYS + Date.now() / MS_PER_DAY, "double");
+			return 0;
+		},
+		xCurrentTimeInt64(_pVfs: number, pOut: number): number {
+			v.wasm.poke(pOut, BigInt(JULIAN_EPOCH_DAYS * MS_PER_DAY + Date.now()), "i64");
+			return 0;
+		},
+		xGetLastError(_pVfs: number, nOut: number, pOut: number): number {
+			if (nOut <= 0) return 0;
+			const bytes = v.encoder.encode(v.lastError ?? "").subarray(0, nOut - 1);
+			const heap = v.wasm.heap8u();
+			heap.set(bytes, pOut);
+			heap[pOut + bytes.length] = 0;
+			return 0;
 		},
 	};
 }

@@ -1,0 +1,180 @@
+// App, commands, plugins (loadData/saveData), local storage per vault and device. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
+import { Component } from "./events";
+import { type FakeFileSystem } from "./files";
+import { FileManager, MetadataCache } from "./metadata";
+import { PluginSettingTab } from "./settings";
+import { setIcon } from "./util";
+import { parentOf, Vault } from "./vault";
+import { type ViewCreator, Workspace } from "./workspace";
+
+export interface Command {
+	id: string;
+	name: string;
+	icon?: string;
+	hotkeys?: unknown[];
+	callback?: () => unknown;
+	checkCallback?: (checking: boolean) => boolean | void;
+	editorCallback?: (editor: unknown, ctx: unknown) => unknown;
+	editorCheckCallback?: (checking: boolean, editor: unknown, ctx: unknown) => boolean | void;
+}
+
+export class CommandRegistry {
+	readonly commands: Record<string, Command> = {};
+
+	/** Like Obsidian: false when the command is unknown or its checkCallback says it cannot run. */
+	executeCommandById(id: string): boolean {
+		const command = this.commands[id];
+		if (!command) return false;
+		if (command.checkCallback) {
+			if (!command.checkCallback(true)) return false;
+			command.checkCallback(false);
+			return true;
+		}
+		if (command.callback) {
+			void command.callback();
+			return true;
+		}
+		return false;
+	}
+
+	isAvailable(id: string): boolean {
+		const command = this.commands[id];
+		if (!command) return false;
+		return command.checkCallback ? Boolean(command.checkCallback(true)) : Boolean(command.callback);
+	}
+}
+
+export interface PluginManifest {
+	id: string;
+	name: string;
+	version: string;
+	minAppVersion: string;
+	description: string;
+	author: string;
+	isDesktopOnly?: boolean;
+	dir?: string;
+}
+
+export class App {
+	readonly vault: Vault;
+	readonly metadataCache: MetadataCache;
+	readonly fileManager: FileManager;
+	readonly workspace: Workspace;
+	readonly commands = new CommandRegistry();
+	/** Settings tabs added by plugins. */
+	readonly settingTabs: PluginSettingTab[] = [];
+	/** The status bar. */
+	readonly statusBarEl: HTMLElement;
+	readonly ribbonEl: HTMLElement;
+	/** Where modals and notices are attached (document.body in Obsidian). */
+	readonly bodyEl: HTMLElement;
+
+	constructor(fsys: FakeFileSystem, options: { mobile?: boolean } = {}) {
+		this.vault = new Vault(fsys, options);
+		this.metadataCache = new MetadataCache(this.vault);
+		this.fileManager = new FileManager(this);
+		this.workspace = new Workspace(this);
+		this.bodyEl = document.body.createDiv({ cls: "app-container" });
+		this.bodyEl.appendChild(this.workspace.containerEl);
+		this.statusBarEl = this.bodyEl.createDiv({ cls: "status-bar" });
+		this.ribbonEl = this.bodyEl.createDiv({ cls: "side-dock-ribbon" });
+	}
+
+	/**
+	 * Obsidian's `app.loadLocalStorage`/`saveLocalStorage`: per-vault key-value storage on this
+	 * device, kept across restarts (a new App over the same folder sees it); fakeNewDevice() forgets it.
+	 */
+	private get local(): Map<string, unknown> {
+		const key = (this.vault.adapter as unknown as { fsys: FakeFileSystem & { basePath?: string } }).fsys;
+		const id = key.basePath ?? key;
+		let map = localStorages.get(id);
+		if (!map) localStorages.set(id, (map = new Map<string, unknown>()));
+		return map;
+	}
+	loadLocalStorage(key: string): unknown {
+		return this.local.get(key) ?? null;
+	}
+	saveLocalStorage(key: string, value: unknown): void {
+		if (value === null || value === undefined) this.local.delete(key);
+		else this.local.set(key, value);
+	}
+}
+
+export abstract class Plugin extends Component {
+	readonly app: App;
+	readonly manifest: PluginManifest;
+
+	constructor(app: App, manifest: PluginManifest) {
+		super();
+		this.app = app;
+		this.manifest = manifest;
+	}
+
+	private get dataPath(): string {
+		return `${this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`}/data.json`;
+	}
+
+	async loadData(): Promise<unknown> {
+		if (!(await this.app.vault.adapter.exists(this.dataPath))) return null;
+		return JSON.parse(await this.app.vault.adapter.read(this.dataPath)) as unknown;
+	}
+
+	async saveData(data: unknown): Promise<void> {
+		const dir = parentOf(this.dataPath);
+		if (!(await this.app.vault.adapter.exists(dir))) await this.app.vault.adapter.mkdir(dir);
+		await this.app.vault.adapter.write(this.dataPath, JSON.stringify(data, null, "\t"));
+	}
+
+	addCommand(command: Command): Command {
+		const full = { ...command, id: `${this.manifest.id}:${command.id}` };
+		this.app.commands.commands[full.id] = full;
+		this.register(() => delete this.app.commands.commands[full.id]);
+		return full;
+	}
+
+	removeCommand(id: string): void {
+		delete this.app.commands.commands[`${this.manifest.id}:${id}`];
+	}
+
+	addRibbonIcon(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
+		const el = this.app.ribbonEl.createDiv({ cls: ["side-dock-ribbon-action", "clickable-icon"], attr: { "aria-label": title } });
+		setIcon(el, icon);
+		el.addEventListener("click", (evt) => void callback(evt as MouseEvent));
+		this.register(() => el.remove());
+		return el;
+	}
+
+	addStatusBarItem(): HTMLElement {
+		const el = this.app.statusBarEl.createDiv({ cls: ["status-bar-item", `plugin-${this.manifest.id}`] });
+		this.register(() => el.remove());
+		return el;
+	}
+
+	addSettingTab(tab: PluginSettingTab): void {
+		this.app.settingTabs.push(tab);
+		this.register(() => {
+			const at = this.app.settingTabs.indexOf(tab);
+			if (at >= 0) this.app.settingTabs.splice(at, 1);
+		});
+	}
+
+	registerView(type: string, creator: ViewCreator): void {
+		this.app.workspace.registerViewCreator(type, creator);
+		this.register(() => this.app.workspace.unregisterViewCreator(type));
+	}
+
+	registerExtensions(_extensions: string[], _viewType: string): void {}
+	registerMarkdownPostProcessor(_processor: unknown): void {}
+	registerEditorExtension(_extension: unknown): void {}
+	registerObsidianProtocolHandler(_action: string, _handler: unknown): void {}
+	onExternalSettingsChange?(): unknown;
+}
+
+
+/** Local storage per vault folder (or in-memory file system), as Obsidian keeps it per vault and device. */
+const localStorages = new Map<unknown, Map<string, unknown>>();
+
+/** The next App over any vault behaves as another device: its local storage starts empty. */
+export function fakeNewDevice(): void {
+	localStorages.clear();
+}
