@@ -43,7 +43,8 @@ import type {
 import { SqliteFulltext } from "./sqlite-fulltext";
 import { sqliteReflectRows } from "./sqlite-reflect-queries";
 import { repairAfterPython } from "./python-file";
-import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR, migrate, ownSchemaVersion, type NodeRow } from "./schema";
+import { packEdgeProps, unpackEdgeProps } from "./edge-props";
+import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, SCOPES_TABLE, STATUS_EXPR, USER_EXPR, migrate, ownSchemaVersion, type NodeRow } from "./schema";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
 interface EdgeRow {
@@ -52,7 +53,23 @@ interface EdgeRow {
 	to_id: number;
 	edge_created_at: string;
 	edge_props: string | null;
+	edge_elided: number;
+	edge_org: string | null;
+	edge_user: string | null;
 }
+
+/** An edge row as a props merge reads it (schema 9: props stored packed, see edge-props.ts). */
+interface StoredEdge {
+	id: number;
+	props: string | null;
+	elided: number;
+	org_id: string | null;
+	user_id: string | null;
+}
+
+const STORED_EDGE = "SELECT id, props, elided, org_id, user_id FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?";
+// The name index's number for a scope (engrama_scopes), inside its statements.
+const SCOPE_NUMBER = `(SELECT id FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?)`;
 
 // Entries of the engrama_id → row id cache (a few MB at most).
 const ROW_ID_CACHE_SIZE = 200_000;
@@ -457,23 +474,29 @@ export class SqliteGraphStore implements GraphStore {
 		return this.atomic(() => {
 			const from = this.requireRow(scope, input.fromId, "source");
 			const to = this.requireRow(scope, input.toId, "target");
-			const existing = this.conn.get<{ id: number; props: string | null }>(
-				"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
-				[from.id, input.type, to.id],
-			);
+			const existing = this.conn.get<StoredEdge>(STORED_EDGE, [from.id, input.type, to.id]);
 			if (existing) {
-				if (input.props && Object.keys(input.props).length > 0) {
-					const props = { ...parseProps(existing.props), ...input.props };
-					this.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify(props), existing.id]);
-				}
+				if (input.props && Object.keys(input.props).length > 0) this.mergeEdgeProps(existing, input.props);
 				return { created: false };
 			}
+			const packed = packEdgeProps(input.props ?? {}, scope.orgId, scope.userId);
 			this.conn.run(
-				"INSERT INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props) VALUES (?, ?, ?, ?, ?, ?, ?)",
-				[from.id, input.type, to.id, input.now, scope.orgId, scope.userId, JSON.stringify(input.props ?? {})],
+				"INSERT INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props, elided) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				[from.id, input.type, to.id, input.now, scope.orgId, scope.userId, packed.text, packed.elided],
 			);
 			return { created: true };
 		});
+	}
+
+	/** An existing edge's props with `props` merged over them, stored packed again. */
+	private mergeEdgeProps(existing: StoredEdge, props: Props): void {
+		const merged = { ...this.edgeProps(existing.props, existing.elided, existing.org_id, existing.user_id), ...props };
+		const packed = packEdgeProps(merged, existing.org_id, existing.user_id);
+		this.conn.run("UPDATE edges SET props = ?, elided = ? WHERE id = ?", [packed.text, packed.elided, existing.id]);
+	}
+
+	private edgeProps(text: string | null, elided: number, orgId: string | null, userId: string | null): Record<string, PropValue> {
+		return unpackEdgeProps(parseProps(text), Number(elided ?? 0), orgId, userId);
 	}
 
 	async deleteEdge(scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
@@ -495,7 +518,7 @@ export class SqliteGraphStore implements GraphStore {
 		const parts: { sql: string; params: SqlValue[] }[] = [];
 		if (direction !== "in") {
 			parts.push({
-				sql: `SELECT 'out' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
+				sql: `SELECT 'out' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, e.elided AS edge_elided, e.org_id AS edge_org, e.user_id AS edge_user, n.${NODE_COLS.split(", ").join(", n.")}
 					FROM edges e JOIN nodes n ON n.id = e.to_id
 					WHERE e.from_id = ? AND +e.org_id = ? AND +e.user_id = ?${typeFilter}`,
 				params: [rowId, ...scopeParams(scope), ...(types ?? [])],
@@ -503,7 +526,7 @@ export class SqliteGraphStore implements GraphStore {
 		}
 		if (direction !== "out") {
 			parts.push({
-				sql: `SELECT 'in' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
+				sql: `SELECT 'in' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, e.elided AS edge_elided, e.org_id AS edge_org, e.user_id AS edge_user, n.${NODE_COLS.split(", ").join(", n.")}
 					FROM edges e JOIN nodes n ON n.id = e.from_id
 					WHERE e.to_id = ? AND +e.org_id = ? AND +e.user_id = ?${typeFilter}`,
 				params: [rowId, ...scopeParams(scope), ...(types ?? [])],
@@ -518,7 +541,7 @@ export class SqliteGraphStore implements GraphStore {
 
 	private edgeOf(row: EdgeRow & { dir: "out" | "in" }, self: NodeRecord, other: NodeRecord): EdgeRecord {
 		const [from, to] = row.dir === "out" ? [self, other] : [other, self];
-		return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: parseProps(row.edge_props) };
+		return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: this.edgeProps(row.edge_props, row.edge_elided, row.edge_org, row.edge_user) };
 	}
 
 	async edgesOf(scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {
@@ -665,8 +688,10 @@ export class SqliteGraphStore implements GraphStore {
 		const fulltext = this.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
 		edges += this.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
 		const nameIndex =
-			this.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", params).changes +
-			this.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", params).changes;
+			this.conn.run(`DELETE FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`, params).changes +
+			this.conn.run(`DELETE FROM node_names WHERE scope = ${SCOPE_NUMBER}`, params).changes;
+		// The scope's strings go too (a forget leaves none of its ids in the file).
+		this.conn.run(`DELETE FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?`, params);
 		const history = this.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", params).changes;
 		const nodes = this.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, params).changes;
 		// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
@@ -718,14 +743,15 @@ export class SqliteGraphStore implements GraphStore {
 	 */
 	private insertNames(scope: Scope, rows: readonly NameRow[]): void {
 		if (rows.length === 0) return;
+		this.conn.run(`INSERT OR IGNORE INTO ${SCOPES_TABLE}(org_id, user_id) VALUES (?, ?)`, scopeParams(scope));
 		this.conn.run(
-			"INSERT OR IGNORE INTO node_names(node_id, org_id, user_id, norm, len) SELECT value->>0, ?, ?, value->>1, value->>2 FROM json_each(?)",
+			`INSERT OR IGNORE INTO node_names(node_id, scope, norm, len) SELECT value->>0, ${SCOPE_NUMBER}, value->>1, value->>2 FROM json_each(?)`,
 			[...scopeParams(scope), JSON.stringify(rows.map(([rowId, norm]) => [rowId, norm, norm.length]))],
 		);
 		this.conn.run(
 			`WITH n AS MATERIALIZED (SELECT value->>0 AS id, value->>1 AS len, value->2 AS fragments FROM json_each(?))
-			INSERT OR IGNORE INTO node_name_fragments(org_id, user_id, fragment, len, node_id)
-			SELECT ?, ?, f.value, n.len, n.id FROM n, json_each(n.fragments) f`,
+			INSERT OR IGNORE INTO node_name_fragments(scope, fragment, len, node_id)
+			SELECT ${SCOPE_NUMBER}, f.value, n.len, n.id FROM n, json_each(n.fragments) f`,
 			[JSON.stringify(rows.map(([rowId, norm]) => [rowId, norm.length, nameFragments(norm)])), ...scopeParams(scope)],
 		);
 	}
@@ -756,7 +782,7 @@ export class SqliteGraphStore implements GraphStore {
 		const limit = Math.min(query.limit, 1000);
 		const params = scopeParams(scope);
 		const exact = this.conn
-			.all<{ node_id: number }>("SELECT node_id FROM node_names WHERE org_id = ? AND user_id = ? AND norm = ? LIMIT ?", [
+			.all<{ node_id: number }>(`SELECT node_id FROM node_names WHERE scope = ${SCOPE_NUMBER} AND norm = ? LIMIT ?`, [
 				...params,
 				query.normalised,
 				limit,
@@ -769,11 +795,11 @@ export class SqliteGraphStore implements GraphStore {
 		for (const fragment of new Set(query.fragments)) {
 			const rows = [
 				...this.conn.all<{ node_id: number; len: number }>(
-					"SELECT node_id, len FROM node_name_fragments WHERE org_id = ? AND user_id = ? AND fragment = ? AND len >= ? AND len <= ? ORDER BY len LIMIT ?",
+					`SELECT node_id, len FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER} AND fragment = ? AND len >= ? AND len <= ? ORDER BY len LIMIT ?`,
 					[...params, fragment, len, Math.ceil(len * LENGTH_WINDOW_HIGH), POSTINGS_PER_FRAGMENT],
 				),
 				...this.conn.all<{ node_id: number; len: number }>(
-					"SELECT node_id, len FROM node_name_fragments WHERE org_id = ? AND user_id = ? AND fragment = ? AND len < ? AND len >= ? ORDER BY len DESC LIMIT ?",
+					`SELECT node_id, len FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER} AND fragment = ? AND len < ? AND len >= ? ORDER BY len DESC LIMIT ?`,
 					[...params, fragment, len, Math.floor(len * LENGTH_WINDOW_LOW), POSTINGS_PER_FRAGMENT],
 				),
 			];
@@ -869,8 +895,8 @@ export class SqliteGraphStore implements GraphStore {
 			params,
 		);
 		const nameIndex =
-			count("SELECT count(*) AS n FROM node_names WHERE org_id = ? AND user_id = ?") +
-			count("SELECT count(*) AS n FROM node_name_fragments WHERE org_id = ? AND user_id = ?");
+			count(`SELECT count(*) AS n FROM node_names WHERE scope = ${SCOPE_NUMBER}`) +
+			count(`SELECT count(*) AS n FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`);
 		const history = count("SELECT count(*) AS n FROM node_history WHERE org_id = ? AND user_id = ?");
 		return { nodes, edges: ownEdges + foreignEdges, fulltext, history, nameIndex };
 	}
@@ -941,26 +967,27 @@ export class SqliteGraphStore implements GraphStore {
 			// New edges (the common case) in one statement, rows passed as one JSON array. Consecutive
 			// edges of one source, type and props (a note's USES list, its links) form one group, so
 			// each edge row only reads a scalar; the props text of a group is made once.
-			const groups: [number | undefined, string, string, string, (number | undefined)[]][] = [];
+			const groups: [number | undefined, string, string, string, number, (number | undefined)[]][] = [];
 			let lastProps: Props | undefined;
-			let lastText = "{}";
+			let last = packEdgeProps({}, scope.orgId, scope.userId);
 			for (const input of inputs) {
 				const props = input.props ?? {};
 				if (props !== lastProps) {
 					lastProps = props;
-					lastText = JSON.stringify(props);
+					last = packEdgeProps(props, scope.orgId, scope.userId);
 				}
 				const from = rows.get(input.fromId);
-				const last = groups[groups.length - 1];
-				if (last && last[0] === from && last[1] === input.type && last[2] === input.now && last[3] === lastText) last[4].push(rows.get(input.toId));
-				else groups.push([from, input.type, input.now, lastText, [rows.get(input.toId)]]);
+				const group = groups[groups.length - 1];
+				if (group && group[0] === from && group[1] === input.type && group[2] === input.now && group[3] === last.text && group[4] === last.elided) {
+					group[5].push(rows.get(input.toId));
+				} else groups.push([from, input.type, input.now, last.text, last.elided, [rows.get(input.toId)]]);
 			}
 			const { changes } = this.conn.run(
 				// The groups are read once (MATERIALIZED): referenced from the inner loop, g.value would be
 				// rendered and parsed again for every edge.
-				`WITH g AS MATERIALIZED (SELECT value->>0 AS f, value->>1 AS ty, value->>2 AS at, value->>3 AS props, value->4 AS tos FROM json_each(?))
-				INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props)
-				SELECT g.f, g.ty, t.value, g.at, ?, ?, g.props FROM g, json_each(g.tos) t`,
+				`WITH g AS MATERIALIZED (SELECT value->>0 AS f, value->>1 AS ty, value->>2 AS at, value->>3 AS props, value->>4 AS el, value->5 AS tos FROM json_each(?))
+				INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props, elided)
+				SELECT g.f, g.ty, t.value, g.at, ?, ?, g.props, g.el FROM g, json_each(g.tos) t`,
 				[JSON.stringify(groups), ...scopeParams(scope)],
 			);
 			if (changes < inputs.length) {
@@ -968,13 +995,8 @@ export class SqliteGraphStore implements GraphStore {
 				// edge inserted just now gets its own props merged into themselves, which changes nothing.
 				for (const input of inputs) {
 					if (!input.props || Object.keys(input.props).length === 0) continue;
-					const existing = this.conn.get<{ id: number; props: string | null }>(
-						"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
-						[rows.get(input.fromId) ?? null, input.type, rows.get(input.toId) ?? null],
-					);
-					if (existing) {
-						this.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify({ ...parseProps(existing.props), ...input.props }), existing.id]);
-					}
+					const existing = this.conn.get<StoredEdge>(STORED_EDGE, [rows.get(input.fromId) ?? null, input.type, rows.get(input.toId) ?? null]);
+					if (existing) this.mergeEdgeProps(existing, input.props);
 				}
 			}
 			return { created: changes };
