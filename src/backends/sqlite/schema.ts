@@ -150,7 +150,10 @@ function migrateV8(conn: SqliteConnection): void {
 // without their scope and null provenance (edge-props.ts; `elided` says what was left out), and
 // no idx_edges_scope (only whole-scope counts and forgets read edges by scope; they scan).
 
-/** Name index rows of v5–v8 (scope strings) copied into the v9 tables, in the open transaction. */
+/**
+ * Name index rows of v5–v8 (scope strings) copied into the v9 tables, in the open transaction.
+ * Rows of nodes that are gone (a reader deleting with foreign keys off) are derived data: left behind.
+ */
 function migrateV9Names(conn: SqliteConnection): void {
 	if (!hasTable(conn, "node_names") || !hasColumn(conn, "node_names", "org_id")) return;
 	conn.exec(`
@@ -164,10 +167,11 @@ function migrateV9Names(conn: SqliteConnection): void {
 		INSERT OR IGNORE INTO ${SCOPES_TABLE}(org_id, user_id)
 			SELECT org_id, user_id FROM node_names_v8 UNION SELECT org_id, user_id FROM node_name_fragments_v8 ORDER BY 1, 2;
 		INSERT INTO node_names(node_id, scope, norm, len)
-			SELECT o.node_id, s.id, o.norm, o.len FROM node_names_v8 o JOIN ${SCOPES_TABLE} s ON s.org_id = o.org_id AND s.user_id = o.user_id;
+			SELECT o.node_id, s.id, o.norm, o.len FROM node_names_v8 o JOIN ${SCOPES_TABLE} s ON s.org_id = o.org_id AND s.user_id = o.user_id
+			WHERE o.node_id IN (SELECT id FROM nodes);
 		INSERT INTO node_name_fragments(scope, fragment, len, node_id)
 			SELECT s.id, o.fragment, o.len, o.node_id FROM node_name_fragments_v8 o JOIN ${SCOPES_TABLE} s ON s.org_id = o.org_id AND s.user_id = o.user_id
-			ORDER BY 1, 2, 3, 4;
+			WHERE o.node_id IN (SELECT id FROM nodes) ORDER BY 1, 2, 3, 4;
 		DROP TABLE node_names_v8;
 		DROP TABLE node_name_fragments_v8;
 	`);
