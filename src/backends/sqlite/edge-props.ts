@@ -11,11 +11,22 @@ export const ELIDED_AGENT = 2;
 export const ELIDED_SESSION = 4;
 
 /**
- * Where the left-out keys go back: the engine's provenance block, in the order it writes it
- * (write-pipeline `provenance()`), after the edge's own props, so a read is byte-for-byte the
- * JSON it wrote.
+ * Where the left-out keys go back: as one provenance block in the order the engine writes it
+ * (write-pipeline `provenance()`), where the first stored provenance key is, else at the end (the
+ * engine writes the block after the edge's own props), so a read gives the JSON that was written.
  */
-const PROVENANCE_ORDER = ["org_id", "user_id", "source", "source_agent", "source_session", "trust_level"] as const;
+const PROVENANCE_ORDER: readonly string[] = ["org_id", "user_id", "source", "source_agent", "source_session", "trust_level"];
+
+/** An edge row as a props merge reads it: `STORED_EDGE` by (from_id, rel_type, to_id). */
+export interface StoredEdge {
+	id: number;
+	props: string | null;
+	elided: number;
+	org_id: string | null;
+	user_id: string | null;
+}
+
+export const STORED_EDGE = "SELECT id, props, elided, org_id, user_id FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?";
 
 export interface PackedEdgeProps {
 	readonly text: string;
@@ -52,10 +63,18 @@ export function unpackEdgeProps(stored: Record<string, PropValue>, elided: numbe
 	if (elided & ELIDED_AGENT) restored.source_agent = null;
 	if (elided & ELIDED_SESSION) restored.source_session = null;
 	const out: Record<string, PropValue> = {};
-	for (const [name, value] of Object.entries(stored)) if (!(PROVENANCE_ORDER as readonly string[]).includes(name)) out[name] = value;
-	for (const name of PROVENANCE_ORDER) {
-		if (name in restored) out[name] = restored[name];
-		else if (name in stored) out[name] = stored[name];
+	let placed = false;
+	const block = () => {
+		placed = true;
+		for (const name of PROVENANCE_ORDER) {
+			if (name in restored) out[name] = restored[name];
+			else if (name in stored) out[name] = stored[name];
+		}
+	};
+	for (const [name, value] of Object.entries(stored)) {
+		if (!PROVENANCE_ORDER.includes(name)) out[name] = value;
+		else if (!placed) block();
 	}
+	if (!placed) block();
 	return out;
 }

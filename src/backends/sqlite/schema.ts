@@ -20,6 +20,8 @@ export const SCHEMA_VERSION_META = "schema_version";
 
 /** The scopes the name index refers to by number (schema 9). */
 export const SCOPES_TABLE = "engrama_scopes";
+/** A scope's number in the name index, inside a statement (binds org_id, user_id). */
+export const SCOPE_NUMBER = `(SELECT id FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?)`;
 
 /** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
 export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";

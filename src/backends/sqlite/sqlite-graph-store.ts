@@ -43,8 +43,8 @@ import type {
 import { SqliteFulltext } from "./sqlite-fulltext";
 import { sqliteReflectRows } from "./sqlite-reflect-queries";
 import { repairAfterPython } from "./python-file";
-import { packEdgeProps, unpackEdgeProps } from "./edge-props";
-import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, SCOPES_TABLE, STATUS_EXPR, USER_EXPR, migrate, ownSchemaVersion, type NodeRow } from "./schema";
+import { STORED_EDGE, packEdgeProps, unpackEdgeProps, type StoredEdge } from "./edge-props";
+import { FTS_COLUMNS, ID_EXPR, ORG_EXPR, SCOPES_TABLE, SCOPE_NUMBER, STATUS_EXPR, USER_EXPR, migrate, ownSchemaVersion, type NodeRow } from "./schema";
 import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
 interface EdgeRow {
@@ -58,18 +58,6 @@ interface EdgeRow {
 	edge_user: string | null;
 }
 
-/** An edge row as a props merge reads it (schema 9: props stored packed, see edge-props.ts). */
-interface StoredEdge {
-	id: number;
-	props: string | null;
-	elided: number;
-	org_id: string | null;
-	user_id: string | null;
-}
-
-const STORED_EDGE = "SELECT id, props, elided, org_id, user_id FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?";
-// The name index's number for a scope (engrama_scopes), inside its statements.
-const SCOPE_NUMBER = `(SELECT id FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?)`;
 
 // Entries of the engrama_id → row id cache (a few MB at most).
 const ROW_ID_CACHE_SIZE = 200_000;
