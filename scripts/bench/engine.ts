@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import { fts5Query } from "../../src/backends/sqlite/fts-query";
-import { BM25 } from "../../src/backends/sqlite/sqlite-fulltext";
+import { BM25 } from "../../src/backends/sqlite/fulltext";
 import { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import { createSkills } from "../../src/engine/skills";

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBackend } from "../../src/backends/factory";
-import { migrateMemory } from "../../src/backends/neo4j/memory-migration";
+import { migrateMemory } from "../../src/backends/migration/memory-migration";
 import { createNeo4jBackend } from "../../src/backends/neo4j/neo4j-backend";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";

@@ -1,4 +1,4 @@
-import type { GraphStore } from "./protocols";
+import type { StoreAdmin } from "./protocols";
 import { newEngramaId } from "./clock";
 import { standaloneScope } from "./scope";
 import type { Scope } from "./types";
@@ -15,7 +15,7 @@ const META_KEY = STANDALONE_ID_META;
  * the memory itself so every adapter opening the same file is the same person).
  */
 export async function resolveIdentity(
-	graph: GraphStore,
+	graph: StoreAdmin,
 	configured: { orgId?: string; userId?: string; localSub?: string },
 ): Promise<Scope> {
 	if (configured.orgId && configured.userId) return { orgId: configured.orgId, userId: configured.userId };

@@ -335,7 +335,7 @@ export class EngramaActions implements PanelActions {
 				? `Neo4j at ${uri} already holds ${formatCount(there.nodes)} nodes of this memory. They will be replaced by a copy of the ${formatCount((await engine.backend.graph.counts(engine.scope)).nodes)} nodes in ${engine.location}. The SQLite file is not changed.`
 				: `Copies every node, relation, vector, history entry and Insight of ${engine.location} into Neo4j at ${uri}, then checks that both hold the same. The SQLite file is not changed.`;
 			if (!(await confirm(this.controller.app, "Copy memory to Neo4j", message, replace ? "Replace and copy" : "Copy", replace))) return;
-			const { migrateMemory } = await import("../backends/neo4j/memory-migration");
+			const { migrateMemory } = await import("../backends/migration/memory-migration");
 			const report = await this.controller.tasks.run("Copying the memory to Neo4j", async (control) => {
 				// Vault events wait: a note synced halfway through would make the two memories differ.
 				await engine.sync.stop();

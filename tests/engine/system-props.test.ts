@@ -3,13 +3,13 @@ import { EDIT_PROPS } from "../../src/engine/write/provenance";
 import { NOTE_PROPS } from "../../src/engine/sync/note-index";
 import { HIDDEN_PROPS, NEVER_WRITTEN, NOT_SEARCHED, NOT_TRACKED, SPECIAL_PROPS, SYSTEM_PROPS } from "../../src/engine/system-props";
 import { reservedPropNames } from "../../src/engine/write/sanitise";
-import { fulltextProperties } from "../../src/backends/neo4j/fulltext";
+import { fulltextProperties } from "../../src/backends/neo4j/fts-query";
 
 const sorted = (set: ReadonlySet<string>) => [...set].sort();
 
 describe("the one table of system properties", () => {
 	// The five lists as they were kept by hand before the table (types.ts, temporal/history.ts,
-	// graph-to-vault.ts, the SQLite store and neo4j/fulltext.ts, context-tab.ts): same answers.
+	// graph-to-vault.ts, the SQLite store and neo4j/fts-query.ts, context-tab.ts): same answers.
 	it("gives each part the list it kept by hand", () => {
 		const edit = ["edited_by_source", "edited_by_agent", "edited_in_session"];
 		const provenance = ["source", "source_agent", "source_session"];

@@ -1,150 +1,118 @@
-import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, type FulltextField } from "../../engine/node-text";
-import { NOT_SEARCHED } from "../../engine/system-props";
-import type { PropValue, Props } from "../../engine/types";
+import type { FulltextQuery } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { FulltextHit, PartialScope } from "../../engine/types";
+import type { Neo4jStoreContext } from "./context";
+import { FT_COLUMNS, FT_LENGTH_PROPERTY, bm25Clauses, ftProperty, idf, luceneMatch, phraseKey, phraseOf, phrasePattern, queryWords, tokens, type Phrase } from "./fts-query";
+import type { CypherRunner } from "./neo4j-connection";
+import { LIVE, N, SCOPE, type StoredMap, int, toRecord } from "./rows";
+import { FULLTEXT_INDEX, NODE_LABEL } from "./schema";
+
+/** The fulltext role (FulltextStore): Lucene finds candidates, Cypher ranks them as FTS5 does (tokens and bm25 in fts-query.ts). */
+
+/** Same as SQLite: below this many documents per word, no word counts as common. */
+export const COMMON_TERM_FLOOR = 200;
+
+/** Fulltext statistics are re-read after this store writes, and at least this often. */
+export const STATS_TTL_MS = 30_000;
 
 /**
- * Fulltext parity with SQLite's FTS5 (unicode61 tokenizer with remove_diacritics, bm25 with
- * column weights). The store keeps one hidden property per FTS column holding the already
- * tokenised text (lowercase, diacritics removed, runs of letters/digits), each token wrapped in
- * its own spaces, plus the row's token count. Lucene (whitespace analyzer) only finds the
- * candidates; the score is FTS5's bm25 formula computed in Cypher over the same tokens, with the
- * same row count, average row length and per-phrase document counts. So both backends return the
- * same hits in the same order with the same scores.
+ * FTS5-identical ranking: Lucene finds the candidates, Cypher scores them with bm25 over the
+ * same tokens and statistics as SQLite's nodes_fts, including its common-word planning
+ * (above 4,000 nodes a word in more than 5% of them only ranks documents a rarer word matched).
  */
-export const FT_COLUMNS = FULLTEXT_FIELDS;
-
-export type FtColumn = FulltextField;
-
-export const FT_PROPERTY_PREFIX = "__ft_";
-
-export function ftProperty(column: FtColumn): string {
-	return `${FT_PROPERTY_PREFIX}${column}`;
+export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
+	if (!isFullScope(scope) || query.limit <= 0) return [];
+	const words = queryWords(query.text).filter((word) => tokens(word).length > 0);
+	if (words.length === 0) return [];
+	const labels = query.labels ?? [];
+	return ctx.conn.read(async (q) => {
+		const stats = await fulltextStats(ctx, q);
+		if (stats.rows === 0) return [];
+		const phrases = words.map((word) => phraseOf(word, query.prefix === true));
+		const hits = await phraseHits(ctx, q, phrases);
+		const hitsOf = (phrase: Phrase) => hits.get(phraseKey(phrase)) ?? 0;
+		let match = phrases;
+		let scored = phrases;
+		const threshold = Math.max(COMMON_TERM_FLOOR, stats.rows * 0.05);
+		if (threshold > COMMON_TERM_FLOOR) {
+			// SQLite looks the lower-cased word up in fts5vocab: a word that is not exactly one token counts as rare.
+			const vocab = (i: number) => (phrases[i].tokens.length === 1 && phrases[i].tokens[0] === words[i] ? hitsOf({ ...phrases[i], prefix: false }) : 0);
+			const rare = phrases.filter((_, i) => vocab(i) <= threshold);
+			const common = phrases.filter((_, i) => vocab(i) > threshold);
+			// FTS5 scores every phrase of `rare OR (common) AND (rare)`: the rare ones count twice.
+			if (rare.length > 0 && common.length > 0) {
+				match = rare;
+				scored = [...rare, ...common, ...rare];
+			}
+		}
+		const lucene = luceneMatch(match);
+		if (!lucene) return [];
+		const rows = await q.run(
+			`CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS n
+			WITH n WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
+			${bm25Clauses()}
+			WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
+			RETURN ${N} AS node, score ORDER BY score DESC, n.__seq LIMIT $limit`,
+			ctx.params(scope, {
+				index: FULLTEXT_INDEX,
+				query: lucene,
+				labels,
+				limit: int(query.limit),
+				ftPatterns: scored.map((phrase) => phrasePattern(phrase)),
+				matchCount: int(match.length),
+				ftIdf: scored.map((phrase) => idf(stats.rows, hitsOf(phrase))),
+				ftAvgdl: stats.tokens > 0 ? stats.tokens / stats.rows : 1,
+			}),
+		);
+		return rows.map((row) => ({ node: toRecord(row.node as StoredMap), score: Number(row.score) }));
+	}, "search the fulltext index");
 }
 
-/** Same weights as SQLite's bm25() call. */
-export const FT_BOOSTS = FULLTEXT_WEIGHTS;
-
-/** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */
-export function tokens(text: string): string[] {
-	// NFC again afterwards so scripts that decompose into letters (Hangul) come back whole.
-	const folded = text.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC").toLowerCase();
-	return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+/** Rows and tokens of this memory's fulltext "table" (every node, any scope or status), as FTS5 keeps them. */
+export async function fulltextStats(ctx: Neo4jStoreContext, q: CypherRunner): Promise<{ rows: number; tokens: number }> {
+	const cached = ctx.ftStats;
+	if (cached && cached.version === ctx.writeVersion && Date.now() - cached.at < STATS_TTL_MS) return cached;
+	const rows = await q.run(
+		`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns RETURN count(n) AS rows, sum(coalesce(n.${FT_LENGTH_PROPERTY}, 0)) AS tokens`,
+		{ ns: ctx.namespace },
+	);
+	const stats = { rows: Number(rows[0]?.rows ?? 0), tokens: Number(rows[0]?.tokens ?? 0), version: ctx.writeVersion, at: Date.now() };
+	if (!ctx.conn.inTransaction()) ctx.ftStats = stats;
+	return stats;
 }
 
-function columnText(value: PropValue | undefined): string | null {
-	if (value === undefined || value === null) return null;
-	if (Array.isArray(value)) return value.map(String).join(" ");
-	return typeof value === "object" ? null : String(value);
-}
-
-/** A column's stored form: " t1  t2  t3 " (a token can be counted by splitting on " t "). */
-export function storedColumn(words: readonly string[]): string | null {
-	return words.length > 0 ? ` ${words.join("  ")} ` : null;
-}
-
-export const FT_LENGTH_PROPERTY = "__ft_len";
-
-/** The hidden fulltext properties of a node, filled exactly as SQLite's writeFts fills its columns. */
-export function fulltextProperties(props: Props): Record<string, string | number | null> {
-	const extra: string[] = [];
-	// Text props outside the FTS columns still deserve to be found: they go into body.
-	for (const [name, value] of Object.entries(props)) {
-		if ((FT_COLUMNS as readonly string[]).includes(name)) continue;
-		if (typeof value === "string" && value.length > 0 && !NOT_SEARCHED.has(name)) extra.push(value);
+/** Nodes of this memory containing each phrase (FTS5's per-phrase hit count for idf). */
+export async function phraseHits(ctx: Neo4jStoreContext, q: CypherRunner, phrases: readonly Phrase[]): Promise<Map<string, number>> {
+	// The vocabulary lookup of common-word planning needs the exact (not prefix) counts too.
+	const all = [...phrases, ...phrases.filter((p) => p.prefix).map((p) => ({ ...p, prefix: false }))];
+	const fresh = ctx.hitCache?.version === ctx.writeVersion && Date.now() - ctx.hitCache.at < STATS_TTL_MS;
+	if (!fresh || ctx.conn.inTransaction()) ctx.hitCache = { version: ctx.writeVersion, at: Date.now(), hits: new Map() };
+	const cache = ctx.hitCache as NonNullable<typeof ctx.hitCache>;
+	const missing = [...new Map(all.map((p) => [phraseKey(p), p])).entries()].filter(([key]) => !cache.hits.has(key));
+	if (missing.length > 0) {
+		// Lucene matches a phrase exactly, except a prefix phrase of several tokens (a superset): only
+		// those are checked against the stored columns.
+		const rows = await q.run(
+			`UNWIND $items AS item
+			CALL {
+				WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
+				WITH n WHERE n.__ns = $ns
+					AND (NOT item.verify OR ${FT_COLUMNS.map((c) => `coalesce(n.${ftProperty(c)}, '') CONTAINS item.pattern`).join(" OR ")})
+				RETURN count(n) AS hits
+			}
+			RETURN item.key AS key, hits`,
+			{
+				ns: ctx.namespace,
+				index: FULLTEXT_INDEX,
+				items: missing.map(([key, phrase]) => ({
+					key,
+					query: luceneMatch([phrase]),
+					pattern: phrasePattern(phrase),
+					verify: phrase.prefix && phrase.tokens.length > 1,
+				})),
+			},
+		);
+		for (const row of rows) cache.hits.set(String(row.key), Number(row.hits));
 	}
-	const out: Record<string, string | number | null> = {};
-	let length = 0;
-	for (const column of FT_COLUMNS) {
-		let text = columnText(props[column]);
-		if (column === "body" && extra.length > 0) text = [text, ...extra].filter(Boolean).join("\n");
-		const words = text === null ? [] : tokens(text);
-		length += words.length;
-		out[ftProperty(column)] = storedColumn(words);
-	}
-	out[FT_LENGTH_PROPERTY] = length;
-	return out;
-}
-
-/** The words of a free-text query, as SQLite's queryTerms: lower-cased, distinct, bounded. */
-export function queryWords(text: string, maxTerms = 32): string[] {
-	const words = text.normalize("NFC").match(/[\p{L}\p{N}_]+/gu) ?? [];
-	const out: string[] = [];
-	for (const word of words) {
-		const lower = word.toLowerCase();
-		if (lower.length > 64 || out.includes(lower)) continue;
-		out.push(lower);
-		if (out.length >= maxTerms) break;
-	}
-	return out;
-}
-
-/**
- * A query word as FTS5 sees it inside quotes: the phrase of its tokens. A prefix phrase
- * (SQLite's `"word"*`, asked for by FulltextQuery.prefix for words of 4+ characters) lets its
- * last token match any token it begins.
- */
-export interface Phrase {
-	readonly tokens: readonly string[];
-	readonly prefix: boolean;
-}
-
-/** The phrase SQLite's fts5Query makes of a query word. */
-export function phraseOf(word: string, prefix: boolean): Phrase {
-	return { tokens: tokens(word), prefix: prefix && word.length >= 4 };
-}
-
-export function phraseKey(phrase: Phrase): string {
-	return `${phrase.tokens.join(" ")}${phrase.prefix ? "*" : ""}`;
-}
-
-/**
- * Lucene for one phrase in one column. A prefix phrase of several tokens has no exact Lucene
- * form, so it becomes "all its tokens in the column" (a superset); the exact count in Cypher
- * (phrasePattern) then drops the false candidates.
- */
-function lucenePhrase({ tokens: words, prefix }: Phrase): string {
-	if (!prefix) return words.length === 1 ? words[0] : `"${words.join(" ")}"`;
-	if (words.length === 1) return `${words[0]}*`;
-	return `(${words.map((token, i) => `+${token}${i === words.length - 1 ? "*" : ""}`).join(" ")})`;
-}
-
-/**
- * Lucene syntax matching any of the phrases in any column (a superset when prefix phrases have
- * several tokens). Only tokens (letters and digits) reach it, so user text is never parsed.
- */
-export function luceneMatch(phrases: readonly Phrase[]): string | null {
-	const usable = phrases.filter((p) => p.tokens.length > 0);
-	if (usable.length === 0) return null;
-	const group = usable.map(lucenePhrase).join(" OR ");
-	return FT_COLUMNS.map((column) => `${ftProperty(column)}:(${group})`).join(" OR ");
-}
-
-/** The substring whose occurrences in a stored column are the phrase's instances. */
-export function phrasePattern(phrase: Phrase): string {
-	return ` ${phrase.tokens.join("  ")}${phrase.prefix ? "" : " "}`;
-}
-
-/** FTS5's bm25 constants (fts5_aux.c). */
-const K1 = 1.2;
-const B = 0.75;
-
-/** FTS5's idf: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6. */
-export function idf(rows: number, hits: number): number {
-	const value = Math.log((rows - hits + 0.5) / (hits + 0.5));
-	return value <= 0 ? 1e-6 : value;
-}
-
-/**
- * Cypher clauses that add `score`, FTS5's bm25 (fts5_aux.c), for node variable `n`: per phrase,
- * f = Σ column weight × occurrences, then score += idf × (f × (k1 + 1)) / (f + k1 × (1 − b + b × D / avgdl)),
- * D being the row's token count. Params: $ftPatterns and $ftIdf (one per phrase), $ftAvgdl.
- * Keeps `ftFreq` (the per-phrase counts) and the variables listed in `carry`.
- */
-export function bm25Clauses(carry: readonly string[] = []): string {
-	const keep = ["n", ...carry].join(", ");
-	const f = FT_COLUMNS.map((column) => `${FT_BOOSTS[column]} * (size(split(coalesce(n.${ftProperty(column)}, ''), p)) - 1)`).join(" + ");
-	const d = `toFloat(coalesce(n.${FT_LENGTH_PROPERTY}, 0))`;
-	return `WITH ${keep}, [p IN $ftPatterns | ${f}] AS ftFreq, ${d} AS ftLength
-	WITH ${keep}, ftFreq, reduce(s = 0.0, i IN range(0, size(ftFreq) - 1) |
-		s + $ftIdf[i] * ((ftFreq[i] * ${K1 + 1}) / (ftFreq[i] + ${K1} * (1 - ${B} + ${B} * ftLength / $ftAvgdl)))) AS score`;
+	return cache.hits;
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import { FT_COLUMNS, ftProperty } from "./fulltext";
+import { FT_COLUMNS, ftProperty } from "./fts-query";
 import type { Neo4jConnection } from "./neo4j-connection";
 
 /**

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { Command } from "commander";
 import { createBackend, type Backend } from "../../backends/factory";
 import { createNeo4jBackend } from "../../backends/neo4j/neo4j-backend";
-import { migrateMemory, type MigrationReport } from "../../backends/neo4j/memory-migration";
+import { migrateMemory, type MigrationReport } from "../../backends/migration/memory-migration";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import { preparePrivateDir } from "../../node/private-dir";

@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors";
 import { nodeConfidence } from "../node-text";
-import type { GraphStore } from "../protocols";
+import type { NodeStore } from "../protocols";
 import { temporalScore } from "../search/fusion";
 import type { NodeRecord, Scope } from "../types";
 import { daysBefore, daysBetween } from "./dates";
@@ -62,7 +62,7 @@ export function validateDecayOptions(options: DecayOptions): void {
 }
 
 /** Read-only: what age does to each live node's weight in ranking. Writes nothing. */
-export async function decayReport(graph: GraphStore, scope: Scope, now: Date, halfLifeDays: number, options: DecayOptions): Promise<DecayReport> {
+export async function decayReport(graph: NodeStore, scope: Scope, now: Date, halfLifeDays: number, options: DecayOptions): Promise<DecayReport> {
 	validateDecayOptions(options);
 	const cutoff = daysBefore(now, options.maxAgeDays);
 	const aged: DecayChange[] = [];

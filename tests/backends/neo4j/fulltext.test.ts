@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fulltext";
+import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fts-query";
 import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import type { SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
-import { compareContent, migrateMemory } from "../../../src/backends/neo4j/memory-migration";
+import { compareContent, migrateMemory } from "../../../src/backends/migration/memory-migration";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { parseConfig } from "../../../src/config/engrama-config";

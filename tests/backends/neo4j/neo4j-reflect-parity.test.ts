@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
 import { createNeo4jBackend, type Neo4jBackend } from "../../../src/backends/neo4j/neo4j-backend";
-import { REFLECT_QUERIES, UNLINKED_TAG_QUERIES } from "../../../src/backends/neo4j/neo4j-reflect-queries";
+import { REFLECT_QUERIES, UNLINKED_TAG_QUERIES } from "../../../src/backends/neo4j/reflect-queries";
 import { parseConfig } from "../../../src/config/engrama-config";
 import type { GraphStore, ReflectDetectorId, ReflectParams } from "../../../src/engine/protocols";
 import type { PropValue, Scope } from "../../../src/engine/types";

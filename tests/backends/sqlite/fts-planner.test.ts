@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqliteFulltext, type FulltextTuning } from "../../../src/backends/sqlite/sqlite-fulltext";
+import { SqliteFulltext, type FulltextTuning } from "../../../src/backends/sqlite/fulltext";
 import { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import type { SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";

@@ -1,8 +1,12 @@
 import neo4j from "neo4j-driver";
 import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
-import type { Props, Scope } from "../../engine/types";
+import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
+import type { Neo4jStoreContext } from "./context";
 import type { CypherRunner } from "./neo4j-connection";
-import { FRAGMENT_LABEL, NAME_LABEL } from "./schema";
+import { N, NULL_MARKER, SCOPE, type StoredMap, assertScope, int, nextSeq, parseJson, sqlValue, toRecord } from "./rows";
+import { FRAGMENT_LABEL, HISTORY_LABEL, NAME_LABEL, NODE_LABEL } from "./schema";
 
 /**
  * The entity resolver's name index, laid out as SQLite's node_names / node_name_fragments tables:
@@ -136,4 +140,87 @@ export async function candidateIds(
 		.sort((a, b) => b[1].shared - a[1].shared || a[1].distance - b[1].distance || a[1].seq - b[1].seq)
 		.map(([id]) => id);
 	return [...exact, ...ranked].slice(0, limit);
+}
+
+// --- The store's name, history and temporal reads (NameHistoryStore) ---
+
+export async function nameCandidates(ctx: Neo4jStoreContext, scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
+	if (!isFullScope(scope) || !query.normalised || query.limit <= 0) return [];
+	return ctx.conn.read(async (q) => {
+		const ids = await candidateIds(q, ctx.namespace, scope, query);
+		if (ids.length === 0) return [];
+		const rows = await q.run(
+			`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.engrama_id IN $ids AND n.org_id = $org AND n.user_id = $user RETURN ${N} AS node`,
+			ctx.params(scope, { ids }),
+		);
+		const byId = new Map(rows.map((row) => [String((row.node as StoredMap).engrama_id), toRecord(row.node as StoredMap)]));
+		return ids.flatMap((id) => {
+			const node = byId.get(id);
+			return node ? [node] : [];
+		});
+	}, "find name candidates");
+}
+
+export async function recordHistory(ctx: Neo4jStoreContext, scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {
+	assertScope(scope);
+	if (entries.length === 0) return;
+	const rows = entries.map((e) => ({
+		node: e.nodeId,
+		at: e.at,
+		prop: e.prop,
+		before: JSON.stringify(e.before ?? null),
+		after: JSON.stringify(e.after ?? null),
+		source: e.source,
+		seq: nextSeq(),
+	}));
+	await ctx.write(
+		(q) =>
+			q.run(
+				`UNWIND $rows AS e CREATE (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user})
+				SET h.node = e.node, h.at = e.at, h.prop = e.prop, h.before = e.before, h.after = e.after, h.source = e.source, h.seq = e.seq`,
+				ctx.params(scope, { rows }),
+			),
+		"record history",
+	);
+}
+
+export async function nodeHistory(ctx: Neo4jStoreContext, scope: PartialScope, nodeId: string, query: NodeHistoryQuery): Promise<readonly HistoryEntry[]> {
+	if (!isFullScope(scope) || query.limit <= 0) return [];
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) WHERE h.at > $since
+				RETURN h.at AS at, h.prop AS prop, h.before AS before, h.after AS after, h.source AS source
+				ORDER BY h.seq DESC LIMIT $limit`,
+				ctx.params(scope, { id: nodeId, since: query.since ?? "", limit: int(query.limit) }),
+			),
+		"read history",
+	);
+	return rows.reverse().map((r) => ({
+		nodeId,
+		at: String(r.at),
+		prop: String(r.prop),
+		before: parseJson(r.before),
+		after: parseJson(r.after),
+		source: typeof r.source === "string" ? r.source : null,
+	}));
+}
+
+export async function nodesValidAt(ctx: Neo4jStoreContext, scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]> {
+	if (!isFullScope(scope) || query.limit <= 0) return [];
+	const from = `coalesce(${sqlValue("n.valid_from")}, n.created_at)`;
+	const to = sqlValue("n.valid_to");
+	const archivedAt = `coalesce(${sqlValue("n.archived_at")}, n.updated_at)`;
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE}${query.label ? " AND n.__label = $label" : ""}
+				AND ${from} <= $at AND (${to} IS NULL OR ${to} >= $at)
+				AND NOT (coalesce(n.status, '') = 'archived' AND ${archivedAt} <= $at)
+				RETURN ${N} AS node ORDER BY n.__label, n.__key LIMIT $limit`,
+				ctx.params(scope, { label: query.label ?? null, at: query.at, limit: int(query.limit), nullMarker: NULL_MARKER }),
+			),
+		"read nodes valid at a date",
+	);
+	return rows.map((row) => toRecord(row.node as StoredMap));
 }

@@ -2,17 +2,18 @@ import { ValidationError } from "../../engine/errors";
 import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../backend";
-import { SCHEMA_VERSION_META } from "../sqlite/schema";
+import { writeVectors } from "../neo4j/migration";
+import { Neo4jGraphStore } from "../neo4j/neo4j-graph-store";
+import { FILE_ONLY_META } from "../sqlite/migration";
 import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
-import { Neo4jGraphStore } from "./neo4j-graph-store";
-import { Neo4jVectorStore } from "./neo4j-vector-store";
 
 /**
  * Copies a whole memory between backends (`engrama migrate`): every scope's nodes with their
  * props and timestamps, edges, vectors, history and the memory's settings, then verifies that
  * both sides count the same and that every node (props, times, vector) reads back identical. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
- * Everything goes through the GraphStore/VectorStore protocols except three reads no protocol
- * offers (which scopes exist, the settings, the stored vectors), done here per backend.
+ * Backend-neutral: everything goes through the GraphStore/VectorStore protocols (the whole-memory
+ * reads listScopes, listMeta and vectorsOf included); what is backend-specific lives with its
+ * backend (sqlite/migration.ts: settings never copied; neo4j/migration.ts: bulk vector writes).
  */
 
 export interface MigrationOptions {
@@ -192,6 +193,57 @@ function sameCounts(a: ScopeCounts, b: ScopeCounts): boolean {
 	return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Copies the scope's nodes, with their own created/updated times; returns how many got a new id. */
+async function copyNodes(source: Backend, target: Backend, scope: Scope, batch: number, ids: Map<string, string>, progress: (line: string) => void): Promise<number> {
+	let renumbered = 0;
+	let copied = 0;
+	await nodesOf(source.graph, scope, batch, async (page) => {
+		await target.graph.transaction(async () => {
+			for (const node of page) {
+				const id = UUID.test(node.id) ? node.id : crypto.randomUUID();
+				if (id !== node.id) renumbered++;
+				ids.set(node.id, id);
+				const props = { ...node.props };
+				delete props.engrama_id;
+				const { node: written } = await target.graph.mergeNode(scope, {
+					label: node.label,
+					keyField: node.keyField,
+					key: node.key,
+					set: props,
+					setOnCreate: { engrama_id: id },
+					now: node.createdAt,
+				});
+				if (node.updatedAt !== written.updatedAt) await target.graph.updateNode(scope, id, {}, [], node.updatedAt);
+			}
+		});
+		copied += page.length;
+		progress(`${scope.orgId}/${scope.userId}: ${copied} nodes`);
+	});
+	return renumbered;
+}
+
+/** Copies edges (each once, from its source end), vectors and history, page by page. */
+async function copyLinks(source: Backend, target: Backend, from: BackendInternals, scope: Scope, batch: number, idOf: (id: string) => string): Promise<void> {
+	await nodesOf(source.graph, scope, batch, async (page) => {
+		const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
+		const edges: MergeEdgeInput[] = [];
+		const history: HistoryEntry[] = [];
+		for (const node of page) {
+			for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
+				edges.push({ fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
+			}
+			for (const h of await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY })) history.push({ ...h, nodeId: idOf(h.nodeId) });
+		}
+		await target.graph.transaction(async () => {
+			if (target.graph.mergeEdges) await target.graph.mergeEdges(scope, edges);
+			else for (const edge of edges) await target.graph.mergeEdge(scope, edge);
+			if (history.length > 0) await target.graph.recordHistory(scope, history);
+		});
+		const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
+		await writeVectors(target.vectors, scope, entries);
+	});
+}
+
 /** Copies `source` into `target` scope by scope and verifies the counts. Throws on a non-empty target scope. */
 export async function migrateMemory(source: Backend, target: Backend, options: MigrationOptions = {}): Promise<MigrationReport> {
 	const batch = options.batchSize ?? 500;
@@ -222,52 +274,9 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 		}
 		const ids = new Map<string, string>();
 		const idOf = (id: string) => ids.get(id) ?? id;
-		let copied = 0;
 
-		// Nodes, with their own created/updated times.
-		await nodesOf(source.graph, scope, batch, async (page) => {
-			await target.graph.transaction(async () => {
-				for (const node of page) {
-					const id = UUID.test(node.id) ? node.id : crypto.randomUUID();
-					if (id !== node.id) renumbered++;
-					ids.set(node.id, id);
-					const props = { ...node.props };
-					delete props.engrama_id;
-					const { node: written } = await target.graph.mergeNode(scope, {
-						label: node.label,
-						keyField: node.keyField,
-						key: node.key,
-						set: props,
-						setOnCreate: { engrama_id: id },
-						now: node.createdAt,
-					});
-					if (node.updatedAt !== written.updatedAt) await target.graph.updateNode(scope, id, {}, [], node.updatedAt);
-				}
-			});
-			copied += page.length;
-			progress(`${scope.orgId}/${scope.userId}: ${copied} nodes`);
-		});
-
-		// Edges (each once, from its source end), vectors and history, page by page.
-		await nodesOf(source.graph, scope, batch, async (page) => {
-			const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
-			const edges: MergeEdgeInput[] = [];
-			const history: HistoryEntry[] = [];
-			for (const node of page) {
-				for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
-					edges.push({ fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
-				}
-				for (const h of await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY })) history.push({ ...h, nodeId: idOf(h.nodeId) });
-			}
-			await target.graph.transaction(async () => {
-				if (target.graph.mergeEdges) await target.graph.mergeEdges(scope, edges);
-				else for (const edge of edges) await target.graph.mergeEdge(scope, edge);
-				if (history.length > 0) await target.graph.recordHistory(scope, history);
-			});
-			const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
-			if (target.vectors instanceof Neo4jVectorStore) await target.vectors.upsertMany(scope, entries);
-			else for (const [id, vector] of entries) await target.vectors?.upsert(scope, id, vector);
-		});
+		renumbered += await copyNodes(source, target, scope, batch, ids, progress);
+		await copyLinks(source, target, from, scope, batch, idOf);
 		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
 
 		const [sourceCounts, targetCounts] = [await countsOf(source, scope), await countsOf(target, scope)];
@@ -288,7 +297,7 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 	// vectors, and a SQLite file's schema version describes that file only.
 	const meta: string[] = [];
 	for (const [key, value] of await from.meta()) {
-		if (key === DIMENSIONS_KEY || key === SCHEMA_VERSION_META) continue;
+		if (key === DIMENSIONS_KEY || FILE_ONLY_META.has(key)) continue;
 		await target.graph.setMeta(key, value);
 		meta.push(key);
 	}

@@ -1,9 +1,12 @@
 import { FULLTEXT_WEIGHTS } from "../../engine/node-text";
 import type { FulltextQuery } from "../../engine/protocols";
-import type { Scope } from "../../engine/types";
+import type { FulltextHit, PartialScope, PropValue, Props, Scope } from "../../engine/types";
+import { isFullScope } from "../../engine/scope";
+import { NOT_SEARCHED } from "../../engine/system-props";
+import { toRecord } from "./rows";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
 import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR, type NodeRow } from "./schema";
-import type { SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
 /** A `nodes` row with its bm25 rank (lower is better, as FTS5 returns it). */
 export interface RankedNodeRow extends NodeRow {
@@ -285,4 +288,56 @@ export class SqliteFulltext {
 		}
 		return this.docCount.n;
 	}
+}
+
+// --- The store's fulltext role (FulltextStore) and the fulltext rows its writes keep in step ---
+
+/**
+ * Replaces a node's fulltext row; `fresh`: the row id was just inserted, there is no old row. A
+ * stored row that already holds these values is left alone (sync's bookkeeping updates, such as
+ * a note's new hash and mtime, change no searchable text): rewriting it costs an FTS5 delete and
+ * insert, and inside a transaction every later savepoint flushes it as a segment of its own.
+ */
+export function writeFts(ctx: { readonly conn: SqliteConnection }, rowId: number, props: Props, fresh = false): void {
+	const values = ftsValues(props);
+	if (!fresh) {
+		const stored = ctx.conn.get<Record<string, SqlValue>>(`SELECT ${FTS_COLUMNS.join(", ")} FROM nodes_fts WHERE rowid = ?`, [rowId]);
+		if (stored && FTS_COLUMNS.every((column, i) => stored[column] === values[i])) return;
+		if (stored) ctx.conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [rowId]);
+	}
+	ctx.conn.run(
+		`INSERT INTO nodes_fts(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`,
+		[rowId, ...values],
+	);
+}
+
+export async function fulltext(ctx: { readonly fulltextIndex: SqliteFulltext }, scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
+	if (!isFullScope(scope)) return [];
+	// bm25 is lower-is-better and negative; flip it so higher is better.
+	return ctx.fulltextIndex.search(scope, query).map((row) => ({ node: toRecord(row), score: -Number(row.rank) }));
+}
+
+/** A node's values for the FTS columns; text props outside them go into body. */
+export function ftsValues(props: Props): (string | null)[] {
+	const extra: string[] = [];
+	// Text props outside the Python FTS columns still deserve to be found: they go into body.
+	for (const [name, value] of Object.entries(props)) {
+		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
+		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(value);
+	}
+	return FTS_COLUMNS.map((column) => {
+		const text = ftsText(props[column]);
+		if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
+		return text;
+	});
+}
+
+export function ftsText(value: PropValue | undefined): string | null {
+	if (value === undefined || value === null) return null;
+	if (Array.isArray(value)) return value.map(String).join(" ");
+	return typeof value === "object" ? null : String(value);
+}
+
+export function isSystemish(name: string): boolean {
+	return NOT_SEARCHED.has(name);
 }

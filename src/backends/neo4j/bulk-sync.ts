@@ -1,0 +1,190 @@
+import { NotFoundError, ValidationError } from "../../engine/errors";
+import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, NodeFields, RekeyNodeInput } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
+import type { Neo4jStoreContext } from "./context";
+import { fulltextProperties } from "./fts-query";
+import { createPostings, dropNamePostings, postingParams } from "./names-history";
+import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
+import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
+import { BY_ID, N, SCOPE, type StoredMap, assertScope, int, listFilter, nextSeq, toRecord } from "./rows";
+import { NODE_LABEL, checkLabel, checkRelationType } from "./schema";
+
+/** What a vault sync needs beyond one-at-a-time writes (BulkSyncStore): re-identify, many writes in one unit, narrow reads. */
+
+export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null> {
+	assertScope(scope);
+	const label = checkLabel(input.label);
+	return ctx.write(async (q) => {
+		const found = await q.run(
+			`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS node, elementId(n) AS eid`,
+			ctx.params(scope, { id }),
+		);
+		if (!found[0]) return null;
+		const current = found[0].node as StoredMap;
+		const eid = String(found[0].eid);
+		const holder = await q.run(
+			`MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user}) WHERE elementId(n) <> $eid RETURN count(n) AS n`,
+			ctx.params(scope, { label, key: input.key, eid }),
+		);
+		if (Number(holder[0]?.n ?? 0) > 0) {
+			throw new ValidationError(`Another ${input.label} is already named "${input.key}"; rename one of them.`, {
+				label: input.label,
+				key: input.key,
+			});
+		}
+		let newId = String(current.engrama_id);
+		if (input.newId !== undefined && input.newId !== current.engrama_id) {
+			const taken = await q.run(`MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: $newId}) RETURN count(n) AS n`, {
+				ns: ctx.namespace,
+				newId: input.newId,
+			});
+			if (Number(taken[0]?.n ?? 0) > 0) throw new ValidationError(`engrama_id ${input.newId} already belongs to another node.`, { id: input.newId });
+			newId = input.newId;
+		}
+		const oldLabel = checkLabel(String(current.__label));
+		const oldKeyField = current.__key_field === "title" ? "title" : "name";
+		// Postings hang off the engrama_id: drop them under the old one before it changes.
+		await dropNamePostings(q, ctx.namespace, [String(current.engrama_id)]);
+		await q.run(
+			`MATCH (n) WHERE elementId(n) = $eid
+			REMOVE n:${oldLabel} SET n:${label}
+			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId`,
+			{ eid, label, key: input.key, keyField: input.keyField, newId },
+		);
+		const before = decodeProps(current);
+		const final: Record<string, PropValue> = { ...before };
+		if (input.keyField !== oldKeyField) delete final[oldKeyField];
+		final[input.keyField] = input.key;
+		if (newId !== current.engrama_id) final.engrama_id = newId;
+		return writeNode(ctx, q, { eid, key: input.key, before, final, now: input.now, reindex: true, dropPostings: false });
+	}, "re-key the node");
+}
+
+/**
+ * `mergeNode` for a batch in one transaction. New nodes (the batch's identities all distinct and
+ * none stored yet: a first sync) are created with one statement per label; otherwise each input
+ * goes through mergeNode's steps in order. On an error nothing is written.
+ */
+export async function mergeNodes(ctx: Neo4jStoreContext, scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
+	assertScope(scope);
+	if (inputs.length === 0) return [];
+	for (const input of inputs) checkLabel(input.label);
+	return ctx.write(async (q) => {
+		const identities = inputs.map((i) => ({ label: i.label, key: i.key }));
+		let allNew = new Set(identities.map((i) => `${i.label}\u0000${i.key}`)).size === inputs.length;
+		if (allNew) {
+			const found = await q.run(
+				`UNWIND $ids AS k MATCH (n:${NODE_LABEL} {__ns: $ns, __label: k.label, __key: k.key, org_id: $org, user_id: $user}) RETURN count(n) AS n`,
+				ctx.params(scope, { ids: identities }),
+			);
+			allNew = Number(found[0]?.n ?? 0) === 0;
+		}
+		const results: MergeNodeResult[] = [];
+		if (!allNew) {
+			for (const input of inputs) results.push(await mergeNodeIn(ctx, q, scope, input));
+			return results;
+		}
+		const byLabel = new Map<string, number[]>();
+		inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
+		for (const [label, indexes] of byLabel) {
+			const rows = indexes.map((i) => {
+				const input = inputs[i];
+				const final = createdProps(scope, input, createdId(input));
+				return {
+					i: int(i),
+					key: input.key,
+					keyField: input.keyField,
+					seq: nextSeq(),
+					now: input.now,
+					id: final.engrama_id,
+					props: encodeProps(final),
+					ft: fulltextProperties(final),
+					...postingParams(true, false, input.key, final),
+				};
+			});
+			// A label cannot be a parameter: one statement per label of the batch.
+			const created = await q.run(
+				`UNWIND $rows AS r
+				CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
+				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.updated_at = r.now
+				WITH n, r
+				${createPostings("r.names", "r.fragments")}
+				RETURN r.i AS i, ${N} AS after`,
+				ctx.params(scope, { label, rows }),
+			);
+			for (const row of created) results[Number(row.i)] = { node: toRecord(row.after as StoredMap), created: true };
+		}
+		return results;
+	}, "merge the nodes");
+}
+
+/** mergeEdge for many edges in one transaction: endpoints checked once, one statement per relation type. */
+export async function mergeEdges(ctx: Neo4jStoreContext, scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
+	assertScope(scope);
+	if (inputs.length === 0) return { created: 0 };
+	const byType = new Map<string, Record<string, unknown>[]>();
+	for (const input of inputs) {
+		const rows = byType.get(checkRelationType(input.type)) ?? [];
+		rows.push({ from: input.fromId, to: input.toId, seq: nextSeq(), now: input.now, props: encodeProps(input.props ?? {}) });
+		byType.set(input.type, rows);
+	}
+	return ctx.write(async (q) => {
+		const ids = [...new Set(inputs.flatMap((i) => [i.fromId, i.toId]))];
+		const found = await q.run(
+			`UNWIND $ids AS id MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} RETURN collect(id) AS found`,
+			ctx.params(scope, { ids }),
+		);
+		const present = new Set((found[0]?.found as string[] | undefined) ?? []);
+		for (const input of inputs) {
+			for (const [id, role] of [[input.fromId, "source"], [input.toId, "target"]] as const) {
+				if (!present.has(id)) throw new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
+			}
+		}
+		let created = 0;
+		for (const [type, rows] of byType) {
+			const result = await q.run(
+				`UNWIND $rows AS row
+				MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: row.from}), (b:${NODE_LABEL} {__ns: $ns, engrama_id: row.to})
+				MERGE (a)-[r:${type}]->(b)
+				ON CREATE SET r.__seq = row.seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = row.now
+				SET r += row.props
+				RETURN count(CASE WHEN r.__seq = row.seq THEN 1 END) AS created`,
+				ctx.params(scope, { rows }),
+			);
+			created += Number(result[0]?.created ?? 0);
+		}
+		return { created };
+	}, "merge the relations");
+}
+
+/** listNodes reading only some props (absent or null ones are undefined). */
+export async function listNodeFields(ctx: Neo4jStoreContext, scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]> {
+	if (!isFullScope(scope)) return [];
+	const fields = query.fields.filter((f) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(f));
+	const { where, params } = listFilter(query);
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE ${where}
+				RETURN n.engrama_id AS id, n.__label AS label, n.__key AS key, [f IN $fields | n[f]] AS values
+				ORDER BY n.__seq SKIP $offset${query.limit !== undefined && query.limit >= 0 ? " LIMIT $limit" : ""}`,
+				ctx.params(scope, { ...params, fields: fields.map(encodeName) }),
+			),
+		"list node fields",
+	);
+	return rows.map((row) => {
+		const values = row.values as unknown[];
+		return {
+			id: String(row.id),
+			label: String(row.label),
+			key: String(row.key),
+			fields: Object.fromEntries(
+				fields.map((f, i) => {
+					const value = values[i] === null || values[i] === undefined ? null : decodeValue(values[i]);
+					return [f, value === null ? undefined : value];
+				}),
+			),
+		};
+	});
+}

@@ -1,0 +1,150 @@
+import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, type FulltextField } from "../../engine/node-text";
+import { NOT_SEARCHED } from "../../engine/system-props";
+import type { PropValue, Props } from "../../engine/types";
+
+/**
+ * Fulltext parity with SQLite's FTS5 (unicode61 tokenizer with remove_diacritics, bm25 with
+ * column weights). The store keeps one hidden property per FTS column holding the already
+ * tokenised text (lowercase, diacritics removed, runs of letters/digits), each token wrapped in
+ * its own spaces, plus the row's token count. Lucene (whitespace analyzer) only finds the
+ * candidates; the score is FTS5's bm25 formula computed in Cypher over the same tokens, with the
+ * same row count, average row length and per-phrase document counts. So both backends return the
+ * same hits in the same order with the same scores.
+ */
+export const FT_COLUMNS = FULLTEXT_FIELDS;
+
+export type FtColumn = FulltextField;
+
+export const FT_PROPERTY_PREFIX = "__ft_";
+
+export function ftProperty(column: FtColumn): string {
+	return `${FT_PROPERTY_PREFIX}${column}`;
+}
+
+/** Same weights as SQLite's bm25() call. */
+export const FT_BOOSTS = FULLTEXT_WEIGHTS;
+
+/** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */
+export function tokens(text: string): string[] {
+	// NFC again afterwards so scripts that decompose into letters (Hangul) come back whole.
+	const folded = text.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC").toLowerCase();
+	return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+}
+
+function columnText(value: PropValue | undefined): string | null {
+	if (value === undefined || value === null) return null;
+	if (Array.isArray(value)) return value.map(String).join(" ");
+	return typeof value === "object" ? null : String(value);
+}
+
+/** A column's stored form: " t1  t2  t3 " (a token can be counted by splitting on " t "). */
+export function storedColumn(words: readonly string[]): string | null {
+	return words.length > 0 ? ` ${words.join("  ")} ` : null;
+}
+
+export const FT_LENGTH_PROPERTY = "__ft_len";
+
+/** The hidden fulltext properties of a node, filled exactly as SQLite's writeFts fills its columns. */
+export function fulltextProperties(props: Props): Record<string, string | number | null> {
+	const extra: string[] = [];
+	// Text props outside the FTS columns still deserve to be found: they go into body.
+	for (const [name, value] of Object.entries(props)) {
+		if ((FT_COLUMNS as readonly string[]).includes(name)) continue;
+		if (typeof value === "string" && value.length > 0 && !NOT_SEARCHED.has(name)) extra.push(value);
+	}
+	const out: Record<string, string | number | null> = {};
+	let length = 0;
+	for (const column of FT_COLUMNS) {
+		let text = columnText(props[column]);
+		if (column === "body" && extra.length > 0) text = [text, ...extra].filter(Boolean).join("\n");
+		const words = text === null ? [] : tokens(text);
+		length += words.length;
+		out[ftProperty(column)] = storedColumn(words);
+	}
+	out[FT_LENGTH_PROPERTY] = length;
+	return out;
+}
+
+/** The words of a free-text query, as SQLite's queryTerms: lower-cased, distinct, bounded. */
+export function queryWords(text: string, maxTerms = 32): string[] {
+	const words = text.normalize("NFC").match(/[\p{L}\p{N}_]+/gu) ?? [];
+	const out: string[] = [];
+	for (const word of words) {
+		const lower = word.toLowerCase();
+		if (lower.length > 64 || out.includes(lower)) continue;
+		out.push(lower);
+		if (out.length >= maxTerms) break;
+	}
+	return out;
+}
+
+/**
+ * A query word as FTS5 sees it inside quotes: the phrase of its tokens. A prefix phrase
+ * (SQLite's `"word"*`, asked for by FulltextQuery.prefix for words of 4+ characters) lets its
+ * last token match any token it begins.
+ */
+export interface Phrase {
+	readonly tokens: readonly string[];
+	readonly prefix: boolean;
+}
+
+/** The phrase SQLite's fts5Query makes of a query word. */
+export function phraseOf(word: string, prefix: boolean): Phrase {
+	return { tokens: tokens(word), prefix: prefix && word.length >= 4 };
+}
+
+export function phraseKey(phrase: Phrase): string {
+	return `${phrase.tokens.join(" ")}${phrase.prefix ? "*" : ""}`;
+}
+
+/**
+ * Lucene for one phrase in one column. A prefix phrase of several tokens has no exact Lucene
+ * form, so it becomes "all its tokens in the column" (a superset); the exact count in Cypher
+ * (phrasePattern) then drops the false candidates.
+ */
+function lucenePhrase({ tokens: words, prefix }: Phrase): string {
+	if (!prefix) return words.length === 1 ? words[0] : `"${words.join(" ")}"`;
+	if (words.length === 1) return `${words[0]}*`;
+	return `(${words.map((token, i) => `+${token}${i === words.length - 1 ? "*" : ""}`).join(" ")})`;
+}
+
+/**
+ * Lucene syntax matching any of the phrases in any column (a superset when prefix phrases have
+ * several tokens). Only tokens (letters and digits) reach it, so user text is never parsed.
+ */
+export function luceneMatch(phrases: readonly Phrase[]): string | null {
+	const usable = phrases.filter((p) => p.tokens.length > 0);
+	if (usable.length === 0) return null;
+	const group = usable.map(lucenePhrase).join(" OR ");
+	return FT_COLUMNS.map((column) => `${ftProperty(column)}:(${group})`).join(" OR ");
+}
+
+/** The substring whose occurrences in a stored column are the phrase's instances. */
+export function phrasePattern(phrase: Phrase): string {
+	return ` ${phrase.tokens.join("  ")}${phrase.prefix ? "" : " "}`;
+}
+
+/** FTS5's bm25 constants (fts5_aux.c). */
+const K1 = 1.2;
+const B = 0.75;
+
+/** FTS5's idf: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6. */
+export function idf(rows: number, hits: number): number {
+	const value = Math.log((rows - hits + 0.5) / (hits + 0.5));
+	return value <= 0 ? 1e-6 : value;
+}
+
+/**
+ * Cypher clauses that add `score`, FTS5's bm25 (fts5_aux.c), for node variable `n`: per phrase,
+ * f = Σ column weight × occurrences, then score += idf × (f × (k1 + 1)) / (f + k1 × (1 − b + b × D / avgdl)),
+ * D being the row's token count. Params: $ftPatterns and $ftIdf (one per phrase), $ftAvgdl.
+ * Keeps `ftFreq` (the per-phrase counts) and the variables listed in `carry`.
+ */
+export function bm25Clauses(carry: readonly string[] = []): string {
+	const keep = ["n", ...carry].join(", ");
+	const f = FT_COLUMNS.map((column) => `${FT_BOOSTS[column]} * (size(split(coalesce(n.${ftProperty(column)}, ''), p)) - 1)`).join(" + ");
+	const d = `toFloat(coalesce(n.${FT_LENGTH_PROPERTY}, 0))`;
+	return `WITH ${keep}, [p IN $ftPatterns | ${f}] AS ftFreq, ${d} AS ftLength
+	WITH ${keep}, ftFreq, reduce(s = 0.0, i IN range(0, size(ftFreq) - 1) |
+		s + $ftIdf[i] * ((ftFreq[i] * ${K1 + 1}) / (ftFreq[i] + ${K1} * (1 - ${B} + ${B} * ftLength / $ftAvgdl)))) AS score`;
+}

@@ -1,0 +1,215 @@
+import type { ListNodesQuery, MergeNodeInput, MergeNodeResult } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
+import type { Neo4jStoreContext } from "./context";
+import { fulltextProperties } from "./fts-query";
+import type { CypherRunner } from "./neo4j-connection";
+import { REPLACE_POSTINGS, dropNamePostings, postingParams, touchesNames } from "./names-history";
+import { decodeProps, encodeProps } from "./props-codec";
+import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
+import { HISTORY_LABEL, NODE_LABEL, checkLabel } from "./schema";
+
+/** Nodes one at a time (NodeStore): merge, read, update, delete, list and count. */
+
+/** A stored node's props after a merge: the new values over the old, minus what is unset, in its scope. */
+export function updatedProps(scope: Scope, before: Props, input: MergeNodeInput): Record<string, PropValue> {
+	const props: Record<string, PropValue> = { ...before, ...stripColumns(input.set) };
+	for (const name of input.unset ?? []) delete props[name];
+	return { ...props, org_id: scope.orgId, user_id: scope.userId };
+}
+
+/** A new node's props: what the write sets on create, its engrama_id and its scope (SQLite's arithmetic). */
+export function createdProps(scope: Scope, input: MergeNodeInput, id: string): Record<string, PropValue> & { engrama_id: string } {
+	const props: Record<string, PropValue> = { ...stripColumns(input.setOnCreate), ...stripColumns(input.set) };
+	for (const name of input.unset ?? []) delete props[name];
+	return { ...props, engrama_id: id, org_id: scope.orgId, user_id: scope.userId };
+}
+
+/** The engrama_id a new node gets: the one the write brings, else a new UUID. */
+export function createdId(input: MergeNodeInput): string {
+	const given = input.setOnCreate.engrama_id;
+	return typeof given === "string" && given ? given : crypto.randomUUID();
+}
+
+/**
+ * Second half of every node write, after the node is locked and its props read: stores the
+ * final props (removing what is gone), the fulltext columns and, when asked, the name postings.
+ */
+export async function writeNode(
+	ctx: Neo4jStoreContext,
+	q: CypherRunner,
+	node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean },
+): Promise<NodeRecord> {
+	const gone = Object.keys(node.before).filter((name) => !(name in node.final));
+	const rows = await q.run(
+		`MATCH (n) WHERE elementId(n) = $eid
+		SET n += $props, n += $ft, n.updated_at = $now
+		WITH n
+		${REPLACE_POSTINGS}
+		RETURN ${N} AS after`,
+		{
+			ns: ctx.namespace,
+			eid: node.eid,
+			props: encodeProps(node.final, gone),
+			ft: fulltextProperties(node.final),
+			now: node.now,
+			...postingParams(node.reindex, node.dropPostings, node.key, node.final),
+		},
+	);
+	return toRecord(rows[0].after as StoredMap);
+}
+
+export async function mergeNode(ctx: Neo4jStoreContext, scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
+	assertScope(scope);
+	checkLabel(input.label);
+	return ctx.write((q) => mergeNodeIn(ctx, q, scope, input), "merge the node");
+}
+
+export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
+	const label = checkLabel(input.label);
+	const id = createdId(input);
+	const seq = nextSeq();
+	// MERGE under the identity constraint, and a write on a match too: either way this
+	// transaction now holds the node's lock, so the read-compute-write below cannot interleave.
+	const rows = await q.run(
+		`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
+		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n.engrama_id = $id
+		ON MATCH SET n.__seq = n.__seq
+		RETURN ${N} AS before, n.__seq = $seq AS created, elementId(n) AS eid`,
+		ctx.params(scope, { label, key: input.key, keyField: input.keyField, seq, now: input.now, id }),
+	);
+	const row = rows[0];
+	const created = row.created === true;
+	const before = decodeProps(row.before as StoredMap);
+	// The same arithmetic as SQLite's mergeNode.
+	const final = created ? createdProps(scope, input, id) : updatedProps(scope, before, input);
+	const node = await writeNode(ctx, q, {
+		eid: String(row.eid),
+		key: input.key,
+		before,
+		final,
+		now: input.now,
+		reindex: created || touchesNames(input.set, input.unset),
+		dropPostings: !created,
+	});
+	return created ? { node, created } : { node, created, previous: before };
+}
+
+export async function one(ctx: Neo4jStoreContext, scope: PartialScope, match: string, params: Record<string, unknown>, what: string): Promise<NodeRecord | null> {
+	if (!isFullScope(scope)) return null;
+	const rows = await ctx.conn.read((q) => q.run(`${match} RETURN ${N} AS node LIMIT 1`, ctx.params(scope, params)), what);
+	return rows[0] ? toRecord(rows[0].node as StoredMap) : null;
+}
+
+export function getNode(ctx: Neo4jStoreContext, scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
+	return one(ctx, 
+		scope,
+		`MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})`,
+		{ label, key },
+		"read the node",
+	);
+}
+
+export function getNodeById(ctx: Neo4jStoreContext, scope: PartialScope, id: string): Promise<NodeRecord | null> {
+	return one(ctx, scope, `MATCH ${BY_ID} WHERE ${SCOPE}`, { id }, "read the node");
+}
+
+export async function idsOutsideScope(ctx: Neo4jStoreContext, scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
+	assertScope(scope);
+	if (ids.length === 0) return new Set();
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`UNWIND $ids AS id MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE NOT (n.org_id = $org AND n.user_id = $user) RETURN n.engrama_id AS id`,
+				ctx.params(scope, { ids: [...ids] }),
+			),
+		"look up engrama ids",
+	);
+	return new Set(rows.map((row) => String(row.id)));
+}
+
+export async function findByKey(ctx: Neo4jStoreContext, scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
+	if (!isFullScope(scope)) return [];
+	const rows = await ctx.conn.read(
+		(q) => q.run(`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} AND n.__key = $key RETURN ${N} AS node ORDER BY n.__seq`, ctx.params(scope, { key })),
+		"find nodes by key",
+	);
+	return rows.map((row) => toRecord(row.node as StoredMap));
+}
+
+export async function updateNode(ctx: Neo4jStoreContext, scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null> {
+	assertScope(scope);
+	return ctx.write(async (q) => {
+		const rows = await q.run(
+			`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS before, elementId(n) AS eid`,
+			ctx.params(scope, { id }),
+		);
+		if (!rows[0]) return null;
+		const current = toRecord(rows[0].before as StoredMap);
+		const final: Record<string, PropValue> = { ...current.props, ...stripColumns(set) };
+		for (const name of unset) delete final[name];
+		return writeNode(ctx, q, {
+			eid: String(rows[0].eid),
+			key: current.key,
+			before: current.props,
+			final,
+			now,
+			reindex: touchesNames(set, unset),
+			dropPostings: true,
+		});
+	}, "update the node");
+}
+
+export async function deleteNode(ctx: Neo4jStoreContext, scope: Scope, id: string): Promise<boolean> {
+	assertScope(scope);
+	return ctx.write(async (q) => {
+		const rows = await q.run(
+			`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`,
+			ctx.params(scope, { id }),
+		);
+		if (Number(rows[0]?.n ?? 0) === 0) return false;
+		await dropNamePostings(q, ctx.namespace, [id]);
+		await q.run(`MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) DELETE h`, ctx.params(scope, { id }));
+		return true;
+	}, "delete the node");
+}
+
+export async function listNodes(ctx: Neo4jStoreContext, scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
+	if (!isFullScope(scope)) return [];
+	const { where, params } = listFilter(query);
+	const limit = query.limit !== undefined && query.limit >= 0 ? " LIMIT $limit" : "";
+	const rows = await ctx.conn.read(
+		(q) => q.run(`MATCH (n:${NODE_LABEL}) WHERE ${where} RETURN ${N} AS node ORDER BY n.__seq SKIP $offset${limit}`, ctx.params(scope, params)),
+		"list nodes",
+	);
+	return rows.map((row) => toRecord(row.node as StoredMap));
+}
+
+export async function labelCounts(ctx: Neo4jStoreContext, scope: PartialScope): Promise<Readonly<Record<string, number>>> {
+	if (!isFullScope(scope)) return {};
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} AND ${LIVE} AND n.__label <> 'Insight'
+				RETURN n.__label AS label, count(*) AS n ORDER BY label`,
+				ctx.params(scope),
+			),
+		"count labels",
+	);
+	return Object.fromEntries(rows.map((row) => [String(row.label), Number(row.n)]));
+}
+
+export async function counts(ctx: Neo4jStoreContext, scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {
+	if (!isFullScope(scope)) return { nodes: 0, edges: 0 };
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH count(n) AS nodes
+				OPTIONAL MATCH (n:${NODE_LABEL})-[r]->() WHERE ${SCOPE} AND ${EDGE_SCOPE}
+				RETURN nodes, count(r) AS edges`,
+				ctx.params(scope),
+			),
+		"count the memory",
+	);
+	return { nodes: Number(rows[0]?.nodes ?? 0), edges: Number(rows[0]?.edges ?? 0) };
+}

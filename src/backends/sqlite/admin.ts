@@ -1,0 +1,136 @@
+import type { IntegrityCheck, IntegrityCheckId, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import type { PartialScope, Scope } from "../../engine/types";
+import type { SqliteStoreContext } from "./context";
+import { writeFts } from "./fulltext";
+import { LIVE, SCOPE_WHERE, assertScope, parseProps, scopeParams } from "./rows";
+import { ID_EXPR, ORG_EXPR, SCOPES_TABLE, SCOPE_NUMBER, USER_EXPR } from "./schema";
+import type { SqlValue } from "./wasm/sqlite-connection";
+
+/** The store as a whole (StoreAdmin): integrity checks, GDPR forget and footprint, settings. */
+
+export async function checkIntegrity(ctx: SqliteStoreContext): Promise<readonly IntegrityCheck[]> {
+	const check = (id: IntegrityCheck["check"], countSql: string, sampleSql: string): IntegrityCheck => ({
+		check: id,
+		problems: Number(ctx.conn.get<{ n: number }>(countSql)?.n ?? 0),
+		samples: ctx.conn.all<{ s: SqlValue }>(`${sampleSql} LIMIT 5`).map((r) => String(r.s)),
+	});
+	const messages = ctx.conn.all<{ integrity_check: string }>("PRAGMA integrity_check").map((r) => String(r.integrity_check));
+	const broken = messages.filter((m) => m !== "ok");
+	const endpointsMissing = "NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.from_id) OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.to_id)";
+	const nodeScope = (alias: string) => `${ORG_EXPR.replace("props", `${alias}.props`)} || char(31) || ${USER_EXPR.replace("props", `${alias}.props`)}`;
+	// An edge without org_id (written by an older reader) takes its endpoints' scope: not a problem.
+	const scopeDiffers = `(e.org_id IS NOT NULL AND (e.org_id || char(31) || COALESCE(e.user_id, '')) != ${nodeScope("a")}) OR ${nodeScope("a")} != ${nodeScope("b")}`;
+	return [
+		{ check: "storage", problems: broken.length, samples: broken.slice(0, 5) },
+		check(
+			"fulltext_missing",
+			`SELECT count(*) AS n FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts)`,
+			`SELECT ${ID_EXPR} AS s FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts) ORDER BY id`,
+		),
+		check(
+			"fulltext_orphans",
+			"SELECT count(*) AS n FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)",
+			"SELECT 'fulltext row ' || rowid AS s FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes) ORDER BY rowid",
+		),
+		check(
+			"dangling_edges",
+			`SELECT count(*) AS n FROM edges e WHERE ${endpointsMissing}`,
+			`SELECT 'edge ' || e.id || ' (' || e.from_id || ' -' || e.rel_type || '-> ' || e.to_id || ')' AS s FROM edges e WHERE ${endpointsMissing} ORDER BY e.id`,
+		),
+		check(
+			"edge_scope",
+			`SELECT count(*) AS n FROM edges e JOIN nodes a ON a.id = e.from_id JOIN nodes b ON b.id = e.to_id WHERE ${scopeDiffers}`,
+			`SELECT 'edge ' || e.id || ' (' || e.rel_type || ')' AS s FROM edges e JOIN nodes a ON a.id = e.from_id JOIN nodes b ON b.id = e.to_id WHERE ${scopeDiffers} ORDER BY e.id`,
+		),
+	];
+}
+
+export async function repairIntegrity(ctx: SqliteStoreContext): Promise<Partial<Record<IntegrityCheckId, number>>> {
+	return ctx.atomic(() => {
+		const missing = ctx.conn.all<{ id: number; props: string }>(`SELECT id, props FROM nodes WHERE ${LIVE} AND id NOT IN (SELECT rowid FROM nodes_fts)`);
+		for (const row of missing) writeFts(ctx, row.id, parseProps(row.props), true);
+		const fulltextOrphans = ctx.conn.run("DELETE FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)").changes;
+		const dangling = ctx.conn.run(
+			"DELETE FROM edges WHERE from_id NOT IN (SELECT id FROM nodes) OR to_id NOT IN (SELECT id FROM nodes)",
+		).changes;
+		return { fulltext_missing: missing.length, fulltext_orphans: fulltextOrphans, dangling_edges: dangling };
+	});
+}
+
+export async function forgetScope(ctx: SqliteStoreContext, scope: Scope): Promise<ScopeForgetReport> {
+	assertScope(scope);
+	ctx.knownRows.clear();
+	return ctx.atomic(() => forgetScopeRows(ctx, scope));
+}
+
+export function forgetScopeRows(ctx: SqliteStoreContext, scope: Scope): ScopeForgetReport {
+	// Set-based: one statement per table, whatever the size of the scope.
+	const mine = `SELECT id FROM nodes WHERE ${SCOPE_WHERE}`;
+	const params = scopeParams(scope);
+	let edges = ctx.conn.run(`DELETE FROM edges WHERE from_id IN (${mine}) OR to_id IN (${mine})`, [...params, ...params]).changes;
+	const fulltext = ctx.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
+	edges += ctx.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
+	const nameIndex =
+		ctx.conn.run(`DELETE FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`, params).changes +
+		ctx.conn.run(`DELETE FROM node_names WHERE scope = ${SCOPE_NUMBER}`, params).changes;
+	// The scope's strings go too (a forget leaves none of its ids in the file).
+	ctx.conn.run(`DELETE FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?`, params);
+	const history = ctx.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", params).changes;
+	const nodes = ctx.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, params).changes;
+	// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
+	if (fulltext > 0) ctx.conn.run("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')");
+	return { nodes, edges, fulltext, history, nameIndex };
+}
+
+export async function scopeFootprint(ctx: SqliteStoreContext, scope: PartialScope): Promise<ScopeFootprint> {
+	if (!isFullScope(scope)) return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
+	const params = scopeParams(scope);
+	const count = (sql: string, extra: readonly SqlValue[] = []) => Number(ctx.conn.get<{ n: number }>(sql, [...params, ...extra])?.n ?? 0);
+	const nodes = count(`SELECT count(*) AS n FROM nodes WHERE ${SCOPE_WHERE}`);
+	const fulltext = count(`SELECT count(*) AS n FROM nodes_fts WHERE rowid IN (SELECT id FROM nodes WHERE ${SCOPE_WHERE})`);
+	const ownEdges = count("SELECT count(*) AS n FROM edges WHERE org_id = ? AND user_id = ?");
+	// Edges stamped with another scope but touching this scope's nodes go too (forgetScope removes them).
+	const foreignEdges = count(
+		`WITH mine AS (SELECT id FROM nodes WHERE ${SCOPE_WHERE})
+		SELECT count(*) AS n FROM edges
+		WHERE NOT (COALESCE(org_id, '') = ? AND COALESCE(user_id, '') = ?)
+		AND (from_id IN (SELECT id FROM mine) OR to_id IN (SELECT id FROM mine))`,
+		params,
+	);
+	const nameIndex =
+		count(`SELECT count(*) AS n FROM node_names WHERE scope = ${SCOPE_NUMBER}`) +
+		count(`SELECT count(*) AS n FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`);
+	const history = count("SELECT count(*) AS n FROM node_history WHERE org_id = ? AND user_id = ?");
+	return { nodes, edges: ownEdges + foreignEdges, fulltext, history, nameIndex };
+}
+
+export async function getMeta(ctx: SqliteStoreContext, key: string): Promise<string | null> {
+	return ctx.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = ?", [key])?.value ?? null;
+}
+
+export async function setMeta(ctx: SqliteStoreContext, key: string, value: string): Promise<void> {
+	ctx.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
+}
+
+export async function deleteMeta(ctx: SqliteStoreContext, key: string): Promise<void> {
+	ctx.conn.run("DELETE FROM engrama_meta WHERE key = ?", [key]);
+}
+
+export async function listScopes(ctx: SqliteStoreContext): Promise<readonly Scope[]> {
+	return ctx.conn
+		.all<{ org: string; usr: string }>(
+			`SELECT DISTINCT COALESCE(json_extract(props, '$.org_id'), '') AS org, COALESCE(json_extract(props, '$.user_id'), '') AS usr FROM nodes ORDER BY org, usr`,
+		)
+		.filter((r) => r.org && r.usr)
+		.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
+}
+
+export async function listMeta(ctx: SqliteStoreContext): Promise<readonly (readonly [string, string])[]> {
+	return ctx.conn.all<{ key: string; value: string }>("SELECT key, value FROM engrama_meta ORDER BY key").map((r) => [r.key, r.value] as const);
+}
+
+export async function purgeDeleted(ctx: SqliteStoreContext): Promise<void> {
+	// Older frames of the WAL still hold the pages as they were before the forget.
+	ctx.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}

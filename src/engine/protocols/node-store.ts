@@ -1,0 +1,54 @@
+import type { KeyField, NodeRecord, PartialScope, Props, Scope } from "../types";
+
+export interface MergeNodeInput {
+	readonly label: string;
+	readonly keyField: KeyField;
+	readonly key: string;
+	/** Merged over the stored props (props not named here are kept). */
+	readonly set: Props;
+	/** Only written when the node is created (engrama_id, created_at, ...). */
+	readonly setOnCreate: Props;
+	/** Props to remove. */
+	readonly unset?: readonly string[];
+	readonly now: string;
+}
+
+export interface MergeNodeResult {
+	readonly node: NodeRecord;
+	readonly created: boolean;
+	/** The props as they were before this write (undefined when created). */
+	readonly previous?: Props;
+}
+
+export interface ListNodesQuery {
+	readonly label?: string;
+	readonly status?: readonly string[];
+	/** Archived nodes are excluded unless asked for. */
+	readonly includeArchived?: boolean;
+	readonly limit?: number;
+	readonly offset?: number;
+	/** Only nodes whose props[field] equals value (string props). */
+	readonly where?: Readonly<Record<string, string>>;
+}
+
+/** Nodes one at a time: create/merge, read, update, delete, list and count. */
+export interface NodeStore {
+	mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult>;
+	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null>;
+	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null>;
+	/**
+	 * The engrama_ids among `ids` held by nodes of other scopes. An id is unique per database, so
+	 * a note carrying one of these (a vault two users of one database both sync) cannot give it to
+	 * a node of its own scope.
+	 */
+	idsOutsideScope(scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>>;
+	/** Nodes of any label whose key equals `key` exactly (archived included). */
+	findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]>;
+	updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null>;
+	/** Hard delete: the node, its edges and its fulltext entry. */
+	deleteNode(scope: Scope, id: string): Promise<boolean>;
+	listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]>;
+	/** Live (not archived) nodes per label, Insights excluded. */
+	labelCounts(scope: PartialScope): Promise<Readonly<Record<string, number>>>;
+	counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }>;
+}

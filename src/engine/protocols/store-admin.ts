@@ -1,0 +1,116 @@
+import type { PartialScope, Scope } from "../types";
+
+export interface HealthReport {
+	readonly ok: boolean;
+	readonly backend: string;
+	readonly detail?: string;
+	readonly nodes?: number;
+	readonly edges?: number;
+	/** The stored layout's version where the backend records one (SQLite: engrama_meta.schema_version). */
+	readonly schemaVersion?: number;
+}
+
+/** What `engrama verify` checks; each backend reports the ones that can go wrong in it. */
+export type IntegrityCheckId =
+	/** The storage engine's own check (SQLite PRAGMA integrity_check; Neo4j: its indexes online). */
+	| "storage"
+	/** Live nodes with no fulltext entry (search cannot find them by words). */
+	| "fulltext_missing"
+	/** Fulltext entries of nodes that no longer exist. */
+	| "fulltext_orphans"
+	/** Relations whose endpoint node is missing. */
+	| "dangling_edges"
+	/** Relations whose scope (org/user) differs from their endpoints'. */
+	| "edge_scope"
+	/** Vectors of nodes that no longer exist. */
+	| "vector_orphans"
+	/** Vectors whose length differs from the memory's dimension. */
+	| "vector_dimensions";
+
+export interface IntegrityCheck {
+	readonly check: IntegrityCheckId;
+	/** 0 when clean. */
+	readonly problems: number;
+	/** A few examples (node ids, row ids or messages), at most 5. */
+	readonly samples: readonly string[];
+}
+
+/** Abilities that differ between backends, declared instead of discovered by instanceof. */
+export interface GraphCapabilities {
+	/** `transaction()` is atomic (otherwise it only serialises). */
+	readonly atomicTransactions: boolean;
+	/** The store persists to disk/server (false for null and :memory:). */
+	readonly durable: boolean;
+	/**
+	 * True when a nested `transaction()` that fails keeps the writes it made before failing (the
+	 * outer transaction still commits or rolls back as a whole): Neo4j has no savepoints. Absent or
+	 * false: a failed nested transaction is rolled back on its own (SQLite savepoints).
+	 */
+	readonly noSavepoints?: boolean;
+}
+
+export interface ScopeForgetReport {
+	readonly nodes: number;
+	readonly edges: number;
+	/** Fulltext rows removed (one per node on SQLite; 0 where the index follows the nodes). */
+	readonly fulltext?: number;
+	/** node_history entries removed. */
+	readonly history?: number;
+	/** Name-index rows removed (names and fragments). */
+	readonly nameIndex?: number;
+}
+
+/** Every row a scope owns in the graph store, for a GDPR dry run. */
+export interface ScopeFootprint {
+	readonly nodes: number;
+	readonly edges: number;
+	readonly fulltext: number;
+	readonly history: number;
+	readonly nameIndex: number;
+}
+
+/** The store as a whole: lifecycle, transactions, settings, GDPR forget and integrity checks. */
+export interface StoreAdmin {
+	readonly name: string;
+	readonly capabilities: GraphCapabilities;
+	init(): Promise<void>;
+	close(): Promise<void>;
+	health(): Promise<HealthReport>;
+
+	/** Runs `fn` as one unit (atomic where capabilities.atomicTransactions). */
+	transaction<T>(fn: () => Promise<T>): Promise<T>;
+
+	/** Removes every node and edge of the scope (GDPR). */
+	forgetScope(scope: Scope): Promise<ScopeForgetReport>;
+
+	/** Small persistent settings of the memory itself (standalone identity, counters). */
+	getMeta(key: string): Promise<string | null>;
+	setMeta(key: string, value: string): Promise<void>;
+	/** Removes a setting (a GDPR forget removes the caller's counters). */
+	deleteMeta(key: string): Promise<void>;
+	/**
+	 * Whole-memory reads for `engrama export` and `engrama migrate`, every tenant: the scopes that
+	 * hold nodes (ordered by org, then user) and every setting (ordered by key). Never a query path.
+	 */
+	listScopes?(): Promise<readonly Scope[]>;
+	listMeta?(): Promise<readonly (readonly [string, string])[]>;
+	/**
+	 * Makes what was deleted unrecoverable from the backend's files where it can (after a GDPR
+	 * forget, outside any transaction): SQLite checkpoints and empties its write-ahead log.
+	 */
+	purgeDeleted?(): Promise<void>;
+
+	/**
+	 * Read-only consistency checks over the whole memory (every scope: a dangling row belongs to
+	 * no one). Never writes. Optional: a backend without it has nothing to check (null).
+	 */
+	checkIntegrity?(): Promise<readonly IntegrityCheck[]>;
+	/**
+	 * `engrama verify --fix`: removes only rows that belong to no node (fulltext rows, relations
+	 * whose endpoint is gone) and indexes live nodes missing from the fulltext index. Never changes
+	 * a node. Returns how many rows each check's repair touched.
+	 */
+	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
+	/** Counts of everything `forgetScope` would remove for this scope. */
+	scopeFootprint(scope: PartialScope): Promise<ScopeFootprint>;
+}
