@@ -11,12 +11,15 @@ import type { SyncSettings } from "../../src/engine/sync/sync-settings";
 import { FolderVaultSource } from "../../src/node/folder-vault-source";
 import { loadProfileFromDisk } from "../../src/node/profile-files";
 
-export async function openSync(vaultDir: string, dbPath: string, settings: Partial<SyncSettings> = {}) {
-	const config = parseConfig({ backend: "sqlite", dbPath, orgId: "bench", userId: "bench" });
+/** A real install's scope shape (standalone org, `local-<uuid>` user): the bytes every edge and name row repeat. */
+export const STANDALONE_SCOPE = { orgId: "standalone", userId: "local-00000000-0000-4000-8000-000000000000" };
+
+export async function openSync(vaultDir: string, dbPath: string, settings: Partial<SyncSettings> = {}, scope = { orgId: "bench", userId: "bench" }) {
+	const config = parseConfig({ backend: "sqlite", dbPath, ...scope });
 	const { graph, vectors } = await createBackend(config);
 	const memory = new Memory({ graph, vectors, embedder: null, profile: loadProfileFromDisk("base", []) });
 	const source = new FolderVaultSource(vaultDir);
-	const sync = new VaultSync({ memory, source, scope: { orgId: "bench", userId: "bench" }, settings });
+	const sync = new VaultSync({ memory, source, scope, settings });
 	return { memory, source, sync, close: () => memory.close() };
 }
 
@@ -81,4 +84,20 @@ export async function replayRows(fromDb: string, toDb: string): Promise<{ nodes:
 	conn.run("DETACH DATABASE src");
 	await graph.close();
 	return result;
+}
+
+/**
+ * The database's bytes per table and index (SQLite's dbstat: pages in use × page size), after a
+ * checkpoint, and the file's size. Tables and indexes by name, largest first.
+ */
+export async function dbBytes(dbPath: string): Promise<{ file: number; objects: Record<string, number> }> {
+	const { graph } = await createBackend(parseConfig({ backend: "sqlite", dbPath, orgId: "bench", userId: "bench" }));
+	await graph.init();
+	const conn = (graph as SqliteGraphStore).connection();
+	conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+	const pageSize = Number(conn.get<{ page_size: number }>("PRAGMA page_size")?.page_size ?? 4096);
+	const pages = Number(conn.get<{ page_count: number }>("PRAGMA page_count")?.page_count ?? 0);
+	const rows = conn.all<{ name: string; bytes: number }>("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC");
+	await graph.close();
+	return { file: pageSize * pages, objects: Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)])) };
 }

@@ -4,7 +4,9 @@
 // note), a cold full sync of a vault without ids (writes engrama_id into every note), a rebuild
 // (fresh database over the synced vault), an unchanged re-sync, one modified note (p50/p95 of
 // syncPaths), and peak RSS.
-// Usage: node scripts/bench/sync-bench.mjs [--sizes 1000,10000] [--edits 40] [--keep]
+// syncPaths), peak RSS, and the rebuilt database's bytes (file and per table/index, SQLite dbstat).
+// Usage: node scripts/bench/sync-bench.mjs [--sizes 1000,10000] [--edits 40] [--keep] [--standalone]
+import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,10 +19,15 @@ const KEEP = process.argv.includes("--keep");
 // vault into a fresh database (the rebuild), the unchanged re-sync and the one-note edits. For
 // large sizes, where the id-writing cold sync plus a rebuild would take too long on 2 cores.
 const IDS_IN_VAULT = process.argv.includes("--ids-in-vault");
+// --standalone: sync under a real install's scope shape ("standalone", "local-<uuid>") instead of
+// "bench"/"bench"; the scope strings are repeated in rows, so the database's size depends on them.
+const STANDALONE = process.argv.includes("--standalone");
 
 const outDir = join(ROOT, ".test-out");
 mkdirSync(outDir, { recursive: true });
 const lib = await loadSyncBenchLib(ROOT, "sync-bench");
+const SCOPE = STANDALONE ? lib.STANDALONE_SCOPE : undefined;
+const openSync = (vault, db) => lib.openSync(vault, db, {}, SCOPE);
 
 let peak = 0;
 const sampler = setInterval(() => {
@@ -87,6 +94,17 @@ async function editTimes(a, vault, row) {
 	row.oneNoteP95Ms = Math.round(pct(times, 95) * 10) / 10;
 }
 
+/** The rebuilt database's bytes (after a checkpoint) against the vault's, and per table/index. */
+async function databaseBytes(vault, db, row) {
+	const { file, objects } = await lib.dbBytes(db);
+	const vaultBytes = Number(execFileSync("du", ["-sb", vault]).toString().split("\t")[0]);
+	const mb1 = (b) => Math.round(b / 1e5) / 10;
+	row.vaultMB = mb1(vaultBytes);
+	row.dbMB = mb1(file);
+	row.ratioDbToVault = Math.round((file / vaultBytes) * 100) / 100;
+	row.dbObjectsMB = Object.fromEntries(Object.entries(objects).filter(([, b]) => b >= 1e5).map(([name, b]) => [name, mb1(b)]));
+}
+
 const results = [];
 for (const size of SIZES) {
 	const work = mkdtempSync(join(tmpdir(), `engrama-sync-bench-${size}-`));
@@ -98,7 +116,7 @@ for (const size of SIZES) {
 		row.floorMs = ms(fl.ms);
 		row.floorCpuMs = ms(fl.cpuMs);
 		peak = process.memoryUsage().rss;
-		const b = await lib.openSync(vault, join(work, "b.db"));
+		const b = await openSync(vault, join(work, "b.db"));
 		const rebuild = await timed(() => b.sync.fullSync());
 		row.rebuildMs = ms(rebuild.ms);
 		row.rebuildCpuMs = ms(rebuild.cpuMs);
@@ -112,6 +130,7 @@ for (const size of SIZES) {
 		row.unchangedResyncCpuMs = ms(again.cpuMs);
 		await editTimes(b, vault, row);
 		await b.close();
+		await databaseBytes(vault, join(work, "b.db"), row);
 		const ratio = (x, y) => Math.round((x / y) * 100) / 100;
 		row.ratioRebuildToFloor = ratio(rebuild.ms, fl.ms);
 		row.ratioRebuildToFloorCpu = ratio(rebuild.cpuMs, fl.cpuMs);
@@ -129,7 +148,7 @@ for (const size of SIZES) {
 	row.floorCpuMs = ms(fl.cpuMs);
 
 	peak = process.memoryUsage().rss;
-	const a = await lib.openSync(vault, join(work, "a.db"));
+	const a = await openSync(vault, join(work, "a.db"));
 	const cold = await timed(() => a.sync.fullSync());
 	row.coldWithIdWritesMs = ms(cold.ms);
 	row.coldWithIdWritesCpuMs = ms(cold.cpuMs);
@@ -154,7 +173,7 @@ for (const size of SIZES) {
 	row.floorAfterIdsMs = ms(flAfter.ms);
 	row.floorAfterIdsCpuMs = ms(flAfter.cpuMs);
 	peak = process.memoryUsage().rss;
-	const b = await lib.openSync(vault, join(work, "b.db"));
+	const b = await openSync(vault, join(work, "b.db"));
 	const rebuild = await timed(() => b.sync.fullSync());
 	row.rebuildMs = ms(rebuild.ms);
 	row.rebuildCpuMs = ms(rebuild.cpuMs);
@@ -166,6 +185,7 @@ for (const size of SIZES) {
 	row.rebuildThenUnchangedMs = ms(unchanged.ms);
 	row.rebuildThenUnchangedCpuMs = ms(unchanged.cpuMs);
 	await b.close();
+	await databaseBytes(vault, join(work, "b.db"), row);
 
 	const ratio = (a, b) => Math.round((a / b) * 100) / 100;
 	row.ratioRebuildToFloor = ratio(rebuild.ms, flAfter.ms);

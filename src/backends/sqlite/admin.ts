@@ -4,7 +4,7 @@ import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
 import { writeFts } from "./fulltext";
 import { LIVE, SCOPE_WHERE, assertScope, parseProps, scopeParams } from "./rows";
-import { ID_EXPR, ORG_EXPR, USER_EXPR } from "./schema";
+import { ID_EXPR, ORG_EXPR, SCOPES_TABLE, SCOPE_NUMBER, USER_EXPR } from "./schema";
 import type { SqlValue } from "./wasm/sqlite-connection";
 
 /** The store as a whole (StoreAdmin): integrity checks, GDPR forget and footprint, settings. */
@@ -72,8 +72,10 @@ export function forgetScopeRows(ctx: SqliteStoreContext, scope: Scope): ScopeFor
 	const fulltext = ctx.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
 	edges += ctx.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
 	const nameIndex =
-		ctx.conn.run("DELETE FROM node_name_fragments WHERE org_id = ? AND user_id = ?", params).changes +
-		ctx.conn.run("DELETE FROM node_names WHERE org_id = ? AND user_id = ?", params).changes;
+		ctx.conn.run(`DELETE FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`, params).changes +
+		ctx.conn.run(`DELETE FROM node_names WHERE scope = ${SCOPE_NUMBER}`, params).changes;
+	// The scope's strings go too (a forget leaves none of its ids in the file).
+	ctx.conn.run(`DELETE FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?`, params);
 	const history = ctx.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", params).changes;
 	const nodes = ctx.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, params).changes;
 	// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
@@ -97,8 +99,8 @@ export async function scopeFootprint(ctx: SqliteStoreContext, scope: PartialScop
 		params,
 	);
 	const nameIndex =
-		count("SELECT count(*) AS n FROM node_names WHERE org_id = ? AND user_id = ?") +
-		count("SELECT count(*) AS n FROM node_name_fragments WHERE org_id = ? AND user_id = ?");
+		count(`SELECT count(*) AS n FROM node_names WHERE scope = ${SCOPE_NUMBER}`) +
+		count(`SELECT count(*) AS n FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`);
 	const history = count("SELECT count(*) AS n FROM node_history WHERE org_id = ? AND user_id = ?");
 	return { nodes, edges: ownEdges + foreignEdges, fulltext, history, nameIndex };
 }

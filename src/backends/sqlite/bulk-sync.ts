@@ -3,6 +3,8 @@ import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, N
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
+import { STORED_EDGE, packEdgeProps, type StoredEdge } from "./edge-props";
+import { mergeEdgeProps } from "./edges";
 import { FTS_COLUMNS, ID_EXPR } from "./schema";
 import { ftsValues, writeFts } from "./fulltext";
 import { indexNames, insertNames, nameRows, type NameRow } from "./names-history";
@@ -116,26 +118,27 @@ export async function mergeEdges(ctx: SqliteStoreContext, scope: Scope, inputs: 
 		// New edges (the common case) in one statement, rows passed as one JSON array. Consecutive
 		// edges of one source, type and props (a note's USES list, its links) form one group, so
 		// each edge row only reads a scalar; the props text of a group is made once.
-		const groups: [number | undefined, string, string, string, (number | undefined)[]][] = [];
+		const groups: [number | undefined, string, string, string, number, (number | undefined)[]][] = [];
 		let lastProps: Props | undefined;
-		let lastText = "{}";
+		let last = packEdgeProps({}, scope.orgId, scope.userId);
 		for (const input of inputs) {
 			const props = input.props ?? {};
 			if (props !== lastProps) {
 				lastProps = props;
-				lastText = JSON.stringify(props);
+				last = packEdgeProps(props, scope.orgId, scope.userId);
 			}
 			const from = rows.get(input.fromId);
-			const last = groups[groups.length - 1];
-			if (last && last[0] === from && last[1] === input.type && last[2] === input.now && last[3] === lastText) last[4].push(rows.get(input.toId));
-			else groups.push([from, input.type, input.now, lastText, [rows.get(input.toId)]]);
+			const group = groups[groups.length - 1];
+			if (group && group[0] === from && group[1] === input.type && group[2] === input.now && group[3] === last.text && group[4] === last.elided) {
+				group[5].push(rows.get(input.toId));
+			} else groups.push([from, input.type, input.now, last.text, last.elided, [rows.get(input.toId)]]);
 		}
 		const { changes } = ctx.conn.run(
 			// The groups are read once (MATERIALIZED): referenced from the inner loop, g.value would be
 			// rendered and parsed again for every edge.
-			`WITH g AS MATERIALIZED (SELECT value->>0 AS f, value->>1 AS ty, value->>2 AS at, value->>3 AS props, value->4 AS tos FROM json_each(?))
-			INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props)
-			SELECT g.f, g.ty, t.value, g.at, ?, ?, g.props FROM g, json_each(g.tos) t`,
+			`WITH g AS MATERIALIZED (SELECT value->>0 AS f, value->>1 AS ty, value->>2 AS at, value->>3 AS props, value->>4 AS el, value->5 AS tos FROM json_each(?))
+			INSERT OR IGNORE INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props, elided)
+			SELECT g.f, g.ty, t.value, g.at, ?, ?, g.props, g.el FROM g, json_each(g.tos) t`,
 			[JSON.stringify(groups), ...scopeParams(scope)],
 		);
 		if (changes < inputs.length) {
@@ -143,13 +146,8 @@ export async function mergeEdges(ctx: SqliteStoreContext, scope: Scope, inputs: 
 			// edge inserted just now gets its own props merged into themselves, which changes nothing.
 			for (const input of inputs) {
 				if (!input.props || Object.keys(input.props).length === 0) continue;
-				const existing = ctx.conn.get<{ id: number; props: string | null }>(
-					"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
-					[rows.get(input.fromId) ?? null, input.type, rows.get(input.toId) ?? null],
-				);
-				if (existing) {
-					ctx.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify({ ...parseProps(existing.props), ...input.props }), existing.id]);
-				}
+				const existing = ctx.conn.get<StoredEdge>(STORED_EDGE, [rows.get(input.fromId) ?? null, input.type, rows.get(input.toId) ?? null]);
+				if (existing) mergeEdgeProps(ctx, existing, input.props);
 			}
 		}
 		return { created: changes };

@@ -1,7 +1,8 @@
 import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
-import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, Scope } from "../../engine/types";
+import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
+import { STORED_EDGE, packEdgeProps, unpackEdgeProps, type StoredEdge } from "./edge-props";
 import { LIVE, NODE_COLS, assertScope, parseProps, scopeParams, toRecord } from "./rows";
 import { ID_EXPR, type NodeRow } from "./schema";
 import type { SqlValue } from "./wasm/sqlite-connection";
@@ -14,6 +15,9 @@ export interface EdgeRow {
 	to_id: number;
 	edge_created_at: string;
 	edge_props: string | null;
+	edge_elided: number;
+	edge_org: string | null;
+	edge_user: string | null;
 }
 
 /** Neighbour lists kept between searches (each holds up to cap + 1 neighbours). */
@@ -24,23 +28,29 @@ export async function mergeEdge(ctx: SqliteStoreContext, scope: Scope, input: Me
 	return ctx.atomic(() => {
 		const from = ctx.requireRow(scope, input.fromId, "source");
 		const to = ctx.requireRow(scope, input.toId, "target");
-		const existing = ctx.conn.get<{ id: number; props: string | null }>(
-			"SELECT id, props FROM edges WHERE from_id = ? AND rel_type = ? AND to_id = ?",
-			[from.id, input.type, to.id],
-		);
+		const existing = ctx.conn.get<StoredEdge>(STORED_EDGE, [from.id, input.type, to.id]);
 		if (existing) {
-			if (input.props && Object.keys(input.props).length > 0) {
-				const props = { ...parseProps(existing.props), ...input.props };
-				ctx.conn.run("UPDATE edges SET props = ? WHERE id = ?", [JSON.stringify(props), existing.id]);
-			}
+			if (input.props && Object.keys(input.props).length > 0) mergeEdgeProps(ctx, existing, input.props);
 			return { created: false };
 		}
+		const packed = packEdgeProps(input.props ?? {}, scope.orgId, scope.userId);
 		ctx.conn.run(
-			"INSERT INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			[from.id, input.type, to.id, input.now, scope.orgId, scope.userId, JSON.stringify(input.props ?? {})],
+			"INSERT INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props, elided) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			[from.id, input.type, to.id, input.now, scope.orgId, scope.userId, packed.text, packed.elided],
 		);
 		return { created: true };
 	});
+}
+
+/** An existing edge's props with `props` merged over them, stored packed again (schema 9, edge-props.ts). */
+export function mergeEdgeProps(ctx: SqliteStoreContext, existing: StoredEdge, props: Props): void {
+	const merged = { ...storedEdgeProps(existing.props, existing.elided, existing.org_id, existing.user_id), ...props };
+	const packed = packEdgeProps(merged, existing.org_id, existing.user_id);
+	ctx.conn.run("UPDATE edges SET props = ?, elided = ? WHERE id = ?", [packed.text, packed.elided, existing.id]);
+}
+
+function storedEdgeProps(text: string | null, elided: number, orgId: string | null, userId: string | null): Record<string, PropValue> {
+	return unpackEdgeProps(parseProps(text), Number(elided ?? 0), orgId, userId);
 }
 
 export async function deleteEdge(ctx: SqliteStoreContext, scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
@@ -62,7 +72,7 @@ export function edgeRows(ctx: SqliteStoreContext, scope: Scope, rowId: number, d
 	const parts: { sql: string; params: SqlValue[] }[] = [];
 	if (direction !== "in") {
 		parts.push({
-			sql: `SELECT 'out' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
+			sql: `SELECT 'out' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, e.elided AS edge_elided, e.org_id AS edge_org, e.user_id AS edge_user, n.${NODE_COLS.split(", ").join(", n.")}
 				FROM edges e JOIN nodes n ON n.id = e.to_id
 				WHERE e.from_id = ? AND +e.org_id = ? AND +e.user_id = ?${typeFilter}`,
 			params: [rowId, ...scopeParams(scope), ...(types ?? [])],
@@ -70,7 +80,7 @@ export function edgeRows(ctx: SqliteStoreContext, scope: Scope, rowId: number, d
 	}
 	if (direction !== "out") {
 		parts.push({
-			sql: `SELECT 'in' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, n.${NODE_COLS.split(", ").join(", n.")}
+			sql: `SELECT 'in' AS dir, e.from_id, e.rel_type, e.to_id, e.created_at AS edge_created_at, e.props AS edge_props, e.elided AS edge_elided, e.org_id AS edge_org, e.user_id AS edge_user, n.${NODE_COLS.split(", ").join(", n.")}
 				FROM edges e JOIN nodes n ON n.id = e.from_id
 				WHERE e.to_id = ? AND +e.org_id = ? AND +e.user_id = ?${typeFilter}`,
 			params: [rowId, ...scopeParams(scope), ...(types ?? [])],
@@ -85,7 +95,7 @@ export function edgeRows(ctx: SqliteStoreContext, scope: Scope, rowId: number, d
 
 export function edgeOf(row: EdgeRow & { dir: "out" | "in" }, self: NodeRecord, other: NodeRecord): EdgeRecord {
 	const [from, to] = row.dir === "out" ? [self, other] : [other, self];
-	return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: parseProps(row.edge_props) };
+	return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: storedEdgeProps(row.edge_props, row.edge_elided, row.edge_org, row.edge_user) };
 }
 
 export async function edgesOf(ctx: SqliteStoreContext, scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {

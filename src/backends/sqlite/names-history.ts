@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
 import { NODE_COLS, SCOPE_WHERE, assertScope, parseProps, parseValue, scopeParams, toRecord } from "./rows";
-import { STATUS_EXPR, type NodeRow } from "./schema";
+import { SCOPES_TABLE, SCOPE_NUMBER, STATUS_EXPR, type NodeRow } from "./schema";
 
 /** The entity resolver's name index, property history and temporal reads (NameHistoryStore). */
 
@@ -38,14 +38,15 @@ export function indexNames(ctx: SqliteStoreContext, rowId: number, scope: Scope,
  */
 export function insertNames(ctx: SqliteStoreContext, scope: Scope, rows: readonly NameRow[]): void {
 	if (rows.length === 0) return;
+	ctx.conn.run(`INSERT OR IGNORE INTO ${SCOPES_TABLE}(org_id, user_id) VALUES (?, ?)`, scopeParams(scope));
 	ctx.conn.run(
-		"INSERT OR IGNORE INTO node_names(node_id, org_id, user_id, norm, len) SELECT value->>0, ?, ?, value->>1, value->>2 FROM json_each(?)",
+		`INSERT OR IGNORE INTO node_names(node_id, scope, norm, len) SELECT value->>0, ${SCOPE_NUMBER}, value->>1, value->>2 FROM json_each(?)`,
 		[...scopeParams(scope), JSON.stringify(rows.map(([rowId, norm]) => [rowId, norm, norm.length]))],
 	);
 	ctx.conn.run(
 		`WITH n AS MATERIALIZED (SELECT value->>0 AS id, value->>1 AS len, value->2 AS fragments FROM json_each(?))
-		INSERT OR IGNORE INTO node_name_fragments(org_id, user_id, fragment, len, node_id)
-		SELECT ?, ?, f.value, n.len, n.id FROM n, json_each(n.fragments) f`,
+		INSERT OR IGNORE INTO node_name_fragments(scope, fragment, len, node_id)
+		SELECT ${SCOPE_NUMBER}, f.value, n.len, n.id FROM n, json_each(n.fragments) f`,
 		[JSON.stringify(rows.map(([rowId, norm]) => [rowId, norm.length, nameFragments(norm)])), ...scopeParams(scope)],
 	);
 }
@@ -76,7 +77,7 @@ export async function nameCandidates(ctx: SqliteStoreContext, scope: PartialScop
 	const limit = Math.min(query.limit, 1000);
 	const params = scopeParams(scope);
 	const exact = ctx.conn
-		.all<{ node_id: number }>("SELECT node_id FROM node_names WHERE org_id = ? AND user_id = ? AND norm = ? LIMIT ?", [
+		.all<{ node_id: number }>(`SELECT node_id FROM node_names WHERE scope = ${SCOPE_NUMBER} AND norm = ? LIMIT ?`, [
 			...params,
 			query.normalised,
 			limit,
@@ -89,11 +90,11 @@ export async function nameCandidates(ctx: SqliteStoreContext, scope: PartialScop
 	for (const fragment of new Set(query.fragments)) {
 		const rows = [
 			...ctx.conn.all<{ node_id: number; len: number }>(
-				"SELECT node_id, len FROM node_name_fragments WHERE org_id = ? AND user_id = ? AND fragment = ? AND len >= ? AND len <= ? ORDER BY len LIMIT ?",
+				`SELECT node_id, len FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER} AND fragment = ? AND len >= ? AND len <= ? ORDER BY len LIMIT ?`,
 				[...params, fragment, len, Math.ceil(len * LENGTH_WINDOW_HIGH), POSTINGS_PER_FRAGMENT],
 			),
 			...ctx.conn.all<{ node_id: number; len: number }>(
-				"SELECT node_id, len FROM node_name_fragments WHERE org_id = ? AND user_id = ? AND fragment = ? AND len < ? AND len >= ? ORDER BY len DESC LIMIT ?",
+				`SELECT node_id, len FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER} AND fragment = ? AND len < ? AND len >= ? ORDER BY len DESC LIMIT ?`,
 				[...params, fragment, len, Math.floor(len * LENGTH_WINDOW_LOW), POSTINGS_PER_FRAGMENT],
 			),
 		];

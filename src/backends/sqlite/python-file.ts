@@ -11,14 +11,16 @@ const ENTITY_SENTINEL = "__entity__";
 
 /** Repairs what the Python engrama changed since the last open, atomically (inside or outside a transaction). */
 export function repairAfterPython(conn: SqliteConnection): void {
-	const dropIndex = conn.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'idx_edges_from'") !== undefined;
+	const dropIndex =
+		conn.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name IN ('idx_edges_from', 'idx_edges_scope')") !== undefined;
 	const vectorDims = l2VectorTableDims(conn);
 	const owner = soleOwnerToAdopt(conn);
 	if (!dropIndex && vectorDims === null && !owner) return;
 	conn.exec("SAVEPOINT engrama_py_repair");
 	try {
-		// It recreates the index schema v6 dropped (it duplicates the UNIQUE index and slows writes).
-		if (dropIndex) conn.exec("DROP INDEX IF EXISTS idx_edges_from");
+		// It recreates the indexes schemas 6 and 9 dropped (one duplicates the UNIQUE index; the
+		// other costs a tenth of the file and only whole-scope counts would read it).
+		if (dropIndex) conn.exec("DROP INDEX IF EXISTS idx_edges_from; DROP INDEX IF EXISTS idx_edges_scope");
 		if (vectorDims !== null) rebuildVectorsAsCosine(conn, vectorDims);
 		if (owner) {
 			conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [STANDALONE_ORG_META, owner.org]);

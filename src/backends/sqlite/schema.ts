@@ -1,4 +1,5 @@
 import { FULLTEXT_FIELDS } from "../../engine/node-text";
+import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION } from "./edge-props";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
 /**
@@ -10,12 +11,17 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
 const LEGACY_OWN_VERSIONS = [4, 5, 6];
 export const SCHEMA_VERSION_META = "schema_version";
+
+/** The scopes the name index refers to by number (schema 9). */
+export const SCOPES_TABLE = "engrama_scopes";
+/** A scope's number in the name index, inside a statement (binds org_id, user_id). */
+export const SCOPE_NUMBER = `(SELECT id FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?)`;
 
 /** Scope lives in the JSON props (Python layout); these exact expressions are indexed. */
 export const ORG_EXPR = "COALESCE(json_extract(props, '$.org_id'), '')";
@@ -68,7 +74,6 @@ CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(${FTS_COLUMNS.join(", ")
 // v4: what this engine adds on top of the Python layout (v3).
 const V4 = `
 ALTER TABLE edges ADD COLUMN props TEXT NOT NULL DEFAULT '{}';
-CREATE INDEX IF NOT EXISTS idx_edges_scope ON edges(org_id, user_id);
 CREATE UNIQUE INDEX IF NOT EXISTS idx_nodes_engrama_id ON nodes(${ID_EXPR});
 CREATE INDEX IF NOT EXISTS idx_nodes_scope_key ON nodes(${ORG_EXPR}, ${USER_EXPR}, key_value);
 CREATE INDEX IF NOT EXISTS idx_nodes_scope_label ON nodes(${ORG_EXPR}, ${USER_EXPR}, label);
@@ -79,23 +84,29 @@ CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts_vocab USING fts5vocab(nodes_fts, 'r
 // v5: the entity resolver's name index (normalised names and trigram-style fragments, scope
 // first so a lookup never leaves the caller's rows) and node history. Rows follow their node
 // (ON DELETE CASCADE); SqliteGraphStore.init backfills names for nodes written by older readers.
+// Since v9 the name rows hold the scope's number in engrama_scopes, not its two strings (v5–v8
+// repeated them in every row and every index entry: about half the name index's bytes).
 const V5 = `
-CREATE TABLE IF NOT EXISTS node_names (
-	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+CREATE TABLE IF NOT EXISTS ${SCOPES_TABLE} (
+	id       INTEGER PRIMARY KEY,
 	org_id   TEXT NOT NULL,
 	user_id  TEXT NOT NULL,
+	UNIQUE (org_id, user_id)
+);
+CREATE TABLE IF NOT EXISTS node_names (
+	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	scope    INTEGER NOT NULL,
 	norm     TEXT NOT NULL,
 	len      INTEGER NOT NULL,
 	PRIMARY KEY (node_id, norm)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS idx_node_names_scope ON node_names(org_id, user_id, norm);
+CREATE INDEX IF NOT EXISTS idx_node_names_scope ON node_names(scope, norm);
 CREATE TABLE IF NOT EXISTS node_name_fragments (
-	org_id   TEXT NOT NULL,
-	user_id  TEXT NOT NULL,
+	scope    INTEGER NOT NULL,
 	fragment TEXT NOT NULL,
 	len      INTEGER NOT NULL,
 	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
-	PRIMARY KEY (org_id, user_id, fragment, len, node_id)
+	PRIMARY KEY (scope, fragment, len, node_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS idx_node_name_fragments_node ON node_name_fragments(node_id);
 CREATE TABLE IF NOT EXISTS node_history (
@@ -135,6 +146,61 @@ function migrateV8(conn: SqliteConnection): void {
 	conn.exec(
 		`INSERT INTO ${QUANTISED_TABLE}(node_id, embedding) SELECT node_id, vec_int8(vec_quantize_int8(embedding, 'unit')) FROM node_embeddings`,
 	);
+}
+
+// v9: the scope once, not in every row. Name rows: the scope's number (see V5). Edges: props
+// without their scope and null provenance (edge-props.ts; `elided` says what was left out), and
+// no idx_edges_scope (only whole-scope counts and forgets read edges by scope; they scan).
+
+/**
+ * Name index rows of v5–v8 (scope strings) copied into the v9 tables, in the open transaction.
+ * Rows of nodes that are gone (a reader deleting with foreign keys off) are derived data: left behind.
+ */
+function migrateV9Names(conn: SqliteConnection): void {
+	if (!hasTable(conn, "node_names") || !hasColumn(conn, "node_names", "org_id")) return;
+	conn.exec(`
+		DROP INDEX IF EXISTS idx_node_names_scope;
+		DROP INDEX IF EXISTS idx_node_name_fragments_node;
+		ALTER TABLE node_names RENAME TO node_names_v8;
+		ALTER TABLE node_name_fragments RENAME TO node_name_fragments_v8;
+	`);
+	conn.exec(V5);
+	conn.exec(`
+		INSERT OR IGNORE INTO ${SCOPES_TABLE}(org_id, user_id)
+			SELECT org_id, user_id FROM node_names_v8 UNION SELECT org_id, user_id FROM node_name_fragments_v8 ORDER BY 1, 2;
+		INSERT INTO node_names(node_id, scope, norm, len)
+			SELECT o.node_id, s.id, o.norm, o.len FROM node_names_v8 o JOIN ${SCOPES_TABLE} s ON s.org_id = o.org_id AND s.user_id = o.user_id
+			WHERE o.node_id IN (SELECT id FROM nodes);
+		INSERT INTO node_name_fragments(scope, fragment, len, node_id)
+			SELECT s.id, o.fragment, o.len, o.node_id FROM node_name_fragments_v8 o JOIN ${SCOPES_TABLE} s ON s.org_id = o.org_id AND s.user_id = o.user_id
+			WHERE o.node_id IN (SELECT id FROM nodes) ORDER BY 1, 2, 3, 4;
+		DROP TABLE node_names_v8;
+		DROP TABLE node_name_fragments_v8;
+	`);
+}
+
+/** The v9 edge layout: the `elided` column, every row's props rewritten once; no scope index. */
+function migrateV9Edges(conn: SqliteConnection): void {
+	conn.exec("DROP INDEX IF EXISTS idx_edges_scope");
+	if (hasColumn(conn, "edges", "elided")) return;
+	conn.exec("ALTER TABLE edges ADD COLUMN elided INTEGER NOT NULL DEFAULT 0");
+	// The same rule as packEdgeProps: the scope when props hold the row's own (both strings), each
+	// of source_agent / source_session when it is JSON null. Rows with props that are not JSON stay.
+	conn.exec(`
+		UPDATE edges SET elided = f.bits,
+			props = json_remove(edges.props,
+				IIF(f.bits & ${ELIDED_SCOPE}, '$.org_id', '$[0]'), IIF(f.bits & ${ELIDED_SCOPE}, '$.user_id', '$[0]'),
+				IIF(f.bits & ${ELIDED_AGENT}, '$.source_agent', '$[0]'), IIF(f.bits & ${ELIDED_SESSION}, '$.source_session', '$[0]'))
+		FROM (
+			SELECT id AS edge_id,
+				IIF(json_type(props, '$.org_id') = 'text' AND json_type(props, '$.user_id') = 'text'
+					AND props ->> '$.org_id' = org_id AND props ->> '$.user_id' = user_id, ${ELIDED_SCOPE}, 0)
+				| IIF(json_type(props, '$.source_agent') = 'null', ${ELIDED_AGENT}, 0)
+				| IIF(json_type(props, '$.source_session') = 'null', ${ELIDED_SESSION}, 0) AS bits
+			FROM edges WHERE json_valid(props) AND json_type(props) = 'object'
+		) AS f
+		WHERE edges.id = f.edge_id AND f.bits != 0
+	`);
 }
 
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
@@ -184,9 +250,11 @@ export function migrate(conn: SqliteConnection): void {
 		}
 		if (!hasColumn(conn, "edges", "props")) conn.exec(V4);
 		else conn.exec(V4.split("\n").filter((l) => !l.startsWith("ALTER")).join("\n"));
+		migrateV9Names(conn);
 		conn.exec(V5);
 		conn.exec(V6);
 		migrateV8(conn);
+		migrateV9Edges(conn);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");

@@ -122,8 +122,11 @@ describe.runIf(sqliteBackend)("GDPR forget leaves no row of the caller in any SQ
 		expect(rows("SELECT count(*) AS n FROM edges WHERE org_id = ? AND user_id = ?", [orgId, userId])).toBe(0);
 		expect(rows("SELECT count(*) AS n FROM nodes_fts WHERE rowid NOT IN (SELECT id FROM nodes)")).toBe(0);
 		expect(rows("SELECT count(*) AS n FROM node_embeddings WHERE node_id NOT IN (SELECT id FROM nodes)")).toBe(0);
-		for (const table of ["node_names", "node_name_fragments", "node_history"]) {
-			expect(rows(`SELECT count(*) AS n FROM ${table} WHERE org_id = ? AND user_id = ?`, [orgId, userId])).toBe(0);
+		expect(rows("SELECT count(*) AS n FROM node_history WHERE org_id = ? AND user_id = ?", [orgId, userId])).toBe(0);
+		// The name index names scopes by number (schema 9): the scope's row goes, and no name row is left without its node or scope.
+		expect(rows("SELECT count(*) AS n FROM engrama_scopes WHERE org_id = ? AND user_id = ?", [orgId, userId])).toBe(0);
+		for (const table of ["node_names", "node_name_fragments"]) {
+			expect(rows(`SELECT count(*) AS n FROM ${table} WHERE node_id NOT IN (SELECT id FROM nodes) OR scope NOT IN (SELECT id FROM engrama_scopes)`)).toBe(0);
 		}
 		// Only the other tenant's two "invoices" rows are left in the fulltext index.
 		expect(rows("SELECT count(*) AS n FROM nodes_fts WHERE nodes_fts MATCH 'invoices'")).toBe(2);
