@@ -320,6 +320,8 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		const sync = createVaultSync({
 			memory,
 			source,
+			// Agents' writes have committed when their notes are written: a cancelled task must not stop those notes.
+			replication: forAgents,
 			scope,
 			settings: { ...syncSettingsOf(settings, app.vault.configDir, deps.pluginFolder), moduleLabels },
 			timers: { setTimeout: (cb, ms) => window.setTimeout(cb, ms), clearTimeout: (handle) => window.clearTimeout(handle as number) },

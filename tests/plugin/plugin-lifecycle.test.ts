@@ -397,7 +397,7 @@ describe("restarts and cancelled tasks", () => {
 		}
 	}, 120_000);
 
-	test("an agent's MCP write while a cancelled task unwinds at unload is stored: only the task's own calls are cancelled", async () => {
+	test("an agent's MCP write while a cancelled task unwinds at unload is stored and becomes a note: only the task's own calls are cancelled", async () => {
 		const port = await freePort();
 		const settings = { modules: ["teaching"], sync: { debounceMs: 60_000 }, mcp: { enabled: true, port } };
 		const vault = makeVault({ settings });
@@ -429,6 +429,8 @@ describe("restarts and cancelled tasks", () => {
 			await plugin.closed;
 			await client.close().catch(() => undefined);
 			client = null;
+			// Its note too: the graph → vault writer runs on the agents' lane, not the cancelled task's.
+			expect(existsSync(join(vault.path, "Engrama/Concept/Backpressure.md"))).toBe(true);
 
 			const data = join(vault.path, PLUGIN_DIR, "data.json");
 			writeFileSync(data, JSON.stringify({ ...(JSON.parse(readFileSync(data, "utf8")) as object), sync: { debounceMs: 60_000, autoSync: false }, mcp: { enabled: false, port } }));

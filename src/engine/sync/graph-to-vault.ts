@@ -13,14 +13,24 @@ import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
 import { noteBasename, type VaultSource } from "./vault-source";
 
-export interface GraphToVaultDeps {
+/** The graph and vault one piece of work goes through (in the plugin, a work-gate lane). */
+export interface SyncLane {
 	readonly memory: Memory;
 	readonly source: VaultSource;
+}
+
+export interface GraphToVaultDeps extends SyncLane {
 	readonly scope: Scope;
 	readonly settings: SyncSettings;
+	/**
+	 * Where writes made elsewhere (`attach`) are replicated; default `memory`/`source`, which the
+	 * full sync's backfill uses. The plugin gives the agents' lane: those graph writes already
+	 * committed, so a cancelled task must not stop their notes.
+	 */
+	readonly replication?: SyncLane;
 	/** Syncs notes back into the graph after writing them (sets obsidian_path, hashes, edge origins). */
-	readonly syncPaths: (paths: readonly string[]) => Promise<SyncReport>;
-	readonly noteIndex: () => Promise<NoteIndex>;
+	readonly syncPaths: (paths: readonly string[], lane: SyncLane) => Promise<SyncReport>;
+	readonly noteIndex: (lane: SyncLane) => Promise<NoteIndex>;
 	readonly onReport?: (report: SyncReport) => void;
 	readonly onError?: (error: unknown) => void;
 }
@@ -46,11 +56,15 @@ export class GraphToVault {
 	private readonly queue = new SerialQueue();
 	readonly problems: SyncProblem[] = [];
 
-	constructor(private readonly deps: GraphToVaultDeps) {}
+	private readonly replication: SyncLane;
+
+	constructor(private readonly deps: GraphToVaultDeps) {
+		this.replication = deps.replication ?? deps;
+	}
 
 	/** Replicates writes made through `Memory` (remember, relate) from now on; returns the detach function. */
 	attach(): () => void {
-		return this.deps.memory.onWrite((event) => this.onWrite(event));
+		return this.replication.memory.onWrite((event) => this.onWrite(event));
 	}
 
 	/** Resolves once every replication queued so far is done. */
@@ -64,7 +78,7 @@ export class GraphToVault {
 		// Another tenant's write (MCP scope headers) never lands in this person's vault.
 		if (event.ctx.scope.orgId !== scope.orgId || event.ctx.scope.userId !== scope.userId) return;
 		void this.queue
-			.run(() => (event.kind === "entity" ? this.entityWritten(event) : this.relationWritten(event)))
+			.run(() => (event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event)))
 			.then((report) => {
 				if (report) this.deps.onReport?.(report);
 			})
@@ -80,8 +94,9 @@ export class GraphToVault {
 			});
 	}
 
-	private async entityWritten(event: Extract<MemoryWriteEvent, { kind: "entity" }>): Promise<SyncReport | null> {
-		const { memory, scope, source } = this.deps;
+	private async entityWritten(lane: SyncLane, event: Extract<MemoryWriteEvent, { kind: "entity" }>): Promise<SyncReport | null> {
+		const { memory, source } = lane;
+		const { scope } = this.deps;
 		const node = await memory.graph.getNodeById(scope, event.write.node.id);
 		if (!node) return null;
 		const path = notePath(node);
@@ -94,7 +109,7 @@ export class GraphToVault {
 			// An agent's write is stated in the note (who edited, the lowered trust); engine writes only
 			// set these keys, never remove them: removing them is how the person vouches.
 			if (written.length === 0 && Object.keys(provenanceKeys(node)).length === 0) return null;
-			await this.edit(path, (fm) => {
+			await this.edit(lane, path, (fm) => {
 				for (const name of written) {
 					const value = node.props[name];
 					if (value === undefined || value === null) delete fm[name];
@@ -102,28 +117,29 @@ export class GraphToVault {
 				}
 				applyProvenanceKeys(fm, node);
 			});
-			return this.deps.syncPaths([path]);
+			return this.deps.syncPaths([path], lane);
 		}
 		if (!this.exportable(node)) return null;
-		const created = await this.createNote(node, new Set());
-		return this.deps.syncPaths([created]);
+		const created = await this.createNote(lane, node, new Set());
+		return this.deps.syncPaths([created], lane);
 	}
 
-	private async relationWritten(event: Extract<MemoryWriteEvent, { kind: "relation" }>): Promise<SyncReport | null> {
-		const { memory, scope, source } = this.deps;
+	private async relationWritten(lane: SyncLane, event: Extract<MemoryWriteEvent, { kind: "relation" }>): Promise<SyncReport | null> {
+		const { memory, source } = lane;
+		const { scope } = this.deps;
 		const from = await memory.graph.getNodeById(scope, event.write.from.id);
 		const to = await memory.graph.getNodeById(scope, event.write.to.id);
 		if (!from || !to) return null;
 		const path = notePath(from);
 		if (!path) {
 			if (!this.exportable(from)) return null;
-			const created = await this.createNote(from, new Set());
-			return this.deps.syncPaths([created]);
+			const created = await this.createNote(lane, from, new Set());
+			return this.deps.syncPaths([created], lane);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
-		const ref = await this.refFor(to);
-		await this.edit(path, (fm) => addRelation(fm, event.write.type, ref, to, memory.profile));
-		return this.deps.syncPaths([path]);
+		const ref = await this.refFor(lane, to);
+		await this.edit(lane, path, (fm) => addRelation(fm, event.write.type, ref, to, memory.profile));
+		return this.deps.syncPaths([path], lane);
 	}
 
 	/**
@@ -143,7 +159,7 @@ export class GraphToVault {
 				const node = await memory.graph.getNodeById(scope, id);
 				if (!node || notePath(node) || !this.exportable(node)) continue;
 				try {
-					paths.push(dryRun ? await this.plannedPath(node, reserved) : await this.createNote(node, reserved));
+					paths.push(dryRun ? await this.plannedPath(this.deps, node, reserved) : await this.createNote(this.deps, node, reserved));
 				} catch (error) {
 					problems.push({
 						path: this.folderFor(node),
@@ -166,7 +182,7 @@ export class GraphToVault {
 			const reports: SyncReport[] = [];
 			const toSync = [...new Set([...paths, ...edited])];
 			if (!dryRun && toSync.length > 0) {
-				const report = await this.deps.syncPaths(toSync);
+				const report = await this.deps.syncPaths(toSync, this.deps);
 				reports.push(report);
 				problems.push(...report.problems);
 			}
@@ -177,12 +193,13 @@ export class GraphToVault {
 	/** Writes a note-backed node's outgoing relations that its note does not declare; true when the note changed. */
 	private async backfillRelations(node: NodeRecord, path: string, problems: SyncProblem[]): Promise<boolean> {
 		const { memory, scope, source } = this.deps;
+		const lane: SyncLane = this.deps;
 		if (node.props.status === "archived") return false;
 		const foreign = (await memory.graph.edgesOf(scope, node.id, "out")).filter((e) => e.edge.props.origin !== NOTE_ORIGIN);
 		if (foreign.length === 0 || !(await source.stat(path))) return false;
-		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(e.node) })));
+		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node) })));
 		try {
-			await this.edit(path, (fm) => {
+			await this.edit(lane, path, (fm) => {
 				for (const r of refs) addRelation(fm, r.type, r.ref, r.node, memory.profile);
 			});
 			return true;
@@ -208,26 +225,27 @@ export class GraphToVault {
 	}
 
 	/** A free path for the node's note: `<folder>/<Label>/<safe name>.md`, then " 2", " 3"... */
-	private async plannedPath(node: NodeRecord, reserved: Set<string>): Promise<string> {
+	private async plannedPath(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<string> {
 		const base = `${this.folderFor(node)}/${safeFileName(node.key)}`;
 		for (let n = 1; n < 1000; n++) {
 			const path = n === 1 ? `${base}.md` : `${base} ${n}.md`;
 			if (reserved.has(path.toLowerCase())) continue;
-			if (await this.deps.source.stat(path)) continue;
+			if (await lane.source.stat(path)) continue;
 			reserved.add(path.toLowerCase());
 			return path;
 		}
 		throw new ValidationError(`No free file name for ${node.label} "${node.key}" in ${this.folderFor(node)}.`);
 	}
 
-	private async createNote(node: NodeRecord, reserved: Set<string>): Promise<string> {
-		const { memory, scope } = this.deps;
-		const path = await this.plannedPath(node, reserved);
+	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<string> {
+		const { memory, source } = lane;
+		const { scope } = this.deps;
+		const path = await this.plannedPath(lane, node, reserved);
 		const edges = await memory.graph.edgesOf(scope, node.id, "out");
 		const relations: { type: string; ref: string }[] = [];
-		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(e.node) });
+		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(lane, e.node) });
 		try {
-			await this.deps.source.create(path, renderEntityNote(node, relations, memory.profile));
+			await source.create(path, renderEntityNote(node, relations, memory.profile));
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
@@ -235,17 +253,17 @@ export class GraphToVault {
 	}
 
 	/** How a note names a target: `[[file name]]` (or `[[folder/file]]` when ambiguous) for notes, else the name. */
-	private async refFor(target: NodeRecord): Promise<string> {
+	private async refFor(lane: SyncLane, target: NodeRecord): Promise<string> {
 		const path = notePath(target);
 		if (!path) return target.key;
-		const index = await this.deps.noteIndex();
+		const index = await this.deps.noteIndex(lane);
 		const base = noteBasename(path);
 		return index.resolve(base)?.path === path ? `[[${base}]]` : `[[${path.slice(0, -3)}]]`;
 	}
 
-	private async edit(path: string, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
+	private async edit(lane: SyncLane, path: string, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
 		try {
-			await this.deps.source.processFrontMatter(path, mutate);
+			await lane.source.processFrontMatter(path, mutate);
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}

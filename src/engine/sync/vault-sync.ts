@@ -4,7 +4,7 @@ import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
-import { GraphToVault } from "./graph-to-vault";
+import { GraphToVault, type SyncLane } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
@@ -23,6 +23,12 @@ export interface VaultSyncDeps {
 	readonly source: VaultSource;
 	readonly scope: Scope;
 	readonly settings?: Partial<SyncSettings>;
+	/**
+	 * The graph and vault the graph → vault writer replicates other writes through (and the sync of
+	 * each note it writes); default `memory`/`source`. The plugin passes the agents' lane, so an
+	 * agent's committed write still becomes a note while a cancelled task unwinds.
+	 */
+	readonly replication?: SyncLane;
 	/** Needed for event-driven sync (`start`); full syncs and `syncPaths` work without. */
 	readonly timers?: SyncTimers;
 	/** After each event batch (and each graph → vault write) with what it did. */
@@ -66,8 +72,9 @@ export class VaultSync {
 			source: deps.source,
 			scope: deps.scope,
 			settings: this.settings,
-			syncPaths: (paths) => this.syncPaths(paths),
-			noteIndex: () => this.ensureIndex(),
+			replication: deps.replication,
+			syncPaths: (paths, lane) => this.batches.run(() => this.runBatch(paths, [], lane)),
+			noteIndex: (lane) => this.ensureIndex(lane),
 			onReport: (report) => deps.onBatch?.(report),
 			onError: (error) => deps.onError?.(error),
 		});
@@ -111,8 +118,8 @@ export class VaultSync {
 		const index = await NoteIndex.load(memory.graph, scope);
 		timings.indexMs = round(this.now() - mark);
 		const present = new Set(files.map((f) => f.path));
-		const run = this.newRun(index, dryRun, present, index.nodeCount === 0);
-		if (!dryRun && this.settings.writeEngramaIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(run, prepared, id));
+		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0);
+		if (!dryRun && this.settings.writeEngramaIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
 		run.counts.filesScanned = files.length;
 		for (const skipped of source.skippedFiles?.() ?? []) {
 			if (!isExcludedPath(skipped.path, this.settings)) run.problems.push({ ...skipped, severity: "warning" });
@@ -183,7 +190,7 @@ export class VaultSync {
 		timings.graphMs = round(this.now() - mark);
 
 		mark = this.now();
-		if (!dryRun) await this.writeIds(run, upserted);
+		if (!dryRun) await this.writeIds(this.deps, run, upserted);
 		timings.vaultWriteMs = round(this.now() - mark);
 		timings.totalMs = round(this.now() - started);
 		return {
@@ -295,11 +302,11 @@ export class VaultSync {
 		if (this.unsubscribe) this.schedule();
 	}
 
-	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[]): Promise<SyncReport> {
-		const { memory, source } = this.deps;
+	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[], lane: SyncLane = this.deps): Promise<SyncReport> {
+		const { memory, source } = lane;
 		const started = this.now();
-		const index = await this.ensureIndex();
-		const run = this.newRun(index, false, undefined, false);
+		const index = await this.ensureIndex(lane);
+		const run = this.newRun(lane, index, false, undefined, false);
 		const prepared: PreparedNote[] = [];
 		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
 		const vanished: NoteEntry[] = [];
@@ -353,7 +360,7 @@ export class VaultSync {
 				}),
 			);
 		}
-		await this.writeIds(run, upserted);
+		await this.writeIds(lane, run, upserted);
 		return {
 			dryRun: false,
 			counts: run.counts,
@@ -365,13 +372,14 @@ export class VaultSync {
 	}
 
 	/** The note index, loaded from the graph once and then kept in step. */
-	async ensureIndex(): Promise<NoteIndex> {
-		if (!this.index) this.index = await NoteIndex.load(this.deps.memory.graph, this.deps.scope);
+	async ensureIndex(lane: SyncLane = this.deps): Promise<NoteIndex> {
+		if (!this.index) this.index = await NoteIndex.load(lane.memory.graph, this.deps.scope);
 		return this.index;
 	}
 
-	private newRun(index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean): SyncRun {
-		const { memory, scope, source } = this.deps;
+	private newRun(lane: SyncLane, index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean): SyncRun {
+		const { memory, source } = lane;
+		const { scope } = this.deps;
 		const pipeline = dryRun
 			? // No embeddings in a dry run: they would cost time (or money) for nothing.
 				new WritePipeline({ graph: memory.graph, vectors: null, embedder: null, profile: memory.profile, clock: memory.clock })
@@ -396,8 +404,8 @@ export class VaultSync {
 	 * nothing new) and the file's info. Null when nothing was written or the result cannot be
 	 * trusted; a failed write is reported in the run's problems.
 	 */
-	private async writeIdInto(run: SyncRun, prepared: PreparedNote, id: string): Promise<WrittenId | null> {
-		const { source, memory } = this.deps;
+	private async writeIdInto(lane: SyncLane, run: SyncRun, prepared: PreparedNote, id: string): Promise<WrittenId | null> {
+		const { source, memory } = lane;
 		const path = prepared.note.path;
 		try {
 			const written = await source.processFrontMatter(
@@ -428,12 +436,12 @@ export class VaultSync {
 	 * batches, renames, adopted nodes), then stores the new hashes. If a file changed in between
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
-	private async writeIds(run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const { memory } = this.deps;
+	private async writeIds(lane: SyncLane, run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
+		const { memory } = lane;
 		const states: { id: string; state: WrittenId }[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
-			const state = await this.writeIdInto(run, u.prepared, u.idToWrite);
+			const state = await this.writeIdInto(lane, run, u.prepared, u.idToWrite);
 			// Not written (changed meanwhile, or failed and reported): not in the report's list.
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
 			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state });
