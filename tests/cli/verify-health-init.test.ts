@@ -84,7 +84,7 @@ describe("engrama verify, health and init", () => {
 		const found = cli("search", "Billing Portal").json<{ results: { name: string }[] }>().results.map((r) => r.name);
 		expect(found).toContain("Billing Portal");
 		expect(cli("verify").status).toBe(0);
-	});
+	}, 180_000); // a dozen CLI processes, each compiling WASM: minutes on a loaded 2-core machine
 });
 
 describe("engrama health", () => {
