@@ -31,6 +31,26 @@ export function modelKey(model: string): string {
 	return base.replace(/:[^:]*$/, "");
 }
 
+/**
+ * How a local sentence model turns token vectors into one vector: BGE models were trained to use
+ * the first ([CLS]) token, sentence-transformers models the mean. Pooling a model the way it was
+ * not trained costs recall (LoCoMo any@10 with bge-small-en-v1.5: docs/benchmarks-search.md).
+ */
+export type Pooling = "mean" | "cls";
+
+export function poolingOf(model: string): Pooling {
+	return /^bge-/.test(modelKey(model)) ? "cls" : "mean";
+}
+
+/**
+ * What the vectors of a file were made with, as reindex records it: `<provider>:<model>`, plus the
+ * pooling when it is not the mean (so vectors a release pooled differently count as another model).
+ */
+export function embedderIdentity(embedder: { readonly name: string; readonly model: string; readonly pooling?: Pooling }): string {
+	const base = `${embedder.name}:${embedder.model}`;
+	return embedder.pooling && embedder.pooling !== "mean" ? `${base}#${embedder.pooling}` : base;
+}
+
 export function knownDimensions(model: string): number {
 	return KNOWN_MODEL_DIMENSIONS[modelKey(model)] ?? 0;
 }

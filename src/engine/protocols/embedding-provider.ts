@@ -7,6 +7,8 @@ export interface EmbedderHealth {
 export interface EmbeddingProvider {
 	readonly name: string;
 	readonly model: string;
+	/** Local sentence models only: how token vectors become one (absent: the provider's own way). */
+	readonly pooling?: "mean" | "cls";
 	readonly dimensions: number;
 	embed(text: string): Promise<Float32Array>;
 	embedBatch(texts: readonly string[]): Promise<Float32Array[]>;

@@ -1,5 +1,6 @@
 import { chunk } from "../embedding/batching";
 import { isNullEmbedder } from "../embedding/null-embedding-provider";
+import { embedderIdentity } from "../embedding/dimensions";
 import { ValidationError, errorMessage } from "../errors";
 import { nodeToText } from "../node-text";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
@@ -98,7 +99,7 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 	}
 	const storedDimensions = await vectors.dimensions();
 	const storedModel = await graph.getMeta(EMBEDDING_MODEL_META);
-	const modelId = `${embedder.name}:${embedder.model}`;
+	const modelId = embedderIdentity(embedder);
 	const dimensionChanged = storedDimensions > 0 && dimensions > 0 && storedDimensions !== dimensions;
 	const modelChanged = storedModel !== null && storedModel !== modelId;
 	const anyVectors = storedDimensions > 0 && (await vectors.count(scope)) > 0;

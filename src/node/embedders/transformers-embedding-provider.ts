@@ -1,6 +1,6 @@
 import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/transformers";
 import { chunk } from "../../engine/embedding/batching";
-import { knownDimensions, pooledVectors } from "../../engine/embedding/dimensions";
+import { knownDimensions, pooledVectors, poolingOf, type Pooling } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
 import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
@@ -47,13 +47,15 @@ function withSlash(path: string): string {
 }
 
 /**
- * In-process sentence embeddings with transformers.js (ONNX Runtime): mean pooling, unit length.
+ * In-process sentence embeddings with transformers.js (ONNX Runtime): the model's own pooling
+ * (poolingOf: [CLS] for BGE, else the mean), unit length.
  * The model loads on first use: from `localModelPath`, else the cache beside the database, else
  * (when allowed) downloaded from the hub with progress and cached, so later runs work offline.
  */
 export class TransformersEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
 	readonly model: string;
+	readonly pooling: Pooling;
 	private readonly options: LocalEmbeddingOptions;
 	private learned = 0;
 	private readonly extractor = new LoadOnce(() => this.open());
@@ -61,6 +63,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 	constructor(options: LocalEmbeddingOptions) {
 		this.options = options;
 		this.model = options.model?.trim() || DEFAULT_LOCAL_MODEL;
+		this.pooling = poolingOf(this.model);
 	}
 
 	get dimensions(): number {
@@ -123,7 +126,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 		for (const batch of chunk(texts, this.options.batchSize ?? 32)) {
 			const tensor = await extractor(
 				batch.map((t) => t.trim() || " "),
-				{ pooling: "mean", normalize: true },
+				{ pooling: this.pooling, normalize: true },
 			);
 			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);
 			out.push(...vectors);

@@ -1,6 +1,6 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { chunk } from "../../engine/embedding/batching";
-import { knownDimensions, pooledVectors } from "../../engine/embedding/dimensions";
+import { knownDimensions, pooledVectors, poolingOf, type Pooling } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
 import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
@@ -37,7 +37,7 @@ export function notDownloadedMessage(model: string): string {
 
 /**
  * The plugin's in-process embedder: transformers.js + onnxruntime-web (WebAssembly) in Obsidian's
- * renderer, desktop and mobile. Mean pooling, unit length. The model and the runtime binary come
+ * renderer, desktop and mobile. The model's own pooling (poolingOf), unit length. The model and the runtime binary come
  * from the model store only (model-location.ts), checked against their SHA-256 when loaded; until
  * they are downloaded every call fails with a message that says where to download them, and the
  * engine degrades to fulltext.
@@ -45,6 +45,7 @@ export function notDownloadedMessage(model: string): string {
 export class LocalEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
 	readonly model: string;
+	readonly pooling: Pooling;
 	private installedDims = 0;
 	/** The installed files' sizes and SHA-256, checked as they are read to load the model. */
 	private installedFiles: ReadonlyMap<string, InstalledFile> = new Map();
@@ -54,6 +55,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
 	constructor(private readonly options: LocalEmbedderOptions) {
 		this.model = options.model;
+		this.pooling = poolingOf(options.model);
 	}
 
 	get dimensions(): number {
@@ -126,7 +128,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 			first = false;
 			const tensor = await extractor(
 				batch.map((t) => t.trim() || " "),
-				{ pooling: "mean", normalize: true },
+				{ pooling: this.pooling, normalize: true },
 			);
 			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);
 			out.push(...vectors);

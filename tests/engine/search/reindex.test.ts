@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { embedderIdentity, poolingOf, type Pooling } from "../../../src/engine/embedding/dimensions";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-embedding-provider";
 import { ValidationError } from "../../../src/engine/errors";
+import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import { EMBEDDING_MODEL_META, reindex, type ReindexProgress } from "../../../src/engine/search/reindex";
 import { createFetchHttpClient } from "../../../src/node/embedders/fetch-http-client";
 import { EmbeddingServer, closedPort } from "../embedding/embedding-server";
@@ -85,6 +87,37 @@ describe("reindex", () => {
 		expect(applied).toMatchObject({ reset: true, embedded: 5 });
 		expect(await m.memory.vectors?.dimensions()).toBe(32);
 		expect((await m.memory.search(m.scope, "consensus")).degraded).toBe(false);
+	});
+
+	it("counts vectors a release pooled differently (bge-small, mean then [CLS]) as another model, and leaves mean-pooled models' records as they were", async () => {
+		/** A local sentence model as a provider reports it; vectors from the hash embedder. */
+		class LocalModel implements EmbeddingProvider {
+			readonly name = "local";
+			readonly dimensions = 64;
+			private readonly hash = new HashEmbeddingProvider(64);
+			constructor(
+				readonly model: string,
+				readonly pooling: Pooling,
+			) {}
+			embed = (text: string) => this.hash.embed(text);
+			embedBatch = (texts: readonly string[]) => this.hash.embedBatch(texts);
+			health = () => this.hash.health();
+		}
+		expect(poolingOf("Xenova/bge-small-en-v1.5")).toBe("cls");
+		expect(poolingOf("BAAI/bge-base-en-v1.5")).toBe("cls");
+		expect(poolingOf("Xenova/all-MiniLM-L6-v2")).toBe("mean");
+		expect(poolingOf("Xenova/paraphrase-multilingual-MiniLM-L12-v2")).toBe("mean");
+		// Files embedded with MiniLM before pooling was recorded keep their identity: no re-embed.
+		expect(embedderIdentity(new LocalModel("Xenova/all-MiniLM-L6-v2", "mean"))).toBe("local:Xenova/all-MiniLM-L6-v2");
+
+		m = await (await seedWithoutEmbedder()).reopen(new LocalModel("Xenova/bge-small-en-v1.5", "mean"));
+		await reindex(deps(m), m.scope, { apply: true });
+		expect(await m.memory.graph.getMeta(EMBEDDING_MODEL_META)).toBe("local:Xenova/bge-small-en-v1.5");
+		m = await m.reopen(new LocalModel("Xenova/bge-small-en-v1.5", "cls"));
+		expect((await reindex(deps(m), m.scope)).reasons.model_changed).toBe(5);
+		expect(await reindex(deps(m), m.scope, { apply: true, rebuild: true })).toMatchObject({ embedded: 5 });
+		expect(await m.memory.graph.getMeta(EMBEDDING_MODEL_META)).toBe("local:Xenova/bge-small-en-v1.5#cls");
+		expect((await reindex(deps(m), m.scope)).to_embed).toBe(0);
 	});
 
 	it("notices a model change of the same dimension, and --rebuild re-embeds everything", async () => {
