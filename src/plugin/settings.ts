@@ -232,8 +232,9 @@ export function syncSettingsOf(settings: PluginSettings, configDir: string, ownF
 		notesFolder: normaliseVaultPath(settings.sync.notesFolder),
 		debounceMs: settings.sync.debounceMs,
 		// Small graph transactions keep the main thread free between them: preparing a chunk's
-		// entities (date mentions, profile checks) is one step without a gate pass, 50-60 ms CPU for 100 notes.
-		batchSize: 50,
+		// entities (date mentions, profile checks) is one step without a gate pass: 50-60 ms CPU for
+		// 100 notes, and a 10k first sync still had single 51-57 ms tasks at 50 (chrono-node's parsing).
+		batchSize: 25,
 	};
 }
 

@@ -110,7 +110,7 @@ describe("mapping onto the engine", () => {
 		const sync = syncSettingsOf(DEFAULT_SETTINGS, ".config", ".config/plugins/engrama");
 		expect(sync.configFolder).toBe(".config");
 		expect(sync.excludedFolders).toEqual(["Templates", ".config/plugins/engrama", ".trash"]);
-		expect(sync.batchSize).toBe(50);
+		expect(sync.batchSize).toBe(25);
 	});
 
 	test("folder lists and the folder → label map parse what people type", () => {
