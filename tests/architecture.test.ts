@@ -3,6 +3,7 @@ import { builtinModules } from "node:module";
 import { join, posix, relative, sep } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { GRAPH_STORE_WRITES } from "../src/engine/protocols/graph-store";
 
 /**
  * The layering rules of docs/ARCHITECTURE.md, read from the TypeScript sources (imports, string
@@ -172,27 +173,8 @@ function isValueUse(id: ts.Identifier): boolean {
 	return true;
 }
 
-/**
- * The store's methods that change what is stored, and `transaction` (a unit of such writes).
- * Vault sync reaches them only through the write pipeline (`pipeline.*`), the one writer.
- */
-const STORE_WRITES = new Set([
-	"mergeNode",
-	"mergeNodes",
-	"updateNode",
-	"deleteNode",
-	"mergeEdge",
-	"mergeEdges",
-	"deleteEdge",
-	"rekeyNode",
-	"recordHistory",
-	"forgetScope",
-	"setMeta",
-	"deleteMeta",
-	"purgeDeleted",
-	"repairIntegrity",
-	"transaction",
-]);
+/** The store's write methods (one list with the plugin's writer guard); sync reaches them only through the pipeline. */
+const STORE_WRITES: ReadonlySet<string> = GRAPH_STORE_WRITES;
 
 /** A store write method named (called, bound, destructured or indexed) under src/engine/sync on anything but the pipeline. */
 function storeWriteOffences(source: Source): string[] {

@@ -8,6 +8,8 @@ import type { NodeModules } from "../backends/sqlite/wasm/node-modules";
 import type { DataAdapter } from "obsidian";
 import { EngramaError } from "../engine/errors";
 import type { GraphStore, VectorStore } from "../engine/protocols";
+import { GRAPH_STORE_WRITES } from "../engine/protocols/graph-store";
+import { VECTOR_STORE_WRITES } from "../engine/protocols/vector-store";
 
 export const WRITER_META_KEY = "writer";
 export const DEVICE_STORAGE_KEY = "engrama-device-id";
@@ -160,26 +162,7 @@ export function adapterStampFile(adapter: DataAdapter, path: string): StampFile 
 }
 
 // The protocol calls that write (graph and vectors); reads and the stores' own helpers pass untouched.
-const WRITES = new Set<string>([
-	"mergeNode",
-	"mergeNodes",
-	"updateNode",
-	"deleteNode",
-	"mergeEdge",
-	"mergeEdges",
-	"deleteEdge",
-	"forgetScope",
-	"setMeta",
-	"deleteMeta",
-	"purgeDeleted",
-	"repairIntegrity",
-	"transaction",
-	"recordHistory",
-	"rekeyNode",
-	"upsert",
-	"delete",
-	"reset",
-]);
+const WRITES: ReadonlySet<string> = new Set<string>([...GRAPH_STORE_WRITES, ...VECTOR_STORE_WRITES]);
 
 /** A store whose writes first ask the guard (desktop: every write reaches the file at once). */
 export function guardedStore<T extends GraphStore | VectorStore>(target: T, guard: WriterGuard): T {

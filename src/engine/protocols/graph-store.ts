@@ -20,3 +20,26 @@ export type * from "./store-admin";
  * backend. Engine code that needs one role takes that role's interface.
  */
 export interface GraphStore extends StoreAdmin, NodeStore, EdgeStore, FulltextStore, NameHistoryStore, BulkSyncStore, ReflectQueryStore {}
+
+/**
+ * The GraphStore methods that change what is stored, and `transaction` (a unit of such writes).
+ * One list: the plugin's writer guard checks each before it runs, and the architecture test keeps
+ * vault sync off them (sync writes through the write pipeline).
+ */
+export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof GraphStore>([
+	"mergeNode",
+	"mergeNodes",
+	"updateNode",
+	"deleteNode",
+	"mergeEdge",
+	"mergeEdges",
+	"deleteEdge",
+	"rekeyNode",
+	"recordHistory",
+	"forgetScope",
+	"setMeta",
+	"deleteMeta",
+	"purgeDeleted",
+	"repairIntegrity",
+	"transaction",
+]);

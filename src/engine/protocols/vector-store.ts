@@ -25,3 +25,6 @@ export interface VectorStore {
 	/** Removes vectors of nodes that no longer exist (see GraphStore.repairIntegrity). */
 	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 }
+
+/** The VectorStore methods that change what is stored (the plugin's writer guard checks them). */
+export const VECTOR_STORE_WRITES: ReadonlySet<keyof VectorStore> = new Set<keyof VectorStore>(["upsert", "delete", "reset"]);
