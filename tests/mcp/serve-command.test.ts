@@ -1,5 +1,4 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { request } from "node:http";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { makeTempDir } from "../helpers/temp-dir";
 import { call, connectClient, ok, textOf } from "./mcp-harness";
 import { spawnServe } from "./serve-process";
 import { runCli } from "../helpers/run-cli";
+import { freePort } from "../helpers/free-port";
 
 describe("engrama serve", () => {
 	let dir: ReturnType<typeof makeTempDir>;
@@ -219,13 +219,3 @@ describe("engrama serve", () => {
 	}, 180_000);
 });
 
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-		});
-	});
-}

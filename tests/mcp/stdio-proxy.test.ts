@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,19 +9,9 @@ import { generateMcpToken, startMcpHttpServer, type McpHttpHandle } from "../../
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
 import { startBridge } from "./mcp-harness";
+import { freePort } from "../helpers/free-port";
 
 const BIN = join(__dirname, "..", "..", "bin", "engrama.mjs");
-
-function freePort(): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			const port = typeof address === "object" && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 describe("engrama mcp-proxy", () => {
 	it("answers each request with a JSON-RPC error that says the bridge is not reachable", async () => {

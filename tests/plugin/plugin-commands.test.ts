@@ -2,27 +2,17 @@
 import { existsSync, readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import type { Engine } from "../../src/plugin/engine-host";
+import { freePort } from "../helpers/free-port";
 
 let h: LoadedPlugin;
 let vault: VaultCopy;
 let app: ReturnType<LoadedPlugin["fake"]["createFakeApp"]>;
 let plugin: PluginInstance;
 let port: number;
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-		});
-	});
-}
 
 beforeAll(async () => {
 	h = await loadPlugin();

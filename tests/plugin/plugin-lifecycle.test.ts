@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, desktopDbPath, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import { freePort } from "../helpers/free-port";
 
 let h: LoadedPlugin;
 beforeAll(async () => {
@@ -345,16 +346,6 @@ async function embeddingServer() {
 		},
 		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
-}
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-		});
-	});
 }
 
 describe("restarts and cancelled tasks", () => {

@@ -3,28 +3,18 @@
 // a real MCP client uses it; and reloads as Obsidian drives them (onunload not awaited, a new
 // instance at once, on the same vault) never fail.
 import { statSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { TOOL_NAMES } from "../../src/mcp/tools";
 import { connectClient, ok } from "../mcp/mcp-harness";
 import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance } from "./harness";
+import { freePort } from "../helpers/free-port";
 
 let h: LoadedPlugin;
 beforeAll(async () => {
 	h = await loadPlugin({ mode: "desktop" });
 });
 afterAll(() => h.fake.fakeReset());
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-		});
-	});
-}
 
 type McpListening = { kind: "listening"; port: number; url: string };
 

@@ -8,6 +8,7 @@ import { afterEach, beforeAll, expect, test } from "vitest";
 import { loadNodeModules } from "../../src/backends/sqlite/wasm/node-modules";
 import { acquireProcessLock } from "../../src/backends/sqlite/wasm/process-lock";
 import { desktopDbPath, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import { freePort } from "../helpers/free-port";
 
 let h: LoadedPlugin;
 beforeAll(async () => {
@@ -19,16 +20,6 @@ afterEach(async () => {
 	for (const c of cleanups.splice(0).reverse()) await c();
 	h.fake.fakeReset();
 });
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-		});
-	});
-}
 
 function vaultWith(settings: Record<string, unknown>): VaultCopy {
 	const vault = makeVault({ settings: { modules: ["teaching"], sync: { autoSync: false }, vaultId: `race-${Date.now()}`, ...settings } });

@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBackend, type Backend } from "../../../src/backends/factory";
@@ -10,19 +9,10 @@ import type { MergeNodeInput } from "../../../src/engine/protocols";
 import type { NodeRecord, Props, Scope } from "../../../src/engine/types";
 import { neo4jTestSettings } from "../../contracts/neo4j-backend";
 import { makeTempDir } from "../../helpers/temp-dir";
+import { freePort as closedPort } from "../../helpers/free-port";
 
 const scope: Scope = { orgId: "acme", userId: "ana" };
 const NOW = "2026-03-01T10:00:00.000Z";
-
-/** A port nothing listens on (bound, read, released). */
-async function closedPort(): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer().listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === "object" && address ? address.port : 1));
-		});
-	});
-}
 
 function neo4jConfig(uri: string) {
 	return parseConfig({ backend: "neo4j", dbPath: ":memory:", neo4j: { uri } });

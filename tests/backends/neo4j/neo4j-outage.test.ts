@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +11,7 @@ import { BackendError } from "../../../src/engine/errors";
 import type { MergeNodeInput } from "../../../src/engine/protocols";
 import type { Scope } from "../../../src/engine/types";
 import { makeTempDir } from "../../helpers/temp-dir";
+import { freePort as closedPort } from "../../helpers/free-port";
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, "..", "..", "..");
@@ -51,16 +51,6 @@ describe("which Neo4j failures are retried", () => {
 		expect(isTransient(new Error("bug"))).toBe(false);
 	});
 });
-
-/** A port nothing listens on (bound, read, released). */
-async function closedPort(): Promise<number> {
-	return new Promise((resolve) => {
-		const probe = createServer().listen(0, "127.0.0.1", () => {
-			const address = probe.address();
-			probe.close(() => resolve(typeof address === "object" && address ? address.port : 1));
-		});
-	});
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

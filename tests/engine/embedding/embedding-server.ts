@@ -85,11 +85,5 @@ export class EmbeddingServer {
 	}
 }
 
-/** A port on which nothing listens (bound, then closed). */
-export async function closedPort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as AddressInfo;
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-	return port;
-}
+/** A port on which nothing listens. */
+export { freePort as closedPort } from "../../helpers/free-port";

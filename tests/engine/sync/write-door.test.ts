@@ -2,6 +2,7 @@ import { renameSync, rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GraphStore } from "../../../src/engine/protocols";
+import { GRAPH_STORE_WRITES } from "../../../src/engine/protocols/graph-store";
 import { node, openHarness, outEdges, SCOPE, type SyncHarness } from "./sync-fixture";
 
 // docs/ARCHITECTURE.md: the write pipeline is the only writer. Vault sync used to write edges,
@@ -9,20 +10,7 @@ import { node, openHarness, outEdges, SCOPE, type SyncHarness } from "./sync-fix
 // a sync runs every kind of write and fail on any store write made outside a pipeline call.
 
 /** The store's methods that change what is stored (transaction() only groups them). */
-const STORE_WRITES = new Set([
-	"mergeNode",
-	"mergeNodes",
-	"updateNode",
-	"deleteNode",
-	"mergeEdge",
-	"mergeEdges",
-	"deleteEdge",
-	"rekeyNode",
-	"recordHistory",
-	"forgetScope",
-	"setMeta",
-	"deleteMeta",
-]);
+const STORE_WRITES: ReadonlySet<string> = new Set([...GRAPH_STORE_WRITES].filter((method) => method !== "transaction"));
 
 interface Recorder {
 	/** Every store write while recording: its method and whether a pipeline call was running. */
