@@ -15,6 +15,18 @@ const define = { ENGRAMA_VERSION: JSON.stringify(version) };
 const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 /**
+ * The command line bundles the pure-JavaScript packages every command loads: left in node_modules,
+ * Node resolves and reads them file by file (~450 files of chrono-node, zod, yaml and commander,
+ * 0.25 s of CPU in a one-shot `get`; docs/benchmarks.md, command line). The rest stay there: model
+ * runtimes, the Neo4j driver, the MCP SDK (loaded only by their commands) and sqlite-vec-wasm-demo
+ * (its sqlite3.wasm is read from the package at run time).
+ */
+const CLI_BUNDLED = new Set(["chrono-node", "commander", "yaml", "zod"]);
+const cliExternal = Object.keys(JSON.parse(readFileSync("package.json", "utf8")).dependencies)
+	.filter((name) => !CLI_BUNDLED.has(name))
+	.flatMap((name) => [name, `${name}/*`]);
+
+/**
  * zod re-exports all of its ~50 message locales as one namespace object, which defeats tree
  * shaking (260 kB of main.js). Nothing here switches locale, so the index serves English only.
  * @type {esbuild.Plugin}
@@ -61,8 +73,8 @@ const cli = {
 	outExtension: { ".js": ".mjs" },
 	splitting: true,
 	metafile: true,
-	// npm dependencies (and sqlite3.wasm) stay in node_modules, read at run time.
-	packages: "external",
+	external: [...cliExternal, ...builtins],
+	plugins: [zodEnglishOnly],
 	define,
 	logLevel: "warning",
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
