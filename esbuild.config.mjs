@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs
 import { basename, join } from "node:path";
 import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
+import { preparsedProfilesPlugin } from "./src/node/preparse-profiles.mjs";
 
 const mode = process.argv[2] ?? "dev";
 const production = mode === "production";
@@ -74,7 +75,8 @@ const cli = {
 	splitting: true,
 	metafile: true,
 	external: [...cliExternal, ...builtins],
-	plugins: [zodEnglishOnly],
+	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs).
+	plugins: [zodEnglishOnly, preparsedProfilesPlugin("profiles")],
 	define,
 	logLevel: "warning",
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
