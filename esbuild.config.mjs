@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs
 import { basename, join } from "node:path";
 import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
+import { preparsedProfilesPlugin } from "./src/node/preparse-profiles.mjs";
 
 const mode = process.argv[2] ?? "dev";
 const production = mode === "production";
@@ -13,6 +14,18 @@ const version = JSON.parse(readFileSync("manifest.json", "utf8")).version;
 const define = { ENGRAMA_VERSION: JSON.stringify(version) };
 
 const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+/**
+ * The command line bundles the pure-JavaScript packages every command loads: left in node_modules,
+ * Node resolves and reads them file by file (~450 files of chrono-node, zod, yaml and commander,
+ * 0.25 s of CPU in a one-shot `get`; docs/benchmarks.md, command line). The rest stay there: model
+ * runtimes, the Neo4j driver, the MCP SDK (loaded only by their commands) and sqlite-vec-wasm-demo
+ * (its sqlite3.wasm is read from the package at run time).
+ */
+const CLI_BUNDLED = new Set(["chrono-node", "commander", "yaml", "zod"]);
+const cliExternal = Object.keys(JSON.parse(readFileSync("package.json", "utf8")).dependencies)
+	.filter((name) => !CLI_BUNDLED.has(name))
+	.flatMap((name) => [name, `${name}/*`]);
 
 /**
  * zod re-exports all of its ~50 message locales as one namespace object, which defeats tree
@@ -61,8 +74,9 @@ const cli = {
 	outExtension: { ".js": ".mjs" },
 	splitting: true,
 	metafile: true,
-	// npm dependencies (and sqlite3.wasm) stay in node_modules, read at run time.
-	packages: "external",
+	external: [...cliExternal, ...builtins],
+	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs).
+	plugins: [zodEnglishOnly, preparsedProfilesPlugin("profiles")],
 	define,
 	logLevel: "warning",
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { ValidationError } from "../engine/errors";
+import { setSqliteWarmUp } from "../backends/sqlite/wasm/load-sqlite";
 import { configFromEnv, parseConfig, type EngramaConfig } from "../config/engrama-config";
 import { openMemory, type OpenedMemory } from "../node/open-memory";
 import { defaultDataDir } from "../node/private-dir";
@@ -51,6 +52,7 @@ export async function runWithMemory(
 	job: (run: CommandRun) => Promise<void>,
 	options: { replicateToVault?: boolean; mustExist?: boolean } = {},
 ): Promise<void> {
+	forCommandLine();
 	const flags = command.optsWithGlobals<GlobalOptions>();
 	const out = createOutput(!!flags.json);
 	let opened: OpenedMemory | undefined;
@@ -82,8 +84,17 @@ export async function runWithMemory(
 	}
 }
 
+/**
+ * Every command runs through runWithMemory or runPlain. SQLite's warm-up keeps Obsidian's UI
+ * thread responsive while the engine opens; a command line has no UI thread, so it skips it.
+ */
+function forCommandLine(): void {
+	setSqliteWarmUp(false);
+}
+
 /** Runs a command that needs no memory, mapping errors the same way. */
 export async function runPlain(command: Command, job: (out: Output, options: GlobalOptions) => Promise<void>): Promise<void> {
+	forCommandLine();
 	const options = command.optsWithGlobals<GlobalOptions>();
 	const out = createOutput(!!options.json);
 	try {

@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ValidationError } from "../engine/errors";
 import { labelsOfOtherModules, loadProfile, type Profile, type ProfileSource } from "../engine/profile";
+import { PREPARSED_PROFILES } from "./shipped-profile-data";
 
 /** The shipped `profiles/` folder, found by walking up from this module (source or bundle). */
 export function shippedProfilesDir(): string {
@@ -35,7 +37,15 @@ export function loadProfileFromDisk(profile: string, modules: readonly string[],
 	const dir = shippedProfilesDir();
 	const files = [locate(profile, "profile", dir, extraDirs), ...modules.map((m) => locate(m, "module", dir, extraDirs))];
 	const sources: ProfileSource[] = files.map((file) => ({ file, text: readFileSync(file, "utf8") }));
-	return loadProfile(sources);
+	return loadProfile(withPreparsed(sources));
+}
+
+/** Attaches the data parsed at build time to sources whose text is a shipped file's, byte for byte. */
+export function withPreparsed(sources: readonly ProfileSource[], preparsed: Readonly<Record<string, unknown>> = PREPARSED_PROFILES): ProfileSource[] {
+	return sources.map((source) => {
+		const data = preparsed[createHash("sha256").update(source.text).digest("hex")];
+		return data === undefined ? source : { ...source, data };
+	});
 }
 
 /** Label → shipped module for the labels of shipped modules `profile` does not include (sync's hint for `type:`). */

@@ -8,6 +8,12 @@ import { ANY_LABEL, profileFileSchema, type NodeEntry, type ProfileFile } from "
 export interface ProfileSource {
 	readonly file: string;
 	readonly text: string;
+	/**
+	 * `text` already turned from YAML into data (what `parseDocument(text).toJS()` gives), e.g. the
+	 * shipped profiles parsed when the command line was built: skips the YAML parser. Still
+	 * validated; on any issue the file is parsed from `text` so errors carry their line.
+	 */
+	readonly data?: unknown;
 }
 
 export type ProfileResult = { readonly ok: true; readonly profile: Profile } | { readonly ok: false; readonly issues: readonly ProfileIssue[] };
@@ -72,8 +78,8 @@ interface EndpointRef {
 
 interface Parsed {
 	readonly source: ProfileSource;
-	readonly doc: Document;
-	readonly lines: LineCounter;
+	/** The parsed YAML, for line numbers; absent when the source came pre-parsed. */
+	readonly yaml?: { readonly doc: Document; readonly lines: LineCounter };
 	readonly data: ProfileFile;
 }
 
@@ -85,6 +91,13 @@ export function parseProfile(sources: readonly ProfileSource[]): ProfileResult {
 	if (sources.length === 0) {
 		return { ok: false, issues: [{ file: "(none)", path: "", message: "no profile files given; pass a base or standalone profile first" }] };
 	}
+	const result = parseSources(sources);
+	// Issues are reported as the YAML text has them (with lines): read pre-parsed files again.
+	if (!result.ok && sources.some((s) => s.data !== undefined)) return parseSources(sources.map(({ file, text }) => ({ file, text })));
+	return result;
+}
+
+function parseSources(sources: readonly ProfileSource[]): ProfileResult {
 	const issues: ProfileIssue[] = [];
 	const parsed: Parsed[] = [];
 	const docs = new Map<string, { doc: Document; lines: LineCounter }>();
@@ -92,7 +105,7 @@ export function parseProfile(sources: readonly ProfileSource[]): ProfileResult {
 		const file = parseFile(source, issues);
 		if (file === undefined) continue;
 		parsed.push(file);
-		docs.set(source.file, file);
+		if (file.yaml) docs.set(source.file, file.yaml);
 	}
 	// Cross-file checks on half-parsed input would only add noise.
 	if (issues.length > 0) return { ok: false, issues };
@@ -113,6 +126,12 @@ export function loadProfile(sources: readonly ProfileSource[]): Profile {
 }
 
 function parseFile(source: ProfileSource, issues: ProfileIssue[]): Parsed | undefined {
+	if (source.data !== undefined) {
+		const result = profileFileSchema.safeParse(source.data);
+		if (result.success) return { source, data: result.data };
+		issues.push({ file: source.file, path: "", message: "pre-parsed data is not a valid profile" });
+		return undefined;
+	}
 	const lines = new LineCounter();
 	const doc = parseDocument(source.text, { lineCounter: lines, prettyErrors: false });
 	if (doc.errors.length > 0) {
@@ -146,7 +165,7 @@ function parseFile(source: ProfileSource, issues: ProfileIssue[]): Parsed | unde
 		}
 		return undefined;
 	}
-	return { source, doc, lines, data: result.data };
+	return { source, yaml: { doc, lines }, data: result.data };
 }
 
 function mergeFiles(parsed: readonly Parsed[], report: (origin: Origin, message: string) => void): { name: string; labels: LabelDef[]; relations: RelationDef[] } {

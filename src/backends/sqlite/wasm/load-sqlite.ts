@@ -5,10 +5,20 @@ import { loadWasmBinary } from "./wasm-binary";
 import { hostSleep } from "../../host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
 
-/** What the worker warm-up did in this process ("done", "no worker", "failed: …"): for tests and benchmarks. */
+/** What the worker warm-up did in this process ("done", "no worker", "off", "failed: …"): for tests and benchmarks. */
 export let lastWorkerWarmUp = "";
 
 let cached: Promise<Sqlite3Static> | undefined;
+let warmUpWanted = true;
+
+/**
+ * Whether loading SQLite runs the warm-ups (default: yes). They only move WASM compilation into
+ * short tasks to keep Obsidian's UI responsive; a command line has no UI thread, so it turns them
+ * off and compiles only what its own statements call (FTS5 and vec0 only when used).
+ */
+export function setSqliteWarmUp(enabled: boolean): void {
+	warmUpWanted = enabled;
+}
 
 /** The sqlite3 API object, initialised once per process (init costs 65-120 ms). */
 export function loadSqlite(): Promise<Sqlite3Static> {
@@ -22,14 +32,14 @@ export function loadSqlite(): Promise<Sqlite3Static> {
 async function initialise(): Promise<Sqlite3Static> {
 	const wasmBinary = await loadWasmBinary();
 	const compiled = await WebAssembly.compile(wasmBinary as Uint8Array<ArrayBuffer>);
-	lastWorkerWarmUp = await warmUpInWorker(compiled, wasmBinary, WARM_UP);
+	lastWorkerWarmUp = warmUpWanted ? await warmUpInWorker(compiled, wasmBinary, WARM_UP) : "off";
 	// Emscripten never settles its promise when instantiateWasm fails or the runtime aborts.
 	let fail: (error: Error) => void = () => undefined;
 	const failed = new Promise<never>((_resolve, reject) => (fail = reject));
 	const moduleArg = createModuleArg(wasmBinary, compiled, fail);
 	const pending = withBrowserLikeGlobals(() => sqlite3InitModule(moduleArg));
 	const sqlite3 = (await Promise.race([pending, failed])) as Sqlite3Static;
-	await warmUp(sqlite3);
+	if (warmUpWanted) await warmUp(sqlite3);
 	return sqlite3;
 }
 
