@@ -215,8 +215,9 @@ const V10_PAGE = 5000;
  * read gives them and packed again by the same function writes use, so a read after the migration
  * gives the same JSON. Only rows whose stored form changes are written.
  */
-function migrateV10Edges(conn: SqliteConnection): void {
+function migrateV10Edges(conn: SqliteConnection): number {
 	let after = 0;
+	let rewritten = 0;
 	for (;;) {
 		const page = conn.get<{ rows: string | null }>(
 			`SELECT json_group_array(json_array(id, props, elided, org_id, user_id, path)) AS rows FROM (
@@ -226,7 +227,7 @@ function migrateV10Edges(conn: SqliteConnection): void {
 			[after, V10_PAGE],
 		);
 		const rows = JSON.parse(page?.rows ?? "[]") as [number, string | null, number, string | null, string | null, PropValue][];
-		if (rows.length === 0) return;
+		if (rows.length === 0) return rewritten;
 		const changed: [number, string, number][] = [];
 		for (const [id, text, elided, org, user, path] of rows) {
 			const stored = parseObject(text);
@@ -236,6 +237,7 @@ function migrateV10Edges(conn: SqliteConnection): void {
 		}
 		if (changed.length > 0) {
 			conn.run("UPDATE edges SET props = j.value->>1, elided = j.value->>2 FROM json_each(?) j WHERE edges.id = j.value->>0", [JSON.stringify(changed)]);
+			rewritten += changed.length;
 		}
 		after = rows[rows.length - 1][0];
 	}
@@ -273,8 +275,9 @@ export function ownSchemaVersion(conn: SqliteConnection): number {
  * Creates or upgrades the schema in one transaction; refuses files from a newer Engrama or a newer
  * Python engrama layout. user_version is set only where it was ours to set (a new file, or one an
  * older Engrama marked 4 to 6), and then to the Python layout the file really has (3).
+ * Returns how many edge rows it rewrote (their old pages stay in the file until a VACUUM).
  */
-export function migrate(conn: SqliteConnection): void {
+export function migrate(conn: SqliteConnection): number {
 	const userVersion = Number(conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
 	const own = ownSchemaVersion(conn);
 	if (own > SCHEMA_VERSION) {
@@ -290,7 +293,8 @@ export function migrate(conn: SqliteConnection): void {
 	}
 	const fresh = !hasTable(conn, "nodes");
 	const setUserVersion = fresh || legacyOwn;
-	if (own === SCHEMA_VERSION && !setUserVersion) return;
+	if (own === SCHEMA_VERSION && !setUserVersion) return 0;
+	let rewritten = 0;
 	conn.exec("BEGIN IMMEDIATE");
 	try {
 		conn.exec(V1);
@@ -305,7 +309,7 @@ export function migrate(conn: SqliteConnection): void {
 		migrateV8(conn);
 		migrateV9Edges(conn);
 		conn.exec(NOTE_PATH_TRIGGERS);
-		if (!fresh && own < 10) migrateV10Edges(conn);
+		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");
@@ -313,4 +317,5 @@ export function migrate(conn: SqliteConnection): void {
 		conn.exec("ROLLBACK");
 		throw error;
 	}
+	return rewritten;
 }
