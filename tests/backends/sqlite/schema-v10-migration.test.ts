@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
@@ -98,6 +98,40 @@ describe("schema 10 (edge props without their source, default trust and note pat
 			conn.run("UPDATE edges SET from_id = (SELECT id FROM nodes WHERE key_value = 'Redis') WHERE id = 4");
 			const rows = conn.all<{ props: string }>("SELECT props FROM edges WHERE id IN (4, 5) ORDER BY id");
 			expect(rows.map((r) => JSON.parse(r.props) as unknown)).toEqual([{ note_path: "Projects/Billing Portal.md" }, { note_path: "Projects/Billing Portal.md" }]);
+		} finally {
+			await opened.close();
+		}
+	});
+
+	it("an upgrade that rewrote many edges compacts the file once, right after", async () => {
+		// A schema 9 file with 1,200 edges of the engine's: made here, then put back in the schema 9 form by hand.
+		const big = join(dir.path, "big.db");
+		const first = await open(big);
+		const graph = first.memory.graph as SqliteGraphStore;
+		const ids: string[] = [];
+		for (let i = 0; i < 50; i++) ids.push((await first.memory.remember({ scope: OWNER, source: "cli" }, { label: "Concept", key: `Concept ${i}` })).node.id);
+		const prov = { org_id: OWNER.orgId, user_id: OWNER.userId, source: "cli", source_agent: null, source_session: null, trust_level: 1 };
+		const inputs = ids.flatMap((from, i) => ids.filter((_, j) => j !== i && j < 25).map((to) => ({ fromId: from, type: "RELATED_TO", toId: to, props: prov, now: "2026-01-05T10:00:00.000Z" })));
+		await first.memory.write(() => graph.mergeEdges(OWNER, inputs));
+		const conn = graph.connection();
+		conn.exec(`DROP TRIGGER engrama_note_path_node; DROP TRIGGER engrama_note_path_edge;
+			UPDATE edges SET props = '{"source":"cli","trust_level":1}', elided = 7;
+			UPDATE engrama_meta SET value = '9' WHERE key = 'schema_version'`);
+		const exported = await exportLines(first);
+		await first.close();
+		const before = await openDatabase({ path: big, readonly: true });
+		const edges = before.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n;
+		before.close();
+		expect(edges).toBeGreaterThanOrEqual(1000);
+		const sizeBefore = statSync(big).size;
+
+		const opened = await open(big);
+		try {
+			expect(statSync(big).size).toBeLessThan(sizeBefore);
+			expect(statSync(`${big}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+			// Rows as they were (settings aside: the second open adopts the owner as standalone identity).
+			const rows = (lines: string[]) => lines.filter((l) => !l.startsWith('{"type":"meta"') && !l.startsWith('{"type":"end"'));
+			expect(rows(await exportLines(opened))).toEqual(rows(exported));
 		} finally {
 			await opened.close();
 		}
