@@ -43,6 +43,7 @@ export const COMMANDS: readonly CommandSummary[] = [
 	{ name: "sync-note", term: "sync-note [options] <path>", description: "sync one note now (new, changed, moved or deleted)", group: "sync" },
 	{ name: "migrate", term: "migrate [options]", description: "copy the whole memory to another backend (nodes, edges, props, vectors, history, Insights) and verify counts and content", group: "migrate" },
 	{ name: "verify", term: "verify [options]", description: "check the memory's integrity (database, fulltext, vectors, relations) and say what to do; read-only unless --fix", group: "verify" },
+	{ name: "compact", term: "compact", description: "rewrite the SQLite memory file without its free space (VACUUM); nothing stored changes", group: "verify" },
 	{ name: "health", term: "health [options]", description: "report the backend, embedder and MCP bridge (read-only); exit 1 when something is down", group: "health" },
 	{ name: "init", term: "init", description: "set up a memory (the SQLite file, or the Neo4j schema) and print the next steps; changes nothing if it exists", group: "init" },
 	{ name: "export", term: "export [options] [file]", description: "write the whole memory (nodes with provenance, relations, history, Insights, settings; vectors with --vectors) as portable NDJSON that engrama import reads back", group: "transfer" },

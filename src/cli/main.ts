@@ -18,7 +18,13 @@ const GROUPS: Record<CommandGroup, () => Promise<Register>> = {
 	},
 	sync: async () => (await import("./commands/sync-commands")).registerSyncCommands,
 	migrate: async () => (await import("./commands/migrate-command")).registerMigrateCommand,
-	verify: async () => (await import("./commands/verify-command")).registerVerifyCommand,
+	verify: async () => {
+		const m = await import("./commands/verify-command");
+		return (p) => {
+			m.registerVerifyCommand(p);
+			m.registerCompactCommand(p);
+		};
+	},
 	health: async () => (await import("./commands/health-command")).registerHealthCommand,
 	init: async () => (await import("./commands/init-command")).registerInitCommand,
 	transfer: async () => {

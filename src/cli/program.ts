@@ -6,7 +6,7 @@ import { registerReflectCommands } from "./commands/reflect-commands";
 import { registerMcpCommands } from "./commands/mcp-commands";
 import { registerSyncCommands } from "./commands/sync-commands";
 import { registerMigrateCommand } from "./commands/migrate-command";
-import { registerVerifyCommand } from "./commands/verify-command";
+import { registerCompactCommand, registerVerifyCommand } from "./commands/verify-command";
 import { registerHealthCommand } from "./commands/health-command";
 import { registerInitCommand } from "./commands/init-command";
 import { registerTransferCommands } from "./commands/transfer-commands";
@@ -23,6 +23,7 @@ export function buildProgram(): Command {
 	registerSyncCommands(program);
 	registerMigrateCommand(program);
 	registerVerifyCommand(program);
+	registerCompactCommand(program);
 	registerHealthCommand(program);
 	registerInitCommand(program);
 	registerTransferCommands(program, version);

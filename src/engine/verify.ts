@@ -71,3 +71,36 @@ export async function verifyMemory(
 	}
 	return { ok: checks.every((c) => c.ok), backend: deps.graph.name, checks, vectors_missing: vectorsMissing, notes };
 }
+
+/** What `engrama compact` and the plugin's "Compact the memory database" report. */
+export interface CompactView {
+	readonly backend: string;
+	/** False for a backend without files of its own to compact (Neo4j manages its store). */
+	readonly compacted: boolean;
+	readonly bytes_before: number | null;
+	readonly bytes_after: number | null;
+}
+
+/**
+ * Rewrites the memory's file without its free space, alone in the write queue (no other write
+ * runs meanwhile, and SQLite refuses VACUUM inside a transaction). Nothing stored changes.
+ */
+export async function compactMemory(memory: {
+	readonly graph: GraphStore;
+	write<T>(job: () => Promise<T>, options?: { readonly alone?: boolean }): Promise<T>;
+}): Promise<CompactView> {
+	const { graph } = memory;
+	if (!graph.compact) return { backend: graph.name, compacted: false, bytes_before: null, bytes_after: null };
+	const report = await memory.write(() => graph.compact?.() ?? Promise.reject(new Error("compact went away")), { alone: true });
+	return { backend: graph.name, compacted: true, bytes_before: report.bytesBefore, bytes_after: report.bytesAfter };
+}
+
+/** One line for a person: what the compact did, or why there was nothing to do. */
+export function describeCompact(view: CompactView): string {
+	if (!view.compacted) {
+		const own = view.backend === "neo4j" ? " (Neo4j manages its own store files)" : "";
+		return `Nothing to compact: compacting rewrites the SQLite memory file, and this memory is on the ${view.backend} backend${own}.`;
+	}
+	const mb = (b: number | null) => `${((b ?? 0) / 1e6).toFixed(1)} MB`;
+	return `Compacted the memory file: ${mb(view.bytes_before)} → ${mb(view.bytes_after)}.`;
+}

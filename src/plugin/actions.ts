@@ -1,5 +1,6 @@
 import { TFile, type App, type WorkspaceLeaf } from "obsidian";
 import { reindex } from "../engine/search/reindex";
+import { compactMemory, describeCompact } from "../engine/verify";
 import { isNoop } from "../engine/sync/sync-report";
 import { safeFileName } from "../engine/sync/markdown-text";
 import { EngramaController } from "./engrama-controller";
@@ -309,6 +310,23 @@ export class EngramaActions implements PanelActions {
 		}
 	}
 
+	/**
+	 * VACUUM of the memory file (free pages back to the disk), alone in the write queue: sync and the
+	 * MCP bridge's writes wait, and Obsidian may pause while SQLite rewrites the file (about a second
+	 * per 10 MB). On Neo4j it says there is nothing to do.
+	 */
+	async compactMemory(): Promise<void> {
+		const engine = await this.engine();
+		if (!engine) return;
+		if (!engine.memory.graph.compact) {
+			noticeInfo(lowerFirst(describeCompact({ backend: engine.memory.graph.name, compacted: false, bytes_before: null, bytes_after: null })));
+			return;
+		}
+		noticeInfo("compacting the memory database; Obsidian may pause for a few seconds.");
+		const view = await this.controller.tasks.run("Compacting the memory database", () => compactMemory(engine.memory));
+		if (view) noticeInfo(lowerFirst(describeCompact(view)));
+	}
+
 	/** Copies the open SQLite memory into the Neo4j database of the settings and verifies the copy. */
 	async copyMemoryToNeo4j(): Promise<void> {
 		const engine = await this.engine();
@@ -425,4 +443,9 @@ export class EngramaActions implements PanelActions {
 		}
 		noticeInfo("a new MCP token is in place. Copy the client configuration again.");
 	}
+}
+
+/** A sentence of the command line's as the rest of a notice ("Engrama: …"). */
+function lowerFirst(text: string): string {
+	return text.charAt(0).toLowerCase() + text.slice(1);
 }

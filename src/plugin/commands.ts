@@ -31,6 +31,7 @@ export function registerCommands(plugin: Plugin, controller: EngramaController, 
 	add("rebuild-graph", "Rebuild the graph from the vault", () => actions.rebuildGraph());
 	add("reembed-missing", "Re-embed missing vectors", () => actions.reembedMissing());
 	add("run-decay", "Run decay", () => actions.runDecay());
+	add("compact-memory", "Compact the memory database", () => actions.compactMemory());
 	add("copy-memory-to-neo4j", "Copy memory to Neo4j", () => actions.copyMemoryToNeo4j());
 	when("start-mcp-bridge", "Start the MCP bridge", () => desktop() && controller.bridge.state.kind !== "listening", () => actions.startBridge());
 	when("stop-mcp-bridge", "Stop the MCP bridge", () => desktop() && controller.bridge.state.kind !== "off", () => actions.stopBridge());

@@ -31,6 +31,21 @@ describe("engrama verify, health and init", () => {
 	});
 	afterEach(() => dir.cleanup());
 
+	it("compact rewrites the file and reports its bytes; on a backend without a file of ours it says there is nothing to do", () => {
+		expect(cli("compact").status).toBe(2);
+		expect(cli("remember", "--label", "Project", "--name", "Billing Portal").status).toBe(0);
+		const result = cli("compact");
+		expect(result.status).toBe(0);
+		const view = result.json<{ backend: string; compacted: boolean; bytes_before: number; bytes_after: number }>();
+		expect(view).toMatchObject({ backend: "sqlite", compacted: true });
+		expect(view.bytes_after).toBeGreaterThan(0);
+		expect(view.bytes_after).toBeLessThanOrEqual(view.bytes_before);
+		expect(cli("get", "--label", "Project", "--name", "Billing Portal").status).toBe(0);
+		const none = runCli(["--backend", "null", "compact"]);
+		expect(none.status).toBe(0);
+		expect(none.stdout).toMatch(/Nothing to compact: compacting rewrites the SQLite memory file, and this memory is on the null backend\./);
+	});
+
 	it("verify refuses a missing memory (exit 2) and creates nothing", () => {
 		const result = cli("verify");
 		expect(result.status).toBe(2);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
-import { repairMemory, verifyMemory } from "../../src/engine/verify";
+import { compactMemory, describeCompact, repairMemory, verifyMemory } from "../../src/engine/verify";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { testBackends } from "./backends";
@@ -41,6 +41,25 @@ describe.each(testBackends())("verify contract on $name", (backend) => {
 		const repaired = await repairMemory({ graph: memory.graph, vectors: memory.vectors });
 		expect(Object.values(repaired).every((n) => n === 0)).toBe(true);
 		expect(await memory.graph.counts(scope)).toEqual(before);
+	});
+
+	it("compact rewrites the SQLite file and changes nothing stored; on Neo4j it says there is nothing to compact", async () => {
+		const { memory, scope } = opened;
+		await memory.remember(ctx, { label: "Project", key: "Billing Portal", props: { description: "Invoices" } });
+		await memory.remember(ctx, { label: "Technology", key: "Python" });
+		await memory.relate(ctx, { label: "Project", key: "Billing Portal" }, "USES", { label: "Technology", key: "Python" });
+		const before = await memory.graph.edgesOf(scope, (await memory.get(scope, "Project", "Billing Portal"))?.id ?? "", "out");
+		const view = await compactMemory(memory);
+		if (backend.name === "sqlite") {
+			expect(view).toMatchObject({ backend: "sqlite", compacted: true });
+			expect(view.bytes_after).toBeGreaterThan(0);
+		} else {
+			expect(view).toEqual({ backend: backend.name, compacted: false, bytes_before: null, bytes_after: null });
+			expect(describeCompact(view)).toBe(
+				"Nothing to compact: compacting rewrites the SQLite memory file, and this memory is on the neo4j backend (Neo4j manages its own store files).",
+			);
+		}
+		expect(await memory.graph.edgesOf(scope, (await memory.get(scope, "Project", "Billing Portal"))?.id ?? "", "out")).toEqual(before);
 	});
 });
 

@@ -225,6 +225,17 @@ describe("maintenance", () => {
 		expect(Number(aged)).toBeGreaterThan(0);
 	});
 
+	test("Compact the memory database rewrites the file and says how big it is now; the memory reads the same", async () => {
+		const e = engine();
+		const before = await e.memory.graph.counts(e.scope);
+		run("compact-memory");
+		await noticeMatching(/Obsidian may pause/);
+		const text = await noticeMatching(/compacted the memory file: [\d.]+ MB → [\d.]+ MB\./);
+		const [, from, to] = /([\d.]+) MB → ([\d.]+) MB/.exec(text) ?? [];
+		expect(Number(to)).toBeLessThanOrEqual(Number(from));
+		expect(await engine().memory.graph.counts(engine().scope)).toEqual(before);
+	});
+
 	test("Re-embed missing vectors needs an embedder, then embeds every node", async () => {
 		run("reembed-missing");
 		await noticeMatching(/embeddings are off/);

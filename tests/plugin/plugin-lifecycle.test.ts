@@ -68,6 +68,7 @@ describe("loading", () => {
 			[
 				"add-relation",
 				"approve-insight",
+				"compact-memory",
 				"copy-mcp-config",
 				"copy-memory-to-neo4j",
 				"dismiss-insight",

@@ -1,4 +1,4 @@
-import type { IntegrityCheck, IntegrityCheckId, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
+import type { CompactReport, IntegrityCheck, IntegrityCheckId, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
@@ -133,4 +133,23 @@ export async function listMeta(ctx: SqliteStoreContext): Promise<readonly (reado
 export async function purgeDeleted(ctx: SqliteStoreContext): Promise<void> {
 	// Older frames of the WAL still hold the pages as they were before the forget.
 	ctx.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
+/**
+ * VACUUM: the file rewritten without its free pages (a migration or a forget leaves them; later
+ * writes reuse them, but the file never shrinks by itself). Outside any transaction (SQLite
+ * refuses VACUUM inside one); the write-ahead log is emptied before, so VACUUM does not copy it,
+ * and after, so the file on disk is the compacted one. Row ids are kept: every table whose ids
+ * other rows hold has an INTEGER PRIMARY KEY (checked by tests/backends/sqlite/compact.test.ts).
+ */
+export async function compact(ctx: SqliteStoreContext): Promise<CompactReport> {
+	if (ctx.depth > 0) throw new Error("The memory cannot be compacted inside a transaction.");
+	const bytes = () => Number(ctx.conn.get<{ n: number }>("SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()")?.n ?? 0);
+	ctx.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+	const bytesBefore = bytes();
+	ctx.knownRows.clear();
+	ctx.forgetAdjacency();
+	ctx.conn.exec("VACUUM");
+	ctx.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+	return { bytesBefore, bytesAfter: bytes() };
 }

@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
 import { STORED_EDGE, packEdgeProps, type StoredEdge } from "./edge-props";
-import { mergeEdgeProps } from "./edges";
+import { mergeEdgeProps, notePathsOf } from "./edges";
 import { FTS_COLUMNS, ID_EXPR } from "./schema";
 import { ftsValues, writeFts } from "./fulltext";
 import { indexNames, insertNames, nameRows, type NameRow } from "./names-history";
@@ -120,14 +120,18 @@ export async function mergeEdges(ctx: SqliteStoreContext, scope: Scope, inputs: 
 		// each edge row only reads a scalar; the props text of a group is made once.
 		const groups: [number | undefined, string, string, string, number, (number | undefined)[]][] = [];
 		let lastProps: Props | undefined;
+		let lastFrom: number | undefined;
 		let last = packEdgeProps({}, scope.orgId, scope.userId);
+		// Sources' note paths, for the note_path a packing may leave out (edge-props.ts).
+		const paths = notePathsOf(ctx, inputs.filter((i) => typeof i.props?.note_path === "string").map((i) => rows.get(i.fromId) ?? 0));
 		for (const input of inputs) {
 			const props = input.props ?? {};
-			if (props !== lastProps) {
-				lastProps = props;
-				last = packEdgeProps(props, scope.orgId, scope.userId);
-			}
 			const from = rows.get(input.fromId);
+			if (props !== lastProps || from !== lastFrom) {
+				lastProps = props;
+				lastFrom = from;
+				last = packEdgeProps(props, scope.orgId, scope.userId, from === undefined ? undefined : paths.get(from));
+			}
 			const group = groups[groups.length - 1];
 			if (group && group[0] === from && group[1] === input.type && group[2] === input.now && group[3] === last.text && group[4] === last.elided) {
 				group[5].push(rows.get(input.toId));

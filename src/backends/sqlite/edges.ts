@@ -33,7 +33,8 @@ export async function mergeEdge(ctx: SqliteStoreContext, scope: Scope, input: Me
 			if (input.props && Object.keys(input.props).length > 0) mergeEdgeProps(ctx, existing, input.props);
 			return { created: false };
 		}
-		const packed = packEdgeProps(input.props ?? {}, scope.orgId, scope.userId);
+		const props = input.props ?? {};
+		const packed = packEdgeProps(props, scope.orgId, scope.userId, typeof props.note_path === "string" ? notePathOf(from.props) : undefined);
 		ctx.conn.run(
 			"INSERT INTO edges(from_id, rel_type, to_id, created_at, org_id, user_id, props, elided) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 			[from.id, input.type, to.id, input.now, scope.orgId, scope.userId, packed.text, packed.elided],
@@ -44,13 +45,28 @@ export async function mergeEdge(ctx: SqliteStoreContext, scope: Scope, input: Me
 
 /** An existing edge's props with `props` merged over them, stored packed again (schema 9, edge-props.ts). */
 export function mergeEdgeProps(ctx: SqliteStoreContext, existing: StoredEdge, props: Props): void {
-	const merged = { ...storedEdgeProps(existing.props, existing.elided, existing.org_id, existing.user_id), ...props };
-	const packed = packEdgeProps(merged, existing.org_id, existing.user_id);
+	const merged = { ...storedEdgeProps(existing.props, existing.elided, existing.org_id, existing.user_id, existing.from_path), ...props };
+	const packed = packEdgeProps(merged, existing.org_id, existing.user_id, existing.from_path);
 	ctx.conn.run("UPDATE edges SET props = ?, elided = ? WHERE id = ?", [packed.text, packed.elided, existing.id]);
 }
 
-function storedEdgeProps(text: string | null, elided: number, orgId: string | null, userId: string | null): Record<string, PropValue> {
-	return unpackEdgeProps(parseProps(text), Number(elided ?? 0), orgId, userId);
+function storedEdgeProps(text: string | null, elided: number, orgId: string | null, userId: string | null, fromPath: PropValue | undefined): Record<string, PropValue> {
+	return unpackEdgeProps(parseProps(text), Number(elided ?? 0), orgId, userId, fromPath);
+}
+
+/** The obsidian_path of many nodes by row id, in one statement (for packing their edges' note_path). */
+export function notePathsOf(ctx: SqliteStoreContext, rowIds: readonly number[]): Map<number, PropValue> {
+	if (rowIds.length === 0) return new Map();
+	const found = ctx.conn.get<{ rows: string | null }>(
+		`SELECT json_group_array(json_array(n.id, json_extract(n.props, '$.obsidian_path'))) AS rows FROM json_each(?) j CROSS JOIN nodes n ON n.id = j.value`,
+		[JSON.stringify([...new Set(rowIds)])],
+	);
+	return new Map(JSON.parse(found?.rows ?? "[]") as [number, PropValue][]);
+}
+
+/** A node's obsidian_path from its props text (what an edge's elided note_path is). */
+export function notePathOf(propsText: string): PropValue | undefined {
+	return parseProps(propsText).obsidian_path;
 }
 
 export async function deleteEdge(ctx: SqliteStoreContext, scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
@@ -95,7 +111,7 @@ export function edgeRows(ctx: SqliteStoreContext, scope: Scope, rowId: number, d
 
 export function edgeOf(row: EdgeRow & { dir: "out" | "in" }, self: NodeRecord, other: NodeRecord): EdgeRecord {
 	const [from, to] = row.dir === "out" ? [self, other] : [other, self];
-	return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: storedEdgeProps(row.edge_props, row.edge_elided, row.edge_org, row.edge_user) };
+	return { fromId: from.id, type: row.rel_type, toId: to.id, createdAt: row.edge_created_at, props: storedEdgeProps(row.edge_props, row.edge_elided, row.edge_org, row.edge_user, from.props.obsidian_path) };
 }
 
 export async function edgesOf(ctx: SqliteStoreContext, scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {

@@ -1,5 +1,6 @@
 import { FULLTEXT_FIELDS } from "../../engine/node-text";
-import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION } from "./edge-props";
+import type { PropValue } from "../../engine/types";
+import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION, NOTE_PATH_TRIGGERS, packEdgeProps, unpackEdgeProps } from "./edge-props";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
 /**
@@ -11,7 +12,7 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
@@ -203,6 +204,56 @@ function migrateV9Edges(conn: SqliteConnection): void {
 	`);
 }
 
+// v10: edge props also without their source, its default trust, a note's origin and a note_path
+// equal to the source node's path (edge-props.ts), kept true by two triggers.
+
+/** Edges per read and rewrite while migrating (a few MB of JSON at most). */
+const V10_PAGE = 5000;
+
+/**
+ * Every edge's props packed the schema 10 way, in the open transaction: read back as a schema 9
+ * read gives them and packed again by the same function writes use, so a read after the migration
+ * gives the same JSON. Only rows whose stored form changes are written.
+ */
+function migrateV10Edges(conn: SqliteConnection): number {
+	let after = 0;
+	let rewritten = 0;
+	for (;;) {
+		const page = conn.get<{ rows: string | null }>(
+			`SELECT json_group_array(json_array(id, props, elided, org_id, user_id, path)) AS rows FROM (
+				SELECT e.id, e.props, e.elided, e.org_id, e.user_id, json_extract(n.props, '$.obsidian_path') AS path
+				FROM edges e LEFT JOIN nodes n ON n.id = e.from_id AND json_valid(n.props)
+				WHERE e.id > ? ORDER BY e.id LIMIT ?)`,
+			[after, V10_PAGE],
+		);
+		const rows = JSON.parse(page?.rows ?? "[]") as [number, string | null, number, string | null, string | null, PropValue][];
+		if (rows.length === 0) return rewritten;
+		const changed: [number, string, number][] = [];
+		for (const [id, text, elided, org, user, path] of rows) {
+			const stored = parseObject(text);
+			if (stored === null) continue;
+			const packed = packEdgeProps(unpackEdgeProps(stored, elided, org, user), org, user, path ?? undefined);
+			if (packed.text !== text || packed.elided !== elided) changed.push([id, packed.text, packed.elided]);
+		}
+		if (changed.length > 0) {
+			conn.run("UPDATE edges SET props = j.value->>1, elided = j.value->>2 FROM json_each(?) j WHERE edges.id = j.value->>0", [JSON.stringify(changed)]);
+			rewritten += changed.length;
+		}
+		after = rows[rows.length - 1][0];
+	}
+}
+
+/** Props that are a JSON object, else null (another reader's text is left as it is). */
+function parseObject(text: string | null): Record<string, PropValue> | null {
+	if (text === null) return null;
+	try {
+		const value: unknown = JSON.parse(text);
+		return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, PropValue>) : null;
+	} catch {
+		return null;
+	}
+}
+
 function hasColumn(conn: SqliteConnection, table: string, column: string): boolean {
 	return conn.all<{ name: string }>(`PRAGMA table_info(${table})`).some((c) => c.name === column);
 }
@@ -224,8 +275,9 @@ export function ownSchemaVersion(conn: SqliteConnection): number {
  * Creates or upgrades the schema in one transaction; refuses files from a newer Engrama or a newer
  * Python engrama layout. user_version is set only where it was ours to set (a new file, or one an
  * older Engrama marked 4 to 6), and then to the Python layout the file really has (3).
+ * Returns how many edge rows it rewrote (their old pages stay in the file until a VACUUM).
  */
-export function migrate(conn: SqliteConnection): void {
+export function migrate(conn: SqliteConnection): number {
 	const userVersion = Number(conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
 	const own = ownSchemaVersion(conn);
 	if (own > SCHEMA_VERSION) {
@@ -241,7 +293,8 @@ export function migrate(conn: SqliteConnection): void {
 	}
 	const fresh = !hasTable(conn, "nodes");
 	const setUserVersion = fresh || legacyOwn;
-	if (own === SCHEMA_VERSION && !setUserVersion) return;
+	if (own === SCHEMA_VERSION && !setUserVersion) return 0;
+	let rewritten = 0;
 	conn.exec("BEGIN IMMEDIATE");
 	try {
 		conn.exec(V1);
@@ -255,6 +308,8 @@ export function migrate(conn: SqliteConnection): void {
 		conn.exec(V6);
 		migrateV8(conn);
 		migrateV9Edges(conn);
+		conn.exec(NOTE_PATH_TRIGGERS);
+		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");
@@ -262,4 +317,5 @@ export function migrate(conn: SqliteConnection): void {
 		conn.exec("ROLLBACK");
 		throw error;
 	}
+	return rewritten;
 }

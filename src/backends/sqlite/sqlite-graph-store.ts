@@ -1,4 +1,5 @@
 import type {
+	CompactReport,
 	Adjacency,
 	FulltextQuery,
 	GraphCapabilities,
@@ -35,6 +36,9 @@ import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
+/** Edge rows a migration rewrites from which it compacts the file right after (smaller files gain little). */
+const COMPACT_AFTER_REWRITING = 1000;
+
 /**
  * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).
  * All statements are parameterised; only constant SQL fragments are interpolated. Each role of
@@ -59,9 +63,19 @@ export class SqliteGraphStore implements GraphStore {
 		// Deleted and overwritten content is zeroed, not left in the file's free space: a hard delete
 		// or a GDPR forget must not stay readable with a hex editor.
 		this.conn.exec("PRAGMA secure_delete = ON");
-		migrate(this.conn);
+		const rewritten = migrate(this.conn);
 		repairAfterPython(this.conn);
 		namesHistory.backfillNameIndex(this.ctx);
+		// A migration that rewrote the edges leaves the file bigger than before (half-empty pages):
+		// compacted once, now (10k notes: ≈2.5 s CPU, 51 → 37 MB). The migration is committed
+		// already, so a failed VACUUM (disk full) only leaves the file as big as it was.
+		if (rewritten >= COMPACT_AFTER_REWRITING) {
+			try {
+				await admin.compact(this.ctx);
+			} catch (error) {
+				console.error("Engrama: compacting the memory file after its upgrade failed; `engrama compact` retries", error);
+			}
+		}
 	}
 
 	async close(): Promise<void> {
@@ -242,6 +256,10 @@ export class SqliteGraphStore implements GraphStore {
 
 	purgeDeleted(): Promise<void> {
 		return admin.purgeDeleted(this.ctx);
+	}
+
+	compact(): Promise<CompactReport> {
+		return admin.compact(this.ctx);
 	}
 
 	// reflect-queries.ts

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { repairMemory, verifyMemory, type VerifyReport } from "../../engine/verify";
+import { compactMemory, describeCompact, repairMemory, verifyMemory, type VerifyReport } from "../../engine/verify";
 import { runWithMemory } from "../context";
 
 type VerifyView = VerifyReport & { readonly repaired: Readonly<Record<string, number>> | null };
@@ -34,6 +34,23 @@ export function registerVerifyCommand(program: Command): void {
 					const view: VerifyView = { ...report, repaired };
 					out.result(view, () => describe(view));
 					if (!report.ok) process.exitCode = 1;
+				},
+				{ mustExist: true },
+			),
+		);
+}
+
+/** `engrama compact`: VACUUM the SQLite file (free pages back to the disk); says so and does nothing on Neo4j. */
+export function registerCompactCommand(program: Command): void {
+	program
+		.command("compact")
+		.description("rewrite the SQLite memory file without its free space (VACUUM); nothing stored changes")
+		.action(async (_flags: unknown, command: Command) =>
+			runWithMemory(
+				command,
+				async ({ opened, out }) => {
+					const view = await compactMemory(opened.memory);
+					out.result(view, () => describeCompact(view));
 				},
 				{ mustExist: true },
 			),

@@ -40,6 +40,7 @@ export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof G
 	"setMeta",
 	"deleteMeta",
 	"purgeDeleted",
+	"compact",
 	"repairIntegrity",
 	"transaction",
 ]);

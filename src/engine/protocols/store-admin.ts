@@ -10,6 +10,12 @@ export interface HealthReport {
 	readonly schemaVersion?: number;
 }
 
+/** The file's bytes before and after a compact. */
+export interface CompactReport {
+	readonly bytesBefore: number;
+	readonly bytesAfter: number;
+}
+
 /** What `engrama verify` checks; each backend reports the ones that can go wrong in it. */
 export type IntegrityCheckId =
 	/** The storage engine's own check (SQLite PRAGMA integrity_check; Neo4j: its indexes online). */
@@ -99,6 +105,12 @@ export interface StoreAdmin {
 	 * forget, outside any transaction): SQLite checkpoints and empties its write-ahead log.
 	 */
 	purgeDeleted?(): Promise<void>;
+	/**
+	 * Rewrites the backend's files without their free space (SQLite: VACUUM, then an empty
+	 * write-ahead log), outside any transaction; nothing stored changes. Optional: Neo4j manages its
+	 * own store files, so it has none.
+	 */
+	compact?(): Promise<CompactReport>;
 
 	/**
 	 * Read-only consistency checks over the whole memory (every scope: a dangling row belongs to

@@ -1,7 +1,7 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PY_LAYOUT_VERSION } from "../../../src/backends/sqlite/schema";
+import { PY_LAYOUT_VERSION, SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
 import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
@@ -31,7 +31,7 @@ function expectedLines(): string[] {
 	return readFileSync(join(FIXTURE, "export.ndjson"), "utf8")
 		.trimEnd()
 		.split("\n")
-		.map((line) => (line === '{"type":"meta","key":"schema_version","value":"8"}' ? '{"type":"meta","key":"schema_version","value":"9"}' : line));
+		.map((line) => (line === '{"type":"meta","key":"schema_version","value":"8"}' ? `{"type":"meta","key":"schema_version","value":"${SCHEMA_VERSION}"}` : line));
 }
 
 const open = (path: string) => openMemory(parseConfig({ backend: "sqlite", dbPath: path, ...OWNER, ...HASH }));
@@ -67,7 +67,7 @@ describe("schema 9 (the scope once in edges and the name index) from a schema 8 
 
 		const db = await openDatabase({ path, readonly: true });
 		try {
-			expect(db.get("SELECT value FROM engrama_meta WHERE key = 'schema_version'")).toEqual({ value: "9" });
+			expect(db.get("SELECT value FROM engrama_meta WHERE key = 'schema_version'")).toEqual({ value: String(SCHEMA_VERSION) });
 			expect(db.get("PRAGMA user_version")).toEqual({ user_version: PY_LAYOUT_VERSION });
 			expect(db.get("SELECT 1 AS x FROM sqlite_master WHERE name = 'idx_edges_scope'")).toBeUndefined();
 			expect(db.all("SELECT org_id, user_id FROM engrama_scopes ORDER BY id")).toEqual([
@@ -83,7 +83,8 @@ describe("schema 9 (the scope once in edges and the name index) from a schema 8 
 				expect(e.props).not.toContain(`"${OTHER.userId}"`);
 				expect(e.props).not.toContain("null");
 			}
-			expect(edges[2]).toEqual({ id: 3, props: '{"origin":"note","note_path":"Projects/Billing Portal.md","source":"sync","trust_level":1}', elided: 7 });
+			// Packed further by schema 10 (schema-v10-migration.test.ts): its source node has no note path.
+			expect(edges[2]).toEqual({ id: 3, props: '{"note_path":"Projects/Billing Portal.md"}', elided: 1 | 2 | 4 | 8 | 16 | 64 });
 			// The Python engrama's edge, one naming another scope in its props, one that is not JSON.
 			expect(edges.slice(5)).toEqual([
 				{ id: 6, props: "{}", elided: 0 },
