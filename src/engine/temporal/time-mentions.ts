@@ -52,25 +52,24 @@ const EN_NEXT_NUMBER = `\\d|and|${EN_NUMBER.slice(3, -1)}|a`;
 const ES_NUMBER = alt("uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece u un una algunos? unos? demi-?");
 const ES_UNIT = alt("sec segundos? min mins minutos? h hr hrs horas? días? dias? semanas? mes meses cuartos? años? anos?");
 const ES_NEXT_NUMBER = "\\d|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|u|algun|demi";
-const MAY_MENTION_TIME = new RegExp(
-	[
-		"\\d",
-		`(?<=^|\\W|${RELATIVE})${WEEKDAYS}(?=\\W|$|of|${RELATIVE})`,
-		`(?<=^|\\W|in|of|st|nd|rd|th|en|de|o|a)${MONTHS}(?=\\W|$|of|de|${ORDINALS.slice(3, -1)})`,
-		`(?<=^|\\W)${CASUAL}(?=\\W|$)`,
-		`(?<=^|\\W|this|last|esta)${DAYPARTS}(?=\\W|$)`,
+// Left contexts are matched, not looked behind for: the same for test(), and much faster (a
+// lookbehind first in an alternative runs at every position of the text).
+const MAY_MENTION_PARTS = [
+		`(?:^|\\W|${RELATIVE})${WEEKDAYS}(?=\\W|$|of|${RELATIVE})`,
+		`(?:^|\\W|in|of|st|nd|rd|th|en|de|o|a)${MONTHS}(?=\\W|$|of|de|${ORDINALS.slice(3, -1)})`,
+		`(?:^|\\W)${CASUAL}(?=\\W|$)`,
+		`(?:^|\\W|this|last|esta)${DAYPARTS}(?=\\W|$)`,
 		// "next month", "in a few days", "+2 weeks"; "two days ago", "a week later".
 		`(?:this|last|past|next)\\s*${EN_UNIT}(?=\\W|$)`,
 		`(?:within|in|for|this|last|past|next|after|[+-])\\s*(?:(?:about|around|roughly|approximately|just)\\s*(?:~\\s*)?)?(?:(?:about|around)\\s{0,3})?(?:(?:an?|half|a?\\s{0,2}couple)\\s{0,2})?${EN_NUMBER}\\s{0,3}${EN_UNIT}(?=\\W|$|${EN_NEXT_NUMBER})`,
 		`${EN_NUMBER}\\s{0,3}${EN_UNIT}\\s{0,5},?(?:\\s*and)?\\s{0,10}(?:ago|before|earlier|later|after|from now|henceforth|forward|out)`,
 		`(?:en|por|durante|de)\\s*${ES_NUMBER}\\s{0,5}${ES_UNIT}(?=\\W|$|${ES_NEXT_NUMBER})`,
-	].join("|"),
-	"i",
-);
+];
+const MAY_MENTION_TIME = new RegExp(MAY_MENTION_PARTS.join("|"), "i");
 
 /** False when `text` cannot hold a time expression chrono would find (see MAY_MENTION_TIME). */
 export function mayMentionTime(text: string): boolean {
-	return MAY_MENTION_TIME.test(text);
+	return /\d/.test(text) || MAY_MENTION_TIME.test(text);
 }
 
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
