@@ -23,22 +23,31 @@ function maskFences(body: string): string {
 	let fence: string | null = null;
 	for (let i = 0; i < lines.length; i++) {
 		const line = lines[i];
-		const open = FENCE.exec(line);
+		const open = mayOpenFence(line) ? FENCE.exec(line) : null;
 		if (fence !== null) {
 			if (open && open[1][0] === fence[0] && open[1].length >= fence.length) fence = null;
-			lines[i] = blank(line);
+			lines[i] = " ".repeat(line.length);
 			continue;
 		}
 		if (open) {
 			fence = open[1];
-			lines[i] = blank(line);
+			lines[i] = " ".repeat(line.length);
 		}
 	}
 	return lines.join("\n");
 }
 
+/** FENCE's first test without a regex: up to three spaces, then ` or ~ (most lines fail here). */
+function mayOpenFence(line: string): boolean {
+	let i = 0;
+	while (i < 3 && line.charCodeAt(i) === 32) i++;
+	const c = line.charCodeAt(i);
+	return c === 96 || c === 126;
+}
+
+/** Every character but newlines as a space (a per-character regex replace was a tenth of parsing). */
 function blank(text: string): string {
-	return text.replace(/[^\n]/g, " ");
+	return text.includes("\n") ? text.split("\n").map((line) => " ".repeat(line.length)).join("\n") : " ".repeat(text.length);
 }
 
 /** "Target#Heading|Alias" → "Target"; "#Heading" (a link inside the same note) → "". */

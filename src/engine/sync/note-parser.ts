@@ -225,18 +225,9 @@ function readLabel(
 /** Key: the label's key field, then the other one, then the first H1, then the file name. */
 function readKey(data: Record<string, unknown>, keyField: KeyField, masked: string, path: string): { key: string; keyFromFileName: boolean } | ParseFailure {
 	const other: KeyField = keyField === "name" ? "title" : "name";
-	let rawKey: unknown;
 	let keyFromFileName = false;
-	for (const candidate of [data[keyField], data[other], firstHeading(masked)]) {
-		if (typeof candidate === "string" && candidate.trim() !== "") {
-			rawKey = candidate;
-			break;
-		}
-		if (typeof candidate === "number") {
-			rawKey = String(candidate);
-			break;
-		}
-	}
+	// The heading is looked for only when the frontmatter names nothing.
+	let rawKey = keyCandidate(data[keyField]) ?? keyCandidate(data[other]) ?? keyCandidate(firstHeading(masked));
 	if (rawKey === undefined) {
 		rawKey = noteBasename(path);
 		keyFromFileName = true;
@@ -251,6 +242,12 @@ function readKey(data: Record<string, unknown>, keyField: KeyField, masked: stri
 	}
 }
 
+/** A usable key: non-blank text as it is, a number as text. */
+function keyCandidate(value: unknown): string | undefined {
+	if (typeof value === "string" && value.trim() !== "") return value;
+	return typeof value === "number" ? String(value) : undefined;
+}
+
 /** engrama_id when it is a UUID; a warning when the key is there but holds something else. */
 function readId(data: Record<string, unknown>, warn: Warn): { id: string | undefined; hasIdKey: boolean } {
 	const rawId = data.engrama_id;
@@ -263,7 +260,7 @@ function readId(data: Record<string, unknown>, warn: Warn): { id: string | undef
 
 /** Properties the profile knows for this label, the description (else the first paragraph) and the tags. */
 function readProps(data: Record<string, unknown>, def: LabelDef, typeIsLabel: boolean, masked: string, warn: Warn): Record<string, PropValue> {
-	const known = new Set([...def.properties, ...ALWAYS_ALLOWED]);
+	const known = knownProps(def);
 	const props: Record<string, PropValue> = {};
 	for (const [name, value] of Object.entries(data)) {
 		if (RESERVED.has(name) || (name === "type" && typeIsLabel) || !known.has(name) || name === def.keyField) continue;
@@ -282,6 +279,18 @@ function readProps(data: Record<string, unknown>, def: LabelDef, typeIsLabel: bo
 	const uniqueTags = dedupeCaseless(tags);
 	if (uniqueTags.length > 0) props.tags = uniqueTags;
 	return props;
+}
+
+const KNOWN_PROPS = new WeakMap<LabelDef, ReadonlySet<string>>();
+
+/** The props a note of this label may state (made once per label, not per note). */
+function knownProps(def: LabelDef): ReadonlySet<string> {
+	let known = KNOWN_PROPS.get(def);
+	if (!known) {
+		known = new Set([...def.properties, ...ALWAYS_ALLOWED]);
+		KNOWN_PROPS.set(def, known);
+	}
+	return known;
 }
 
 /** [label, module] when `label` belongs to a shipped module that is off. */

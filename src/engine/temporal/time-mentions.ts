@@ -26,6 +26,52 @@ export const MENTIONED_DATES = "mentioned_dates";
 const MAX_MENTIONS = 32;
 const PARSERS = [chrono.casual, chrono.es.casual];
 
+/*
+ * What every match of those two parsers must contain, so that text without it skips chrono (a
+ * note's text mostly has no date, and chrono runs some 30 regexes over it): a digit, or a month,
+ * weekday or casual word ("today", "tarde"), or a number word with a time unit ("a week ago",
+ * "next month", "dentro de dos semanas"). Each word is checked only with the letters chrono's own
+ * patterns (chrono-node 2.10, src/locales/{en,es}) allow around it ("lastnight", "inMay" match
+ * there), so this is a superset of what chrono finds; `i` without `u`, as chrono's, so \W and
+ * case folding are the same. tests/engine/temporal/time-prefilter.test.ts checks the superset.
+ */
+const alt = (words: string) => `(?:${words.trim().split(/\s+/).join("|")})`;
+const WEEKDAYS = alt(`sunday sun monday mon tuesday tue wednesday wed thursday thurs thur thu friday fri saturday sat weekend weekday
+	domingo dom lunes lun martes mar miércoles miercoles mié mie jueves jue viernes vie sábado sabado sáb sab`);
+const RELATIVE = "on|this|last|past|next|este|esta|pasado|pr[oó]ximo";
+const MONTHS = alt(`january february march april may june july august september october november december
+	jan feb mar apr jun jul aug sep sept oct nov dec
+	enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre ene abr ago dic`);
+const ORDINALS = alt(`first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth
+	fifteenth sixteenth seventeenth eighteenth nineteenth twentieth twenty thirtieth thirty`);
+const CASUAL = alt("now today tonight tomorrow overmorrow tmr tmrw yesterday month ahora hoy mañana manana ayer");
+const DAYPARTS = alt("night morning afternoon evening midnight midday noon tarde medianoche mediodia mediodía noche mañana manana");
+const EN_NUMBER = alt("one two three four five six seven eight nine ten eleven twelve half an? few several the couple of");
+const EN_UNIT = alt("s sec seconds? m min mins minutes? h hr hrs hours? d days? w weeks? mo mon mos months? qtr quarters? y yr years?");
+const EN_NEXT_NUMBER = `\\d|and|${EN_NUMBER.slice(3, -1)}|a`;
+const ES_NUMBER = alt("uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece u un una algunos? unos? demi-?");
+const ES_UNIT = alt("sec segundos? min mins minutos? h hr hrs horas? días? dias? semanas? mes meses cuartos? años? anos?");
+const ES_NEXT_NUMBER = "\\d|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|u|algun|demi";
+// Left contexts are matched, not looked behind for: the same for test(), and much faster (a
+// lookbehind first in an alternative runs at every position of the text).
+const MAY_MENTION_PARTS = [
+		`(?:^|\\W|${RELATIVE})${WEEKDAYS}(?=\\W|$|of|${RELATIVE})`,
+		`(?:^|\\W|in|of|st|nd|rd|th|en|de|o|a)${MONTHS}(?=\\W|$|of|de|${ORDINALS.slice(3, -1)})`,
+		`(?:^|\\W)${CASUAL}(?=\\W|$)`,
+		`(?:^|\\W|this|last|esta)${DAYPARTS}(?=\\W|$)`,
+		// "next month", "in a few days", "+2 weeks"; "two days ago", "a week later".
+		`(?:this|last|past|next)\\s*${EN_UNIT}(?=\\W|$)`,
+		`(?:within|in|for|this|last|past|next|after|[+-])\\s*(?:(?:about|around|roughly|approximately|just)\\s*(?:~\\s*)?)?(?:(?:about|around)\\s{0,3})?(?:(?:an?|half|a?\\s{0,2}couple)\\s{0,2})?${EN_NUMBER}\\s{0,3}${EN_UNIT}(?=\\W|$|${EN_NEXT_NUMBER})`,
+		`${EN_NUMBER}\\s{0,3}${EN_UNIT}\\s{0,5},?(?:\\s*and)?\\s{0,10}(?:ago|before|earlier|later|after|from now|henceforth|forward|out)`,
+		`(?:en|por|durante|de)\\s*${ES_NUMBER}\\s{0,5}${ES_UNIT}(?=\\W|$|${ES_NEXT_NUMBER})`,
+];
+const MAY_MENTION_TIME = new RegExp(MAY_MENTION_PARTS.join("|"), "i");
+
+/** False when `text` cannot hold a time expression chrono would find (see MAY_MENTION_TIME). */
+export function mayMentionTime(text: string): boolean {
+	return /\d/.test(text) || MAY_MENTION_TIME.test(text);
+}
+
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
 function rangeOf(c: chrono.ParsedComponents): DayRange {
@@ -44,7 +90,7 @@ function rangeOf(c: chrono.ParsedComponents): DayRange {
  * ("for 4 years") are not dates and are skipped; English and Spanish.
  */
 export function resolveTimeMentions(text: string, reference: Date): TimeMention[] {
-	if (!text || !Number.isFinite(reference.getTime())) return [];
+	if (!text || !Number.isFinite(reference.getTime()) || !mayMentionTime(text)) return [];
 	const ref = { instant: reference, timezone: 0 };
 	const taken: [number, number][] = [];
 	const out: TimeMention[] = [];

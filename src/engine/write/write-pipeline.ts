@@ -7,7 +7,7 @@ import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../sync/note-index";
-import type { NodeRecord, PartialScope, PropValue, Provenance, Scope } from "../types";
+import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import {
 	normaliseTags,
@@ -75,6 +75,10 @@ export interface RelationWrite {
 
 /** What an edge needs of an endpoint. */
 export type NodeTarget = Pick<NodeRecord, "id" | "label" | "key">;
+
+const NO_PROPS: Props = {};
+/** Per stated provenance: its stamp, and the edge props already stamped with it (or copied as they are). */
+type StampCache = Map<NodeProvenance | undefined, { stamp: Props; stamped: Map<Props, Props>; kept: Map<Props, Props> }>;
 
 /** One edge for `mergeRelations`. */
 export interface RelationInput {
@@ -362,7 +366,7 @@ export class WritePipeline {
 		const rejected: { input: RelationInput; error: EngramaError }[] = [];
 		const edges: { input: RelationInput; edge: MergeEdgeInput }[] = [];
 		// One stamp per writer (a note's edges share its stated provenance), not one per edge.
-		const stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>();
+		const stamps: StampCache = new Map();
 		for (const input of inputs) {
 			try {
 				edges.push({ input, edge: this.prepareRelation(ctx, input, now, stamps) });
@@ -398,17 +402,25 @@ export class WritePipeline {
 		ctx: WriteContext,
 		input: RelationInput,
 		now: string,
-		stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>(),
+		stamps: StampCache = new Map(),
 	): MergeEdgeInput {
 		const type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
 		const stated = input.provenance;
-		let stamp = stamps.get(stated);
-		if (!stamp) {
-			const writer = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
-			stamp = { ...this.provenance(writer), ...(stated ? { trust_level: stated.trust } : {}) };
-			stamps.set(stated, stamp);
+		let writer = stamps.get(stated);
+		if (!writer) {
+			const who = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
+			writer = { stamp: { ...this.provenance(who), ...(stated ? { trust_level: stated.trust } : {}) }, stamped: new Map(), kept: new Map() };
+			stamps.set(stated, writer);
 		}
-		return { fromId: input.from.id, type, toId: input.to.id, props: input.keepProvenance ? { ...input.props } : { ...input.props, ...stamp }, now };
+		// A note's edges share one props object: stamp it once, and the store packs the copy once.
+		const own = input.props ?? NO_PROPS;
+		const copies = input.keepProvenance ? writer.kept : writer.stamped;
+		let props = copies.get(own);
+		if (!props) {
+			props = input.keepProvenance ? { ...own } : { ...own, ...writer.stamp };
+			copies.set(own, props);
+		}
+		return { fromId: input.from.id, type, toId: input.to.id, props, now };
 	}
 
 	/** Removes one edge; false when there was none. */
