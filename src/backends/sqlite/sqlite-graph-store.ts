@@ -10,6 +10,7 @@ import type {
 	ListNodesQuery,
 	MergeEdgeInput,
 	MergeNodeInput,
+	MergeNodesOptions,
 	MergeNodeResult,
 	NameCandidatesQuery,
 	NodeFields,
@@ -34,6 +35,9 @@ import { repairAfterPython } from "./python-file";
 import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
+
+/** Nodes per unit when an open finishes an interrupted bulk load's indexes. */
+const DEFERRED_INDEX_SLICE = 5000;
 
 /**
  * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).
@@ -61,6 +65,8 @@ export class SqliteGraphStore implements GraphStore {
 		this.conn.exec("PRAGMA secure_delete = ON");
 		migrate(this.conn);
 		repairAfterPython(this.conn);
+		// A bulk load that stopped before its fulltext and name index were built (crash, kill).
+		while (bulkSync.buildDeferredIndexes(this.ctx, DEFERRED_INDEX_SLICE));
 		namesHistory.backfillNameIndex(this.ctx);
 	}
 
@@ -191,8 +197,12 @@ export class SqliteGraphStore implements GraphStore {
 		return bulkSync.rekeyNode(this.ctx, scope, id, input);
 	}
 
-	mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
-		return bulkSync.mergeNodes(this.ctx, scope, inputs);
+	mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[], options?: MergeNodesOptions): Promise<readonly MergeNodeResult[]> {
+		return bulkSync.mergeNodes(this.ctx, scope, inputs, options);
+	}
+
+	async buildDeferredIndexes(limit: number): Promise<boolean> {
+		return bulkSync.buildDeferredIndexes(this.ctx, limit);
 	}
 
 	mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {

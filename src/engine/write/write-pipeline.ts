@@ -2,7 +2,7 @@ import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessag
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
@@ -154,7 +154,7 @@ export class WritePipeline {
 	 * `mergeNodes` (and no two inputs name the same label + key) the nodes and their history are
 	 * written in one call, as one unit: on an error nothing is written. Otherwise one by one.
 	 */
-	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[]): Promise<EntityWrite[]> {
+	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[], options: MergeNodesOptions = {}): Promise<EntityWrite[]> {
 		const scope = requireScope(ctx.scope);
 		const { graph } = this.deps;
 		const prepared: { merge: MergeNodeInput; warnings: string[] }[] = [];
@@ -179,7 +179,7 @@ export class WritePipeline {
 				// Slices keep each backend call short: the plugin's work gate yields to the UI between calls.
 				const merged: MergeNodeResult[] = [];
 				for (let i = 0; i < prepared.length; i += MERGE_NODES_SLICE) {
-					merged.push(...(await mergeNodes(scope, prepared.slice(i, i + MERGE_NODES_SLICE).map((p) => p.merge))));
+					merged.push(...(await mergeNodes(scope, prepared.slice(i, i + MERGE_NODES_SLICE).map((p) => p.merge), options)));
 				}
 				const history = merged.flatMap((r, i) =>
 					!r.created && r.previous ? propChanges(r.node.id, r.previous, r.node.props, prepared[i].merge.now, ctx.source) : [],
@@ -361,11 +361,10 @@ export class WritePipeline {
 		const now = this.deps.clock.now().toISOString();
 		const rejected: { input: RelationInput; error: EngramaError }[] = [];
 		const edges: { input: RelationInput; edge: MergeEdgeInput }[] = [];
-		// One stamp per writer (a note's edges share its stated provenance), not one per edge.
-		const stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>();
+		const memo: RelationMemo = { stamps: new Map(), types: new Map() };
 		for (const input of inputs) {
 			try {
-				edges.push({ input, edge: this.prepareRelation(ctx, input, now, stamps) });
+				edges.push({ input, edge: this.prepareRelation(ctx, input, now, memo) });
 			} catch (error) {
 				if (!(error instanceof ValidationError)) throw error;
 				rejected.push({ input, error });
@@ -394,21 +393,30 @@ export class WritePipeline {
 	}
 
 	/** The profile's check (canonical type) and the provenance and scope an edge is stamped with. */
-	private prepareRelation(
-		ctx: WriteContext,
-		input: RelationInput,
-		now: string,
-		stamps = new Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>(),
-	): MergeEdgeInput {
-		const type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
+	private prepareRelation(ctx: WriteContext, input: RelationInput, now: string, memo: RelationMemo = { stamps: new Map(), types: new Map() }): MergeEdgeInput {
+		const typeKey = `${input.type}\u0000${input.from.label}\u0000${input.to.label}`;
+		let type = memo.types.get(typeKey);
+		if (type === undefined) {
+			type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
+			memo.types.set(typeKey, type);
+		}
 		const stated = input.provenance;
-		let stamp = stamps.get(stated);
+		let stamp = memo.stamps.get(stated);
 		if (!stamp) {
 			const writer = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
 			stamp = { ...this.provenance(writer), ...(stated ? { trust_level: stated.trust } : {}) };
-			stamps.set(stated, stamp);
+			memo.stamps.set(stated, stamp);
 		}
-		return { fromId: input.from.id, type, toId: input.to.id, props: input.keepProvenance ? { ...input.props } : { ...input.props, ...stamp }, now };
+		// Edges that share their props and stamp (a note's edges) share one props object, which the
+		// store's bulk write groups on: the props text is then made once per note, not per edge.
+		const last = memo.last;
+		let props: Readonly<Record<string, PropValue>>;
+		if (last && last.input === input.props && last.stamp === stamp && last.keep === !!input.keepProvenance) props = last.props;
+		else {
+			props = input.keepProvenance ? { ...input.props } : { ...input.props, ...stamp };
+			memo.last = { input: input.props, stamp, keep: !!input.keepProvenance, props };
+		}
+		return { fromId: input.from.id, type, toId: input.to.id, props, now };
 	}
 
 	/** Removes one edge; false when there was none. */
@@ -481,6 +489,16 @@ export class WritePipeline {
 		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [], node.updatedAt));
 	}
 
+	/**
+	 * Builds, for at most `limit` nodes, the fulltext and name index that `mergeEntities` with
+	 * `deferIndexes` left out; true while some remain. False at once where the store never defers.
+	 */
+	async buildDeferredIndexes(limit: number): Promise<boolean> {
+		const build = this.deps.graph.buildDeferredIndexes?.bind(this.deps.graph);
+		if (!build) return false;
+		return this.guard("build the search indexes", () => build(limit));
+	}
+
 	/** True when the store writes many nodes in one call (`mergeEntities` then writes them as one unit). */
 	get mergesInBulk(): boolean {
 		return this.deps.graph.mergeNodes !== undefined;
@@ -536,6 +554,14 @@ export class WritePipeline {
 			throw new BackendError(`The ${this.deps.graph.name} backend failed to ${what}: ${errorMessage(error)}. Nothing was written.`);
 		}
 	}
+}
+
+/** What one `mergeRelations` call resolves once: stamps per stated provenance, checked types, the last props made. */
+interface RelationMemo {
+	readonly stamps: Map<NodeProvenance | undefined, Readonly<Record<string, PropValue>>>;
+	/** type, from label, to label → the canonical type (a refused one throws each time). */
+	readonly types: Map<string, string>;
+	last?: { input: RelationInput["props"]; stamp: Readonly<Record<string, PropValue>>; keep: boolean; props: Readonly<Record<string, PropValue>> };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
