@@ -36,8 +36,8 @@ import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
 
-/** Nodes per unit when an open finishes an interrupted bulk load's indexes. */
-const DEFERRED_INDEX_SLICE = 5000;
+/** Nodes per unit when an open finishes an interrupted bulk load's indexes (the read-back grows faster than linearly past a few thousand). */
+const DEFERRED_INDEX_SLICE = 2000;
 
 /**
  * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,6 +7,8 @@ import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph
 import { parseConfig } from "../../../src/config/engrama-config";
 import type { GraphStore, MergeNodeInput } from "../../../src/engine/protocols";
 import { normaliseName, queryFragments } from "../../../src/engine/resolver/normalise";
+import { openMemory } from "../../../src/node/open-memory";
+import { bundleForNode } from "../../helpers/bundle";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { EXAMPLE_VAULT, SCOPE, openHarness } from "../../engine/sync/sync-fixture";
 
@@ -100,6 +103,32 @@ describe("SQLite: deferred fulltext and name index", () => {
 		expect((reopened as SqliteGraphStore).connection().get(PENDING)).toBeUndefined();
 		expect(indexes(reopened)).toEqual(indexes(reference));
 		expect((await reopened.fulltext(SCOPE, { text: "durable", limit: 5 })).map((h) => h.node.key)).toEqual(["Write-ahead log"]);
+	});
+
+	it("indexes, at the next open, what a process killed with SIGKILL after the load left unbuilt", async () => {
+		const bundle = bundleForNode(join(__dirname, "..", "..", "fixtures", "processes", "deferred-loader.ts"));
+		const dbPath = join(newStore().path);
+		const child = spawn(process.execPath, [bundle, dbPath, "300"], { stdio: "pipe" });
+		let stderr = "";
+		child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+		await new Promise<void>((resolve, reject) => {
+			child.stdout.setEncoding("utf8").on("data", (chunk: string) => chunk.includes("LOADED") && resolve());
+			child.on("exit", () => reject(new Error(`the loader exited before loading: ${stderr}`)));
+		});
+		const exited = new Promise((resolve) => child.on("exit", resolve));
+		child.kill("SIGKILL");
+		await exited;
+		// The killed process's lock is stale; opening takes it over and finishes the indexes.
+		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath }));
+		cleanups.push(() => opened.close());
+		const graph = opened.memory.graph;
+		expect((graph as SqliteGraphStore).connection().get(PENDING)).toBeUndefined();
+		const conn = (graph as SqliteGraphStore).connection();
+		expect(conn.get("SELECT count(*) AS n FROM nodes_fts")).toEqual({ n: 300 });
+		expect(conn.get("SELECT count(DISTINCT node_id) AS n FROM node_names")).toEqual({ n: 300 });
+		expect((await graph.fulltext(opened.scope, { text: "bulk 299", limit: 1 })).map((h) => h.node.key)).toEqual(["Loaded concept 299"]);
+		const normalised = normaliseName("Loaded concept 17");
+		expect((await graph.nameCandidates(opened.scope, { normalised, fragments: queryFragments(normalised), limit: 1 })).map((n) => n.key)).toEqual(["Loaded concept 17"]);
 	});
 
 	it("a first sync of the example vault indexes the same rows as writing them batch by batch", async () => {
