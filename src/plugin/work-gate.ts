@@ -126,12 +126,12 @@ export function gatedGraphStore(graph: GraphStore, gate: WorkGate, lane: Lane = 
 				};
 			}
 			if (prop === "mergeNodes" && mergeNodes) {
-				return async (scope: Parameters<typeof mergeNodes>[0], inputs: Parameters<typeof mergeNodes>[1]) => {
+				return async (scope: Parameters<typeof mergeNodes>[0], inputs: Parameters<typeof mergeNodes>[1], options?: Parameters<typeof mergeNodes>[2]) => {
 					const results: Awaited<ReturnType<typeof mergeNodes>>[number][] = [];
 					for (let i = 0; i < inputs.length; i += NODE_SLICE) {
 						await gate.pass("graph.mergeNodes", lane);
 						const slice = inputs.slice(i, i + NODE_SLICE);
-						results.push(...(await mergeNodes(scope, slice)));
+						results.push(...(await mergeNodes(scope, slice, options)));
 						// Progress counts nodes, whether they came one by one or in bulk.
 						gate.add("graph.mergeNode", slice.length);
 					}

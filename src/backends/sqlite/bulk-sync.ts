@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, NodeFields, RekeyNodeInput } from "../../engine/protocols";
+import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, NodeFields, RekeyNodeInput } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
@@ -56,11 +56,20 @@ export async function rekeyNode(ctx: SqliteStoreContext, scope: Scope, id: strin
 }
 
 /**
+ * engrama_meta key: the first node row id whose fulltext and name rows a bulk load
+ * (`deferIndexes`) left to `buildDeferredIndexes`. Written in the transaction that writes the
+ * nodes, removed in the one that indexes the last of them: while it is there, opening the store
+ * finishes the job.
+ */
+export const DEFERRED_INDEXES_META = "indexes_pending_from";
+
+/**
  * Many merges as one unit. When every input is a new node (the bulk of a full vault sync) the
  * nodes, their fulltext rows and their name index are written with one statement each (rows
- * passed as one JSON array); otherwise input by input, exactly like mergeNode.
+ * passed as one JSON array), or with `deferIndexes` only the nodes (the rest is left to
+ * `buildDeferredIndexes`); otherwise input by input, exactly like mergeNode.
  */
-export async function mergeNodes(ctx: SqliteStoreContext, scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
+export async function mergeNodes(ctx: SqliteStoreContext, scope: Scope, inputs: readonly MergeNodeInput[], options: MergeNodesOptions = {}): Promise<readonly MergeNodeResult[]> {
 	assertScope(scope);
 	if (inputs.length === 0) return [];
 	return ctx.atomic(() => {
@@ -92,10 +101,17 @@ export async function mergeNodes(ctx: SqliteStoreContext, scope: Scope, inputs: 
 			if (rowId === undefined) throw new Error(`mergeNodes: no row id came back for ${input.label} "${input.key}".`);
 			const node = createdRecord(rowId, input, texts[i]);
 			ctx.rememberRowId(scope, node.props.engrama_id, rowId);
-			fts.push([rowId, ...ftsValues(node.props)]);
-			names.push(...nameRows(rowId, input.key, node.props));
+			if (!options.deferIndexes) {
+				fts.push([rowId, ...ftsValues(node.props)]);
+				names.push(...nameRows(rowId, input.key, node.props));
+			}
 			return { node, created: true };
 		});
+		if (options.deferIndexes) {
+			// The first deferred row id stays (OR IGNORE); ids only grow, so every later one is above it.
+			ctx.conn.run("INSERT OR IGNORE INTO engrama_meta(key, value) VALUES (?, ?)", [DEFERRED_INDEXES_META, String(inserted.reduce((min, r) => Math.min(min, r.id), Infinity))]);
+			return results;
+		}
 		ctx.conn.run(
 			`WITH r AS MATERIALIZED (SELECT value AS v FROM json_each(?))
 			INSERT INTO nodes_fts(rowid, ${FTS_COLUMNS.join(", ")}) SELECT v->>0, ${FTS_COLUMNS.map((_, i) => `v->>${i + 1}`).join(", ")} FROM r`,
@@ -103,6 +119,49 @@ export async function mergeNodes(ctx: SqliteStoreContext, scope: Scope, inputs: 
 		);
 		insertNames(ctx, scope, names);
 		return results;
+	});
+}
+
+/**
+ * Fulltext rows and name index for up to `limit` nodes from the deferred mark on (those that have
+ * none yet: a node written since by mergeNode or updated has its own), as one unit; moves the mark
+ * past them, or removes it after the last. True while nodes remain. Rows are read back from the
+ * table, so what is indexed is what is stored, also after a crash.
+ */
+export function buildDeferredIndexes(ctx: SqliteStoreContext, limit: number): boolean {
+	const mark = ctx.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = ?", [DEFERRED_INDEXES_META]);
+	if (!mark) return false;
+	return ctx.atomic(() => {
+		// One row back (JSON text): per-row reads across the WASM boundary cost more than the query.
+		const found = ctx.conn.get<{ rows: string | null }>(
+			`SELECT json_group_array(json_array(id, key_value, json(props),
+				EXISTS (SELECT 1 FROM nodes_fts f WHERE f.rowid = n.id), EXISTS (SELECT 1 FROM node_names nn WHERE nn.node_id = n.id)) ORDER BY id) AS rows
+			FROM (SELECT id, key_value, props FROM nodes WHERE id >= ? ORDER BY id LIMIT ?) n`,
+			[Number(mark.value), Math.max(1, limit)],
+		);
+		const rows = JSON.parse(found?.rows ?? "[]") as [number, string, Props, number, number][];
+		const fts: unknown[] = [];
+		const names = new Map<string, { scope: Scope; rows: NameRow[] }>();
+		for (const [rowId, key, props, hasFts, hasNames] of rows) {
+			if (!hasFts) fts.push([rowId, ...ftsValues(props)]);
+			if (hasNames) continue;
+			const scope = { orgId: typeof props.org_id === "string" ? props.org_id : "", userId: typeof props.user_id === "string" ? props.user_id : "" };
+			const group = names.get(`${scope.orgId}\u0000${scope.userId}`) ?? { scope, rows: [] };
+			group.rows.push(...nameRows(rowId, key, props));
+			names.set(`${scope.orgId}\u0000${scope.userId}`, group);
+		}
+		if (fts.length > 0) {
+			ctx.conn.run(
+				`WITH r AS MATERIALIZED (SELECT value AS v FROM json_each(?))
+				INSERT INTO nodes_fts(rowid, ${FTS_COLUMNS.join(", ")}) SELECT v->>0, ${FTS_COLUMNS.map((_, i) => `v->>${i + 1}`).join(", ")} FROM r`,
+				[JSON.stringify(fts)],
+			);
+		}
+		for (const group of names.values()) insertNames(ctx, group.scope, group.rows);
+		const last = rows[rows.length - 1];
+		if (rows.length < limit || !last) ctx.conn.run("DELETE FROM engrama_meta WHERE key = ?", [DEFERRED_INDEXES_META]);
+		else ctx.conn.run("UPDATE engrama_meta SET value = ? WHERE key = ?", [String(last[0] + 1), DEFERRED_INDEXES_META]);
+		return rows.length >= limit && !!last;
 	});
 }
 

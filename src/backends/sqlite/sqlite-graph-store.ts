@@ -11,6 +11,7 @@ import type {
 	ListNodesQuery,
 	MergeEdgeInput,
 	MergeNodeInput,
+	MergeNodesOptions,
 	MergeNodeResult,
 	NameCandidatesQuery,
 	NodeFields,
@@ -38,6 +39,8 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
 
 /** Edge rows a migration rewrites from which it compacts the file right after (smaller files gain little). */
 const COMPACT_AFTER_REWRITING = 1000;
+/** Nodes per unit when an open finishes an interrupted bulk load's indexes (the read-back grows faster than linearly past a few thousand). */
+const DEFERRED_INDEX_SLICE = 2000;
 
 /**
  * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).
@@ -65,6 +68,8 @@ export class SqliteGraphStore implements GraphStore {
 		this.conn.exec("PRAGMA secure_delete = ON");
 		const rewritten = migrate(this.conn);
 		repairAfterPython(this.conn);
+		// A bulk load that stopped before its fulltext and name index were built (crash, kill).
+		while (bulkSync.buildDeferredIndexes(this.ctx, DEFERRED_INDEX_SLICE));
 		namesHistory.backfillNameIndex(this.ctx);
 		// A migration that rewrote the edges leaves the file bigger than before (half-empty pages):
 		// compacted once, now (10k notes: ≈2.5 s CPU, 51 → 37 MB). The migration is committed
@@ -205,8 +210,12 @@ export class SqliteGraphStore implements GraphStore {
 		return bulkSync.rekeyNode(this.ctx, scope, id, input);
 	}
 
-	mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
-		return bulkSync.mergeNodes(this.ctx, scope, inputs);
+	mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[], options?: MergeNodesOptions): Promise<readonly MergeNodeResult[]> {
+		return bulkSync.mergeNodes(this.ctx, scope, inputs, options);
+	}
+
+	async buildDeferredIndexes(limit: number): Promise<boolean> {
+		return bulkSync.buildDeferredIndexes(this.ctx, limit);
 	}
 
 	mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {

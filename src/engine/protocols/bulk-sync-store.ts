@@ -25,7 +25,13 @@ export interface BulkSyncStore {
 	 * index included; atomic where the backend is (on an error nothing is written). Optional:
 	 * without it, the write pipeline merges node by node.
 	 */
-	mergeNodes?(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]>;
+	mergeNodes?(scope: Scope, inputs: readonly MergeNodeInput[], options?: MergeNodesOptions): Promise<readonly MergeNodeResult[]>;
+	/**
+	 * Builds what `mergeNodes` with `deferIndexes` left out (fulltext rows, name index) for at most
+	 * `limit` nodes, as one unit; true while some remain. The store also finishes it when it opens,
+	 * so a load interrupted in between (a crash, a kill) is indexed all the same. Optional.
+	 */
+	buildDeferredIndexes?(limit: number): Promise<boolean>;
 	/**
 	 * `listNodes` reading only the named props (plus id, label, key): what sync needs to know about
 	 * every note-backed node without decoding whole nodes. Scalars come back as stored; a list or
@@ -33,6 +39,15 @@ export interface BulkSyncStore {
 	 * Optional: without it, sync uses `listNodes`.
 	 */
 	listNodeFields?(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]>;
+}
+
+export interface MergeNodesOptions {
+	/**
+	 * New nodes' fulltext rows and name index may be left to `buildDeferredIndexes` (a first sync:
+	 * built in one pass after the load). Until then search and fuzzy name matching miss them;
+	 * lookups by label + key or id do not. A store without deferral ignores it.
+	 */
+	readonly deferIndexes?: boolean;
 }
 
 export interface NodeFields {

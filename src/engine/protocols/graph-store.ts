@@ -29,6 +29,7 @@ export interface GraphStore extends StoreAdmin, NodeStore, EdgeStore, FulltextSt
 export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof GraphStore>([
 	"mergeNode",
 	"mergeNodes",
+	"buildDeferredIndexes",
 	"updateNode",
 	"deleteNode",
 	"mergeEdge",

@@ -209,7 +209,8 @@ export class SyncRun {
 		if (batch.length === 0) return;
 		let writes: EntityWrite[];
 		try {
-			writes = await this.deps.pipeline.mergeEntities(this.ctx, batch.map((b) => b.input));
+			// A fresh graph: fulltext and name index built after the load (buildDeferredIndexes).
+			writes = await this.deps.pipeline.mergeEntities(this.ctx, batch.map((b) => b.input), { deferIndexes: true });
 		} catch (error) {
 			if (!(error instanceof EngramaError)) throw error;
 			for (const b of batch) out[b.at] = await this.upsert(b.prepared);
@@ -316,6 +317,11 @@ export class SyncRun {
 		// The caller lists it in idsWritten once the note is done.
 		const idToWrite = settings.writeEngramaIds && !prepared.foreignId && note.id !== stored.id ? stored.id : undefined;
 		return { prepared, node: stored, idToWrite };
+	}
+
+	/** See `WritePipeline.buildDeferredIndexes`: one unit of at most `limit` nodes; true while some remain. */
+	finishIndexes(limit: number): Promise<boolean> {
+		return this.deps.pipeline.buildDeferredIndexes(limit);
 	}
 
 	// --- edges (note-edges.ts) ---

@@ -2,7 +2,7 @@ import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessag
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
@@ -158,7 +158,7 @@ export class WritePipeline {
 	 * `mergeNodes` (and no two inputs name the same label + key) the nodes and their history are
 	 * written in one call, as one unit: on an error nothing is written. Otherwise one by one.
 	 */
-	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[]): Promise<EntityWrite[]> {
+	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[], options: MergeNodesOptions = {}): Promise<EntityWrite[]> {
 		const scope = requireScope(ctx.scope);
 		const { graph } = this.deps;
 		const prepared: { merge: MergeNodeInput; warnings: string[] }[] = [];
@@ -183,7 +183,7 @@ export class WritePipeline {
 				// Slices keep each backend call short: the plugin's work gate yields to the UI between calls.
 				const merged: MergeNodeResult[] = [];
 				for (let i = 0; i < prepared.length; i += MERGE_NODES_SLICE) {
-					merged.push(...(await mergeNodes(scope, prepared.slice(i, i + MERGE_NODES_SLICE).map((p) => p.merge))));
+					merged.push(...(await mergeNodes(scope, prepared.slice(i, i + MERGE_NODES_SLICE).map((p) => p.merge), options)));
 				}
 				const history = merged.flatMap((r, i) =>
 					!r.created && r.previous ? propChanges(r.node.id, r.previous, r.node.props, prepared[i].merge.now, ctx.source) : [],
@@ -365,11 +365,11 @@ export class WritePipeline {
 		const now = this.deps.clock.now().toISOString();
 		const rejected: { input: RelationInput; error: EngramaError }[] = [];
 		const edges: { input: RelationInput; edge: MergeEdgeInput }[] = [];
-		// One stamp per writer (a note's edges share its stated provenance), not one per edge.
-		const stamps: StampCache = new Map();
+		// One stamp per writer (a note's edges share its stated provenance), one type check per (type, labels).
+		const memo: RelationMemo = { stamps: new Map(), types: new Map() };
 		for (const input of inputs) {
 			try {
-				edges.push({ input, edge: this.prepareRelation(ctx, input, now, stamps) });
+				edges.push({ input, edge: this.prepareRelation(ctx, input, now, memo) });
 			} catch (error) {
 				if (!(error instanceof ValidationError)) throw error;
 				rejected.push({ input, error });
@@ -398,19 +398,19 @@ export class WritePipeline {
 	}
 
 	/** The profile's check (canonical type) and the provenance and scope an edge is stamped with. */
-	private prepareRelation(
-		ctx: WriteContext,
-		input: RelationInput,
-		now: string,
-		stamps: StampCache = new Map(),
-	): MergeEdgeInput {
-		const type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
+	private prepareRelation(ctx: WriteContext, input: RelationInput, now: string, memo: RelationMemo = { stamps: new Map(), types: new Map() }): MergeEdgeInput {
+		const typeKey = `${input.type}\u0000${input.from.label}\u0000${input.to.label}`;
+		let type = memo.types.get(typeKey);
+		if (type === undefined) {
+			type = resolveRelationOrThrow(this.deps.profile, input.type, input.from.label, input.to.label);
+			memo.types.set(typeKey, type);
+		}
 		const stated = input.provenance;
-		let writer = stamps.get(stated);
+		let writer = memo.stamps.get(stated);
 		if (!writer) {
 			const who = stated ? { ...ctx, source: stated.source, agent: stated.agent, session: stated.session } : ctx;
 			writer = { stamp: { ...this.provenance(who), ...(stated ? { trust_level: stated.trust } : {}) }, stamped: new Map(), kept: new Map() };
-			stamps.set(stated, writer);
+			memo.stamps.set(stated, writer);
 		}
 		// A note's edges share one props object: stamp it once, and the store packs the copy once.
 		const own = input.props ?? NO_PROPS;
@@ -493,6 +493,16 @@ export class WritePipeline {
 		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [], node.updatedAt));
 	}
 
+	/**
+	 * Builds, for at most `limit` nodes, the fulltext and name index that `mergeEntities` with
+	 * `deferIndexes` left out; true while some remain. False at once where the store never defers.
+	 */
+	async buildDeferredIndexes(limit: number): Promise<boolean> {
+		const build = this.deps.graph.buildDeferredIndexes?.bind(this.deps.graph);
+		if (!build) return false;
+		return this.guard("build the search indexes", () => build(limit));
+	}
+
 	/** True when the store writes many nodes in one call (`mergeEntities` then writes them as one unit). */
 	get mergesInBulk(): boolean {
 		return this.deps.graph.mergeNodes !== undefined;
@@ -548,6 +558,13 @@ export class WritePipeline {
 			throw new BackendError(`The ${this.deps.graph.name} backend failed to ${what}: ${errorMessage(error)}. Nothing was written.`);
 		}
 	}
+}
+
+/** What one `mergeRelations` call resolves once: stamps and stamped props per stated provenance, checked types. */
+interface RelationMemo {
+	readonly stamps: StampCache;
+	/** type, from label, to label → the canonical type (a refused one throws each time). */
+	readonly types: Map<string, string>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
