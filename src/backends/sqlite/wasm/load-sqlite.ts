@@ -98,7 +98,7 @@ async function warmUp(sqlite3: Sqlite3Static): Promise<void> {
 
 /**
  * The precomputed enum JSON when it was made from these very bytes (same SHA-256), else undefined
- * and the bootstrap calls the real function. Without WebCrypto there is no check, so no shortcut.
+ * and the bootstrap calls the real function. With no SHA-256 at hand (no Node crypto, no WebCrypto), no shortcut.
  */
 async function matchingEnumJson(wasm: Uint8Array, precomputed: PrecomputedEnumJson | undefined): Promise<string | undefined> {
 	if (!precomputed) return undefined;
