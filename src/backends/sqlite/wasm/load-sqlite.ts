@@ -5,7 +5,6 @@ import { loadWasmBinary } from "./wasm-binary";
 import { hostSleep } from "../../host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
 import { PRECOMPUTED_ENUM_JSON, type PrecomputedEnumJson } from "./enum-json";
-import { builtin } from "./node-modules";
 
 // Types only (erased from main.js): typeof import() keeps the mobile lint rule quiet.
 type NodeCrypto = typeof import("crypto");
@@ -112,7 +111,9 @@ async function matchingEnumJson(wasm: Uint8Array, precomputed: PrecomputedEnumJs
 
 async function sha256Hex(bytes: Uint8Array): Promise<string | undefined> {
 	// Node's hash reads the bytes in place; WebCrypto copies them first (+3 MB at the CLI's peak RSS).
-	const nodeCrypto = builtin<NodeCrypto>("crypto");
+	// Through getBuiltinModule, never require: Obsidian mobile's require knows only "obsidian".
+	const host = globalThis.process as { getBuiltinModule?: (id: string) => unknown } | undefined;
+	const nodeCrypto = host?.getBuiltinModule?.("crypto") as NodeCrypto | undefined;
 	if (typeof nodeCrypto?.createHash === "function") return nodeCrypto.createHash("sha256").update(bytes).digest("hex");
 	const subtle = globalThis.crypto?.subtle;
 	if (!subtle) return undefined;

@@ -34,7 +34,7 @@ function load(): Promise<NodeModules | null> {
  * the CLI bundle's banner, vitest); else `process.getBuiltinModule` (plain ESM on Node >= 20.16);
  * neither exists on Obsidian mobile, whose `require` knows only "obsidian" and throws.
  */
-export function builtin<T>(name: string): T | null {
+function builtin<T>(name: string): T | null {
 	try {
 		/* eslint-disable-next-line @typescript-eslint/no-require-imports -- import() cannot reach Node inside Obsidian's renderer */
 		if (typeof require === "function") return require(name) as T;
