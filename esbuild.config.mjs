@@ -4,7 +4,7 @@ import esbuild from "esbuild";
 import { builtinModules } from "node:module";
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
+import { sqliteEnumJsonPlugin, sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
 import { preparsedProfilesPlugin } from "./src/node/preparse-profiles.mjs";
 
@@ -75,8 +75,9 @@ const cli = {
 	splitting: true,
 	metafile: true,
 	external: [...cliExternal, ...builtins],
-	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs).
-	plugins: [zodEnglishOnly, preparsedProfilesPlugin("profiles")],
+	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs), and SQLite's
+	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
+	plugins: [zodEnglishOnly, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
 	define,
 	logLevel: "warning",
 	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },

@@ -8,7 +8,8 @@
  * --bin points at another checkout's bin/engrama.mjs. --against measures a second one in the same
  * run, each sample right after the first's (interleaved: both see the same machine load).
  * --wasm adds where SQLite's WASM puts CPU and peak RSS, stage by stage, in a bare Node process
- * (compile, instantiate, the JS API's first call, the first statement).
+ * (compile, instantiate, the JS API's first call, the first statement), with and without the call
+ * to sqlite3_wasm_enum_json() (the bundles carry its result: esbuild-wasm-plugin.mjs, enum-json.ts).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -84,8 +85,10 @@ const stage = (name) => {
 	x.__wasm_call_ctors?.();
 	x.sqlite3_initialize();
 	stage("instantiated, sqlite3_initialize (16 MB memory)");
-	x.sqlite3_wasm_enum_json();
-	stage("sqlite3_wasm_enum_json (the JS API bootstrap's first call)");
+	if (process.argv[2] === "call") {
+		x.sqlite3_wasm_enum_json();
+		stage("sqlite3_wasm_enum_json (the JS API bootstrap's first call)");
+	}
 	const cstring = (t) => { const b = new TextEncoder().encode(t + String.fromCharCode(0)); const at = x.sqlite3_malloc(b.length); new Uint8Array(memory.buffer).set(b, at); return at; };
 	const out = x.sqlite3_malloc(4);
 	x.sqlite3_open_v2(cstring(":memory:"), out, 6, 0);
@@ -124,13 +127,15 @@ try {
 		console.log("");
 	}
 	if (process.argv.includes("--wasm")) {
-		console.log("SQLite WASM in a bare Node process (node --liftoff-only), cumulative:");
-		console.log("");
-		console.log("| after | CPU | RSS | peak RSS |");
-		console.log("|---|---:|---:|---:|");
-		const probe = spawnSync(process.execPath, ["--liftoff-only", "-e", WASM_PROBE, locateWasmFile()], { encoding: "utf8" });
-		if (probe.status !== 0) throw new Error(`the WASM probe failed: ${probe.stderr}`);
-		process.stdout.write(probe.stdout);
+		for (const enumJson of ["call", "precomputed"]) {
+			console.log(`SQLite WASM in a bare Node process (node --liftoff-only), cumulative, enum JSON ${enumJson === "call" ? "from the C call" : "precomputed (not called)"}:`);
+			console.log("");
+			console.log("| after | CPU | RSS | peak RSS |");
+			console.log("|---|---:|---:|---:|");
+			const probe = spawnSync(process.execPath, ["--liftoff-only", "-e", WASM_PROBE, locateWasmFile(), enumJson], { encoding: "utf8" });
+			if (probe.status !== 0) throw new Error(`the WASM probe failed: ${probe.stderr}`);
+			process.stdout.write(probe.stdout + "\n");
+		}
 	}
 } finally {
 	rmSync(dir, { recursive: true, force: true });

@@ -9,12 +9,18 @@
 // - Rewrites `import.meta.url` in the package's sqlite3.mjs to `undefined`: CommonJS output has no
 //   import.meta, and our loader never needs a URL (it instantiates the bytes itself). This keeps
 //   CJS and ESM bundles behaving the same and esbuild free of empty-import-meta warnings.
+// - Replaces ./enum-json.ts with what the wasm's sqlite3_wasm_enum_json() returns, computed here
+//   once and keyed by the SHA-256 of the file and of its stripped copy (sqliteEnumJsonPlugin, also
+//   used alone by the CLI, which reads sqlite3.wasm from the package at run time).
 //
 // Usage (esbuild.config.mjs):
 //   import { sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 //   await esbuild.build({ ..., plugins: [sqliteWasmPlugin()] });
 import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { gzipSync, constants } from "node:zlib";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,6 +29,19 @@ const NAMESPACE = "engrama-sqlite-wasm";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WASM_BINARY_MODULE = path.join(HERE, "wasm-binary");
 const UNPACK_MODULE = path.join(HERE, "packed-wasm.ts");
+const ENUM_JSON_MODULE = path.join(HERE, "enum-json");
+
+/** The package's sqlite3.wasm, as esbuild resolves the package from this folder (Node's lookup if external). */
+async function resolveWasmFile(build) {
+	const entry = await build.resolve(PACKAGE, { kind: "import-statement", resolveDir: HERE });
+	if (entry.errors.length > 0) throw new Error(`${PACKAGE} is not installed: ${entry.errors[0].text}`);
+	if (!entry.external && path.isAbsolute(entry.path)) return path.join(path.dirname(entry.path), "sqlite3.wasm");
+	for (const dir of createRequire(import.meta.url).resolve.paths(PACKAGE) ?? []) {
+		const candidate = path.join(dir, PACKAGE, "sqlite3.wasm");
+		if (existsSync(candidate)) return candidate;
+	}
+	throw new Error(`Cannot find ${PACKAGE}/sqlite3.wasm from ${HERE}; is the package installed?`);
+}
 
 /** @returns {import("esbuild").Plugin} */
 export function sqliteWasmPlugin() {
@@ -31,10 +50,7 @@ export function sqliteWasmPlugin() {
 		setup(build) {
 			let wasmFile;
 			async function locateWasmFile() {
-				if (wasmFile) return wasmFile;
-				const entry = await build.resolve(PACKAGE, { kind: "import-statement", resolveDir: HERE });
-				if (entry.errors.length > 0) throw new Error(`${PACKAGE} is not installed: ${entry.errors[0].text}`);
-				wasmFile = path.join(path.dirname(entry.path), "sqlite3.wasm");
+				wasmFile ??= await resolveWasmFile(build);
 				return wasmFile;
 			}
 
@@ -63,8 +79,116 @@ export function sqliteWasmPlugin() {
 				const source = await readFile(args.path, "utf8");
 				return { contents: initializersInTasks(source.replaceAll("import.meta.url", "undefined")), loader: "js" };
 			});
+
+			sqliteEnumJsonPlugin().setup(build);
 		},
 	};
+}
+
+/**
+ * Replaces ./enum-json.ts with the JSON the package's sqlite3.wasm returns from
+ * sqlite3_wasm_enum_json(), so the JS API bootstrap never calls (and V8 never compiles) it.
+ * load-sqlite.ts uses it only for wasm bytes with one of the listed SHA-256 hashes.
+ * @returns {import("esbuild").Plugin}
+ */
+export function sqliteEnumJsonPlugin() {
+	return {
+		name: "engrama-sqlite-enum-json",
+		setup(build) {
+			build.onResolve({ filter: /enum-json(\.[cm]?[jt]s)?$/ }, (args) => {
+				const target = path.resolve(args.resolveDir, args.path).replace(/\.[cm]?[jt]s$/, "");
+				return target === ENUM_JSON_MODULE ? { path: "enum-json", namespace: NAMESPACE } : undefined;
+			});
+
+			build.onLoad({ filter: /^enum-json$/, namespace: NAMESPACE }, async () => {
+				const file = await resolveWasmFile(build);
+				const precomputed = await precomputeEnumJson(await readFile(file));
+				return { contents: `export const PRECOMPUTED_ENUM_JSON = ${JSON.stringify(precomputed)};`, loader: "js", watchFiles: [file] };
+			});
+		},
+	};
+}
+
+/** The enum JSON of a sqlite3.wasm file, with the SHA-256 of the file and of its stripped copy. */
+export async function precomputeEnumJson(wasm) {
+	const stripped = withoutDebugSections(wasm);
+	const sha256 = [...new Set([wasm, stripped].map((bytes) => createHash("sha256").update(bytes).digest("hex")))];
+	return { sha256, json: await computeEnumJson(stripped) };
+}
+
+/**
+ * What sqlite3_wasm_enum_json() returns, from an instance whose imports are stubs: the function
+ * only formats compile-time constants into a static buffer. Throws if it fails or returns nothing.
+ */
+export async function computeEnumJson(wasm) {
+	const module = await WebAssembly.compile(wasm);
+	const limits = importedMemoryLimits(wasm);
+	if (!limits) throw new Error("sqlite3.wasm imports no memory: the enum JSON step (esbuild-wasm-plugin.mjs) needs updating");
+	const memory = new WebAssembly.Memory(limits);
+	const imports = {};
+	for (const imp of WebAssembly.Module.imports(module)) {
+		imports[imp.module] ??= {};
+		if (imp.kind === "memory") imports[imp.module][imp.name] = memory;
+		else if (imp.kind === "function") {
+			imports[imp.module][imp.name] = () => {
+				throw new Error(`sqlite3_wasm_enum_json() called ${imp.module}.${imp.name}: the enum JSON step (esbuild-wasm-plugin.mjs) needs updating`);
+			};
+		}
+	}
+	const { exports } = await WebAssembly.instantiate(module, imports);
+	const pointer = exports.sqlite3_wasm_enum_json();
+	if (!pointer) throw new Error("sqlite3_wasm_enum_json() returned no string");
+	const heap = new Uint8Array(memory.buffer);
+	const json = Buffer.from(heap.subarray(pointer, heap.indexOf(0, pointer))).toString("utf8");
+	JSON.parse(json);
+	return json;
+}
+
+/** The limits (in pages) of the module's imported memory, or null (see worker-warm-up.ts). */
+function importedMemoryLimits(wasm) {
+	let at = 8;
+	const leb = () => {
+		let value = 0;
+		let shift = 0;
+		let byte;
+		do {
+			byte = wasm[at++];
+			value += (byte & 0x7f) * 2 ** shift;
+			shift += 7;
+		} while (byte & 0x80);
+		return value;
+	};
+	const skipName = () => {
+		const length = leb();
+		at += length;
+	};
+	while (at < wasm.length) {
+		const id = wasm[at++];
+		const size = leb();
+		const end = at + size;
+		if (id === 2) {
+			for (let count = leb(); count > 0; count--) {
+				skipName();
+				skipName();
+				const kind = wasm[at++];
+				if (kind === 0) leb();
+				else if (kind === 1) {
+					at++;
+					const flags = leb();
+					leb();
+					if (flags & 1) leb();
+				} else if (kind === 2) {
+					const flags = leb();
+					const initial = leb();
+					return flags & 1 ? { initial, maximum: leb() } : { initial };
+				} else if (kind === 3) at += 2;
+				else return null;
+			}
+			return null;
+		}
+		at = end;
+	}
+	return null;
 }
 
 const SYNC_INITIALIZERS = `    sqlite3ApiBootstrap.initializers.forEach((f)=>{

@@ -4,9 +4,15 @@ import type { Sqlite3Static } from "./sqlite3-api";
 import { loadWasmBinary } from "./wasm-binary";
 import { hostSleep } from "../../host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
+import { PRECOMPUTED_ENUM_JSON, type PrecomputedEnumJson } from "./enum-json";
+
+// Types only (erased from main.js): typeof import() keeps the mobile lint rule quiet.
+type NodeCrypto = typeof import("crypto");
 
 /** What the worker warm-up did in this process ("done", "no worker", "off", "failed: …"): for tests and benchmarks. */
 export let lastWorkerWarmUp = "";
+/** Where the JS API got SQLite's constants in this process ("precomputed" or "called"): for tests and benchmarks. */
+export let lastEnumJson = "";
 
 let cached: Promise<Sqlite3Static> | undefined;
 let warmUpWanted = true;
@@ -22,21 +28,26 @@ export function setSqliteWarmUp(enabled: boolean): void {
 
 /** The sqlite3 API object, initialised once per process (init costs 65-120 ms). */
 export function loadSqlite(): Promise<Sqlite3Static> {
-	cached ??= initialise().catch((error: unknown) => {
+	cached ??= initialiseSqlite(PRECOMPUTED_ENUM_JSON).catch((error: unknown) => {
 		cached = undefined;
 		throw error;
 	});
 	return cached;
 }
 
-async function initialise(): Promise<Sqlite3Static> {
+/** A new sqlite3 API object, not cached (loadSqlite() is); tests pass their own precomputed JSON. */
+export async function initialiseSqlite(precomputed: PrecomputedEnumJson | undefined): Promise<Sqlite3Static> {
 	const wasmBinary = await loadWasmBinary();
-	const compiled = await WebAssembly.compile(wasmBinary as Uint8Array<ArrayBuffer>);
-	lastWorkerWarmUp = warmUpWanted ? await warmUpInWorker(compiled, wasmBinary, WARM_UP) : "off";
+	const [compiled, enumJson] = await Promise.all([
+		WebAssembly.compile(wasmBinary as Uint8Array<ArrayBuffer>),
+		matchingEnumJson(wasmBinary, precomputed),
+	]);
+	lastEnumJson = enumJson === undefined ? "called" : "precomputed";
+	lastWorkerWarmUp = warmUpWanted ? await warmUpInWorker(compiled, wasmBinary, WARM_UP, enumJson === undefined) : "off";
 	// Emscripten never settles its promise when instantiateWasm fails or the runtime aborts.
 	let fail: (error: Error) => void = () => undefined;
 	const failed = new Promise<never>((_resolve, reject) => (fail = reject));
-	const moduleArg = createModuleArg(wasmBinary, compiled, fail);
+	const moduleArg = createModuleArg(wasmBinary, compiled, fail, enumJson);
 	const pending = withBrowserLikeGlobals(() => sqlite3InitModule(moduleArg));
 	const sqlite3 = (await Promise.race([pending, failed])) as Sqlite3Static;
 	if (warmUpWanted) await warmUp(sqlite3);
@@ -84,16 +95,68 @@ async function warmUp(sqlite3: Sqlite3Static): Promise<void> {
 	}
 }
 
+/**
+ * The precomputed enum JSON when it was made from these very bytes (same SHA-256), else undefined
+ * and the bootstrap calls the real function. With no SHA-256 at hand (no Node crypto, no WebCrypto), no shortcut.
+ */
+async function matchingEnumJson(wasm: Uint8Array, precomputed: PrecomputedEnumJson | undefined): Promise<string | undefined> {
+	if (!precomputed) return undefined;
+	try {
+		const hex = await sha256Hex(wasm);
+		return hex !== undefined && precomputed.sha256.includes(hex) ? precomputed.json : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string | undefined> {
+	// Node's hash reads the bytes in place; WebCrypto copies them first (+3 MB at the CLI's peak RSS).
+	// Through getBuiltinModule, never require: Obsidian mobile's require knows only "obsidian".
+	const host = globalThis.process as { getBuiltinModule?: (id: string) => unknown } | undefined;
+	const nodeCrypto = host?.getBuiltinModule?.("crypto") as NodeCrypto | undefined;
+	if (typeof nodeCrypto?.createHash === "function") return nodeCrypto.createHash("sha256").update(bytes).digest("hex");
+	const subtle = globalThis.crypto?.subtle;
+	if (!subtle) return undefined;
+	const digest = new Uint8Array(await subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+	return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The instance's exports as the JS API sees them, with sqlite3_wasm_enum_json() serving the
+ * precomputed JSON: V8 compiles the real one, a huge function, on its first and only call
+ * (45 ms of CPU and +39 MB RSS in a one-shot command). Same contract as the C function: a
+ * NUL-terminated string in WASM memory that is never freed (the C one is a static buffer).
+ */
+function exportsWithEnumJson(exports: WebAssembly.Exports, memory: () => WebAssembly.Memory | undefined, json: string): WebAssembly.Exports {
+	const malloc = exports.sqlite3_malloc as (bytes: number) => number;
+	let pointer = 0;
+	const sqlite3_wasm_enum_json = (): number => {
+		const heap = memory();
+		if (pointer === 0 && heap) {
+			const bytes = new TextEncoder().encode(`${json}\0`);
+			pointer = malloc(bytes.length);
+			if (pointer) new Uint8Array(heap.buffer).set(bytes, pointer);
+		}
+		return pointer;
+	};
+	return Object.assign(Object.create(null) as WebAssembly.Exports, exports, { sqlite3_wasm_enum_json });
+}
+
 type ModuleArg = Record<string, unknown> & { calledRun?: boolean; wasmMemory?: WebAssembly.Memory };
 
-function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, fail: (error: Error) => void): ModuleArg {
+function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, fail: (error: Error) => void, enumJson: string | undefined): ModuleArg {
+	// What the API bootstrap reads from globalThis.sqlite3ApiConfig besides our warning filter.
+	const apiConfig: Record<string, unknown> = {};
 	const moduleArg: ModuleArg = {
 		// (a) Hand over the bytes; instantiating ourselves means no fetch() and no lookup of
 		// "sqlite3.wasm" relative to the module URL, which CommonJS bundles do not have.
 		wasmBinary,
 		instantiateWasm(imports: WebAssembly.Imports, onSuccess: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) {
 			WebAssembly.instantiate(compiled, imports).then(
-				(instance) => onSuccess(instance, compiled),
+				(instance) => {
+					if (enumJson !== undefined) apiConfig.exports = exportsWithEnumJson(instance.exports, () => moduleArg.wasmMemory, enumJson);
+					onSuccess(instance, compiled);
+				},
 				(error: unknown) => fail(new Error("sqlite3.wasm failed to instantiate", { cause: error })),
 			);
 			return {};
@@ -104,7 +167,7 @@ function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, f
 		setStatus: () => undefined,
 		// (c) The sqlite3 API installs itself with `Module.postRun.push(...)` *after* run() has
 		// consumed postRun, so such callbacks would never fire; run them as soon as they arrive.
-		postRun: createLatePostRun(() => moduleArg),
+		postRun: createLatePostRun(() => moduleArg, apiConfig),
 	};
 	// (d) The sqlite3 bootstrap probes Module.HEAPU64 (BigInt support) and the build does not
 	// export the views; derive them from the live memory so they follow memory growth.
@@ -132,14 +195,14 @@ function createModuleArg(wasmBinary: Uint8Array, compiled: WebAssembly.Module, f
 
 type PostRunCallback = (module: ModuleArg) => void;
 
-function createLatePostRun(getModule: () => ModuleArg): PostRunCallback[] {
+function createLatePostRun(getModule: () => ModuleArg, apiConfig: Record<string, unknown>): PostRunCallback[] {
 	const queue: PostRunCallback[] = [];
 	queue.push = (...callbacks: PostRunCallback[]): number => {
 		const module = getModule();
 		for (const callback of callbacks) {
 			// Queued when the runtime has not started yet (it starts in a timer of its own, see (e)).
-			if (!module.calledRun) Array.prototype.push.call(queue, (m: ModuleArg) => withQuietWarnings(() => callback(m)));
-			else withQuietWarnings(() => callback(module));
+			if (!module.calledRun) Array.prototype.push.call(queue, (m: ModuleArg) => withApiConfig(apiConfig, () => callback(m)));
+			else withApiConfig(apiConfig, () => callback(module));
 		}
 		return queue.length;
 	};
@@ -150,12 +213,16 @@ function createLatePostRun(getModule: () => ModuleArg): PostRunCallback[] {
 // we throw anyway (a failed step is rethrown as SqliteError).
 const QUIET_WARNINGS = ["Ignoring inability to install OPFS", "sqlite3_step() rc=", "DB.exec() is propagating exception"];
 
-/** The API bootstrap reads `globalThis.sqlite3ApiConfig` once; use it to filter its warnings. */
-function withQuietWarnings(bootstrap: () => void): void {
+/**
+ * The API bootstrap reads `globalThis.sqlite3ApiConfig` once, over its defaults: use it to filter
+ * its warnings and, with a precomputed enum JSON, to hand it the exports that serve it.
+ */
+function withApiConfig(apiConfig: Record<string, unknown>, bootstrap: () => void): void {
 	// Warning kept (obsidianmd/no-global-this): SQLite's bootstrap reads the JS global object, not a
 	// window; in Obsidian's renderer that is the main window, and the command line has no window.
 	const g = globalThis as Record<string, unknown>;
 	g.sqlite3ApiConfig = {
+		...apiConfig,
 		warn: (...args: unknown[]) => {
 			const first = args[0];
 			if (typeof first === "string" && QUIET_WARNINGS.some((w) => first.startsWith(w))) return;

@@ -7,7 +7,7 @@ import { hostClearTimeout, hostSetTimeout } from "../../host-timers";
 
 const WORKER_SOURCE = `
 onmessage = async (event) => {
-	const { module, pages, sql } = event.data;
+	const { module, pages, sql, enumJson } = event.data;
 	try {
 		const memory = new WebAssembly.Memory(pages);
 		const imports = { env: { memory } };
@@ -31,8 +31,9 @@ onmessage = async (event) => {
 		const db = new Uint32Array(memory.buffer, dbOut, 1)[0];
 		for (const statement of sql) x.sqlite3_exec(db, cstring(statement), 0, 0, 0);
 		// The JS API's bootstrap calls this first thing: a huge function (every constant and
-		// struct layout as JSON) that took 100 ms to compile on the main thread.
-		x.sqlite3_wasm_enum_json?.();
+		// struct layout as JSON) that took 100 ms to compile on the main thread. Not needed
+		// when the bundle carries its result (enum-json.ts): the main thread never calls it then.
+		if (enumJson) x.sqlite3_wasm_enum_json?.();
 		postMessage("done");
 	} catch (error) {
 		postMessage("failed: " + String(error));
@@ -87,7 +88,14 @@ export function importedMemoryPages(wasm: Uint8Array): { initial: number; maximu
 	return null;
 }
 
-export async function warmUpInWorker(module: WebAssembly.Module, wasm: Uint8Array, sql: readonly string[], timeoutMs = 20_000): Promise<string> {
+/** `compileEnumJson`: whether the main thread will call sqlite3_wasm_enum_json() (no precomputed JSON). */
+export async function warmUpInWorker(
+	module: WebAssembly.Module,
+	wasm: Uint8Array,
+	sql: readonly string[],
+	compileEnumJson = true,
+	timeoutMs = 20_000,
+): Promise<string> {
 	if (typeof Worker !== "function" || typeof Blob !== "function" || typeof URL.createObjectURL !== "function") return "no worker";
 	const pages = importedMemoryPages(wasm);
 	if (pages === null) return "no imported memory";
@@ -107,7 +115,7 @@ export async function warmUpInWorker(module: WebAssembly.Module, wasm: Uint8Arra
 				event.preventDefault();
 				resolve(`failed: ${event.message}`);
 			};
-			started.postMessage({ module, pages, sql });
+			started.postMessage({ module, pages, sql, enumJson: compileEnumJson });
 		});
 	} catch (error) {
 		return `failed: ${String(error)}`;

@@ -21,7 +21,10 @@ describe("esbuild bundle with sqliteWasmPlugin", () => {
 				vec: string;
 				fts: { rowid: number; score: number }[];
 				knn: { rowid: number; distance: number }[];
+				enumJson: string;
 			};
+			// The bundle carries SQLite's enum JSON for the (stripped) bytes it carries: no C call.
+			expect(result.enumJson).toBe("precomputed");
 			expect(result.vec).toBe("v0.1.9");
 			expect(result.fts.map((r) => r.rowid)).toEqual([1]);
 			expect(result.fts[0].score).toBeLessThan(0);
