@@ -1,38 +1,16 @@
-import { copyFileSync, readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
 import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
-import { parseConfig } from "../../../src/config/engrama-config";
-import { exportMemory } from "../../../src/engine/transfer/memory-export";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
+import { FIXTURE_OWNER, copyFixture, expectedLines, exportLines, openFixtureMemory } from "./schema-fixture";
 
 // tests/fixtures/schema-v9/memory.db was written by the schema 9 code (commit aa06228) with
 // make-fixture.ts beside it, and export.ndjson is that code's full export of it.
-const FIXTURE = join(__dirname, "../../fixtures/schema-v9");
-const HASH = { embedding: { provider: "hash" as const, model: "", dimensions: 16, baseUrl: "", apiKey: "", allowRemoteModels: false, localModelPath: "", timeoutMs: 30_000 } };
-const OWNER = { orgId: "standalone", userId: "local-6f1c2a9e-4b7d-4e0a-9c3f-2d8e5b1a7c40" };
-
-async function exportLines(opened: OpenedMemory): Promise<string[]> {
-	const lines: string[] = [];
-	const { memory } = opened;
-	for await (const line of exportMemory(memory.graph, memory.vectors, { vectors: true, embeddingModel: memory.embedder?.model ?? "", version: "fixture", now: "2026-01-01T00:00:00.000Z", pageSize: 4 })) {
-		lines.push(JSON.stringify(line));
-	}
-	return lines;
-}
-
-/** The schema 9 export, with the one line a migration changes: our layer's version. */
-function expectedLines(): string[] {
-	return readFileSync(join(FIXTURE, "export.ndjson"), "utf8")
-		.trimEnd()
-		.split("\n")
-		.map((line) => (line === '{"type":"meta","key":"schema_version","value":"9"}' ? `{"type":"meta","key":"schema_version","value":"${SCHEMA_VERSION}"}` : line));
-}
-
-const open = (path: string) => openMemory(parseConfig({ backend: "sqlite", dbPath: path, ...OWNER, ...HASH }));
+const OWNER = FIXTURE_OWNER;
+const open = openFixtureMemory;
 
 describe("schema 10 (edge props without their source, default trust and note path) from a schema 9 file", () => {
 	let dir: ReturnType<typeof makeTempDir>;
@@ -40,14 +18,14 @@ describe("schema 10 (edge props without their source, default trust and note pat
 	beforeEach(() => {
 		dir = makeTempDir("engrama-v10-");
 		path = join(dir.path, "memory.db");
-		copyFileSync(join(FIXTURE, "memory.db"), path);
+		copyFixture(9, path);
 	});
 	afterEach(() => dir.cleanup());
 
 	it("keeps every byte of the export: nodes, relations with their props, history, vectors, meta", async () => {
 		const opened = await open(path);
 		try {
-			expect(await exportLines(opened)).toEqual(expectedLines());
+			expect(await exportLines(opened)).toEqual(expectedLines(9));
 		} finally {
 			await opened.close();
 		}
@@ -155,7 +133,7 @@ describe("schema 10 (edge props without their source, default trust and note pat
 		}
 		const opened = await open(path);
 		try {
-			expect(await exportLines(opened)).toEqual(expectedLines());
+			expect(await exportLines(opened)).toEqual(expectedLines(9));
 		} finally {
 			await opened.close();
 		}

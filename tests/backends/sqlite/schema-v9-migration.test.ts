@@ -1,40 +1,17 @@
-import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PY_LAYOUT_VERSION, SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
 import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
-import { parseConfig } from "../../../src/config/engrama-config";
-import { exportMemory } from "../../../src/engine/transfer/memory-export";
 import { nameFragments, normaliseName } from "../../../src/engine/resolver/normalise";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
+import { FIXTURE_OWNER, copyFixture, expectedLines, exportLines, openFixtureMemory } from "./schema-fixture";
 
 // tests/fixtures/schema-v8/memory.db was written by the schema 8 code (commit c980c51) with
 // make-fixture.ts beside it, and export.ndjson is that code's full export of it.
-const FIXTURE = join(__dirname, "../../fixtures/schema-v8");
-const HASH = { embedding: { provider: "hash" as const, model: "", dimensions: 16, baseUrl: "", apiKey: "", allowRemoteModels: false, localModelPath: "", timeoutMs: 30_000 } };
-const OWNER = { orgId: "standalone", userId: "local-6f1c2a9e-4b7d-4e0a-9c3f-2d8e5b1a7c40" };
+const OWNER = FIXTURE_OWNER;
 const OTHER = { orgId: "acme", userId: "ana" };
-
-async function exportLines(opened: OpenedMemory): Promise<string[]> {
-	const lines: string[] = [];
-	const { memory } = opened;
-	for await (const line of exportMemory(memory.graph, memory.vectors, { vectors: true, embeddingModel: memory.embedder?.model ?? "", version: "fixture", now: "2026-01-01T00:00:00.000Z", pageSize: 4 })) {
-		lines.push(JSON.stringify(line));
-	}
-	return lines;
-}
-
-/** The schema 8 export, with the one line a migration changes: our layer's version. */
-function expectedLines(): string[] {
-	return readFileSync(join(FIXTURE, "export.ndjson"), "utf8")
-		.trimEnd()
-		.split("\n")
-		.map((line) => (line === '{"type":"meta","key":"schema_version","value":"8"}' ? `{"type":"meta","key":"schema_version","value":"${SCHEMA_VERSION}"}` : line));
-}
-
-const open = (path: string) => openMemory(parseConfig({ backend: "sqlite", dbPath: path, ...OWNER, ...HASH }));
+const open = openFixtureMemory;
 
 describe("schema 9 (the scope once in edges and the name index) from a schema 8 file", () => {
 	let dir: ReturnType<typeof makeTempDir>;
@@ -42,7 +19,7 @@ describe("schema 9 (the scope once in edges and the name index) from a schema 8 
 	beforeEach(() => {
 		dir = makeTempDir("engrama-v9-");
 		path = join(dir.path, "memory.db");
-		copyFileSync(join(FIXTURE, "memory.db"), path);
+		copyFixture(8, path);
 	});
 	afterEach(() => dir.cleanup());
 
@@ -50,9 +27,9 @@ describe("schema 9 (the scope once in edges and the name index) from a schema 8 
 		const opened = await open(path);
 		try {
 			const lines = await exportLines(opened);
-			expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(expectedLines().map((l) => JSON.parse(l) as unknown));
+			expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(expectedLines(8).map((l) => JSON.parse(l) as unknown));
 			// Byte for byte, key order included.
-			expect(lines).toEqual(expectedLines());
+			expect(lines).toEqual(expectedLines(8));
 		} finally {
 			await opened.close();
 		}
@@ -156,7 +133,7 @@ describe("schema 9 (the scope once in edges and the name index) from a schema 8 
 		}
 		const opened = await open(path);
 		try {
-			expect(await exportLines(opened)).toEqual(expectedLines());
+			expect(await exportLines(opened)).toEqual(expectedLines(8));
 		} finally {
 			await opened.close();
 		}
