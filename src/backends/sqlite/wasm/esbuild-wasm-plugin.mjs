@@ -23,6 +23,7 @@ import { gzipSync, constants } from "node:zlib";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { importedMemoryLimits, wasmSections } from "./wasm-sections.mjs";
 
 const PACKAGE = "sqlite-vec-wasm-demo";
 const NAMESPACE = "engrama-sqlite-wasm";
@@ -144,53 +145,6 @@ export async function computeEnumJson(wasm) {
 	return json;
 }
 
-/** The limits (in pages) of the module's imported memory, or null (see worker-warm-up.ts). */
-function importedMemoryLimits(wasm) {
-	let at = 8;
-	const leb = () => {
-		let value = 0;
-		let shift = 0;
-		let byte;
-		do {
-			byte = wasm[at++];
-			value += (byte & 0x7f) * 2 ** shift;
-			shift += 7;
-		} while (byte & 0x80);
-		return value;
-	};
-	const skipName = () => {
-		const length = leb();
-		at += length;
-	};
-	while (at < wasm.length) {
-		const id = wasm[at++];
-		const size = leb();
-		const end = at + size;
-		if (id === 2) {
-			for (let count = leb(); count > 0; count--) {
-				skipName();
-				skipName();
-				const kind = wasm[at++];
-				if (kind === 0) leb();
-				else if (kind === 1) {
-					at++;
-					const flags = leb();
-					leb();
-					if (flags & 1) leb();
-				} else if (kind === 2) {
-					const flags = leb();
-					const initial = leb();
-					return flags & 1 ? { initial, maximum: leb() } : { initial };
-				} else if (kind === 3) at += 2;
-				else return null;
-			}
-			return null;
-		}
-		at = end;
-	}
-	return null;
-}
-
 const SYNC_INITIALIZERS = `    sqlite3ApiBootstrap.initializers.forEach((f)=>{
       f(sqlite3);
     });`;
@@ -230,31 +184,9 @@ export function initializersInTasks(source) {
 export function withoutDebugSections(wasm) {
 	if (wasm.readUInt32BE(0) !== 0x0061736d) throw new Error("sqlite3.wasm is not a WebAssembly module");
 	const kept = [wasm.subarray(0, 8)];
-	let at = 8;
-	const leb = () => {
-		let value = 0;
-		let shift = 0;
-		let byte;
-		do {
-			byte = wasm[at++];
-			value += (byte & 0x7f) * 2 ** shift;
-			shift += 7;
-		} while (byte & 0x80);
-		return value;
-	};
-	while (at < wasm.length) {
-		const start = at;
-		const id = wasm[at++];
-		const size = leb();
-		const body = at;
-		let name = "";
-		if (id === 0) {
-			const length = leb();
-			name = wasm.subarray(at, at + length).toString("utf8");
-		}
-		at = body + size;
-		if (at > wasm.length) throw new Error("sqlite3.wasm is truncated");
-		if (id !== 0 || name === "target_features") kept.push(wasm.subarray(start, at));
+	for (const section of wasmSections(wasm)) {
+		if (section.end > wasm.length) throw new Error("sqlite3.wasm is truncated");
+		if (section.id !== 0 || section.name === "target_features") kept.push(wasm.subarray(section.start, section.end));
 	}
 	return Buffer.concat(kept);
 }

@@ -4,6 +4,7 @@
 // on its own instance first: the big functions (the parser, the VDBE) are compiled there, off
 // Obsidian's main thread. Best effort: any failure only means the main thread compiles them.
 import { hostClearTimeout, hostSetTimeout } from "../../host-timers";
+import { importedMemoryLimits } from "./wasm-sections.mjs";
 
 const WORKER_SOURCE = `
 onmessage = async (event) => {
@@ -41,52 +42,7 @@ onmessage = async (event) => {
 };`;
 
 /** The limits (in pages) of the module's imported memory (import section), or null. */
-export function importedMemoryPages(wasm: Uint8Array): { initial: number; maximum?: number } | null {
-	let at = 8;
-	const leb = () => {
-		let value = 0;
-		let shift = 0;
-		let byte: number;
-		do {
-			byte = wasm[at++] ?? 0;
-			value += (byte & 0x7f) * 2 ** shift;
-			shift += 7;
-		} while (byte & 0x80);
-		return value;
-	};
-	const skipName = () => {
-		const length = leb();
-		at += length;
-	};
-	while (at < wasm.length) {
-		const id = wasm[at++];
-		const size = leb();
-		const end = at + size;
-		if (id === 2) {
-			const count = leb();
-			for (let i = 0; i < count; i++) {
-				skipName();
-				skipName();
-				const kind = wasm[at++];
-				if (kind === 0) leb();
-				else if (kind === 1) {
-					at++;
-					const flags = leb();
-					leb();
-					if (flags & 1) leb();
-				} else if (kind === 2) {
-					const flags = leb();
-					const initial = leb();
-					return { initial, maximum: flags & 1 ? leb() : undefined };
-				} else if (kind === 3) at += 2;
-				else return null;
-			}
-			return null;
-		}
-		at = end;
-	}
-	return null;
-}
+export const importedMemoryPages = importedMemoryLimits;
 
 /** `compileEnumJson`: whether the main thread will call sqlite3_wasm_enum_json() (no precomputed JSON). */
 export async function warmUpInWorker(
