@@ -3,15 +3,6 @@ import { App, Plugin } from "./app";
 import { Component } from "./events";
 import { setIcon } from "./util";
 
-abstract class ValueComponent<T> {
-	disabled = false;
-	abstract getValue(): T;
-	abstract setValue(value: T): this;
-	registerOptionListener(_listeners: Record<string, (value?: T) => T>, _key: string): this {
-		return this;
-	}
-}
-
 export class BaseComponent {
 	disabled = false;
 	then(cb: (component: this) => unknown): this {
@@ -24,9 +15,25 @@ export class BaseComponent {
 	}
 }
 
+/** As in Obsidian, the components that hold a value; each calls `changed` when the user edits it. */
+abstract class ValueComponent<T> extends BaseComponent {
+	private changeCallback?: (value: T) => unknown;
+	abstract getValue(): T;
+	abstract setValue(value: T): this;
+	registerOptionListener(_listeners: Record<string, (value?: T) => T>, _key: string): this {
+		return this;
+	}
+	onChange(callback: (value: T) => unknown): this {
+		this.changeCallback = callback;
+		return this;
+	}
+	protected changed(value: T): void {
+		void this.changeCallback?.(value);
+	}
+}
+
 export class TextComponent extends ValueComponent<string> {
 	readonly inputEl: HTMLInputElement;
-	private changeCallback?: (value: string) => unknown;
 
 	constructor(containerEl: HTMLElement, tag: "input" | "textarea" = "input") {
 		super();
@@ -44,21 +51,13 @@ export class TextComponent extends ValueComponent<string> {
 		this.inputEl.setAttribute("placeholder", placeholder);
 		return this;
 	}
-	setDisabled(disabled: boolean): this {
+	override setDisabled(disabled: boolean): this {
 		this.disabled = disabled;
 		this.inputEl.disabled = disabled;
 		return this;
 	}
 	onChanged(): void {
-		void this.changeCallback?.(this.getValue());
-	}
-	onChange(callback: (value: string) => unknown): this {
-		this.changeCallback = callback;
-		return this;
-	}
-	then(cb: (component: this) => unknown): this {
-		cb(this);
-		return this;
+		this.changed(this.getValue());
 	}
 }
 
@@ -71,7 +70,6 @@ export class TextAreaComponent extends TextComponent {
 export class ToggleComponent extends ValueComponent<boolean> {
 	readonly toggleEl: HTMLElement;
 	private value = false;
-	private changeCallback?: (value: boolean) => unknown;
 
 	constructor(containerEl: HTMLElement) {
 		super();
@@ -80,7 +78,7 @@ export class ToggleComponent extends ValueComponent<boolean> {
 		this.toggleEl.addEventListener("click", () => {
 			if (this.disabled) return;
 			this.setValue(!this.value);
-			void this.changeCallback?.(this.value);
+			this.changed(this.value);
 		});
 	}
 	getValue(): boolean {
@@ -93,7 +91,7 @@ export class ToggleComponent extends ValueComponent<boolean> {
 		if (box) box.checked = on;
 		return this;
 	}
-	setDisabled(disabled: boolean): this {
+	override setDisabled(disabled: boolean): this {
 		this.disabled = disabled;
 		this.toggleEl.toggleClass("is-disabled", disabled);
 		return this;
@@ -102,24 +100,15 @@ export class ToggleComponent extends ValueComponent<boolean> {
 		this.toggleEl.setAttribute("aria-label", tooltip);
 		return this;
 	}
-	onChange(callback: (value: boolean) => unknown): this {
-		this.changeCallback = callback;
-		return this;
-	}
-	then(cb: (component: this) => unknown): this {
-		cb(this);
-		return this;
-	}
 }
 
 export class DropdownComponent extends ValueComponent<string> {
 	readonly selectEl: HTMLSelectElement;
-	private changeCallback?: (value: string) => unknown;
 
 	constructor(containerEl: HTMLElement) {
 		super();
 		this.selectEl = containerEl.createEl("select", { cls: "dropdown" });
-		this.selectEl.addEventListener("change", () => void this.changeCallback?.(this.selectEl.value));
+		this.selectEl.addEventListener("change", () => this.changed(this.selectEl.value));
 	}
 	addOption(value: string, display: string): this {
 		this.selectEl.createEl("option", { value, text: display });
@@ -136,29 +125,20 @@ export class DropdownComponent extends ValueComponent<string> {
 		this.selectEl.value = value;
 		return this;
 	}
-	setDisabled(disabled: boolean): this {
+	override setDisabled(disabled: boolean): this {
 		this.disabled = disabled;
 		this.selectEl.disabled = disabled;
-		return this;
-	}
-	onChange(callback: (value: string) => unknown): this {
-		this.changeCallback = callback;
-		return this;
-	}
-	then(cb: (component: this) => unknown): this {
-		cb(this);
 		return this;
 	}
 }
 
 export class SliderComponent extends ValueComponent<number> {
 	readonly sliderEl: HTMLInputElement;
-	private changeCallback?: (value: number) => unknown;
 
 	constructor(containerEl: HTMLElement) {
 		super();
 		this.sliderEl = containerEl.createEl("input", { type: "range", cls: "slider" });
-		this.sliderEl.addEventListener("input", () => void this.changeCallback?.(Number(this.sliderEl.value)));
+		this.sliderEl.addEventListener("input", () => this.changed(Number(this.sliderEl.value)));
 	}
 	setLimits(min: number | null, max: number | null, step: number | "any"): this {
 		if (min !== null) this.sliderEl.min = String(min);
@@ -174,14 +154,6 @@ export class SliderComponent extends ValueComponent<number> {
 	}
 	setValue(value: number): this {
 		this.sliderEl.value = String(value);
-		return this;
-	}
-	onChange(callback: (value: number) => unknown): this {
-		this.changeCallback = callback;
-		return this;
-	}
-	then(cb: (component: this) => unknown): this {
-		cb(this);
 		return this;
 	}
 }
