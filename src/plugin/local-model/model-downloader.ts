@@ -1,5 +1,6 @@
 import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
 import { errorMessage } from "../../engine/errors";
+import { sha256Hex } from "../../engine/sha256";
 import { CancelledError } from "../work-gate";
 import { MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 import type { InstalledFile, InstalledModel, InstalledRuntime, ModelStore } from "./model-store";
@@ -173,11 +174,6 @@ function shaOf(headers: Record<string, string>): string | undefined {
 	// Only Hugging Face's own header: CDN ETags are other hashes (S3 MD5, Xet) and may also be 64 hex digits.
 	const value = headers["x-linked-etag"]?.replace(/^W\//, "").replace(/"/g, "").trim().toLowerCase();
 	return value && /^[0-9a-f]{64}$/.test(value) ? value : undefined;
-}
-
-async function sha256Hex(data: ArrayBuffer): Promise<string> {
-	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-	return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function isWasm(data: ArrayBuffer): boolean {

@@ -4,12 +4,13 @@
 // the plugin folder, through Obsidian's adapter.
 import { FileSystemAdapter, Platform, type DataAdapter } from "obsidian";
 import { errorMessage } from "../../engine/errors";
+import { sha256Hex } from "../../engine/sha256";
 import { loadNodeModules, type NodeModules } from "../../backends/sqlite/wasm/node-modules";
 import { preparePrivateDir } from "../db-location";
 import { noticeError, noticeInfo } from "../notices";
 import { ORT_RELEASE } from "./catalogue";
 import { adapterModelFiles, nodeModelFiles, type ModelFiles } from "./model-files";
-import { checkedModel, checkedRuntime, MODEL_MANIFEST, ModelStore, RUNTIME_MANIFEST, sha256Hex, STAGING, type InstalledFile } from "./model-store";
+import { checkedModel, checkedRuntime, MODEL_MANIFEST, ModelStore, RUNTIME_MANIFEST, STAGING, type InstalledFile } from "./model-store";
 
 /** Not ~/.engrama/models: the command line's transformers.js cache lives there, in its own layout. */
 export function defaultModelsDir(node: NodeModules): string {

@@ -1,4 +1,5 @@
 import type { ModelFiles } from "./model-files";
+import { sha256Hex } from "../../engine/sha256";
 import { isValidModelId, MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 
 /** What a finished download left: written last, so a model without it is never used. */
@@ -165,11 +166,6 @@ async function readJson<T>(fs: ModelFiles, path: string): Promise<T | null> {
 	} catch {
 		return null;
 	}
-}
-
-export async function sha256Hex(data: ArrayBuffer | Uint8Array): Promise<string> {
-	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data as BufferSource));
-	return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 export { MODEL_FILES };

@@ -5,6 +5,7 @@ import { loadWasmBinary } from "./wasm-binary";
 import { hostSleep } from "../../host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
 import { PRECOMPUTED_ENUM_JSON, type PrecomputedEnumJson } from "./enum-json";
+import { sha256Hex } from "../../../engine/sha256";
 
 // Types only (erased from main.js): typeof import() keeps the mobile lint rule quiet.
 type NodeCrypto = typeof import("crypto");
@@ -102,23 +103,20 @@ async function warmUp(sqlite3: Sqlite3Static): Promise<void> {
 async function matchingEnumJson(wasm: Uint8Array, precomputed: PrecomputedEnumJson | undefined): Promise<string | undefined> {
 	if (!precomputed) return undefined;
 	try {
-		const hex = await sha256Hex(wasm);
+		const hex = await wasmSha256(wasm);
 		return hex !== undefined && precomputed.sha256.includes(hex) ? precomputed.json : undefined;
 	} catch {
 		return undefined;
 	}
 }
 
-async function sha256Hex(bytes: Uint8Array): Promise<string | undefined> {
-	// Node's hash reads the bytes in place; WebCrypto copies them first (+3 MB at the CLI's peak RSS).
+async function wasmSha256(bytes: Uint8Array): Promise<string | undefined> {
+	// Node's hash reads the bytes in place; WebCrypto copies them first (CLI peak RSS 184 -> 188 MB).
 	// Through getBuiltinModule, never require: Obsidian mobile's require knows only "obsidian".
 	const host = globalThis.process as { getBuiltinModule?: (id: string) => unknown } | undefined;
 	const nodeCrypto = host?.getBuiltinModule?.("crypto") as NodeCrypto | undefined;
 	if (typeof nodeCrypto?.createHash === "function") return nodeCrypto.createHash("sha256").update(bytes).digest("hex");
-	const subtle = globalThis.crypto?.subtle;
-	if (!subtle) return undefined;
-	const digest = new Uint8Array(await subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-	return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+	return globalThis.crypto?.subtle ? sha256Hex(bytes) : undefined;
 }
 
 /**
