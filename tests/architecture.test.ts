@@ -4,6 +4,7 @@ import { join, posix, relative, sep } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { GRAPH_STORE_WRITES } from "../src/engine/protocols/graph-store";
+import { VECTOR_STORE_WRITES } from "../src/engine/protocols/vector-store";
 
 /**
  * The layering rules of docs/ARCHITECTURE.md, read from the TypeScript sources (imports, string
@@ -173,21 +174,34 @@ function isValueUse(id: ts.Identifier): boolean {
 	return true;
 }
 
-/** The store's write methods (one list with the plugin's writer guard); sync reaches them only through the pipeline. */
+/** The store's write methods (one list with the plugin's writer guard and `GraphReads`). */
 const STORE_WRITES: ReadonlySet<string> = GRAPH_STORE_WRITES;
+/** The vector store's (`delete` is also a Map's, so these count only on a receiver named `vectors`). */
+const VECTOR_WRITES: ReadonlySet<string> = VECTOR_STORE_WRITES;
 
-/** A store write method named (called, bound, destructured or indexed) under src/engine/sync on anything but the pipeline. */
+/** The write door: the pipeline and its upkeep half, the only engine code that calls a store's write methods. */
+const WRITE_DOOR = "src/engine/write/";
+
+/**
+ * A store write method named (called, bound, destructured or indexed) anywhere in src/engine
+ * outside the write door, on anything but the door itself (a receiver named `pipeline` or `upkeep`).
+ */
 function storeWriteOffences(source: Source): string[] {
-	if (!source.path.startsWith("src/engine/sync/")) return [];
+	if (!source.path.startsWith("src/engine/") || source.path.startsWith(WRITE_DOOR)) return [];
 	const file = parse(source);
 	const out: string[] = [];
 	const flag = (node: ts.Node, name: string): void => {
 		const { line } = file.getLineAndCharacterOfPosition(node.getStart());
 		out.push(`${source.path}:${line + 1} writes to the store (${name}) around the write pipeline`);
 	};
-	const viaPipeline = (receiver: ts.Expression) => /(^|\.)pipeline$/.test(receiver.getText().replace(/\s|\?/g, ""));
+	const receiver = (expression: ts.Expression) => expression.getText().replace(/\s|\?|!/g, "");
+	const throughDoor = (expression: ts.Expression) => /(^|\.)(pipeline|upkeep)$/.test(receiver(expression));
+	const onVectors = (expression: ts.Expression) => /(^|\.)vectors$/.test(receiver(expression));
 	const visit = (node: ts.Node): void => {
-		if (ts.isPropertyAccessExpression(node) && STORE_WRITES.has(node.name.text) && !viaPipeline(node.expression)) flag(node, node.name.text);
+		if (ts.isPropertyAccessExpression(node) && !throughDoor(node.expression)) {
+			const name = node.name.text;
+			if (STORE_WRITES.has(name) || (VECTOR_WRITES.has(name) && onVectors(node.expression))) flag(node, name);
+		}
 		if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression) && STORE_WRITES.has(node.argumentExpression.text)) {
 			flag(node, node.argumentExpression.text);
 		}
@@ -199,6 +213,22 @@ function storeWriteOffences(source: Source): string[] {
 	};
 	visit(file);
 	return out;
+}
+
+/** Adapters and the hosts that build an engine: they reach the engine only through its face. */
+const ADAPTER_LAYERS: ReadonlySet<LayerName> = new Set<LayerName>(["node", "mcp", "plugin", "cli", "main"]);
+/** The face (src/engine/index.ts) and the two modules every caller needs as they are: errors and types. */
+const FACE = new Set(["src/engine/index.ts", "src/engine/errors.ts", "src/engine/types.ts"]);
+
+/** An import from an adapter into src/engine that lands anywhere but the face, its errors and its types. */
+function faceOffences(source: Source, exists: (path: string) => boolean): string[] {
+	const layer = layerOf(source.path);
+	if (!layer || !ADAPTER_LAYERS.has(layer.name)) return [];
+	return importsOf(source)
+		.filter((spec) => spec.startsWith("."))
+		.map((spec) => [spec, resolveImport(source.path, spec, exists)] as const)
+		.filter(([, target]) => target.startsWith("src/engine/") && !FACE.has(target))
+		.map(([spec]) => `${source.path} imports ${spec}: adapters reach the engine through its face (src/engine/index.ts), errors and types only`);
 }
 
 /** Import cycles among the sources (type-only imports included: they tie files as much for a reader). */
@@ -283,6 +313,7 @@ function offences(sources: readonly Source[]): string[] {
 			...queryOffences(s),
 			...hostGlobalOffences(s),
 			...storeWriteOffences(s),
+			...faceOffences(s, exists),
 			...sizeOffences(s),
 		]),
 		...cycles(sources).map((c) => `import cycle: ${c.join(" → ")}`),
@@ -407,8 +438,7 @@ describe("architecture rules bite on synthetic sources", () => {
 		]);
 	});
 
-	it("flags a store write under src/engine/sync that does not go through the write pipeline", () => {
-		const syncFile = (text: string): Source => ({ path: "src/engine/sync/some-run.ts", text });
+	it("flags a store write anywhere in the engine that does not go through the write door", () => {
 		const forbidden = [
 			`await graph.mergeEdge(scope, edge);`,
 			`await this.deps.graph.updateNode(scope, id, {}, [], now);`,
@@ -418,18 +448,50 @@ describe("architecture rules bite on synthetic sources", () => {
 			`const { deleteEdge: drop } = graph;`,
 			`await graph["deleteNode"](scope, id);`,
 			`await store.recordHistory(scope, []);`,
+			`await memory.graph.forgetScope(scope);`,
+			`await graph.setMeta("k", "v");`,
+			`await memory.vectors.delete(scope, ids);`,
+			`await vectors.upsert(scope, id, vector);`,
+			`await deps.vectors?.reset?.();`,
 		];
-		for (const line of forbidden) expect(offences([syncFile(line)]), line).toHaveLength(1);
+		for (const path of ["src/engine/sync/some-run.ts", "src/engine/reflect/x.ts", "src/engine/skills/forget.ts", "src/engine/transfer/x.ts", "src/engine/identity.ts"]) {
+			for (const line of forbidden) expect(offences([{ path, text: line }]), `${path}: ${line}`).toHaveLength(1);
+		}
 		const allowed = [
 			`await this.deps.pipeline.mergeRelations(ctx, adds);`,
 			`await memory.pipeline.transaction(async () => {});`,
 			`await pipeline.rekeyEntity(ctx, node, input);`,
+			`await memory.pipeline.forgetScope(scope);`,
+			`await upkeep.setMeta("k", "v");`,
 			`const nodes = await graph.findByKey(scope, key);`,
 			`interface Store { mergeEdge(x: number): void }`,
+			`this.pending.delete(path);`,
 		];
-		for (const line of allowed) expect(offences([syncFile(line)]), line).toEqual([]);
-		// The pipeline itself, and the engine outside sync, are not this rule's business.
+		for (const line of allowed) expect(offences([{ path: "src/engine/sync/some-run.ts", text: line }]), line).toEqual([]);
+		// The door itself, and code outside the engine, are not this rule's business.
 		expect(offences([{ path: "src/engine/write/some-pipeline.ts", text: forbidden[0] }])).toEqual([]);
+		expect(offences([{ path: "src/backends/sqlite/x.ts", text: forbidden[0] }])).toEqual([]);
+	});
+
+	it("lets adapters import the engine's face, errors and types, and nothing else of it", () => {
+		const engine: Source[] = [
+			{ path: "src/engine/index.ts", text: `export const face = 1;` },
+			{ path: "src/engine/errors.ts", text: `export class E {}` },
+			{ path: "src/engine/types.ts", text: `export type T = 1;` },
+			{ path: "src/engine/reflect/index.ts", text: `export const reflect = 1;` },
+			{ path: "src/engine/memory.ts", text: `export class Memory {}` },
+		];
+		const adapters: Source[] = [
+			{ path: "src/cli/commands/ok.ts", text: `import { face } from "../../engine"; import { E } from "../../engine/errors"; import type { T } from "../../engine/types";` },
+			{ path: "src/mcp/tools/deep.ts", text: `import { reflect } from "../../engine/reflect";` },
+			{ path: "src/plugin/deep.ts", text: `import type { Memory } from "../engine/memory";` },
+			{ path: "src/node/deep.ts", text: `export { reflect } from "../engine/reflect/index";` },
+			{ path: "src/main.ts", text: `import { Memory } from "./engine/memory";` },
+		];
+		const found = offences([...engine, ...adapters]).filter((o) => o.includes("face"));
+		expect(found.map((o) => o.split(" ")[0])).toEqual(["src/mcp/tools/deep.ts", "src/plugin/deep.ts", "src/node/deep.ts", "src/main.ts"]);
+		// Backends implement the protocols: they are not adapters.
+		expect(offences([...engine, { path: "src/backends/x.ts", text: `import { Memory } from "../engine/memory";` }])).toEqual([]);
 	});
 
 	it("flags a function over 100 lines, of any kind and nested too, and a file over 600 lines", () => {
@@ -497,8 +559,13 @@ describe("the real tree", { timeout: 120_000 }, () => {
 		expect(tree.flatMap(hostGlobalOffences)).toEqual([]);
 	});
 
-	it("lets vault sync write only through the write pipeline", () => {
+	it("lets the engine write only through the write door (src/engine/write)", () => {
 		expect(tree.flatMap(storeWriteOffences)).toEqual([]);
+	});
+
+	it("lets adapters reach the engine only through its face, errors and types", () => {
+		const paths = new Set(tree.map((s) => s.path));
+		expect(tree.flatMap((s) => faceOffences(s, (p) => paths.has(p)))).toEqual([]);
 	});
 
 	it("has no source file over 600 lines and no function over 100", () => {

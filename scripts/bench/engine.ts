@@ -57,7 +57,7 @@ async function measure(size: number): Promise<Row> {
 	const loadStart = performance.now();
 	for (let start = 0; start < size; start += BATCH) {
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (let i = start; i < Math.min(size, start + BATCH); i++) {
 					await memory.pipeline.mergeEntity(ctx, {
 						label: LABELS[i % LABELS.length],
@@ -84,7 +84,7 @@ async function measure(size: number): Promise<Row> {
 	}
 	for (let start = 0; start < pairs.length; start += BATCH) {
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (const [from, type, to] of pairs.slice(start, start + BATCH)) {
 					if (to < 0 || to >= size) continue;
 					await memory.pipeline.mergeRelation(

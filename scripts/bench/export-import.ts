@@ -23,7 +23,7 @@ const mb = (n: number) => `${(n / 1048576).toFixed(0)} MB`;
 
 try {
 	const source = await openMemory(parseConfig({ backend: "sqlite", dbPath: join(dir, "a.db") }));
-	const { graph } = source.memory;
+	const { graph } = source.stores;
 	const scope = source.scope;
 	const now = new Date().toISOString();
 	for (let i = 0; i < NODES; i += 1000) {
@@ -58,7 +58,7 @@ try {
 	peak = process.memoryUsage().rss;
 	const beforeImport = peak;
 	t = performance.now();
-	const report = await importMemory(target.memory.graph, target.memory.vectors, () => createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity }), {
+	const report = await importMemory(target.memory, () => createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity }), {
 		merge: false,
 		dryRun: false,
 		callerScope: target.scope,

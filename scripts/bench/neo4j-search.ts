@@ -56,7 +56,7 @@ for (const size of sizes) {
 	const refs: { label: string; key: string }[] = [];
 	const t0 = performance.now();
 	for (let start = 0; start < size; start += 500) {
-		await memory.graph.transaction(async () => {
+		await memory.pipeline.transaction(async () => {
 			for (let i = start; i < Math.min(size, start + 500); i++) {
 				const label = LABELS[i % LABELS.length];
 				const key = `${label} ${i} ${sentence(rand, 2)}`;
@@ -66,7 +66,7 @@ for (const size of sizes) {
 			}
 		});
 	}
-	await memory.graph.transaction(async () => {
+	await memory.pipeline.transaction(async () => {
 		for (let h = 0; h < size; h += 50) for (let e = 0; e < 100; e++) await memory.relate(ctx, refs[Math.floor(rand() * size)], "RELATED_TO", refs[h]);
 	});
 	const buildSeconds = (performance.now() - t0) / 1000;

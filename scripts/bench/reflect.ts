@@ -95,7 +95,7 @@ async function load(opened: OpenedMemory, p: Plan): Promise<void> {
 	const ids: string[] = [];
 	for (let start = 0; start < p.nodes.length; start += BATCH) {
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (const n of p.nodes.slice(start, start + BATCH)) ids.push((await memory.pipeline.mergeEntity(ctx, { label: n.label, key: n.key, props: n.props })).node.id);
 			}),
 		);
@@ -103,9 +103,9 @@ async function load(opened: OpenedMemory, p: Plan): Promise<void> {
 	const now = new Date().toISOString();
 	for (let start = 0; start < p.edges.length; start += BATCH) {
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (const [from, type, to] of p.edges.slice(start, start + BATCH)) {
-					await memory.graph.mergeEdge(scope, { fromId: ids[from], type, toId: ids[to], now });
+					await opened.stores.graph.mergeEdge(scope, { fromId: ids[from], type, toId: ids[to], now });
 				}
 			}),
 		);

@@ -58,7 +58,7 @@ async function load(opened: OpenedMemory, ctx: WriteContext, names: readonly str
 	const start = performance.now();
 	for (let from = 0; from < names.length; from += BATCH) {
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (let i = from; i < Math.min(names.length, from + BATCH); i++) {
 					await memory.pipeline.mergeEntity(ctx, { label: LABELS[i % LABELS.length], key: names[i], props: { summary: `about ${names[i]}` } });
 				}
@@ -237,9 +237,9 @@ async function gdpr(size: number): Promise<GdprRow> {
 		};
 		const nodes = await memory.graph.listNodes(scope, {});
 		await memory.write(() =>
-			memory.graph.transaction(async () => {
+			memory.pipeline.transaction(async () => {
 				for (let i = 0; i < nodes.length; i++) {
-					await memory.vectors?.upsert(scope, nodes[i].id, vector());
+					await memory.pipeline.upsertVector(scope, nodes[i].id, vector());
 					await memory.pipeline.mergeRelation(ctx, nodes[i], "RELATED_TO", nodes[(i + 1) % nodes.length]);
 					await memory.pipeline.mergeEntity(ctx, { label: nodes[i].label, key: nodes[i].key, props: { notes: "second write" } });
 				}

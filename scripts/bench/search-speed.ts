@@ -79,7 +79,7 @@ for (const size of sizes) {
 	const t0 = performance.now();
 	const refs: { label: string; key: string }[] = [];
 	for (let start = 0; start < (reused ? 0 : size); start += 500) {
-		await memory.graph.transaction(async () => {
+		await memory.pipeline.transaction(async () => {
 			for (let i = start; i < Math.min(size, start + 500); i++) {
 				const label = LABELS[i % LABELS.length];
 				const key = `${label} ${i} ${text(2)}`;
@@ -90,7 +90,7 @@ for (const size of sizes) {
 			}
 		});
 	}
-	if (!reused) await memory.graph.transaction(async () => {
+	if (!reused) await memory.pipeline.transaction(async () => {
 		for (let h = 0; h < size; h += 50) for (let e = 0; e < 100; e++) await memory.relate(ctx, refs[Math.floor(rand() * size)], "RELATED_TO", refs[h]);
 	});
 	const loadMs = performance.now() - t0;

@@ -6,7 +6,7 @@ import { setSqliteWarmUp } from "../backends/sqlite/wasm/load-sqlite";
 import { configFromEnv, parseConfig, type EngramaConfig } from "../config/engrama-config";
 import { openMemory, type OpenedMemory } from "../node/open-memory";
 import { defaultDataDir } from "../node/private-dir";
-import type { WriteContext } from "../engine/write/write-pipeline";
+import { createSkills, type Skills, type WriteContext } from "../engine";
 import { createOutput, reportError, type Output } from "./output";
 
 export interface GlobalOptions {
@@ -40,6 +40,8 @@ export interface CommandRun {
 	readonly out: Output;
 	readonly ctx: WriteContext;
 	readonly config: EngramaConfig;
+	/** The engine's face over the opened memory: every verb the command runs. */
+	readonly skills: Skills;
 }
 
 /**
@@ -69,7 +71,8 @@ export async function runWithMemory(
 			const { attachVaultWriter } = await import("./vault-writer");
 			finishVaultWrites = await attachVaultWriter(opened, config);
 		}
-		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config });
+		const skills = createSkills(opened.memory, { resolver: config.resolver });
+		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config, skills });
 		if (finishVaultWrites) await finishVaultWrites();
 	} catch (error) {
 		process.exitCode = reportError(error, out.json);

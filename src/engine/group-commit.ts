@@ -12,7 +12,7 @@
  * - A failed commit rejects every job of the group with the commit's error.
  */
 
-/** What the queue needs from the graph store. */
+/** What the queue needs from the write door (`WritePipeline`): its unit of writes and the store's abilities. */
 export interface GroupCommitStore {
 	transaction<T>(fn: () => Promise<T>): Promise<T>;
 	readonly capabilities: { readonly atomicTransactions: boolean; readonly noSavepoints?: boolean };
@@ -60,7 +60,7 @@ export class GroupCommitQueue {
 	private counts = { groups: 0, jobs: 0, largestGroup: 0 };
 
 	constructor(
-		private readonly store: GroupCommitStore,
+		private readonly pipeline: GroupCommitStore,
 		options: GroupCommitOptions = {},
 	) {
 		this.yieldToInput = options.yieldToInput ?? (() => Promise.resolve());
@@ -111,7 +111,7 @@ export class GroupCommitQueue {
 	 * Neo4j has none, so there each job keeps its own transaction and commit.
 	 */
 	private canGroup(): boolean {
-		const caps = this.store.capabilities;
+		const caps = this.pipeline.capabilities;
 		return caps.atomicTransactions && caps.noSavepoints !== true;
 	}
 
@@ -127,7 +127,7 @@ export class GroupCommitQueue {
 	private async runGroup(first: Entry): Promise<Entry[]> {
 		const group: Entry[] = [first];
 		try {
-			await this.store.transaction(async () => {
+			await this.pipeline.transaction(async () => {
 				// The first job runs straight in the group's transaction, without a savepoint of its
 				// own: if it fails, the whole transaction, which holds nothing else, rolls back.
 				first.outcome = { ok: true, value: await first.job() };
@@ -143,7 +143,7 @@ export class GroupCommitQueue {
 					group.push(next);
 					try {
 						// A savepoint of its own: a failure rolls back this job only.
-						next.outcome = { ok: true, value: await this.store.transaction(next.job) };
+						next.outcome = { ok: true, value: await this.pipeline.transaction(next.job) };
 					} catch (error) {
 						next.outcome = { ok: false, error };
 					}

@@ -1,7 +1,8 @@
-import type { StoreAdmin } from "./protocols";
+import type { GraphStore } from "./protocols";
 import { newEngramaId } from "./clock";
 import { standaloneScope } from "./scope";
 import type { Scope } from "./types";
+import { StoreUpkeep } from "./write/store-upkeep";
 
 /** Meta key of the standalone identity (its presence means the memory was opened before). */
 export const STANDALONE_ID_META = "standalone_user_id";
@@ -15,7 +16,7 @@ const META_KEY = STANDALONE_ID_META;
  * the memory itself so every adapter opening the same file is the same person).
  */
 export async function resolveIdentity(
-	graph: StoreAdmin,
+	graph: GraphStore,
 	configured: { orgId?: string; userId?: string; localSub?: string },
 ): Promise<Scope> {
 	if (configured.orgId && configured.userId) return { orgId: configured.orgId, userId: configured.userId };
@@ -26,6 +27,8 @@ export async function resolveIdentity(
 		return org ? { orgId: org, userId: stored } : standaloneScope(stored);
 	}
 	const userId = `local-${newEngramaId()}`;
-	await graph.setMeta(META_KEY, userId);
+	// Written before any Memory exists (the host opens the store, then asks who writes): the door's upkeep half.
+	const upkeep = new StoreUpkeep({ graph, vectors: null });
+	await upkeep.setMeta(META_KEY, userId);
 	return standaloneScope(userId);
 }

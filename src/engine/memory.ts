@@ -2,9 +2,7 @@ import { systemClock, type Clock } from "./clock";
 import { ValidationError } from "./errors";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
-import { searchProactiveHint } from "./reflect/proactive";
-import type { ReflectDeps } from "./reflect/reflect-deps";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
+import type { EmbeddingProvider, GraphReads, GraphStore, VectorReads, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
 import type { SearchOptions } from "./search/search-options";
@@ -77,7 +75,7 @@ export interface SearchView {
 	/** `reason` as a code (no_embedder, no_vectors, dimension_mismatch, …) for interfaces that phrase it themselves. */
 	readonly degraded_cause?: DegradedCause;
 	readonly results: readonly SearchResultView[];
-	/** Present when pending reflect Insights relate to the query: review them (src/engine/reflect/proactive.ts). */
+	/** Present when pending reflect Insights relate to the query: review them (computed by the face, `Skills.search`). */
 	readonly proactive_hint?: string;
 }
 
@@ -143,12 +141,13 @@ export type MemoryWriteListener = (event: MemoryWriteEvent) => void;
 export const FAN_OUT_CAP = 64;
 
 /**
- * The engine as the adapters see it: one object over the protocols, with writes serialised
- * so many callers (vault events, MCP clients) never interleave.
+ * The core beneath the face (`Skills`): one object over the protocols, with writes serialised so
+ * many callers (vault events, MCP clients) never interleave. Its stores are read-only from outside:
+ * every write goes through `pipeline` (the write door) inside `write`.
  */
-export class Memory implements ReflectDeps {
-	readonly graph: GraphStore;
-	readonly vectors: VectorStore | null;
+export class Memory {
+	readonly graph: GraphReads;
+	readonly vectors: VectorReads | null;
 	readonly embedder: EmbeddingProvider | null;
 	readonly profile: Profile;
 	readonly clock: Clock;
@@ -157,21 +156,24 @@ export class Memory implements ReflectDeps {
 	private readonly writes: GroupCommitQueue;
 	private readonly writeListeners: Set<MemoryWriteListener>;
 
+	private readonly store: GraphStore;
+
 	constructor(deps: MemoryDeps) {
+		this.store = deps.graph;
 		this.graph = deps.graph;
 		this.vectors = deps.vectors ?? null;
 		this.embedder = deps.embedder ?? null;
 		this.profile = deps.profile;
 		this.clock = deps.clock ?? systemClock;
-		this.writes = deps.sharesWritesWith?.writes ?? new GroupCommitQueue(this.graph, { yieldToInput: deps.yieldToInput });
-		this.writeListeners = deps.sharesWritesWith?.writeListeners ?? new Set();
 		this.pipeline = new WritePipeline({
-			graph: this.graph,
-			vectors: this.vectors,
+			graph: deps.graph,
+			vectors: deps.vectors ?? null,
 			embedder: this.embedder,
 			profile: this.profile,
 			clock: this.clock,
 		});
+		this.writes = deps.sharesWritesWith?.writes ?? new GroupCommitQueue(this.pipeline, { yieldToInput: deps.yieldToInput });
+		this.writeListeners = deps.sharesWritesWith?.writeListeners ?? new Set();
 		this.searcher = new HybridSearch({
 			graph: this.graph,
 			vectors: this.vectors,
@@ -197,7 +199,7 @@ export class Memory implements ReflectDeps {
 
 	async close(): Promise<void> {
 		await this.writes.run(async () => undefined, { alone: true });
-		await this.graph.close();
+		await this.store.close();
 	}
 
 	remember(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
@@ -254,7 +256,6 @@ export class Memory implements ReflectDeps {
 			throw new ValidationError(`valid_at "${options.validAt}" is not a date. Use an ISO date such as 2026-01-31.`);
 		}
 		const outcome = await this.searcher.search(scope, text, { ...options, labels });
-		const hint = await searchProactiveHint(this, scope, text, outcome.hits.map((hit) => hit.node));
 		return {
 			query: text,
 			mode: outcome.fusion,
@@ -262,7 +263,6 @@ export class Memory implements ReflectDeps {
 			...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
 			...(outcome.cause !== undefined ? { degraded_cause: outcome.cause } : {}),
 			results: outcome.hits.map((hit) => hybridResultView(hit, outcome.fusion)),
-			...(hint !== undefined ? { proactive_hint: hint } : {}),
 		};
 	}
 

@@ -38,7 +38,7 @@ const TABLE = {
 	// Time expressions of the text resolved against the item's date (temporal/time-mentions.ts);
 	// derived from the text and valid_from, whose own changes history records.
 	mentioned_dates:   row(o, _, _, _, _),
-	// Sync's bookkeeping about the note (sync/note-index.ts NOTE_PROPS).
+	// Sync's bookkeeping about the note (NOTE_PROPS below).
 	obsidian_path:     row(_, o, _, _, _),
 	content_hash:      row(_, _, _, _, _),
 	obsidian_mtime:    row(_, _, _, o, _),
@@ -84,3 +84,15 @@ export const NEVER_WRITTEN: ReadonlySet<string> = where((r) => !r.note);
 export const NOT_SEARCHED: ReadonlySet<string> = where((r) => !r.search);
 /** Props the plugin's context tab leaves out of the property list. */
 export const HIDDEN_PROPS: ReadonlySet<string> = where((r) => !r.panel);
+
+/** Props vault sync keeps on a note's node (`obsidian_path` is the spec's; the rest is bookkeeping). */
+export const NOTE_PROPS = {
+	path: "obsidian_path",
+	hash: "content_hash",
+	mtime: "obsidian_mtime",
+	size: "obsidian_size",
+	/** Names of the props the note itself stated, so a key deleted from the frontmatter is unset. */
+	stated: "note_props",
+	/** The provenance the note stated (engrama_* keys) at the last sync: only a change of the keys changes the node's. */
+	provenance: "note_provenance",
+} as const;

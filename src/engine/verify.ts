@@ -1,8 +1,9 @@
 import { isNullEmbedder } from "./embedding/null-embedding-provider";
 import { errorMessage } from "./errors";
-import type { EmbeddingProvider, GraphStore, IntegrityCheck, IntegrityCheckId, VectorStore } from "./protocols";
-import { reindex } from "./search/reindex";
+import type { IntegrityCheck, IntegrityCheckId } from "./protocols";
+import { reindex, type ReindexDeps } from "./search/reindex";
 import type { Scope } from "./types";
+import type { StoreUpkeep } from "./write/store-upkeep";
 
 /** What to do about each kind of problem (the command line prints it beside the count). */
 export const INTEGRITY_ADVICE: Readonly<Record<IntegrityCheckId | "vectors_missing", string>> = {
@@ -36,16 +37,13 @@ export interface VerifyReport {
  * `fix`: what the stores' repairIntegrity does (rows of no node removed, missing fulltext entries
  * written), as one transaction, before the checks; returns how many rows each repair touched.
  */
-export async function repairMemory(deps: { graph: GraphStore; vectors: VectorStore | null }): Promise<Partial<Record<IntegrityCheckId, number>>> {
-	return deps.graph.transaction(async () => ({
-		...((await deps.graph.repairIntegrity?.()) ?? {}),
-		...((await deps.vectors?.repairIntegrity?.()) ?? {}),
-	}));
+export function repairMemory(memory: Pick<ReindexDeps, "pipeline" | "write">): Promise<Partial<Record<IntegrityCheckId, number>>> {
+	return memory.write(() => memory.pipeline.repairIntegrity());
 }
 
 /** Read-only: runs the backend's integrity checks and counts the scope's nodes that need embedding. */
 export async function verifyMemory(
-	deps: { graph: GraphStore; vectors: VectorStore | null; embedder: EmbeddingProvider | null },
+	deps: ReindexDeps,
 	scope: Scope,
 ): Promise<VerifyReport> {
 	const notes: string[] = [];
@@ -56,7 +54,7 @@ export async function verifyMemory(
 	if (deps.embedder && !isNullEmbedder(deps.embedder) && deps.vectors) {
 		try {
 			// The reindex dry run: same rules as engrama reindex, writes nothing.
-			const plan = await reindex({ graph: deps.graph, vectors: deps.vectors, embedder: deps.embedder }, scope, { apply: false });
+			const plan = await reindex(deps, scope, { apply: false });
 			vectorsMissing = plan.to_embed;
 			notes.push(...plan.errors);
 		} catch (error) {
@@ -86,12 +84,13 @@ export interface CompactView {
  * runs meanwhile, and SQLite refuses VACUUM inside a transaction). Nothing stored changes.
  */
 export async function compactMemory(memory: {
-	readonly graph: GraphStore;
+	readonly graph: { readonly name: string };
+	readonly pipeline: StoreUpkeep;
 	write<T>(job: () => Promise<T>, options?: { readonly alone?: boolean }): Promise<T>;
 }): Promise<CompactView> {
-	const { graph } = memory;
-	if (!graph.compact) return { backend: graph.name, compacted: false, bytes_before: null, bytes_after: null };
-	const report = await memory.write(() => graph.compact?.() ?? Promise.reject(new Error("compact went away")), { alone: true });
+	const { graph, pipeline } = memory;
+	if (!pipeline.compacts) return { backend: graph.name, compacted: false, bytes_before: null, bytes_after: null };
+	const report = await memory.write(() => pipeline.compact(), { alone: true });
 	return { backend: graph.name, compacted: true, bytes_before: report.bytesBefore, bytes_after: report.bytesAfter };
 }
 

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import { ListToolsRequestSchema, type ListToolsResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { createSkills } from "../engine/skills";
+import { createSkills } from "../engine";
 import type { McpServerInput } from "./mcp-services";
 import type { ToolArguments } from "./request-guard";
 import { scopeFromHeaders } from "./scope-headers";

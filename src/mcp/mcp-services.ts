@@ -1,7 +1,4 @@
-import type { Memory } from "../engine/memory";
-import type { Skills } from "../engine/skills";
-import type { VaultSync } from "../engine/sync/vault-sync";
-import type { VaultSource } from "../engine/sync/vault-source";
+import type { Memory, Skills, VaultSource, VaultSync } from "../engine";
 import type { Scope } from "../engine/types";
 
 /** The vault the sync, ingest and insight tools may touch, and nothing outside it. */

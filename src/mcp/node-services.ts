@@ -1,7 +1,5 @@
 import type { EngramaConfig } from "../config/engrama-config";
-import type { Memory } from "../engine/memory";
-import { createSkills } from "../engine/skills";
-import type { VaultSync } from "../engine/sync/vault-sync";
+import { createSkills, type Memory, type VaultSync } from "../engine";
 import type { Scope } from "../engine/types";
 import { createNodeVaultSync } from "../node/folder-vault-source";
 import type { McpServices } from "./mcp-services";

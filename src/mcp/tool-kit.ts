@@ -1,10 +1,7 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { EngramaError, ScopeError, errorMessage } from "../engine/errors";
-import { isFullScope } from "../engine/scope";
-import type { Memory } from "../engine/memory";
-import type { Skills } from "../engine/skills";
-import type { WriteContext } from "../engine/write/write-pipeline";
+import { isFullScope, type Memory, type Skills, type WriteContext } from "../engine";
 import type { McpServices, McpVault } from "./mcp-services";
 import type { CallScope } from "./scope-headers";
 

@@ -3,25 +3,9 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
-import type { Memory } from "../engine/memory";
-import { contentHash } from "../engine/sync/content-hash";
-import { editFrontmatter } from "../engine/sync/frontmatter";
-import type { SyncReport } from "../engine/sync/sync-report";
-import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from "../engine/sync/sync-settings";
-import { VaultSync } from "../engine/sync/vault-sync";
+import { contentHash, DEFAULT_SYNC_SETTINGS, editFrontmatter, type FrontmatterMutator, type FrontmatterWriteOptions, isMarkdownPath, type Memory, normaliseVaultPath, type SkippedFile, type SyncReport, type SyncSettings, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource, VaultSync } from "../engine";
 import { shippedModuleLabels } from "./profile-files";
 import type { Scope } from "../engine/types";
-import {
-	isMarkdownPath,
-	normaliseVaultPath,
-	type FrontmatterMutator,
-	type FrontmatterWriteOptions,
-	type SkippedFile,
-	type VaultEvent,
-	type VaultEventListener,
-	type VaultFileInfo,
-	type VaultSource,
-} from "../engine/sync/vault-source";
 import { isWithin, realOrNull, staysInsideVault } from "./vault-containment";
 
 export interface FolderVaultSourceOptions {

@@ -1,10 +1,7 @@
 import { dirname } from "node:path";
 import { createBackend } from "../backends/factory";
 import type { EngramaConfig } from "../config/engrama-config";
-import { resolveIdentity } from "../engine/identity";
-import { Memory } from "../engine/memory";
-import type { Profile } from "../engine/profile";
-import type { EmbeddingProvider } from "../engine/protocols";
+import { type EmbeddingProvider, type GraphStore, Memory, type Profile, resolveIdentity, type VectorStore } from "../engine";
 import type { Scope } from "../engine/types";
 import { loadProfileFromDisk } from "./profile-files";
 import { preparePrivateDir } from "./private-dir";
@@ -14,6 +11,8 @@ import type { ModelProgress } from "./embedders/transformers-embedding-provider"
 
 export interface OpenedMemory {
 	readonly memory: Memory;
+	/** The stores themselves, for a host that builds another Memory over them (benchmarks, tests); writes go through a Memory. */
+	readonly stores: { readonly graph: GraphStore; readonly vectors: VectorStore | null };
 	readonly scope: Scope;
 	readonly config: EngramaConfig;
 	close(): Promise<void>;
@@ -63,6 +62,7 @@ export async function openMemory(
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;
 		return {
 			memory,
+			stores: { graph, vectors },
 			scope,
 			config,
 			close: async () => {

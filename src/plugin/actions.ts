@@ -1,8 +1,5 @@
 import { TFile, type App, type WorkspaceLeaf } from "obsidian";
-import { reindex } from "../engine/search/reindex";
-import { compactMemory, describeCompact } from "../engine/verify";
-import { isNoop } from "../engine/sync/sync-report";
-import { safeFileName } from "../engine/sync/markdown-text";
+import { describeCompact, isNoop, safeFileName } from "../engine";
 import { EngramaController } from "./engrama-controller";
 import { CancelledError } from "./work-gate";
 import type { Engine } from "./engine-host";
@@ -295,11 +292,7 @@ export class EngramaActions implements PanelActions {
 			return;
 		}
 		const report = await this.controller.tasks.run("Embedding missing vectors", (control) =>
-			reindex(
-				{ graph: engine.memory.graph, vectors: engine.memory.vectors, embedder: engine.memory.embedder, write: (job) => engine.memory.write(job) },
-				engine.scope,
-				{ apply: true, onProgress: (p) => control.report(`${formatCount(p.done)} / ${formatCount(p.total)}`) },
-			),
+			engine.skills.reindex(engine.scope, { apply: true, onProgress: (p) => control.report(`${formatCount(p.done)} / ${formatCount(p.total)}`) }),
 		);
 		if (report) {
 			noticeInfo(
@@ -318,12 +311,12 @@ export class EngramaActions implements PanelActions {
 	async compactMemory(): Promise<void> {
 		const engine = await this.engine();
 		if (!engine) return;
-		if (!engine.memory.graph.compact) {
+		if (!engine.skills.compacts) {
 			noticeInfo(lowerFirst(describeCompact({ backend: engine.memory.graph.name, compacted: false, bytes_before: null, bytes_after: null })));
 			return;
 		}
 		noticeInfo("compacting the memory database; Obsidian may pause for a few seconds.");
-		const view = await this.controller.tasks.run("Compacting the memory database", () => compactMemory(engine.memory));
+		const view = await this.controller.tasks.run("Compacting the memory database", () => engine.skills.compact());
 		if (view) noticeInfo(lowerFirst(describeCompact(view)));
 	}
 

@@ -1,15 +1,8 @@
 import { FileSystemAdapter, Platform, type App } from "obsidian";
 import { createBackend, type Backend } from "../backends/factory";
 import type { EngramaConfig } from "../config/engrama-config";
-import { createHttpEmbeddingProvider } from "../engine/embedding/create-embedding-provider";
+import { createHttpEmbeddingProvider, createSkills, createVaultSync, type EmbeddingProvider, Memory, type Profile, resolveIdentity, type Skills, type SyncReport, type VaultSync } from "../engine";
 import { errorMessage, ValidationError } from "../engine/errors";
-import { resolveIdentity } from "../engine/identity";
-import { Memory } from "../engine/memory";
-import type { Profile } from "../engine/profile";
-import type { EmbeddingProvider } from "../engine/protocols";
-import { createSkills, type Skills } from "../engine/skills";
-import { createVaultSync, type VaultSync } from "../engine/sync/vault-sync";
-import type { SyncReport } from "../engine/sync/sync-report";
 import type { Scope } from "../engine/types";
 import { createAdapterSnapshotStorage } from "./adapter-snapshot-storage";
 import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";

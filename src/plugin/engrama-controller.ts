@@ -1,5 +1,5 @@
 import { FileSystemAdapter, type App, type Plugin } from "obsidian";
-import type { SyncReport } from "../engine/sync/sync-report";
+import type { SyncReport } from "../engine";
 import { EngineHost, type Engine } from "./engine-host";
 import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";

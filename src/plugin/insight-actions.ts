@@ -1,6 +1,4 @@
-import { listInsights, reflect, reviewInsight, type InsightStatus, type InsightView, type ReflectReport } from "../engine/reflect";
-import { writeInsightToNote as writeInsight, type WriteInsightResult } from "../engine/reflect/proactive";
-import type { WriteContext } from "../engine/write/write-pipeline";
+import type { InsightStatus, InsightView, ReflectReport, WriteContext, WriteInsightResult } from "../engine";
 import type { Engine } from "./engine-host";
 
 /** Writes from the plugin's UI are the person's own, made in their vault: full trust, like sync. */
@@ -9,19 +7,19 @@ export function personContext(engine: Engine): WriteContext {
 }
 
 export function insightsWithStatus(engine: Engine, status: InsightStatus, limit = 100): Promise<InsightView[]> {
-	return listInsights(engine.memory, engine.scope, { status, limit });
+	return engine.skills.insights(engine.scope, { status, limit });
 }
 
 export function runReflect(engine: Engine): Promise<ReflectReport> {
-	return reflect(engine.memory, personContext(engine));
+	return engine.skills.reflect(personContext(engine));
 }
 
 export async function approveInsight(engine: Engine, title: string, reason?: string): Promise<InsightView> {
-	return (await reviewInsight(engine.memory, personContext(engine), title, "approved", reason)).insight;
+	return (await engine.skills.reviewInsight(personContext(engine), title, "approved", reason)).insight;
 }
 
 export async function dismissInsight(engine: Engine, title: string, reason?: string): Promise<InsightView> {
-	return (await reviewInsight(engine.memory, personContext(engine), title, "dismissed", reason)).insight;
+	return (await engine.skills.reviewInsight(personContext(engine), title, "dismissed", reason)).insight;
 }
 
 /** Where an approved Insight goes: appended to an existing note, or a note of its own in `folder`. */
@@ -30,5 +28,5 @@ export type InsightTarget = { readonly kind: "append"; readonly path: string } |
 /** Writes an approved Insight into a note through the vault (links to the entities' notes). */
 export function writeInsightToNote(engine: Engine, title: string, target: InsightTarget): Promise<WriteInsightResult> {
 	const options = target.kind === "append" ? { note: target.path } : { folder: target.folder };
-	return writeInsight(engine.memory, personContext(engine), engine.source, title, options);
+	return engine.skills.writeInsightToNote(personContext(engine), engine.source, title, options);
 }

@@ -1,5 +1,5 @@
 import { Notice } from "obsidian";
-import type { SyncReport } from "../engine/sync/sync-report";
+import type { SyncReport } from "../engine";
 import { formatCount } from "./notices";
 
 /** Module → the notes that a module that is off would index (from the sync's warnings). */

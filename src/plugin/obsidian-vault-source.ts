@@ -1,15 +1,6 @@
 import { TFile, TFolder, normalizePath, type App, type EventRef, type TAbstractFile } from "obsidian";
 import { NotFoundError } from "../engine/errors";
-import {
-	isMarkdownPath,
-	normaliseVaultPath,
-	parentFolder,
-	type FrontmatterMutator,
-	type VaultEvent,
-	type VaultEventListener,
-	type VaultFileInfo,
-	type VaultSource,
-} from "../engine/sync/vault-source";
+import { type FrontmatterMutator, isMarkdownPath, normaliseVaultPath, parentFolder, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource } from "../engine";
 import type { Lane, WorkGate } from "./work-gate";
 
 export interface ObsidianVaultSourceOptions {

@@ -1,6 +1,5 @@
 import { requestUrl, type RequestUrlParam, type RequestUrlResponse } from "obsidian";
-import { EmbedderError } from "../engine/embedding/embedder-error";
-import type { HttpClient, HttpResponse } from "../engine/embedding/http-client";
+import { EmbedderError, type HttpClient, type HttpResponse } from "../engine";
 
 type RequestFn = (request: RequestUrlParam) => Promise<RequestUrlResponse>;
 

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { parseConfig, type EngramaConfig } from "../config/engrama-config";
-import { normaliseVaultPath } from "../engine/sync/vault-source";
-import { DEFAULT_INSIGHTS_FOLDER } from "../engine/reflect/proactive";
-import type { SyncSettings } from "../engine/sync/sync-settings";
+import { DEFAULT_INSIGHTS_FOLDER, normaliseVaultPath, type SyncSettings } from "../engine";
 
 /** The MCP bridge's default port (the command line's `engrama serve` uses the same). */
 export const DEFAULT_MCP_PORT = 27182;

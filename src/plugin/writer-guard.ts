@@ -7,9 +7,7 @@
 import type { NodeModules } from "../backends/sqlite/wasm/node-modules";
 import type { DataAdapter } from "obsidian";
 import { EngramaError } from "../engine/errors";
-import type { GraphStore, VectorStore } from "../engine/protocols";
-import { GRAPH_STORE_WRITES } from "../engine/protocols/graph-store";
-import { VECTOR_STORE_WRITES } from "../engine/protocols/vector-store";
+import { GRAPH_STORE_WRITES, type GraphStore, VECTOR_STORE_WRITES, type VectorStore } from "../engine";
 
 export const WRITER_META_KEY = "writer";
 export const DEVICE_STORAGE_KEY = "engrama-device-id";

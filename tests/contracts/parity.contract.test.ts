@@ -30,7 +30,7 @@ async function open(backend: TestBackend): Promise<Side> {
 	const clock = new TestClock("2026-03-01T09:00:00.000Z");
 	// One memory over the backend's stores with a fixed clock and a real (hash) embedder, so both
 	// sides write identical timestamps and vectors.
-	const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: new HashEmbeddingProvider(64), profile: testProfile(), clock });
+	const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: new HashEmbeddingProvider(64), profile: testProfile(), clock });
 	return { opened, memory, ctx: { scope: opened.scope, source: "cli" }, clock };
 }
 

@@ -42,7 +42,7 @@ function linesOf(lines: readonly string[]): () => AsyncIterable<string> {
 }
 
 async function importInto(opened: OpenedMemory, lines: readonly string[], extra: Partial<ImportOptions> = {}) {
-	return opened.memory.write(() => importMemory(opened.memory.graph, opened.memory.vectors, linesOf(lines), importOptions(opened, extra)));
+	return opened.memory.write(() => importMemory(opened.memory, linesOf(lines), importOptions(opened, extra)));
 }
 
 /** Everything a memory holds, in an order no backend decides. */
@@ -79,7 +79,7 @@ async function fill(opened: OpenedMemory): Promise<void> {
 	await memory.relate(person, { label: "Concept", key: INJECTION }, "RELATED_TO", { label: "Project", key: "Billing Portal" });
 	await memory.forget(person, { label: "Concept", key: "Old idea" });
 	await memory.write(() =>
-		memory.graph.mergeNode(scope, {
+		opened.stores.graph.mergeNode(scope, {
 			label: "Insight",
 			keyField: "title",
 			key: "Python is shared by two projects",

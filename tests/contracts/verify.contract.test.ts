@@ -30,7 +30,7 @@ describe.each(testBackends())("verify contract on $name", (backend) => {
 		await memory.forget(ctx, { label: "Concept", key: "Idempotency" });
 		const before = await memory.graph.counts(scope);
 
-		const report = await verifyMemory({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder }, scope);
+		const report = await verifyMemory(memory, scope);
 		expect(report.checks.filter((c) => !c.ok)).toEqual([]);
 		expect(report.ok).toBe(true);
 		expect(report.checks.map((c) => c.check)).toEqual(expect.arrayContaining(["storage", "edge_scope", "vector_dimensions", "vectors_missing"]));
@@ -38,7 +38,7 @@ describe.each(testBackends())("verify contract on $name", (backend) => {
 		expect(await memory.vectors!.count(scope)).toBeGreaterThan(0);
 		expect(await memory.graph.counts(scope)).toEqual(before);
 		// --fix on a clean memory touches nothing.
-		const repaired = await repairMemory({ graph: memory.graph, vectors: memory.vectors });
+		const repaired = await repairMemory(memory);
 		expect(Object.values(repaired).every((n) => n === 0)).toBe(true);
 		expect(await memory.graph.counts(scope)).toEqual(before);
 	});
@@ -77,7 +77,7 @@ describe.each(testBackends().filter((b) => b.name === "neo4j"))("verify on $name
 			await graph.conn.write((q) =>
 				q.run("MATCH (n:Engrama {__ns: $ns, __key: 'Python'}) SET n.embedding = [0.5, 0.5], n.user_id = 'someone-else'", { ns: graph.namespace }),
 			);
-			const report = await verifyMemory({ graph, vectors: memory.vectors, embedder: memory.embedder }, scope);
+			const report = await verifyMemory(memory, scope);
 			expect(report.ok).toBe(false);
 			expect(report.checks.find((c) => c.check === "vector_dimensions")).toMatchObject({ ok: false, problems: 1 });
 			expect(report.checks.find((c) => c.check === "edge_scope")).toMatchObject({ ok: false, problems: 1 });

@@ -96,7 +96,7 @@ describe("group commit (SQLite file)", () => {
 		const after = opened.memory.writeStats;
 		expect({ groups: after.groups - before.groups, jobs: after.jobs - before.jobs, waiting: after.waiting }).toEqual({ groups: 1, jobs: 1, waiting: 0 });
 		// Committed: a WAL checkpoint (refused inside an open transaction) runs, and the row is in the file.
-		await opened.memory.write(async () => opened.memory.graph.purgeDeleted?.(), { alone: true });
+		await opened.memory.write(async () => opened.memory.pipeline.purgeDeleted(), { alone: true });
 		expect(await reopenedKeys()).toEqual(["Alone"]);
 	});
 });

@@ -39,7 +39,7 @@ describe("engrama_search's proactive hint", () => {
 			await ok(client, "engrama_remember", { label: "Project", properties: { name, summary: "Billing work." }, relations: { USES: ["Python"], APPLIES: ["Idempotency"] } });
 		}
 
-		const reads = countReads(bridge.opened.memory.graph);
+		const reads = countReads(bridge.opened.stores.graph);
 		await ok(client, "engrama_search", { query: "Idempotency billing" });
 		// No pending Insight: the search's own fulltext read only.
 		expect(reads).toEqual({ fulltext: ["any"], edgesOf: 0 });

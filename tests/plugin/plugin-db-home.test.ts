@@ -118,7 +118,7 @@ describe("a second writer through a sync tool", () => {
 		const ours = JSON.parse(readFileSync(side, "utf8")) as { counter: number };
 		writeFileSync(side, `${JSON.stringify({ device: "other-device", name: "laptop-2, vault “Fake vault”", counter: ours.counter + 1, at: "2026-12-01T10:00:00.000Z" })}\n`);
 
-		await expect(engine.memory.graph.setMeta("probe", "x")).rejects.toThrow(/Another device \(laptop-2.*\) opened .*stopped writing/);
+		await expect(engine.memory.pipeline.setMeta("probe", "x")).rejects.toThrow(/Another device \(laptop-2.*\) opened .*stopped writing/);
 		await waitFor(() => a.plugin.controller!.host.state.kind === "failed", "the engine to stop");
 		expect(h.fake.fakeNotices.some((n) => n.text.includes("Another device (laptop-2"))).toBe(true);
 	});

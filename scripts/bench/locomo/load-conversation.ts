@@ -61,7 +61,7 @@ export async function loadConversation(conv: LocomoConversation, profile: Profil
 	const { memory, scope } = opened;
 	const ctx: WriteContext = { scope, source: "sync" };
 	const turnIds = new Map<string, string>();
-	await memory.graph.transaction(async () => {
+	await memory.pipeline.transaction(async () => {
 		for (const sp of conv.speakers) await memory.remember(ctx, { label: "Speaker", key: sp, props: { description: speakerText(sp) } });
 		for (const s of conv.sessions) {
 			const session = { label: "Session", key: `Session ${s.number}` };

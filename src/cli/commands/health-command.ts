@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { createBackend } from "../../backends/factory";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError, errorMessage } from "../../engine/errors";
-import type { EmbeddingProvider } from "../../engine/protocols";
+import type { EmbeddingProvider } from "../../engine";
 import { DEFAULT_MCP_PORT, MCP_PATH, defaultTokenFile } from "../../mcp";
 import { createNodeEmbedder } from "../../node/embedders/create-embedder";
 import { resolveConfig, runPlain } from "../context";

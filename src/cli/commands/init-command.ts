@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { createBackend } from "../../backends/factory";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
-import { STANDALONE_ID_META, resolveIdentity } from "../../engine/identity";
+import { resolveIdentity, STANDALONE_ID_META } from "../../engine";
 import { preparePrivateDir } from "../../node/private-dir";
 import { resolveConfig, runPlain, type GlobalOptions } from "../context";
 

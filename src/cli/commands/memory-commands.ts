@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
-import { createSkills, type IngestKind, type RememberResult, type Skills } from "../../engine/skills";
+import type { IngestKind, RememberResult, Skills } from "../../engine";
 import { runWithMemory, type CommandRun } from "../context";
 
 function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
@@ -324,7 +324,7 @@ function registerIngestCommand(program: Command): void {
 
 /** The engine's face for this command (the MCP bridge and the plugin call the same skills). */
 export function skillsOf(run: CommandRun): Skills {
-	return createSkills(run.opened.memory, { resolver: run.config.resolver });
+	return run.skills;
 }
 
 function round(x: number): number {
@@ -363,6 +363,6 @@ function rememberText(write: RememberResult): string {
 	if (write.orphan_warning) lines.push(`  ${write.orphan_warning}`);
 	for (const s of write.suggested_relations ?? []) lines.push(`  suggested: ${s.type} ${s.direction === "out" ? "→" : "←"} ${s.node.label} "${s.node.name}" (${s.reason})`);
 	for (const h of write.enrich_hint ?? []) lines.push(`  ${h.message}`);
-	if (write.proactive_hint) lines.push(`  ${write.proactive_hint}`);
+	if (write.proactive_hint) lines.push(`  ${write.proactive_hint} (engrama reflect, then engrama insights)`);
 	return lines.join("\n");
 }

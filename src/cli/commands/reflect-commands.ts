@@ -3,18 +3,7 @@ import { isAbsolute } from "node:path";
 import type { Command } from "commander";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
-import type { ReflectDetectorId } from "../../engine/protocols";
-import {
-	INSIGHT_STATUSES,
-	listInsights,
-	reflect,
-	REFLECT_DETECTORS,
-	reviewInsight,
-	type InsightStatus,
-	type InsightView,
-	type ReflectReport,
-} from "../../engine/reflect";
-import { DEFAULT_INSIGHTS_FOLDER, surfaceInsights, writeInsightToNote } from "../../engine/reflect/proactive";
+import { DEFAULT_INSIGHTS_FOLDER, INSIGHT_STATUSES, REFLECT_DETECTORS, type InsightStatus, type InsightView, type ReflectDetectorId, type ReflectReport } from "../../engine";
 import { createNodeVaultGuard } from "../../mcp/node-vault-guard";
 import { resolveVaultFolder, resolveVaultPath } from "../../mcp/vault-path";
 import { FolderVaultSource } from "../../node/folder-vault-source";
@@ -74,8 +63,8 @@ export function registerReflectCommands(program: Command): void {
 		.option("--detector <id...>", `only these detectors: ${REFLECT_DETECTORS.join(", ")}`)
 		.option("--json", "machine-readable output")
 		.action(async (flags: { budget: string; detector?: string[] }, command: Command) =>
-			runWithMemory(command, async ({ opened, out, ctx }) => {
-				const report = await reflect(opened.memory, ctx, { budget: positiveInt("--budget", flags.budget), detectors: detectorList(flags.detector) });
+			runWithMemory(command, async ({ skills, out, ctx }) => {
+				const report = await skills.reflect(ctx, { budget: positiveInt("--budget", flags.budget), detectors: detectorList(flags.detector) });
 				out.result(report, () => reflectText(report));
 			}),
 		);
@@ -88,19 +77,19 @@ export function registerReflectCommands(program: Command): void {
 		.option("--limit <n>", "number of Insights", "20")
 		.option("--json", "machine-readable output")
 		.action(async (flags: { status: string; query?: string; limit: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
+			runWithMemory(command, async ({ opened, skills, out }) => {
 				if (!(INSIGHT_STATUSES as readonly string[]).includes(flags.status)) {
 					throw new ValidationError(`--status must be one of ${INSIGHT_STATUSES.join(", ")}, got "${flags.status}".`);
 				}
 				const limit = positiveInt("--limit", flags.limit);
 				if (flags.query !== undefined) {
 					if (flags.status !== "pending") throw new ValidationError("--query surfaces pending Insights only; drop --status or use --status pending.");
-					const result = await surfaceInsights(opened.memory, opened.scope, { query: flags.query, limit });
+					const result = await skills.surfaceInsights(opened.scope, { query: flags.query, limit });
 					out.result(result, () => (result.insights.length === 0 ? `No pending Insights relate to "${flags.query}".` : insightLines(result.insights).join("\n")));
 					return;
 				}
 				const status = flags.status as InsightStatus;
-				const insights = await listInsights(opened.memory, opened.scope, { status, limit });
+				const insights = await skills.insights(opened.scope, { status, limit });
 				out.result({ status, insights }, () => (insights.length === 0 ? `No ${status} Insights.` : insightLines(insights).join("\n")));
 			}),
 		);
@@ -116,8 +105,8 @@ export function registerReflectCommands(program: Command): void {
 			.option("--reason <text>", "why, for your future self")
 			.option("--json", "machine-readable output")
 			.action(async (title: string, flags: { reason?: string }, command: Command) =>
-				runWithMemory(command, async ({ opened, out, ctx }) => {
-					const result = await reviewInsight(opened.memory, ctx, title, verdict, flags.reason);
+				runWithMemory(command, async ({ skills, out, ctx }) => {
+					const result = await skills.reviewInsight(ctx, title, verdict, flags.reason);
 					out.result(result, () =>
 						result.changed ? `${verdict === "approved" ? "Approved" : "Dismissed"}: ${result.insight.title}` : `Already ${verdict}: ${result.insight.title}`,
 					);
@@ -133,14 +122,14 @@ export function registerReflectCommands(program: Command): void {
 		.option("--folder <dir>", "without --note: the vault folder for the new note", DEFAULT_INSIGHTS_FOLDER)
 		.option("--json", "machine-readable output")
 		.action(async (title: string, flags: { note?: string; folder: string }, command: Command) =>
-			runWithMemory(command, async ({ opened, out, ctx, config }) => {
+			runWithMemory(command, async ({ skills, out, ctx, config }) => {
 				const vault = vaultSource(config);
 				// The MCP tool's checks (no .., no absolute path, no symlink leading out), same messages.
 				const guarded = { path: vault.root, source: vault, staysInside: createNodeVaultGuard(vault.root) };
 				const given = flags.note === undefined ? undefined : isAbsolute(flags.note) ? vault.vaultPath(flags.note) : flags.note;
 				const note = given === undefined ? undefined : await resolveVaultPath(guarded, /\.md$/i.test(given) ? given : `${given}.md`, "--note");
 				const folder = await resolveVaultFolder(guarded, flags.folder, "--folder");
-				const result = await writeInsightToNote(opened.memory, ctx, vault, title, { note, folder });
+				const result = await skills.writeInsightToNote(ctx, vault, title, { note, folder });
 				out.result(result, () =>
 					!result.written
 						? `${result.path} already holds this Insight; nothing written.`

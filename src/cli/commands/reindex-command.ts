@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { reindex, type ReindexReport } from "../../engine/search/reindex";
+import type { ReindexReport } from "../../engine";
 import { runWithMemory } from "../context";
 import { positiveInt } from "./memory-commands";
 
@@ -41,12 +41,10 @@ export function registerReindexCommand(program: Command): void {
 		.option("--limit <n>", "embed at most n nodes in this run")
 		.option("--batch-size <n>", "texts per embedder call", "32")
 		.action(async (options: ReindexFlags, command: Command) =>
-			runWithMemory(command, async ({ opened, out }) => {
-				const { memory, scope } = opened;
+			runWithMemory(command, async ({ opened, skills, out }) => {
 				let lastPercent = -1;
-				const report = await reindex(
-					{ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, write: (job) => memory.write(job) },
-					scope,
+				const report = await skills.reindex(
+					opened.scope,
 					{
 						apply: !!options.apply,
 						rebuild: !!options.rebuild,

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
-import type { SearchResultView } from "../../engine/memory";
+import type { SearchResultView } from "../../engine";
 import { runWithMemory } from "../context";
 import { positiveInt, skillsOf } from "./memory-commands";
 
@@ -57,6 +57,7 @@ export function registerSearchCommand(program: Command): void {
 						(r, i) => `${i + 1}. [${r.label}] ${r.name}  (${r.score.toFixed(3)}: ${signalLine(r)})${r.summary ? `\n   ${r.summary}` : ""}`,
 					);
 					if (view.degraded) lines.unshift(`(fulltext only: ${view.reason ?? "vector channel unavailable"})`);
+					if (view.proactive_hint) lines.push(`${view.proactive_hint} (engrama insights)`);
 					return view.results.length === 0 ? [...lines, "No results."].join("\n") : lines.join("\n");
 				});
 			}),

@@ -3,10 +3,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
 import type { Command } from "commander";
-import { newEngramaId } from "../../engine/clock";
+import type { ExportCounts, ImportReport } from "../../engine";
 import { ValidationError, errorMessage } from "../../engine/errors";
-import { exportMemory, type ExportCounts } from "../../engine/transfer/memory-export";
-import { importMemory, type ImportReport } from "../../engine/transfer/memory-import";
 import { runWithMemory } from "../context";
 
 /** Lines of a file, read afresh on every call (the importer reads it once per pass). */
@@ -34,7 +32,7 @@ export function registerTransferCommands(program: Command, version: string): voi
 		.action(async (file: string | undefined, flags: { vectors?: boolean }, command: Command) =>
 			runWithMemory(
 				command,
-				async ({ opened, out, config }) => {
+				async ({ opened, skills, out, config }) => {
 					const { memory } = opened;
 					const toStdout = file === undefined || file === "-";
 					const target = toStdout ? "" : resolve(file);
@@ -44,7 +42,7 @@ export function registerTransferCommands(program: Command, version: string): voi
 					const stream = toStdout ? process.stdout : createWriteStream(temp, { encoding: "utf8", mode: 0o600 });
 					let counts: ExportCounts | undefined;
 					try {
-						const lines = exportMemory(memory.graph, memory.vectors, {
+						const lines = skills.exportMemory({
 							vectors: !!flags.vectors,
 							embeddingModel: memory.embedder?.model || config.embedding.model || "",
 							version,
@@ -81,23 +79,18 @@ export function registerTransferCommands(program: Command, version: string): voi
 		.option("--dry-run", "check the file and report what would be imported; write nothing")
 		.option("--merge", "import into a memory that already holds nodes of the file's scopes: same label and name update the node, the rest is added")
 		.action(async (file: string, flags: { dryRun?: boolean; merge?: boolean }, command: Command) =>
-			runWithMemory(command, async ({ opened, out, config }) => {
+			runWithMemory(command, async ({ opened, skills, out, config }) => {
 				const path = resolve(file);
 				if (!existsSync(path) || !statSync(path).isFile()) throw new ValidationError(`No file at ${path}: name an export written by engrama export.`);
 				const { memory, scope } = opened;
 				let report: ImportReport;
 				try {
-					report = await memory.write(() =>
-						importMemory(memory.graph, memory.vectors, fileLines(path), {
-							merge: !!flags.merge,
-							dryRun: !!flags.dryRun,
-							callerScope: scope,
-							embeddingModel: memory.embedder?.model || config.embedding.model || "",
-							newId: newEngramaId,
-							now: new Date().toISOString(),
-							knownLabel: (label) => memory.profile.resolveLabel(label) !== undefined,
-						}),
-					);
+					report = await skills.importMemory(fileLines(path), {
+						merge: !!flags.merge,
+						dryRun: !!flags.dryRun,
+						callerScope: scope,
+						embeddingModel: memory.embedder?.model || config.embedding.model || "",
+					});
 				} catch (error) {
 					if (error instanceof ValidationError) throw new ValidationError(`${path}: ${errorMessage(error)}`, error.details);
 					throw error;

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { compactMemory, describeCompact, repairMemory, verifyMemory, type VerifyReport } from "../../engine/verify";
+import { describeCompact, type VerifyReport } from "../../engine";
 import { runWithMemory } from "../context";
 
 type VerifyView = VerifyReport & { readonly repaired: Readonly<Record<string, number>> | null };
@@ -27,10 +27,9 @@ export function registerVerifyCommand(program: Command): void {
 		.action(async (flags: { fix?: boolean }, command: Command) =>
 			runWithMemory(
 				command,
-				async ({ opened, out }) => {
-					const { memory, scope } = opened;
-					const repaired = flags.fix ? await memory.write(() => repairMemory({ graph: memory.graph, vectors: memory.vectors })) : null;
-					const report = await verifyMemory({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder }, scope);
+				async ({ opened, skills, out }) => {
+					const repaired = flags.fix ? await skills.repair() : null;
+					const report = await skills.verify(opened.scope);
 					const view: VerifyView = { ...report, repaired };
 					out.result(view, () => describe(view));
 					if (!report.ok) process.exitCode = 1;
@@ -48,8 +47,8 @@ export function registerCompactCommand(program: Command): void {
 		.action(async (_flags: unknown, command: Command) =>
 			runWithMemory(
 				command,
-				async ({ opened, out }) => {
-					const view = await compactMemory(opened.memory);
+				async ({ skills, out }) => {
+					const view = await skills.compact();
 					out.result(view, () => describeCompact(view));
 				},
 				{ mustExist: true },

@@ -23,10 +23,10 @@ export interface GraphStore extends StoreAdmin, NodeStore, EdgeStore, FulltextSt
 
 /**
  * The GraphStore methods that change what is stored, and `transaction` (a unit of such writes).
- * One list: the plugin's writer guard checks each before it runs, and the architecture test keeps
- * vault sync off them (sync writes through the write pipeline).
+ * One list: the plugin's writer guard checks each before it runs, `GraphReads` leaves them out, and
+ * the architecture test keeps the engine off them outside src/engine/write (the one write door).
  */
-export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof GraphStore>([
+const WRITES = [
 	"mergeNode",
 	"mergeNodes",
 	"buildDeferredIndexes",
@@ -44,4 +44,14 @@ export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof G
 	"compact",
 	"repairIntegrity",
 	"transaction",
-]);
+] as const satisfies readonly (keyof GraphStore)[];
+
+export type GraphStoreWrite = (typeof WRITES)[number];
+
+export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof GraphStore>(WRITES);
+
+/** A store role (or the whole GraphStore) seen by everything but the write door: every read, no write. */
+export type Reads<Role> = Omit<Role, GraphStoreWrite>;
+
+/** The GraphStore as `Memory.graph` shows it. */
+export type GraphReads = Reads<GraphStore>;

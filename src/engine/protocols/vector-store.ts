@@ -26,5 +26,10 @@ export interface VectorStore {
 	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 }
 
+const WRITES = ["upsert", "delete", "reset", "repairIntegrity"] as const satisfies readonly (keyof VectorStore)[];
+
 /** The VectorStore methods that change what is stored (the plugin's writer guard checks them). */
-export const VECTOR_STORE_WRITES: ReadonlySet<keyof VectorStore> = new Set<keyof VectorStore>(["upsert", "delete", "reset"]);
+export const VECTOR_STORE_WRITES: ReadonlySet<keyof VectorStore> = new Set<keyof VectorStore>(WRITES);
+
+/** A VectorStore seen by everything but the write door: every read, no write (`Memory.vectors`). */
+export type VectorReads = Omit<VectorStore, (typeof WRITES)[number]>;

@@ -87,7 +87,7 @@ async function entityMatches(memory: ReflectDeps, scope: PartialScope, query: st
 	return insightsAbout(memory, scope, hits.map((h) => h.node));
 }
 
-async function insightsAbout(memory: ReflectDeps, scope: PartialScope, nodes: readonly NodeRecord[]): Promise<NodeRecord[]> {
+async function insightsAbout(memory: ReflectDeps, scope: PartialScope, nodes: readonly Pick<NodeRecord, "id" | "label">[]): Promise<NodeRecord[]> {
 	const out: NodeRecord[] = [];
 	for (const node of nodes) {
 		for (const edge of await memory.graph.edgesOf(scope, node.id, "in", [ABOUT])) out.push(edge.node);
@@ -114,14 +114,15 @@ async function meaningMatches(memory: ReflectDeps, scope: PartialScope, query: s
  * title, body or the entities they are about); undefined otherwise. Cheap: one indexed read when
  * the scope has no pending Insight (the usual case); else one fulltext lookup over the Insights
  * and the edges of the search's top results (or one more fulltext lookup without them). No
- * embedding. Memory.search computes it once per search; callers reuse `proactive_hint`.
+ * embedding. The face (`Skills.search`) computes it once per search; callers reuse `proactive_hint`,
+ * and each adapter says how to review there (the engine names no command or tool).
  */
 export async function searchProactiveHint(
 	memory: ReflectDeps,
 	scope: PartialScope,
 	query: string,
 	/** The search's own best results, when known: their Insights count as related (saves a fulltext query). */
-	results?: readonly NodeRecord[],
+	results?: readonly Pick<NodeRecord, "id" | "label">[],
 ): Promise<string | undefined> {
 	if (!isFullScope(scope) || !query.trim()) return undefined;
 	if ((await memory.graph.listNodes(scope, { label: INSIGHT_LABEL, status: ["pending"], limit: 1 })).length === 0) return undefined;
@@ -133,7 +134,7 @@ export async function searchProactiveHint(
 	if (related.size === 0) return undefined;
 	const titles = [...related.values()].sort(byReviewOrder).map((n) => `"${n.key}"`);
 	const shown = titles.slice(0, 3).join(", ") + (titles.length > 3 ? ` and ${titles.length - 3} more` : "");
-	return `${titles.length} pending Insight${titles.length === 1 ? " relates" : "s relate"} to this search: ${shown}. Review ${titles.length === 1 ? "it" : "them"} (engrama insights, or engrama_surface_insights) and approve or dismiss.`;
+	return `${titles.length} pending Insight${titles.length === 1 ? " relates" : "s relate"} to this search: ${shown}. Review ${titles.length === 1 ? "it" : "them"} and approve or dismiss.`;
 }
 
 // --- Writing an approved Insight into the vault ---

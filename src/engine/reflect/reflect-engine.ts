@@ -3,7 +3,7 @@ import type { Memory } from "../memory";
 import type { ReflectDetectorId, ReflectEntity, ReflectParams, ReflectRowMap } from "../protocols";
 import { isSystemInsight } from "../resolver/system-insight";
 import { requireScope } from "../scope";
-import { resetProactiveCounter } from "../skills/proactive-counter";
+import { resetProactiveCounter } from "./proactive-counter";
 import { daysBefore } from "../temporal/dates";
 import type { NodeRecord, Scope } from "../types";
 import type { WriteContext } from "../write/write-pipeline";
@@ -87,7 +87,7 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 	}
 	const reflectRows = memory.graph.reflectRows.bind(memory.graph);
 	// One transaction for the run: one commit for every Insight written, and a stable view of the graph.
-	return memory.write(() => memory.graph.transaction(async () => {
+	return memory.write(() => memory.pipeline.transaction(async () => {
 		const started = performance.now();
 		const run = `reflect-${crypto.randomUUID()}`;
 		const now = memory.clock.now();
@@ -151,7 +151,7 @@ export async function reflect(memory: Memory, ctx: WriteContext, options: Reflec
 				ms: round(performance.now() - t0),
 			});
 		}
-		await resetProactiveCounter(memory.graph, scope);
+		await resetProactiveCounter(memory, scope);
 		const insights = await Promise.all(proposed.map((node) => insightView(memory, scope, node)));
 		return {
 			ran_at: now.toISOString(),
@@ -203,7 +203,7 @@ async function writeCandidate(
 ): Promise<{ outcome: Outcome; node?: NodeRecord }> {
 	const { graph, pipeline } = memory;
 	const about = uniqueEntities(candidate.about);
-	return graph.transaction(async () => {
+	return pipeline.transaction(async () => {
 		const found = await graph.getNode(scope, INSIGHT_LABEL, candidate.title);
 		const revived = found !== null && isSystemInsight(found) && isRetired(found);
 		if (found && !revived && (!isSystemInsight(found) || found.props.status !== "pending")) return { outcome: "reviewed" as const };
@@ -221,7 +221,7 @@ async function writeCandidate(
 		const wantedIds = new Set(about.map((e) => e.id));
 		for (const edge of linked) {
 			if (!wantedIds.has(edge.node.id)) {
-				await graph.deleteEdge(scope, node.id, ABOUT, edge.node.id);
+				await pipeline.deleteRelation(ctx, node, ABOUT, edge.node);
 				changed = true;
 			}
 		}
@@ -230,12 +230,12 @@ async function writeCandidate(
 		if (missing.length > 0) {
 			changed = true;
 			const aboutAnything = memory.profile.allowedTargets(ABOUT, INSIGHT_LABEL).length === memory.profile.labels().length;
-			if (graph.mergeEdges && aboutAnything) {
+			if (pipeline.mergesEdgesInBulk && aboutAnything) {
 				// The profile allows ABOUT from an Insight to every label: the batch needs no per-edge validation.
 				const now = memory.clock.now().toISOString();
 				const props = pipeline.provenance(ctx);
 				const fromId = node.id;
-				await graph.mergeEdges(scope, missing.map((entity) => ({ fromId, type: ABOUT, toId: entity.id, props, now })));
+				await pipeline.mergeStampedEdges(scope, missing.map((entity) => ({ fromId, type: ABOUT, toId: entity.id, props, now })));
 			} else {
 				for (const entity of missing) await pipeline.mergeRelation(ctx, node, ABOUT, entityRecord(entity));
 			}

@@ -1,6 +1,6 @@
 import { isArchived } from "../node-text";
 import type { Profile } from "../profile";
-import type { GraphStore, VectorStore } from "../protocols";
+import type { GraphReads, VectorReads } from "../protocols";
 import type { PartialScope } from "../types";
 import { normaliseName, queryFragments } from "./normalise";
 import {
@@ -15,8 +15,8 @@ import { CANDIDATE_LIMIT, VECTOR_NEIGHBOURS, type ResolverSettings } from "./set
 import { isSystemInsight } from "./system-insight";
 
 export interface EntityResolverDeps {
-	readonly graph: GraphStore;
-	readonly vectors: VectorStore | null;
+	readonly graph: GraphReads;
+	readonly vectors: VectorReads | null;
 	readonly profile: Profile;
 	readonly settings: ResolverSettings;
 }

@@ -1,4 +1,7 @@
-import { DAY_MS } from "../temporal/dates";
+import { temporalScore } from "../temporal/dates";
+
+/** Defined with the other time arithmetic (temporal/dates.ts): decay reads it too, and temporal sits below search. */
+export { temporalScore };
 
 /**
  * The ranking maths of hybrid search, pure and deterministic: Reciprocal Rank Fusion, the
@@ -86,15 +89,6 @@ export function linearFuse(
 		out.set(id, { fulltext: fs, vector: vs, score: a * vs + (1 - a) * fs });
 	}
 	return out;
-}
-
-/** confidence × 2^(−days/halfLife): a node untouched for one half-life counts half. */
-export function temporalScore(confidence: number, updatedAt: string, now: Date, halfLifeDays: number): number {
-	const time = Date.parse(updatedAt);
-	const c = Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 1;
-	if (!Number.isFinite(time) || !(halfLifeDays > 0)) return c;
-	const days = Math.max(0, (now.getTime() - time) / DAY_MS);
-	return c * 2 ** (-days / halfLifeDays);
 }
 
 export function clamp01(x: number): number {

@@ -1,4 +1,4 @@
-import type { Adjacency, GraphStore } from "../protocols";
+import type { Adjacency, GraphReads } from "../protocols";
 import type { NodeRecord, PartialScope } from "../types";
 import { clamp01 } from "./fusion";
 
@@ -90,7 +90,7 @@ export class GraphWalker {
 	private readonly degrees = new Map<string, number>();
 
 	constructor(
-		private readonly graph: GraphStore,
+		private readonly graph: GraphReads,
 		private readonly scope: PartialScope,
 		private readonly cap: number,
 	) {}

@@ -2,7 +2,7 @@ import type { Clock } from "../clock";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphReads, VectorReads } from "../protocols";
 import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
@@ -141,8 +141,8 @@ export interface SearchOutcome {
 }
 
 export interface HybridSearchDeps {
-	readonly graph: GraphStore;
-	readonly vectors: VectorStore | null;
+	readonly graph: GraphReads;
+	readonly vectors: VectorReads | null;
 	readonly embedder: EmbeddingProvider | null;
 	readonly clock: Clock;
 	readonly settings?: Partial<SearchSettings>;

@@ -3,9 +3,10 @@ import { isNullEmbedder } from "../embedding/null-embedding-provider";
 import { embedderIdentity } from "../embedding/dimensions";
 import { ValidationError, errorMessage } from "../errors";
 import { nodeToText } from "../node-text";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphReads, VectorReads } from "../protocols";
 import { requireScope } from "../scope";
 import type { NodeRecord, PartialScope, Scope } from "../types";
+import type { StoreUpkeep } from "../write/store-upkeep";
 
 /** Why a node needs (re-)embedding. */
 export type ReindexReason =
@@ -59,12 +60,15 @@ export interface ReindexReport {
 	readonly errors: readonly string[];
 }
 
+/** What reindex needs of a memory (`Memory` is one): reads, the embedder, the write door and queue. */
 export interface ReindexDeps {
-	readonly graph: GraphStore;
-	readonly vectors: VectorStore | null;
+	readonly graph: GraphReads;
+	readonly vectors: VectorReads | null;
 	readonly embedder: EmbeddingProvider | null;
+	/** The write door (vectors, the model's meta). */
+	readonly pipeline: StoreUpkeep;
 	/** Serialises the writes with the memory's other writers (Memory.write). */
-	readonly write?: <T>(job: () => Promise<T>) => Promise<T>;
+	write<T>(job: () => Promise<T>): Promise<T>;
 }
 
 /** Meta key holding `<provider>:<model>` of the vectors written by the last reindex. */
@@ -79,13 +83,13 @@ const MAX_CONSECUTIVE_FAILURES = 3;
  */
 export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, options: ReindexOptions = {}): Promise<ReindexReport> {
 	const scope = requireScope(scopeInput);
-	const { graph, vectors, embedder } = deps;
+	const { graph, vectors, embedder, pipeline } = deps;
+	const write = <T>(job: () => Promise<T>) => deps.write(job);
 	const apply = options.apply ?? false;
 	if (!embedder || isNullEmbedder(embedder)) {
 		throw new ValidationError("Reindex needs an embedder. Set EMBEDDING_PROVIDER (local, openai or ollama) or choose one in the settings.");
 	}
 	if (!vectors) throw new ValidationError("Reindex needs a vector store, but VECTOR_BACKEND is none.");
-	const write = deps.write ?? (<T>(job: () => Promise<T>) => job());
 	const errors: string[] = [];
 
 	let dimensions = embedder.dimensions;
@@ -126,15 +130,14 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 
 	let reset = false;
 	if (dimensionChanged) {
-		if (!vectors.reset) {
+		if (!(await write(() => pipeline.resetVectors()))) {
 			throw new ValidationError(`The ${vectors.name} vector store cannot drop its vectors, so the dimension cannot change from ${storedDimensions} to ${dimensions}.`);
 		}
-		await write(() => vectors.reset?.() ?? Promise.resolve());
 		reset = true;
 	}
 
-	const { embedded, failed } = await embedInBatches({ graph, vectors, embedder, write }, scope, selected, options, errors);
-	if (embedded > 0) await write(() => graph.setMeta(EMBEDDING_MODEL_META, modelId));
+	const { embedded, failed } = await embedInBatches({ pipeline, embedder, write }, scope, selected, options, errors);
+	if (embedded > 0) await write(() => pipeline.setMeta(EMBEDDING_MODEL_META, modelId));
 	return { ...report, embedded, failed, reset, errors };
 }
 
@@ -146,7 +149,7 @@ interface Staleness {
 }
 
 /** Pages through the scope's nodes: which need a vector, and why. */
-async function findStale(graph: GraphStore, vectors: VectorStore, scope: Scope, why: Staleness) {
+async function findStale(graph: GraphReads, vectors: VectorReads, scope: Scope, why: Staleness) {
 	const reasons: Record<ReindexReason, number> = { no_vectors_yet: 0, missing: 0, dimension_changed: 0, model_changed: 0, rebuild: 0 };
 	const todo: { node: NodeRecord; reason: ReindexReason }[] = [];
 	let scanned = 0;
@@ -182,13 +185,13 @@ async function findStale(graph: GraphStore, vectors: VectorStore, scope: Scope, 
 
 /** Embeds and stores the selected nodes batch by batch; stops after MAX_CONSECUTIVE_FAILURES failed batches in a row. */
 async function embedInBatches(
-	deps: { graph: GraphStore; vectors: VectorStore; embedder: EmbeddingProvider; write: <T>(job: () => Promise<T>) => Promise<T> },
+	deps: { pipeline: StoreUpkeep; embedder: EmbeddingProvider; write: <T>(job: () => Promise<T>) => Promise<T> },
 	scope: Scope,
 	selected: readonly { node: NodeRecord }[],
 	options: ReindexOptions,
 	errors: string[],
 ): Promise<{ embedded: number; failed: number }> {
-	const { graph, vectors, embedder, write } = deps;
+	const { pipeline, embedder, write } = deps;
 	let embedded = 0;
 	let failed = 0;
 	let consecutiveFailures = 0;
@@ -196,8 +199,8 @@ async function embedInBatches(
 		try {
 			const vectorsOut = await embedder.embedBatch(batch.map(({ node }) => nodeToText(node)));
 			await write(() =>
-				graph.transaction(async () => {
-					for (let i = 0; i < batch.length; i++) await vectors.upsert(scope, batch[i].node.id, vectorsOut[i]);
+				pipeline.transaction(async () => {
+					for (let i = 0; i < batch.length; i++) await pipeline.upsertVector(scope, batch[i].node.id, vectorsOut[i]);
 				}),
 			);
 			embedded += batch.length;

@@ -6,7 +6,7 @@ import type { NodeRecord } from "../types";
 import { resolveLabelOrThrow } from "../write/sanitise";
 import type { WriteContext } from "../write/write-pipeline";
 import { findNode, type NodeName } from "./find-node";
-import { forgetProactiveCounter } from "./proactive-counter";
+import { forgetProactiveCounter } from "../reflect/proactive-counter";
 import type { SkillDeps } from "./skill-deps";
 import { nodeRef, type NodeRefView } from "./views";
 
@@ -53,7 +53,7 @@ export async function forgetByTtl(deps: SkillDeps, ctx: WriteContext, options: T
 	const label = options.label ? resolveLabelOrThrow(memory.profile, options.label).label : undefined;
 	const cutoff = daysBefore(memory.clock.now(), options.days);
 	return memory.write(() =>
-		memory.graph.transaction(async () => {
+		memory.pipeline.transaction(async () => {
 			const expired: NodeRecord[] = [];
 			for (let offset = 0; ; offset += PAGE) {
 				const page = await memory.graph.listNodes(scope, { label, limit: PAGE, offset });
@@ -129,18 +129,18 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 		};
 	}
 	const applied = await memory.write(() =>
-		memory.graph.transaction(async () => {
+		memory.pipeline.transaction(async () => {
 			let vectors = 0;
 			if (memory.vectors) {
 				// Vectors are keyed by node, so they go first, while the nodes still resolve.
 				for (let offset = 0; ; offset += PAGE) {
 					const page = await memory.graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
-					vectors += await memory.vectors.delete(scope, page.map((n) => n.id));
+					vectors += await memory.pipeline.deleteVectors(scope, page.map((n) => n.id));
 					if (page.length < PAGE) break;
 				}
 			}
-			const report = await memory.graph.forgetScope(scope);
-			await forgetProactiveCounter(memory.graph, scope);
+			const report = await memory.pipeline.forgetScope(scope);
+			await forgetProactiveCounter(memory, scope);
 			return {
 				mode: "apply",
 				scope: scopeView,
@@ -159,7 +159,7 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 	// Alone: SQLite refuses a WAL checkpoint inside a transaction.
 	await memory.write(
 		async () => {
-			await memory.graph.purgeDeleted?.();
+			await memory.pipeline.purgeDeleted();
 		},
 		{ alone: true },
 	);

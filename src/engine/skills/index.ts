@@ -10,7 +10,7 @@ export {
 	proactiveHint,
 	readProactiveCounter,
 	resetProactiveCounter,
-} from "./proactive-counter";
+} from "../reflect/proactive-counter";
 export type { RecallOptions, RecallView } from "./recall";
 export type { RelateResult } from "./relate";
 export { chooseRelation, findTagAnchors, TAG_ANCHOR_RELATIONS, type RelationChoice, type TagAnchorLink } from "./relation-choice";

@@ -1,4 +1,5 @@
 import type { SearchOptions, SearchView } from "../memory";
+import { searchProactiveHint } from "../reflect/proactive";
 import type { PartialScope } from "../types";
 import type { SkillDeps } from "./skill-deps";
 
@@ -14,8 +15,10 @@ export type RecallView = SearchView;
  * only with `degraded` and the reason when the vector channel is missing; archived nodes never
  * included; `proactive_hint` when pending Insights relate to the query.
  */
-export function search(deps: SkillDeps, scope: PartialScope, text: string, options: SearchOptions = {}): Promise<SearchView> {
-	return deps.memory.search(scope, text, options);
+export async function search(deps: SkillDeps, scope: PartialScope, text: string, options: SearchOptions = {}): Promise<SearchView> {
+	const view = await deps.memory.search(scope, text, options);
+	const hint = await searchProactiveHint(deps.memory, scope, text, view.results.map((r) => ({ id: r.node_id, label: r.label })));
+	return hint === undefined ? view : { ...view, proactive_hint: hint };
 }
 
 /** recall: search with the spec's bounds (1–100 results, labels only). */

@@ -1,7 +1,7 @@
 import { nodeTags } from "../node-text";
 import { isArchived } from "../node-text";
 import type { Profile } from "../profile";
-import type { NameHistoryStore } from "../protocols";
+import type { NameHistoryStore, Reads } from "../protocols";
 import { indexedNames, normaliseName } from "../resolver";
 import type { NodeRecord, Scope } from "../types";
 
@@ -56,7 +56,7 @@ export interface TagAnchorLink {
 const MAX_TAGS = 20;
 
 /** Tags of `node` that name a live anchor node of the scope exactly (normalised, or an alias). */
-export async function findTagAnchors(graph: NameHistoryStore, profile: Profile, scope: Scope, node: NodeRecord): Promise<TagAnchorLink[]> {
+export async function findTagAnchors(graph: Reads<NameHistoryStore>, profile: Profile, scope: Scope, node: NodeRecord): Promise<TagAnchorLink[]> {
 	const anchors = new Set(profile.anchorLabels());
 	if (anchors.size === 0) return [];
 	const links: TagAnchorLink[] = [];

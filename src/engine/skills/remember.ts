@@ -3,12 +3,12 @@ import { nodeView, type MemoryWriteEvent, type NodeView } from "../memory";
 import type { LabelDef, Profile } from "../profile";
 import { lexicalDuplicates, mergeFindings, normaliseName, type DuplicateFinding, type ScoredCandidate } from "../resolver";
 import { requireScope } from "../scope";
-import type { GraphStore } from "../protocols";
+import type { GraphReads } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
 import { resolveLabelOrThrow, sanitiseKey, sanitiseProps } from "../write/sanitise";
 import type { WriteContext } from "../write/write-pipeline";
 import { parseInlineRelations, type ParsedRelation, type ParsedTarget } from "./inline-relations";
-import { bumpProactiveCounter, proactiveHint } from "./proactive-counter";
+import { bumpProactiveCounter, proactiveHint } from "../reflect/proactive-counter";
 import { chooseRelation, findTagAnchors, type TagAnchorLink } from "./relation-choice";
 import type { SkillDeps } from "./skill-deps";
 import { DuplicateEntityError } from "./skill-errors";
@@ -137,7 +137,7 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 	// Writes are announced to Memory.onWrite listeners (vault replication) once they committed.
 	const events: MemoryWriteEvent[] = [];
 	const result = await memory.write(() =>
-		memory.graph.transaction(() => {
+		memory.pipeline.transaction(() => {
 			events.length = 0;
 			return rememberInTransaction(deps, ctx, { scope, def, key, input, relations, early }, events);
 		}),
@@ -202,7 +202,7 @@ async function rememberInTransaction(deps: SkillDeps, ctx: WriteContext, plan: R
 	touched.set(node.id, node);
 	const hints = await enrichHints(graph, scope, touched.values(), node, degree);
 
-	const count = await bumpProactiveCounter(graph, scope);
+	const count = await bumpProactiveCounter(memory, scope);
 	const hint = proactiveHint(count);
 	return {
 		created: write.created,
@@ -223,7 +223,7 @@ async function rememberInTransaction(deps: SkillDeps, ctx: WriteContext, plan: R
 
 /** Identity: the exact key, else the same name up to case/accents/separators under this label. */
 async function findExisting(
-	graph: GraphStore,
+	graph: GraphReads,
 	plan: RememberPlan,
 	candidates: readonly ScoredCandidate[],
 	warnings: string[],
@@ -311,7 +311,7 @@ async function orphanAdvice(
 }
 
 /** Stubs among the touched nodes that enough relations depend on: ask for them to be completed. */
-async function enrichHints(graph: GraphStore, scope: Scope, touched: Iterable<NodeRecord>, node: NodeRecord, degree: number): Promise<EnrichHintView[]> {
+async function enrichHints(graph: GraphReads, scope: Scope, touched: Iterable<NodeRecord>, node: NodeRecord, degree: number): Promise<EnrichHintView[]> {
 	const hints: EnrichHintView[] = [];
 	for (const other of touched) {
 		if (other.props.status !== "stub") continue;

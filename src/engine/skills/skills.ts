@@ -1,7 +1,19 @@
+import { newEngramaId } from "../clock";
 import { nodeView, type Memory, type NodeView, type SearchOptions, type SearchView } from "../memory";
+import type { IntegrityCheckId } from "../protocols";
+import { insightView, listInsights, reflect, requireInsight, reviewInsight } from "../reflect";
+import type { InsightView, ListInsightsOptions, ReflectOptions, ReflectReport, ReviewResult } from "../reflect";
+import { surfaceInsights, writeInsightToNote } from "../reflect/proactive";
+import type { SurfaceOptions, SurfaceResult, WriteInsightOptions, WriteInsightResult } from "../reflect/proactive";
 import { EntityResolver, resolverSettings, type ResolverSettings } from "../resolver";
+import { reindex, type ReindexOptions, type ReindexReport } from "../search/reindex";
+import type { VaultSource } from "../sync/vault-source";
 import type { DecayOptions, DecayReport } from "../temporal";
-import type { PartialScope } from "../types";
+import { exportMemory, type ExportOptions } from "../transfer/memory-export";
+import type { Envelope, ExportLine } from "../transfer/export-format";
+import { importMemory, type ImportOptions, type ImportReport, type LineSource } from "../transfer/memory-import";
+import type { PartialScope, Scope } from "../types";
+import { compactMemory, repairMemory, verifyMemory, type CompactView, type VerifyReport } from "../verify";
 import type { WriteContext } from "../write/write-pipeline";
 import { context, type ContextSkillView } from "./context";
 import type { NodeName } from "./find-node";
@@ -18,11 +30,15 @@ export interface SkillsOptions {
 	readonly resolver?: Partial<ResolverSettings>;
 }
 
+/** What an import needs from its caller; the rest (ids, time, known labels, the model) the memory knows. */
+export type ImportRequest = Pick<ImportOptions, "merge" | "dryRun" | "callerScope"> & Partial<Pick<ImportOptions, "embeddingModel">>;
+
 /**
  * The engine's one face: what the command line, the MCP bridge and the plugin call, one method
- * per verb, so a verb answers the same on every surface. `Memory` is the core beneath it
- * (protocols, write queue, pipeline, hybrid search); adapters do not call its verbs directly.
- * No Obsidian, no MCP, no query text.
+ * per verb (reflect, insights, reindex, verify, export and import included), so a verb answers
+ * the same on every surface. `Memory` is the core beneath it (protocols, write queue, pipeline,
+ * hybrid search); adapters do not call its verbs directly. Vault sync is the other face object
+ * (`VaultSync`, src/engine/sync). No Obsidian, no MCP, no query text, no adapter's wording.
  */
 export class Skills {
 	readonly resolver: EntityResolver;
@@ -93,6 +109,75 @@ export class Skills {
 
 	atDate(scope: PartialScope, options: { at: string; label?: string; limit?: number }): Promise<AtDateView> {
 		return atDate(this.deps, scope, options);
+	}
+
+	// --- Reflect and its Insights ---
+
+	reflect(ctx: WriteContext, options?: ReflectOptions): Promise<ReflectReport> {
+		return reflect(this.memory, ctx, options);
+	}
+
+	insights(scope: PartialScope, options?: ListInsightsOptions): Promise<InsightView[]> {
+		return listInsights(this.memory, scope, options);
+	}
+
+	/** One Insight by its exact title, whatever its status; NotFoundError (with close titles) otherwise. */
+	async insight(scope: PartialScope, title: string): Promise<InsightView> {
+		return insightView(this.memory, scope, await requireInsight(this.memory, scope, title));
+	}
+
+	surfaceInsights(scope: PartialScope, options?: SurfaceOptions): Promise<SurfaceResult> {
+		return surfaceInsights(this.memory, scope, options);
+	}
+
+	reviewInsight(ctx: WriteContext, title: string, verdict: "approved" | "dismissed", reason?: string): Promise<ReviewResult> {
+		return reviewInsight(this.memory, ctx, title, verdict, reason);
+	}
+
+	writeInsightToNote(ctx: WriteContext, vault: VaultSource, title: string, options?: WriteInsightOptions): Promise<WriteInsightResult> {
+		return writeInsightToNote(this.memory, ctx, vault, title, options);
+	}
+
+	// --- Upkeep: vectors, integrity, the file, export and import ---
+
+	reindex(scope: PartialScope, options?: ReindexOptions): Promise<ReindexReport> {
+		return reindex(this.memory, scope, options);
+	}
+
+	verify(scope: Scope): Promise<VerifyReport> {
+		return verifyMemory(this.memory, scope);
+	}
+
+	/** What `verify --fix` repairs before it checks; how many rows each repair touched. */
+	repair(): Promise<Partial<Record<IntegrityCheckId, number>>> {
+		return repairMemory(this.memory);
+	}
+
+	/** False where the backend has no file of its own to compact (Neo4j). */
+	get compacts(): boolean {
+		return this.memory.pipeline.compacts;
+	}
+
+	compact(): Promise<CompactView> {
+		return compactMemory(this.memory);
+	}
+
+	exportMemory(options: ExportOptions): AsyncGenerator<Envelope | ExportLine> {
+		return exportMemory(this.memory.graph, this.memory.vectors, options);
+	}
+
+	/** Reads an export in; the whole file is checked first and bad input changes nothing. */
+	importMemory(source: LineSource, request: ImportRequest): Promise<ImportReport> {
+		const { memory } = this;
+		return memory.write(() =>
+			importMemory(memory, source, {
+				...request,
+				embeddingModel: request.embeddingModel ?? memory.embedder?.model ?? "",
+				newId: newEngramaId,
+				now: memory.clock.now().toISOString(),
+				knownLabel: (label) => memory.profile.resolveLabel(label) !== undefined,
+			}),
+		);
 	}
 }
 

@@ -1,8 +1,8 @@
-import type { GraphStore } from "../protocols";
+import type { GraphReads } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
 
 /** What sync reads from the store. It writes only through the pipeline (docs/ARCHITECTURE.md). */
-export type SyncReads = Pick<GraphStore, "getNode" | "getNodeById" | "findByKey" | "idsOutsideScope" | "edgesOf">;
+export type SyncReads = Pick<GraphReads, "getNode" | "getNodeById" | "findByKey" | "idsOutsideScope" | "edgesOf">;
 
 /**
  * The nodes one sync run has read or written, so later lookups in the run need no query. Valid

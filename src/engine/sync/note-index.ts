@@ -1,5 +1,6 @@
-import type { GraphStore } from "../protocols";
+import type { GraphReads } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
+import { NOTE_PROPS } from "../system-props";
 import { isMarkdownPath, noteBasename } from "./vault-source";
 
 /** What sync remembers about a note-backed node, read from its props. */
@@ -14,17 +15,7 @@ export interface NoteEntry {
 	readonly archived: boolean;
 }
 
-/** Props sync keeps on a note's node (`obsidian_path` is the spec's; the rest is bookkeeping). */
-export const NOTE_PROPS = {
-	path: "obsidian_path",
-	hash: "content_hash",
-	mtime: "obsidian_mtime",
-	size: "obsidian_size",
-	/** Names of the props the note itself stated, so a key deleted from the frontmatter is unset. */
-	stated: "note_props",
-	/** The provenance the note stated (engrama_* keys) at the last sync: only a change of the keys changes the node's. */
-	provenance: "note_provenance",
-} as const;
+export { NOTE_PROPS };
 
 export function noteEntryOf(node: NodeRecord): NoteEntry | undefined {
 	return entryFrom(node.id, node.label, node.key, node.props);
@@ -65,7 +56,7 @@ export class NoteIndex {
 	/** Nodes in the scope when the index was loaded (0: a fresh memory, nothing to reconcile against). */
 	nodeCount = 0;
 
-	static async load(graph: GraphStore, scope: Scope): Promise<NoteIndex> {
+	static async load(graph: GraphReads, scope: Scope): Promise<NoteIndex> {
 		const index = new NoteIndex();
 		const add = (id: string, label: string, key: string, props: Readonly<Record<string, unknown>>) => {
 			index.nodeCount++;

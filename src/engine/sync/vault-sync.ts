@@ -1,12 +1,11 @@
-import { EngramaError, errorMessage } from "../errors";
+import { EngramaError, NotFoundError, errorMessage } from "../errors";
 import type { Memory } from "../memory";
 import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
-import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
 import { GraphToVault, type SyncLane } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
-import { parseNote, type ParsedNote } from "./note-parser";
+import { parseNote, type NoteParseResult, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
@@ -208,6 +207,23 @@ export class VaultSync {
 		return this.batches.run(() => this.runBatch(paths, []));
 	}
 
+	/**
+	 * One note, as `syncPaths` syncs it (a deleted note's node archived). A path that is neither in
+	 * the vault nor recorded on a node is refused: there is nothing to sync or archive there.
+	 */
+	async syncNote(path: string): Promise<SyncReport> {
+		if (!(await this.deps.source.stat(path)) && !(await this.ensureIndex()).get(path)) {
+			throw new NotFoundError(`No note "${path}" in the vault, and no node was synced from that path: nothing to sync. Check the path (relative to the vault root).`, { path });
+		}
+		return this.syncPaths([path]);
+	}
+
+	/** What a note would sync as (label, name, relations, links, problems); writes nothing. */
+	async previewNote(path: string): Promise<NoteParseResult> {
+		if (!(await this.deps.source.stat(path))) throw new NotFoundError(`No note "${path}" in the vault. A real sync of a deleted note archives its node; check the path.`, { path });
+		return parseNote({ path, text: await this.deps.source.read(path), settings: this.settings, profile: this.deps.memory.profile });
+	}
+
 	/** Subscribes to vault events; bursts are debounced into one batch. Call `stop` to end. */
 	start(): void {
 		if (this.unsubscribe) return;
@@ -384,7 +400,7 @@ export class VaultSync {
 		const { scope } = this.deps;
 		const pipeline = dryRun
 			? // No embeddings in a dry run: they would cost time (or money) for nothing.
-				new WritePipeline({ graph: memory.graph, vectors: null, embedder: null, profile: memory.profile, clock: memory.clock })
+				memory.pipeline.withoutEmbeddings()
 			: memory.pipeline;
 		return new SyncRun({
 			graph: memory.graph,

@@ -28,3 +28,12 @@ export function parsePointInTime(text: string): string {
 	}
 	return new Date(time).toISOString();
 }
+
+/** confidence × 2^(−days/halfLife): a node untouched for one half-life counts half. */
+export function temporalScore(confidence: number, updatedAt: string, now: Date, halfLifeDays: number): number {
+	const time = Date.parse(updatedAt);
+	const c = Number.isFinite(confidence) ? Math.min(1, Math.max(0, confidence)) : 1;
+	if (!Number.isFinite(time) || !(halfLifeDays > 0)) return c;
+	const days = Math.max(0, (now.getTime() - time) / DAY_MS);
+	return c * 2 ** (-days / halfLifeDays);
+}

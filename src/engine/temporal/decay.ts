@@ -1,9 +1,8 @@
 import { ValidationError } from "../errors";
 import { nodeConfidence } from "../node-text";
-import type { NodeStore } from "../protocols";
-import { temporalScore } from "../search/fusion";
+import type { NodeStore, Reads } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
-import { daysBefore, daysBetween } from "./dates";
+import { daysBefore, daysBetween, temporalScore } from "./dates";
 
 /**
  * Decay is read-time only (as engrama-py since 0.18.1, its DDR-007): stored confidence stays what
@@ -62,7 +61,7 @@ export function validateDecayOptions(options: DecayOptions): void {
 }
 
 /** Read-only: what age does to each live node's weight in ranking. Writes nothing. */
-export async function decayReport(graph: NodeStore, scope: Scope, now: Date, halfLifeDays: number, options: DecayOptions): Promise<DecayReport> {
+export async function decayReport(graph: Reads<NodeStore>, scope: Scope, now: Date, halfLifeDays: number, options: DecayOptions): Promise<DecayReport> {
 	validateDecayOptions(options);
 	const cutoff = daysBefore(now, options.maxAgeDays);
 	const aged: DecayChange[] = [];

@@ -1,4 +1,4 @@
-import type { NameHistoryStore } from "../protocols";
+import type { NameHistoryStore, Reads } from "../protocols";
 import type { NodeRecord, PartialScope } from "../types";
 import { propsAsOf } from "./history";
 
@@ -16,7 +16,7 @@ const HISTORY_WINDOW = 1000;
  * query_at_date: the nodes valid at `at` (valid_from ≤ at, valid_to null or ≥ at, not yet
  * archived), each with its props rolled back to what they were at `at` from node history.
  */
-export async function queryAtDate(graph: NameHistoryStore, scope: PartialScope, query: AtDateQuery): Promise<NodeRecord[]> {
+export async function queryAtDate(graph: Reads<NameHistoryStore>, scope: PartialScope, query: AtDateQuery): Promise<NodeRecord[]> {
 	const nodes = await graph.nodesValidAt(scope, { at: query.at, label: query.label, limit: query.limit ?? 100 });
 	const out: NodeRecord[] = [];
 	for (const node of nodes) {

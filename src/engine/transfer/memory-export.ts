@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors";
-import type { GraphStore, VectorStore } from "../protocols";
+import type { GraphReads, VectorReads } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
 import { EXPORT_FORMAT, PRODUCER, type EndLine, type Envelope, type ExportLine } from "./export-format";
 
@@ -23,7 +23,7 @@ const ALL_HISTORY = 1_000_000;
  * The whole memory (every scope) as export lines, envelope first, `end` last, read page by page
  * through the store interfaces so nothing holds the whole memory. The caller writes each line.
  */
-export async function* exportMemory(graph: GraphStore, vectors: VectorStore | null, options: ExportOptions): AsyncGenerator<Envelope | ExportLine> {
+export async function* exportMemory(graph: GraphReads, vectors: VectorReads | null, options: ExportOptions): AsyncGenerator<Envelope | ExportLine> {
 	if (!graph.listScopes || !graph.listMeta) throw new ValidationError(`The ${graph.name} backend cannot be exported: use sqlite or neo4j.`);
 	const withVectors = options.vectors && !!vectors?.vectorsOf;
 	if (options.vectors && !withVectors) throw new ValidationError("This memory has no vector store to export vectors from: leave out --vectors.");
@@ -97,7 +97,7 @@ export async function* exportMemory(graph: GraphStore, vectors: VectorStore | nu
 	yield { type: "end", ...counts };
 }
 
-async function* pages(graph: GraphStore, scope: Scope, size: number): AsyncGenerator<readonly NodeRecord[]> {
+async function* pages(graph: GraphReads, scope: Scope, size: number): AsyncGenerator<readonly NodeRecord[]> {
 	for (let offset = 0; ; offset += size) {
 		const page = await graph.listNodes(scope, { includeArchived: true, limit: size, offset });
 		if (page.length > 0) yield page;

@@ -1,7 +1,8 @@
 import { ValidationError } from "../errors";
 import { STANDALONE_ID_META } from "../identity";
-import type { GraphStore, HistoryEntry, MergeEdgeInput, VectorStore } from "../protocols";
+import type { GraphReads, HistoryEntry, MergeEdgeInput, VectorReads } from "../protocols";
 import type { PropValue, Props, Scope } from "../types";
+import type { StoreUpkeep } from "../write/store-upkeep";
 import {
 	EXPORT_FORMAT,
 	IDENTITY_PROPS,
@@ -158,7 +159,15 @@ function ownProps(props: Readonly<Record<string, unknown>>): Props {
  * the memory already holds; only then pass 2 writes the graph in one transaction, and pass 3 the
  * vectors. Bad input changes nothing.
  */
-export async function importMemory(graph: GraphStore, vectors: VectorStore | null, source: LineSource, options: ImportOptions): Promise<ImportReport> {
+/** What an import needs of a memory (`Memory` is one): its reads and the write door. */
+export interface ImportTarget {
+	readonly graph: GraphReads;
+	readonly vectors: VectorReads | null;
+	readonly pipeline: StoreUpkeep;
+}
+
+export async function importMemory(memory: ImportTarget, source: LineSource, options: ImportOptions): Promise<ImportReport> {
+	const { graph, vectors, pipeline } = memory;
 	const read = await readWholeFile(source, options);
 	const held = await checkAgainstMemory(graph, read, options);
 	const vectorSkip = await vectorSkipReason(vectors, read, options);
@@ -182,12 +191,12 @@ export async function importMemory(graph: GraphStore, vectors: VectorStore | nul
 		if (!p) throw new ValidationError(`${label} "${key}" vanished between the two reads of the file: was it changed during the import?`);
 		return p.id;
 	};
-	await writeGraph(graph, source, read, idOf, held.targetWasEmpty, options);
+	await writeGraph(pipeline, source, read, idOf, held.targetWasEmpty, options);
 	// ---- pass 3: vectors, after the graph committed (Neo4j writes them in their own transactions) ----
 	if (!vectorSkip && seen.vectors > 0 && vectors) {
 		for await (const r of records(source, options.callerScope)) {
 			if (r.kind !== "vector") continue;
-			await vectors.upsert(r.scope, idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector));
+			await pipeline.upsertVector(r.scope, idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector));
 		}
 	}
 	return report;
@@ -283,7 +292,7 @@ async function readWholeFile(source: LineSource, options: ImportOptions): Promis
 }
 
 /** ---- pass 1b: against what the memory holds ---- refusals, ids kept or renumbered, ends found. */
-async function checkAgainstMemory(graph: GraphStore, read: FileReading, options: ImportOptions) {
+async function checkAgainstMemory(graph: GraphReads, read: FileReading, options: ImportOptions) {
 	const { plan, fileIds, scopes, pendingEnds } = read;
 	const targetWasEmpty = graph.listScopes ? (await graph.listScopes()).length === 0 : false;
 	for (const scope of scopes.values()) {
@@ -334,7 +343,7 @@ async function checkAgainstMemory(graph: GraphStore, read: FileReading, options:
 }
 
 /** Why the file's vectors are not imported, or undefined. Vectors only make sense under the model that embeds the memory's queries. */
-async function vectorSkipReason(vectors: VectorStore | null, read: FileReading, options: ImportOptions): Promise<string | undefined> {
+async function vectorSkipReason(vectors: VectorReads | null, read: FileReading, options: ImportOptions): Promise<string | undefined> {
 	const { seen, vectorDims } = read;
 	const fileModel = read.envelope.embedding_model ?? "";
 	const targetDims = vectors ? await vectors.dimensions() : 0;
@@ -368,7 +377,7 @@ function importWarnings(read: FileReading, targetWasEmpty: boolean, vectorSkip: 
 
 /** ---- pass 2: the graph, one transaction ---- */
 async function writeGraph(
-	graph: GraphStore,
+	pipeline: StoreUpkeep,
 	source: LineSource,
 	read: FileReading,
 	idOf: (scope: Scope, label: string, key: string) => string,
@@ -378,7 +387,7 @@ async function writeGraph(
 	const { plan, scopes } = read;
 	// Nodes already in this memory that the file's relations, vectors or history name (--merge).
 	const written = new Set<string>([...plan.values()].filter((p) => p.exists).map((p) => p.id));
-	await graph.transaction(async () => {
+	await pipeline.transaction(async () => {
 		const edges = new Map<string, MergeEdgeInput[]>();
 		const history = new Map<string, HistoryEntry[]>();
 		// A buffer is written when it is full and every node it names is already written (files list
@@ -389,13 +398,12 @@ async function writeGraph(
 			for (const [sk, list] of edges) {
 				if (list.length === 0 || (!all && (list.length % FLUSH !== 0 || !ready(list)))) continue;
 				const scope = scopes.get(sk) ?? options.callerScope;
-				if (graph.mergeEdges) await graph.mergeEdges(scope, list);
-				else for (const e of list) await graph.mergeEdge(scope, e);
+				await pipeline.mergeStampedEdges(scope, list);
 				edges.set(sk, []);
 			}
 			for (const [sk, list] of history) {
 				if (list.length === 0 || (!all && (list.length % FLUSH !== 0 || !ready(list)))) continue;
-				await graph.recordHistory(scopes.get(sk) ?? options.callerScope, list);
+				await pipeline.importHistory(scopes.get(sk) ?? options.callerScope, list);
 				history.set(sk, []);
 			}
 		};
@@ -406,8 +414,7 @@ async function writeGraph(
 				const created = timeOf(props.created_at as PropValue | undefined, options.now);
 				const updatedAt = timeOf(props.updated_at as PropValue | undefined, created);
 				const input = { label: r.rec.label, keyField: r.rec.key_field, key: r.rec.key_value, set: ownProps(props), setOnCreate: { engrama_id: id }, now: created };
-				const { node } = await graph.mergeNode(r.scope, input);
-				if (node.updatedAt !== updatedAt) await graph.updateNode(r.scope, node.id, {}, [], updatedAt);
+				const { node } = await pipeline.importNode(r.scope, input, updatedAt);
 				written.add(node.id);
 			} else if (r.kind === "relation") {
 				const sk = scopeKey(r.scope);
@@ -430,7 +437,7 @@ async function writeGraph(
 				list.push({ nodeId: idOf(r.scope, r.rec.label, r.rec.key_value), at: r.rec.at, prop: r.rec.prop, before: r.rec.before as PropValue, after: r.rec.after as PropValue, source: r.rec.source });
 				history.set(sk, list);
 			} else if (r.kind === "meta" && targetWasEmpty && r.key !== "embedding_dimensions") {
-				await graph.setMeta(r.key, r.value);
+				await pipeline.setMeta(r.key, r.value);
 			}
 			if (r.kind === "relation" || r.kind === "history") await flush(false);
 		}

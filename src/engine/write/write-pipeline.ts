@@ -2,13 +2,14 @@ import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessag
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, VectorStore } from "../protocols";
+import type { EmbeddingProvider, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
-import { NOTE_PROPS } from "../sync/note-index";
+import { NOTE_PROPS } from "../system-props";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
+import { StoreUpkeep, type UpkeepDeps } from "./store-upkeep";
 import {
 	normaliseTags,
 	reservedPropNames,
@@ -110,9 +111,7 @@ export interface RekeyInput {
 	readonly provenance?: NodeProvenance;
 }
 
-export interface WritePipelineDeps {
-	readonly graph: GraphStore;
-	readonly vectors: VectorStore | null;
+export interface WritePipelineDeps extends UpkeepDeps {
 	readonly embedder: EmbeddingProvider | null;
 	readonly profile: Profile;
 	readonly clock: Clock;
@@ -126,10 +125,20 @@ const MERGE_NODES_SLICE = 100;
 
 /**
  * sanitise → resolve label → MERGE → timestamps, temporal fields, provenance → embed.
- * The only path by which anything is written to a graph.
+ * The only path by which anything is written to a graph: the write door of the whole engine, with
+ * its upkeep half (`StoreUpkeep`: units of writes, meta, vectors, scope forget, repair, import).
  */
-export class WritePipeline {
-	constructor(private readonly deps: WritePipelineDeps) {}
+export class WritePipeline extends StoreUpkeep {
+	protected declare readonly deps: WritePipelineDeps;
+
+	constructor(deps: WritePipelineDeps) {
+		super(deps);
+	}
+
+	/** The same door with no vector store and no embedder (sync's dry run: embeddings would cost for nothing). */
+	withoutEmbeddings(): WritePipeline {
+		return new WritePipeline({ ...this.deps, vectors: null, embedder: null });
+	}
 
 	provenance(ctx: WriteContext): Record<string, PropValue> {
 		const scope = requireScope(ctx.scope);
@@ -506,14 +515,6 @@ export class WritePipeline {
 	/** True when the store writes many nodes in one call (`mergeEntities` then writes them as one unit). */
 	get mergesInBulk(): boolean {
 		return this.deps.graph.mergeNodes !== undefined;
-	}
-
-	/**
-	 * Runs `fn` as one unit of writes (atomic where the store is; nested: a savepoint where it has
-	 * them). Callers queue it through `Memory.write` (group commit) as any other write.
-	 */
-	transaction<T>(fn: () => Promise<T>): Promise<T> {
-		return this.deps.graph.transaction(fn);
 	}
 
 	/** Soft delete: the node stays, marked archived, out of every search. */

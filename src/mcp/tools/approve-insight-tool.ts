@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { reviewInsight } from "../../engine/reflect";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function approveInsightTool(env: ToolEnv) {
@@ -21,7 +20,7 @@ export function approveInsightTool(env: ToolEnv) {
 		annotations: { ...MERGE_WRITE, title: "Approve or dismiss an Insight" },
 		async run(args, call) {
 			const verdict = args.action === "approve" ? "approved" : "dismissed";
-			const result = await reviewInsight(env.memory, call.ctx, args.title, verdict, args.reason);
+			const result = await env.skills.reviewInsight(call.ctx, args.title, verdict, args.reason);
 			return {
 				structured: { ...result },
 				summary: result.changed

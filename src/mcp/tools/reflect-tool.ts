@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { reflect } from "../../engine/reflect";
 import { defineTool, type ToolEnv } from "../tool-kit";
 
 export function reflectTool(env: ToolEnv) {
@@ -18,7 +17,7 @@ export function reflectTool(env: ToolEnv) {
 		},
 		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Reflect (find patterns)" },
 		async run(_args, call) {
-			const report = await reflect(env.memory, call.ctx);
+			const report = await env.skills.reflect(call.ctx);
 			const ran = report.detectors.filter((d) => d.ran).length;
 			return {
 				structured: { ...report },

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { reindex } from "../../engine/search/reindex";
 import { count, defineTool, type ToolEnv } from "../tool-kit";
 
 export function reindexTool(env: ToolEnv) {
@@ -16,13 +15,8 @@ export function reindexTool(env: ToolEnv) {
 		outputSchema: { mode: z.string(), dry_run: z.boolean(), to_embed: z.number(), embedded: z.number() },
 		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Re-embed nodes missing their vector" },
 		async run(args, call) {
-			const { memory } = env;
 			const apply = args.mode === "apply" && !args.dry_run;
-			const report = await reindex(
-				{ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, write: (job) => memory.write(job) },
-				call.scope.scope,
-				{ apply, limit: args.limit },
-			);
+			const report = await env.skills.reindex(call.scope.scope, { apply, limit: args.limit });
 			const summary = apply
 				? `Embedded ${report.embedded} of ${report.to_embed} nodes (${report.failed} failed, ${report.deferred} left for the next call).`
 				: `${report.to_embed} of ${report.scanned} nodes need embedding${report.deferred > 0 ? ` (${report.deferred} beyond the limit)` : ""}; nothing was written.`;

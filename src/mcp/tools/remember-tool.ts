@@ -79,7 +79,7 @@ export function rememberTool(env: ToolEnv) {
 				result.orphan_warning ? "no relations yet: see suggested_relations" : "",
 				result.possible_duplicate_of.length > 0 ? `possible duplicate of ${result.possible_duplicate_of.map((d) => `${d.label} "${d.name}"`).join(", ")}` : "",
 				...result.warnings,
-				result.proactive_hint ?? "",
+				result.proactive_hint ? `${result.proactive_hint.replace(/\.$/, "")} (engrama_reflect, then engrama_surface_insights)` : "",
 			].filter(Boolean);
 			return {
 				structured: { ...result },

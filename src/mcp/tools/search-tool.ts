@@ -38,9 +38,9 @@ export function searchTool(env: ToolEnv) {
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
 					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ` and ${view.results.length - 5} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
-			// The seed's proactivity: Memory.search already computed the hint (pending Insights related to the query).
+			// The seed's proactivity: the face computed the hint (pending Insights related to the query); the tool says how to review here.
 			const hint = view.proactive_hint;
-			return { structured: { ...view }, summary: hint ? `${summary} ${hint}` : summary };
+			return { structured: { ...view }, summary: hint ? `${summary} ${hint} Present them with engrama_surface_insights.` : summary };
 		},
 	});
 }

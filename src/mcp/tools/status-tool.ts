@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "../../engine/errors";
-import { isNullEmbedder } from "../../engine/embedding/null-embedding-provider";
+import { isNullEmbedder } from "../../engine";
 import { READ_ONLY, defineTool, type ToolEnv } from "../tool-kit";
 
 /** Tools a multi-tenant gateway may want to gate (the seed's list, verbatim names). */

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { insightView, requireInsight } from "../../engine/reflect";
-import { surfaceInsights } from "../../engine/reflect/proactive";
 import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function surfaceInsightsTool(env: ToolEnv) {
@@ -17,17 +15,17 @@ export function surfaceInsightsTool(env: ToolEnv) {
 		outputSchema: { insights: z.array(z.looseObject({ title: z.string(), body: z.string(), status: z.string() })) },
 		annotations: { ...READ_ONLY, title: "Pending Insights" },
 		async run(args, call) {
-			const { memory } = env;
+			const { skills } = env;
 			const scope = call.scope.scope;
 			if (args.title !== undefined) {
-				const view = await insightView(memory, scope, await requireInsight(memory, scope, args.title));
+				const view = await skills.insight(scope, args.title);
 				const pending = view.status === "pending";
 				return {
 					structured: { insights: pending ? [view] : [], ...(pending ? {} : { note: `"${view.title}" is ${view.status}, not pending: it was already reviewed.` }) },
 					summary: pending ? `Pending Insight "${view.title}" (${view.confidence}).` : `"${view.title}" is ${view.status}, not pending.`,
 				};
 			}
-			const result = await surfaceInsights(memory, scope, { limit: args.limit, query: args.query });
+			const result = await skills.surfaceInsights(scope, { limit: args.limit, query: args.query });
 			const n = result.insights.length;
 			return {
 				structured: { ...result },

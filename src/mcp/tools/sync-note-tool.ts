@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { NotFoundError } from "../../engine/errors";
-import { parseNote } from "../../engine/sync/note-parser";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
 import { resolveVaultPath } from "../vault-path";
 import { requireVaultSync, syncReportView, syncSummary } from "./sync-shared";
@@ -24,7 +23,7 @@ export function syncNoteTool(env: ToolEnv) {
 				if (!(await vault.source.stat(path))) {
 					throw new NotFoundError(`No note "${path}" in the vault ${vault.path}. A real sync of a deleted note archives its node; check the path.`);
 				}
-				const parsed = parseNote({ path, text: await vault.source.read(path), settings: sync.settings, profile: env.memory.profile });
+				const parsed = await sync.previewNote(path);
 				if (parsed.kind === "note") {
 					const n = parsed.note;
 					const structured = {
@@ -48,7 +47,7 @@ export function syncNoteTool(env: ToolEnv) {
 				const why = parsed.kind === "skipped" ? "it is untyped and untyped indexing is off" : "it has problems (see problems)";
 				return { structured: { dry_run: true, path, skipped: true, reason: why, problems }, summary: `Dry run: "${path}" would not sync: ${why}.` };
 			}
-			const report = await sync.syncPaths([path]);
+			const report = await sync.syncNote(path);
 			return { structured: { path, ...syncReportView(report) }, summary: `${path}: ${syncSummary(report)}` };
 		},
 	});

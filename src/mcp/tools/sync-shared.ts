@@ -1,5 +1,4 @@
-import type { SyncReport } from "../../engine/sync/sync-report";
-import type { VaultSync } from "../../engine/sync/vault-sync";
+import type { SyncReport, VaultSync } from "../../engine";
 import { NotAvailableError, requireVaultOwner, type ToolCall, type ToolEnv } from "../tool-kit";
 import type { McpVault } from "../mcp-services";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_INSIGHTS_FOLDER, writeInsightToNote } from "../../engine/reflect/proactive";
+import { DEFAULT_INSIGHTS_FOLDER } from "../../engine";
 import { defineTool, requireVaultOwner, text, type ToolEnv } from "../tool-kit";
 import { resolveVaultFolder, resolveVaultPath } from "../vault-path";
 
@@ -23,7 +23,7 @@ export function writeInsightTool(env: ToolEnv) {
 					: await resolveVaultPath(vault, /\.md$/i.test(args.target_note) ? args.target_note : `${args.target_note}.md`, "target_note");
 			// A new note goes to the Insights folder: that folder may be a symlink leading out too.
 			if (note === undefined) await resolveVaultFolder(vault, DEFAULT_INSIGHTS_FOLDER, "The Insights folder");
-			const result = await writeInsightToNote(env.memory, call.ctx, vault.source, args.title, { note });
+			const result = await env.skills.writeInsightToNote(call.ctx, vault.source, args.title, { note });
 			return {
 				structured: { ...result },
 				summary: !result.written

@@ -1,5 +1,4 @@
-import { EmbedderError } from "../../engine/embedding/embedder-error";
-import type { HttpClient, HttpResponse } from "../../engine/embedding/http-client";
+import { EmbedderError, type HttpClient, type HttpResponse } from "../../engine";
 
 /** The network error code behind a fetch failure (undici puts it on `cause`, or on an AggregateError's `errors`). */
 function causeCode(error: unknown, depth = 0): string {

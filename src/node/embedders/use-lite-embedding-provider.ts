@@ -1,9 +1,5 @@
-import { chunk } from "../../engine/embedding/batching";
-import { checkVector, normalise } from "../../engine/embedding/dimensions";
-import { EmbedderError } from "../../engine/embedding/embedder-error";
-import { LoadOnce } from "../../engine/embedding/load-once";
+import { checkVector, chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, LoadOnce, normalise } from "../../engine";
 import { errorMessage } from "../../engine/errors";
-import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 
 interface UseModel {
 	embed(input: string[]): Promise<number[][]>;

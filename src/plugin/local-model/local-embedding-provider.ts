@@ -1,10 +1,6 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
-import { chunk } from "../../engine/embedding/batching";
-import { knownDimensions, pooledVectors, poolingOf, type Pooling } from "../../engine/embedding/dimensions";
-import { EmbedderError } from "../../engine/embedding/embedder-error";
-import { LoadOnce } from "../../engine/embedding/load-once";
+import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf } from "../../engine";
 import { errorMessage } from "../../engine/errors";
-import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 import { LOCAL_MODELS } from "./catalogue";
 import type { InstalledFile, ModelStore } from "./model-store";
 import { bundledOrtVersion, loadRuntime, registerModelReader } from "./runtime";

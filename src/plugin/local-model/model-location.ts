@@ -4,7 +4,7 @@
 // the plugin folder, through Obsidian's adapter.
 import { FileSystemAdapter, Platform, type DataAdapter } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import { sha256Hex } from "../../engine/sha256";
+import { sha256Hex } from "../../engine";
 import { loadNodeModules, type NodeModules } from "../../backends/sqlite/wasm/node-modules";
 import { preparePrivateDir } from "../db-location";
 import { noticeError, noticeInfo } from "../notices";

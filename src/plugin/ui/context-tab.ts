@@ -1,8 +1,6 @@
 import { TFile } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import { HIDDEN_PROPS } from "../../engine/system-props";
-import { isSystemInsight } from "../../engine/resolver/system-insight";
-import type { ContextSkillView } from "../../engine/skills";
+import { type ContextSkillView, HIDDEN_PROPS, isSystemInsight } from "../../engine";
 import type { NodeRecord } from "../../engine/types";
 import type { Engine } from "../engine-host";
 import type { EngramaController } from "../engrama-controller";

@@ -1,5 +1,5 @@
 import { errorMessage } from "../../engine/errors";
-import type { InsightStatus, InsightView } from "../../engine/reflect";
+import type { InsightStatus, InsightView } from "../../engine";
 import type { EngramaController } from "../engrama-controller";
 import { approveInsight, dismissInsight, insightsWithStatus } from "../insight-actions";
 import { noticeError, noticeInfo } from "../notices";

@@ -1,5 +1,5 @@
 import { Modal, Setting, type App } from "obsidian";
-import type { SyncReport } from "../../engine/sync/sync-report";
+import type { SyncReport } from "../../engine";
 import { formatCount } from "../notices";
 
 /** Asks a yes/no question; resolves true only when the person confirms. */

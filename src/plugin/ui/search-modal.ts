@@ -1,6 +1,6 @@
 import { SuggestModal } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import type { SearchResultView } from "../../engine/memory";
+import type { SearchResultView } from "../../engine";
 import type { EngramaController } from "../engrama-controller";
 import { openNodeNote } from "./open-note";
 import { renderResult, topScore, wordsOnlyHint } from "./search-results";

@@ -1,4 +1,4 @@
-import type { SearchResultView, SearchView } from "../../engine/memory";
+import type { SearchResultView, SearchView } from "../../engine";
 
 /** The score signals in words a note-taker knows; the fused base (rrf, linear) is left out. */
 const SIGNALS: readonly (readonly [string, string])[] = [

@@ -1,5 +1,5 @@
 import { errorMessage } from "../../engine/errors";
-import type { SearchView } from "../../engine/memory";
+import type { SearchView } from "../../engine";
 import type { EngramaController } from "../engrama-controller";
 import type { PanelActions } from "./panel-actions";
 import { renderResult, topScore, wordsOnlyHint } from "./search-results";

@@ -1,7 +1,6 @@
 import { Platform, PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import { createBackend } from "../../backends/factory";
-import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
-import type { EngramaActions } from "../actions";
+import { createHttpEmbeddingProvider } from "../../engine";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
 import type { EngramaController } from "../engrama-controller";
 import { LOCAL_MODELS, localModelOf, MODELS_DESKTOP_NOTE, MODELS_MOBILE_NOTE } from "../local-model/catalogue";
@@ -21,6 +20,13 @@ const CUSTOM = "custom";
  * as it is typed: an invalid one is refused with a message under the field and not saved;
  * valid changes apply at once (the engine reopens in the background when it has to).
  */
+/** What the settings tab asks of the command layer (as `PanelActions` for the panel): it never imports the commands. */
+export interface SettingsActions {
+	downloadLocalModel(): Promise<unknown>;
+	regenerateToken(): Promise<void>;
+	copyMcpConfig(): Promise<void>;
+}
+
 export class EngramaSettingTab extends PluginSettingTab {
 	private readonly unwatch: (() => void)[] = [];
 	/** "Other model" chosen in the dropdown: show the model id field. */
@@ -29,7 +35,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 	constructor(
 		plugin: Plugin,
 		private readonly controller: EngramaController,
-		private readonly actions: EngramaActions,
+		private readonly actions: SettingsActions,
 	) {
 		super(plugin.app, plugin);
 	}

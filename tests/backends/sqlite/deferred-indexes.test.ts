@@ -168,7 +168,7 @@ describe("SQLite: deferred fulltext and name index", () => {
 		const [a, b] = [await again.sync.fullSync(), await perBatch.sync.fullSync()];
 		expect(a.counts).toEqual(b.counts);
 		expect(deferredNodes).toBeGreaterThan(50);
-		expect(indexes(again.memory.graph)).toEqual(indexes(perBatch.memory.graph));
-		expect(indexes(deferred.memory.graph)).toEqual(indexes(perBatch.memory.graph));
+		expect(indexes(again.graph)).toEqual(indexes(perBatch.graph));
+		expect(indexes(deferred.graph)).toEqual(indexes(perBatch.graph));
 	});
 });

@@ -18,7 +18,7 @@ async function open(path: string): Promise<OpenedMemory> {
 /** 240 nodes of four words each, embedded by the hash embedder. */
 async function fill(opened: OpenedMemory): Promise<void> {
 	const ctx = { scope: opened.scope, source: "cli" as const };
-	await opened.memory.graph.transaction(async () => {
+	await opened.memory.pipeline.transaction(async () => {
 		for (let i = 0; i < 240; i++) {
 			const text = [0, 1, 2, 3].map((j) => WORDS[(i * 7 + j * 13 + (i >> 3)) % WORDS.length]).join(" ");
 			await opened.memory.remember(ctx, { label: "Concept", key: `Note ${i} ${text}` });

@@ -76,7 +76,7 @@ describe("schema 9 (the scope once in edges and the name index) from a schema 8 
 	it("finds names in each scope through the migrated name index, and a forget takes its scope's strings too", async () => {
 		const opened = await open(path);
 		try {
-			const graph = opened.memory.graph;
+			const graph = opened.stores.graph;
 			const query = (name: string) => ({ normalised: normaliseName(name), fragments: nameFragments(normaliseName(name)), limit: 5 });
 			expect((await graph.nameCandidates?.(OWNER, query("Postgres")))?.[0]?.key).toBe("PostgreSQL");
 			expect((await graph.nameCandidates?.(OTHER, query("Atlas One")))?.map((n) => n.key)).toEqual(["Atlas"]);

@@ -592,11 +592,11 @@ describe("the run itself", () => {
 	});
 
 	it("resets the proactive remember counter", async () => {
-		const { bumpProactiveCounter, readProactiveCounter } = await import("../../../src/engine/skills/proactive-counter");
-		for (let i = 0; i < 4; i++) await bumpProactiveCounter(h.memory.graph, SCOPE);
-		expect(await readProactiveCounter(h.memory.graph, SCOPE)).toBe(4);
+		const { bumpProactiveCounter, readProactiveCounter } = await import("../../../src/engine/reflect/proactive-counter");
+		for (let i = 0; i < 4; i++) await bumpProactiveCounter(h.memory, SCOPE);
+		expect(await readProactiveCounter(h.memory, SCOPE)).toBe(4);
 		await reflect(h.memory, CTX);
-		expect(await readProactiveCounter(h.memory.graph, SCOPE)).toBe(0);
+		expect(await readProactiveCounter(h.memory, SCOPE)).toBe(0);
 	});
 
 	it("reads nothing for a partial or foreign scope", async () => {

@@ -6,6 +6,7 @@ import type { EmbedderHealth, EmbeddingProvider } from "../../../src/engine/prot
 import { listInsights, reflect, reviewInsight } from "../../../src/engine/reflect";
 import { searchProactiveHint, surfaceInsights, writeInsightToNote } from "../../../src/engine/reflect/proactive";
 import { CTX, openReflectHarness, SCOPE, type ReflectHarness } from "./reflect-fixture";
+import { createSkills } from "../../../src/engine/skills";
 
 let h: ReflectHarness;
 afterEach(async () => h?.close());
@@ -111,14 +112,16 @@ describe("approving and dismissing", () => {
 describe("search hints", () => {
 	it("carries a proactive_hint when pending Insights relate to the query, and none otherwise", async () => {
 		await smallGraph();
-		const view = await h.memory.search(SCOPE, "Idempotency");
-		expect(view.proactive_hint).toBe(
-			'1 pending Insight relates to this search: "Concept cluster: Idempotency". Review it (engrama insights, or engrama_surface_insights) and approve or dismiss.',
-		);
-		expect((await h.memory.search(SCOPE, "appointments clinics")).proactive_hint).toContain("Shared technology: TypeScript");
+		const skills = createSkills(h.memory);
+		const view = await skills.search(SCOPE, "Idempotency");
+		// The engine names no command or tool: each adapter says how to review there.
+		expect(view.proactive_hint).toBe('1 pending Insight relates to this search: "Concept cluster: Idempotency". Review it and approve or dismiss.');
+		expect((await skills.search(SCOPE, "appointments clinics")).proactive_hint).toContain("Shared technology: TypeScript");
 		expect(await searchProactiveHint(h.memory, SCOPE, "kubernetes")).toBeUndefined();
-		await reviewInsight(h.memory, CTX, "Concept cluster: Idempotency", "approved");
+		// The hint is the face's: the core's search (beneath it) does not detour into reflect.
 		expect("proactive_hint" in (await h.memory.search(SCOPE, "Idempotency"))).toBe(false);
+		await reviewInsight(h.memory, CTX, "Concept cluster: Idempotency", "approved");
+		expect("proactive_hint" in (await skills.search(SCOPE, "Idempotency"))).toBe(false);
 	});
 });
 

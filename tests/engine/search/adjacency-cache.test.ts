@@ -33,7 +33,7 @@ describe("adjacency kept between searches", () => {
 
 		// A write that fails and rolls back leaves nothing behind in the kept lists either.
 		await expect(
-			m.memory.graph.transaction(async () => {
+			m.memory.pipeline.transaction(async () => {
 				await m.relate(["Concept", "Alpha"], "SIMILAR_TO", ["Concept", "Beta"]);
 				expect((await read())?.degree).toBe(3);
 				throw new Error("abandon");

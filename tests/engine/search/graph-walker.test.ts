@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { GraphStore } from "../../../src/engine/protocols";
+import type { GraphReads } from "../../../src/engine/protocols";
 import { GraphWalker } from "../../../src/engine/search/graph-rerank";
 import { HybridSearch } from "../../../src/engine/search/hybrid-search";
 import { ManualClock, openSearchMemory, type SearchMemory } from "./search-fixture";
 
 /** The same real store with the optional `adjacency` capability hidden (the fallback path). */
-function withoutAdjacency(graph: GraphStore): GraphStore {
+function withoutAdjacency(graph: GraphReads): GraphReads {
 	return new Proxy(graph, {
 		get: (target, prop, receiver) => (prop === "adjacency" ? undefined : (Reflect.get(target, prop, receiver) as unknown)),
 	});

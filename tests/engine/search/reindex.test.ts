@@ -9,12 +9,7 @@ import { createFetchHttpClient } from "../../../src/node/embedders/fetch-http-cl
 import { EmbeddingServer, closedPort } from "../embedding/embedding-server";
 import { openSearchMemory, type SearchMemory } from "./search-fixture";
 
-const deps = (m: SearchMemory) => ({
-	graph: m.memory.graph,
-	vectors: m.memory.vectors,
-	embedder: m.memory.embedder,
-	write: <T>(job: () => Promise<T>) => m.memory.write(job),
-});
+const deps = (m: SearchMemory) => m.memory;
 
 async function seedWithoutEmbedder(): Promise<SearchMemory> {
 	const m = await openSearchMemory();

@@ -342,7 +342,7 @@ describe.each(testBackends())("remember: structure feedback on $name", (backend)
 		// Another tenant has its own counter.
 		const other = await f.skills.remember(f.otherCtx, { label: "Concept", name: "Elsewhere" });
 		expect(other.proactive_hint).toBeUndefined();
-		await resetProactiveCounter(f.graph, f.scope);
+		await resetProactiveCounter(f.memory, f.scope);
 		expect((await f.skills.remember(f.ctx, { label: "Concept", name: "Concept 11" })).proactive_hint).toBeUndefined();
 	});
 });

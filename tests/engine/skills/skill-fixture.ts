@@ -71,8 +71,8 @@ export async function openSkillFixture(
 	const opened = await backend.open();
 	const clock = new TestClock();
 	const memory = new Memory({
-		graph: opened.memory.graph,
-		vectors: opened.memory.vectors,
+		graph: opened.stores.graph,
+		vectors: opened.stores.vectors,
 		embedder: options.embedder ? new BagOfWordsEmbedder() : null,
 		profile: testProfile(),
 		clock,
@@ -81,7 +81,7 @@ export async function openSkillFixture(
 	return {
 		memory,
 		skills,
-		graph: memory.graph,
+		graph: opened.stores.graph,
 		scope: opened.scope,
 		ctx: { scope: opened.scope, source: "mcp", agent: "test-agent" },
 		otherCtx: { scope: { orgId: "acme", userId: "bob" }, source: "mcp" },

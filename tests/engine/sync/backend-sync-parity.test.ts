@@ -32,8 +32,8 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 		cpSync(reference.vaultDir, vaultDir, { recursive: true, preserveTimestamps: true });
 		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
 		cleanups.push(() => opened.close());
-		expect(typeof opened.memory.graph.mergeNodes).toBe("function");
-		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile: exampleProfile() });
+		expect(typeof opened.stores.graph.mergeNodes).toBe("function");
+		const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: null, profile: exampleProfile() });
 		const sync = new VaultSync({ memory, source: new FolderVaultSource(vaultDir), scope: SCOPE });
 
 		const report = await sync.fullSync();
@@ -73,7 +73,7 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 		cpSync(BAD_VAULT, vaultDir, { recursive: true, preserveTimestamps: true });
 		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
 		cleanups.push(() => opened.close());
-		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile: exampleProfile() });
+		const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: null, profile: exampleProfile() });
 		const report = await new VaultSync({ memory, source: new FolderVaultSource(vaultDir), scope: SCOPE }).fullSync();
 
 		expect(problems(report)).toEqual(problems(expectedReport));
@@ -125,7 +125,7 @@ describe.each(testBackends())("a first sync of the example vault on $name", (bac
 
 		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
 		cleanups.push(() => opened.close());
-		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile: exampleProfile() });
+		const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: null, profile: exampleProfile() });
 		expect(stripIds(await run(memory))).toEqual(expected);
 	});
 });

@@ -33,7 +33,7 @@ describe.each(testBackends())("a hostile vault on $name", (backend) => {
 		const profile = baseProfile();
 		const opened = await backend.open({ profile, config: { orgId: SCOPE.orgId, userId: SCOPE.userId } });
 		cleanups.push(() => opened.close());
-		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile });
+		const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: null, profile });
 		const { sync } = await createNodeVaultSync({ memory, scope: SCOPE, vaultPath: vault });
 		cleanups.push(() => sync.stop());
 

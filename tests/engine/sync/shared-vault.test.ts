@@ -53,7 +53,7 @@ describe.each(testBackends())("two users of one database sync one vault on $name
 		cpSync(EXAMPLE_VAULT, vaultDir, { recursive: true });
 		const opened = await backend.open({ profile: exampleProfile(), config: { orgId: ALICE.orgId, userId: ALICE.userId } });
 		cleanups.push(() => opened.close());
-		const memory = new Memory({ graph: opened.memory.graph, vectors: opened.memory.vectors, embedder: null, profile: exampleProfile() });
+		const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: null, profile: exampleProfile() });
 		const source = new FolderVaultSource(vaultDir);
 		const alice = new VaultSync({ memory, source, scope: ALICE });
 		const bob = new VaultSync({ memory, source, scope: BOB });

@@ -29,6 +29,8 @@ export interface SyncHarness {
 	readonly vaultDir: string;
 	readonly dbPath: string;
 	readonly memory: Memory;
+	/** The store beneath `memory` (as wrapped), for tests that build another Memory over it. */
+	readonly graph: GraphStore;
 	readonly source: FolderVaultSource;
 	readonly sync: VaultSync;
 	readonly batches: SyncReport[];
@@ -64,7 +66,8 @@ export async function openHarness(
 	const config = parseConfig({ backend: "sqlite", dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId });
 	const { graph, vectors } = await createBackend(config);
 	const profile = options.profile ?? exampleProfile();
-	const memory = new Memory({ graph: options.wrapGraph ? options.wrapGraph(graph) : graph, vectors, embedder: null, profile });
+	const store = options.wrapGraph ? options.wrapGraph(graph) : graph;
+	const memory = new Memory({ graph: store, vectors, embedder: null, profile });
 	const source = new FolderVaultSource(vaultDir, { watchMode: "fs" });
 	const batches: SyncReport[] = [];
 	const makeSync = (settings: Partial<SyncSettings> = {}) =>
@@ -81,6 +84,7 @@ export async function openHarness(
 		vaultDir,
 		dbPath,
 		memory,
+		graph: store,
 		source,
 		sync,
 		batches,

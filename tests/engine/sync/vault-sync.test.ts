@@ -505,7 +505,7 @@ describe("backends without the optional bulk methods", () => {
 
 		const h = await harness({ from: EXAMPLE_VAULT });
 		const hidden = new Set(["mergeEdges", "listNodeFields"]);
-		const graph = new Proxy(h.memory.graph, {
+		const graph = new Proxy(h.graph, {
 			get: (target, prop, receiver): unknown => (typeof prop === "string" && hidden.has(prop) ? undefined : (Reflect.get(target, prop, receiver) as unknown)),
 		});
 		const memory = new Memory({ graph, profile: h.memory.profile });
