@@ -16,7 +16,7 @@ export { FAN_OUT_CAP, Memory, type MemoryDeps, type MemoryWriteEvent, type Memor
 export { resolveIdentity, STANDALONE_ID_META, STANDALONE_ORG_META } from "./identity";
 export { labelsOfOtherModules, loadProfile, Profile, type LabelDef, type ProfileResult, type ProfileSource, type RelationDef } from "./profile";
 export { DEFAULT_SYNC_SETTINGS, syncSettings, type SyncSettings } from "./sync/sync-settings";
-export { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from "./search/hybrid-search";
+export { DEFAULT_SEARCH_SETTINGS, type DegradedCause, type FusionMode, type SearchReadiness, type SearchSettings } from "./search/hybrid-search";
 export { DEFAULT_RESOLVER_SETTINGS, type ResolverSettings } from "./resolver";
 export { DEFAULT_REFLECT_SETTINGS } from "./reflect";
 export { systemClock, newEngramaId, type Clock } from "./clock";
@@ -41,6 +41,7 @@ export type {
 	TtlReport,
 } from "./skills";
 export type { NodeName } from "./skills/find-node";
+export { CONTEXT_LIMIT } from "./skills/context";
 export { INSIGHT_STATUSES, REFLECT_DETECTORS, type InsightStatus, type InsightView, type ListInsightsOptions, type ReflectOptions, type ReflectReport, type ReviewResult } from "./reflect";
 export { DEFAULT_INSIGHTS_FOLDER, type SurfaceResult, type WriteInsightResult } from "./reflect/proactive";
 export type { ReindexOptions, ReindexProgress, ReindexReport } from "./search/reindex";

@@ -1,13 +1,20 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
-import { ListToolsRequestSchema, type ListToolsResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+	InitializeRequestSchema,
+	ListToolsRequestSchema,
+	type InitializeRequest,
+	type InitializeResult,
+	type ListToolsResult,
+	type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createSkills } from "../engine";
 import type { McpServerInput } from "./mcp-services";
 import type { ToolArguments } from "./request-guard";
 import { scopeFromHeaders } from "./scope-headers";
 import { SESSION_GUIDE_DESCRIPTION, SESSION_GUIDE_PROMPT, sessionGuide } from "./session-guide";
-import { errorResult, okResult, profileSchemas, type EngramaTool, type ToolCall, type ToolEnv } from "./tool-kit";
+import { errorResult, okResult, profileSchemas, STRUCTURED_CONTENT_SINCE, type EngramaTool, type ToolCall, type ToolEnv } from "./tool-kit";
 import { engramaTools } from "./tools";
 
 export const SERVER_NAME = "engrama";
@@ -63,7 +70,8 @@ export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): Mc
 		{ instructions: INSTRUCTIONS, maxToolInputElements: 10_000 },
 	);
 	const tools = engramaTools(env);
-	for (const tool of tools) register(server, env, tool);
+	const client = rememberProtocol(server);
+	for (const tool of tools) register(server, env, tool, client);
 	server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(env, tools));
 	server.registerPrompt(SESSION_GUIDE_PROMPT, { title: "Engrama session guide", description: SESSION_GUIDE_DESCRIPTION }, () => ({
 		description: SESSION_GUIDE_DESCRIPTION,
@@ -74,14 +82,43 @@ export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): Mc
 	return server;
 }
 
-function register(server: McpServer, env: ToolEnv, tool: EngramaTool): void {
+/** The protocol version the session's client asked for at initialize (the SDK answers it but keeps no copy). */
+function rememberProtocol(server: McpServer): { protocol?: string } {
+	const client: { protocol?: string } = {};
+	const base = server.server as unknown as { _oninitialize(request: InitializeRequest): Promise<InitializeResult> };
+	const initialize = base._oninitialize.bind(base);
+	server.server.setRequestHandler(InitializeRequestSchema, (request) => {
+		client.protocol = request.params.protocolVersion;
+		return initialize(request);
+	});
+	return client;
+}
+
+/**
+ * A tool's arguments as a strict object: an argument the tool does not take is an error that names
+ * it (and the argument meant, when one is close), never silently dropped.
+ */
+export function strictArguments(tool: EngramaTool): z.ZodObject {
+	const declared = Object.keys(tool.inputSchema);
+	const meant = (key: string) => declared.find((d) => d.startsWith(key) || key.startsWith(d) || d.replace(/_/g, "") === key.replace(/[_-]/g, "").toLowerCase());
+	return z.strictObject(tool.inputSchema, {
+		error: (issue) => {
+			if (issue.code !== "unrecognized_keys") return undefined;
+			const named = issue.keys.map((k) => `"${k.slice(0, 60)}"${meant(k) ? ` (did you mean "${meant(k)}"?)` : ""}`);
+			const takes = declared.length > 0 ? `it takes ${declared.join(", ")}` : "it takes no arguments";
+			return `${tool.name} does not take ${named.join(", ")}: ${takes}. Nothing was done; drop ${issue.keys.length === 1 ? "it" : "them"} and call again.`;
+		},
+	});
+}
+
+function register(server: McpServer, env: ToolEnv, tool: EngramaTool, client: { protocol?: string }): void {
 	const { log } = env.services;
 	server.registerTool(
 		tool.name,
 		{
 			title: tool.title,
 			description: tool.description,
-			inputSchema: tool.inputSchema,
+			inputSchema: strictArguments(tool),
 			outputSchema: z.looseObject(tool.outputSchema),
 			annotations: tool.annotations,
 		},
@@ -91,7 +128,9 @@ function register(server: McpServer, env: ToolEnv, tool: EngramaTool): void {
 				const scope = scopeFromHeaders(extra.requestInfo?.headers, env.services.identity);
 				const agent = server.server.getClientVersion()?.name?.slice(0, 100);
 				call = { scope, ctx: { scope: scope.scope, source: "mcp", ...(agent ? { agent } : {}), ...(extra.sessionId ? { session: extra.sessionId } : {}) } };
-				return okResult(await tool.run(args, call));
+				// Protocol versions are ISO dates: they compare as strings.
+				const structured = client.protocol === undefined || client.protocol >= STRUCTURED_CONTENT_SINCE;
+				return okResult(await tool.run(args, call), { structured });
 			} catch (error) {
 				return errorResult(tool.name, error, call, log);
 			}

@@ -119,14 +119,17 @@ export function requireVaultOwner(env: ToolEnv, call: ToolCall, tool: string): M
 	return vault;
 }
 
-export function okResult(output: ToolOutput): CallToolResult {
-	return {
-		content: [
-			{ type: "text", text: output.summary },
-			{ type: "text", text: JSON.stringify(output.structured, null, 2) },
-		],
-		structuredContent: output.structured,
-	};
+/** The protocol version from which clients read `structuredContent` (MCP 2025-06-18). */
+export const STRUCTURED_CONTENT_SINCE = "2025-06-18";
+
+/**
+ * A success: the data once, in `structuredContent`, and a one-line summary as text. A client that
+ * negotiated a protocol older than structured content (`structured: false`) gets the data as
+ * compact JSON after the summary instead, so it still sees it; never pretty-printed, never twice.
+ */
+export function okResult(output: ToolOutput, options: { structured?: boolean } = {}): CallToolResult {
+	const text = options.structured === false ? `${output.summary}\n${JSON.stringify(output.structured)}` : output.summary;
+	return { content: [{ type: "text", text }], structuredContent: output.structured };
 }
 
 /** Expected failures carry their message (what to change); anything else is reported as internal. */
@@ -151,7 +154,7 @@ export function errorResult(tool: string, error: unknown, call: ToolCall | undef
 		isError: true,
 		content: [
 			{ type: "text", text: message },
-			{ type: "text", text: JSON.stringify(payload, null, 2) },
+			{ type: "text", text: JSON.stringify(payload) },
 		],
 	};
 }

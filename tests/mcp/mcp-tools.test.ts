@@ -69,7 +69,8 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		expect(status.vault).toEqual({ configured: true, path: vault, note_count: 3 });
 		expect(status.embedder).toMatchObject({ configured: true, provider: "hash", dimensions: 64 });
 		expect(Object.keys(status.embedder).sort()).toEqual(["configured", "dimensions", "model", "provider"]);
-		expect(status.search).toEqual({ mode: "hybrid", degraded: false, reason: "" });
+		// No vector stored yet: what engrama_search would say now (the bridge's memory is still empty here).
+		expect(status.search).toEqual({ mode: "rrf", degraded: true, reason: expect.stringMatching(/no vectors yet/) as string, degraded_cause: "no_vectors", channels: "fulltext_only" });
 		expect((status.admin_tools as unknown as { name: string }[]).map((t) => t.name)).toEqual(["engrama_status", "engrama_reindex"]);
 	});
 
@@ -346,7 +347,10 @@ describe("engrama_status with the subsystems off", () => {
 			expect(status.backend).toEqual({ name: "sqlite", ok: true, node_count: 0 });
 			expect(status.vault).toEqual({ configured: false });
 			expect(status.embedder).toEqual({ configured: false });
-			expect(status.search).toEqual({ mode: "fulltext_only", degraded: false, reason: expect.stringMatching(/no embedder/) as string });
+			// What engrama_search then says: the same mode, degraded, reason and cause.
+			const search = await ok<Record<string, unknown>>(client, "engrama_search", { query: "anything" });
+			expect(status.search).toEqual({ mode: search.mode, degraded: true, reason: search.reason, degraded_cause: "no_embedder", channels: "fulltext_only" });
+			expect(search).toMatchObject({ mode: "rrf", degraded: true, degraded_cause: "no_embedder" });
 		} finally {
 			await client.close();
 			await bridge.close();

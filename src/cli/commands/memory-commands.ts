@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
-import type { IngestKind, RememberResult, Skills } from "../../engine";
+import { CONTEXT_LIMIT, type IngestKind, type RememberResult, type Skills } from "../../engine";
 import { runWithMemory, type CommandRun } from "../context";
 
 function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
@@ -130,16 +130,22 @@ function registerContextCommand(program: Command): void {
 	program
 		.command("context")
 		.description("show an entity's neighbourhood")
-		.requiredOption("--label <label>")
+		.option("--label <label>", "the entity's label; optional when the name is unique")
 		.requiredOption("--name <name>")
 		.option("--hops <n>", "how far to walk (1-4)", "2")
-		.action(async (options: { label: string; name: string; hops: string }, command: Command) =>
+		.option("--limit <n>", "most neighbours to show, nearest first", String(CONTEXT_LIMIT))
+		.action(async (options: { label?: string; name: string; hops: string; limit: string }, command: Command) =>
 			runWithMemory(command, async (run) => {
 				const { out } = run;
-				const view = await skillsOf(run).context(run.opened.scope, { label: options.label, name: options.name }, positiveInt("--hops", options.hops));
+				const view = await skillsOf(run).context(
+					run.opened.scope,
+					{ label: options.label, name: options.name },
+					positiveInt("--hops", options.hops),
+					positiveInt("--limit", options.limit),
+				);
 				if (!view) {
 					process.exitCode = 3;
-					out.result({ context: null }, () => `No ${options.label} "${options.name}".`);
+					out.result({ context: null }, () => `No ${options.label ? `${options.label} ` : ""}"${options.name}".`);
 					return;
 				}
 				out.result(view, () =>

@@ -372,11 +372,28 @@ export class HybridSearch {
 		return ids;
 	}
 
+	/**
+	 * What the next search will answer for mode and degraded, found without embedding anything
+	 * (engrama_status): the same causes and reasons as `search`, but an embedder that would fail
+	 * at the call is only found by the call.
+	 */
+	async readiness(): Promise<SearchReadiness> {
+		const fusion = this.settings.fusion;
+		const { embedder, vectors } = this.deps;
+		const down = (reason: string, cause: DegradedCause): SearchReadiness => ({ fusion, degraded: true, reason, cause });
+		if (isNullEmbedder(embedder) || !embedder) return down(NO_EMBEDDER_REASON, "no_embedder");
+		if (!vectors) return down(NO_VECTOR_STORE, "no_vector_store");
+		const stored = await vectors.dimensions();
+		if (stored === 0) return down(NO_VECTORS_YET, "no_vectors");
+		if (embedder.dimensions > 0 && embedder.dimensions !== stored) return down(dimensionMismatch(embedder, embedder.dimensions, stored), "dimension_mismatch");
+		return { fusion, degraded: false };
+	}
+
 	/** The vector channel, or the reason it cannot answer (never throws for an embedder fault). */
 	private async vectorChannel(scope: PartialScope, text: string, k: number): Promise<VectorAnswer> {
 		const { embedder, vectors } = this.deps;
 		if (isNullEmbedder(embedder) || !embedder) return { hits: [], reason: NO_EMBEDDER_REASON, cause: "no_embedder" };
-		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only.", cause: "no_vector_store" };
+		if (!vectors) return { hits: [], reason: NO_VECTOR_STORE, cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
 			query = await embedder.embed(text);
@@ -386,20 +403,31 @@ export class HybridSearch {
 		try {
 			const stored = await vectors.dimensions();
 			if (stored === 0) {
-				return { hits: [], reason: 'the memory holds no vectors yet: run "engrama reindex --apply" to embed the existing nodes.', cause: "no_vectors" };
+				return { hits: [], reason: NO_VECTORS_YET, cause: "no_vectors" };
 			}
 			if (query.length !== stored) {
-				return {
-					hits: [],
-					reason: `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${query.length}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`,
-					cause: "dimension_mismatch",
-				};
+				return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
 			}
 			return { hits: await vectors.knn(scope, query, k) };
 		} catch (error) {
 			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}`, cause: "vector_store_failed" };
 		}
 	}
+}
+
+/** `HybridSearch.readiness`: the mode and degradation the next search will report. */
+export interface SearchReadiness {
+	readonly fusion: FusionMode;
+	readonly degraded: boolean;
+	readonly reason?: string;
+	readonly cause?: DegradedCause;
+}
+
+const NO_VECTOR_STORE = "no vector store is configured (VECTOR_BACKEND=none): fulltext only.";
+const NO_VECTORS_YET = 'the memory holds no vectors yet: run "engrama reindex --apply" to embed the existing nodes.';
+
+function dimensionMismatch(embedder: EmbeddingProvider, given: number, stored: number): string {
+	return `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${given}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`;
 }
 
 export function createHybridSearch(deps: HybridSearchDeps): HybridSearch {

@@ -22,12 +22,21 @@ export interface ContextSkillView {
 	readonly neighbours: readonly { node_id: string; label: string; name: string; depth: number; status: string }[];
 	readonly relations: readonly ContextRelationView[];
 	readonly truncated: boolean;
+	/** How many neighbours the walk found, when `limit` showed fewer. */
+	readonly neighbour_count?: number;
 }
 
 export const MAX_CONTEXT_HOPS = 4;
 
-/** A node's neighbourhood up to `hops` (1–4), archived neighbours left out, fan-out capped. */
-export async function context(deps: SkillDeps, scope: PartialScope, ref: NodeName, hops = 2): Promise<ContextSkillView | null> {
+/** Neighbours a context answer shows unless asked for more (every surface alike): a hub's 62 ran to 63 kB. */
+export const CONTEXT_LIMIT = 25;
+
+/**
+ * A node's neighbourhood up to `hops` (1–4), archived neighbours left out, fan-out capped; with
+ * `limit`, the nearest `limit` neighbours only (and the relations among what is shown), `truncated`
+ * saying more exist and `neighbour_count` how many.
+ */
+export async function context(deps: SkillDeps, scope: PartialScope, ref: NodeName, hops = 2, limit?: number): Promise<ContextSkillView | null> {
 	if (!isFullScope(scope)) return null;
 	const centre = await findNode(deps, scope, ref).catch((error: unknown) => {
 		if (error instanceof Error && "code" in error && error.code === "not_found") return null;
@@ -36,17 +45,19 @@ export async function context(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 	if (!centre) return null;
 	const hood = await deps.memory.graph.neighbourhood(scope, centre.id, Math.max(1, Math.min(hops, MAX_CONTEXT_HOPS)), FAN_OUT_CAP);
 	if (!hood) return null;
-	const nodes = new Map([[hood.center.id, hood.center], ...hood.nodes.map((n) => [n.node.id, n.node] as const)]);
+	const shown = limit !== undefined && hood.nodes.length > limit ? [...hood.nodes].sort((a, b) => a.depth - b.depth).slice(0, Math.max(0, limit)) : hood.nodes;
+	const nodes = new Map([[hood.center.id, hood.center], ...shown.map((n) => [n.node.id, n.node] as const)]);
+	const edges = shown === hood.nodes ? hood.edges : hood.edges.filter((e) => nodes.has(e.fromId) && nodes.has(e.toId));
 	return {
 		node: nodeView(hood.center),
-		neighbours: hood.nodes.map((n) => ({
+		neighbours: shown.map((n) => ({
 			node_id: n.node.id,
 			label: n.node.label,
 			name: n.node.key,
 			depth: n.depth,
 			status: typeof n.node.props.status === "string" ? n.node.props.status : "active",
 		})),
-		relations: hood.edges.map((e) => {
+		relations: edges.map((e) => {
 			const from = nodes.get(e.fromId);
 			const to = nodes.get(e.toId);
 			return {
@@ -60,6 +71,7 @@ export async function context(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 				direction: e.fromId === hood.center.id ? "out" : e.toId === hood.center.id ? "in" : "between",
 			};
 		}),
-		truncated: hood.truncated,
+		truncated: hood.truncated || shown !== hood.nodes,
+		...(shown !== hood.nodes ? { neighbour_count: hood.nodes.length } : {}),
 	};
 }

@@ -6,6 +6,7 @@ import type { InsightView, ListInsightsOptions, ReflectOptions, ReflectReport, R
 import { surfaceInsights, writeInsightToNote } from "../reflect/proactive";
 import type { SurfaceOptions, SurfaceResult, WriteInsightOptions, WriteInsightResult } from "../reflect/proactive";
 import { EntityResolver, resolverSettings, type ResolverSettings } from "../resolver";
+import type { SearchReadiness } from "../search/hybrid-search";
 import { reindex, type ReindexOptions, type ReindexReport } from "../search/reindex";
 import type { VaultSource } from "../sync/vault-source";
 import type { DecayOptions, DecayReport } from "../temporal";
@@ -65,6 +66,11 @@ export class Skills {
 		return search(this.deps, scope, query, options);
 	}
 
+	/** The mode and degradation the next search will report (status): no embedding, no query. */
+	searchReadiness(): Promise<SearchReadiness> {
+		return this.memory.searcher.readiness();
+	}
+
 	recall(scope: PartialScope, query: string, options?: RecallOptions): Promise<RecallView> {
 		return recall(this.deps, scope, query, options);
 	}
@@ -79,8 +85,8 @@ export class Skills {
 		return relate(this.deps, ctx, from, type, to);
 	}
 
-	context(scope: PartialScope, ref: NodeName, hops?: number): Promise<ContextSkillView | null> {
-		return context(this.deps, scope, ref, hops);
+	context(scope: PartialScope, ref: NodeName, hops?: number, limit?: number): Promise<ContextSkillView | null> {
+		return context(this.deps, scope, ref, hops, limit);
 	}
 
 	forget(ctx: WriteContext, ref: NodeName, options?: { hard?: boolean }): Promise<ForgetResult> {

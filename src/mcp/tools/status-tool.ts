@@ -18,7 +18,7 @@ export function statusTool(env: ToolEnv) {
 		name: "engrama_status",
 		title: "Engrama status",
 		description:
-			"Snapshot of this Engrama server: version, backend (name, ok, node count), the vault it owns (path, note count), the embedder, the search mode the next engrama_search will use, and admin_tools. Call it at the start of a session, especially when other Obsidian-capable MCP servers are connected, so you know which vault 'the vault' means before syncing or ingesting. Read-only; no identity needed; counts are deployment-wide.",
+			"Snapshot of this Engrama server: version, backend (name, ok, node count), the vault it owns (path, note count), the embedder, the search mode and degradation the next engrama_search will report (mode, degraded, reason, as engrama_search says them), and admin_tools. Call it at the start of a session, especially when other Obsidian-capable MCP servers are connected, so you know which vault 'the vault' means before syncing or ingesting. Read-only; no identity needed; counts are deployment-wide.",
 		inputSchema: {},
 		outputSchema: {
 			version: z.string(),
@@ -61,16 +61,14 @@ export function statusTool(env: ToolEnv) {
 				if (embedder.model) embedderInfo.model = embedder.model;
 				embedderInfo.dimensions = embedder.dimensions;
 			}
-			const hybrid = working && !!memory.vectors;
+			// What the next engrama_search will say (mode, degraded, reason), from the same face.
+			const ready = await env.skills.searchReadiness();
 			const search = {
-				mode: hybrid ? "hybrid" : "fulltext_only",
-				// Degradation is only known when a search runs; status predicts the next attempt.
-				degraded: false,
-				reason: hybrid
-					? ""
-					: working
-						? "no vector store (VECTOR_BACKEND none): search is fulltext only"
-						: "no embedder configured: search is fulltext only",
+				mode: ready.fusion,
+				degraded: ready.degraded,
+				reason: ready.reason ?? "",
+				...(ready.cause ? { degraded_cause: ready.cause } : {}),
+				channels: ready.degraded ? "fulltext_only" : "hybrid",
 			};
 			const structured = {
 				version: services.version,
@@ -80,7 +78,7 @@ export function statusTool(env: ToolEnv) {
 				search,
 				admin_tools: ADMIN_TOOLS.map((t) => ({ ...t })),
 			};
-			const summary = `Engrama ${services.version} on ${String(backend.name)} (${backend.ok ? "ok" : "not ok"}${typeof backend.node_count === "number" ? `, ${backend.node_count} nodes` : ""}); vault ${services.vault ? services.vault.path : "not configured"}; search ${search.mode}.`;
+			const summary = `Engrama ${services.version} on ${String(backend.name)} (${backend.ok ? "ok" : "not ok"}${typeof backend.node_count === "number" ? `, ${backend.node_count} nodes` : ""}); vault ${services.vault ? services.vault.path : "not configured"}; search ${search.mode}${search.degraded ? ` degraded (fulltext only: ${search.reason})` : ""}.`;
 			return { structured, summary };
 		},
 	});

@@ -1,0 +1,106 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempDir } from "../helpers/temp-dir";
+import { call, connectClient, ok, startBridge, textOf, writeNote, type Bridge } from "./mcp-harness";
+
+/**
+ * What agents met through real clients (the SDK's client over real HTTP here): each rough edge
+ * of #26 as an answer that says what happened, in as few bytes as the answer needs.
+ */
+
+let dir: ReturnType<typeof makeTempDir>;
+let bridge: Bridge;
+let client: Client;
+
+/** Bytes an agent receives: the text blocks plus structuredContent, as JSON on the wire. */
+function wireBytes(result: CallToolResult): number {
+	return Buffer.byteLength(JSON.stringify({ content: result.content, structuredContent: result.structuredContent }));
+}
+
+/** The same answer as the bridge sent it before #26: the summary, the payload pretty-printed as a second text block, and structuredContent. */
+function oldWireBytes(result: CallToolResult): number {
+	const summary = textOf(result).split("\n")[0];
+	const content = [
+		{ type: "text", text: summary },
+		{ type: "text", text: JSON.stringify(result.structuredContent, null, 2) },
+	];
+	return Buffer.byteLength(JSON.stringify({ content, structuredContent: result.structuredContent }));
+}
+
+beforeAll(async () => {
+	dir = makeTempDir("engrama-mcp-ergonomics-");
+	const vault = join(dir.path, "vault");
+	mkdirSync(vault);
+	writeNote(vault, "Projects/Billing Portal.md", "---\ntype: Project\n---\n# Billing Portal\n\nInvoices.\n");
+	bridge = await startBridge({ dir: dir.path, vault });
+	client = await connectClient(bridge.url, bridge.token);
+	await ok(client, "engrama_sync_vault", {});
+}, 60_000);
+
+afterAll(async () => {
+	await client?.close();
+	await bridge?.close();
+	dir?.cleanup();
+});
+
+describe("agent ergonomics over real HTTP", () => {
+	it("engrama_sync_note on a path that is not in the vault is an error naming it, not a success", async () => {
+		const result = await call(client, "engrama_sync_note", { path: "Projects/Nowhere.md" });
+		expect(result.isError).toBe(true);
+		expect(textOf(result)).toMatch(/No note "Projects\/Nowhere\.md" in the vault, and no node was synced from that path/);
+		// A note that is there still syncs.
+		const synced = await ok<{ path: string; counts: { files_scanned: number } }>(client, "engrama_sync_note", { path: "Projects/Billing Portal.md" });
+		expect(synced.counts.files_scanned).toBe(1);
+	});
+
+	it("an argument a tool does not take is an error that names it and the one meant", async () => {
+		const result = await call(client, "engrama_search", { query: "billing", label: "Project", top_k: 2 });
+		expect(result.isError).toBe(true);
+		const text = textOf(result);
+		expect(text).toMatch(/engrama_search does not take "label" \(did you mean "labels"\?\), "top_k"/);
+		expect(text).toMatch(/it takes query, limit, labels/);
+		// The declared arguments still work, and a tool without arguments refuses any.
+		expect((await ok<{ results: unknown[] }>(client, "engrama_search", { query: "billing", labels: ["Project"], limit: 2 })).results.length).toBe(1);
+		expect(textOf(await call(client, "engrama_status", { verbose: true }))).toMatch(/engrama_status does not take "verbose": it takes no arguments/);
+	});
+
+	it("engrama_context finds a unique name without its label, and asks for the label only when the name is ambiguous", async () => {
+		const view = await ok<{ node: { label: string; name: string } }>(client, "engrama_context", { name: "Billing Portal" });
+		expect(view.node).toMatchObject({ label: "Project", name: "Billing Portal" });
+		await ok(client, "engrama_remember", { label: "Concept", properties: { name: "Billing Portal" } });
+		const ambiguous = await call(client, "engrama_context", { name: "Billing Portal" });
+		expect(ambiguous.isError).toBe(true);
+		expect(textOf(ambiguous)).toMatch(/"Billing Portal" names 2 nodes \((Project, Concept|Concept, Project)\): give the label/);
+		const missing = await call(client, "engrama_context", { name: "Nothing Here" });
+		expect(textOf(missing)).toMatch(/No node named "Nothing Here" in this memory/);
+		expect(textOf(missing)).not.toMatch(/undefined|\(missing\)/);
+	});
+
+	it("answers carry their data once: structuredContent, a one-line summary, no pretty-printed copy", async () => {
+		const result = await call(client, "engrama_search", { query: "billing" });
+		expect(result.content).toHaveLength(1);
+		const text = textOf(result);
+		expect(text).not.toContain("\n");
+		expect(text).not.toContain('"node_id"');
+		expect((result.structuredContent as { results: unknown[] }).results.length).toBeGreaterThan(0);
+		console.info(`engrama_search answer: ${wireBytes(result)} bytes (as before #26: ${oldWireBytes(result)} bytes)`);
+	});
+
+	it("bounds a hub's context: 25 nearest of 62 neighbours by default, the count said, more on request", async () => {
+		// Names unlike each other, so the resolver makes 62 nodes, not one.
+		const relations = { RELATED_TO: Array.from({ length: 62 }, (_, i) => `${String.fromCharCode(97 + (i % 26))}${((i + 7) * 2654435761 % 4294967296).toString(36)}`) };
+		await ok(client, "engrama_remember", { label: "Concept", properties: { name: "Hub", summary: "A concept everything relates to." }, relations });
+		const result = await call(client, "engrama_context", { label: "Concept", name: "Hub" });
+		const view = result.structuredContent as { neighbours: unknown[]; relations: unknown[]; truncated: boolean; neighbour_count: number };
+		expect(view).toMatchObject({ truncated: true, neighbour_count: 62 });
+		expect(view.neighbours).toHaveLength(25);
+		expect(view.relations).toHaveLength(25);
+		expect(textOf(result)).toMatch(/25 of 62 neighbours, 25 relations \(truncated: raise limit to see more\)/);
+		const all = await call(client, "engrama_context", { label: "Concept", name: "Hub", limit: 100, hops: 2 });
+		expect((all.structuredContent as { neighbours: unknown[]; truncated: boolean }).neighbours).toHaveLength(62);
+		console.info(`engrama_context of a 62-neighbour hub: ${wireBytes(result)} bytes by default, ${wireBytes(all)} with limit 100 at 2 hops (as before #26: ${oldWireBytes(all)} bytes)`);
+	});
+});
