@@ -6,7 +6,7 @@
 // Usage: npm run bench -- vault-retrieval [--set obsidian-hub|multilingual] [--vault DIR]
 //        [--questions FILE] [--models none,minilm,bge] [--model-root DIR] [--dtype fp32|q8]
 //        [--modes default,fulltext,vector,rrf,linear] [--distractors N] [--seed N]
-//        [--setting key=value ...] [--misses] [--json FILE]
+//        [--setting key=value ...] [--misses] [--problems] [--json FILE]
 // - obsidian-hub (default): the vault of scripts/bench/vault-retrieval/get-obsidian-hub.sh
 //   (.bench-out/vault-retrieval/obsidian-hub-dae4bcf), questions-obsidian-hub.json beside it.
 // - multilingual: tests/fixtures/multilingual-vault and its questions.json; hit@5 per language.
@@ -138,6 +138,7 @@ async function syncFresh(notes: readonly string[], work: string): Promise<{ dbPa
 	const syncCpu = cpuSeconds(cpu);
 	await sync.stop();
 	await opened.close();
+	if (process.argv.includes("--problems")) for (const p of report.problems) console.log(`  ${p.path}: ${p.severity}: ${p.problem}`);
 	return { dbPath, syncSeconds, syncCpu, problems: report.problems.length };
 }
 
@@ -170,7 +171,13 @@ async function runModel(model: ModelName, dbPath: string, cacheDir: string): Pro
 		const t0 = performance.now();
 		const cpu = process.cpuUsage();
 		const { memory } = opened;
-		const report = await reindex({ graph: memory.graph, vectors: memory.vectors, embedder, write: (job) => memory.write(job) }, opened.scope, { apply: true, batchSize: 32 });
+		const report = await reindex({ graph: memory.graph, vectors: memory.vectors, embedder, write: (job) => memory.write(job) }, opened.scope, {
+			apply: true,
+			batchSize: 32,
+			onProgress: ({ done, total }) => {
+				if (done === total || done % 1024 < 32) console.error(`${model}: embedded ${done}/${total} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+			},
+		});
 		embedSeconds = (performance.now() - t0) / 1000;
 		embedCpu = cpuSeconds(cpu);
 		embedded = report.embedded;
