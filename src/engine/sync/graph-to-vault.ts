@@ -8,7 +8,7 @@ import type { NodeRecord, PropValue, Scope } from "../types";
 import { contentHash } from "./content-hash";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
-import { applyProvenanceKeys, provenanceKeys } from "./note-provenance";
+import { applyProvenanceKeys, edgeWriter, provenanceKeys, withWriterMarks } from "./note-provenance";
 import { NOTE_ORIGIN } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -163,14 +163,18 @@ export class GraphToVault {
 		const to = await memory.graph.getNodeById(scope, event.write.to.id);
 		if (!from || !to) return null;
 		const path = notePath(from);
+		// The relation is the writer's: an agent's is marked in the note (and so survives a rebuild from the vault).
+		const marked = event.write.created ? withWriterMarks(from, event.ctx) : from;
 		if (!path) {
 			if (!this.exportable(from)) return null;
-			const created = await this.createNote(lane, from, new Set());
+			const created = await this.createNote(lane, marked, new Set());
 			return this.syncBack(lane, created.path, created.hash, from);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
 		const ref = await this.refFor(lane, to);
-		const hash = await this.edit(lane, path, (fm) => addRelation(fm, event.write.type, ref, to, memory.profile));
+		const hash = await this.edit(lane, path, (fm) => {
+			if (addRelation(fm, event.write.type, ref, to, memory.profile) && marked !== from) applyProvenanceKeys(fm, marked);
+		});
 		return this.syncBack(lane, path, hash, from);
 	}
 
@@ -229,10 +233,12 @@ export class GraphToVault {
 		if (node.props.status === "archived") return false;
 		const foreign = (await memory.graph.edgesOf(scope, node.id, "out")).filter((e) => e.edge.props.origin !== NOTE_ORIGIN);
 		if (foreign.length === 0 || !(await source.stat(path))) return false;
-		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node) })));
+		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node), writer: edgeWriter(e.edge.props) })));
 		try {
 			await this.edit(lane, path, (fm) => {
-				for (const r of refs) addRelation(fm, r.type, r.ref, r.node, memory.profile);
+				let marked = node;
+				for (const r of refs) if (addRelation(fm, r.type, r.ref, r.node, memory.profile) && r.writer) marked = withWriterMarks(marked, r.writer);
+				if (marked !== node) applyProvenanceKeys(fm, marked);
 			});
 			return true;
 		} catch (error) {
@@ -320,8 +326,8 @@ function notePath(node: NodeRecord): string | undefined {
 	return typeof path === "string" && path !== "" ? path : undefined;
 }
 
-/** Adds `ref` to `relations[type]` unless the note already names that target. */
-function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): void {
+/** Adds `ref` to `relations[type]` unless the note already names that target; true when it added it. */
+function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): boolean {
 	const current = fm.relations;
 	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
 		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
@@ -336,10 +342,11 @@ function addRelation(fm: Record<string, unknown>, type: string, ref: string, tar
 		const plain = item.replace(/^\[\[|\]\]$/g, "").split(/[|#]/)[0].trim().toLowerCase();
 		return names.has(item.toLowerCase()) || names.has(plain) || names.has(plain.slice(plain.lastIndexOf("/") + 1));
 	});
-	if (already) return;
+	if (already) return false;
 	list.push(ref);
 	relations[key] = list;
 	fm.relations = relations;
+	return true;
 }
 
 function yamlValue(value: PropValue): unknown {
