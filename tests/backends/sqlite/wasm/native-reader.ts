@@ -6,9 +6,9 @@ import { requireTool } from "../../../helpers/system-tools";
 
 const READER = fileURLToPath(new URL("./fixtures/native-reader.py", import.meta.url));
 
-/** Opens, reads and closes, as a one-off query in the sqlite3 shell would. */
-export function peek(db: string): void {
-	const run = spawnSync(requireTool("python3"), [READER, "peek", db], { encoding: "utf8" });
+/** Opens, reads and closes, as a one-off query in the sqlite3 shell would (`readonly`: as `sqlite3 -readonly`). */
+export function peek(db: string, options: { readonly?: boolean } = {}): void {
+	const run = spawnSync(requireTool("python3"), [READER, options.readonly ? "peek-readonly" : "peek", db], { encoding: "utf8" });
 	if (run.status !== 0 || !run.stdout.includes("CLOSED")) throw new Error(`python3 native reader failed (python3 must be installed): ${run.error?.message ?? run.stderr}`);
 }
 
