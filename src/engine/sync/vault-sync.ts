@@ -4,7 +4,7 @@ import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
-import { GraphToVault, type SyncLane } from "./graph-to-vault";
+import { GraphToVault, nodeStamp, type SyncLane, type WrittenNote } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
@@ -73,7 +73,7 @@ export class VaultSync {
 			scope: deps.scope,
 			settings: this.settings,
 			replication: deps.replication,
-			syncPaths: (paths, lane) => this.batches.run(() => this.runBatch(paths, [], lane)),
+			syncPaths: (paths, lane, written) => this.batches.run(() => this.runBatch(paths, [], lane, written)),
 			noteIndex: (lane) => this.ensureIndex(lane),
 			onReport: (report) => deps.onBatch?.(report),
 			onError: (error) => deps.onError?.(error),
@@ -304,7 +304,12 @@ export class VaultSync {
 		if (this.unsubscribe) this.schedule();
 	}
 
-	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[], lane: SyncLane = this.deps): Promise<SyncReport> {
+	private async runBatch(
+		paths: readonly string[],
+		renames: readonly { path: string; oldPath: string }[],
+		lane: SyncLane = this.deps,
+		written: readonly WrittenNote[] = [],
+	): Promise<SyncReport> {
 		const { memory, source } = lane;
 		const started = this.now();
 		const index = await this.ensureIndex(lane);
@@ -351,6 +356,7 @@ export class VaultSync {
 			await memory.write(() =>
 				memory.pipeline.transaction(async () => {
 					for (const p of prepared) {
+						if (await this.keptNewerState(memory, run, p, written)) continue;
 						const u = await run.upsert(p);
 						if (u) upserted.push(u);
 					}
@@ -371,6 +377,24 @@ export class VaultSync {
 			problems: run.problems,
 			timings: { totalMs: round(this.now() - started) },
 		};
+	}
+
+	/**
+	 * A note graph → vault wrote, still exactly as written, whose node changed since (an agent's
+	 * update committed while the note was being written): reading it back would revert that update.
+	 * Only where the note is and what it holds is recorded; the write that changed the node is
+	 * replicated into the note next (its own graph → vault job). Runs inside the batch's unit of
+	 * writes, so no write can land between the check and the record.
+	 */
+	private async keptNewerState(memory: Memory, run: SyncRun, prepared: PreparedNote, written: readonly WrittenNote[]): Promise<boolean> {
+		const { note, info } = prepared;
+		const own = written.find((w) => w.path === note.path && w.hash === note.hash);
+		if (!own) return false;
+		// From the store, not the run's cache: the cache may predate the write that changed it.
+		const node = await memory.graph.getNodeById(this.deps.scope, own.nodeId);
+		if (!node || nodeStamp(node) === own.stamp) return false;
+		await run.recordNoteState(node, { [NOTE_PROPS.path]: note.path, [NOTE_PROPS.hash]: note.hash, [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size });
+		return true;
 	}
 
 	/** The note index, loaded from the graph once and then kept in step. */
