@@ -7,6 +7,7 @@ import type { EngramaController } from "../engrama-controller";
 import { LOCAL_MODELS, localModelOf, MODELS_DESKTOP_NOTE, MODELS_MOBILE_NOTE } from "../local-model/catalogue";
 import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
+import { destructive } from "./destructive";
 import { noticeError, noticeInfo } from "../notices";
 import { createRequestUrlHttpClient, windowSleep } from "../request-url-http-client";
 import { engineConfig, formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
@@ -34,7 +35,12 @@ export class EngramaSettingTab extends PluginSettingTab {
 		super(plugin.app, plugin);
 	}
 
-	display(): void {
+	override display(): void {
+		this.render();
+	}
+
+	/** Draws the tab (display() is Obsidian's entry; redraws call this, display is deprecated from 1.13). */
+	private render(): void {
 		const { containerEl } = this;
 		for (const off of this.unwatch.splice(0)) off();
 		containerEl.empty();
@@ -62,7 +68,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 			return false;
 		}
 		errorEl?.remove();
-		if (redraw) this.display();
+		if (redraw) this.render();
 		return true;
 	}
 
@@ -233,7 +239,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 			d.setValue(known && !this.customModel ? current : CUSTOM).onChange((v) => {
 				this.customModel = v === CUSTOM;
 				if (v !== CUSTOM) void this.save(choice, (s) => (s.embedding.model = v), true);
-				else this.display();
+				else this.render();
 			});
 		});
 		if (!known || this.customModel) {
@@ -253,14 +259,11 @@ export class EngramaSettingTab extends PluginSettingTab {
 			cancel = b.setButtonText("Cancel").onClick(() => this.controller.models.cancel());
 		});
 		files.addButton((b) => {
-			remove = b
-				.setButtonText("Delete")
-				.setWarning()
-				.onClick(async () => {
-					await this.controller.models.remove(current);
-					noticeInfo(`deleted the local model ${current}. Download it again to use it.`);
-					if (this.s.embedding.provider === "local") void this.controller.restart();
-				});
+			remove = destructive(b.setButtonText("Delete")).onClick(async () => {
+				await this.controller.models.remove(current);
+				noticeInfo(`deleted the local model ${current}. Download it again to use it.`);
+				if (this.s.embedding.provider === "local") void this.controller.restart();
+			});
 		});
 		const render = async () => {
 			const state = this.controller.models.state;
@@ -395,7 +398,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 				.setTooltip("Copy token")
 				.onClick(() => void navigator.clipboard.writeText(this.s.mcp.token).then(() => noticeInfo("copied the MCP token."))),
 		);
-		token.addButton((b) => b.setButtonText("Regenerate").onClick(() => void this.actions.regenerateToken().then(() => this.display())));
+		token.addButton((b) => b.setButtonText("Regenerate").onClick(() => void this.actions.regenerateToken().then(() => this.render())));
 		const configs = clientConfigurations(this.s.mcp.port, this.s.mcp.token, this.controller.tokenFile());
 		const snippets = new Setting(el).setName("Client configuration").setDesc(`Endpoint ${mcpUrl(this.s.mcp.port)}. Paste into your MCP client.`);
 		snippets.addButton((b) => b.setButtonText("Copy").onClick(() => void this.actions.copyMcpConfig()));
