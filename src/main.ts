@@ -39,7 +39,10 @@ export default class EngramaPlugin extends Plugin {
 			new Notice(`Engrama: some settings were invalid and were reset to their defaults (${problems.join("; ")}).`, 10_000);
 		}
 		this.app.workspace.onLayoutReady(() => {
-			void controller.start();
+			void controller.start().then(() => {
+				// A first run in this vault: the welcome in the panel says what would happen; nothing runs before Start.
+				if (controller.awaitingStart && this.controller === controller) void actions.openPanel();
+			});
 		});
 	}
 

@@ -20,6 +20,12 @@ const urlString = z
  * ones take their defaults, and invalid values are reported and replaced by defaults.
  */
 export const pluginSettingsSchema = z.object({
+	/**
+	 * "pending": the welcome in the panel waits for the person to start (nothing in the vault changes
+	 * until then). A vault without data.json starts pending; a data.json of an earlier version (no such
+	 * key) is a vault that already synced: "done".
+	 */
+	firstRun: z.enum(["pending", "done"]).default("done"),
 	backend: z.enum(["sqlite", "neo4j"]).default("sqlite"),
 	/**
 	 * Empty: on desktop `~/.engrama/vaults/<vaultId>/engrama.db` (outside the vault, so sync tools
@@ -126,8 +132,12 @@ export interface SettingsLoad {
 	readonly problems: readonly string[];
 }
 
-/** data.json → settings. Never throws: bad values are reported and replaced by defaults. */
+/**
+ * data.json → settings. Never throws: bad values are reported and replaced by defaults. No data.json
+ * at all (`raw` null: the plugin never ran in this vault) is a first run; any data.json is not.
+ */
 export function loadSettings(raw: unknown): SettingsLoad {
+	if (raw === null || raw === undefined) return { settings: { ...DEFAULT_SETTINGS, firstRun: "pending" }, problems: [] };
 	const input = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 	const whole = pluginSettingsSchema.safeParse(input);
 	if (whole.success) return { settings: whole.data, problems: [] };
