@@ -1,6 +1,6 @@
 // The first run of the built main.js in a vault that never had the plugin (no data.json): the
 // welcome in the panel, its dry run, and nothing in the vault written before its Start.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
@@ -136,6 +136,41 @@ describe("first run in a vault with notes", () => {
 		}, "the edit synced");
 		expect(idOf(readFileSync(join(vault.path, "Concepts/CRDTs.md"), "utf8"))).toBeUndefined();
 		expect(JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8"))).toMatchObject({ sync: { writeEngramaIds: false } });
+	});
+});
+
+describe("from paths to ids later, in settings", () => {
+	test("turning on engrama_id shows how many notes get one, in a git vault the hint, and then writes exactly those", async () => {
+		const vault = makeVault();
+		mkdirSync(join(vault.path, ".git"));
+		const { plugin, welcome, app } = await firstRun(vault);
+		await waitFor(() => welcome.lastPreview, "the dry run");
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0]!.view.containerEl;
+		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
+		select.value = "paths";
+		select.dispatchEvent(new window.Event("change"));
+		modelToggle(panel).click();
+		await welcome.start();
+		await plugin.controller!.ready();
+		const before = snapshot(vault.path);
+
+		const tab = app.settingTabs[0]!;
+		tab.display();
+		const ids = Array.from(tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")).find((s) => s.querySelector(".setting-item-name")?.textContent === "Write engrama_id")!;
+		ids.querySelector<HTMLElement>(".checkbox-container")!.click();
+		const modal = await waitFor(() => h.fake.fakeOpenModals.at(-1), "the preview of the switch");
+		const text = modal.contentEl.textContent ?? "";
+		const count = Number(/([\d,]+) notes get one engrama_id line/.exec(text)?.[1]?.replace(/,/g, ""));
+		expect(count).toBeGreaterThan(40);
+		expect(text).toContain("git repository");
+		// Nothing was written for the preview.
+		expect(snapshot(vault.path)).toEqual(before);
+		Array.from(modal.contentEl.querySelectorAll("button")).find((b) => b.textContent === "Write the ids")!.click();
+		await waitFor(() => JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")).sync.writeEngramaIds === true, "the saved choice");
+		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("wrote engrama_id into")), "the ids written", 60_000);
+		const written = [...before.keys()].filter((p) => p.endsWith(".md") && idOf(readFileSync(join(vault.path, p), "utf8")) !== undefined && idOf(Buffer.from(before.get(p)!.split(" ")[1]!, "base64").toString("utf8")) === undefined);
+		expect(written.length).toBe(count);
+		expect(h.fake.fakeNotices.some((n) => n.text.includes(`wrote engrama_id into ${count} notes`))).toBe(true);
 	});
 });
 

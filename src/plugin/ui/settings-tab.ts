@@ -363,7 +363,16 @@ export class EngramaSettingTab extends PluginSettingTab {
 			return parsed.ok ? (s: PluginSettings) => (s.sync.folderLabels = parsed.value) : parsed.error;
 		});
 		toggle("Index untyped notes", "Notes without a type become Note nodes: searchable and linked.", this.s.sync.indexUntypedNotes, (on) => (s) => (s.sync.indexUntypedNotes = on));
-		toggle("Write engrama_id", "Store each note's identity in its frontmatter so renames keep it.", this.s.sync.writeEngramaIds, (on) => (s) => (s.sync.writeEngramaIds = on));
+		const ids = new Setting(el)
+			.setName("Write engrama_id")
+			.setDesc("Store each note's identity in its frontmatter so renames keep it. Turning it on shows how many notes get the line first, then writes it a few notes at a time. Off: notes are followed by their path and no note is touched.");
+		ids.addToggle((t) =>
+			t.setValue(this.s.sync.writeEngramaIds).onChange(async (on) => {
+				if (!on) return void this.save(ids, (s) => (s.sync.writeEngramaIds = false));
+				// From paths to ids: the same preview as the welcome, then the paced writes.
+				if (!(await this.actions.switchToIds())) t.setValue(false);
+			}),
+		);
 		toggle(
 			"Write agent memories as notes",
 			"Memories and relations added by agents are written into notes, so the vault holds the whole graph.",

@@ -8,7 +8,7 @@ import { parseFolderList } from "../settings";
 import type { PanelActions } from "./panel-actions";
 
 /** What the welcome says about the notes that would get an id, and about git (first run and the switch in settings). */
-export function describeIds(preview: FirstRunPreview): string {
+export function describeIds(preview: Pick<FirstRunPreview, "ids">): string {
 	if (preview.ids === 0) return "No note needs an engrama_id: nothing in the vault changes.";
 	return `${formatCount(preview.ids)} ${preview.ids === 1 ? "note gets" : "notes get"} one engrama_id line in the frontmatter, a few notes at a time, with progress and a cancel button.`;
 }
