@@ -7,7 +7,8 @@ import { EngramaController } from "./engrama-controller";
 import { CancelledError } from "./work-gate";
 import type { Engine } from "./engine-host";
 import { approveInsight, dismissInsight, insightsWithStatus, personContext, runReflect, writeInsightToNote } from "./insight-actions";
-import { clientConfigurations, generateToken } from "./mcp-bridge";
+import { clientConfigurations } from "./mcp-bridge";
+import { replaceMcpToken } from "./secrets";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { idsToWrite, vaultUnderGit } from "./first-run";
 import { EngramaView, VIEW_TYPE_ENGRAMA, type PanelTab } from "./ui/engrama-view";
@@ -451,8 +452,7 @@ export class EngramaActions implements PanelActions {
 	}
 
 	async copyMcpConfig(): Promise<void> {
-		const { port, token } = this.controller.settings.mcp;
-		const configs = clientConfigurations(port, token, this.controller.tokenFile());
+		const configs = clientConfigurations(this.controller.settings.mcp.port, this.controller.mcpToken(), this.controller.tokenFile());
 		const text = `// Streamable HTTP (Claude Desktop, Cursor, any MCP client)\n${configs.http}\n\n// stdio-only clients: the proxy forwards to the running bridge\n${configs.stdio}\n\n// Claude Code\n${configs.claudeCode}\n`;
 		try {
 			await navigator.clipboard.writeText(text);
@@ -471,7 +471,7 @@ export class EngramaActions implements PanelActions {
 			true,
 		);
 		if (!ok) return;
-		await this.controller.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
+		replaceMcpToken(this.app);
 		if (this.controller.bridge.state.kind === "listening") {
 			await this.controller.startBridge().catch((error: unknown) => noticeError("the MCP bridge did not restart", error));
 		}

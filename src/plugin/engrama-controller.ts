@@ -9,7 +9,8 @@ import { releaseRuntime } from "./local-model/runtime";
 import { applyChoices, previewFirstRun, vaultUnderGit, type FirstRunChoices, type FirstRunPreview } from "./first-run";
 import { writeIdsPaced, type IdBackfillResult } from "./id-backfill";
 import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
-import { generateToken, McpBridge } from "./mcp-bridge";
+import { McpBridge } from "./mcp-bridge";
+import { mcpToken, missingSecrets } from "./secrets";
 import { offerModule, offModulesOf } from "./module-offer";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
@@ -156,10 +157,16 @@ export class EngramaController {
 		return engine && !this.unloaded ? this.firstSync(engine) : null;
 	}
 
-	/** The bridge token and the vault's id, generated once (data.json). */
+	/** The vault's id, generated once (data.json); secrets another device chose but this one lacks are named. */
 	private async ensureIds(): Promise<void> {
-		if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
 		if (this.current.vaultId === "") await this.saveSettings((s) => (s.vaultId = newVaultId(this.app.vault.getName())), { apply: false });
+		const missing = missingSecrets(this.app, this.current);
+		if (missing.length > 0) noticeInfo(`this device does not have ${missing.join(" or ")}: secrets stay on the device that entered them. Choose or create it in the Engrama settings.`, 15_000);
+	}
+
+	/** The MCP bridge's token on this device (secret storage; created on first use). */
+	mcpToken(): string {
+		return mcpToken(this.app);
 	}
 
 	/** The engine, once layout ready has opened it; throws a message for people otherwise. */
@@ -295,7 +302,7 @@ export class EngramaController {
 	}
 
 	private startBridgeOn(engine: Engine): Promise<void> {
-		return this.bridge.start(engine, this.current.mcp.port, this.current.mcp.token, this.tokenFile());
+		return this.bridge.start(engine, this.current.mcp.port, this.mcpToken(), this.tokenFile());
 	}
 
 	/** Where the stdio proxy reads the token (desktop); null where there is no file system path. */

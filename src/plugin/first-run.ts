@@ -65,7 +65,7 @@ export function notesWithoutId(app: App, synced: (path: string) => boolean): str
 	const out: string[] = [];
 	for (const file of app.vault.getMarkdownFiles()) {
 		if (!synced(file.path)) continue;
-		const frontmatter = app.metadataCache.getFileCache(file)?.frontmatter as Record<string, unknown> | undefined;
+		const frontmatter = app.metadataCache.getFileCache(file)?.frontmatter;
 		if (frontmatter?.engrama_id === undefined) out.push(file.path);
 	}
 	return out;

@@ -68,7 +68,7 @@ describe("first run in a vault with notes", () => {
 		expect([...before.keys()].some((p) => p.startsWith(PLUGIN_DIR))).toBe(false);
 		const { plugin, welcome, app } = await firstRun(vault);
 		const preview = await waitFor(() => welcome.lastPreview, "the dry run's figures");
-		const panel = app.workspace.getLeavesOfType("engrama-panel")[0]!.view.containerEl;
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
 		// Offered on desktop; this test downloads nothing (plugin-local-model.test.ts covers the download).
 		expect(modelToggle(panel).classList.contains("is-enabled")).toBe(true);
 		modelToggle(panel).click();
@@ -112,7 +112,7 @@ describe("first run in a vault with notes", () => {
 		const before = snapshot(vault.path);
 		const { plugin, welcome, app } = await firstRun(vault);
 		await waitFor(() => welcome.lastPreview, "the dry run");
-		const panel = app.workspace.getLeavesOfType("engrama-panel")[0]!.view.containerEl;
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
 		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
 		select.value = "paths";
 		select.dispatchEvent(new window.Event("change"));
@@ -145,7 +145,7 @@ describe("from paths to ids later, in settings", () => {
 		mkdirSync(join(vault.path, ".git"));
 		const { plugin, welcome, app } = await firstRun(vault);
 		await waitFor(() => welcome.lastPreview, "the dry run");
-		const panel = app.workspace.getLeavesOfType("engrama-panel")[0]!.view.containerEl;
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
 		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
 		select.value = "paths";
 		select.dispatchEvent(new window.Event("change"));
@@ -154,7 +154,7 @@ describe("from paths to ids later, in settings", () => {
 		await plugin.controller!.ready();
 		const before = snapshot(vault.path);
 
-		const tab = app.settingTabs[0]!;
+		const tab = app.settingTabs[0];
 		tab.display();
 		const ids = Array.from(tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")).find((s) => s.querySelector(".setting-item-name")?.textContent === "Write engrama_id")!;
 		ids.querySelector<HTMLElement>(".checkbox-container")!.click();
@@ -166,9 +166,9 @@ describe("from paths to ids later, in settings", () => {
 		// Nothing was written for the preview.
 		expect(snapshot(vault.path)).toEqual(before);
 		Array.from(modal.contentEl.querySelectorAll("button")).find((b) => b.textContent === "Write the ids")!.click();
-		await waitFor(() => JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")).sync.writeEngramaIds === true, "the saved choice");
+		await waitFor(() => (JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { sync: { writeEngramaIds: boolean } }).sync.writeEngramaIds, "the saved choice");
 		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("wrote engrama_id into")), "the ids written", 60_000);
-		const written = [...before.keys()].filter((p) => p.endsWith(".md") && idOf(readFileSync(join(vault.path, p), "utf8")) !== undefined && idOf(Buffer.from(before.get(p)!.split(" ")[1]!, "base64").toString("utf8")) === undefined);
+		const written = [...before.keys()].filter((p) => p.endsWith(".md") && idOf(readFileSync(join(vault.path, p), "utf8")) !== undefined && idOf(Buffer.from(before.get(p)!.split(" ")[1], "base64").toString("utf8")) === undefined);
 		expect(written.length).toBe(count);
 		expect(h.fake.fakeNotices.some((n) => n.text.includes(`wrote engrama_id into ${count} notes`))).toBe(true);
 	});

@@ -89,7 +89,7 @@ describe("mapping onto the engine", () => {
 	test("engineConfig carries backend, profile, embeddings and search weights", () => {
 		const r = updateSettings(DEFAULT_SETTINGS, (s) => {
 			s.modules = ["teaching"];
-			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", dimensions: 256, hubUrl: "", runtimeUrl: "" };
+			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", apiKeySecret: "", dimensions: 256, hubUrl: "", runtimeUrl: "" };
 			s.search.graphWeight = 0.3;
 		});
 		if (!r.ok) throw new Error(r.error);

@@ -498,7 +498,6 @@ export class VaultSync {
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
 	private async writeIds(lane: SyncLane, run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const { memory } = lane;
 		const states: { id: string; state: WrittenId }[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;

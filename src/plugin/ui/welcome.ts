@@ -63,14 +63,14 @@ export class WelcomePanel {
 			)
 			.addDropdown((d) =>
 				d
-					.addOption("ids", "Engrama_id in frontmatter")
+					.addOption("ids", "An engrama_id in each note")
 					.addOption("paths", "By path, touch no note")
 					.setValue(this.choices.writeIds ? "ids" : "paths")
 					.onChange((v) => this.change({ writeIds: v === "ids" })),
 			);
 		new Setting(el)
 			.setName("Folders to leave out")
-			.setDesc("Notes in these folders are not indexed (comma-separated, e.g. templates or an archive).")
+			.setDesc("Notes in these folders are not indexed (comma-separated), such as templates or an archive.")
 			.addText((t) => t.setValue(this.choices.excludeFolders.join(", ")).onChange((v) => this.change({ excludeFolders: parseFolderList(v) })));
 		new Setting(el)
 			.setName("Agents may write notes")

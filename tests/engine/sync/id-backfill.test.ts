@@ -74,6 +74,7 @@ describe("ids written after a sync by path", () => {
 		expect(result.written).toEqual([path]);
 		const node = (await allNodes(h.memory)).find((n) => n.props.obsidian_path === path);
 		expect(idOf(h.read(path))).toBe(node?.id);
-		expect(String(node?.props.body ?? node?.props.description ?? "") + h.read(path)).toContain("typed while Obsidian was closed");
+		expect(h.read(path)).toContain("typed while Obsidian was closed");
+		expect(node?.props.content_hash).not.toBe(undefined);
 	});
 });
