@@ -85,6 +85,7 @@ describe("loading", () => {
 				"sync-current-note",
 				"sync-vault",
 				"take-over-memory",
+				"write-missing-ids",
 			].map((id) => `engrama:${id}`),
 		);
 		for (const command of Object.values(app.commands.commands)) {
