@@ -84,7 +84,7 @@ describe("secrets", () => {
 		await plugin.controller!.ready();
 		// The person creates a secret named "openai-work" in Obsidian's keychain, then picks it in the setting.
 		app.secretStorage.setSecret("openai-work", "sk-live-abc123");
-		const tab = app.settingTabs[0]!;
+		const tab = app.settingTabs[0];
 		tab.display();
 		const setting = Array.from(tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")).find((s) => s.querySelector(".setting-item-name")?.textContent === "API key");
 		expect(setting?.textContent).toContain("never in data.json");
