@@ -1,6 +1,5 @@
 import type { App } from "obsidian";
 import { errorMessage } from "../engine/errors";
-import { generateToken } from "./mcp-bridge";
 import type { PluginSettings } from "./settings";
 
 /**
@@ -34,6 +33,14 @@ export function secretValues(app: App, settings: PluginSettings): SecretValues {
 export function withSecrets(app: App, settings: PluginSettings): PluginSettings {
 	const values = secretValues(app, settings);
 	return { ...settings, neo4j: { ...settings.neo4j, password: values.neo4jPassword }, embedding: { ...settings.embedding, apiKey: values.embeddingApiKey } };
+}
+
+/** 32 random bytes, base64url (the same form as the command line's token). */
+export function generateToken(): string {
+	const bytes = crypto.getRandomValues(new Uint8Array(32));
+	let binary = "";
+	for (const b of bytes) binary += String.fromCharCode(b);
+	return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /** The bridge token of this vault on this device: created on first use. */
