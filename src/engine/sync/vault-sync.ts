@@ -42,6 +42,18 @@ export interface VaultSyncDeps {
 export interface FullSyncOptions {
 	/** Report what would change; write nothing to the graph or the vault. */
 	readonly dryRun?: boolean;
+	/**
+	 * false: leave every note's frontmatter alone in this run even when `writeEngramaIds` is on
+	 * (notes are indexed by path; `writeMissingIds` adds the ids afterwards, paced by its caller).
+	 */
+	readonly writeIds?: boolean;
+}
+
+/** What `writeMissingIds` did (or, in a dry run, would do) for the paths it was given. */
+export interface IdBackfill {
+	/** Notes that got (would get) their node's id as engrama_id. */
+	readonly written: readonly string[];
+	readonly problems: readonly SyncProblem[];
 }
 
 class DryRunRollback extends Error {}
@@ -94,7 +106,7 @@ export class VaultSync {
 	 */
 	async fullSync(options: FullSyncOptions = {}): Promise<SyncReport> {
 		const dryRun = !!options.dryRun;
-		const { report, unnoted } = await this.batches.run(() => this.fullSyncNow(dryRun));
+		const { report, unnoted } = await this.batches.run(() => this.fullSyncNow(dryRun, options.writeIds ?? this.settings.writeEngramaIds));
 		if (!this.settings.writeGraphToVault) return report;
 		const started = this.now();
 		const exported = await this.writer.exportMissing(dryRun, unnoted);
@@ -107,7 +119,7 @@ export class VaultSync {
 		};
 	}
 
-	private async fullSyncNow(dryRun: boolean): Promise<{ report: SyncReport; unnoted: readonly string[] }> {
+	private async fullSyncNow(dryRun: boolean, writeIds: boolean): Promise<{ report: SyncReport; unnoted: readonly string[] }> {
 		const { memory, source, scope } = this.deps;
 		const started = this.now();
 		const timings: Record<string, number> = {};
@@ -118,8 +130,8 @@ export class VaultSync {
 		const index = await NoteIndex.load(memory.graph, scope);
 		timings.indexMs = round(this.now() - mark);
 		const present = new Set(files.map((f) => f.path));
-		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0);
-		if (!dryRun && this.settings.writeEngramaIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
+		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0, writeIds);
+		if (!dryRun && writeIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
 		run.counts.filesScanned = files.length;
 		for (const skipped of source.skippedFiles?.() ?? []) {
 			if (!isExcludedPath(skipped.path, this.settings)) run.problems.push({ ...skipped, severity: "warning" });
@@ -403,7 +415,7 @@ export class VaultSync {
 		return this.index;
 	}
 
-	private newRun(lane: SyncLane, index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean): SyncRun {
+	private newRun(lane: SyncLane, index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean, writeIds = this.settings.writeEngramaIds): SyncRun {
 		const { memory, source } = lane;
 		const { scope } = this.deps;
 		const pipeline = dryRun
@@ -417,10 +429,57 @@ export class VaultSync {
 			clock: memory.clock,
 			scope,
 			source,
-			settings: this.settings,
+			settings: writeIds === this.settings.writeEngramaIds ? this.settings : { ...this.settings, writeEngramaIds: writeIds },
 			index,
 			present,
 			freshGraph,
+		});
+	}
+
+	/**
+	 * Writes each given note's node id into its frontmatter as engrama_id, for notes synced by path
+	 * (ids were off, or held back in a first sync): a note already indexed, unchanged since, with no
+	 * engrama_id of its own. A note changed since its last sync is synced instead (which writes its
+	 * id). One call is one small unit; the caller paces the calls (thousands of notes) and stops
+	 * between them. `dryRun` lists the notes without writing.
+	 */
+	writeMissingIds(paths: readonly string[], options: { dryRun?: boolean } = {}): Promise<IdBackfill> {
+		return this.batches.run(async () => {
+			const index = await this.ensureIndex();
+			const run = this.newRun(this.deps, index, false, undefined, false, true);
+			const written: string[] = [];
+			const changed: string[] = [];
+			const states: { id: string; state: WrittenId }[] = [];
+			for (const path of paths) {
+				const entry = index.get(path);
+				const info = entry && !entry.archived && this.isSyncedPath(path) ? await this.deps.source.stat(path) : null;
+				if (!entry || !info) continue;
+				let text: string;
+				try {
+					text = await this.deps.source.read(path);
+				} catch (error) {
+					run.problems.push(idWriteProblem(path, error));
+					continue;
+				}
+				const parsed = parseNote({ path, text, settings: this.settings, profile: this.deps.memory.profile });
+				if (parsed.kind !== "note" || parsed.note.id !== undefined) continue;
+				if (parsed.note.hash !== entry.hash) {
+					changed.push(path);
+					continue;
+				}
+				if (options.dryRun) {
+					written.push(path);
+					continue;
+				}
+				const state = await this.writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id);
+				if (!state) continue;
+				written.push(path);
+				states.push({ id: entry.id, state });
+			}
+			await this.recordWrittenIds(this.deps, run, states);
+			if (options.dryRun) return { written: [...written, ...changed], problems: run.problems };
+			const synced = changed.length > 0 ? await this.runBatch(changed, []) : null;
+			return { written: [...written, ...(synced?.idsWritten ?? [])], problems: [...run.problems, ...(synced?.problems ?? [])] };
 		});
 	}
 
@@ -463,7 +522,6 @@ export class VaultSync {
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
 	private async writeIds(lane: SyncLane, run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const { memory } = lane;
 		const states: { id: string; state: WrittenId }[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
@@ -472,6 +530,12 @@ export class VaultSync {
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
 			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state });
 		}
+		await this.recordWrittenIds(lane, run, states);
+	}
+
+	/** Stores the hash, mtime and size of notes whose engrama_id was just written (their modify events then find nothing new). */
+	private async recordWrittenIds(lane: SyncLane, run: SyncRun, states: readonly { id: string; state: WrittenId }[]): Promise<void> {
+		const { memory } = lane;
 		if (states.length === 0) return;
 		await memory.write(() =>
 			memory.pipeline.transaction(async () => {
