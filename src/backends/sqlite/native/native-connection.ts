@@ -152,10 +152,18 @@ export class NativeConnection implements SqliteConnection {
 /** better-sqlite3 takes positional values as arguments and named ones as one object of bare names. */
 function bindArgs(params: SqlParams | undefined): unknown[] {
 	if (params === undefined) return [];
-	if (Array.isArray(params)) return params as unknown[];
+	if (Array.isArray(params)) return (params as readonly SqlValue[]).map(bindable);
 	const named: Record<string, SqlValue> = {};
-	for (const [key, value] of Object.entries(params as Record<string, SqlValue>)) named[key.replace(PARAM_PREFIX, "")] = value;
+	for (const [key, value] of Object.entries(params as Record<string, SqlValue>)) named[key.replace(PARAM_PREFIX, "")] = bindable(value);
 	return [named];
+}
+
+/**
+ * better-sqlite3 binds every JS number as a REAL; the WASM API binds whole numbers as INTEGER. As
+ * REALs, vec0 refuses them as row ids and json_set() writes 5 as 5.0, so whole numbers go as BigInt.
+ */
+function bindable(value: SqlValue): SqlValue {
+	return typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value;
 }
 
 function toSqliteError(error: unknown, sql: string): unknown {

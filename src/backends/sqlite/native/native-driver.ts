@@ -9,7 +9,6 @@ export interface NativeDriver {
 	/** The vec0 loadable extension for this platform (sqlite-vec-<os>-<arch>). */
 	readonly vecPath: string;
 	readonly driverVersion: string;
-	readonly vecVersion: string;
 }
 
 /** The native engine cannot run here; `message` says why and what would fix it. */
@@ -39,15 +38,12 @@ function tryLoad(): { driver?: NativeDriver; error?: NativeSqliteUnavailableErro
 		return { error: unavailable("better-sqlite3", error) };
 	}
 	let vecPath: string;
-	let vecVersion: string;
 	try {
-		const vec = require("sqlite-vec") as { getLoadablePath(): string };
-		vecPath = vec.getLoadablePath();
-		vecVersion = (require("sqlite-vec/package.json") as { version: string }).version;
+		vecPath = (require("sqlite-vec") as { getLoadablePath(): string }).getLoadablePath();
 	} catch (error) {
 		return { error: unavailable("sqlite-vec", error) };
 	}
-	return { driver: { Database, vecPath, driverVersion, vecVersion } };
+	return { driver: { Database, vecPath, driverVersion } };
 }
 
 function unavailable(what: string, error: unknown): NativeSqliteUnavailableError {

@@ -18,8 +18,8 @@ const BUSY_TIMEOUT_MS = 5000;
 
 /** What `engrama health` and `serve` print about the engine. */
 export function describeNativeEngine(driver: NativeDriver, db: NativeDatabase): string {
-	const version = (db.prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
-	return `native SQLite ${version} (better-sqlite3 ${driver.driverVersion}, sqlite-vec ${driver.vecVersion})`;
+	const { v, vec } = db.prepare("SELECT sqlite_version() AS v, vec_version() AS vec").get() as { v: string; vec: string };
+	return `native SQLite ${v} (better-sqlite3 ${driver.driverVersion}, sqlite-vec ${vec.replace(/^v/, "")})`;
 }
 
 /**
