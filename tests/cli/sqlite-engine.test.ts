@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
 
-const NO_NATIVE = { NODE_OPTIONS: `--require ${join(__dirname, "..", "fixtures", "processes", "no-native-sqlite.cjs")}` };
+const NO_NATIVE = { NODE_OPTIONS: `--import ${join(__dirname, "..", "fixtures", "processes", "no-native-sqlite.mjs")}` };
 
 interface Health {
 	backend: { ok: boolean; nodes: number; engine: string | null };
