@@ -6,7 +6,10 @@
  * PRAGMA integrity_check must say ok. Writes refused while the reader had the file open
  * (database_in_use) are counted apart: they were never acknowledged.
  *
- *   npm run bench -- kill9-loop [--trials 20] [--clients 2] [--min-ms 1500] [--max-ms 3500] [--modes plain,reader]
+ * `--engine` picks serve's SQLite engine (native, the default of serve where it loads, or wasm);
+ * `--reopen` the engine that reopens and checks the file afterwards (default: the same).
+ *
+ *   npm run bench -- kill9-loop [--trials 20] [--clients 2] [--min-ms 1500] [--max-ms 3500] [--modes plain,reader] [--engine native|wasm] [--reopen native|wasm]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -14,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { openNativeDatabase } from "../../src/backends/sqlite/native/open-native";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
@@ -25,6 +29,8 @@ const CLIENTS = Number(arg("clients", "2"));
 const MIN_MS = Number(arg("min-ms", "1500"));
 const MAX_MS = Number(arg("max-ms", "3500"));
 const MODES = arg("modes", "plain,reader").split(",") as ("plain" | "reader")[];
+const ENGINE = arg("engine", "native") as "native" | "wasm";
+const REOPEN = arg("reopen", ENGINE) as "native" | "wasm";
 
 // Opens, queries and closes the file until stdin closes: each close checkpoints and deletes the WAL.
 const READER_LOOP = `
@@ -50,7 +56,7 @@ interface Trial {
 async function trial(index: number, withReader: boolean): Promise<Trial> {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-kill9-"));
 	const db = join(dir, "memory.db");
-	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: "none" });
+	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: "none", ENGRAMA_SQLITE_ENGINE: ENGINE });
 	const acked: string[] = [];
 	let refused = 0;
 	let otherErrors = 0;
@@ -86,10 +92,10 @@ async function trial(index: number, withReader: boolean): Promise<Trial> {
 	}
 	await Promise.allSettled(clients.map((c) => c.close()));
 
-	const raw = await openDatabase({ path: db });
+	const raw = REOPEN === "native" ? (await openNativeDatabase({ path: db })).conn : await openDatabase({ path: db });
 	const integrity = String(raw.get<{ integrity_check: string }>("PRAGMA integrity_check")?.integrity_check);
 	raw.close();
-	const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: db, embedding: { provider: "none" } }), { embedder: null });
+	const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: REOPEN, dbPath: db, embedding: { provider: "none" } }), { embedder: null });
 	let lost = 0;
 	for (const name of acked) if (!(await opened.memory.get(opened.scope, "Concept", name))) lost++;
 	await opened.close();
@@ -99,7 +105,7 @@ async function trial(index: number, withReader: boolean): Promise<Trial> {
 
 
 async function main(): Promise<void> {
-	console.log(`kill -9 loop: ${TRIALS} trials per mode, ${CLIENTS} MCP clients, kill after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`);
+	console.log(`kill -9 loop: serve on ${ENGINE} SQLite, reopened on ${REOPEN}; ${TRIALS} trials per mode, ${CLIENTS} MCP clients, kill after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`);
 	for (const mode of MODES) {
 		const totals = { acked: 0, refused: 0, otherErrors: 0, lost: 0, integrityOk: 0 };
 		for (let i = 0; i < TRIALS; i++) {
