@@ -31,6 +31,23 @@ interface OpenTransaction {
 	readonly runner: CypherRunner;
 }
 
+/**
+ * What the connection sent since the last reset: Cypher statements, transactions (BEGIN … COMMIT
+ * or ROLLBACK) and the round trips they cost (a statement's RUN + PULL is one, an awaited BEGIN
+ * one, a COMMIT or ROLLBACK one). Tests pin these per verb; benchmarks print them.
+ */
+export interface CypherCounts {
+	statements: number;
+	transactions: number;
+	roundTrips: number;
+	/** The first line of each statement, when tracing (`Neo4jConnection.trace`). */
+	readonly log: string[];
+}
+
+function zeroCounts(): CypherCounts {
+	return { statements: 0, transactions: 0, roundTrips: 0, log: [] };
+}
+
 const ROLLED_BACK = " The transaction was rolled back: none of its writes were kept.";
 
 const sleep = hostSleep;
@@ -63,6 +80,10 @@ export class Neo4jConnection {
 	private driver: Driver | undefined;
 	private open: OpenTransaction | undefined;
 	private closed = false;
+	/** Counted since the last `resetCounts()`. */
+	counts: CypherCounts = zeroCounts();
+	/** Keep each statement's first line in `counts.log` (tests and the count benchmark). */
+	trace = false;
 
 	constructor(
 		readonly settings: Neo4jSettings,
@@ -105,6 +126,22 @@ export class Neo4jConnection {
 		});
 	}
 
+	/** Starts counting afresh; returns what was counted so far. */
+	resetCounts(): CypherCounts {
+		const before = this.counts;
+		this.counts = zeroCounts();
+		return before;
+	}
+
+	private readonly count = (query: string): void => this.counted(query);
+
+	/** Every statement goes through here, so the counts are complete. */
+	private counted(query: string): void {
+		this.counts.statements++;
+		this.counts.roundTrips++;
+		if (this.trace) this.counts.log.push(query.trim().split("\n")[0].trim().slice(0, 120));
+	}
+
 	inTransaction(): boolean {
 		return this.open !== undefined;
 	}
@@ -122,6 +159,7 @@ export class Neo4jConnection {
 		await this.withRetry("create the schema", async () => {
 			const session = this.session("WRITE");
 			try {
+				this.counted(query);
 				await session.run(query, params);
 			} finally {
 				await session.close();
@@ -150,8 +188,11 @@ export class Neo4jConnection {
 			try {
 				// Reads run each statement in its own auto-commit transaction: half the round trips
 				// of BEGIN/COMMIT, and the same read-committed view an explicit transaction gives.
-				if (mode === "READ") return await work(autoCommitRunner(session));
-				return await session.executeWrite((tx: ManagedTransaction) => work(managedRunner(tx)));
+				if (mode === "READ") return await work(autoCommitRunner(session, this.count));
+				// executeWrite awaits BEGIN, then COMMIT: two round trips beside the statements.
+				this.counts.transactions++;
+				this.counts.roundTrips += 2;
+				return await session.executeWrite((tx: ManagedTransaction) => work(managedRunner(tx, this.count)));
 			} finally {
 				await session.close();
 			}
@@ -170,7 +211,10 @@ export class Neo4jConnection {
 				throw error;
 			}
 		});
-		this.open = { runner: serialRunner(tx) };
+		// The awaited BEGIN, and the COMMIT or ROLLBACK.
+		this.counts.transactions++;
+		this.counts.roundTrips += 2;
+		this.open = { runner: serialRunner(tx, this.count) };
 		try {
 			let result: T;
 			try {
@@ -264,24 +308,35 @@ function toRows(records: readonly { toObject(): Record<string, unknown> }[]): Ro
 	return records.map((record) => record.toObject());
 }
 
-function managedRunner(tx: ManagedTransaction): CypherRunner {
+type Counter = (query: string) => void;
+
+function managedRunner(tx: ManagedTransaction, count: Counter): CypherRunner {
 	return {
-		run: async (query, params = {}) => toRows((await tx.run(query, params)).records),
+		run: async (query, params = {}) => {
+			count(query);
+			return toRows((await tx.run(query, params)).records);
+		},
 	};
 }
 
-function autoCommitRunner(session: Session): CypherRunner {
+function autoCommitRunner(session: Session, count: Counter): CypherRunner {
 	return {
-		run: async (query, params = {}) => toRows((await session.run(query, params)).records),
+		run: async (query, params = {}) => {
+			count(query);
+			return toRows((await session.run(query, params)).records);
+		},
 	};
 }
 
 /** An explicit transaction runs one query at a time; concurrent callers queue up. */
-function serialRunner(tx: Transaction): CypherRunner {
+function serialRunner(tx: Transaction, count: Counter): CypherRunner {
 	let tail: Promise<unknown> = Promise.resolve();
 	return {
 		run(query, params = {}) {
-			const next = tail.then(async () => toRows((await tx.run(query, params)).records));
+			const next = tail.then(async () => {
+				count(query);
+				return toRows((await tx.run(query, params)).records);
+			});
 			tail = next.catch(() => undefined);
 			return next;
 		},
