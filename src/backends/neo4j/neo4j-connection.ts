@@ -1,4 +1,4 @@
-import neo4j, { type Driver, type ManagedTransaction, type Session, type Transaction } from "neo4j-driver";
+import neo4j, { type Driver, type Session, type Transaction } from "neo4j-driver";
 import { BackendError, errorMessage } from "../../engine/errors";
 import { hostSleep } from "../host-timers";
 
@@ -84,6 +84,8 @@ export class Neo4jConnection {
 	counts: CypherCounts = zeroCounts();
 	/** Keep each statement's first line in `counts.log` (tests and the count benchmark). */
 	trace = false;
+	/** The last unit of work reached the server (so the next transaction may pipeline its BEGIN). */
+	private reachable = false;
 
 	constructor(
 		readonly settings: Neo4jSettings,
@@ -189,10 +191,19 @@ export class Neo4jConnection {
 				// Reads run each statement in its own auto-commit transaction: half the round trips
 				// of BEGIN/COMMIT, and the same read-committed view an explicit transaction gives.
 				if (mode === "READ") return await work(autoCommitRunner(session, this.count));
-				// executeWrite awaits BEGIN, then COMMIT: two round trips beside the statements.
+				// BEGIN goes out with the first statement (not awaited): a write unit costs its
+				// statements and the COMMIT. A failure anywhere retries the whole unit.
+				const tx = session.beginTransaction();
 				this.counts.transactions++;
-				this.counts.roundTrips += 2;
-				return await session.executeWrite((tx: ManagedTransaction) => work(managedRunner(tx, this.count)));
+				this.counts.roundTrips++;
+				try {
+					const result = await work(serialRunner(tx, this.count));
+					await tx.commit();
+					return result;
+				} catch (error) {
+					await tx.rollback().catch(() => undefined);
+					throw error;
+				}
 			} finally {
 				await session.close();
 			}
@@ -202,18 +213,23 @@ export class Neo4jConnection {
 	/** Runs `fn` in one explicit transaction: all or nothing. Nested calls join the outer one. */
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		if (this.open) return fn();
+		// While the server answers, BEGIN goes out with the first statement; after it failed to,
+		// BEGIN is awaited and retried, so a transaction started during a restart waits it out.
+		const pipelined = this.reachable;
 		const { session, tx } = await this.withRetry("begin a transaction", async () => {
 			const s = this.session("WRITE");
 			try {
-				return { session: s, tx: await s.beginTransaction() };
+				const begun = s.beginTransaction();
+				if (!pipelined) await begun;
+				return { session: s, tx: begun };
 			} catch (error) {
 				await s.close().catch(() => undefined);
 				throw error;
 			}
 		});
-		// The awaited BEGIN, and the COMMIT or ROLLBACK.
+		// The COMMIT or ROLLBACK, and the BEGIN when it was awaited.
 		this.counts.transactions++;
-		this.counts.roundTrips += 2;
+		this.counts.roundTrips += pipelined ? 1 : 2;
 		this.open = { runner: serialRunner(tx, this.count) };
 		try {
 			let result: T;
@@ -226,6 +242,7 @@ export class Neo4jConnection {
 			return result;
 		} catch (error) {
 			await tx.rollback().catch(() => undefined);
+			if (isUnreachable(error) || (error instanceof BackendError && error.details?.transient === true)) this.reachable = false;
 			if (error instanceof BackendError || !isNeo4jError(error)) throw error;
 			throw this.failure("commit the transaction", error, ROLLED_BACK);
 		} finally {
@@ -245,10 +262,13 @@ export class Neo4jConnection {
 		let delay = this.retry.initialDelayMs;
 		for (;;) {
 			try {
-				return await attempt();
+				const result = await attempt();
+				this.reachable = true;
+				return result;
 			} catch (error) {
 				// Our own named errors (not found, invalid input) and bugs pass through untouched.
 				if (!isNeo4jError(error)) throw error;
+				if (isUnreachable(error)) this.reachable = false;
 				const elapsed = Date.now() - started;
 				if (!isTransient(error) || elapsed + delay > this.retry.maxElapsedMs) throw this.failure(what, error);
 				// Jitter keeps several clients from hammering a server that is coming back.
@@ -309,15 +329,6 @@ function toRows(records: readonly { toObject(): Record<string, unknown> }[]): Ro
 }
 
 type Counter = (query: string) => void;
-
-function managedRunner(tx: ManagedTransaction, count: Counter): CypherRunner {
-	return {
-		run: async (query, params = {}) => {
-			count(query);
-			return toRows((await tx.run(query, params)).records);
-		},
-	};
-}
 
 function autoCommitRunner(session: Session, count: Counter): CypherRunner {
 	return {
