@@ -10,6 +10,19 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 	it("costs each verb the pinned number of statements and round trips", async () => {
 		const rows = await countVerbs();
 		console.log(countsTable(rows));
+		// [statements, transactions, round trips]; docs/benchmarks-neo4j.md has the table before and after.
+		expect(Object.fromEntries(rows.map((r) => [r.verb, [r.statements, r.transactions, r.roundTrips]]))).toEqual({
+			"remember (new node)": [11, 1, 12],
+			"remember (update)": [13, 1, 14],
+			"remember (new, 2 inline relations)": [17, 1, 18],
+			relate: [5, 1, 6],
+			"search (default: hybrid + graph)": [5, 0, 5],
+			"search (fulltext)": [2, 0, 2],
+			"context (2 hops)": [4, 0, 4],
+			"sync: first sync of 20 notes": [4, 4, 8],
+			"sync: one edited note": [11, 5, 16],
+			"reflect (fixture, all detectors)": [118, 1, 119],
+		});
 		if (process.env.ENGRAMA_COUNTS_LOG) for (const r of rows) console.log(`${r.verb}:\n  ${r.log.join("\n  ")}`);
 	}, 600_000);
 });
