@@ -107,6 +107,10 @@ export class Neo4jGraphStore implements GraphStore {
 		return nodes.getNode(this.ctx, scope, label, key);
 	}
 
+	getNodes(scope: Scope, refs: readonly { readonly label: string; readonly key: string }[]): Promise<readonly (NodeRecord | null)[]> {
+		return nodes.getNodes(this.ctx, scope, refs);
+	}
+
 	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {
 		return nodes.getNodeById(this.ctx, scope, id);
 	}

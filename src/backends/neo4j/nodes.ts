@@ -122,6 +122,25 @@ export function getNode(ctx: Neo4jStoreContext, scope: PartialScope, label: stri
 	);
 }
 
+/** getNode for many label + key pairs in one statement, in input order. */
+export async function getNodes(ctx: Neo4jStoreContext, scope: Scope, refs: readonly { label: string; key: string }[]): Promise<readonly (NodeRecord | null)[]> {
+	assertScope(scope);
+	if (refs.length === 0) return [];
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`UNWIND range(0, size($refs) - 1) AS i
+				MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $refs[i].label, __key: $refs[i].key, org_id: $org, user_id: $user})
+				RETURN i, ${N} AS node`,
+				ctx.params(scope, { refs: refs.map((r) => ({ label: r.label, key: r.key })) }),
+			),
+		"read the nodes",
+	);
+	const out: (NodeRecord | null)[] = refs.map(() => null);
+	for (const row of rows) out[Number(row.i)] = toRecord(row.node as StoredMap);
+	return out;
+}
+
 export function getNodeById(ctx: Neo4jStoreContext, scope: PartialScope, id: string): Promise<NodeRecord | null> {
 	const known = ctx.takePrefetched(scope, id);
 	if (known) return Promise.resolve(known);
