@@ -22,7 +22,7 @@ import type { OpenedMemory } from "../../src/node/open-memory";
 import { CATEGORIES, crossValidate, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
-import { loadConversation, sessionInstant, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
+import { loadConversation, sessionInstant, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { fmt, percentile } from "./stats";
 
@@ -126,7 +126,7 @@ let embedMs = 0;
 let loadMs = 0;
 for (const [ci, conv] of conversations.entries()) {
 	const t0 = performance.now();
-	if (embedder) await embedder.embedBatch(textsToEmbed(conv, context));
+	if (embedder) await warmEmbedder(embedder, conv, context);
 	embedMs += performance.now() - t0;
 	const t1 = performance.now();
 	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);

@@ -6,6 +6,7 @@ import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
 import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
 import { turnText, type LocomoConversation, type LocomoTurn } from "./dataset";
+import type { CachedEmbeddingProvider } from "./vector-cache";
 
 const speakerText = (name: string) => `${name}, a participant of the conversation`;
 
@@ -30,16 +31,23 @@ export function sessionInstant(date: string): string {
 	return parsed.toISOString();
 }
 
-/** Texts of every node the loader writes and of every question of categories 1-4 (to embed in batches up front). */
-export function textsToEmbed(conv: LocomoConversation, context: TurnContext): string[] {
+/** Embeds up front, in batches, every node text the loader writes (passages) and every question (queries). */
+export async function warmEmbedder(embedder: CachedEmbeddingProvider, conv: LocomoConversation, context: TurnContext): Promise<void> {
+	const { passages, queries } = textsToEmbed(conv, context);
+	await embedder.embedBatch(passages);
+	await embedder.embedQueries(queries);
+}
+
+/** Texts of every node the loader writes and of every question of categories 1-4. */
+export function textsToEmbed(conv: LocomoConversation, context: TurnContext): { passages: string[]; queries: string[] } {
 	const texts: string[] = [];
 	for (const s of conv.sessions) {
 		texts.push(nodeToText({ label: "Session", key: `Session ${s.number}`, props: { description: sessionText(s.number, s.date) } }));
 		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(t, s.turns[i - 1], s.date, context, false) })));
 	}
 	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: { description: speakerText(sp) } }));
-	for (const q of conv.questions) if (q.category >= 1 && q.category <= 4) texts.push(q.question);
-	return texts;
+	const queries = conv.questions.filter((q) => q.category >= 1 && q.category <= 4).map((q) => q.question);
+	return { passages: texts, queries };
 }
 
 export interface LoadedConversation {

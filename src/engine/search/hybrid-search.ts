@@ -1,4 +1,6 @@
 import type { Clock } from "../clock";
+import { embedderIdentity, embedQuery } from "../embedding/dimensions";
+import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
@@ -155,7 +157,7 @@ interface Candidate {
 }
 
 /** Why search answered without its vector channel. */
-export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "vector_store_failed";
+export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "model_changed" | "vector_store_failed";
 
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
@@ -379,7 +381,7 @@ export class HybridSearch {
 		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only.", cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
-			query = await embedder.embed(text);
+			query = await embedQuery(embedder, text);
 		} catch (error) {
 			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}`, cause: "embedder_failed" };
 		}
@@ -393,6 +395,15 @@ export class HybridSearch {
 					hits: [],
 					reason: `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${query.length}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`,
 					cause: "dimension_mismatch",
+				};
+			}
+			// Same size, other model (all 384-d models look alike): its vectors would answer nonsense.
+			const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
+			if (recorded !== null && recorded !== embedderIdentity(embedder)) {
+				return {
+					hits: [],
+					reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
+					cause: "model_changed",
 				};
 			}
 			return { hits: await vectors.knn(scope, query, k) };
