@@ -12,6 +12,7 @@ export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
 export const LOCAL_MODELS: readonly LocalModelChoice[] = [
 	{ id: DEFAULT_LOCAL_MODEL, label: "all-MiniLM-L6-v2 (English, fast)", dimensions: 384, approxMB: 23 },
 	{ id: "Xenova/bge-small-en-v1.5", label: "bge-small-en-v1.5 (English, better recall)", dimensions: 384, approxMB: 34 },
+	{ id: "Xenova/e5-small-v2", label: "e5-small-v2 (English)", dimensions: 384, approxMB: 34 },
 	{ id: "Xenova/paraphrase-multilingual-MiniLM-L12-v2", label: "paraphrase-multilingual-MiniLM-L12-v2 (50+ languages)", dimensions: 384, approxMB: 118 },
 ];
 
