@@ -4,7 +4,7 @@
 // Usage: npm run bench -- locomo <locomo.json> [--context none|previous] [--embedder use-lite|config]
 //        [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
 //        [--modes fulltext,vector,rrf,rrf-graph,linear,no-model] [--conversations n] [--set key=value]
-//        [--grid '[{}, {"graphExpand":3}]' [--folds k]] [--cache .bench-out/locomo] [--json <out.json>]
+//        [--grid '[{}, {"graphExpand":3}]' [--folds k] [--min-share 5/7 as 0.714, 0: off]] [--cache .bench-out/locomo] [--json <out.json>]
 // --folds k: k-fold cross-validation over conversations (k = their number: leave one out); the grid
 // entry best on the training conversations is scored on the held-out ones, and that figure is
 // printed beside the all-in one (chosen and scored on everything). Quote the cross-validated one.
@@ -19,7 +19,7 @@ import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
 import { compareHits, DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchHit, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { OpenedMemory } from "../../src/node/open-memory";
-import { CATEGORIES, crossValidate, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
+import { CATEGORIES, crossValidate, DEFAULT_RULE, spread, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
 import { loadConversation, sessionInstant, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
@@ -69,6 +69,8 @@ const overrides: Partial<SearchSettings> = Object.fromEntries(
 const grid = JSON.parse(arg("grid") ?? "[{}]") as Partial<SearchSettings>[];
 if (!Array.isArray(grid) || grid.length === 0) throw new Error("--grid must be a JSON array of search settings, e.g. '[{}, {\"graphExpand\":3}]'.");
 const folds = arg("folds") !== undefined ? Number(arg("folds")) : undefined;
+/** `--min-share 0`: choose on any@10 alone; default: an entry must beat the first on ≥ 5/7 of the training conversations. */
+const rule = { minShare: arg("min-share") !== undefined ? Number(arg("min-share")) : DEFAULT_RULE.minShare };
 if (folds !== undefined && !(Number.isInteger(folds) && folds >= 2)) throw new Error(`--folds must be an integer ≥ 2, got ${String(arg("folds"))}.`);
 
 /**
@@ -198,7 +200,7 @@ for (const mode of modes) {
 		out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), outcomes: byVariant };
 		continue;
 	}
-	const cv = crossValidate(byVariant, conversations.length, folds);
+	const cv = crossValidate(byVariant, conversations.length, folds, rule);
 	const allIn = tallyOf(byVariant[cv.allIn]);
 	const held = tallyOf(cv.heldOut);
 	console.log(`\ncross-validated (${cv.chosen.length} folds, settings chosen on the other conversations) beside all-in (${variantName(cv.allIn)}, chosen and scored on all):`);
@@ -212,6 +214,8 @@ for (const mode of modes) {
 		console.log(`| ${catName(key)} | ${q} | ${pct(c.any5, q)} | **${pct(c.any10, q)}** | ${pct(c.all10, q)} | ${pct(c.mean10, q)} | ${pct(a.any10, q)} | ${pct(a.mean10, q)} |`);
 	}
 	for (const f of cv.chosen) console.log(`  held out ${f.test.map((i) => conversations[i].id).join(", ")}: chose ${variantName(f.variant)}`);
+	const s = spread(cv.heldOut);
+	console.log(`  held-out any@10 per conversation: ${[...s.rates].map(([c, r]) => `${conversations[c].id} ${r.toFixed(3)}`).join(", ")} (min ${s.min.toFixed(3)}, max ${s.max.toFixed(3)}, sd ${s.sd.toFixed(3)})`);
 	out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), crossValidated: held, allIn, chosen: cv.chosen, outcomes: byVariant };
 }
 console.log(
