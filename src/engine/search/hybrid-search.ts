@@ -12,6 +12,7 @@ import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
+import { withSynonyms, type SynonymSource } from "./synonyms";
 import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
 import type { FusionMode, SearchOptions } from "./search-options";
 
@@ -61,6 +62,8 @@ export interface SearchSettings {
 	readonly feedbackTerms: number;
 	/** RRF weight of the feedback query's answer (the channels weigh 1). */
 	readonly feedbackWeight: number;
+	/** Synonyms of each query word added to the fulltext query (needs HybridSearchDeps.synonyms; 0: off). */
+	readonly synonymsPerWord: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -93,6 +96,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
+	synonymsPerWord: 0,
 };
 
 /** A candidate's rank in each list that fusion saw. */
@@ -148,6 +152,8 @@ export interface HybridSearchDeps {
 	readonly embedder: EmbeddingProvider | null;
 	readonly clock: Clock;
 	readonly settings?: Partial<SearchSettings>;
+	/** A lexical resource for synonym expansion of the fulltext query (settings.synonymsPerWord). */
+	readonly synonyms?: SynonymSource;
 }
 
 interface Candidate {
@@ -198,7 +204,7 @@ export class HybridSearch {
 		const [fulltextHits, vectorAnswer] = await Promise.all([
 			wantFulltext
 				? this.deps.graph.fulltext(scope, {
-						text: s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text),
+						text: this.fulltextQuery(text),
 						limit: fulltextK * over,
 						labels: request.labels,
 						prefix: s.fulltextPrefix,
@@ -264,6 +270,14 @@ export class HybridSearch {
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
+	}
+
+	/** What the fulltext channel looks for: content words (as stems), plus their synonyms when a source is given and asked for. */
+	private fulltextQuery(text: string): string {
+		const s = this.settings;
+		const words = s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text);
+		const source = this.deps.synonyms;
+		return source && s.synonymsPerWord > 0 ? withSynonyms(words, text, source, s.synonymsPerWord, s.fulltextPrefix) : words;
 	}
 
 	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
