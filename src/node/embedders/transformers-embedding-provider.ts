@@ -6,7 +6,8 @@ import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 
-export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
+/** The plugin's default too (src/plugin/local-model/catalogue.ts says why). */
+export const DEFAULT_LOCAL_MODEL = "Xenova/e5-small-v2";
 
 /** One step of loading a model: downloads report bytes; a cached or local file just "loads". */
 export interface ModelProgress {
