@@ -29,7 +29,8 @@ export function withSynonyms(fulltextQuery: string, rawQuery: string, source: Sy
 			if (!/^[\p{L}]+$/u.test(s) || isStopword(s)) continue;
 			// Stems where the channel matches them as prefixes (stemmedKeywordQuery), else the word.
 			const stemmed = prefix ? stem(s) : s;
-			if (have.has(stemmed) || stem(s) === stem(word)) continue;
+			// Another form of the word itself ("cars" for "car") adds nothing.
+			if (have.has(stemmed) || s.startsWith(stem(word)) || word.startsWith(stem(s))) continue;
 			have.add(stemmed);
 			added.push(stemmed);
 			taken++;
