@@ -1,9 +1,9 @@
 // Cross-validation of sub-grids from `locomo --json` runs, without searching again: each lever
 // alone (the baseline plus its variants) and together, under the transfer rule (an entry other
-// than a subset's first is chosen only if it beats the first on ≥ 5/7 of the training
-// conversations), with the spread over held-out conversations.
+// than a subset's first is chosen only if it beats the first on ≥ 0.6 of the training
+// conversations: 4 of 6, i.e. 5 of 7 overall), with the spread over held-out conversations.
 // Usage: npm run bench -- locomo-cv <run.json> [more runs of the same conversations…]
-//          [--subsets '{"when":[0,1,2],"all":[0,1,2,3,4]}'] [--folds 7] [--mode rrf-graph] [--min-share 0.714 | 0]
+//          [--subsets '{"when":[0,1,2],"all":[0,1,2,3,4]}'] [--folds 7] [--mode rrf-graph] [--min-share 0.6 | 0]
 // Several runs: their grids are put one after the other (indices continue), each entry named
 // with its file, so runs with other encoders or texts can be chosen between.
 import { readFileSync } from "node:fs";

@@ -4,7 +4,7 @@
 // Usage: npm run bench -- locomo <locomo.json> [--context none|previous|window1|window2] [--embedder use-lite|config]
 //        [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
 //        [--modes fulltext,vector,rrf,rrf-graph,linear,no-model] [--conversations n] [--set key=value]
-//        [--synonyms wordnet [--senses 2]] [--grid '[{}, {"graphExpand":3}]' [--folds k] [--min-share 5/7 as 0.714, 0: off]] [--cache .bench-out/locomo] [--json <out.json>]
+//        [--synonyms wordnet [--senses 2]] [--grid '[{}, {"graphExpand":3}]' [--folds k] [--min-share 0.6, 0: off]] [--cache .bench-out/locomo] [--json <out.json>]
 // --folds k: k-fold cross-validation over conversations (k = their number: leave one out); the grid
 // entry best on the training conversations is scored on the held-out ones, and that figure is
 // printed beside the all-in one (chosen and scored on everything). Quote the cross-validated one.
@@ -76,7 +76,7 @@ const overrides: Partial<SearchSettings> = Object.fromEntries(
 const grid = JSON.parse(arg("grid") ?? "[{}]") as Partial<SearchSettings>[];
 if (!Array.isArray(grid) || grid.length === 0) throw new Error("--grid must be a JSON array of search settings, e.g. '[{}, {\"graphExpand\":3}]'.");
 const folds = arg("folds") !== undefined ? Number(arg("folds")) : undefined;
-/** `--min-share 0`: choose on any@10 alone; default: an entry must beat the first on ≥ 5/7 of the training conversations. */
+/** `--min-share 0`: choose on any@10 alone; default: an entry must beat the first on ≥ 0.6 of the training conversations (4 of 6). */
 const rule = { minShare: arg("min-share") !== undefined ? Number(arg("min-share")) : DEFAULT_RULE.minShare };
 if (folds !== undefined && !(Number.isInteger(folds) && folds >= 2)) throw new Error(`--folds must be an integer ≥ 2, got ${String(arg("folds"))}.`);
 
