@@ -20,6 +20,14 @@ export function isTurnContext(value: string): value is TurnContext {
 	return value === "none" || value === "previous" || /^window[1-9]$/.test(value);
 }
 
+const datePrefix = process.env.LOCOMO_DATE_PREFIX === "1";
+
+/** "1:56 pm on 8 May, 2023" or an ISO instant → "8 May 2023". */
+function sessionDay(date: string): string {
+	const d = new Date(/^\d{4}-/.test(date) ? date : sessionInstant(date));
+	return `${d.getUTCDate()} ${d.toLocaleString("en", { month: "long", timeZone: "UTC" })} ${d.getUTCFullYear()}`;
+}
+
 function contextTurns(turns: readonly LocomoTurn[], i: number, context: TurnContext): LocomoTurn[] {
 	if (context === "none") return [];
 	if (context === "previous") return turns.slice(Math.max(0, i - 1), i);
@@ -39,7 +47,8 @@ export function turnTexts(conv: LocomoConversation, context: TurnContext): Map<s
 /** Stored props of a turn: its words, and its context turns (contextTurns) as `context`. */
 function turnProps(turns: readonly LocomoTurn[], i: number, date: string, context: TurnContext, full: boolean): Record<string, string> {
 	const turn = turns[i];
-	const props: Record<string, string> = { description: turnText(turn) };
+	// LOCOMO_DATE_PREFIX=1: the published systems' timestamp prefix, "[8 May, 2023] Caroline: …".
+	const props: Record<string, string> = { description: `${datePrefix ? `[${sessionDay(date)}] ` : ""}${turnText(turn)}` };
 	const around = contextTurns(turns, i, context);
 	if (around.length > 0) props.context = around.map(turnText).join("\n");
 	// The session's date as a note would carry it (frontmatter valid_from): the write pipeline
