@@ -1,8 +1,8 @@
 import { FULLTEXT_WEIGHTS } from "../../engine/node-text";
 import type { FulltextQuery } from "../../engine/protocols";
-import type { FulltextHit, PartialScope, PropValue, Props, Scope } from "../../engine/types";
+import type { FulltextHit, PartialScope, Props, Scope } from "../../engine/types";
 import { isFullScope } from "../../engine/scope";
-import { NOT_SEARCHED } from "../../engine/system-props";
+import { ftsValues } from "./fts-values";
 import { toRecord } from "./rows";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
 import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR, type NodeRow } from "./schema";
@@ -263,7 +263,9 @@ export class SqliteFulltext {
 			let stat = this.stats.get(phrase);
 			if (!stat) {
 				// fts5vocab counts a word's documents by reading its postings: worth caching for common words.
-				const row = phrase.endsWith("*")
+				const row = term.includes(" ")
+					? this.phraseStats(term)
+					: phrase.endsWith("*")
 					? this.conn.get<{ postings: number; docs: number }>(
 							"SELECT coalesce(sum(doc), 0) AS postings, coalesce(max(doc), 0) AS docs FROM nodes_fts_vocab WHERE term >= ? AND term <= ?",
 							[term, `${term}\u{10FFFF}`],
@@ -276,6 +278,18 @@ export class SqliteFulltext {
 			out.set(term, stat);
 		}
 		return out;
+	}
+
+	/**
+	 * A phrase of several tokens ("数据 据库"): FTS5 reads every token's postings; how many documents
+	 * hold the whole phrase is unknown, so its lower bound is 0 (it is never weightless).
+	 */
+	private phraseStats(term: string): { postings: number; docs: number } {
+		let postings = 0;
+		for (const token of term.split(" ")) {
+			postings += Number(this.conn.get<{ doc: number }>("SELECT doc FROM nodes_fts_vocab WHERE term = ?", [token])?.doc ?? 0);
+		}
+		return { postings, docs: 0 };
 	}
 
 	/** Documents in the index (all scopes: what bm25's idf counts), refreshed every STATS_TTL_MS with the word stats. */
@@ -315,29 +329,4 @@ export async function fulltext(ctx: { readonly fulltextIndex: SqliteFulltext }, 
 	if (!isFullScope(scope)) return [];
 	// bm25 is lower-is-better and negative; flip it so higher is better.
 	return ctx.fulltextIndex.search(scope, query).map((row) => ({ node: toRecord(row), score: -Number(row.rank) }));
-}
-
-/** A node's values for the FTS columns; text props outside them go into body. */
-export function ftsValues(props: Props): (string | null)[] {
-	const extra: string[] = [];
-	// Text props outside the Python FTS columns still deserve to be found: they go into body.
-	for (const [name, value] of Object.entries(props)) {
-		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
-		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(value);
-	}
-	return FTS_COLUMNS.map((column) => {
-		const text = ftsText(props[column]);
-		if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
-		return text;
-	});
-}
-
-export function ftsText(value: PropValue | undefined): string | null {
-	if (value === undefined || value === null) return null;
-	if (Array.isArray(value)) return value.map(String).join(" ");
-	return typeof value === "object" ? null : String(value);
-}
-
-export function isSystemish(name: string): boolean {
-	return NOT_SEARCHED.has(name);
 }
