@@ -13,7 +13,7 @@ export interface RankedNodeRow extends NodeRow {
 	rank: number;
 }
 
-interface Ranked {
+export interface Ranked {
 	rowid: number;
 	rank: number;
 }
@@ -45,6 +45,22 @@ const NODE_COLS = "n.id, n.label, n.key_field, n.key_value, n.props, n.created_a
 /** The rank expression of every fulltext query (exported for the benchmark's exhaustive reference). */
 export const BM25 = `bm25(nodes_fts, ${FTS_COLUMNS.map((c) => FULLTEXT_WEIGHTS[c]).join(", ")})`;
 
+/** An FTS5 table the planner ranks: its name, its fts5vocab view, its rank expression and its row count. */
+export interface FtsTable {
+	readonly fts: string;
+	readonly vocab: string;
+	readonly bm25: string;
+	readonly count: string;
+}
+
+export const NODES_FTS: FtsTable = { fts: "nodes_fts", vocab: "nodes_fts_vocab", bm25: BM25, count: "SELECT count(*) AS n FROM nodes" };
+
+/** Ranked rowids of an FTS table for a query; `complete`: every match was scored and fits the window. */
+export interface RankedIds {
+	readonly ranked: readonly Ranked[];
+	readonly complete: boolean;
+}
+
 const byRank = (a: Ranked, b: Ranked) => a.rank - b.rank || b.rowid - a.rowid;
 
 /**
@@ -58,7 +74,22 @@ export class SqliteFulltext {
 	constructor(
 		private readonly conn: SqliteConnection,
 		private readonly tuning: FulltextTuning = DEFAULT_FULLTEXT_TUNING,
+		private readonly table: FtsTable = NODES_FTS,
 	) {}
+
+	/**
+	 * The best `window` rowids of the table for the query's terms (planned as `search` plans them),
+	 * for tables whose rows are filtered by their caller (passages).
+	 */
+	rankTerms(terms: readonly string[], prefix: boolean, window: number, limit: number): RankedIds {
+		if (terms.length === 0) return { ranked: [], complete: true };
+		const total = this.documentCount();
+		if (total < this.tuning.rankAllBelow) {
+			const ranked = this.rank(terms.map((t) => ftsPhrase(t, prefix)).join(" OR "), window);
+			return { ranked, complete: ranked.length < window };
+		}
+		return this.rankPlanned(planFulltext(terms, this.termStats(terms, prefix), total, this.tuning.budget, prefix), window, limit);
+	}
 
 	/** The best-ranked live nodes of the scope for `query`, best first. */
 	search(scope: Scope, query: FulltextQuery): RankedNodeRow[] {
@@ -157,11 +188,11 @@ export class SqliteFulltext {
 	 */
 	private addRecent(scores: Map<number, number>, match: string, window: number): { rows: number; all: boolean; cut: boolean } {
 		const floor = this.conn.get<{ rowid: number }>(
-			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+			`SELECT rowid FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
 			[match, this.tuning.commonWindow - 1],
 		);
 		const cap = window + scores.size;
-		const rows = this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?`, [
+		const rows = this.conn.all<Ranked>(`SELECT rowid, ${this.table.bm25} AS rank FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?`, [
 			match,
 			floor?.rowid ?? 0,
 			cap,
@@ -181,14 +212,14 @@ export class SqliteFulltext {
 		}
 		const membership = pairs.join(" OR ");
 		const floor = this.conn.get<{ rowid: number }>(
-			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+			`SELECT rowid FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
 			[membership, this.tuning.commonWindow - 1],
 		);
 		const from = floor?.rowid ?? 0;
 		const cap = window + scores.size;
 		const rows = this.conn.all<Ranked>(
-			`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?
-			AND +rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?) ORDER BY rank LIMIT ?`,
+			`SELECT rowid, ${this.table.bm25} AS rank FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? AND rowid >= ?
+			AND +rowid IN (SELECT rowid FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? AND rowid >= ?) ORDER BY rank LIMIT ?`,
 			[pool.join(" OR "), from, membership, from, cap],
 		);
 		let added = 0;
@@ -205,7 +236,7 @@ export class SqliteFulltext {
 	}
 
 	private rank(match: string, limit: number): Ranked[] {
-		return this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?`, [match, limit]);
+		return this.conn.all<Ranked>(`SELECT rowid, ${this.table.bm25} AS rank FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? ORDER BY rank LIMIT ?`, [match, limit]);
 	}
 
 	/** The live nodes of the scope (and labels) among `ranked`, in rank order: read a chunk at a time. */
@@ -267,10 +298,10 @@ export class SqliteFulltext {
 					? this.phraseStats(term)
 					: phrase.endsWith("*")
 					? this.conn.get<{ postings: number; docs: number }>(
-							"SELECT coalesce(sum(doc), 0) AS postings, coalesce(max(doc), 0) AS docs FROM nodes_fts_vocab WHERE term >= ? AND term <= ?",
+							`SELECT coalesce(sum(doc), 0) AS postings, coalesce(max(doc), 0) AS docs FROM ${this.table.vocab} WHERE term >= ? AND term <= ?`,
 							[term, `${term}\u{10FFFF}`],
 						)
-					: this.conn.get<{ postings: number; docs: number }>("SELECT doc AS postings, doc AS docs FROM nodes_fts_vocab WHERE term = ?", [term]);
+					: this.conn.get<{ postings: number; docs: number }>(`SELECT doc AS postings, doc AS docs FROM ${this.table.vocab} WHERE term = ?`, [term]);
 				stat = { postings: Number(row?.postings ?? 0), docs: Number(row?.docs ?? 0) };
 				if (this.stats.size >= STATS_CACHE_MAX) this.stats.clear();
 				this.stats.set(phrase, stat);
@@ -287,7 +318,7 @@ export class SqliteFulltext {
 	private phraseStats(term: string): { postings: number; docs: number } {
 		let postings = 0;
 		for (const token of term.split(" ")) {
-			postings += Number(this.conn.get<{ doc: number }>("SELECT doc FROM nodes_fts_vocab WHERE term = ?", [token])?.doc ?? 0);
+			postings += Number(this.conn.get<{ doc: number }>(`SELECT doc FROM ${this.table.vocab} WHERE term = ?`, [token])?.doc ?? 0);
 		}
 		return { postings, docs: 0 };
 	}
@@ -296,7 +327,7 @@ export class SqliteFulltext {
 	private documentCount(): number {
 		const now = Date.now();
 		if (!this.docCount || now - this.docCount.at > STATS_TTL_MS) {
-			const n = Number(this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0);
+			const n = Number(this.conn.get<{ n: number }>(this.table.count)?.n ?? 0);
 			this.docCount = { n, at: now };
 			this.stats.clear();
 		}

@@ -245,7 +245,29 @@ function migrateV10Edges(conn: SqliteConnection): number {
 	}
 }
 
-// v11: words of scripts written without spaces indexed apart (engine/search/words.ts).
+// v11: words of scripts written without spaces indexed apart (engine/search/words.ts), and the
+// passages of notes (sections by heading): rows in note_passages, words in passages_fts, an
+// external-content FTS5 table over their indexed text (the Python engrama's SQLite, 3.40, has no
+// contentless_delete; these rows follow their node through ON DELETE CASCADE and a trigger).
+// `original` holds the text only where the indexed form differs from it (scripts indexed in pairs).
+export const PASSAGES_V11 = `
+CREATE TABLE IF NOT EXISTS note_passages (
+	id       INTEGER PRIMARY KEY,
+	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	ord      INTEGER NOT NULL,
+	heading  TEXT NOT NULL,
+	line     INTEGER NOT NULL,
+	hash     TEXT NOT NULL,
+	body     TEXT NOT NULL,
+	original TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_note_passages_node ON note_passages(node_id, ord);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(body, content='note_passages', content_rowid='id');
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_vocab USING fts5vocab(passages_fts, 'row');
+CREATE TRIGGER IF NOT EXISTS engrama_passage_deleted AFTER DELETE ON note_passages BEGIN
+	INSERT INTO passages_fts(passages_fts, rowid, body) VALUES ('delete', old.id, old.body);
+END;
+`;
 
 /**
  * The fulltext rows of nodes whose text holds such a script, rewritten as writes now make them, in
@@ -339,6 +361,7 @@ export function migrate(conn: SqliteConnection): number {
 		conn.exec(NOTE_PATH_TRIGGERS);
 		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
 		if (!fresh && own < 11) migrateV11Fulltext(conn);
+		conn.exec(PASSAGES_V11);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");

@@ -6,7 +6,7 @@ import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
 import { GraphToVault, type SyncLane } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
-import { parseNote, type ParsedNote } from "./note-parser";
+import { bodyLineOf, parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
@@ -127,10 +127,12 @@ export class VaultSync {
 
 		mark = this.now();
 		const prepared: PreparedNote[] = [];
-		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
+		const touched: { entry: NoteEntry; info: VaultFileInfo; note?: ParsedNote }[] = [];
+		// A memory from before passages (schema 11) gets them from this sync: every note is read.
+		const backfill = !dryRun && index.nodeCount > 0 && (await memory.graph.hasPassages?.(this.deps.scope)) === false;
 		for (const info of files) {
 			const entry = index.get(info.path);
-			if (entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
+			if (!backfill && entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
 				run.counts.filesUnchanged++;
 				continue;
 			}
@@ -156,7 +158,10 @@ export class VaultSync {
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
 				await unit(async () => {
 					const adds = [];
-					for (const u of chunk) adds.push(...(await run.reconcile(u)));
+					for (const u of chunk) {
+						adds.push(...(await run.reconcile(u)));
+						await run.indexPassages(u);
+					}
 					await run.writeEdges(adds);
 				});
 			}
@@ -166,6 +171,7 @@ export class VaultSync {
 				await run.archive(vanished);
 				for (const t of touched) await run.touch(t.entry, t.info);
 			});
+			if (backfill) for (const chunk of chunks(touched, this.settings.batchSize)) await unit(() => run.backfillPassages(chunk));
 		};
 		if (dryRun) {
 			// The same code path as a real sync inside one transaction that is rolled back: exact counts, nothing kept.
@@ -355,7 +361,10 @@ export class VaultSync {
 						if (u) upserted.push(u);
 					}
 					const adds = [];
-					for (const u of upserted) adds.push(...(await run.reconcile(u)));
+					for (const u of upserted) {
+						adds.push(...(await run.reconcile(u)));
+						await run.indexPassages(u);
+					}
 					await run.writeEdges(adds);
 					await run.archive(vanished);
 					for (const t of touched) await run.touch(t.entry, t.info);
@@ -421,10 +430,10 @@ export class VaultSync {
 			if (written === null) return null;
 			const info = await source.stat(path);
 			if (!info) return null;
-			if (typeof written === "string") return { hash: contentHash(written), info };
+			if (typeof written === "string") return { hash: contentHash(written), info, bodyLine: bodyLineOf(written) };
 			// A source that does not return the text (Obsidian): read it back and check that only the id changed.
 			const again = parseNote({ path, text: await source.read(path), settings: this.settings, profile: memory.profile });
-			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info };
+			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info, bodyLine: again.note.bodyLine };
 			// The id is in the file but something else changed too: keep the parsed state, so the next sync reads it again.
 			return { hash: prepared.note.hash, info: prepared.info };
 		} catch (error) {
