@@ -91,3 +91,52 @@ export function splitPassages(body: string, firstLine = 1): PassageInput[] {
 	}
 	return out;
 }
+
+/** A section read back for an agent or the panel (`noteSection`). */
+export interface NoteSection {
+	/** The heading path of the section ("" for the text before the first heading or the whole note). */
+	readonly heading: string;
+	/** 1-based file lines the text spans. */
+	readonly line: number;
+	readonly endLine: number;
+	readonly text: string;
+	/** The section goes on past `maxChars`. */
+	readonly truncated: boolean;
+}
+
+/**
+ * One section of a note's text: the one whose heading path (or last heading) equals `heading`
+ * (case and spacing ignored), else the one holding `line`, else the whole body; it runs to the next
+ * heading of the same or a higher level, cut at `maxChars`. Null when the heading is not there.
+ */
+export function noteSection(text: string, bodyLine: number, where: { readonly heading?: string; readonly line?: number }, maxChars: number): NoteSection | null {
+	const lines = text.split(/\r\n?|\n/);
+	const norm = (h: string) => h.replace(/\s+/g, " ").trim().toLowerCase();
+	const headings: { line: number; level: number; path: string; title: string }[] = [];
+	const stack: string[] = [];
+	let fence: string | null = null;
+	for (let i = bodyLine - 1; i < lines.length; i++) {
+		const fenceMatch = FENCE.exec(lines[i]);
+		if (fenceMatch) fence = fence === null ? fenceMatch[1][0] : fenceMatch[1][0] === fence ? null : fence;
+		const heading = fence === null && !fenceMatch ? HEADING.exec(lines[i]) : null;
+		if (!heading) continue;
+		const level = heading[1].length;
+		stack.length = Math.min(stack.length, level - 1);
+		while (stack.length < level - 1) stack.push("");
+		stack.push(heading[2].trim());
+		headings.push({ line: i + 1, level, path: stack.filter(Boolean).join(" > "), title: heading[2].trim() });
+	}
+	let start: (typeof headings)[number] | undefined;
+	if (where.heading !== undefined && where.heading.trim() !== "") {
+		const wanted = norm(where.heading);
+		start = headings.find((h) => norm(h.path) === wanted) ?? headings.find((h) => norm(h.title) === wanted);
+		if (!start) return null;
+	} else if (where.line !== undefined) {
+		start = [...headings].reverse().find((h) => h.line <= (where.line ?? 0));
+	}
+	const from = start ? start.line : bodyLine;
+	const next = start ? headings.find((h) => h.line > start.line && h.level <= start.level) : undefined;
+	const to = next ? next.line - 1 : lines.length;
+	const whole = lines.slice(from - 1, to).join("\n").replace(/\s+$/, "");
+	return { heading: start?.path ?? "", line: from, endLine: to, text: whole.slice(0, maxChars), truncated: whole.length > maxChars };
+}

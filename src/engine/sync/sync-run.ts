@@ -343,6 +343,14 @@ export class SyncRun {
 		}
 	}
 
+	/** The note's passages again, its body now starting on `bodyLine` (the same texts: only their lines change). */
+	async shiftPassages(upserted: UpsertedNote, bodyLine: number): Promise<void> {
+		const note = upserted.prepared.note;
+		const shift = bodyLine - note.bodyLine;
+		const passages = note.passages.map((p) => ({ ...p, line: p.line + shift }));
+		await this.indexPassages({ ...upserted, prepared: { ...upserted.prepared, note: { ...note, passages, bodyLine } } });
+	}
+
 	/** The passages of an unchanged note whose node has none yet (a memory from before passages). */
 	async backfillPassages(touched: readonly { readonly entry: NoteEntry; readonly info: VaultFileInfo; readonly note?: ParsedNote }[]): Promise<void> {
 		for (const { entry, info, note } of touched) {

@@ -449,20 +449,23 @@ export class VaultSync {
 	 */
 	private async writeIds(lane: SyncLane, run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
 		const { memory } = lane;
-		const states: { id: string; state: WrittenId }[] = [];
+		const states: { id: string; state: WrittenId; u: UpsertedNote }[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
 			const state = await this.writeIdInto(lane, run, u.prepared, u.idToWrite);
 			// Not written (changed meanwhile, or failed and reported): not in the report's list.
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
-			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state });
+			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state, u });
 		}
 		if (states.length === 0) return;
 		await memory.write(() =>
 			memory.pipeline.transaction(async () => {
-				for (const { id, state } of states) {
+				for (const { id, state, u } of states) {
 					const node = await run.nodeById(id);
-					if (node) await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
+					if (!node) continue;
+					await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
+					// The id's frontmatter lines moved the body: the passages' lines follow (rows and vectors kept).
+					if (state.bodyLine !== undefined && state.bodyLine !== u.prepared.note.bodyLine) await run.shiftPassages({ ...u, node }, state.bodyLine);
 				}
 			}),
 		);

@@ -1,7 +1,8 @@
 import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_PASSAGE_CHARS, splitPassages } from "../../../src/engine/sync/passages";
+import { passageSnippet } from "../../../src/engine/search/passage-hits";
+import { MAX_PASSAGE_CHARS, noteSection, splitPassages } from "../../../src/engine/sync/passages";
 import { node, openHarness, SCOPE, type SyncHarness } from "./sync-fixture";
 
 describe("splitPassages", () => {
@@ -113,5 +114,50 @@ describe("passages through vault sync (SQLite)", () => {
 		expect(await hits("MathJax")).toEqual([]);
 		await h.sync.fullSync();
 		expect(await hits("MathJax")).toHaveLength(1);
+	});
+});
+
+describe("search over entities and notes", () => {
+	let h: SyncHarness;
+	afterEach(async () => h.close());
+
+	it("a passage hit counts once for its note's node, with path, sections and marked words", async () => {
+		h = await openHarness();
+		const sections = Array.from({ length: 12 }, (_, i) => `## Part ${i}\nThe cache is warmed in step ${i}.`).join("\n\n");
+		h.write("Cache.md", `# Cache\n\n${sections}\n`);
+		h.write("Add.md", "# Add\n\nAppends an item.\n");
+		h.write("Other.md", "# Other\n\nNothing about that here.\n");
+		await h.sync.fullSync();
+		const view = await h.memory.search(SCOPE, "cache warmed");
+		expect(view.results.filter((r) => r.name === "Cache")).toHaveLength(1);
+		const top = view.results[0];
+		expect(top).toMatchObject({ name: "Cache", path: "Cache.md" });
+		expect(top.passages?.length).toBe(2);
+		expect(top.passages?.[0].snippet).toMatch(/\*\*cache\*\* is \*\*warmed\*\*/);
+		// A node without a note has no path and no passages.
+		await h.memory.remember({ scope: SCOPE, source: "cli" }, { label: "Concept", key: "Warm cache", props: { description: "cache warmed at boot" } });
+		const again = await h.memory.search(SCOPE, "cache warmed");
+		const entity = again.results.find((r) => r.name === "Warm cache");
+		expect(entity?.path).toBeUndefined();
+		expect(entity?.passages).toBeUndefined();
+	});
+
+	it("snippets mark words of every script and cut around the first one", () => {
+		expect(passageSnippet("我们把旧的数据库迁移到PostgreSQL的时候遇到了问题。", "数据库迁移")).toContain("**数据库迁移**");
+		const long = `${"filler ".repeat(60)}the needle is here ${"tail ".repeat(60)}`;
+		const snippet = passageSnippet(long, "needle");
+		expect(snippet.startsWith("…")).toBe(true);
+		expect(snippet).toContain("**needle**");
+		expect(snippet.length).toBeLessThan(200);
+		expect(passageSnippet("Rendered with MathJax", "render")).toBe("**Rendered** with MathJax");
+	});
+
+	it("noteSection reads a section by heading path, by last heading or by line, within a bound", () => {
+		const text = "---\na: 1\n---\n# T\nintro\n## A\none\n### A1\ndeep\n## B\ntwo\n";
+		expect(noteSection(text, 4, { heading: "T > A" }, 1000)).toMatchObject({ heading: "T > A", line: 6, endLine: 9, text: "## A\none\n### A1\ndeep" });
+		expect(noteSection(text, 4, { heading: "b" }, 1000)?.text).toBe("## B\ntwo");
+		expect(noteSection(text, 4, { line: 9 }, 1000)?.heading).toBe("T > A > A1");
+		expect(noteSection(text, 4, {}, 6)).toMatchObject({ text: "# T\nin", truncated: true });
+		expect(noteSection(text, 4, { heading: "missing" }, 1000)).toBeNull();
 	});
 });
