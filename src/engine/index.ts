@@ -79,5 +79,10 @@ export {
 	type HttpResponse,
 	type Pooling,
 } from "./embedding";
-export { pooledVectors } from "./embedding/dimensions";
+export { pooledVectors, promptsOf, type TextPrompts } from "./embedding/dimensions";
+export { EARLIER_DEFAULT_LOCAL_MODEL, memoryLocalModel, recordVectorModel } from "./embedding/vector-model";
+export type { SynonymSource } from "./search/synonyms";
+export { decodeNote } from "./sync/note-encoding";
+export { bodyLineOf } from "./sync/note-parser";
+export { noteSection } from "./sync/passages";
 export { sha256Hex } from "./sha256";

@@ -3,7 +3,7 @@ import { isAbsolute } from "node:path";
 import type { Command } from "commander";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
-import { DEFAULT_INSIGHTS_FOLDER, INSIGHT_STATUSES, REFLECT_DETECTORS, type InsightStatus, type InsightView, type ReflectDetectorId, type ReflectReport } from "../../engine";
+import { DEFAULT_INSIGHTS_FOLDER, INSIGHT_STATUSES, type InsightStatus, type InsightView, REFLECT_DETECTORS, type ReflectDetectorId, type ReflectReport } from "../../engine";
 import { createNodeVaultGuard } from "../../mcp/node-vault-guard";
 import { resolveVaultFolder, resolveVaultPath } from "../../mcp/vault-path";
 import { FolderVaultSource } from "../../node/folder-vault-source";

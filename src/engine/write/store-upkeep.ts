@@ -14,8 +14,8 @@ export interface UpkeepDeps {
  * `WritePipeline` extends it, so every write in the engine goes through one object; the
  * architecture test keeps store write methods out of the engine outside src/engine/write.
  */
-export class StoreUpkeep {
-	constructor(protected readonly deps: UpkeepDeps) {}
+export class StoreUpkeep<Deps extends UpkeepDeps = UpkeepDeps> {
+	constructor(protected readonly deps: Deps) {}
 
 	/**
 	 * Runs `fn` as one unit of writes (atomic where the store is; nested: a savepoint where it has

@@ -1,5 +1,6 @@
 import { Modal, Setting, type App } from "obsidian";
 import type { SyncReport } from "../../engine";
+import { destructive } from "./destructive";
 import { formatCount } from "../notices";
 
 /** Asks a yes/no question; resolves true only when the person confirms. */
@@ -33,7 +34,7 @@ export class ConfirmModal extends Modal {
 					this.close();
 					this.resolve(true);
 				});
-				if (this.warning) b.setWarning();
+				if (this.warning) destructive(b);
 				else b.setCta();
 			});
 	}
