@@ -45,6 +45,7 @@ const TABLE = {
 	obsidian_size:     row(_, _, _, o, _),
 	note_props:        row(_, _, _, o, _),
 	note_provenance:   row(_, _, _, _, _),
+	note_written:      row(_, _, _, _, _),
 	// Lifecycle and time.
 	status:            row(_, o, o, _, _),
 	status_note:       row(_, o, _, o, o),
