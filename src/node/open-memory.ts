@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { createBackend } from "../backends/factory";
+import { createNodeBackend } from "./node-backend";
 import type { EngramaConfig } from "../config/engrama-config";
 import { resolveIdentity } from "../engine/identity";
 import { Memory } from "../engine/memory";
@@ -44,7 +44,7 @@ export async function openMemory(
 ): Promise<OpenedMemory> {
 	const profile = options.profile ?? loadProfileFromDisk(config.profile, config.modules);
 	if (config.backend === "sqlite" && config.dbPath !== ":memory:") preparePrivateDir(dirname(config.dbPath));
-	const { graph, vectors } = await createBackend(config);
+	const { graph, vectors } = await createNodeBackend(config);
 	try {
 		const scope = await resolveIdentity(graph, config);
 		const embedding = await withMemoryModel(config, graph, vectors);

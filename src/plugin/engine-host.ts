@@ -21,6 +21,7 @@ import { modelStoreFor } from "./local-model/model-location";
 import type { ModelStore } from "./local-model/model-store";
 import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
 import { noticeInfo } from "./notices";
+import { withSecrets } from "./secrets";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
 import { loadNodeModules, type NodeModules } from "../backends/sqlite/wasm/node-modules";
@@ -261,7 +262,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const vaultDbPath = settings.dbPath !== "" && !isAbsolute(settings.dbPath) ? settings.dbPath : legacyVaultPath;
 	const sqlite = settingsUseSqlite(settings);
 	const dbPath = onDisk ? await desktopDbPath(app, node, adapter, settings, legacyVaultPath, vaultDbPath) : vaultDbPath;
-	const config = engineConfig(settings, dbPath);
+	const config = engineConfig(withSecrets(app, settings), dbPath);
 	const guard = sqlite
 		? new WriterGuard(
 				onDisk ? nodeStampFile(node, `${dbPath}.writer`) : adapterStampFile(adapter, `${vaultDbPath}.writer`),

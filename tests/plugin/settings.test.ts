@@ -15,9 +15,16 @@ import {
 
 describe("loading data.json", () => {
 	test("missing or garbage data gives the defaults without complaint", () => {
-		for (const raw of [null, undefined, "text", [], 42]) {
+		for (const raw of ["text", [], 42]) {
 			expect(loadSettings(raw)).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
 		}
+		// No data.json at all: the plugin never ran in this vault, the welcome waits for the person.
+		for (const raw of [null, undefined]) {
+			expect(loadSettings(raw)).toEqual({ settings: { ...DEFAULT_SETTINGS, firstRun: "pending" }, problems: [] });
+		}
+		// A data.json of an earlier version (no firstRun key): that vault synced already, no welcome.
+		expect(loadSettings({ backend: "sqlite", sync: { autoSync: true } }).settings.firstRun).toBe("done");
+		expect(DEFAULT_SETTINGS.firstRun).toBe("done");
 		expect(DEFAULT_SETTINGS.backend).toBe("sqlite");
 		expect(DEFAULT_SETTINGS.mcp).toEqual({ enabled: false, port: 27182, token: "" });
 		expect(DEFAULT_SETTINGS.sync.autoSync).toBe(true);
@@ -98,7 +105,7 @@ describe("mapping onto the engine", () => {
 	test("engineConfig carries backend, profile, embeddings and search weights", () => {
 		const r = updateSettings(DEFAULT_SETTINGS, (s) => {
 			s.modules = ["teaching"];
-			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", dimensions: 256, hubUrl: "", runtimeUrl: "" };
+			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", apiKeySecret: "", dimensions: 256, hubUrl: "", runtimeUrl: "" };
 			s.search.graphWeight = 0.3;
 		});
 		if (!r.ok) throw new Error(r.error);
