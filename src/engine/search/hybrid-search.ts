@@ -1,4 +1,6 @@
 import type { Clock } from "../clock";
+import { embedderIdentity, embedQuery } from "../embedding/dimensions";
+import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
@@ -10,6 +12,7 @@ import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
+import { withSynonyms, type SynonymSource } from "./synonyms";
 import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
 import type { FusionMode, SearchOptions } from "./search-options";
 
@@ -59,6 +62,8 @@ export interface SearchSettings {
 	readonly feedbackTerms: number;
 	/** RRF weight of the feedback query's answer (the channels weigh 1). */
 	readonly feedbackWeight: number;
+	/** Synonyms of each query word added to the fulltext query (needs HybridSearchDeps.synonyms; 0: off). */
+	readonly synonymsPerWord: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -91,6 +96,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
+	synonymsPerWord: 0,
 };
 
 /** A candidate's rank in each list that fusion saw. */
@@ -146,6 +152,8 @@ export interface HybridSearchDeps {
 	readonly embedder: EmbeddingProvider | null;
 	readonly clock: Clock;
 	readonly settings?: Partial<SearchSettings>;
+	/** A lexical resource for synonym expansion of the fulltext query (settings.synonymsPerWord). */
+	readonly synonyms?: SynonymSource;
 }
 
 interface Candidate {
@@ -155,7 +163,7 @@ interface Candidate {
 }
 
 /** Why search answered without its vector channel. */
-export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "vector_store_failed";
+export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "model_changed" | "vector_store_failed";
 
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
@@ -196,7 +204,7 @@ export class HybridSearch {
 		const [fulltextHits, vectorAnswer] = await Promise.all([
 			wantFulltext
 				? this.deps.graph.fulltext(scope, {
-						text: s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text),
+						text: this.fulltextQuery(text),
 						limit: fulltextK * over,
 						labels: request.labels,
 						prefix: s.fulltextPrefix,
@@ -262,6 +270,14 @@ export class HybridSearch {
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
+	}
+
+	/** What the fulltext channel looks for: content words (as stems), plus their synonyms when a source is given and asked for. */
+	private fulltextQuery(text: string): string {
+		const s = this.settings;
+		const words = s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text);
+		const source = this.deps.synonyms;
+		return source && s.synonymsPerWord > 0 ? withSynonyms(words, text, source, s.synonymsPerWord, s.fulltextPrefix) : words;
 	}
 
 	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
@@ -379,7 +395,7 @@ export class HybridSearch {
 		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only.", cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
-			query = await embedder.embed(text);
+			query = await embedQuery(embedder, text);
 		} catch (error) {
 			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}`, cause: "embedder_failed" };
 		}
@@ -393,6 +409,15 @@ export class HybridSearch {
 					hits: [],
 					reason: `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${query.length}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`,
 					cause: "dimension_mismatch",
+				};
+			}
+			// Same size, other model (all 384-d models look alike): its vectors would answer nonsense.
+			const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
+			if (recorded !== null && recorded !== embedderIdentity(embedder)) {
+				return {
+					hits: [],
+					reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
+					cause: "model_changed",
 				};
 			}
 			return { hits: await vectors.knn(scope, query, k) };
