@@ -26,7 +26,8 @@ export default defineConfig([
 		// - the MCP server files: the bridge loads them with a dynamic import behind
 		//   Platform.isDesktopApp (tests/plugin/plugin-mobile.test.ts checks mobile asks for no built-in);
 		// - node-modules.ts: type-only imports, the modules come from a guarded lazy require;
-		// - wasm-binary.ts: command line only (main.js inlines the WASM instead).
+		// - wasm-binary.ts: command line only (main.js inlines the WASM instead);
+		// - sqlite/native/: command line and serve only, reached through src/node (never from main.js).
 		files: [
 			"src/mcp/http-guard.ts",
 			"src/mcp/http-server.ts",
@@ -37,6 +38,7 @@ export default defineConfig([
 			"src/mcp/stdio-server.ts",
 			"src/backends/sqlite/wasm/node-modules.ts",
 			"src/backends/sqlite/wasm/wasm-binary.ts",
+			"src/backends/sqlite/native/*.ts",
 		],
 		rules: { "obsidianmd/no-nodejs-modules": "off", "import/no-nodejs-modules": "off" },
 	},

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseConfig, type EngramaConfig } from "../config/engrama-config";
+import { EARLIER_DEFAULT_LOCAL_MODEL } from "../engine/embedding/vector-model";
 import { normaliseVaultPath } from "../engine/sync/vault-source";
 import { DEFAULT_INSIGHTS_FOLDER } from "../engine/reflect/proactive";
 import type { SyncSettings } from "../engine/sync/sync-settings";
@@ -21,12 +22,17 @@ const urlString = z
 	.trim()
 	.refine((v) => v === "" || /^https?:\/\/[^\s/]+/i.test(v), { error: "must start with http:// or https://" });
 
+/** 1: the default local model became e5-small-v2 (before: all-MiniLM-L6-v2). */
+export const SETTINGS_VERSION = 1;
+
 /**
  * Everything the plugin stores in data.json. Validated on load and on every change, so a
  * hand-edited or outdated file never reaches the engine: unknown keys are dropped, missing
  * ones take their defaults, and invalid values are reported and replaced by defaults.
  */
 export const pluginSettingsSchema = z.object({
+	/** data.json's layout (migrateSettings); absent in files written before version 1. */
+	settingsVersion: z.number().int().min(0).default(SETTINGS_VERSION),
 	/**
 	 * "pending": the welcome in the panel waits for the person to start (nothing in the vault changes
 	 * until then). A vault without data.json starts pending; a data.json of an earlier version (no such
@@ -151,7 +157,7 @@ export interface SettingsLoad {
  */
 export function loadSettings(raw: unknown): SettingsLoad {
 	if (raw === null || raw === undefined) return { settings: { ...DEFAULT_SETTINGS, firstRun: "pending" }, problems: [] };
-	const input = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+	const input = migrateSettings(raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {});
 	const whole = pluginSettingsSchema.safeParse(input);
 	if (whole.success) return { settings: whole.data, problems: [] };
 	// Drop each offending value (deepest path) and try again, so one bad field keeps the rest.
@@ -160,6 +166,19 @@ export function loadSettings(raw: unknown): SettingsLoad {
 	for (const issue of whole.error.issues) removePath(copy, issue.path);
 	const retry = pluginSettingsSchema.safeParse(copy);
 	return { settings: retry.success ? retry.data : DEFAULT_SETTINGS, problems };
+}
+
+/**
+ * data.json from before version 1: a local provider with no model named meant all-MiniLM-L6-v2,
+ * whose files the user downloaded and whose vectors the memory holds, so it is named now (the
+ * settings then show the model in use; choosing another re-embeds). A new install (no file) gets
+ * the current default.
+ */
+function migrateSettings(input: Record<string, unknown>): Record<string, unknown> {
+	if (Object.keys(input).length === 0 || "settingsVersion" in input) return input;
+	const embedding = input.embedding && typeof input.embedding === "object" ? (input.embedding as Record<string, unknown>) : undefined;
+	const unset = embedding?.provider === "local" && (typeof embedding.model !== "string" || embedding.model.trim() === "");
+	return { ...input, ...(unset ? { embedding: { ...embedding, model: EARLIER_DEFAULT_LOCAL_MODEL } } : {}), settingsVersion: SETTINGS_VERSION };
 }
 
 function removePath(target: Record<string, unknown>, path: readonly PropertyKey[]): void {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
 	DEFAULT_SETTINGS,
+	SETTINGS_VERSION,
 	activeModules,
 	engineConfig,
 	formatFolderLabels,
@@ -43,6 +44,21 @@ describe("loading data.json", () => {
 		expect(settings.mcp).toEqual({ enabled: true, port: 27182, token: "abc" });
 		expect(settings.embedding).toMatchObject({ provider: "openai", baseUrl: "", model: "m" });
 		expect(settings).not.toHaveProperty("unknownKey");
+	});
+
+	test("a file from before version 1 names the local model it used (all-MiniLM-L6-v2); a newer one and a new install keep the default", () => {
+		const old = loadSettings({ embedding: { provider: "local", model: "" }, profile: "developer" }).settings;
+		expect(old.embedding.model).toBe("Xenova/all-MiniLM-L6-v2");
+		expect(old.settingsVersion).toBe(SETTINGS_VERSION);
+		expect(old.profile).toBe("developer");
+		// Saved and loaded again (data.json now says its version): unchanged.
+		expect(loadSettings(structuredClone(old)).settings).toEqual(old);
+		// A model chosen before, or another provider, stays as it was.
+		expect(loadSettings({ embedding: { provider: "local", model: "Xenova/bge-small-en-v1.5" } }).settings.embedding.model).toBe("Xenova/bge-small-en-v1.5");
+		expect(loadSettings({ embedding: { provider: "openai", model: "" } }).settings.embedding.model).toBe("");
+		// Written by this version with the default model (""), it stays the default.
+		expect(loadSettings({ settingsVersion: SETTINGS_VERSION, embedding: { provider: "local", model: "" } }).settings.embedding.model).toBe("");
+		expect(DEFAULT_SETTINGS.settingsVersion).toBe(SETTINGS_VERSION);
 	});
 });
 
