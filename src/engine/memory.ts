@@ -156,6 +156,9 @@ export type MemoryWriteListener = (event: MemoryWriteEvent) => void;
 
 export const FAN_OUT_CAP = 64;
 
+/** The pipeline's single writes read what they need afresh each run: safe to replay after a rollback. */
+export const REPLAYABLE = { replayable: true } as const;
+
 /**
  * The engine as the adapters see it: one object over the protocols, with writes serialised
  * so many callers (vault events, MCP clients) never interleave.
@@ -215,11 +218,11 @@ export class Memory implements ReflectDeps {
 	}
 
 	remember(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
-		return this.write(() => this.pipeline.mergeEntity(ctx, input)).then((write) => this.notify({ kind: "entity", ctx, input, write }, write));
+		return this.write(() => this.pipeline.mergeEntity(ctx, input), REPLAYABLE).then((write) => this.notify({ kind: "entity", ctx, input, write }, write));
 	}
 
 	relate(ctx: WriteContext, from: NodeRef, type: string, to: NodeRef): Promise<RelationWrite> {
-		return this.write(() => this.pipeline.mergeRelation(ctx, from, type, to)).then((write) => this.notify({ kind: "relation", ctx, write }, write));
+		return this.write(() => this.pipeline.mergeRelation(ctx, from, type, to), REPLAYABLE).then((write) => this.notify({ kind: "relation", ctx, write }, write));
 	}
 
 	/**
@@ -247,7 +250,7 @@ export class Memory implements ReflectDeps {
 
 	/** Archives (soft) or removes (hard) one node. */
 	forget(ctx: WriteContext, ref: NodeRef, options: { hard?: boolean } = {}): Promise<NodeRecord> {
-		return this.write(() => (options.hard ? this.pipeline.hardDelete(ctx, ref) : this.pipeline.archive(ctx, ref)));
+		return this.write(() => (options.hard ? this.pipeline.hardDelete(ctx, ref) : this.pipeline.archive(ctx, ref)), REPLAYABLE);
 	}
 
 	/** Looks a node up by label (any case) and key; null when absent or out of scope. */

@@ -48,7 +48,7 @@ const COMPACT_AFTER_REWRITING = 1000;
 const DEFERRED_INDEX_SLICE = 2000;
 
 /**
- * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).
+ * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM, or native in Node).
  * All statements are parameterised; only constant SQL fragments are interpolated. Each role of
  * GraphStore lives in its own module (nodes.ts, edges.ts, fulltext.ts, names-history.ts,
  * bulk-sync.ts, admin.ts, reflect-queries.ts) over one shared SqliteStoreContext (context.ts).
@@ -59,7 +59,14 @@ export class SqliteGraphStore implements GraphStore {
 	private closed = false;
 	private readonly ctx: SqliteStoreContext;
 
-	constructor(private readonly conn: SqliteConnection) {
+	/** Which SQLite engine runs (for health), e.g. "native SQLite 3.50.4 (…)". */
+	readonly engine: string;
+
+	constructor(
+		private readonly conn: SqliteConnection,
+		options: { engine?: string } = {},
+	) {
+		this.engine = options.engine ?? "WASM SQLite";
 		this.capabilities = { atomicTransactions: true, durable: conn.path !== ":memory:" };
 		this.ctx = new SqliteStoreContext(conn);
 	}
@@ -111,7 +118,7 @@ export class SqliteGraphStore implements GraphStore {
 			const nodes = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0;
 			const edges = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n ?? 0;
 			const schemaVersion = ownSchemaVersion(this.conn);
-			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path };
+			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path, engine: this.engine };
 		} catch (error) {
 			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
 		}

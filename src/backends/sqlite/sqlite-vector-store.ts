@@ -68,7 +68,8 @@ export class SqliteVectorStore implements VectorStore {
 		if ((await this.dimensions()) === 0) return out;
 		for (const [id, rowId] of this.graph.rowIds(scope, nodeIds)) {
 			const row = this.conn.get<{ embedding: Uint8Array }>(`SELECT embedding FROM ${TABLE} WHERE node_id = ?`, [rowId]);
-			if (row?.embedding) out.set(id, new Float32Array(row.embedding.slice().buffer));
+			// A copy of exactly the blob: native SQLite returns a Buffer, whose slice() shares a larger pool.
+			if (row?.embedding) out.set(id, new Float32Array(Uint8Array.prototype.slice.call(row.embedding).buffer));
 		}
 		return out;
 	}

@@ -1,4 +1,6 @@
 import type { Clock } from "../clock";
+import { embedderIdentity, embedQuery } from "../embedding/dimensions";
+import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
@@ -11,6 +13,7 @@ import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./passage-hits";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
+import { withSynonyms, type SynonymSource } from "./synonyms";
 import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
 import type { FusionMode, SearchOptions } from "./search-options";
 
@@ -60,6 +63,8 @@ export interface SearchSettings {
 	readonly feedbackTerms: number;
 	/** RRF weight of the feedback query's answer (the channels weigh 1). */
 	readonly feedbackWeight: number;
+	/** Synonyms of each query word added to the fulltext query (needs HybridSearchDeps.synonyms; 0: off). */
+	readonly synonymsPerWord: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -92,6 +97,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
+	synonymsPerWord: 0,
 };
 
 /** A candidate's rank in each list that fusion saw. */
@@ -149,6 +155,8 @@ export interface HybridSearchDeps {
 	readonly embedder: EmbeddingProvider | null;
 	readonly clock: Clock;
 	readonly settings?: Partial<SearchSettings>;
+	/** A lexical resource for synonym expansion of the fulltext query (settings.synonymsPerWord). */
+	readonly synonyms?: SynonymSource;
 }
 
 interface Candidate {
@@ -158,7 +166,7 @@ interface Candidate {
 }
 
 /** Why search answered without its vector channel. */
-export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "vector_store_failed";
+export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "model_changed" | "vector_store_failed";
 
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
@@ -198,7 +206,7 @@ export class HybridSearch {
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
 		const over = filtered ? 3 : 1;
-		const words = { text: s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text), limit: fulltextK * over, labels: request.labels, prefix: s.fulltextPrefix };
+		const words = { text: this.fulltextQuery(text), limit: fulltextK * over, labels: request.labels, prefix: s.fulltextPrefix };
 		const store = this.deps.graph;
 		const [nodeHits, passageHits, vectorAnswer] = await Promise.all([
 			wantFulltext ? store.fulltext(scope, words) : Promise.resolve([]),
@@ -266,6 +274,14 @@ export class HybridSearch {
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
+	}
+
+	/** What the fulltext channel looks for: content words (as stems), plus their synonyms when a source is given and asked for. */
+	private fulltextQuery(text: string): string {
+		const s = this.settings;
+		const words = s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text);
+		const source = this.deps.synonyms;
+		return source && s.synonymsPerWord > 0 ? withSynonyms(words, text, source, s.synonymsPerWord, s.fulltextPrefix) : words;
 	}
 
 	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
@@ -383,7 +399,7 @@ export class HybridSearch {
 		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only.", cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
-			query = await embedder.embed(text);
+			query = await embedQuery(embedder, text);
 		} catch (error) {
 			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}`, cause: "embedder_failed" };
 		}
@@ -397,6 +413,15 @@ export class HybridSearch {
 					hits: [],
 					reason: `dimension mismatch: the ${embedder.name} embedder (${embedder.model}) gives ${query.length}-dimensional vectors but the memory holds ${stored}-dimensional ones. Run "engrama reindex --rebuild --apply".`,
 					cause: "dimension_mismatch",
+				};
+			}
+			// Same size, other model (all 384-d models look alike): its vectors would answer nonsense.
+			const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
+			if (recorded !== null && recorded !== embedderIdentity(embedder)) {
+				return {
+					hits: [],
+					reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
+					cause: "model_changed",
 				};
 			}
 			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);

@@ -3,6 +3,7 @@ import { EngramaError, errorMessage } from "../errors";
 import type { NodeRecord, PropValue } from "../types";
 import type { EntityInput, EntityWrite, RelationInput, WriteContext } from "../write/write-pipeline";
 import { NodeCache } from "./node-cache";
+import { NoteEncodingError } from "./note-encoding";
 import { NoteEdges } from "./note-edges";
 import { claimedId, NoteIdentity } from "./note-identity";
 import { NOTE_PROPS, type NoteEntry, noteEntryOf } from "./note-index";
@@ -95,7 +96,7 @@ export class SyncRun {
 				path: info.path,
 				severity: "error",
 				problem: `The file could not be read: ${errorMessage(error)}.`,
-				action: "Check that it exists and is readable; its stored node is kept as it was.",
+				action: error instanceof NoteEncodingError ? error.action : "Check that it exists and is readable; its stored node is kept as it was.",
 			});
 			return { kind: "failed" };
 		}
