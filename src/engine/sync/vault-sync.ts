@@ -567,6 +567,13 @@ export class VaultSync {
 	}
 }
 
+/** A note whose engrama_id was just written: its node, the new file state and the note as it was parsed. */
+interface WrittenIdState {
+	readonly id: string;
+	readonly state: WrittenId;
+	readonly prepared: PreparedNote;
+}
+
 /** Same graph content (what the id write must not have changed). */
 function sameNote(a: ParsedNote, b: ParsedNote): boolean {
 	const shape = (n: ParsedNote) =>
