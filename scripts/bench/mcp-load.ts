@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { parseConfig } from "../../src/config/engrama-config";
+import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import { openMemory } from "../../src/node/open-memory";
 import { arg as flag } from "./args";
 import { connectClient, loadAverage, startServe } from "./serve-process";
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
 		else await serve.stop();
 
 		// Every acknowledged write must be in the file, read back with the server gone.
-		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath: db }), { embedder: null });
+		const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: (process.env.ENGRAMA_SQLITE_ENGINE || "auto") as SqliteEngine, dbPath: db }), { embedder: null });
 		let missing = 0;
 		try {
 			for (const [key, expected] of acknowledged) {
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
 
 		const all = [...samples.remember, ...samples.search, ...samples.context];
 		const row = (label: string, xs: number[]) => `| ${label} | ${xs.length} | ${fmt(percentile(xs, 50))} | ${fmt(percentile(xs, 95))} | ${fmt(percentile(xs, 99))} |`;
-		console.log(`MCP load: ${CLIENTS} clients, ${CALLS} calls (40% remember, 40% search, 20% context), embedder ${EMBEDDER}, ${SEED} seeded nodes (${(seedMs / 1000).toFixed(1)} s)`);
+		console.log(`MCP load (serve on SQLite engine ${process.env.ENGRAMA_SQLITE_ENGINE || "auto"}): ${CLIENTS} clients, ${CALLS} calls (40% remember, 40% search, 20% context), embedder ${EMBEDDER}, ${SEED} seeded nodes (${(seedMs / 1000).toFixed(1)} s)`);
 		console.log(`Node ${process.version}, ${process.platform}/${process.arch}`);
 		console.log("");
 		console.log("| operation | calls | p50 | p95 | p99 |");

@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfig } from "../../src/config/engrama-config";
+import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import type { SearchOptions } from "../../src/engine/memory";
 import type { VectorStore } from "../../src/engine/protocols";
@@ -69,7 +69,7 @@ for (const size of sizes) {
 	const kept = reuse ? join(reuse, `search-${size}.db`) : "";
 	const reused = kept !== "" && existsSync(kept);
 	if (reused) copyFileSync(kept, join(dir, "bench.db"));
-	const config = parseConfig({ backend: "sqlite", dbPath: process.env.BENCH_MEMORY ? ":memory:" : join(dir, "bench.db"), orgId: "bench", userId: "search" });
+	const config = parseConfig({ backend: "sqlite", sqliteEngine: (process.env.ENGRAMA_SQLITE_ENGINE || "auto") as SqliteEngine, dbPath: process.env.BENCH_MEMORY ? ":memory:" : join(dir, "bench.db"), orgId: "bench", userId: "search" });
 	const embedder = new HashEmbeddingProvider(384);
 	const opened = await openMemory(config, { embedder });
 	const { memory, scope } = opened;
@@ -139,7 +139,7 @@ for (const size of sizes) {
 if (process.argv.includes("--json")) {
 	console.log(JSON.stringify(rows, null, 2));
 } else {
-	console.log(`\nSearch latency (p50 / p95 wall, mean CPU per query), ${queries} queries of 3 Zipf-distributed words, limit 10, 384-d hash vectors, SQLite WASM (file)`);
+	console.log(`\nSearch latency (p50 / p95 wall, mean CPU per query), ${queries} queries of 3 Zipf-distributed words, limit 10, 384-d hash vectors, SQLite ${process.env.ENGRAMA_SQLITE_ENGINE || "auto"} engine (file)`);
 	const columns = [...Object.keys(MODES), "Memory.search"];
 	console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 	console.log(`| nodes | ${columns.map((m) => `${m} p50 / p95 / CPU`).join(" | ")} |`);

@@ -1,7 +1,11 @@
 // Library side of the sync benchmark, bundled by scripts/bench/sync-bench.mjs with esbuild.
-import { createBackend } from "../../src/backends/factory";
+import { createNodeBackend as createBackend } from "../../src/node/node-backend";
 import type { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
-import { parseConfig } from "../../src/config/engrama-config";
+import { parseConfig as parseBaseConfig, type SqliteEngine } from "../../src/config/engrama-config";
+
+/** The SQLite engine under test: ENGRAMA_SQLITE_ENGINE (native, wasm; default auto, as the command line). */
+export const ENGINE = (process.env.ENGRAMA_SQLITE_ENGINE || "auto") as SqliteEngine;
+const parseConfig = (input: Parameters<typeof parseBaseConfig>[0]) => parseBaseConfig({ sqliteEngine: ENGINE, ...input });
 import { Memory } from "../../src/engine/memory";
 import { parseFrontmatterYaml, splitFrontmatter } from "../../src/engine/sync/frontmatter";
 import { parseNote } from "../../src/engine/sync/note-parser";

@@ -110,7 +110,7 @@ for (const size of SIZES) {
 	const work = mkdtempSync(join(tmpdir(), `engrama-sync-bench-${size}-`));
 	const vault = join(work, "vault");
 	generateVault(size, vault, IDS_IN_VAULT ? ["--with-ids"] : []);
-	const row = { notes: size, idsInVault: IDS_IN_VAULT };
+	const row = { notes: size, engine: lib.ENGINE, idsInVault: IDS_IN_VAULT };
 	if (IDS_IN_VAULT) {
 		const fl = await floorBest(vault);
 		row.floorMs = ms(fl.ms);

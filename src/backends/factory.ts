@@ -4,7 +4,7 @@ import type { Backend } from "./backend";
 import { NullGraphStore } from "./null/null-graph-store";
 import { SqliteGraphStore } from "./sqlite/sqlite-graph-store";
 import { SqliteVectorStore } from "./sqlite/sqlite-vector-store";
-import { openDatabase } from "./sqlite/wasm/open-database";
+import { openSqlite, type NativeOpener, type SqliteEngine } from "./sqlite/open-sqlite";
 import type { SnapshotStorage } from "./sqlite/wasm/sqlite-connection";
 
 export type { Backend } from "./backend";
@@ -12,14 +12,22 @@ export type { Backend } from "./backend";
 export interface BackendOptions {
 	/** Obsidian mobile: no Node fs, so the SQLite file is kept through the vault adapter. */
 	readonly snapshot?: SnapshotStorage;
+	/** Which SQLite engine (default wasm: the plugin's). `auto`/`native` need `openNative`. */
+	readonly sqliteEngine?: SqliteEngine;
+	/** The native engine's opener; only Node callers pass it (src/node/node-backend.ts). */
+	readonly openNative?: NativeOpener;
 }
 
 /** The one place that chooses a backend. Graph and vectors are opened together and initialised. */
 export async function createBackend(config: EngramaConfig, options: BackendOptions = {}): Promise<Backend> {
 	switch (config.backend) {
 		case "sqlite": {
-			const conn = await openDatabase({ path: config.dbPath, snapshot: options.snapshot, requiredTable: "nodes" });
-			const graph = new SqliteGraphStore(conn);
+			const { conn, engine } = await openSqlite(
+				{ path: config.dbPath, snapshot: options.snapshot, requiredTable: "nodes" },
+				options.sqliteEngine ?? "wasm",
+				options.openNative,
+			);
+			const graph = new SqliteGraphStore(conn, { engine });
 			try {
 				await graph.init();
 			} catch (error) {

@@ -51,7 +51,7 @@ export const COMMANDS: readonly CommandSummary[] = [
 ];
 
 /** Global options whose value is the next argument (to find the command name in argv). */
-export const GLOBAL_OPTIONS_WITH_VALUE = new Set(["--db", "--vault", "--profile", "--modules", "--backend"]);
+export const GLOBAL_OPTIONS_WITH_VALUE = new Set(["--db", "--vault", "--profile", "--modules", "--backend", "--sqlite-engine"]);
 
 /** The program with its global options and no command. */
 export function baseProgram(): Command {
@@ -64,6 +64,7 @@ export function baseProgram(): Command {
 		.option("--profile <name|file>", "profile: base, developer or a .yaml path (env ENGRAMA_PROFILE)")
 		.option("--modules <list>", "comma-separated modules, e.g. teaching,hacking (env ENGRAMA_MODULES)")
 		.option("--backend <name>", "sqlite, neo4j or null (env GRAPH_BACKEND)")
+		.option("--sqlite-engine <engine>", "auto (native SQLite if it loads, else WASM), native or wasm (env ENGRAMA_SQLITE_ENGINE)")
 		.option("--json", "machine-readable output on stdout; errors as JSON on stderr")
 		.showHelpAfterError();
 }

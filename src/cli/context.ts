@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { ValidationError } from "../engine/errors";
-import { setSqliteWarmUp } from "../backends/sqlite/wasm/load-sqlite";
-import { configFromEnv, parseConfig, type EngramaConfig } from "../config/engrama-config";
+import { setSqliteWarmUp } from "../backends/sqlite/wasm/warm-up-setting";
+import { SQLITE_ENGINES, configFromEnv, parseConfig, type EngramaConfig, type SqliteEngine } from "../config/engrama-config";
 import { openMemory, type OpenedMemory } from "../node/open-memory";
 import { defaultDataDir } from "../node/private-dir";
 import type { WriteContext } from "../engine/write/write-pipeline";
@@ -15,6 +15,7 @@ export interface GlobalOptions {
 	profile?: string;
 	modules?: string;
 	backend?: string;
+	sqliteEngine?: string;
 	json?: boolean;
 }
 
@@ -28,11 +29,18 @@ export function resolveConfig(options: GlobalOptions, env: NodeJS.ProcessEnv = p
 	return parseConfig({
 		...input,
 		...(options.backend ? { backend: options.backend as EngramaConfig["backend"] } : {}),
+		...(options.sqliteEngine ? { sqliteEngine: sqliteEngineFlag(options.sqliteEngine) } : {}),
 		...(options.db ? { dbPath: resolve(options.db) } : {}),
 		...(options.vault ? { vaultPath: resolve(options.vault) } : {}),
 		...(options.profile ? { profile: options.profile } : {}),
 		...(options.modules !== undefined ? { modules: options.modules.split(/[,\s]+/).filter(Boolean) } : {}),
 	});
+}
+
+function sqliteEngineFlag(value: string): SqliteEngine {
+	const found = SQLITE_ENGINES.find((engine) => engine === value.trim().toLowerCase());
+	if (!found) throw new ValidationError(`--sqlite-engine must be one of ${SQLITE_ENGINES.join(", ")}; got "${value}".`);
+	return found;
 }
 
 export interface CommandRun {

@@ -8,12 +8,17 @@ const EMBEDDING_PROVIDERS = ["none", "local", "openai", "ollama", "hash"] as con
 const FUSION_MODES = ["rrf", "linear"] as const;
 const DEDUPE_MODES = ["off", "warn", "block"] as const;
 const TAG_LINKING_MODES = ["off", "suggest", "auto"] as const;
+/** `auto`: native SQLite where its driver loads, else WASM. The plugin always runs WASM. */
+export const SQLITE_ENGINES = ["auto", "native", "wasm"] as const;
+export type SqliteEngine = (typeof SQLITE_ENGINES)[number];
 
 /** Everything needed to build an engine, whatever the adapter (plugin settings, CLI env/flags). */
 export const engramaConfigSchema = z.object({
 	backend: z.enum(GRAPH_BACKENDS).default("sqlite"),
 	vectorBackend: z.enum(VECTOR_BACKENDS).default("auto"),
 	dbPath: z.string().min(1),
+	/** The command line's and `engrama serve`'s SQLite engine (ENGRAMA_SQLITE_ENGINE, --sqlite-engine); the plugin ignores it. */
+	sqliteEngine: z.enum(SQLITE_ENGINES).default("auto"),
 	vaultPath: z.string().optional(),
 	profile: z.string().min(1).default("base"),
 	modules: z.array(z.string().min(1)).default([]),
@@ -200,6 +205,7 @@ export function configFromEnv(env: Env, defaults: { dbPath: string }): EngramaCo
 		backend: envChoice("GRAPH_BACKEND", env.GRAPH_BACKEND, GRAPH_BACKENDS),
 		vectorBackend: envChoice("VECTOR_BACKEND", env.VECTOR_BACKEND, VECTOR_BACKENDS),
 		dbPath: nonEmpty(env.ENGRAMA_DB_PATH) ?? defaults.dbPath,
+		sqliteEngine: envChoice("ENGRAMA_SQLITE_ENGINE", env.ENGRAMA_SQLITE_ENGINE, SQLITE_ENGINES),
 		vaultPath: nonEmpty(env.VAULT_PATH),
 		profile: nonEmpty(env.ENGRAMA_PROFILE),
 		modules: nonEmpty(env.ENGRAMA_MODULES)?.split(/[,\s]+/).filter(Boolean),

@@ -11,7 +11,7 @@ describe("the command line opens SQLite without the UI warm-up", () => {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-one-shot-"));
 	afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-	it("remember and get through the CLI's own entry, warm-up off", async () => {
+	it("remember and get through the CLI's own entry on the WASM engine, warm-up off", async () => {
 		const db = join(dir, "memory.db");
 		const writes: string[] = [];
 		const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
@@ -19,8 +19,8 @@ describe("the command line opens SQLite without the UI warm-up", () => {
 			return true;
 		});
 		try {
-			await main(["node", "engrama", "--db", db, "--json", "remember", "--label", "Concept", "--name", "One shot"]);
-			await main(["node", "engrama", "--db", db, "--json", "get", "--label", "Concept", "--name", "One shot"]);
+			await main(["node", "engrama", "--db", db, "--sqlite-engine", "wasm", "--json", "remember", "--label", "Concept", "--name", "One shot"]);
+			await main(["node", "engrama", "--db", db, "--sqlite-engine", "wasm", "--json", "get", "--label", "Concept", "--name", "One shot"]);
 		} finally {
 			stdout.mockRestore();
 		}

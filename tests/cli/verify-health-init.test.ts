@@ -127,7 +127,16 @@ describe("engrama health", () => {
 		expect(healthy.status).toBe(0);
 		expect(healthy.json()).toEqual({
 			ok: true,
-			backend: { name: "sqlite", ok: true, location: db, nodes: 1, edges: 0, schema_version: SCHEMA_VERSION, detail: null },
+			backend: {
+				name: "sqlite",
+				ok: true,
+				location: db,
+				nodes: 1,
+				edges: 0,
+				schema_version: SCHEMA_VERSION,
+				engine: expect.stringMatching(/^native SQLite 3\.\d+\.\d+ \(better-sqlite3 12\.\d+\.\d+, sqlite-vec 0\.1\.\d+\)$/) as unknown,
+				detail: null,
+			},
 			embedder: { provider: "none", model: "", dimensions: null, configured: false, reachable: null, detail: expect.any(String) as unknown },
 			bridge: { url: "http://127.0.0.1:9/mcp", reachable: false, status: null, token_file: `${db}.mcp-token`, token_file_exists: false },
 			advice: [],

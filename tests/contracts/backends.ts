@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { parseConfig, type EngramaConfig } from "../../src/config/engrama-config";
+import { parseConfig, type EngramaConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import type { Profile } from "../../src/engine/profile";
 import { loadProfileFromDisk } from "../../src/node/profile-files";
 import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
@@ -7,6 +7,8 @@ import { makeTempDir } from "../helpers/temp-dir";
 
 export interface TestBackend {
 	readonly name: string;
+	/** The store's own name (GraphStore.name) where the test backend's differs: sqlite-native is "sqlite". */
+	readonly storeName?: string;
 	/** A fresh, empty memory on this backend. */
 	open(options?: { profile?: Profile; config?: Partial<EngramaConfig> }): Promise<OpenedMemory>;
 }
@@ -17,23 +19,31 @@ export function testProfile(): Profile {
 	return sharedProfile;
 }
 
-export const sqliteTestBackend: TestBackend = {
-	name: "sqlite",
-	async open(options = {}) {
-		const dir = makeTempDir("engrama-contract-");
-		const config = parseConfig({ backend: "sqlite", dbPath: process.env.ENGRAMA_TEST_SQLITE_MEMORY ? ":memory:" : join(dir.path, "memory.db"), ...options.config });
-		const opened = await openMemory(config, { profile: options.profile ?? testProfile() });
-		return {
-			...opened,
-			close: async () => {
-				await opened.close();
-				dir.cleanup();
-			},
-		};
-	},
-};
+/** SQLite on one engine: `sqlite` is the WASM engine (the plugin's), `sqlite-native` the command line's. */
+function sqliteBackend(name: string, sqliteEngine: SqliteEngine): TestBackend {
+	return {
+		name,
+		storeName: "sqlite",
+		async open(options = {}) {
+			const dir = makeTempDir("engrama-contract-");
+			const dbPath = process.env.ENGRAMA_TEST_SQLITE_MEMORY ? ":memory:" : join(dir.path, "memory.db");
+			const config = parseConfig({ backend: "sqlite", sqliteEngine, dbPath, ...options.config });
+			const opened = await openMemory(config, { profile: options.profile ?? testProfile() });
+			return {
+				...opened,
+				close: async () => {
+					await opened.close();
+					dir.cleanup();
+				},
+			};
+		},
+	};
+}
 
-const ALL: Record<string, TestBackend> = { sqlite: sqliteTestBackend };
+export const sqliteTestBackend = sqliteBackend("sqlite", "wasm");
+export const sqliteNativeTestBackend = sqliteBackend("sqlite-native", "native");
+
+const ALL: Record<string, TestBackend> = { sqlite: sqliteTestBackend, "sqlite-native": sqliteNativeTestBackend };
 
 /** Register another backend for the contract suite (Neo4j adds itself when its server is up). */
 export function registerTestBackend(backend: TestBackend): void {

@@ -153,7 +153,7 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		await remember("Project", "A");
 		const health = await opened.memory.graph.health();
 		expect(health.ok).toBe(true);
-		expect(health.backend).toBe(backend.name);
+		expect(health.backend).toBe(backend.storeName ?? backend.name);
 		expect(health.nodes).toBe(1);
 	});
 

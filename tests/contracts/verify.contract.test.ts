@@ -50,7 +50,7 @@ describe.each(testBackends())("verify contract on $name", (backend) => {
 		await memory.relate(ctx, { label: "Project", key: "Billing Portal" }, "USES", { label: "Technology", key: "Python" });
 		const before = await memory.graph.edgesOf(scope, (await memory.get(scope, "Project", "Billing Portal"))?.id ?? "", "out");
 		const view = await compactMemory(memory);
-		if (backend.name === "sqlite") {
+		if ((backend.storeName ?? backend.name) === "sqlite") {
 			expect(view).toMatchObject({ backend: "sqlite", compacted: true });
 			expect(view.bytes_after).toBeGreaterThan(0);
 		} else {

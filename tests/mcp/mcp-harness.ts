@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { parseConfig } from "../../src/config/engrama-config";
+import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import type { EmbeddingProvider } from "../../src/engine/protocols";
 import { generateMcpToken, startMcpHttpServer, type McpHttpHandle } from "../../src/mcp";
@@ -27,8 +27,17 @@ export async function startBridge(options: {
 	modules?: string[];
 	/** Gateway mode: tenant headers choose each call's scope (off: only the bridge's own scope). */
 	allowTenantHeaders?: boolean;
+	/** Default: the configuration's default (native where it loads). */
+	sqliteEngine?: SqliteEngine;
 }): Promise<Bridge> {
-	const config = parseConfig({ backend: "sqlite", dbPath: join(options.dir, "memory.db"), vaultPath: options.vault, profile: "base", modules: options.modules ?? [] });
+	const config = parseConfig({
+		backend: "sqlite",
+		sqliteEngine: options.sqliteEngine,
+		dbPath: join(options.dir, "memory.db"),
+		vaultPath: options.vault,
+		profile: "base",
+		modules: options.modules ?? [],
+	});
 	const opened = await openMemory(config, { embedder: options.embedder === undefined ? new HashEmbeddingProvider(64) : options.embedder });
 	const node = await createNodeMcpServices(opened.memory, opened.scope, config, { version: "test", log: () => undefined });
 	const token = generateMcpToken();

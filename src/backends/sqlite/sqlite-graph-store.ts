@@ -16,12 +16,16 @@ import type {
 	NameCandidatesQuery,
 	NodeFields,
 	NodeHistoryQuery,
+	PassageChange,
+	PassageHit,
+	PassageInput,
 	ReflectDetectorId,
 	ReflectParams,
 	ReflectRowMap,
 	RekeyNodeInput,
 	ScopeFootprint,
 	ScopeForgetReport,
+	StoredPassage,
 	ValidAtQuery,
 } from "../../engine/protocols";
 import type { Direction, FulltextHit, NeighbourEdge, Neighbourhood, NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
@@ -32,6 +36,7 @@ import * as edges from "./edges";
 import * as fulltext from "./fulltext";
 import * as namesHistory from "./names-history";
 import * as nodes from "./nodes";
+import * as passages from "./passages";
 import { repairAfterPython } from "./python-file";
 import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
@@ -43,7 +48,7 @@ const COMPACT_AFTER_REWRITING = 1000;
 const DEFERRED_INDEX_SLICE = 2000;
 
 /**
- * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM).
+ * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM, or native in Node).
  * All statements are parameterised; only constant SQL fragments are interpolated. Each role of
  * GraphStore lives in its own module (nodes.ts, edges.ts, fulltext.ts, names-history.ts,
  * bulk-sync.ts, admin.ts, reflect-queries.ts) over one shared SqliteStoreContext (context.ts).
@@ -54,7 +59,14 @@ export class SqliteGraphStore implements GraphStore {
 	private closed = false;
 	private readonly ctx: SqliteStoreContext;
 
-	constructor(private readonly conn: SqliteConnection) {
+	/** Which SQLite engine runs (for health), e.g. "native SQLite 3.50.4 (…)". */
+	readonly engine: string;
+
+	constructor(
+		private readonly conn: SqliteConnection,
+		options: { engine?: string } = {},
+	) {
+		this.engine = options.engine ?? "WASM SQLite";
 		this.capabilities = { atomicTransactions: true, durable: conn.path !== ":memory:" };
 		this.ctx = new SqliteStoreContext(conn);
 	}
@@ -106,7 +118,7 @@ export class SqliteGraphStore implements GraphStore {
 			const nodes = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0;
 			const edges = this.conn.get<{ n: number }>("SELECT count(*) AS n FROM edges")?.n ?? 0;
 			const schemaVersion = ownSchemaVersion(this.conn);
-			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path };
+			return { ok: true, backend: this.name, nodes: Number(nodes), edges: Number(edges), schemaVersion, detail: this.conn.path, engine: this.engine };
 		} catch (error) {
 			return { ok: false, backend: this.name, detail: error instanceof Error ? error.message : String(error) };
 		}
@@ -181,6 +193,35 @@ export class SqliteGraphStore implements GraphStore {
 
 	adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
 		return edges.adjacency(this.ctx, scope, ids, cap);
+	}
+
+	// passages.ts
+	async writePassages(scope: Scope, nodeId: string, input: readonly PassageInput[]): Promise<PassageChange> {
+		return passages.writePassages(this.ctx, scope, nodeId, input);
+	}
+
+	async hasPassages(scope: PartialScope): Promise<boolean> {
+		return passages.hasPassages(this.ctx, scope);
+	}
+
+	async passagesOf(scope: PartialScope, nodeId: string): Promise<readonly StoredPassage[]> {
+		return passages.passagesOf(this.ctx, scope, nodeId);
+	}
+
+	async searchPassages(scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]> {
+		return passages.searchPassages(this.ctx, scope, query);
+	}
+
+	async upsertPassageVectors(_scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void> {
+		passages.upsertPassageVectors(this.ctx, vectors);
+	}
+
+	async passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]> {
+		return passages.passageKnn(this.ctx, scope, vector, k);
+	}
+
+	async passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly StoredPassage[]> {
+		return passages.passagesWithoutVectors(this.ctx, scope, limit);
 	}
 
 	// fulltext.ts

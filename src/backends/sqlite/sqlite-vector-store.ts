@@ -2,6 +2,7 @@ import { ValidationError } from "../../engine/errors";
 import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
+import { PASSAGE_VECTORS } from "./passages";
 import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, quantisedTableSql } from "./schema";
 import type { SqliteGraphStore } from "./sqlite-graph-store";
 
@@ -67,7 +68,8 @@ export class SqliteVectorStore implements VectorStore {
 		if ((await this.dimensions()) === 0) return out;
 		for (const [id, rowId] of this.graph.rowIds(scope, nodeIds)) {
 			const row = this.conn.get<{ embedding: Uint8Array }>(`SELECT embedding FROM ${TABLE} WHERE node_id = ?`, [rowId]);
-			if (row?.embedding) out.set(id, new Float32Array(row.embedding.slice().buffer));
+			// A copy of exactly the blob: native SQLite returns a Buffer, whose slice() shares a larger pool.
+			if (row?.embedding) out.set(id, new Float32Array(Uint8Array.prototype.slice.call(row.embedding).buffer));
 		}
 		return out;
 	}
@@ -76,6 +78,7 @@ export class SqliteVectorStore implements VectorStore {
 	async reset(): Promise<void> {
 		this.conn.exec(`DROP TABLE IF EXISTS ${TABLE}`);
 		this.conn.exec(`DROP TABLE IF EXISTS ${CODES}`);
+		this.conn.exec(`DROP TABLE IF EXISTS ${PASSAGE_VECTORS}`);
 		this.codesReady = false;
 		this.conn.run("DELETE FROM engrama_meta WHERE key = 'embedding_dimensions'");
 		this.dims = 0;

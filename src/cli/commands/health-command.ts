@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import type { Command } from "commander";
-import { createBackend } from "../../backends/factory";
+import { createNodeBackend } from "../../node/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError, errorMessage } from "../../engine/errors";
 import type { EmbeddingProvider } from "../../engine/protocols";
@@ -19,6 +19,8 @@ export interface HealthView {
 		readonly nodes: number | null;
 		readonly edges: number | null;
 		readonly schema_version: number | null;
+		/** SQLite: which engine opened the file (native or WASM, with versions; why WASM when native did not load). */
+		readonly engine: string | null;
 		readonly detail: string | null;
 	};
 	readonly embedder: {
@@ -64,7 +66,7 @@ function scrub(text: string, config: EngramaConfig): string {
 async function checkBackend(config: EngramaConfig, ms: number): Promise<HealthView["backend"]> {
 	const location =
 		config.backend === "neo4j" ? `${config.neo4j.uri} (database ${config.neo4j.database})` : config.backend === "sqlite" ? config.dbPath : "none";
-	const base = { name: config.backend, location, nodes: null, edges: null, schema_version: null };
+	const base = { name: config.backend, location, nodes: null, edges: null, schema_version: null, engine: null };
 	if (config.backend === "sqlite" && config.dbPath !== ":memory:" && !existsSync(config.dbPath)) {
 		return { ...base, ok: false, detail: `No memory at ${config.dbPath}.` };
 	}
@@ -77,12 +79,12 @@ async function checkBackend(config: EngramaConfig, ms: number): Promise<HealthVi
 			const backend = await within(ms, "Neo4j", createNeo4jBackend(config, { retry: { maxElapsedMs: 0 } }));
 			return await report(backend.graph);
 		}
-		return await report((await createBackend({ ...config, vectorBackend: "none" })).graph);
+		return await report((await createNodeBackend({ ...config, vectorBackend: "none" })).graph);
 	} catch (error) {
 		return { ...base, ok: false, detail: scrub(errorMessage(error), config) };
 	}
 
-	async function report(graph: Awaited<ReturnType<typeof createBackend>>["graph"]): Promise<HealthView["backend"]> {
+	async function report(graph: Awaited<ReturnType<typeof createNodeBackend>>["graph"]): Promise<HealthView["backend"]> {
 		try {
 			const h = await within(ms, config.backend, graph.health());
 			return {
@@ -91,6 +93,7 @@ async function checkBackend(config: EngramaConfig, ms: number): Promise<HealthVi
 				nodes: h.nodes ?? null,
 				edges: h.edges ?? null,
 				schema_version: h.schemaVersion ?? null,
+				engine: h.engine ?? null,
 				detail: h.ok ? null : scrub(h.detail ?? "unknown problem", config),
 			};
 		} finally {
@@ -151,6 +154,7 @@ function describe(view: HealthView): string {
 			: `Embedder: none (${e.detail ?? "embedding off"})`,
 		`MCP bridge: ${view.bridge.reachable ? `answering at ${view.bridge.url} (HTTP ${view.bridge.status})` : `nothing answers at ${view.bridge.url}`}; token file ${view.bridge.token_file ?? "(none)"}${view.bridge.token_file_exists ? "" : " (not created yet: engrama serve creates it)"}`,
 	];
+	if (b.engine) lines.splice(1, 0, `Engine: ${b.engine}`);
 	for (const line of view.advice) lines.push(`! ${line}`);
 	lines.push(view.ok ? "Healthy." : "Not healthy (see above).");
 	return lines.join("\n");

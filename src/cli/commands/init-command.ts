@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { createBackend } from "../../backends/factory";
+import { createNodeBackend } from "../../node/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import { STANDALONE_ID_META, resolveIdentity } from "../../engine/identity";
@@ -63,7 +63,7 @@ export function registerInitCommand(program: Command): void {
 						view = { created: false, ...base };
 					} else {
 						preparePrivateDir(dirname(config.dbPath));
-						const { graph } = await createBackend({ ...config, vectorBackend: "none" });
+						const { graph } = await createNodeBackend({ ...config, vectorBackend: "none" });
 						try {
 							await resolveIdentity(graph, config);
 						} finally {

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { createBackend, type Backend } from "../../backends/factory";
+import type { Backend } from "../../backends/factory";
+import { createNodeBackend } from "../../node/node-backend";
 import { createNeo4jBackend } from "../../backends/neo4j/neo4j-backend";
 import { migrateMemory, type MigrationReport } from "../../backends/migration/memory-migration";
 import type { EngramaConfig } from "../../config/engrama-config";
@@ -68,7 +69,7 @@ export function registerMigrateCommand(program: Command): void {
 						throw new ValidationError(`No SQLite memory at ${base.dbPath}. Point --db (or ENGRAMA_DB_PATH) at the file to migrate.`);
 					}
 					if (role === "target") preparePrivateDir(dirname(base.dbPath));
-					return createBackend(config);
+					return createNodeBackend(config);
 				};
 				const source = await open(from, "source");
 				try {

@@ -8,6 +8,8 @@ export interface HealthReport {
 	readonly edges?: number;
 	/** The stored layout's version where the backend records one (SQLite: engrama_meta.schema_version). */
 	readonly schemaVersion?: number;
+	/** The engine beneath, where a backend has more than one (SQLite: native or WASM, and its version). */
+	readonly engine?: string;
 }
 
 /** The file's bytes before and after a compact. */

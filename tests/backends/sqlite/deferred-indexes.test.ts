@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createBackend } from "../../../src/backends/factory";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createNodeBackend } from "../../../src/node/node-backend";
 import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
-import { parseConfig } from "../../../src/config/engrama-config";
+import { parseConfig, type SqliteEngine } from "../../../src/config/engrama-config";
 import type { GraphStore, MergeNodeInput } from "../../../src/engine/protocols";
 import { normaliseName, queryFragments } from "../../../src/engine/resolver/normalise";
 import { openMemory } from "../../../src/node/open-memory";
@@ -24,8 +24,11 @@ const NOW = "2026-03-01T00:00:00.000Z";
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 const PENDING = "SELECT value FROM engrama_meta WHERE key = 'indexes_pending_from'";
 
+// Both Node engines: WASM (the plugin's) and native (the command line's), one SQL.
+let engine: SqliteEngine = "wasm";
+
 async function open(dbPath: string): Promise<GraphStore> {
-	const { graph } = await createBackend(parseConfig({ backend: "sqlite", dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId }));
+	const { graph } = await createNodeBackend(parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId }));
 	await graph.init();
 	return graph;
 }
@@ -67,7 +70,11 @@ async function candidates(graph: GraphStore, name: string): Promise<string[]> {
 	return (await graph.nameCandidates(SCOPE, { normalised, fragments: queryFragments(normalised), limit: 5 })).map((n) => n.key);
 }
 
-describe("SQLite: deferred fulltext and name index", () => {
+describe.each(["wasm", "native"] as const)("SQLite (%s): deferred fulltext and name index", (which) => {
+	beforeEach(() => {
+		engine = which;
+	});
+
 	it("builds, in slices, exactly what the per-batch write gives, after later writes to the same nodes", async () => {
 		const reference = await newStore().open();
 		const deferred = await newStore().open();
@@ -108,7 +115,7 @@ describe("SQLite: deferred fulltext and name index", () => {
 	it("indexes, at the next open, what a process killed with SIGKILL after the load left unbuilt", async () => {
 		const bundle = bundleForNode(join(__dirname, "..", "..", "fixtures", "processes", "deferred-loader.ts"));
 		const dbPath = join(newStore().path);
-		const child = spawn(process.execPath, [bundle, dbPath, "300"], { stdio: "pipe" });
+		const child = spawn(process.execPath, [bundle, dbPath, "300", engine], { stdio: "pipe" });
 		let stderr = "";
 		child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
 		await new Promise<void>((resolve, reject) => {
@@ -119,7 +126,7 @@ describe("SQLite: deferred fulltext and name index", () => {
 		child.kill("SIGKILL");
 		await exited;
 		// The killed process's lock is stale; opening takes it over and finishes the indexes.
-		const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath }));
+		const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath }));
 		cleanups.push(() => opened.close());
 		const graph = opened.memory.graph;
 		expect((graph as SqliteGraphStore).connection().get(PENDING)).toBeUndefined();
@@ -132,7 +139,7 @@ describe("SQLite: deferred fulltext and name index", () => {
 	});
 
 	it("a first sync of the example vault indexes the same rows as writing them batch by batch", async () => {
-		const deferred = await openHarness({ from: EXAMPLE_VAULT });
+		const deferred = await openHarness({ from: EXAMPLE_VAULT, sqliteEngine: engine });
 		cleanups.push(() => deferred.close());
 		await deferred.sync.fullSync();
 		expect((deferred.memory.graph as SqliteGraphStore).connection().get(PENDING)).toBeUndefined();
@@ -144,6 +151,7 @@ describe("SQLite: deferred fulltext and name index", () => {
 		let deferredNodes = 0;
 		const again = await openHarness({
 			from: deferred.vaultDir,
+			sqliteEngine: engine,
 			wrapGraph: (graph) =>
 				new Proxy(graph, {
 					get: (target, prop) =>
@@ -158,6 +166,7 @@ describe("SQLite: deferred fulltext and name index", () => {
 		cleanups.push(() => again.close());
 		const perBatch = await openHarness({
 			vaultDir,
+			sqliteEngine: engine,
 			wrapGraph: (graph) =>
 				new Proxy(graph, {
 					get: (target, prop) =>

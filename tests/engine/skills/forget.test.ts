@@ -81,16 +81,16 @@ describe.each(testBackends())("forget on $name", (backend) => {
 });
 
 // SQLite's own tables: runs when SQLite is among ENGRAMA_TEST_BACKENDS (npm run test:neo4j selects Neo4j only).
-const sqliteBackend = testBackends().find((b) => b.name === "sqlite");
+const sqliteBackends = testBackends().filter((b) => b.storeName === "sqlite");
 
-describe.runIf(sqliteBackend)("GDPR forget leaves no row of the caller in any SQLite table", () => {
+describe.each(sqliteBackends)("GDPR forget on $name leaves no row of the caller in any SQLite table", (sqliteBackend) => {
 	let f: SkillFixture;
 	afterEach(async () => {
 		await f.close();
 	});
 
 	it("nodes, edges, nodes_fts, node_embeddings, node_names, node_name_fragments, node_history", async () => {
-		f = await openSkillFixture(sqliteBackend!, { embedder: true });
+		f = await openSkillFixture(sqliteBackend, { embedder: true });
 		await seed(f);
 		await seed(f, f.otherCtx, "other ");
 		const conn = (f.graph as SqliteGraphStore).connection();

@@ -1,8 +1,8 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createBackend } from "../../../src/backends/factory";
-import { parseConfig } from "../../../src/config/engrama-config";
+import { createNodeBackend } from "../../../src/node/node-backend";
+import { parseConfig, type SqliteEngine } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
 import { loadProfile, type Profile } from "../../../src/engine/profile";
 import type { GraphStore } from "../../../src/engine/protocols";
@@ -51,6 +51,8 @@ export async function openHarness(
 		dbPath?: string;
 		/** Wraps the real store (a recorder of its calls); the memory and the sync use what it returns. */
 		wrapGraph?: (graph: GraphStore) => GraphStore;
+		/** Default: the plugin's (WASM). */
+		sqliteEngine?: SqliteEngine;
 	} = {},
 ): Promise<SyncHarness> {
 	const temp = makeTempDir("engrama-sync-");
@@ -61,8 +63,8 @@ export async function openHarness(
 		if (options.from) cpSync(options.from, vaultDir, { recursive: true, preserveTimestamps: true });
 	}
 	const dbPath = options.dbPath ?? join(temp.path, "memory.db");
-	const config = parseConfig({ backend: "sqlite", dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId });
-	const { graph, vectors } = await createBackend(config);
+	const config = parseConfig({ backend: "sqlite", sqliteEngine: options.sqliteEngine ?? "wasm", dbPath, orgId: SCOPE.orgId, userId: SCOPE.userId });
+	const { graph, vectors } = await createNodeBackend(config);
 	const profile = options.profile ?? exampleProfile();
 	const memory = new Memory({ graph: options.wrapGraph ? options.wrapGraph(graph) : graph, vectors, embedder: null, profile });
 	const source = new FolderVaultSource(vaultDir, { watchMode: "fs" });
@@ -93,7 +95,7 @@ export async function openHarness(
 			return readFileSync(join(vaultDir, path), "utf8");
 		},
 		async reopen(more = {}) {
-			return openHarness({ vaultDir, dbPath: more.dbPath, profile, settings: more.settings ?? options.settings });
+			return openHarness({ vaultDir, dbPath: more.dbPath, profile, settings: more.settings ?? options.settings, sqliteEngine: options.sqliteEngine });
 		},
 		async close() {
 			await sync.stop();

@@ -6,6 +6,7 @@ import { hostSleep } from "../../host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
 import { PRECOMPUTED_ENUM_JSON, type PrecomputedEnumJson } from "./enum-json";
 import { sha256Hex } from "../../../engine/sha256";
+import { sqliteWarmUpWanted } from "./warm-up-setting";
 
 // Types only (erased from main.js): typeof import() keeps the mobile lint rule quiet.
 type NodeCrypto = typeof import("crypto");
@@ -16,16 +17,8 @@ export let lastWorkerWarmUp = "";
 export let lastEnumJson = "";
 
 let cached: Promise<Sqlite3Static> | undefined;
-let warmUpWanted = true;
 
-/**
- * Whether loading SQLite runs the warm-ups (default: yes). They only move WASM compilation into
- * short tasks to keep Obsidian's UI responsive; a command line has no UI thread, so it turns them
- * off and compiles only what its own statements call (FTS5 and vec0 only when used).
- */
-export function setSqliteWarmUp(enabled: boolean): void {
-	warmUpWanted = enabled;
-}
+export { setSqliteWarmUp } from "./warm-up-setting";
 
 /** The sqlite3 API object, initialised once per process (init costs 65-120 ms). */
 export function loadSqlite(): Promise<Sqlite3Static> {
@@ -44,6 +37,7 @@ export async function initialiseSqlite(precomputed: PrecomputedEnumJson | undefi
 		matchingEnumJson(wasmBinary, precomputed),
 	]);
 	lastEnumJson = enumJson === undefined ? "called" : "precomputed";
+	const warmUpWanted = sqliteWarmUpWanted();
 	lastWorkerWarmUp = warmUpWanted ? await warmUpInWorker(compiled, wasmBinary, WARM_UP, enumJson === undefined) : "off";
 	// Emscripten never settles its promise when instantiateWasm fails or the runtime aborts.
 	let fail: (error: Error) => void = () => undefined;
