@@ -9,8 +9,8 @@ export interface LocalModelChoice {
 
 /**
  * all-MiniLM-L6-v2 stays the default: e5-small-v2 recalls more on LoCoMo's conversations (any@10
- * cross-validated 0.830 against 0.807, q8) but less on the real-vault notes (note hit@5 0.134
- * against 0.194), at twice the embedding time (docs/benchmarks-search.md). A memory keeps the
+ * cross-validated 0.830 against 0.807, q8) but less on the real-vault notes (note hit@5 0.209
+ * against 0.343), at twice the embedding time (docs/benchmarks-search.md). A memory keeps the
  * model of its vectors whichever default (vector-model.ts, settings.ts).
  */
 export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
