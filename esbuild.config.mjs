@@ -1,5 +1,6 @@
 // Builds the Obsidian plugin (main.js, CommonJS, SQLite WASM inlined, ONNX Runtime WASM not) and the command line (dist/cli.mjs).
-// Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only.
+// Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only;
+// `release` builds the minified plugin alone (into ENGRAMA_PLUGIN_OUT; scripts/release-check.mjs).
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -99,6 +100,10 @@ async function buildCli() {
 
 if (mode === "cli") {
 	await buildCli();
+} else if (mode === "release") {
+	// The plugin alone, minified as `production` builds it, where `npm run release-check` asks
+	// (ENGRAMA_PLUGIN_OUT), so checking a release never overwrites the main.js being developed.
+	await esbuild.build({ ...plugin, minify: true, sourcemap: false, outfile: process.env.ENGRAMA_PLUGIN_OUT ?? "main.js", logLevel: "warning" });
 } else if (production) {
 	await Promise.all([esbuild.build(plugin), buildCli()]);
 } else {

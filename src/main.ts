@@ -2,7 +2,8 @@ import { Notice, Plugin } from "obsidian";
 import { EngramaActions } from "./plugin/actions";
 import { registerCommands } from "./plugin/commands";
 import { EngramaController } from "./plugin/engrama-controller";
-import { loadSettings } from "./plugin/settings";
+import { moveSecrets } from "./plugin/secrets";
+import { loadSettings, type PluginSettings } from "./plugin/settings";
 import { EngramaView, VIEW_TYPE_ENGRAMA } from "./plugin/ui/engrama-view";
 import { EngramaSettingTab } from "./plugin/ui/settings-tab";
 import { StatusBar } from "./plugin/ui/status-bar";
@@ -21,7 +22,9 @@ export default class EngramaPlugin extends Plugin {
 	closed: Promise<void> = Promise.resolve();
 
 	override async onload(): Promise<void> {
-		const { settings, problems } = loadSettings(await this.loadData());
+		const loaded = loadSettings(await this.loadData());
+		const { problems } = loaded;
+		const settings = await this.moveSecrets(loaded.settings);
 		const controller = new EngramaController(this, settings, typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : this.manifest.version);
 		const actions = new EngramaActions(controller);
 		this.controller = controller;
@@ -39,8 +42,22 @@ export default class EngramaPlugin extends Plugin {
 			new Notice(`Engrama: some settings were invalid and were reset to their defaults (${problems.join("; ")}).`, 10_000);
 		}
 		this.app.workspace.onLayoutReady(() => {
-			void controller.start();
+			void controller.start().then(() => {
+				// A first run in this vault: the welcome in the panel says what would happen; nothing runs before Start.
+				if (controller.awaitingStart && this.controller === controller) void actions.openPanel();
+			});
 		});
+	}
+
+	/** Plain-text secrets of an earlier data.json go to Obsidian's keychain once; data.json is saved without them. */
+	private async moveSecrets(settings: PluginSettings): Promise<PluginSettings> {
+		const draft = structuredClone(settings);
+		const { moved, failed } = moveSecrets(this.app, draft);
+		if (failed.length > 0) new Notice(`Engrama: kept in data.json for now: ${failed.join("; ")}.`, 15_000);
+		if (moved.length === 0) return settings;
+		await this.saveData(draft);
+		new Notice(`Engrama: moved ${moved.join(", ")} from data.json into Obsidian's keychain on this device. Your other devices keep their own keychain: enter it there once (Engrama settings).`, 15_000);
+		return draft;
 	}
 
 	override onunload(): void {

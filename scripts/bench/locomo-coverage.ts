@@ -6,7 +6,7 @@ import { loadProfile } from "../../src/engine/profile";
 import { HybridSearch } from "../../src/engine/search/hybrid-search";
 import { GraphWalker } from "../../src/engine/search/graph-rerank";
 import { parseLocomo } from "./locomo/dataset";
-import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
+import { loadConversation, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { benchEmbedder } from "./locomo/embedder";
 
@@ -17,7 +17,7 @@ const profile = loadProfile([{ file: "profile.yaml", text: profileText }]);
 const { embedder } = await benchEmbedder(process.argv, join(".bench-out", "locomo"));
 const counts = { questions: 0, fulltext: 0, vector: 0, union: 0, unionPlusNeighbours: 0, neighboursOfTop5: 0 };
 for (const conv of parseLocomo(JSON.parse(readFileSync(process.argv[2], "utf8")))) {
-	await embedder.embedBatch(textsToEmbed(conv, context));
+	await warmEmbedder(embedder, conv, context);
 	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	const { memory, scope } = opened;
 	const deep = new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder, clock: memory.clock, settings: { channelK: depth } });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadProfile } from "../../src/engine/profile";
 import { HybridSearch } from "../../src/engine/search/hybrid-search";
 import { parseLocomo, turnText } from "./locomo/dataset";
-import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
+import { loadConversation, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { benchEmbedder } from "./locomo/embedder";
 
@@ -18,7 +18,7 @@ const conv = all[Number(arg("conversation") ?? 0)];
 const context = process.argv.includes("--context") ? (process.argv[process.argv.indexOf("--context") + 1] as TurnContext) : "none";
 const profile = loadProfile([{ file: "profile.yaml", text: profileText }]);
 const { embedder } = await benchEmbedder(process.argv, join(".bench-out", "locomo"));
-await embedder.embedBatch(textsToEmbed(conv, context));
+await warmEmbedder(embedder, conv, context);
 embedder.save();
 const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 const { memory, scope } = opened;

@@ -10,7 +10,7 @@ import { loadProfile } from "../../src/engine/profile";
 import { HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import { CATEGORY_NAMES, parseLocomo } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
-import { loadConversation, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
+import { loadConversation, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
 import profileText from "./locomo/profile.yaml";
 import { fmt, percentile } from "./stats";
 
@@ -37,7 +37,7 @@ interface Row {
 const rows: Row[] = variants.map(() => ({ questions: 0, any5: 0, any10: 0, all10: 0, mean10: 0, byCategory: {}, latency: [] }));
 const cpu0 = process.cpuUsage();
 for (const conv of conversations) {
-	await embedder.embedBatch(textsToEmbed(conv, context));
+	await warmEmbedder(embedder, conv, context);
 	embedder.save();
 	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	const { memory, scope } = opened;

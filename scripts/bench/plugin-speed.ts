@@ -287,6 +287,9 @@ async function main(): Promise<void> {
 	const source = vaultSource();
 	const dir = makeTempDir("engrama-plugin-bench-");
 	cpSync(source, dir.path, { recursive: true });
+	// A vault where Engrama was set up (a data.json): the start syncs at once, no welcome waits for a person.
+	mkdirSync(join(dir.path, PLUGIN_DIR), { recursive: true });
+	writeFileSync(join(dir.path, PLUGIN_DIR, "data.json"), "{}");
 
 	let first = await session(h, dir.path);
 	console.log(`\nfirst session on a new ${NOTES}-note vault:`);

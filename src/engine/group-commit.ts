@@ -5,6 +5,8 @@
  *
  * - A job's promise settles only after the commit holding it: an acknowledged write is durable.
  * - A failing job is rolled back alone (a savepoint of its own); the others in its group commit.
+ *   A store without savepoints (Neo4j) groups only the jobs marked `replayable`: a failure there
+ *   rolls the group's transaction back, and the group runs again without the failed job.
  * - A lone writer is not held: when nothing is waiting the group commits at once. "Waiting"
  *   includes requests that already reached the process: `yieldToInput` lets the host run its ready
  *   input (one event-loop turn in Node) before the group decides it is complete. Its extra cost is
@@ -31,11 +33,17 @@ export interface WriteOptions {
 	 * WAL checkpoint).
 	 */
 	readonly alone?: boolean;
+	/**
+	 * The job may run again after a rollback, with the same effect: its closure keeps no state
+	 * across runs (or resets it). Lets a store without savepoints put it in a group.
+	 */
+	readonly replayable?: boolean;
 }
 
 interface Entry {
 	readonly job: () => Promise<unknown>;
 	readonly alone: boolean;
+	readonly replayable: boolean;
 	resolve(value: unknown): void;
 	reject(error: unknown): void;
 	outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -51,6 +59,18 @@ export interface GroupCommitStats {
 }
 
 const DEFAULT_MAX_JOBS = 64;
+/** Runs of one group a job failing with a transient error (server restarting, deadlock) gets. */
+const TRANSIENT_RETRIES = 3;
+
+/** Thrown inside a replay group's transaction to roll it back after a job failed. */
+class ReplayNeeded extends Error {}
+
+/** A store error that says trying again may work (EngramaError details.transient). */
+function isTransient(outcome: Entry["outcome"]): boolean {
+	if (!outcome || outcome.ok) return false;
+	const details = (outcome.error as { details?: { transient?: unknown } } | null)?.details;
+	return details?.transient === true;
+}
 
 export class GroupCommitQueue {
 	private readonly pending: Entry[] = [];
@@ -73,7 +93,7 @@ export class GroupCommitQueue {
 
 	run<T>(job: () => Promise<T>, options: WriteOptions = {}): Promise<T> {
 		return new Promise<T>((resolve, reject) => {
-			this.pending.push({ job, alone: options.alone === true, resolve: resolve, reject });
+			this.pending.push({ job, alone: options.alone === true, replayable: options.replayable === true, resolve: resolve, reject });
 			if (!this.draining) void this.drain();
 		});
 	}
@@ -86,7 +106,10 @@ export class GroupCommitQueue {
 			for (let first = this.pending.shift(); first; first = this.pending.shift()) {
 				let group: Entry[];
 				try {
-					group = first.alone || !this.canGroup() ? await this.runAlone(first) : await this.runGroup(first);
+					const mode = first.alone ? "alone" : this.groupMode();
+					if (mode === "savepoints") group = await this.runGroup(first);
+					else if (mode === "replay" && first.replayable) group = await this.runReplayGroup(first);
+					else group = await this.runAlone(first);
 				} catch (error) {
 					// Never leave a writer waiting forever on a fault of the queue itself.
 					first.outcome = { ok: false, error };
@@ -107,12 +130,69 @@ export class GroupCommitQueue {
 	}
 
 	/**
-	 * Only where a failed job can be rolled back alone inside the group's transaction (savepoints):
-	 * Neo4j has none, so there each job keeps its own transaction and commit.
+	 * Savepoints roll a failed job back alone inside the group's transaction. Without them (Neo4j)
+	 * a group holds replayable jobs only, and a failure replays the rest.
 	 */
-	private canGroup(): boolean {
+	private groupMode(): "savepoints" | "replay" | "none" {
 		const caps = this.store.capabilities;
-		return caps.atomicTransactions && caps.noSavepoints !== true;
+		if (!caps.atomicTransactions) return "none";
+		return caps.noSavepoints === true ? "replay" : "savepoints";
+	}
+
+	/**
+	 * One transaction for the replayable jobs waiting together. A job that fails dooms the
+	 * transaction (a store without savepoints cannot undo it alone): the transaction rolls back,
+	 * the failed job gets its error, and the others run again, in order, in a new transaction (which
+	 * takes more waiting jobs, up to maxJobs for the whole group).
+	 * A transient failure (the server restarting) is retried with its job, a few times.
+	 */
+	private async runReplayGroup(first: Entry): Promise<Entry[]> {
+		const group: Entry[] = [first];
+		let members: Entry[] = [first];
+		const transientTries = new Map<Entry, number>();
+		while (members.length > 0) {
+			let failed: Entry | undefined;
+			try {
+				await this.store.transaction(async () => {
+					for (let i = 0; ; i++) {
+						let next: Entry | undefined = members[i];
+						if (!next && group.length < this.maxJobs) {
+							next = this.pending[0];
+							if (!next) {
+								await this.yieldToInput();
+								next = this.pending[0];
+							}
+							if (!next || next.alone || !next.replayable) next = undefined;
+							else {
+								this.pending.shift();
+								group.push(next);
+								members.push(next);
+							}
+						}
+						if (!next) break;
+						try {
+							next.outcome = { ok: true, value: await next.job() };
+						} catch (error) {
+							next.outcome = { ok: false, error };
+							failed = next;
+							throw new ReplayNeeded();
+						}
+					}
+				});
+				return group;
+			} catch (error) {
+				if (!(error instanceof ReplayNeeded) || !failed) {
+					// The commit failed: nothing of the group is durable.
+					for (const entry of members) entry.outcome = { ok: false, error };
+					return group;
+				}
+			}
+			const tries = transientTries.get(failed) ?? 0;
+			const retry = isTransient(failed.outcome) && tries < TRANSIENT_RETRIES;
+			transientTries.set(failed, tries + 1);
+			if (!retry) members = members.filter((entry) => entry !== failed);
+		}
+		return group;
 	}
 
 	private async runAlone(entry: Entry): Promise<Entry[]> {

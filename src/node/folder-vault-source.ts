@@ -1,11 +1,27 @@
 import { watch as fsWatch, type FSWatcher, type Stats } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+	closeSync,
+	constants,
+	existsSync,
+	fstatSync,
+	lstatSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	readlinkSync,
+	realpathSync,
+	renameSync,
+	statSync,
+	unlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
 import type { Memory } from "../engine/memory";
 import { contentHash } from "../engine/sync/content-hash";
 import { editFrontmatter } from "../engine/sync/frontmatter";
+import { decodeNote } from "../engine/sync/note-encoding";
 import type { SyncReport } from "../engine/sync/sync-report";
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from "../engine/sync/sync-settings";
 import { VaultSync } from "../engine/sync/vault-sync";
@@ -96,13 +112,15 @@ export class FolderVaultSource implements VaultSource {
 
 	async whySkipped(path: string): Promise<SkippedFile | null> {
 		let abs: string;
+		let s: Stats;
 		try {
 			abs = this.absolute(path);
-			if (!lstatSync(abs).isSymbolicLink()) return null;
+			s = lstatSync(abs);
 		} catch {
 			return null;
 		}
-		return this.symlinkProblem(abs, normaliseVaultPath(path));
+		if (s.isSymbolicLink()) return this.symlinkProblem(abs, normaliseVaultPath(path));
+		return isMarkdownPath(path) && !s.isFile() && !s.isDirectory() ? notRegular(normaliseVaultPath(path), s) : null;
 	}
 
 	/**
@@ -179,6 +197,15 @@ export class FolderVaultSource implements VaultSource {
 					if (problem) skipped?.push(problem);
 				} else if (entry.isDirectory()) {
 					if (!SKIPPED_DIRS.has(entry.name)) walk(join(dir, entry.name), disk);
+				} else if (!entry.isFile() && !entry.isDirectory() && isMarkdownPath(entry.name)) {
+					// A named pipe, socket or device: reading it could block forever, and it is no note.
+					if (skipped) {
+						try {
+							skipped.push(notRegular(disk.normalize("NFC"), lstatSync(join(dir, entry.name))));
+						} catch {
+							// Vanished between readdir and lstat: not there.
+						}
+					}
 				} else if (entry.isFile() && isMarkdownPath(entry.name)) {
 					const path = disk.normalize("NFC");
 					const earlier = at.get(path);
@@ -219,8 +246,21 @@ export class FolderVaultSource implements VaultSource {
 		}
 	}
 
+	/**
+	 * The note's text. Opened without blocking and checked to be a regular file first (a named pipe
+	 * would block the sync forever); refused with NoteEncodingError when the bytes are not UTF-8,
+	 * so nothing is ever decoded lossily, and so nothing lossy is ever written back.
+	 */
 	async read(path: string): Promise<string> {
-		return readFileSync(this.absolute(path), "utf8");
+		const vaultPath = normaliseVaultPath(path);
+		const fd = openSync(this.absolute(path), constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+		try {
+			const s = fstatSync(fd);
+			if (!s.isFile()) throw new ValidationError(notRegular(vaultPath, s).problem, { path: vaultPath });
+			return decodeNote(vaultPath, readFileSync(fd));
+		} finally {
+			closeSync(fd);
+		}
 	}
 
 	// Synchronous like reads: a first sync writes engrama_id into every note, and each async call
@@ -362,6 +402,16 @@ function twoForms(path: string): SkippedFile {
 		path,
 		problem: "Two files have this name, one of them spelt in decomposed Unicode (NFD, as macOS writes names); Obsidian shows only one, and only the composed (NFC) one is synced.",
 		action: "Merge the two notes or rename one of them.",
+	};
+}
+
+/** A `.md` name that is a named pipe, socket or device: reported, never opened for reading. */
+function notRegular(path: string, s: Stats): SkippedFile {
+	const kind = s.isFIFO() ? "a named pipe (FIFO)" : s.isSocket() ? "a socket" : s.isCharacterDevice() || s.isBlockDevice() ? "a device" : "not a regular file";
+	return {
+		path,
+		problem: `It is ${kind}, not a regular file, although its name ends in .md, so it is not synced.`,
+		action: "Remove it or give it another name; a note must be a regular file.",
 	};
 }
 

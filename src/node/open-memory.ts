@@ -4,7 +4,8 @@ import type { EngramaConfig } from "../config/engrama-config";
 import { resolveIdentity } from "../engine/identity";
 import { Memory } from "../engine/memory";
 import type { Profile } from "../engine/profile";
-import type { EmbeddingProvider } from "../engine/protocols";
+import { memoryLocalModel, recordVectorModel } from "../engine/embedding/vector-model";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../engine/protocols";
 import type { Scope } from "../engine/types";
 import { loadProfileFromDisk } from "./profile-files";
 import { preparePrivateDir } from "./private-dir";
@@ -17,6 +18,17 @@ export interface OpenedMemory {
 	readonly scope: Scope;
 	readonly config: EngramaConfig;
 	close(): Promise<void>;
+}
+
+/**
+ * A local provider with no model named keeps the model of the memory's vectors (the default
+ * changed from all-MiniLM-L6-v2 to e5-small-v2; a memory embedded before keeps answering until
+ * a model is named and the memory re-embedded). Otherwise the config as it is.
+ */
+async function withMemoryModel(config: EngramaConfig, graph: GraphStore, vectors: VectorStore | null): Promise<EngramaConfig["embedding"]> {
+	if (config.embedding.provider !== "local" || config.embedding.model.trim() !== "") return config.embedding;
+	const model = await memoryLocalModel(graph, vectors);
+	return model ? { ...config.embedding, model } : config.embedding;
 }
 
 /** Builds the whole engine in a Node process (command line, MCP serve, tests, benchmarks). */
@@ -35,11 +47,13 @@ export async function openMemory(
 	const { graph, vectors } = await createNodeBackend(config);
 	try {
 		const scope = await resolveIdentity(graph, config);
+		const embedding = await withMemoryModel(config, graph, vectors);
 		const embedder =
-			options.embedder !== undefined ? options.embedder : createNodeEmbedder(config, {
-						onProgress: options.onModelProgress ?? stderrModelProgress(config.embedding.model || "local model"),
+			options.embedder !== undefined ? options.embedder : createNodeEmbedder({ ...config, embedding }, {
+						onProgress: options.onModelProgress ?? stderrModelProgress(embedding.model || "local model"),
 					});
 		if (options.embedder === undefined) await resolveDimensions(embedder);
+		await recordVectorModel(graph, vectors, embedder);
 		const search = {
 			fusion: config.search.fusionMode,
 			rrfK: config.search.rrfK,

@@ -7,8 +7,10 @@ import { EngramaController } from "./engrama-controller";
 import { CancelledError } from "./work-gate";
 import type { Engine } from "./engine-host";
 import { approveInsight, dismissInsight, insightsWithStatus, personContext, runReflect, writeInsightToNote } from "./insight-actions";
-import { clientConfigurations, generateToken } from "./mcp-bridge";
+import { clientConfigurations } from "./mcp-bridge";
+import { replaceMcpToken } from "./secrets";
 import { formatCount, noticeError, noticeInfo } from "./notices";
+import { idsToWrite, vaultUnderGit } from "./first-run";
 import { EngramaView, VIEW_TYPE_ENGRAMA, type PanelTab } from "./ui/engrama-view";
 import { confirm, previewSync, promptText } from "./ui/modals";
 import { chooseNote } from "./ui/note-suggest-modal";
@@ -17,6 +19,7 @@ import type { PanelActions } from "./ui/panel-actions";
 import { addRelationToFrontmatter, chooseRelation } from "./ui/relation-modal";
 import { relationText } from "./ui/relation-text";
 import { SearchModal } from "./ui/search-modal";
+import { describeIds, GIT_HINT } from "./ui/welcome";
 
 /**
  * Every operation a person can start (command palette, panel buttons, settings), phrased as
@@ -273,6 +276,38 @@ export class EngramaActions implements PanelActions {
 
 	// --- maintenance ---
 
+	/**
+	 * From paths to ids: shows how many notes would get an engrama_id (a dry run) and, in a git
+	 * vault, the hint; on yes saves the choice and writes the ids paced. False when the person said no.
+	 */
+	async switchToIds(): Promise<boolean> {
+		const engine = await this.engine();
+		if (!engine) return false;
+		const paths = await this.controller.tasks.run("Checking which notes lack an engrama_id", () => idsToWrite(this.app, engine.sync, { dryRun: true }));
+		if (paths === null) return false;
+		const git = paths.length > 0 && (await vaultUnderGit(this.app));
+		const message = [describeIds({ ids: paths.length }), ...(git ? [GIT_HINT] : []), "Notes added or edited later get their id when they are synced."].join("\n");
+		if (!(await confirm(this.app, "Write engrama_id into notes", message, paths.length > 0 ? "Write the ids" : "Turn on"))) return false;
+		const refused = await this.controller.saveSettings((s) => (s.sync.writeEngramaIds = true), { apply: false });
+		if (refused !== null) {
+			noticeError("could not save the setting", new Error(refused));
+			return false;
+		}
+		// The sync is rebuilt with ids on; the catch-up sync it starts runs before the ids are written.
+		await this.controller.restart();
+		if (paths.length > 0) await this.controller.writeMissingIds();
+		return true;
+	}
+
+	/** Finishes a cancelled id run (or writes the ids of notes that lost theirs), paced. */
+	async writeMissingIds(): Promise<void> {
+		if (!this.controller.settings.sync.writeEngramaIds) {
+			noticeInfo("notes are followed by their path. Turn on “Write engrama_id” in the Engrama settings first.");
+			return;
+		}
+		await this.controller.writeMissingIds().catch((error: unknown) => noticeError("could not write the ids", error));
+	}
+
 	/** Downloads the local model chosen in settings; then embeds the nodes that have no vector yet. */
 	async downloadLocalModel(): Promise<boolean> {
 		const ready = await this.controller.downloadLocalModel();
@@ -417,8 +452,7 @@ export class EngramaActions implements PanelActions {
 	}
 
 	async copyMcpConfig(): Promise<void> {
-		const { port, token } = this.controller.settings.mcp;
-		const configs = clientConfigurations(port, token, this.controller.tokenFile());
+		const configs = clientConfigurations(this.controller.settings.mcp.port, this.controller.mcpToken(), this.controller.tokenFile());
 		const text = `// Streamable HTTP (Claude Desktop, Cursor, any MCP client)\n${configs.http}\n\n// stdio-only clients: the proxy forwards to the running bridge\n${configs.stdio}\n\n// Claude Code\n${configs.claudeCode}\n`;
 		try {
 			await navigator.clipboard.writeText(text);
@@ -437,7 +471,7 @@ export class EngramaActions implements PanelActions {
 			true,
 		);
 		if (!ok) return;
-		await this.controller.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
+		replaceMcpToken(this.app);
 		if (this.controller.bridge.state.kind === "listening") {
 			await this.controller.startBridge().catch((error: unknown) => noticeError("the MCP bridge did not restart", error));
 		}

@@ -30,6 +30,7 @@ export function registerCommands(plugin: Plugin, controller: EngramaController, 
 	when("take-over-memory", "Use this memory on this device", () => controller.host.state.kind === "failed", () => actions.takeOverMemory());
 	add("rebuild-graph", "Rebuild the graph from the vault", () => actions.rebuildGraph());
 	add("reembed-missing", "Re-embed missing vectors", () => actions.reembedMissing());
+	when("write-missing-ids", "Write missing note ids into frontmatter", () => controller.settings.sync.writeEngramaIds, () => actions.writeMissingIds());
 	add("run-decay", "Run decay", () => actions.runDecay());
 	add("compact-memory", "Compact the memory database", () => actions.compactMemory());
 	add("copy-memory-to-neo4j", "Copy memory to Neo4j", () => actions.copyMemoryToNeo4j());

@@ -2,6 +2,7 @@ import { FileSystemAdapter, Platform, type App } from "obsidian";
 import { createBackend, type Backend } from "../backends/factory";
 import type { EngramaConfig } from "../config/engrama-config";
 import { createHttpEmbeddingProvider } from "../engine/embedding/create-embedding-provider";
+import { memoryLocalModel, recordVectorModel } from "../engine/embedding/vector-model";
 import { errorMessage, ValidationError } from "../engine/errors";
 import { resolveIdentity } from "../engine/identity";
 import { Memory } from "../engine/memory";
@@ -20,6 +21,7 @@ import { modelStoreFor } from "./local-model/model-location";
 import type { ModelStore } from "./local-model/model-store";
 import { createRequestUrlHttpClient, windowSleep } from "./request-url-http-client";
 import { noticeInfo } from "./notices";
+import { withSecrets } from "./secrets";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
 import { loadNodeModules, type NodeModules } from "../backends/sqlite/wasm/node-modules";
@@ -260,7 +262,7 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const vaultDbPath = settings.dbPath !== "" && !isAbsolute(settings.dbPath) ? settings.dbPath : legacyVaultPath;
 	const sqlite = settingsUseSqlite(settings);
 	const dbPath = onDisk ? await desktopDbPath(app, node, adapter, settings, legacyVaultPath, vaultDbPath) : vaultDbPath;
-	const config = engineConfig(settings, dbPath);
+	const config = engineConfig(withSecrets(app, settings), dbPath);
 	const guard = sqlite
 		? new WriterGuard(
 				onDisk ? nodeStampFile(node, `${dbPath}.writer`) : adapterStampFile(adapter, `${vaultDbPath}.writer`),
@@ -282,7 +284,8 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		const graph = guard && onDisk ? guardedStore(backend.graph, guard) : backend.graph;
 		const vectors = guard && onDisk && backend.vectors ? guardedStore(backend.vectors, guard) : backend.vectors;
 		const scope = await resolveIdentity(backend.graph, config);
-		const { embedder, note, ready } = await buildEmbedder(config, modelStoreFor(adapter, deps.pluginFolder));
+		const { embedder, note, ready } = await buildEmbedder(config, modelStoreFor(adapter, deps.pluginFolder), await memoryLocalModel(backend.graph, backend.vectors));
+		await recordVectorModel(graph, vectors, embedder);
 		const search = {
 			fusion: config.search.fusionMode,
 			rrfK: config.search.rrfK,
@@ -343,14 +346,15 @@ function nextTask(): Promise<void> {
 	return new Promise((resolve) => window.setTimeout(resolve, 0));
 }
 
-async function buildEmbedder(config: EngramaConfig, store: ModelStore): Promise<{ embedder: EmbeddingProvider | null; note: string; ready: boolean }> {
+/** `memoryModel`: the local model of the memory's vectors, used when settings name none (memoryLocalModel). */
+async function buildEmbedder(config: EngramaConfig, store: ModelStore, memoryModel: string | undefined): Promise<{ embedder: EmbeddingProvider | null; note: string; ready: boolean }> {
 	const settings = config.embedding;
 	switch (settings.provider) {
 		case "none":
 			return { embedder: null, note: "off", ready: false };
 		case "local": {
 			// transformers.js + onnxruntime-web in this renderer; model and runtime come from the model store (model-location.ts).
-			const embedder = new LocalEmbeddingProvider({ store, model: localModelOf(settings.model) });
+			const embedder = new LocalEmbeddingProvider({ store, model: localModelOf(settings.model || memoryModel || "") });
 			const ready = await embedder.prepare();
 			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };
 		}

@@ -1,12 +1,16 @@
 import { FileSystemAdapter, type App, type Plugin } from "obsidian";
+import { ValidationError } from "../engine/errors";
 import type { SyncReport } from "../engine/sync/sync-report";
 import { EngineHost, type Engine } from "./engine-host";
 import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";
 import { modelStoreFor } from "./local-model/model-location";
 import { releaseRuntime } from "./local-model/runtime";
+import { applyChoices, previewFirstRun, vaultUnderGit, type FirstRunChoices, type FirstRunPreview } from "./first-run";
+import { writeIdsPaced, type IdBackfillResult } from "./id-backfill";
 import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
-import { generateToken, McpBridge } from "./mcp-bridge";
+import { McpBridge } from "./mcp-bridge";
+import { mcpToken, missingSecrets } from "./secrets";
 import { offerModule, offModulesOf } from "./module-offer";
 import { formatCount, noticeError, noticeInfo } from "./notices";
 import { pluginFolder, settingsImpact, updateSettings, type PluginSettings } from "./settings";
@@ -106,42 +110,120 @@ export class EngramaController {
 			// A reload: the previous instance may still hold the database and the bridge's port.
 			await afterEarlierInstancesClosed(this.instanceKey()).catch((error: unknown) => noticeError("waited too long for its previous instance", error));
 			if (this.unloaded) return;
-			if (this.current.mcp.token === "") await this.saveSettings((s) => (s.mcp.token = generateToken()), { apply: false });
-			if (this.current.vaultId === "") await this.saveSettings((s) => (s.vaultId = newVaultId(this.app.vault.getName())), { apply: false });
+			// A first run: the welcome in the panel waits for the person (begin); nothing is written before.
+			if (this.awaitingStart) {
+				this.emit();
+				return;
+			}
+			await this.ensureIds();
 			await this.bringUp();
 		})();
 		return this.starting;
 	}
 
+	/** True until the person starts Engrama in this vault from the welcome (no data.json yet). */
+	get awaitingStart(): boolean {
+		return this.current.firstRun === "pending";
+	}
+
+	/** The welcome's figures: a dry run in memory that writes nothing (first-run.ts). */
+	preview(choices: FirstRunChoices): Promise<FirstRunPreview> {
+		const draft = structuredClone(this.current);
+		applyChoices(draft, choices);
+		return previewFirstRun(this.app, this.folder, draft);
+	}
+
+	/**
+	 * The welcome's start: saves the choices (the first write of data.json), opens the memory,
+	 * indexes the vault by path and then, when ids were chosen, writes them paced. Resolves when
+	 * that is done (or was cancelled); the ids written are in the result.
+	 */
+	async begin(choices: FirstRunChoices): Promise<IdBackfillResult | null> {
+		await this.starting;
+		if (this.unloaded || !this.awaitingStart) return null;
+		await this.saveSettings((s) => {
+			applyChoices(s, choices);
+			s.firstRun = "done";
+		}, { apply: false });
+		return this.openFirst();
+	}
+
+	private async openFirst(): Promise<IdBackfillResult | null> {
+		await this.ensureIds();
+		let engine: Engine | null = null;
+		// Commands and the panel wait for the memory to open, not for the first sync.
+		this.starting = this.bringUp({ first: true }).then((opened) => void (engine = opened));
+		await this.starting;
+		return engine && !this.unloaded ? this.firstSync(engine) : null;
+	}
+
+	/** The vault's id, generated once (data.json); secrets another device chose but this one lacks are named. */
+	private async ensureIds(): Promise<void> {
+		if (this.current.vaultId === "") await this.saveSettings((s) => (s.vaultId = newVaultId(this.app.vault.getName())), { apply: false });
+		const missing = missingSecrets(this.app, this.current);
+		if (missing.length > 0) noticeInfo(`this device does not have ${missing.join(" or ")}: secrets stay on the device that entered them. Choose or create it in the Engrama settings.`, 15_000);
+	}
+
+	/** The MCP bridge's token on this device (secret storage; created on first use). */
+	mcpToken(): string {
+		return mcpToken(this.app);
+	}
+
 	/** The engine, once layout ready has opened it; throws a message for people otherwise. */
 	async ready(): Promise<Engine> {
 		if (this.starting) await this.starting;
+		if (this.awaitingStart) throw new ValidationError("Engrama has not started in this vault yet: open its panel, check the choices and press Start.");
 		return this.host.ready();
 	}
 
-	private async bringUp(): Promise<void> {
+	/**
+	 * Writes engrama_id into the synced notes that lack one, paced, as a long task with Cancel (the
+	 * first run with ids, the switch from paths to ids, or finishing a cancelled run).
+	 */
+	async writeMissingIds(open?: Engine): Promise<IdBackfillResult | null> {
+		const engine = open ?? (await this.ready());
+		await this.tasks.whenIdle();
+		if (await vaultUnderGit(this.app)) noticeInfo("this vault is a git repository: each note that gets an engrama_id shows as changed. Commit them on their own to keep your history readable.", 10_000);
+		const result = await this.tasks.run("Writing engrama_id into notes", (control) => writeIdsPaced(this.app, engine.sync, control));
+		if (result) noticeInfo(`wrote engrama_id into ${formatCount(result.written.length)} notes${result.problems.length > 0 ? `; ${formatCount(result.problems.length)} could not be written (see the sync report)` : ""}.`);
+		return result;
+	}
+
+	/** Opens the engine and the bridge; then the catch-up sync, or (first) nothing: firstSync follows. */
+	private async bringUp(options: { first?: boolean } = {}): Promise<Engine | null> {
 		// Unloaded while settings were being written: open nothing.
-		if (this.unloaded) return;
+		if (this.unloaded) return null;
 		const engine = await this.host.start();
 		if (!engine) {
 			const state = this.host.state;
 			// A second-writer refusal already says what to do; other failures point at the settings.
 			const hint = state.kind === "failed" && state.error.includes("on this device") ? "" : " Check the backend in the Engrama settings.";
 			if (state.kind === "failed") noticeError("could not open its memory", new Error(`${state.error}${hint}`));
-			return;
+			return null;
 		}
 		await this.refreshCounts();
 		// Unloaded while it opened: shutdown closes this engine; starting the sync on it would leave
 		// vault listeners behind and fail on the closed database.
-		if (this.unloaded) return;
+		if (this.unloaded) return null;
 		if (this.current.mcp.enabled && this.bridge.available) {
 			await this.startBridgeOn(engine).catch((error: unknown) => noticeError("the MCP bridge did not start", error));
 		}
+		if (options.first) return engine;
 		if (this.current.sync.autoSync && !this.unloaded) {
 			engine.sync.start();
 			// Catch up with what changed while Obsidian was closed (unchanged notes cost one stat each).
 			void this.fullSync(engine, { quiet: true });
 		}
+		return engine;
+	}
+
+	/** The first sync after the welcome: the whole vault by path (no note written), then the ids, paced. */
+	private async firstSync(engine: Engine): Promise<IdBackfillResult | null> {
+		if (this.current.sync.autoSync) engine.sync.start();
+		const report = await this.fullSync(engine, { writeIds: false, title: "Indexing the vault" });
+		if (!report || this.unloaded) return null;
+		this.notifySynced(report);
+		return this.current.sync.writeEngramaIds ? this.writeMissingIds(engine) : null;
 	}
 
 	/**
@@ -161,7 +243,13 @@ export class EngramaController {
 
 	/** Engine changes wait for typing to settle; the bridge and auto-sync follow at once. */
 	private applyChange(before: PluginSettings, after: PluginSettings): void {
-		if (!this.starting) return;
+		// Before the welcome's start nothing is open, and nothing opens for a settings change.
+		if (!this.starting || after.firstRun === "pending") return;
+		// Another device's start reached this data.json (Obsidian Sync): start here too, the same way.
+		if (before.firstRun === "pending") {
+			void this.starting.then(() => this.openFirst());
+			return;
+		}
 		const impact = settingsImpact(before, after);
 		const engineNeeded = impact.engine || (impact.sync && !onlyAutoSyncChanged(before, after));
 		if (engineNeeded) {
@@ -214,7 +302,7 @@ export class EngramaController {
 	}
 
 	private startBridgeOn(engine: Engine): Promise<void> {
-		return this.bridge.start(engine, this.current.mcp.port, this.current.mcp.token, this.tokenFile());
+		return this.bridge.start(engine, this.current.mcp.port, this.mcpToken(), this.tokenFile());
 	}
 
 	/** Where the stdio proxy reads the token (desktop); null where there is no file system path. */
@@ -223,14 +311,14 @@ export class EngramaController {
 		return adapter instanceof FileSystemAdapter ? `${adapter.getBasePath()}/${this.folder}/mcp-token` : null;
 	}
 
-	/** A full vault sync as a long task; `dryRun` reports without writing. */
-	fullSync(engine: Engine, options: { dryRun?: boolean; quiet?: boolean } = {}): Promise<SyncReport | null> {
-		const title = options.dryRun ? "Checking what a sync would change" : "Syncing the vault";
+	/** A full vault sync as a long task; `dryRun` reports without writing, `writeIds: false` holds the ids back. */
+	fullSync(engine: Engine, options: { dryRun?: boolean; quiet?: boolean; writeIds?: boolean; title?: string } = {}): Promise<SyncReport | null> {
+		const title = options.title ?? (options.dryRun ? "Checking what a sync would change" : "Syncing the vault");
 		const gate = this.host.gate;
 		return this.tasks.run(
 			title,
 			async () => {
-				const report = await engine.sync.fullSync({ dryRun: options.dryRun });
+				const report = await engine.sync.fullSync({ dryRun: options.dryRun, writeIds: options.writeIds });
 				if (!options.dryRun) {
 					this.afterBatch(report);
 					await this.refreshCounts();

@@ -12,13 +12,6 @@ export type McpState =
 	| { readonly kind: "listening"; readonly port: number; readonly url: string }
 	| { readonly kind: "failed"; readonly port: number; readonly error: string };
 
-/** 32 random bytes, base64url (the same form as the command line's token). */
-export function generateToken(): string {
-	const bytes = crypto.getRandomValues(new Uint8Array(32));
-	let binary = "";
-	for (const b of bytes) binary += String.fromCharCode(b);
-	return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
 
 export function mcpUrl(port: number): string {
 	return `http://127.0.0.1:${port}${MCP_PATH}`;

@@ -1,5 +1,6 @@
 import { TFile, TFolder, normalizePath, type App, type EventRef, type TAbstractFile } from "obsidian";
 import { NotFoundError } from "../engine/errors";
+import { decodeNote } from "../engine/sync/note-encoding";
 import {
 	isMarkdownPath,
 	normaliseVaultPath,
@@ -66,12 +67,15 @@ export class ObsidianVaultSource implements VaultSource {
 
 	async read(path: string): Promise<string> {
 		await this.options.gate?.pass("vault.read", this.options.lane);
-		return this.app.vault.cachedRead(this.fileAt(path));
+		const file = this.fileAt(path);
+		return this.checkedText(file, await this.app.vault.cachedRead(file));
 	}
 
 	async process(path: string, edit: (text: string) => string): Promise<string> {
 		await this.options.gate?.pass("vault.write", this.options.lane);
-		return this.app.vault.process(this.fileAt(path), edit);
+		const file = this.fileAt(path);
+		await this.checkedText(file, await this.app.vault.cachedRead(file));
+		return this.app.vault.process(file, edit);
 	}
 
 	async create(path: string, text: string): Promise<void> {
@@ -83,7 +87,22 @@ export class ObsidianVaultSource implements VaultSource {
 
 	async processFrontMatter(path: string, mutate: FrontmatterMutator): Promise<void> {
 		await this.options.gate?.pass("vault.frontmatter", this.options.lane);
-		await this.app.fileManager.processFrontMatter(this.fileAt(path), mutate);
+		const file = this.fileAt(path);
+		await this.checkedText(file, await this.app.vault.cachedRead(file));
+		await this.app.fileManager.processFrontMatter(file, mutate);
+	}
+
+	/**
+	 * Obsidian decodes a note that is not UTF-8 with U+FFFD for each bad byte, and writing that text
+	 * back would destroy the bytes. Text holding U+FFFD is checked against the file's bytes: a note
+	 * that is not UTF-8 is refused (NoteEncodingError), so it is neither synced nor rewritten. Obsidian
+	 * reads the file again inside its own write, so a file replaced in the milliseconds between
+	 * the check and that read is not covered.
+	 */
+	private async checkedText(file: TFile, text: string): Promise<string> {
+		if (!text.includes("\uFFFD")) return text;
+		decodeNote(file.path, new Uint8Array(await this.app.vault.readBinary(file)));
+		return text;
 	}
 
 	watch(listener: VaultEventListener): () => void {

@@ -1,11 +1,19 @@
 import { z } from "zod";
 import { parseConfig, type EngramaConfig } from "../config/engrama-config";
+import { EARLIER_DEFAULT_LOCAL_MODEL } from "../engine/embedding/vector-model";
 import { normaliseVaultPath } from "../engine/sync/vault-source";
 import { DEFAULT_INSIGHTS_FOLDER } from "../engine/reflect/proactive";
 import type { SyncSettings } from "../engine/sync/sync-settings";
 
 /** The MCP bridge's default port (the command line's `engrama serve` uses the same). */
 export const DEFAULT_MCP_PORT = 27182;
+
+/** The name of a secret in Obsidian's secret storage (its rule for ids); empty: none chosen. */
+const secretName = z
+	.string()
+	.trim()
+	.max(100)
+	.regex(/^([a-z0-9]+(-[a-z0-9]+)*)?$/, { error: "a secret name is lowercase letters, digits and dashes" });
 
 const folderList = z.array(z.string().trim().min(1).max(500)).max(200);
 
@@ -14,12 +22,23 @@ const urlString = z
 	.trim()
 	.refine((v) => v === "" || /^https?:\/\/[^\s/]+/i.test(v), { error: "must start with http:// or https://" });
 
+/** 1: the default local model became e5-small-v2 (before: all-MiniLM-L6-v2). */
+export const SETTINGS_VERSION = 1;
+
 /**
  * Everything the plugin stores in data.json. Validated on load and on every change, so a
  * hand-edited or outdated file never reaches the engine: unknown keys are dropped, missing
  * ones take their defaults, and invalid values are reported and replaced by defaults.
  */
 export const pluginSettingsSchema = z.object({
+	/** data.json's layout (migrateSettings); absent in files written before version 1. */
+	settingsVersion: z.number().int().min(0).default(SETTINGS_VERSION),
+	/**
+	 * "pending": the welcome in the panel waits for the person to start (nothing in the vault changes
+	 * until then). A vault without data.json starts pending; a data.json of an earlier version (no such
+	 * key) is a vault that already synced: "done".
+	 */
+	firstRun: z.enum(["pending", "done"]).default("done"),
 	backend: z.enum(["sqlite", "neo4j"]).default("sqlite"),
 	/**
 	 * Empty: on desktop `~/.engrama/vaults/<vaultId>/engrama.db` (outside the vault, so sync tools
@@ -41,23 +60,29 @@ export const pluginSettingsSchema = z.object({
 				.refine((v) => /^(bolt|neo4j)(\+s|\+ssc)?:\/\/\S+$/i.test(v), { error: "must look like bolt://host:7687 or neo4j+s://host" })
 				.default("bolt://localhost:7687"),
 			username: z.string().trim().max(200).default("neo4j"),
+			/** Earlier versions kept it here in plain text; moved to secret storage on load (secrets.ts). */
 			password: z.string().max(500).default(""),
+			/** The secret (Obsidian's secret storage) that holds the password. */
+			passwordSecret: secretName.default(""),
 			database: z.string().trim().min(1).max(200).default("neo4j"),
 		})
-		.default({ uri: "bolt://localhost:7687", username: "neo4j", password: "", database: "neo4j" }),
+		.default({ uri: "bolt://localhost:7687", username: "neo4j", password: "", passwordSecret: "", database: "neo4j" }),
 	embedding: z
 		.object({
 			provider: z.enum(["none", "local", "openai", "ollama", "hash"]).default("none"),
 			model: z.string().trim().max(300).default(""),
 			baseUrl: urlString.default(""),
+			/** Earlier versions kept it here in plain text; moved to secret storage on load (secrets.ts). */
 			apiKey: z.string().trim().max(500).default(""),
+			/** The secret (Obsidian's secret storage) that holds the API key. */
+			apiKeySecret: secretName.default(""),
 			dimensions: z.number().int().min(0).max(8192).default(0),
 			/** Local model downloads: the model hub (empty: https://huggingface.co) or a mirror. */
 			hubUrl: urlString.default(""),
 			/** Where the ONNX Runtime binary comes from (empty: jsDelivr's copy of the npm package). */
 			runtimeUrl: urlString.default(""),
 		})
-		.default({ provider: "none", model: "", baseUrl: "", apiKey: "", dimensions: 0, hubUrl: "", runtimeUrl: "" }),
+		.default({ provider: "none", model: "", baseUrl: "", apiKey: "", apiKeySecret: "", dimensions: 0, hubUrl: "", runtimeUrl: "" }),
 	profile: z.string().trim().min(1).max(100).default("base"),
 	modules: z.array(z.string().trim().min(1).max(100)).max(20).default([]),
 	sync: z
@@ -91,7 +116,7 @@ export const pluginSettingsSchema = z.object({
 		.object({
 			enabled: z.boolean().default(false),
 			port: z.number().int().min(1024).max(65_535).default(DEFAULT_MCP_PORT),
-			/** Generated on first start (32 random bytes, hex). */
+			/** Earlier versions kept the bridge token here; it lives in secret storage now (secrets.ts, per device). */
 			token: z.string().max(200).default(""),
 		})
 		.default({ enabled: false, port: DEFAULT_MCP_PORT, token: "" }),
@@ -126,9 +151,13 @@ export interface SettingsLoad {
 	readonly problems: readonly string[];
 }
 
-/** data.json → settings. Never throws: bad values are reported and replaced by defaults. */
+/**
+ * data.json → settings. Never throws: bad values are reported and replaced by defaults. No data.json
+ * at all (`raw` null: the plugin never ran in this vault) is a first run; any data.json is not.
+ */
 export function loadSettings(raw: unknown): SettingsLoad {
-	const input = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+	if (raw === null || raw === undefined) return { settings: { ...DEFAULT_SETTINGS, firstRun: "pending" }, problems: [] };
+	const input = migrateSettings(raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {});
 	const whole = pluginSettingsSchema.safeParse(input);
 	if (whole.success) return { settings: whole.data, problems: [] };
 	// Drop each offending value (deepest path) and try again, so one bad field keeps the rest.
@@ -137,6 +166,19 @@ export function loadSettings(raw: unknown): SettingsLoad {
 	for (const issue of whole.error.issues) removePath(copy, issue.path);
 	const retry = pluginSettingsSchema.safeParse(copy);
 	return { settings: retry.success ? retry.data : DEFAULT_SETTINGS, problems };
+}
+
+/**
+ * data.json from before version 1: a local provider with no model named meant all-MiniLM-L6-v2,
+ * whose files the user downloaded and whose vectors the memory holds, so it is named now (the
+ * settings then show the model in use; choosing another re-embeds). A new install (no file) gets
+ * the current default.
+ */
+function migrateSettings(input: Record<string, unknown>): Record<string, unknown> {
+	if (Object.keys(input).length === 0 || "settingsVersion" in input) return input;
+	const embedding = input.embedding && typeof input.embedding === "object" ? (input.embedding as Record<string, unknown>) : undefined;
+	const unset = embedding?.provider === "local" && (typeof embedding.model !== "string" || embedding.model.trim() === "");
+	return { ...input, ...(unset ? { embedding: { ...embedding, model: EARLIER_DEFAULT_LOCAL_MODEL } } : {}), settingsVersion: SETTINGS_VERSION };
 }
 
 function removePath(target: Record<string, unknown>, path: readonly PropertyKey[]): void {
@@ -198,7 +240,7 @@ export function engineConfig(settings: PluginSettings, dbPath: string): EngramaC
 		dbPath,
 		profile: settings.profile,
 		modules: activeModules(settings),
-		neo4j: { ...settings.neo4j },
+		neo4j: { uri: settings.neo4j.uri, username: settings.neo4j.username, password: settings.neo4j.password, database: settings.neo4j.database },
 		embedding: {
 			provider: settings.embedding.provider,
 			model: settings.embedding.model,

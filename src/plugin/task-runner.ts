@@ -76,16 +76,23 @@ export class TaskRunner {
 				this.emit();
 			},
 		};
+		// The notice only shows the work: if it cannot be drawn, the work still runs (status bar, panel).
 		const showNotice = () => {
-			view ??= new ProgressNotice(title, () => controller.abort());
-			view.update(this.active?.progress.detail ?? "");
+			try {
+				view ??= new ProgressNotice(title, () => controller.abort());
+				view.update(this.active?.progress.detail ?? "");
+			} catch (error) {
+				console.error("Engrama: the progress notice could not be shown", error);
+			}
 		};
-		// Quiet work (the catch-up sync at startup) only shows a notice when it takes a while.
-		const noticeTimer = options.quiet ? window.setTimeout(showNotice, 3000) : undefined;
-		if (!options.quiet) showNotice();
-		this.emit();
-		const pollTimer = options.poll ? window.setInterval(() => options.poll?.(control), 250) : undefined;
+		let noticeTimer: number | undefined;
+		let pollTimer: number | undefined;
 		try {
+			// Quiet work (the catch-up sync at startup) only shows a notice when it takes a while.
+			if (options.quiet) noticeTimer = window.setTimeout(showNotice, 3000);
+			else showNotice();
+			this.emit();
+			if (options.poll) pollTimer = window.setInterval(() => options.poll?.(control), 250);
 			return await this.gate.run(title, controller.signal, () => work(control));
 		} catch (error) {
 			if (error instanceof CancelledError || controller.signal.aborted) noticeInfo(`${title} was cancelled.`);

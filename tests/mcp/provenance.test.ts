@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/engrama-config";
+import { createNodeVaultSync } from "../../src/node/folder-vault-source";
+import { openMemory } from "../../src/node/open-memory";
 import { makeTempDir } from "../helpers/temp-dir";
 import { connectClient, ok, startBridge, writeNote, type Bridge } from "./mcp-harness";
 
@@ -17,6 +20,8 @@ describe("MCP with a vault: provenance survives the round trip", () => {
 		dir = makeTempDir("engrama-mcp-provenance-");
 		vault = join(dir.path, "vault");
 		writeNote(vault, "Technologies/Python.md", "---\nengrama_label: Technology\n---\n# Python\n\nThe language I write every day.\n");
+		writeNote(vault, "Concepts/Idempotency.md", "---\nengrama_label: Concept\n---\n# Idempotency\n\nSafe to repeat.\n");
+		writeNote(vault, "Projects/Payroll.md", "---\nengrama_label: Project\n---\n# Payroll\n\nMonthly salaries.\n");
 		bridge = await startBridge({ dir: dir.path, vault });
 		client = await connectClient(bridge.url, bridge.token);
 		await ok(client, "engrama_sync_vault", {});
@@ -70,6 +75,37 @@ describe("MCP with a vault: provenance survives the round trip", () => {
 		const node = await stored("Technology", "Python");
 		expect(node.props).toMatchObject({ source: "sync", source_agent: null, trust_level: 0.5, edited_by_source: "mcp", edited_by_agent: "engrama-test" });
 		expect(await trustOf("Python language", "Python")).toBe(0.5);
+	});
+
+	it("an agent's relate on the person's note is marked in the note, and after a rebuild from the vault the relation is not the person's own (issue 25)", async () => {
+		await ok(client, "engrama_relate", { from_name: "Idempotency", from_label: "Concept", rel_type: "BELONGS_TO", to_name: "Payroll", to_label: "Project" });
+		await idle();
+		const text = read("Concepts/Idempotency.md");
+		expect(text).toMatch(/BELONGS_TO:\n\s+- "\[\[Payroll\]\]"/);
+		expect(text).toMatch(/^engrama_edited_by: engrama-test$/m);
+		expect(text).toMatch(/^engrama_edit_source: mcp$/m);
+		expect(text).toMatch(/^engrama_trust: 0\.5$/m);
+		expect(text).not.toMatch(/^engrama_source:/m);
+		const { memory, scope } = bridge.opened;
+		const live = await stored("Concept", "Idempotency");
+		expect(live.props).toMatchObject({ source: "sync", trust_level: 0.5, edited_by_source: "mcp", edited_by_agent: "engrama-test" });
+		const edge = (await memory.graph.edgesOf(scope, live.id, "out")).find((e) => e.type === "BELONGS_TO");
+		expect(edge?.edge.props).toMatchObject({ source: "mcp", source_agent: "engrama-test", trust_level: 0.5, origin: "note" });
+
+		// Rebuilt from the vault alone (a new database file): the edit and the lowered trust come back.
+		const config = parseConfig({ backend: "sqlite", dbPath: join(dir.path, "rebuilt.db"), vaultPath: vault, profile: "base" });
+		const rebuilt = await openMemory(config, { embedder: null });
+		try {
+			const { sync } = await createNodeVaultSync({ memory: rebuilt.memory, scope: rebuilt.scope, vaultPath: vault, watchMode: "poll" });
+			await sync.fullSync();
+			const node = await rebuilt.memory.graph.getNode(rebuilt.scope, "Concept", "Idempotency");
+			expect(node?.props).toMatchObject({ source: "sync", trust_level: 0.5, edited_by_source: "mcp", edited_by_agent: "engrama-test" });
+			const again = (await rebuilt.memory.graph.edgesOf(rebuilt.scope, node!.id, "out")).find((e) => e.type === "BELONGS_TO");
+			expect(again?.node.key).toBe("Payroll");
+			expect(again?.edge.props.trust_level).toBe(0.5);
+		} finally {
+			await rebuilt.close();
+		}
 	});
 
 	it("an agent cannot send provenance or note bookkeeping as properties: they are dropped and the answer says so", async () => {

@@ -10,8 +10,10 @@ import { bootBundle } from "./browser/boot-bundle";
 import { vaultFiles } from "./browser/vault-files";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
 import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
+import { requireTool } from "../helpers/system-tools";
 
-const CHROMIUM = "/usr/bin/chromium";
+// Debian's chromium (README, "What the tests need"); ENGRAMA_CHROMIUM names another Chromium or Chrome.
+const CHROMIUM = process.env.ENGRAMA_CHROMIUM;
 // Test runs write to .test-out (a clean tree); ENGRAMA_SCREENSHOTS=1 refreshes the README's copies.
 const SHOTS = process.env.ENGRAMA_SCREENSHOTS === "1" ? join(ROOT, "docs", "screenshots") : join(ROOT, ".test-out", "screenshots");
 // localhost is a secure context (crypto.randomUUID), as Obsidian's app:// origin is; requests never leave the page.
@@ -46,7 +48,7 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8">
 const scene = (expression: string) => page.evaluate(`window.engramaScenes.${expression}`);
 
 beforeAll(async () => {
-	expect(existsSync(CHROMIUM), "Debian chromium is needed: apt-get install -y chromium").toBe(true);
+	const executablePath = CHROMIUM || requireTool("chromium");
 	const [{ mainJs }, boot] = await Promise.all([buildBundles(), bootBundle()]);
 	const assets: Record<string, { body: string | Buffer; type: string }> = {
 		"/": { body: PAGE, type: "text/html" },
@@ -56,7 +58,7 @@ beforeAll(async () => {
 		"/obsidian-base.css": { body: readFileSync(join(__dirname, "browser", "obsidian-base.css")), type: "text/css" },
 	};
 	browser = await chromium.launch({
-		executablePath: CHROMIUM,
+		executablePath,
 		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
 	});
 	page = await browser.newPage({ viewport: { width: 1280, height: 820 }, deviceScaleFactor: 1 });

@@ -76,6 +76,24 @@ describe("writing", () => {
 	});
 });
 
+describe("notes that are not UTF-8 (issue 25)", () => {
+	test("are refused by read, process and processFrontMatter, and their bytes stay as they were", async () => {
+		const latin1 = Buffer.from("---\nengrama_label: Concept\n---\n# Caf\xe9\n", "latin1");
+		writeFileSync(join(dir.path, "Notes/Latin.md"), latin1);
+		// A UTF-8 note may hold U+FFFD itself: that one is read and written as usual.
+		write("Notes/Replacement.md", "# Odd \uFFFD sign\n");
+		app = createFakeApp(dir.path);
+		const s = source();
+		await expect(s.read("Notes/Latin.md")).rejects.toThrow("Notes/Latin.md is not valid UTF-8 (byte 0xe9 at offset 36)");
+		await expect(s.processFrontMatter("Notes/Latin.md", (fm) => void (fm.engrama_id = "x"))).rejects.toThrow("not valid UTF-8");
+		await expect(s.process("Notes/Latin.md", (text) => `${text}more`)).rejects.toThrow("not valid UTF-8");
+		expect(readFileSync(join(dir.path, "Notes/Latin.md")).equals(latin1)).toBe(true);
+		expect(await s.read("Notes/Replacement.md")).toBe("# Odd \uFFFD sign\n");
+		await s.processFrontMatter("Notes/Replacement.md", (fm) => void (fm.engrama_id = "y"));
+		expect(readFileSync(join(dir.path, "Notes/Replacement.md"), "utf8")).toBe("---\nengrama_id: y\n---\n# Odd \uFFFD sign\n");
+	});
+});
+
 describe("events", () => {
 	test("vault events become create/modify/rename/delete for visible notes only; unsubscribe stops them", async () => {
 		const events: VaultEvent[] = [];

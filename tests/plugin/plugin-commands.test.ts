@@ -323,7 +323,7 @@ describe("MCP bridge", () => {
 		run("start-mcp-bridge");
 		await noticeMatching(/the MCP bridge is listening on http:\/\/127\.0\.0\.1:\d+\/mcp/);
 		expect(app.statusBarEl.textContent).toContain(`MCP :${port}`);
-		const token = plugin.controller!.settings.mcp.token;
+		const token = plugin.controller!.mcpToken();
 		expect(token.length).toBeGreaterThanOrEqual(40);
 		expect((await post(null)).status).toBe(401);
 		expect((await post(token)).status).toBe(200);
@@ -338,9 +338,11 @@ describe("MCP bridge", () => {
 		const confirmModal = await latestModal("the confirmation");
 		button(confirmModal.contentEl, "Regenerate").click();
 		await noticeMatching(/a new MCP token is in place/);
-		const fresh = plugin.controller!.settings.mcp.token;
+		const fresh = plugin.controller!.mcpToken();
 		expect(fresh).not.toBe(token);
-		expect((JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { mcp: { token: string } }).mcp.token).toBe(fresh);
+		// The token lives in Obsidian's keychain, never in data.json.
+		expect(app.secretStorage.getSecret("engrama-mcp-token")).toBe(fresh);
+		expect(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")).not.toContain(fresh);
 		expect((await post(token)).status).toBe(401);
 		expect((await post(fresh)).status).toBe(200);
 

@@ -85,6 +85,7 @@ describe("loading", () => {
 				"sync-current-note",
 				"sync-vault",
 				"take-over-memory",
+				"write-missing-ids",
 			].map((id) => `engrama:${id}`),
 		);
 		for (const command of Object.values(app.commands.commands)) {
@@ -407,7 +408,7 @@ describe("restarts and cancelled tasks", () => {
 			await waitFor(() => controller.bridge.state.kind === "listening", "the MCP bridge");
 			client = new Client({ name: "plugin-test", version: "1" });
 			await client.connect(
-				new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${controller.settings.mcp.token}` } } }),
+				new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${controller.mcpToken()}` } } }),
 			);
 
 			plugin.unload();

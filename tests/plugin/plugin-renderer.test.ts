@@ -38,7 +38,7 @@ function failureNotices(): string[] {
 	return h.fake.fakeNotices.map((n) => n.text).filter((text) => /fail|could not|did not|already open|waited/i.test(text));
 }
 
-test("desktop renderer: the MCP bridge starts inside the app and a real MCP client lists the 14 tools and calls one", async () => {
+test("desktop renderer: the MCP bridge starts inside the app and a real MCP client lists the 15 tools and calls one", async () => {
 	const port = await freePort();
 	const vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 30 }, mcp: { enabled: true, port } } });
 	const app = h.fake.createFakeApp(vault.path);
@@ -52,11 +52,11 @@ test("desktop renderer: the MCP bridge starts inside the app and a real MCP clie
 		const tokenFile = join(vault.path, PLUGIN_DIR, "mcp-token");
 		expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
 
-		const client = await connectClient(state.url, plugin.controller!.settings.mcp.token);
+		const client = await connectClient(state.url, plugin.controller!.mcpToken());
 		try {
 			const tools = await client.listTools();
 			expect(tools.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
-			expect(tools.tools).toHaveLength(14);
+			expect(tools.tools).toHaveLength(15);
 			const status = await ok<{ backend: { name: string; ok: boolean } }>(client, "engrama_status");
 			expect(status.backend).toMatchObject({ name: "sqlite", ok: true });
 		} finally {
@@ -90,7 +90,7 @@ test("20 disable→enable cycles without awaiting onunload, on the same vault: n
 		let engine = await plugin.controller!.ready();
 		await waitFor(() => plugin.controller!.tasks.current === null && plugin.controller!.counts !== null, "the startup sync");
 		await listening(plugin);
-		const client = await connectClient(`http://127.0.0.1:${port}/mcp`, plugin.controller!.settings.mcp.token);
+		const client = await connectClient(`http://127.0.0.1:${port}/mcp`, plugin.controller!.mcpToken());
 		await ok(client, "engrama_remember", { label: "Decision", properties: { title: "Reload safely", summary: "Wait for the old instance." } });
 		await client.close();
 		await engine.sync.idle();
@@ -123,7 +123,7 @@ test("20 disable→enable cycles without awaiting onunload, on the same vault: n
 		expect(after.nodes).toBe(before.nodes + CYCLES * NOTES_PER_CYCLE);
 		expect(await engine.memory.graph.listNodes(engine.scope, { where: { obsidian_path: "Reloads/Cycle 7 note 3.md" } })).toHaveLength(1);
 		expect(await engine.memory.get(engine.scope, "Decision", "Reload safely")).not.toBeNull();
-		const client2 = await connectClient(`http://127.0.0.1:${port}/mcp`, plugin.controller!.settings.mcp.token);
+		const client2 = await connectClient(`http://127.0.0.1:${port}/mcp`, plugin.controller!.mcpToken());
 		const found = await ok<{ results: { name: string }[] }>(client2, "engrama_search", { query: "reload safely" });
 		expect(found.results.map((r) => r.name)).toContain("Reload safely");
 		await client2.close();

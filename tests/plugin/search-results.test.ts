@@ -14,7 +14,7 @@ const view = (cause?: SearchView["degraded_cause"]): SearchView => ({
 
 describe("the words-only hint", () => {
 	test("names what is missing and where in Settings to fix it, as one plain sentence", () => {
-		const causes = ["no_embedder", "no_vector_store", "embedder_failed", "no_vectors", "dimension_mismatch", "vector_store_failed", undefined] as const;
+		const causes = ["no_embedder", "no_vector_store", "embedder_failed", "no_vectors", "dimension_mismatch", "model_changed", "vector_store_failed", undefined] as const;
 		for (const cause of causes) {
 			const hint = wordsOnlyHint({ ...view(cause), degraded: true }, false)!;
 			expect(hint, String(cause)).toMatch(/^Search matches words only\b/);
@@ -23,6 +23,7 @@ describe("the words-only hint", () => {
 			expect(hint, String(cause)).toMatch(/Settings → Engrama → Embeddings|Re-embed missing vectors/);
 		}
 		expect(wordsOnlyHint(view("no_vectors"), false)).toContain("Run the command Re-embed missing vectors.");
+		expect(wordsOnlyHint({ ...view("model_changed"), degraded: true }, false)).toMatch(/embedded with another model\. Run the command Re-embed missing vectors/);
 		expect(wordsOnlyHint({ ...view("no_vectors"), degraded: true }, true)).toContain("until the local model is downloaded");
 		expect(wordsOnlyHint(view(), false)).toBeNull();
 	});

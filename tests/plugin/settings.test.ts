@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
 	DEFAULT_SETTINGS,
+	SETTINGS_VERSION,
 	activeModules,
 	engineConfig,
 	formatFolderLabels,
@@ -14,9 +15,16 @@ import {
 
 describe("loading data.json", () => {
 	test("missing or garbage data gives the defaults without complaint", () => {
-		for (const raw of [null, undefined, "text", [], 42]) {
+		for (const raw of ["text", [], 42]) {
 			expect(loadSettings(raw)).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
 		}
+		// No data.json at all: the plugin never ran in this vault, the welcome waits for the person.
+		for (const raw of [null, undefined]) {
+			expect(loadSettings(raw)).toEqual({ settings: { ...DEFAULT_SETTINGS, firstRun: "pending" }, problems: [] });
+		}
+		// A data.json of an earlier version (no firstRun key): that vault synced already, no welcome.
+		expect(loadSettings({ backend: "sqlite", sync: { autoSync: true } }).settings.firstRun).toBe("done");
+		expect(DEFAULT_SETTINGS.firstRun).toBe("done");
 		expect(DEFAULT_SETTINGS.backend).toBe("sqlite");
 		expect(DEFAULT_SETTINGS.mcp).toEqual({ enabled: false, port: 27182, token: "" });
 		expect(DEFAULT_SETTINGS.sync.autoSync).toBe(true);
@@ -36,6 +44,21 @@ describe("loading data.json", () => {
 		expect(settings.mcp).toEqual({ enabled: true, port: 27182, token: "abc" });
 		expect(settings.embedding).toMatchObject({ provider: "openai", baseUrl: "", model: "m" });
 		expect(settings).not.toHaveProperty("unknownKey");
+	});
+
+	test("a file from before version 1 names the local model it used (all-MiniLM-L6-v2); a newer one and a new install keep the default", () => {
+		const old = loadSettings({ embedding: { provider: "local", model: "" }, profile: "developer" }).settings;
+		expect(old.embedding.model).toBe("Xenova/all-MiniLM-L6-v2");
+		expect(old.settingsVersion).toBe(SETTINGS_VERSION);
+		expect(old.profile).toBe("developer");
+		// Saved and loaded again (data.json now says its version): unchanged.
+		expect(loadSettings(structuredClone(old)).settings).toEqual(old);
+		// A model chosen before, or another provider, stays as it was.
+		expect(loadSettings({ embedding: { provider: "local", model: "Xenova/bge-small-en-v1.5" } }).settings.embedding.model).toBe("Xenova/bge-small-en-v1.5");
+		expect(loadSettings({ embedding: { provider: "openai", model: "" } }).settings.embedding.model).toBe("");
+		// Written by this version with the default model (""), it stays the default.
+		expect(loadSettings({ settingsVersion: SETTINGS_VERSION, embedding: { provider: "local", model: "" } }).settings.embedding.model).toBe("");
+		expect(DEFAULT_SETTINGS.settingsVersion).toBe(SETTINGS_VERSION);
 	});
 });
 
@@ -82,7 +105,7 @@ describe("mapping onto the engine", () => {
 	test("engineConfig carries backend, profile, embeddings and search weights", () => {
 		const r = updateSettings(DEFAULT_SETTINGS, (s) => {
 			s.modules = ["teaching"];
-			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", dimensions: 256, hubUrl: "", runtimeUrl: "" };
+			s.embedding = { provider: "openai", model: "text-embedding-3-small", baseUrl: "http://localhost:1234/v1", apiKey: "k", apiKeySecret: "", dimensions: 256, hubUrl: "", runtimeUrl: "" };
 			s.search.graphWeight = 0.3;
 		});
 		if (!r.ok) throw new Error(r.error);

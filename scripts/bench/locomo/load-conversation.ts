@@ -6,16 +6,51 @@ import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
 import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
 import { turnText, type LocomoConversation, type LocomoTurn } from "./dataset";
+import type { CachedEmbeddingProvider } from "./vector-cache";
 
 const speakerText = (name: string) => `${name}, a participant of the conversation`;
 
-/** What a turn node holds besides its own words: nothing, or the turn it answers (`context`). */
-export type TurnContext = "none" | "previous";
+/**
+ * What a turn node holds besides its own words (`context`): nothing, the turn it answers, or its
+ * ±k neighbours of the same session ("window1" … "window9": k turns before and k after, in order).
+ */
+export type TurnContext = "none" | "previous" | `window${number}`;
 
-/** Stored props of a turn; with "previous" the turn it answers is kept as its context. */
-function turnProps(turn: LocomoTurn, before: LocomoTurn | undefined, date: string, context: TurnContext, full: boolean): Record<string, string> {
-	const props: Record<string, string> = { description: turnText(turn) };
-	if (context === "previous" && before) props.context = turnText(before);
+export function isTurnContext(value: string): value is TurnContext {
+	return value === "none" || value === "previous" || /^window[1-9]$/.test(value);
+}
+
+const datePrefix = process.env.LOCOMO_DATE_PREFIX === "1";
+
+/** "1:56 pm on 8 May, 2023" or an ISO instant → "8 May 2023". */
+function sessionDay(date: string): string {
+	const d = new Date(/^\d{4}-/.test(date) ? date : sessionInstant(date));
+	return `${d.getUTCDate()} ${d.toLocaleString("en", { month: "long", timeZone: "UTC" })} ${d.getUTCFullYear()}`;
+}
+
+function contextTurns(turns: readonly LocomoTurn[], i: number, context: TurnContext): LocomoTurn[] {
+	if (context === "none") return [];
+	if (context === "previous") return turns.slice(Math.max(0, i - 1), i);
+	const k = Number(context.slice("window".length));
+	return [...turns.slice(Math.max(0, i - k), i), ...turns.slice(i + 1, i + 1 + k)];
+}
+
+/** dia_id → the embedded text of its Turn node under this context (for a second vector per turn). */
+export function turnTexts(conv: LocomoConversation, context: TurnContext): Map<string, string> {
+	const out = new Map<string, string>();
+	for (const s of conv.sessions) {
+		s.turns.forEach((t, i) => out.set(t.diaId, nodeToText({ label: "Turn", key: t.diaId, props: turnProps(s.turns, i, s.date, context, false) })));
+	}
+	return out;
+}
+
+/** Stored props of a turn: its words, and its context turns (contextTurns) as `context`. */
+function turnProps(turns: readonly LocomoTurn[], i: number, date: string, context: TurnContext, full: boolean): Record<string, string> {
+	const turn = turns[i];
+	// LOCOMO_DATE_PREFIX=1: the published systems' timestamp prefix, "[8 May, 2023] Caroline: …".
+	const props: Record<string, string> = { description: `${datePrefix ? `[${sessionDay(date)}] ` : ""}${turnText(turn)}` };
+	const around = contextTurns(turns, i, context);
+	if (around.length > 0) props.context = around.map(turnText).join("\n");
 	// The session's date as a note would carry it (frontmatter valid_from): the write pipeline
 	// resolves "yesterday", "last week" in the turn against it.
 	if (full) Object.assign(props, { speaker: turn.speaker, valid_from: date });
@@ -30,16 +65,23 @@ export function sessionInstant(date: string): string {
 	return parsed.toISOString();
 }
 
-/** Texts of every node the loader writes and of every question of categories 1-4 (to embed in batches up front). */
-export function textsToEmbed(conv: LocomoConversation, context: TurnContext): string[] {
+/** Embeds up front, in batches, every node text the loader writes (passages) and every question (queries). */
+export async function warmEmbedder(embedder: CachedEmbeddingProvider, conv: LocomoConversation, context: TurnContext): Promise<void> {
+	const { passages, queries } = textsToEmbed(conv, context);
+	await embedder.embedBatch(passages);
+	await embedder.embedQueries(queries);
+}
+
+/** Texts of every node the loader writes and of every question of categories 1-4. */
+export function textsToEmbed(conv: LocomoConversation, context: TurnContext): { passages: string[]; queries: string[] } {
 	const texts: string[] = [];
 	for (const s of conv.sessions) {
 		texts.push(nodeToText({ label: "Session", key: `Session ${s.number}`, props: { description: sessionText(s.number, s.date) } }));
-		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(t, s.turns[i - 1], s.date, context, false) })));
+		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(s.turns, i, s.date, context, false) })));
 	}
 	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: { description: speakerText(sp) } }));
-	for (const q of conv.questions) if (q.category >= 1 && q.category <= 4) texts.push(q.question);
-	return texts;
+	const queries = conv.questions.filter((q) => q.category >= 1 && q.category <= 4).map((q) => q.question);
+	return { passages: texts, queries };
 }
 
 export interface LoadedConversation {
@@ -70,7 +112,7 @@ export async function loadConversation(conv: LocomoConversation, profile: Profil
 			let previous: { label: string; key: string } | undefined;
 			for (const [i, t] of s.turns.entries()) {
 				const turn = { label: "Turn", key: t.diaId };
-				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(t, s.turns[i - 1], sessionInstant(s.date), context, true) });
+				const { node } = await memory.remember(ctx, { ...turn, props: turnProps(s.turns, i, sessionInstant(s.date), context, true) });
 				turnIds.set(node.id, t.diaId);
 				await memory.relate(ctx, turn, "IN_SESSION", session);
 				if (conv.speakers.includes(t.speaker)) await memory.relate(ctx, turn, "SPOKEN_BY", { label: "Speaker", key: t.speaker });

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { embedQuery } from "../../../src/engine/embedding/dimensions";
 import type { EmbedderHealth, EmbeddingProvider } from "../../../src/engine/protocols";
 
 const key = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, 22);
@@ -53,12 +54,32 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
 		return v;
 	}
 
-	async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
-		const keys = texts.map(key);
+	embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		return this.cached(texts, "", (missing) => this.inner.embedBatch(missing));
+	}
+
+	async embedQuery(text: string): Promise<Float32Array> {
+		const [v] = await this.embedQueries([text]);
+		return v;
+	}
+
+	/**
+	 * Search queries: through the model's query prompt where it has one (E5's "query: "), kept
+	 * apart from the same text embedded as a passage; otherwise the passage vector serves.
+	 */
+	embedQueries(texts: readonly string[]): Promise<Float32Array[]> {
+		const inner = this.inner as EmbeddingProvider & { prompts?: { query: string }; embedQueries?: (t: readonly string[]) => Promise<Float32Array[]> };
+		const prompt = inner.prompts?.query ?? "";
+		if (!prompt) return this.embedBatch(texts);
+		return this.cached(texts, prompt, (missing) => (inner.embedQueries ? inner.embedQueries(missing) : Promise.all(missing.map((t) => embedQuery(inner, t)))));
+	}
+
+	private async cached(texts: readonly string[], prompt: string, embed: (missing: string[]) => Promise<Float32Array[]>): Promise<Float32Array[]> {
+		const keys = texts.map((t) => key(prompt + t));
 		const missing = [...new Set(keys.map((k, i) => (this.cache.has(k) ? -1 : i)).filter((i) => i >= 0).map((i) => texts[i]))];
 		if (missing.length > 0) {
-			const vectors = await this.inner.embedBatch(missing);
-			missing.forEach((t, i) => this.cache.set(key(t), vectors[i]));
+			const vectors = await embed(missing);
+			missing.forEach((t, i) => this.cache.set(key(prompt + t), vectors[i]));
 		}
 		this.misses += missing.length;
 		this.hits += texts.length - missing.length;

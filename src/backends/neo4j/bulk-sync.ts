@@ -3,6 +3,7 @@ import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, N
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./context";
+import type { CypherRunner } from "./neo4j-connection";
 import { fulltextProperties } from "./fts-query";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
@@ -63,8 +64,9 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 
 /**
  * `mergeNode` for a batch in one transaction. New nodes (the batch's identities all distinct and
- * none stored yet: a first sync) are created with one statement per label; otherwise each input
- * goes through mergeNode's steps in order. On an error nothing is written.
+ * none stored yet: a first sync) are created with one statement per label, the first of which
+ * also checks that none is stored; otherwise each input goes through mergeNode's steps in order.
+ * On an error nothing is written.
  */
 export async function mergeNodes(ctx: Neo4jStoreContext, scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
 	assertScope(scope);
@@ -72,51 +74,67 @@ export async function mergeNodes(ctx: Neo4jStoreContext, scope: Scope, inputs: r
 	for (const input of inputs) checkLabel(input.label);
 	return ctx.write(async (q) => {
 		const identities = inputs.map((i) => ({ label: i.label, key: i.key }));
-		let allNew = new Set(identities.map((i) => `${i.label}\u0000${i.key}`)).size === inputs.length;
-		if (allNew) {
-			const found = await q.run(
-				`UNWIND $ids AS k MATCH (n:${NODE_LABEL} {__ns: $ns, __label: k.label, __key: k.key, org_id: $org, user_id: $user}) RETURN count(n) AS n`,
-				ctx.params(scope, { ids: identities }),
-			);
-			allNew = Number(found[0]?.n ?? 0) === 0;
-		}
+		const distinct = new Set(identities.map((i) => `${i.label}\u0000${i.key}`)).size === inputs.length;
+		const created = distinct ? await createAll(ctx, q, scope, inputs, identities) : null;
+		if (created) return created;
 		const results: MergeNodeResult[] = [];
-		if (!allNew) {
-			for (const input of inputs) results.push(await mergeNodeIn(ctx, q, scope, input));
-			return results;
-		}
-		const byLabel = new Map<string, number[]>();
-		inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
-		for (const [label, indexes] of byLabel) {
-			const rows = indexes.map((i) => {
-				const input = inputs[i];
-				const final = createdProps(scope, input, createdId(input));
-				return {
-					i: int(i),
-					key: input.key,
-					keyField: input.keyField,
-					seq: nextSeq(),
-					now: input.now,
-					id: final.engrama_id,
-					props: encodeProps(final),
-					ft: fulltextProperties(final),
-					...postingParams(true, false, input.key, final),
-				};
-			});
-			// A label cannot be a parameter: one statement per label of the batch.
-			const created = await q.run(
-				`UNWIND $rows AS r
+		for (const input of inputs) results.push(await mergeNodeIn(ctx, q, scope, input));
+		return results;
+	}, "merge the nodes");
+}
+
+/** Creates every input with a statement per label; null (nothing written) when one is already stored. */
+async function createAll(
+	ctx: Neo4jStoreContext,
+	q: CypherRunner,
+	scope: Scope,
+	inputs: readonly MergeNodeInput[],
+	identities: readonly { label: string; key: string }[],
+): Promise<MergeNodeResult[] | null> {
+	const results: MergeNodeResult[] = [];
+	const byLabel = new Map<string, number[]>();
+	inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
+	let first = true;
+	for (const [label, indexes] of byLabel) {
+		const rows = indexes.map((i) => {
+			const input = inputs[i];
+			const final = createdProps(scope, input, createdId(input));
+			return {
+				i: int(i),
+				key: input.key,
+				keyField: input.keyField,
+				seq: nextSeq(),
+				now: input.now,
+				id: final.engrama_id,
+				props: encodeProps(final),
+				ft: fulltextProperties(final),
+				...postingParams(true, false, input.key, final),
+			};
+		});
+		const check = first
+			? `UNWIND $ids AS k OPTIONAL MATCH (m:${NODE_LABEL} {__ns: $ns, __label: k.label, __key: k.key, org_id: $org, user_id: $user}) WITH count(m) AS found`
+			: "WITH 0 AS found";
+		// A label cannot be a parameter: one statement per label of the batch.
+		const made = await q.run(
+			`${check}
+			CALL {
+				WITH found
+				WITH found WHERE found = 0
+				UNWIND $rows AS r
 				CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
 				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.updated_at = r.now
 				WITH n, r
 				${createPostings("r.names", "r.fragments")}
-				RETURN r.i AS i, ${N} AS after`,
-				ctx.params(scope, { label, rows }),
-			);
-			for (const row of created) results[Number(row.i)] = { node: toRecord(row.after as StoredMap), created: true };
-		}
-		return results;
-	}, "merge the nodes");
+				RETURN collect({i: r.i, after: ${N}}) AS made
+			}
+			RETURN found, made`,
+			ctx.params(scope, { label, rows, ids: first ? identities : [] }),
+		);
+		first = false;
+		if (Number(made[0]?.found ?? 0) > 0) return null;
+		for (const row of made[0].made as { i: unknown; after: StoredMap }[]) results[Number(row.i)] = { node: toRecord(row.after), created: true };
+	}
+	return results;
 }
 
 /** mergeEdge for many edges in one transaction: endpoints checked once, one statement per relation type. */
@@ -131,27 +149,37 @@ export async function mergeEdges(ctx: Neo4jStoreContext, scope: Scope, inputs: r
 	}
 	return ctx.write(async (q) => {
 		const ids = [...new Set(inputs.flatMap((i) => [i.fromId, i.toId]))];
-		const found = await q.run(
-			`UNWIND $ids AS id MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} RETURN collect(id) AS found`,
-			ctx.params(scope, { ids }),
-		);
-		const present = new Set((found[0]?.found as string[] | undefined) ?? []);
-		for (const input of inputs) {
-			for (const [id, role] of [[input.fromId, "source"], [input.toId, "target"]] as const) {
-				if (!present.has(id)) throw new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
-			}
-		}
 		let created = 0;
+		let first = true;
 		for (const [type, rows] of byType) {
+			// The first statement also checks every endpoint of the batch, and writes only when all
+			// are there; a statement per relation type (a type cannot be a parameter).
+			const check = first
+				? `UNWIND $ids AS id OPTIONAL MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE}
+					WITH collect(CASE WHEN n IS NULL THEN id END) AS missing`
+				: "WITH [] AS missing";
 			const result = await q.run(
-				`UNWIND $rows AS row
-				MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: row.from}), (b:${NODE_LABEL} {__ns: $ns, engrama_id: row.to})
-				MERGE (a)-[r:${type}]->(b)
-				ON CREATE SET r.__seq = row.seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = row.now
-				SET r += row.props
-				RETURN count(CASE WHEN r.__seq = row.seq THEN 1 END) AS created`,
-				ctx.params(scope, { rows }),
+				`${check}
+				CALL {
+					WITH missing
+					WITH missing WHERE size(missing) = 0
+					UNWIND $rows AS row
+					MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: row.from}), (b:${NODE_LABEL} {__ns: $ns, engrama_id: row.to})
+					MERGE (a)-[r:${type}]->(b)
+					ON CREATE SET r.__seq = row.seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = row.now
+					SET r += row.props
+					RETURN count(CASE WHEN r.__seq = row.seq THEN 1 END) AS created
+				}
+				RETURN missing, created`,
+				ctx.params(scope, { rows, ids: first ? ids : [] }),
 			);
+			first = false;
+			const missing = new Set((result[0]?.missing as string[] | undefined) ?? []);
+			for (const input of inputs) {
+				for (const [id, role] of [[input.fromId, "source"], [input.toId, "target"]] as const) {
+					if (missing.has(id)) throw new NotFoundError(`The relation's ${role} node ${id} does not exist in this scope.`, { id });
+				}
+			}
 			created += Number(result[0]?.created ?? 0);
 		}
 		return { created };

@@ -1,5 +1,12 @@
-import type { Scope } from "../../engine/types";
+import type { NodeRecord, PartialScope, Scope } from "../../engine/types";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
+
+/** How long the vector channel's nodes stay usable for the reads that follow it. */
+export const PREFETCH_MS = 1_000;
+
+function scopeKey(scope: PartialScope): string {
+	return `${scope.orgId ?? ""}\u0000${scope.userId ?? ""}`;
+}
 
 /**
  * What the Neo4j store's role modules share: the connection, the memory's namespace, and the
@@ -13,6 +20,25 @@ export class Neo4jStoreContext {
 
 	/** Documents per query phrase (for idf), kept like ftStats. */
 	hitCache: { version: number; at: number; hits: Map<string, number> } | undefined;
+
+	/**
+	 * Nodes the vector channel just read whole with its hits: the fusion and the resolver ask for
+	 * each hit by id right after, and get it from here instead of a statement each. Valid while
+	 * this store has not written since, for PREFETCH_MS; each entry is taken once.
+	 */
+	private prefetched: { version: number; at: number; scope: string; nodes: Map<string, NodeRecord> } | undefined;
+
+	prefetch(scope: Scope, nodes: readonly NodeRecord[]): void {
+		this.prefetched = { version: this.writeVersion, at: Date.now(), scope: scopeKey(scope), nodes: new Map(nodes.map((n) => [n.id, n])) };
+	}
+
+	takePrefetched(scope: PartialScope, id: string): NodeRecord | undefined {
+		const p = this.prefetched;
+		if (!p || p.version !== this.writeVersion || Date.now() - p.at > PREFETCH_MS || p.scope !== scopeKey(scope)) return undefined;
+		const node = p.nodes.get(id);
+		p.nodes.delete(id);
+		return node;
+	}
 
 	params(scope: Scope, extra: Record<string, unknown> = {}): Record<string, unknown> {
 		return { ns: this.namespace, org: scope.orgId, user: scope.userId, ...extra };

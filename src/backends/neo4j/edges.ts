@@ -32,27 +32,27 @@ export async function mergeEdge(ctx: Neo4jStoreContext, scope: Scope, input: Mer
 	const type = checkRelationType(input.type);
 	const seq = nextSeq();
 	return ctx.write(async (q) => {
-		const params = ctx.params(scope, { from: input.fromId, to: input.toId });
-		const ends = await q.run(
+		// One statement: both ends looked up in scope, the relation merged only when both are there.
+		const rows = await q.run(
 			`OPTIONAL MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}) WHERE a.org_id = $org AND a.user_id = $user
 			WITH a OPTIONAL MATCH (b:${NODE_LABEL} {__ns: $ns, engrama_id: $to}) WHERE b.org_id = $org AND b.user_id = $user
-			RETURN a IS NOT NULL AS hasFrom, b IS NOT NULL AS hasTo`,
-			params,
+			CALL {
+				WITH a, b
+				WITH a, b WHERE a IS NOT NULL AND b IS NOT NULL
+				MERGE (a)-[r:${type}]->(b)
+				ON CREATE SET r.__seq = $seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = $now
+				SET r += $props
+				RETURN collect(r.__seq = $seq) AS made
+			}
+			RETURN a IS NOT NULL AS hasFrom, b IS NOT NULL AS hasTo, made[0] = true AS created`,
+			ctx.params(scope, { from: input.fromId, to: input.toId, seq, now: input.now, props: encodeProps(input.props ?? {}) }),
 		);
-		if (ends[0]?.hasFrom !== true) {
+		if (rows[0]?.hasFrom !== true) {
 			throw new NotFoundError(`The relation's source node ${input.fromId} does not exist in this scope.`, { id: input.fromId });
 		}
-		if (ends[0]?.hasTo !== true) {
+		if (rows[0]?.hasTo !== true) {
 			throw new NotFoundError(`The relation's target node ${input.toId} does not exist in this scope.`, { id: input.toId });
 		}
-		const rows = await q.run(
-			`MATCH (a:${NODE_LABEL} {__ns: $ns, engrama_id: $from}), (b:${NODE_LABEL} {__ns: $ns, engrama_id: $to})
-			MERGE (a)-[r:${type}]->(b)
-			ON CREATE SET r.__seq = $seq, r.__ns = $ns, r.__org = $org, r.__user = $user, r.created_at = $now
-			SET r += $props
-			RETURN r.__seq = $seq AS created`,
-			{ ...params, seq, now: input.now, props: encodeProps(input.props ?? {}) },
-		);
 		return { created: rows[0]?.created === true };
 	}, "merge the relation");
 }

@@ -26,10 +26,9 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 	if (words.length === 0) return [];
 	const labels = query.labels ?? [];
 	return ctx.conn.read(async (q) => {
-		const stats = await fulltextStats(ctx, q);
-		if (stats.rows === 0) return [];
 		const phrases = words.map((word) => phraseOf(word, query.prefix === true));
-		const hits = await phraseHits(ctx, q, phrases);
+		const { stats, hits } = await corpusFacts(ctx, q, phrases);
+		if (stats.rows === 0) return [];
 		const hitsOf = (phrase: Phrase) => hits.get(phraseKey(phrase)) ?? 0;
 		let match = phrases;
 		let scored = phrases;
@@ -68,51 +67,55 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 	}, "search the fulltext index");
 }
 
-/** Rows and tokens of this memory's fulltext "table" (every node, any scope or status), as FTS5 keeps them. */
-export async function fulltextStats(ctx: Neo4jStoreContext, q: CypherRunner): Promise<{ rows: number; tokens: number }> {
-	const cached = ctx.ftStats;
-	if (cached && cached.version === ctx.writeVersion && Date.now() - cached.at < STATS_TTL_MS) return cached;
-	const rows = await q.run(
-		`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns RETURN count(n) AS rows, sum(coalesce(n.${FT_LENGTH_PROPERTY}, 0)) AS tokens`,
-		{ ns: ctx.namespace },
-	);
-	const stats = { rows: Number(rows[0]?.rows ?? 0), tokens: Number(rows[0]?.tokens ?? 0), version: ctx.writeVersion, at: Date.now() };
-	if (!ctx.conn.inTransaction()) ctx.ftStats = stats;
-	return stats;
-}
+type Stats = NonNullable<Neo4jStoreContext["ftStats"]>;
 
-/** Nodes of this memory containing each phrase (FTS5's per-phrase hit count for idf). */
-export async function phraseHits(ctx: Neo4jStoreContext, q: CypherRunner, phrases: readonly Phrase[]): Promise<Map<string, number>> {
+/**
+ * What bm25 needs beside the candidates, in at most one statement: the rows and tokens of this
+ * memory's fulltext "table" (every node, any scope or status, as FTS5 keeps them) and the nodes
+ * containing each phrase (FTS5's per-phrase hit count for idf). Both are cached until this store
+ * writes, or for STATS_TTL_MS; inside a transaction they are read afresh.
+ */
+export async function corpusFacts(ctx: Neo4jStoreContext, q: CypherRunner, phrases: readonly Phrase[]): Promise<{ stats: Stats; hits: Map<string, number> }> {
+	const fresh = (entry: { version: number; at: number } | undefined) =>
+		entry !== undefined && entry.version === ctx.writeVersion && Date.now() - entry.at < STATS_TTL_MS && !ctx.conn.inTransaction();
+	const cachedStats = fresh(ctx.ftStats) ? ctx.ftStats : undefined;
+	if (!fresh(ctx.hitCache)) ctx.hitCache = { version: ctx.writeVersion, at: Date.now(), hits: new Map() };
+	const cache = ctx.hitCache as NonNullable<typeof ctx.hitCache>;
 	// The vocabulary lookup of common-word planning needs the exact (not prefix) counts too.
 	const all = [...phrases, ...phrases.filter((p) => p.prefix).map((p) => ({ ...p, prefix: false }))];
-	const fresh = ctx.hitCache?.version === ctx.writeVersion && Date.now() - ctx.hitCache.at < STATS_TTL_MS;
-	if (!fresh || ctx.conn.inTransaction()) ctx.hitCache = { version: ctx.writeVersion, at: Date.now(), hits: new Map() };
-	const cache = ctx.hitCache as NonNullable<typeof ctx.hitCache>;
 	const missing = [...new Map(all.map((p) => [phraseKey(p), p])).entries()].filter(([key]) => !cache.hits.has(key));
+	if (cachedStats && missing.length === 0) return { stats: cachedStats, hits: cache.hits };
+	const parts: string[] = [];
+	if (!cachedStats) {
+		parts.push(`CALL { MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns RETURN count(n) AS rows, sum(coalesce(n.${FT_LENGTH_PROPERTY}, 0)) AS tokens }`);
+	}
 	if (missing.length > 0) {
 		// Lucene matches a phrase exactly, except a prefix phrase of several tokens (a superset): only
 		// those are checked against the stored columns.
-		const rows = await q.run(
-			`UNWIND $items AS item
+		parts.push(`CALL {
+			UNWIND $items AS item
 			CALL {
 				WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
 				WITH n WHERE n.__ns = $ns
 					AND (NOT item.verify OR ${FT_COLUMNS.map((c) => `coalesce(n.${ftProperty(c)}, '') CONTAINS item.pattern`).join(" OR ")})
 				RETURN count(n) AS hits
 			}
-			RETURN item.key AS key, hits`,
-			{
-				ns: ctx.namespace,
-				index: FULLTEXT_INDEX,
-				items: missing.map(([key, phrase]) => ({
-					key,
-					query: luceneMatch([phrase]),
-					pattern: phrasePattern(phrase),
-					verify: phrase.prefix && phrase.tokens.length > 1,
-				})),
-			},
-		);
-		for (const row of rows) cache.hits.set(String(row.key), Number(row.hits));
+			RETURN collect({key: item.key, hits: hits}) AS phraseHits
+		}`);
 	}
-	return cache.hits;
+	const rows = await q.run(`${parts.join("\n")}\nRETURN ${cachedStats ? "" : "rows, tokens, "}${missing.length > 0 ? "phraseHits" : "[] AS phraseHits"}`, {
+		ns: ctx.namespace,
+		index: FULLTEXT_INDEX,
+		items: missing.map(([key, phrase]) => ({
+			key,
+			query: luceneMatch([phrase]),
+			pattern: phrasePattern(phrase),
+			verify: phrase.prefix && phrase.tokens.length > 1,
+		})),
+	});
+	const row = rows[0] ?? {};
+	for (const item of (row.phraseHits as { key: string; hits: unknown }[] | undefined) ?? []) cache.hits.set(String(item.key), Number(item.hits));
+	const stats = cachedStats ?? { rows: Number(row.rows ?? 0), tokens: Number(row.tokens ?? 0), version: ctx.writeVersion, at: Date.now() };
+	if (!ctx.conn.inTransaction()) ctx.ftStats = stats;
+	return { stats, hits: cache.hits };
 }

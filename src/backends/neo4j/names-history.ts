@@ -72,32 +72,19 @@ export function postingParams(reindex: boolean, drop: boolean, key: string, prop
 	};
 }
 
-interface Tally {
-	shared: number;
-	distance: number;
-	seq: number;
-}
-
 /**
- * Candidate engrama ids in SQLite's order: exact names first, then more shared fragments, closer
- * length, older node. Each fragment reads at most POSTINGS_PER_FRAGMENT postings per direction.
+ * Name candidates in one statement, in SQLite's order: exact names first, then more shared
+ * fragments, closer length, older node; each fragment reads at most POSTINGS_PER_FRAGMENT
+ * postings per direction of the length window. Returns the nodes themselves.
  */
-export async function candidateIds(
-	q: CypherRunner,
-	ns: string,
-	scope: Scope,
-	query: { normalised: string; fragments: readonly string[]; limit: number },
-): Promise<string[]> {
-	const limit = Math.min(query.limit, 1000);
-	const params = { ns, org: scope.orgId, user: scope.userId };
-	const exactRows = await q.run(
-		`MATCH (p:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, norm: $norm}) RETURN p.node AS id ORDER BY p.seq LIMIT $limit`,
-		{ ...params, norm: query.normalised, limit: neo4j.int(limit) },
-	);
-	const exact = exactRows.map((r) => String(r.id));
-	const len = query.normalised.length;
-	const rows = await q.run(
-		`UNWIND $fragments AS f
+const CANDIDATES = `CALL {
+		MATCH (p:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, norm: $norm})
+		RETURN p.node AS id ORDER BY p.seq LIMIT $limit
+	}
+	WITH collect(id) AS exact
+	CALL {
+		WITH exact
+		UNWIND $fragments AS f
 		CALL {
 			WITH f
 			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
@@ -109,56 +96,38 @@ export async function candidateIds(
 			WHERE p.len < $len AND p.len >= $low
 			RETURN p ORDER BY p.len DESC, p.seq LIMIT $cap
 		}
-		RETURN f, p.node AS id, p.len AS len, p.seq AS seq`,
-		{
-			...params,
-			fragments: [...new Set(query.fragments)],
-			len: neo4j.int(len),
-			high: neo4j.int(Math.ceil(len * LENGTH_WINDOW_HIGH)),
-			low: neo4j.int(Math.floor(len * LENGTH_WINDOW_LOW)),
-			cap: neo4j.int(POSTINGS_PER_FRAGMENT),
-		},
-	);
-	const tally = new Map<string, Tally>();
-	const counted = new Map<string, Set<string>>();
-	for (const row of rows) {
-		const id = String(row.id);
-		const fragment = String(row.f);
-		const distance = Math.abs(Number(row.len) - len);
-		const seen = counted.get(fragment) ?? new Set<string>();
-		counted.set(fragment, seen);
-		const entry = tally.get(id);
-		if (!entry) tally.set(id, { shared: 1, distance, seq: Number(row.seq) });
-		else {
-			if (!seen.has(id)) entry.shared++;
-			entry.distance = Math.min(entry.distance, distance);
-		}
-		seen.add(id);
+		WITH exact, f, p WHERE NOT p.node IN exact
+		WITH p.node AS id, count(DISTINCT f) AS shared, min(abs(p.len - $len)) AS distance, min(p.seq) AS seq
+		ORDER BY shared DESC, distance, seq LIMIT $limit
+		RETURN collect(id) AS ranked
 	}
-	const ranked = [...tally.entries()]
-		.filter(([id]) => !exact.includes(id))
-		.sort((a, b) => b[1].shared - a[1].shared || a[1].distance - b[1].distance || a[1].seq - b[1].seq)
-		.map(([id]) => id);
-	return [...exact, ...ranked].slice(0, limit);
-}
+	WITH (exact + ranked)[0..$limit] AS ids
+	UNWIND range(0, size(ids) - 1) AS i
+	MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: ids[i]}) WHERE n.org_id = $org AND n.user_id = $user
+	RETURN ${N} AS node ORDER BY i`;
 
 // --- The store's name, history and temporal reads (NameHistoryStore) ---
 
 export async function nameCandidates(ctx: Neo4jStoreContext, scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
 	if (!isFullScope(scope) || !query.normalised || query.limit <= 0) return [];
-	return ctx.conn.read(async (q) => {
-		const ids = await candidateIds(q, ctx.namespace, scope, query);
-		if (ids.length === 0) return [];
-		const rows = await q.run(
-			`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.engrama_id IN $ids AND n.org_id = $org AND n.user_id = $user RETURN ${N} AS node`,
-			ctx.params(scope, { ids }),
-		);
-		const byId = new Map(rows.map((row) => [String((row.node as StoredMap).engrama_id), toRecord(row.node as StoredMap)]));
-		return ids.flatMap((id) => {
-			const node = byId.get(id);
-			return node ? [node] : [];
-		});
-	}, "find name candidates");
+	const len = query.normalised.length;
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				CANDIDATES,
+				ctx.params(scope, {
+					norm: query.normalised,
+					limit: neo4j.int(Math.min(query.limit, 1000)),
+					fragments: [...new Set(query.fragments)],
+					len: neo4j.int(len),
+					high: neo4j.int(Math.ceil(len * LENGTH_WINDOW_HIGH)),
+					low: neo4j.int(Math.floor(len * LENGTH_WINDOW_LOW)),
+					cap: neo4j.int(POSTINGS_PER_FRAGMENT),
+				}),
+			),
+		"find name candidates",
+	);
+	return rows.map((row) => toRecord(row.node as StoredMap));
 }
 
 export async function recordHistory(ctx: Neo4jStoreContext, scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {

@@ -1,4 +1,4 @@
-import neo4j, { type Driver, type ManagedTransaction, type Session, type Transaction } from "neo4j-driver";
+import neo4j, { type Driver, type Session, type Transaction } from "neo4j-driver";
 import { BackendError, errorMessage } from "../../engine/errors";
 import { hostSleep } from "../host-timers";
 
@@ -29,6 +29,23 @@ export interface CypherRunner {
 
 interface OpenTransaction {
 	readonly runner: CypherRunner;
+}
+
+/**
+ * What the connection sent since the last reset: Cypher statements, transactions (BEGIN … COMMIT
+ * or ROLLBACK) and the round trips they cost (a statement's RUN + PULL is one, an awaited BEGIN
+ * one, a COMMIT or ROLLBACK one). Tests pin these per verb; benchmarks print them.
+ */
+export interface CypherCounts {
+	statements: number;
+	transactions: number;
+	roundTrips: number;
+	/** The first line of each statement, when tracing (`Neo4jConnection.trace`). */
+	readonly log: string[];
+}
+
+function zeroCounts(): CypherCounts {
+	return { statements: 0, transactions: 0, roundTrips: 0, log: [] };
 }
 
 const ROLLED_BACK = " The transaction was rolled back: none of its writes were kept.";
@@ -63,6 +80,12 @@ export class Neo4jConnection {
 	private driver: Driver | undefined;
 	private open: OpenTransaction | undefined;
 	private closed = false;
+	/** Counted since the last `resetCounts()`. */
+	counts: CypherCounts = zeroCounts();
+	/** Keep each statement's first line in `counts.log` (tests and the count benchmark). */
+	trace = false;
+	/** The last unit of work reached the server (so the next transaction may pipeline its BEGIN). */
+	private reachable = false;
 
 	constructor(
 		readonly settings: Neo4jSettings,
@@ -105,6 +128,22 @@ export class Neo4jConnection {
 		});
 	}
 
+	/** Starts counting afresh; returns what was counted so far. */
+	resetCounts(): CypherCounts {
+		const before = this.counts;
+		this.counts = zeroCounts();
+		return before;
+	}
+
+	private readonly count = (query: string): void => this.counted(query);
+
+	/** Every statement goes through here, so the counts are complete. */
+	private counted(query: string): void {
+		this.counts.statements++;
+		this.counts.roundTrips++;
+		if (this.trace) this.counts.log.push(query.trim().split("\n")[0].trim().slice(0, 120));
+	}
+
 	inTransaction(): boolean {
 		return this.open !== undefined;
 	}
@@ -122,6 +161,7 @@ export class Neo4jConnection {
 		await this.withRetry("create the schema", async () => {
 			const session = this.session("WRITE");
 			try {
+				this.counted(query);
 				await session.run(query, params);
 			} finally {
 				await session.close();
@@ -150,8 +190,20 @@ export class Neo4jConnection {
 			try {
 				// Reads run each statement in its own auto-commit transaction: half the round trips
 				// of BEGIN/COMMIT, and the same read-committed view an explicit transaction gives.
-				if (mode === "READ") return await work(autoCommitRunner(session));
-				return await session.executeWrite((tx: ManagedTransaction) => work(managedRunner(tx)));
+				if (mode === "READ") return await work(autoCommitRunner(session, this.count));
+				// BEGIN goes out with the first statement (not awaited): a write unit costs its
+				// statements and the COMMIT. A failure anywhere retries the whole unit.
+				const tx = session.beginTransaction();
+				this.counts.transactions++;
+				this.counts.roundTrips++;
+				try {
+					const result = await work(serialRunner(tx, this.count));
+					await tx.commit();
+					return result;
+				} catch (error) {
+					await tx.rollback().catch(() => undefined);
+					throw error;
+				}
 			} finally {
 				await session.close();
 			}
@@ -161,16 +213,24 @@ export class Neo4jConnection {
 	/** Runs `fn` in one explicit transaction: all or nothing. Nested calls join the outer one. */
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		if (this.open) return fn();
+		// While the server answers, BEGIN goes out with the first statement; after it failed to,
+		// BEGIN is awaited and retried, so a transaction started during a restart waits it out.
+		const pipelined = this.reachable;
 		const { session, tx } = await this.withRetry("begin a transaction", async () => {
 			const s = this.session("WRITE");
 			try {
-				return { session: s, tx: await s.beginTransaction() };
+				const begun = s.beginTransaction();
+				if (!pipelined) await begun;
+				return { session: s, tx: begun };
 			} catch (error) {
 				await s.close().catch(() => undefined);
 				throw error;
 			}
 		});
-		this.open = { runner: serialRunner(tx) };
+		// The COMMIT or ROLLBACK, and the BEGIN when it was awaited.
+		this.counts.transactions++;
+		this.counts.roundTrips += pipelined ? 1 : 2;
+		this.open = { runner: serialRunner(tx, this.count) };
 		try {
 			let result: T;
 			try {
@@ -182,6 +242,7 @@ export class Neo4jConnection {
 			return result;
 		} catch (error) {
 			await tx.rollback().catch(() => undefined);
+			if (isUnreachable(error) || (error instanceof BackendError && error.details?.transient === true)) this.reachable = false;
 			if (error instanceof BackendError || !isNeo4jError(error)) throw error;
 			throw this.failure("commit the transaction", error, ROLLED_BACK);
 		} finally {
@@ -201,10 +262,13 @@ export class Neo4jConnection {
 		let delay = this.retry.initialDelayMs;
 		for (;;) {
 			try {
-				return await attempt();
+				const result = await attempt();
+				this.reachable = true;
+				return result;
 			} catch (error) {
 				// Our own named errors (not found, invalid input) and bugs pass through untouched.
 				if (!isNeo4jError(error)) throw error;
+				if (isUnreachable(error)) this.reachable = false;
 				const elapsed = Date.now() - started;
 				if (!isTransient(error) || elapsed + delay > this.retry.maxElapsedMs) throw this.failure(what, error);
 				// Jitter keeps several clients from hammering a server that is coming back.
@@ -264,24 +328,26 @@ function toRows(records: readonly { toObject(): Record<string, unknown> }[]): Ro
 	return records.map((record) => record.toObject());
 }
 
-function managedRunner(tx: ManagedTransaction): CypherRunner {
-	return {
-		run: async (query, params = {}) => toRows((await tx.run(query, params)).records),
-	};
-}
+type Counter = (query: string) => void;
 
-function autoCommitRunner(session: Session): CypherRunner {
+function autoCommitRunner(session: Session, count: Counter): CypherRunner {
 	return {
-		run: async (query, params = {}) => toRows((await session.run(query, params)).records),
+		run: async (query, params = {}) => {
+			count(query);
+			return toRows((await session.run(query, params)).records);
+		},
 	};
 }
 
 /** An explicit transaction runs one query at a time; concurrent callers queue up. */
-function serialRunner(tx: Transaction): CypherRunner {
+function serialRunner(tx: Transaction, count: Counter): CypherRunner {
 	let tail: Promise<unknown> = Promise.resolve();
 	return {
 		run(query, params = {}) {
-			const next = tail.then(async () => toRows((await tx.run(query, params)).records));
+			const next = tail.then(async () => {
+				count(query);
+				return toRows((await tx.run(query, params)).records);
+			});
 			tail = next.catch(() => undefined);
 			return next;
 		},

@@ -51,7 +51,8 @@ export class Neo4jGraphStore implements GraphStore {
 	// Atomic, durable, but without savepoints: a failed nested transaction keeps its partial writes.
 	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true, noSavepoints: true };
 	readonly namespace: string;
-	private readonly ctx: Neo4jStoreContext;
+	/** Shared with the vector store (the nodes its search reads whole, the write counter). */
+	readonly ctx: Neo4jStoreContext;
 
 	constructor(
 		readonly conn: Neo4jConnection,
@@ -104,6 +105,10 @@ export class Neo4jGraphStore implements GraphStore {
 
 	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
 		return nodes.getNode(this.ctx, scope, label, key);
+	}
+
+	getNodes(scope: Scope, refs: readonly { readonly label: string; readonly key: string }[]): Promise<readonly (NodeRecord | null)[]> {
+		return nodes.getNodes(this.ctx, scope, refs);
 	}
 
 	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {

@@ -4,6 +4,7 @@ import type { IntegrityCheck, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import type { Neo4jGraphStore } from "./neo4j-graph-store";
+import { N, type StoredMap, toRecord } from "./rows";
 import { EMBEDDED_LABEL, NODE_LABEL, VECTOR_INDEX, VECTOR_PROPERTY, ensureVectorIndex, vectorIndexDimensions } from "./schema";
 
 const DIMENSIONS_KEY = "embedding_dimensions";
@@ -152,14 +153,14 @@ export class Neo4jVectorStore implements VectorStore {
 						WHERE ${SCOPE} AND ${LIVE}
 						// The index ranks with approximate scores (~1e-4); the answer uses exact ones.
 						WITH n, seen, vector.similarity.cosine(n.${VECTOR_PROPERTY}, $vector) AS score
-						RETURN n.engrama_id AS id, score, seen ORDER BY score DESC, n.__seq LIMIT $k`,
+						RETURN n.engrama_id AS id, score, seen, ${N} AS node ORDER BY score DESC, n.__seq LIMIT $k`,
 						{ ...params, ask: neo4j.int(ask) },
 					),
 				"search the vector index",
 			);
 			const seen = Number(rows[0]?.seen ?? 0);
 			// Enough hits survived the filters, or the index had nothing more to give.
-			if (rows.length >= k || (rows.length > 0 && seen < ask)) return rows.map((row) => hit(row.id, row.score));
+			if (rows.length >= k || (rows.length > 0 && seen < ask)) return this.hits(scope, rows);
 			if (rows.length === 0 && !(await this.hasMoreThan(ask))) return [];
 		}
 		// The scope is a small part of a big index (or the index has another dimension): exact scan.
@@ -168,11 +169,17 @@ export class Neo4jVectorStore implements VectorStore {
 				q.run(
 					`MATCH (n:${NODE_LABEL}:${EMBEDDED_LABEL}) WHERE ${SCOPE} AND ${LIVE}
 					WITH n, vector.similarity.cosine(n.${VECTOR_PROPERTY}, $vector) AS score
-					RETURN n.engrama_id AS id, score ORDER BY score DESC, n.__seq LIMIT $k`,
+					RETURN n.engrama_id AS id, score, ${N} AS node ORDER BY score DESC, n.__seq LIMIT $k`,
 					params,
 				),
 			"scan the vectors",
 		);
+		return this.hits(scope, rows);
+	}
+
+	/** The hits, their nodes kept for the reads of them that follow (the fusion, the resolver). */
+	private hits(scope: Scope, rows: readonly Readonly<Record<string, unknown>>[]): VectorHit[] {
+		this.graph.ctx.prefetch(scope, rows.map((row) => toRecord(row.node as StoredMap)));
 		return rows.map((row) => hit(row.id, row.score));
 	}
 

@@ -4,7 +4,7 @@ import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../en
 import type { Neo4jStoreContext } from "./context";
 import { fulltextProperties } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
-import { REPLACE_POSTINGS, dropNamePostings, postingParams, touchesNames } from "./names-history";
+import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
 import { HISTORY_LABEL, NODE_LABEL, checkLabel } from "./schema";
@@ -69,30 +69,42 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 	const label = checkLabel(input.label);
 	const id = createdId(input);
 	const seq = nextSeq();
-	// MERGE under the identity constraint, and a write on a match too: either way this
-	// transaction now holds the node's lock, so the read-compute-write below cannot interleave.
+	const fresh = createdProps(scope, input, id);
+	// One statement creates a new node whole (props, fulltext columns, name postings). MERGE under
+	// the identity constraint, and a write on a match too: either way this transaction now holds
+	// the node's lock, so a match's read-compute-write below cannot interleave.
 	const rows = await q.run(
 		`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
-		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n.engrama_id = $id
+		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $props, n += $ft, n.updated_at = $now
 		ON MATCH SET n.__seq = n.__seq
-		RETURN ${N} AS before, n.__seq = $seq AS created, elementId(n) AS eid`,
-		ctx.params(scope, { label, key: input.key, keyField: input.keyField, seq, now: input.now, id }),
+		WITH n, n.__seq = $seq AS created
+		${createPostings("CASE WHEN created THEN $names ELSE [] END", "CASE WHEN created THEN $fragments ELSE [] END")}
+		RETURN ${N} AS node, created, elementId(n) AS eid`,
+		ctx.params(scope, {
+			label,
+			key: input.key,
+			keyField: input.keyField,
+			seq,
+			now: input.now,
+			props: encodeProps(fresh),
+			ft: fulltextProperties(fresh),
+			...postingParams(true, false, input.key, fresh),
+		}),
 	);
 	const row = rows[0];
-	const created = row.created === true;
-	const before = decodeProps(row.before as StoredMap);
+	if (row.created === true) return { node: toRecord(row.node as StoredMap), created: true };
+	const before = decodeProps(row.node as StoredMap);
 	// The same arithmetic as SQLite's mergeNode.
-	const final = created ? createdProps(scope, input, id) : updatedProps(scope, before, input);
 	const node = await writeNode(ctx, q, {
 		eid: String(row.eid),
 		key: input.key,
 		before,
-		final,
+		final: updatedProps(scope, before, input),
 		now: input.now,
-		reindex: created || touchesNames(input.set, input.unset),
-		dropPostings: !created,
+		reindex: touchesNames(input.set, input.unset),
+		dropPostings: true,
 	});
-	return created ? { node, created } : { node, created, previous: before };
+	return { node, created: false, previous: before };
 }
 
 export async function one(ctx: Neo4jStoreContext, scope: PartialScope, match: string, params: Record<string, unknown>, what: string): Promise<NodeRecord | null> {
@@ -110,7 +122,28 @@ export function getNode(ctx: Neo4jStoreContext, scope: PartialScope, label: stri
 	);
 }
 
+/** getNode for many label + key pairs in one statement, in input order. */
+export async function getNodes(ctx: Neo4jStoreContext, scope: Scope, refs: readonly { label: string; key: string }[]): Promise<readonly (NodeRecord | null)[]> {
+	assertScope(scope);
+	if (refs.length === 0) return [];
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`UNWIND range(0, size($refs) - 1) AS i
+				MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $refs[i].label, __key: $refs[i].key, org_id: $org, user_id: $user})
+				RETURN i, ${N} AS node`,
+				ctx.params(scope, { refs: refs.map((r) => ({ label: r.label, key: r.key })) }),
+			),
+		"read the nodes",
+	);
+	const out: (NodeRecord | null)[] = refs.map(() => null);
+	for (const row of rows) out[Number(row.i)] = toRecord(row.node as StoredMap);
+	return out;
+}
+
 export function getNodeById(ctx: Neo4jStoreContext, scope: PartialScope, id: string): Promise<NodeRecord | null> {
+	const known = ctx.takePrefetched(scope, id);
+	if (known) return Promise.resolve(known);
 	return one(ctx, scope, `MATCH ${BY_ID} WHERE ${SCOPE}`, { id }, "read the node");
 }
 

@@ -22,6 +22,8 @@ export const KNOWN_MODEL_DIMENSIONS: Readonly<Record<string, number>> = {
 	"snowflake-arctic-embed": 1024,
 	"jina-embeddings-v3": 1024,
 	"multilingual-e5-small": 384,
+	"e5-small-v2": 384,
+	"e5-base-v2": 768,
 	"gte-small": 384,
 };
 
@@ -40,6 +42,28 @@ export type Pooling = "mean" | "cls";
 
 export function poolingOf(model: string): Pooling {
 	return /^bge-/.test(modelKey(model)) ? "cls" : "mean";
+}
+
+/**
+ * What a model was trained to see before a text: the E5 family reads "query: " before a search and
+ * "passage: " before what is searched (without them recall falls; docs/benchmarks-search.md).
+ * Other models take the text as it is.
+ */
+export interface TextPrompts {
+	readonly query: string;
+	readonly passage: string;
+}
+
+const NO_PROMPTS: TextPrompts = { query: "", passage: "" };
+const E5_PROMPTS: TextPrompts = { query: "query: ", passage: "passage: " };
+
+export function promptsOf(model: string): TextPrompts {
+	return /^(multilingual-)?e5-/.test(modelKey(model)) ? E5_PROMPTS : NO_PROMPTS;
+}
+
+/** A search query's vector: the provider's query form where it has one (E5's "query: "), else its plain one. */
+export function embedQuery(embedder: { embed(text: string): Promise<Float32Array>; embedQuery?(text: string): Promise<Float32Array> }, text: string): Promise<Float32Array> {
+	return embedder.embedQuery ? embedder.embedQuery(text) : embedder.embed(text);
 }
 
 /**

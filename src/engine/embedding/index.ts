@@ -1,6 +1,6 @@
 export { chunk, embedInBatches } from "./batching";
 export { LoadOnce } from "./load-once";
-export { KNOWN_MODEL_DIMENSIONS, checkVector, embedderIdentity, knownDimensions, modelKey, normalise, poolingOf, type Pooling } from "./dimensions";
+export { KNOWN_MODEL_DIMENSIONS, checkVector, embedderIdentity, embedQuery, knownDimensions, modelKey, normalise, poolingOf, promptsOf, type Pooling, type TextPrompts } from "./dimensions";
 export { EmbedderError, isRetryableStatus, type EmbedderFailure } from "./embedder-error";
 export { HashEmbeddingProvider, hashTokens } from "./hash-embedding-provider";
 export { joinUrl, type HttpClient, type HttpResponse } from "./http-client";

@@ -27,6 +27,11 @@ export interface BulkSyncStore {
 	 */
 	mergeNodes?(scope: Scope, inputs: readonly MergeNodeInput[], options?: MergeNodesOptions): Promise<readonly MergeNodeResult[]>;
 	/**
+	 * The nodes stored under each label + key, in input order (null where none), in one read: what
+	 * a batch of writes looks up before it merges. Optional: without it, one `getNode` each.
+	 */
+	getNodes?(scope: Scope, refs: readonly { readonly label: string; readonly key: string }[]): Promise<readonly (NodeRecord | null)[]>;
+	/**
 	 * Builds what `mergeNodes` with `deferIndexes` left out (fulltext rows, name index) for at most
 	 * `limit` nodes, as one unit; true while some remain. The store also finishes it when it opens,
 	 * so a load interrupted in between (a crash, a kill) is indexed all the same. Optional.

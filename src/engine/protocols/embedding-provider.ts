@@ -12,5 +12,10 @@ export interface EmbeddingProvider {
 	readonly dimensions: number;
 	embed(text: string): Promise<Float32Array>;
 	embedBatch(texts: readonly string[]): Promise<Float32Array[]>;
+	/**
+	 * A search query's vector, for models trained to read queries apart from the texts searched
+	 * (E5: "query: " against "passage: "); absent: `embed` serves both.
+	 */
+	embedQuery?(text: string): Promise<Float32Array>;
 	health(): Promise<EmbedderHealth>;
 }

@@ -1,3 +1,4 @@
+import { embedQuery } from "../embedding/dimensions";
 import { isNullEmbedder } from "../embedding/null-embedding-provider";
 import { NotFoundError, ValidationError, errorMessage } from "../errors";
 import type { ReflectDeps } from "./reflect-deps";
@@ -98,7 +99,7 @@ async function insightsAbout(memory: ReflectDeps, scope: PartialScope, nodes: re
 async function meaningMatches(memory: ReflectDeps, scope: PartialScope, query: string, minSimilarity: number): Promise<[NodeRecord, number][]> {
 	const { embedder, vectors } = memory;
 	if (isNullEmbedder(embedder) || !embedder || !vectors || embedder.dimensions === 0) return [];
-	const vector = await embedder.embed(query);
+	const vector = await embedQuery(embedder, query);
 	const hits = await vectors.knn(scope, vector, CANDIDATES);
 	const out: [NodeRecord, number][] = [];
 	for (const hit of hits) {

@@ -1,15 +1,19 @@
 import type { Clock } from "../clock";
+import { embedderIdentity, embedQuery } from "../embedding/dimensions";
+import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, PassageHit, VectorStore } from "../protocols";
 import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
 import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
+import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./passage-hits";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
+import { withSynonyms, type SynonymSource } from "./synonyms";
 import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
 import type { FusionMode, SearchOptions } from "./search-options";
 
@@ -59,6 +63,8 @@ export interface SearchSettings {
 	readonly feedbackTerms: number;
 	/** RRF weight of the feedback query's answer (the channels weigh 1). */
 	readonly feedbackWeight: number;
+	/** Synonyms of each query word added to the fulltext query (needs HybridSearchDeps.synonyms; 0: off). */
+	readonly synonymsPerWord: number;
 }
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
@@ -91,6 +97,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
+	synonymsPerWord: 0,
 };
 
 /** A candidate's rank in each list that fusion saw. */
@@ -125,6 +132,8 @@ export interface SearchHit {
 	readonly node: NodeRecord;
 	readonly score: number;
 	readonly signals: SignalScores;
+	/** The note's passages that matched (by words first, then by meaning), best first. */
+	readonly passages?: readonly PassageHit[];
 }
 
 export interface SearchOutcome {
@@ -146,6 +155,8 @@ export interface HybridSearchDeps {
 	readonly embedder: EmbeddingProvider | null;
 	readonly clock: Clock;
 	readonly settings?: Partial<SearchSettings>;
+	/** A lexical resource for synonym expansion of the fulltext query (settings.synonymsPerWord). */
+	readonly synonyms?: SynonymSource;
 }
 
 interface Candidate {
@@ -155,10 +166,12 @@ interface Candidate {
 }
 
 /** Why search answered without its vector channel. */
-export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "vector_store_failed";
+export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "model_changed" | "vector_store_failed";
 
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
+	/** Passages nearest the query (their nodes are merged into `hits`). */
+	readonly passages?: readonly PassageHit[];
 	readonly reason?: string;
 	readonly cause?: DegradedCause;
 }
@@ -193,17 +206,16 @@ export class HybridSearch {
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
 		const over = filtered ? 3 : 1;
-		const [fulltextHits, vectorAnswer] = await Promise.all([
-			wantFulltext
-				? this.deps.graph.fulltext(scope, {
-						text: s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text),
-						limit: fulltextK * over,
-						labels: request.labels,
-						prefix: s.fulltextPrefix,
-					})
-				: Promise.resolve([]),
+		const words = { text: this.fulltextQuery(text), limit: fulltextK * over, labels: request.labels, prefix: s.fulltextPrefix };
+		const store = this.deps.graph;
+		const [nodeHits, passageHits, vectorAnswer] = await Promise.all([
+			wantFulltext ? store.fulltext(scope, words) : Promise.resolve([]),
+			// A note's sections count for its node (passage-hits.ts).
+			wantFulltext && store.searchPassages ? store.searchPassages(scope, { ...words, limit: words.limit * 2 }) : Promise.resolve([]),
 			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
+		const fulltextHits = await mergeFulltextHits(store, scope, nodeHits, passageHits);
+		const passages = passagesByNode(passageHits, vectorAnswer.passages ?? []);
 
 		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request, during);
 		const candidates = new Map<string, Candidate>();
@@ -256,12 +268,20 @@ export class HybridSearch {
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
 		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
 		return {
-			hits: page,
+			hits: page.map((hit) => (passages.has(hit.node.id) ? { ...hit, passages: passages.get(hit.node.id) } : hit)),
 			fusion,
 			degraded,
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
+	}
+
+	/** What the fulltext channel looks for: content words (as stems), plus their synonyms when a source is given and asked for. */
+	private fulltextQuery(text: string): string {
+		const s = this.settings;
+		const words = s.fulltextPrefix ? stemmedKeywordQuery(text) : keywordQuery(text);
+		const source = this.deps.synonyms;
+		return source && s.synonymsPerWord > 0 ? withSynonyms(words, text, source, s.synonymsPerWord, s.fulltextPrefix) : words;
 	}
 
 	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
@@ -379,7 +399,7 @@ export class HybridSearch {
 		if (!vectors) return { hits: [], reason: "no vector store is configured (VECTOR_BACKEND=none): fulltext only.", cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
-			query = await embedder.embed(text);
+			query = await embedQuery(embedder, text);
 		} catch (error) {
 			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}`, cause: "embedder_failed" };
 		}
@@ -395,7 +415,21 @@ export class HybridSearch {
 					cause: "dimension_mismatch",
 				};
 			}
-			return { hits: await vectors.knn(scope, query, k) };
+			// Same size, other model (all 384-d models look alike): its vectors would answer nonsense.
+			const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
+			if (recorded !== null && recorded !== embedderIdentity(embedder)) {
+				return {
+					hits: [],
+					reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
+					cause: "model_changed",
+				};
+			}
+			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
+			const merged = mergeNodeAndPassageRanks(
+				nodeHits.map((h) => ({ id: h.nodeId, score: h.similarity })),
+				passageHits,
+			);
+			return { hits: merged.map((m) => ({ nodeId: m.id, similarity: m.score })), passages: passageHits };
 		} catch (error) {
 			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}`, cause: "vector_store_failed" };
 		}

@@ -1,6 +1,7 @@
 import { chunk } from "../embedding/batching";
 import { isNullEmbedder } from "../embedding/null-embedding-provider";
 import { embedderIdentity } from "../embedding/dimensions";
+import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { ValidationError, errorMessage } from "../errors";
 import { nodeToText } from "../node-text";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
@@ -67,8 +68,7 @@ export interface ReindexDeps {
 	readonly write?: <T>(job: () => Promise<T>) => Promise<T>;
 }
 
-/** Meta key holding `<provider>:<model>` of the vectors written by the last reindex. */
-export const EMBEDDING_MODEL_META = "embedding_model";
+export { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 const PAGE = 500;
 const MAX_CONSECUTIVE_FAILURES = 3;
 

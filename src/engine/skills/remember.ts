@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors";
-import { nodeView, type MemoryWriteEvent, type NodeView } from "../memory";
+import { REPLAYABLE, nodeView, type MemoryWriteEvent, type NodeView } from "../memory";
 import type { LabelDef, Profile } from "../profile";
 import { lexicalDuplicates, mergeFindings, normaliseName, type DuplicateFinding, type ScoredCandidate } from "../resolver";
 import { requireScope } from "../scope";
@@ -136,11 +136,14 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 
 	// Writes are announced to Memory.onWrite listeners (vault replication) once they committed.
 	const events: MemoryWriteEvent[] = [];
-	const result = await memory.write(() =>
-		memory.graph.transaction(() => {
-			events.length = 0;
-			return rememberInTransaction(deps, ctx, { scope, def, key, input, relations, early }, events);
-		}),
+	const result = await memory.write(
+		() =>
+			memory.graph.transaction(() => {
+				// A replay after a rollback starts over.
+				events.length = 0;
+				return rememberInTransaction(deps, ctx, { scope, def, key, input, relations, early }, events);
+			}),
+		REPLAYABLE,
 	);
 	memory.announce(events);
 	return result;

@@ -5,9 +5,10 @@ import type { Profile } from "../profile";
 import { SerialQueue } from "../serial-queue";
 import { NEVER_WRITTEN } from "../system-props";
 import type { NodeRecord, PropValue, Scope } from "../types";
+import { contentHash } from "./content-hash";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
-import { applyProvenanceKeys, provenanceKeys } from "./note-provenance";
+import { applyProvenanceKeys, edgeWriter, provenanceKeys, withWriterMarks } from "./note-provenance";
 import { NOTE_ORIGIN } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -28,11 +29,37 @@ export interface GraphToVaultDeps extends SyncLane {
 	 * committed, so a cancelled task must not stop their notes.
 	 */
 	readonly replication?: SyncLane;
-	/** Syncs notes back into the graph after writing them (sets obsidian_path, hashes, edge origins). */
-	readonly syncPaths: (paths: readonly string[], lane: SyncLane) => Promise<SyncReport>;
+	/**
+	 * Syncs notes back into the graph after writing them (sets obsidian_path, hashes, edge origins);
+	 * `written` says what each note was written from, so a note the graph has moved past since is
+	 * not read back over the newer state.
+	 */
+	readonly syncPaths: (paths: readonly string[], lane: SyncLane, written?: readonly WrittenNote[]) => Promise<SyncReport>;
 	readonly noteIndex: (lane: SyncLane) => Promise<NoteIndex>;
 	readonly onReport?: (report: SyncReport) => void;
 	readonly onError?: (error: unknown) => void;
+}
+
+/** A note graph → vault wrote: the hash of the text written and the node state it was written from. */
+export interface WrittenNote {
+	readonly path: string;
+	readonly hash: string;
+	readonly nodeId: string;
+	/** `nodeStamp` of the node when the note was rendered. */
+	readonly stamp: string;
+}
+
+/**
+ * What a node is, for "has it changed since": its update time and its props but sync's note
+ * bookkeeping (recording where the note is does not change the node).
+ */
+export function nodeStamp(node: NodeRecord): string {
+	const bookkeeping = new Set<string>(Object.values(NOTE_PROPS));
+	const props = Object.keys(node.props)
+		.filter((name) => !bookkeeping.has(name))
+		.sort()
+		.map((name) => [name, node.props[name]]);
+	return JSON.stringify([node.label, node.key, node.updatedAt, props]);
 }
 
 export interface ExportResult {
@@ -109,7 +136,7 @@ export class GraphToVault {
 			// An agent's write is stated in the note (who edited, the lowered trust); engine writes only
 			// set these keys, never remove them: removing them is how the person vouches.
 			if (written.length === 0 && Object.keys(provenanceKeys(node)).length === 0) return null;
-			await this.edit(lane, path, (fm) => {
+			const hash = await this.edit(lane, path, (fm) => {
 				for (const name of written) {
 					const value = node.props[name];
 					if (value === undefined || value === null) delete fm[name];
@@ -117,11 +144,16 @@ export class GraphToVault {
 				}
 				applyProvenanceKeys(fm, node);
 			});
-			return this.deps.syncPaths([path], lane);
+			return this.syncBack(lane, path, hash, node);
 		}
 		if (!this.exportable(node)) return null;
 		const created = await this.createNote(lane, node, new Set());
-		return this.deps.syncPaths([created], lane);
+		return this.syncBack(lane, created.path, created.hash, node);
+	}
+
+	/** The sync of a note just written from `node`'s state (see `WrittenNote`). */
+	private syncBack(lane: SyncLane, path: string, hash: string, node: NodeRecord): Promise<SyncReport> {
+		return this.deps.syncPaths([path], lane, [{ path, hash, nodeId: node.id, stamp: nodeStamp(node) }]);
 	}
 
 	private async relationWritten(lane: SyncLane, event: Extract<MemoryWriteEvent, { kind: "relation" }>): Promise<SyncReport | null> {
@@ -131,15 +163,19 @@ export class GraphToVault {
 		const to = await memory.graph.getNodeById(scope, event.write.to.id);
 		if (!from || !to) return null;
 		const path = notePath(from);
+		// The relation is the writer's: an agent's is marked in the note (and so survives a rebuild from the vault).
+		const marked = event.write.created ? withWriterMarks(from, event.ctx) : from;
 		if (!path) {
 			if (!this.exportable(from)) return null;
-			const created = await this.createNote(lane, from, new Set());
-			return this.deps.syncPaths([created], lane);
+			const created = await this.createNote(lane, marked, new Set());
+			return this.syncBack(lane, created.path, created.hash, from);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
 		const ref = await this.refFor(lane, to);
-		await this.edit(lane, path, (fm) => addRelation(fm, event.write.type, ref, to, memory.profile));
-		return this.deps.syncPaths([path], lane);
+		const hash = await this.edit(lane, path, (fm) => {
+			if (addRelation(fm, event.write.type, ref, to, memory.profile) && marked !== from) applyProvenanceKeys(fm, marked);
+		});
+		return this.syncBack(lane, path, hash, from);
 	}
 
 	/**
@@ -159,7 +195,7 @@ export class GraphToVault {
 				const node = await memory.graph.getNodeById(scope, id);
 				if (!node || notePath(node) || !this.exportable(node)) continue;
 				try {
-					paths.push(dryRun ? await this.plannedPath(this.deps, node, reserved) : await this.createNote(this.deps, node, reserved));
+					paths.push(dryRun ? await this.plannedPath(this.deps, node, reserved) : (await this.createNote(this.deps, node, reserved)).path);
 				} catch (error) {
 					problems.push({
 						path: this.folderFor(node),
@@ -197,10 +233,12 @@ export class GraphToVault {
 		if (node.props.status === "archived") return false;
 		const foreign = (await memory.graph.edgesOf(scope, node.id, "out")).filter((e) => e.edge.props.origin !== NOTE_ORIGIN);
 		if (foreign.length === 0 || !(await source.stat(path))) return false;
-		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node) })));
+		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node), writer: edgeWriter(e.edge.props) })));
 		try {
 			await this.edit(lane, path, (fm) => {
-				for (const r of refs) addRelation(fm, r.type, r.ref, r.node, memory.profile);
+				let marked = node;
+				for (const r of refs) if (addRelation(fm, r.type, r.ref, r.node, memory.profile) && r.writer) marked = withWriterMarks(marked, r.writer);
+				if (marked !== node) applyProvenanceKeys(fm, marked);
 			});
 			return true;
 		} catch (error) {
@@ -237,19 +275,21 @@ export class GraphToVault {
 		throw new ValidationError(`No free file name for ${node.label} "${node.key}" in ${this.folderFor(node)}.`);
 	}
 
-	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<string> {
+	/** Writes the node's note; its path and the hash of the text written. */
+	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<{ path: string; hash: string }> {
 		const { memory, source } = lane;
 		const { scope } = this.deps;
 		const path = await this.plannedPath(lane, node, reserved);
 		const edges = await memory.graph.edgesOf(scope, node.id, "out");
 		const relations: { type: string; ref: string }[] = [];
 		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(lane, e.node) });
+		const text = renderEntityNote(node, relations, memory.profile);
 		try {
-			await source.create(path, renderEntityNote(node, relations, memory.profile));
+			await source.create(path, text);
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
-		return path;
+		return { path, hash: contentHash(text) };
 	}
 
 	/** How a note names a target: `[[file name]]` (or `[[folder/file]]` when ambiguous) for notes, else the name. */
@@ -261,9 +301,11 @@ export class GraphToVault {
 		return index.resolve(base)?.path === path ? `[[${base}]]` : `[[${path.slice(0, -3)}]]`;
 	}
 
-	private async edit(lane: SyncLane, path: string, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
+	/** Edits the note's frontmatter; the hash of the text written (read back where the source does not return it). */
+	private async edit(lane: SyncLane, path: string, mutate: (fm: Record<string, unknown>) => void): Promise<string> {
 		try {
-			await lane.source.processFrontMatter(path, mutate);
+			const written = await lane.source.processFrontMatter(path, mutate);
+			return contentHash(typeof written === "string" ? written : await lane.source.read(path));
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
@@ -284,8 +326,8 @@ function notePath(node: NodeRecord): string | undefined {
 	return typeof path === "string" && path !== "" ? path : undefined;
 }
 
-/** Adds `ref` to `relations[type]` unless the note already names that target. */
-function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): void {
+/** Adds `ref` to `relations[type]` unless the note already names that target; true when it added it. */
+function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): boolean {
 	const current = fm.relations;
 	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
 		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
@@ -300,10 +342,11 @@ function addRelation(fm: Record<string, unknown>, type: string, ref: string, tar
 		const plain = item.replace(/^\[\[|\]\]$/g, "").split(/[|#]/)[0].trim().toLowerCase();
 		return names.has(item.toLowerCase()) || names.has(plain) || names.has(plain.slice(plain.lastIndexOf("/") + 1));
 	});
-	if (already) return;
+	if (already) return false;
 	list.push(ref);
 	relations[key] = list;
 	fm.relations = relations;
+	return true;
 }
 
 function yamlValue(value: PropValue): unknown {

@@ -1,5 +1,5 @@
-import type { NodeRecord } from "../types";
-import { carriesAgentMarks, isProvenance, provenanceOf, TRUST_LEVELS, type NodeProvenance, type Writer } from "../write/provenance";
+import type { NodeRecord, PropValue } from "../types";
+import { carriesAgentMarks, isPersonWriter, isProvenance, provenanceOf, TRUST_LEVELS, writeProvenance, type NodeProvenance, type Writer } from "../write/provenance";
 
 /**
  * The flat frontmatter keys that carry a node's provenance in its note (flat: Obsidian's
@@ -90,6 +90,26 @@ export function applyProvenanceKeys(fm: Record<string, unknown>, node: NodeRecor
 		for (const k of group) if (!(k in keys)) delete fm[k];
 	}
 	Object.assign(fm, keys);
+}
+
+/**
+ * `node` as its note must state it once `writer` added something to the note (a relation): an
+ * agent's addition to a note it did not author is marked as its edit, with the trust lowered, as
+ * an agent's remember marks it; a person's changes nothing. The node itself takes the marks from
+ * the note when the note is synced back, and a rebuild from the vault finds them.
+ */
+export function withWriterMarks(node: NodeRecord, writer: Writer): NodeRecord {
+	if (isPersonWriter(writer.source)) return node;
+	const { set, unset } = writeProvenance(writer, node);
+	const props: Record<string, PropValue> = { ...node.props, ...set };
+	for (const name of unset) if (!(name in set)) delete props[name];
+	return { ...node, props };
+}
+
+/** Who wrote an edge, from the provenance stamped on it; undefined when it carries none. */
+export function edgeWriter(props: Readonly<Record<string, PropValue>>): Writer | undefined {
+	if (!isProvenance(props.source)) return undefined;
+	return writerOf(props.source, props.source_agent, props.source_session);
 }
 
 function writerOf(source: Writer["source"], agent: unknown, session: unknown): Writer {

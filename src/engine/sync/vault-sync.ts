@@ -4,9 +4,9 @@ import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
-import { GraphToVault, type SyncLane } from "./graph-to-vault";
+import { GraphToVault, nodeStamp, type SyncLane, type WrittenNote } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
-import { parseNote, type ParsedNote } from "./note-parser";
+import { bodyLineOf, parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
@@ -42,6 +42,18 @@ export interface VaultSyncDeps {
 export interface FullSyncOptions {
 	/** Report what would change; write nothing to the graph or the vault. */
 	readonly dryRun?: boolean;
+	/**
+	 * false: leave every note's frontmatter alone in this run even when `writeEngramaIds` is on
+	 * (notes are indexed by path; `writeMissingIds` adds the ids afterwards, paced by its caller).
+	 */
+	readonly writeIds?: boolean;
+}
+
+/** What `writeMissingIds` did (or, in a dry run, would do) for the paths it was given. */
+export interface IdBackfill {
+	/** Notes that got (would get) their node's id as engrama_id. */
+	readonly written: readonly string[];
+	readonly problems: readonly SyncProblem[];
 }
 
 class DryRunRollback extends Error {}
@@ -54,6 +66,13 @@ class DryRunRollback extends Error {}
  * file's content hash with the one stored on its node, and sync's own frontmatter writes store
  * the hash of the text they produced, so the modify events they cause find nothing to do.
  */
+/** A note whose engrama_id was just written: its new state, and what was parsed before the write. */
+interface WrittenIdState {
+	readonly id: string;
+	readonly state: WrittenId;
+	readonly prepared: PreparedNote;
+}
+
 export class VaultSync {
 	readonly settings: SyncSettings;
 	readonly writer: GraphToVault;
@@ -73,7 +92,7 @@ export class VaultSync {
 			scope: deps.scope,
 			settings: this.settings,
 			replication: deps.replication,
-			syncPaths: (paths, lane) => this.batches.run(() => this.runBatch(paths, [], lane)),
+			syncPaths: (paths, lane, written) => this.batches.run(() => this.runBatch(paths, [], lane, written)),
 			noteIndex: (lane) => this.ensureIndex(lane),
 			onReport: (report) => deps.onBatch?.(report),
 			onError: (error) => deps.onError?.(error),
@@ -94,7 +113,7 @@ export class VaultSync {
 	 */
 	async fullSync(options: FullSyncOptions = {}): Promise<SyncReport> {
 		const dryRun = !!options.dryRun;
-		const { report, unnoted } = await this.batches.run(() => this.fullSyncNow(dryRun));
+		const { report, unnoted } = await this.batches.run(() => this.fullSyncNow(dryRun, options.writeIds ?? this.settings.writeEngramaIds));
 		if (!this.settings.writeGraphToVault) return report;
 		const started = this.now();
 		const exported = await this.writer.exportMissing(dryRun, unnoted);
@@ -107,7 +126,7 @@ export class VaultSync {
 		};
 	}
 
-	private async fullSyncNow(dryRun: boolean): Promise<{ report: SyncReport; unnoted: readonly string[] }> {
+	private async fullSyncNow(dryRun: boolean, writeIds: boolean): Promise<{ report: SyncReport; unnoted: readonly string[] }> {
 		const { memory, source, scope } = this.deps;
 		const started = this.now();
 		const timings: Record<string, number> = {};
@@ -118,8 +137,8 @@ export class VaultSync {
 		const index = await NoteIndex.load(memory.graph, scope);
 		timings.indexMs = round(this.now() - mark);
 		const present = new Set(files.map((f) => f.path));
-		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0);
-		if (!dryRun && this.settings.writeEngramaIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
+		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0, writeIds);
+		if (!dryRun && writeIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
 		run.counts.filesScanned = files.length;
 		for (const skipped of source.skippedFiles?.() ?? []) {
 			if (!isExcludedPath(skipped.path, this.settings)) run.problems.push({ ...skipped, severity: "warning" });
@@ -127,10 +146,12 @@ export class VaultSync {
 
 		mark = this.now();
 		const prepared: PreparedNote[] = [];
-		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
+		const touched: { entry: NoteEntry; info: VaultFileInfo; note?: ParsedNote }[] = [];
+		// A memory from before passages (schema 11) gets them from this sync: every note is read.
+		const backfill = !dryRun && index.nodeCount > 0 && (await memory.graph.hasPassages?.(this.deps.scope)) === false;
 		for (const info of files) {
 			const entry = index.get(info.path);
-			if (entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
+			if (!backfill && entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
 				run.counts.filesUnchanged++;
 				continue;
 			}
@@ -156,7 +177,10 @@ export class VaultSync {
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
 				await unit(async () => {
 					const adds = [];
-					for (const u of chunk) adds.push(...(await run.reconcile(u)));
+					for (const u of chunk) {
+						adds.push(...(await run.reconcile(u)));
+						await run.indexPassages(u);
+					}
 					await run.writeEdges(adds);
 				});
 			}
@@ -166,6 +190,7 @@ export class VaultSync {
 				await run.archive(vanished);
 				for (const t of touched) await run.touch(t.entry, t.info);
 			});
+			if (backfill) for (const chunk of chunks(touched, this.settings.batchSize)) await unit(() => run.backfillPassages(chunk));
 		};
 		if (dryRun) {
 			// The same code path as a real sync inside one transaction that is rolled back: exact counts, nothing kept.
@@ -304,7 +329,12 @@ export class VaultSync {
 		if (this.unsubscribe) this.schedule();
 	}
 
-	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[], lane: SyncLane = this.deps): Promise<SyncReport> {
+	private async runBatch(
+		paths: readonly string[],
+		renames: readonly { path: string; oldPath: string }[],
+		lane: SyncLane = this.deps,
+		written: readonly WrittenNote[] = [],
+	): Promise<SyncReport> {
 		const { memory, source } = lane;
 		const started = this.now();
 		const index = await this.ensureIndex(lane);
@@ -351,11 +381,15 @@ export class VaultSync {
 			await memory.write(() =>
 				memory.pipeline.transaction(async () => {
 					for (const p of prepared) {
+						if (await this.keptNewerState(memory, run, p, written)) continue;
 						const u = await run.upsert(p);
 						if (u) upserted.push(u);
 					}
 					const adds = [];
-					for (const u of upserted) adds.push(...(await run.reconcile(u)));
+					for (const u of upserted) {
+						adds.push(...(await run.reconcile(u)));
+						await run.indexPassages(u);
+					}
 					await run.writeEdges(adds);
 					await run.archive(vanished);
 					for (const t of touched) await run.touch(t.entry, t.info);
@@ -373,13 +407,31 @@ export class VaultSync {
 		};
 	}
 
+	/**
+	 * A note graph → vault wrote, still exactly as written, whose node changed since (an agent's
+	 * update committed while the note was being written): reading it back would revert that update.
+	 * Only where the note is and what it holds is recorded; the write that changed the node is
+	 * replicated into the note next (its own graph → vault job). Runs inside the batch's unit of
+	 * writes, so no write can land between the check and the record.
+	 */
+	private async keptNewerState(memory: Memory, run: SyncRun, prepared: PreparedNote, written: readonly WrittenNote[]): Promise<boolean> {
+		const { note, info } = prepared;
+		const own = written.find((w) => w.path === note.path && w.hash === note.hash);
+		if (!own) return false;
+		// From the store, not the run's cache: the cache may predate the write that changed it.
+		const node = await memory.graph.getNodeById(this.deps.scope, own.nodeId);
+		if (!node || nodeStamp(node) === own.stamp) return false;
+		await run.recordNoteState(node, { [NOTE_PROPS.path]: note.path, [NOTE_PROPS.hash]: note.hash, [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size });
+		return true;
+	}
+
 	/** The note index, loaded from the graph once and then kept in step. */
 	async ensureIndex(lane: SyncLane = this.deps): Promise<NoteIndex> {
 		if (!this.index) this.index = await NoteIndex.load(lane.memory.graph, this.deps.scope);
 		return this.index;
 	}
 
-	private newRun(lane: SyncLane, index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean): SyncRun {
+	private newRun(lane: SyncLane, index: NoteIndex, dryRun: boolean, present: ReadonlySet<string> | undefined, freshGraph: boolean, writeIds = this.settings.writeEngramaIds): SyncRun {
 		const { memory, source } = lane;
 		const { scope } = this.deps;
 		const pipeline = dryRun
@@ -393,10 +445,57 @@ export class VaultSync {
 			clock: memory.clock,
 			scope,
 			source,
-			settings: this.settings,
+			settings: writeIds === this.settings.writeEngramaIds ? this.settings : { ...this.settings, writeEngramaIds: writeIds },
 			index,
 			present,
 			freshGraph,
+		});
+	}
+
+	/**
+	 * Writes each given note's node id into its frontmatter as engrama_id, for notes synced by path
+	 * (ids were off, or held back in a first sync): a note already indexed, unchanged since, with no
+	 * engrama_id of its own. A note changed since its last sync is synced instead (which writes its
+	 * id). One call is one small unit; the caller paces the calls (thousands of notes) and stops
+	 * between them. `dryRun` lists the notes without writing.
+	 */
+	writeMissingIds(paths: readonly string[], options: { dryRun?: boolean } = {}): Promise<IdBackfill> {
+		return this.batches.run(async () => {
+			const index = await this.ensureIndex();
+			const run = this.newRun(this.deps, index, false, undefined, false, true);
+			const written: string[] = [];
+			const changed: string[] = [];
+			const states: WrittenIdState[] = [];
+			for (const path of paths) {
+				const entry = index.get(path);
+				const info = entry && !entry.archived && this.isSyncedPath(path) ? await this.deps.source.stat(path) : null;
+				if (!entry || !info) continue;
+				let text: string;
+				try {
+					text = await this.deps.source.read(path);
+				} catch (error) {
+					run.problems.push(idWriteProblem(path, error));
+					continue;
+				}
+				const parsed = parseNote({ path, text, settings: this.settings, profile: this.deps.memory.profile });
+				if (parsed.kind !== "note" || parsed.note.id !== undefined) continue;
+				if (parsed.note.hash !== entry.hash) {
+					changed.push(path);
+					continue;
+				}
+				if (options.dryRun) {
+					written.push(path);
+					continue;
+				}
+				const state = await this.writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id);
+				if (!state) continue;
+				written.push(path);
+				states.push({ id: entry.id, state, prepared: { info, note: parsed.note } });
+			}
+			await this.recordWrittenIds(this.deps, run, states);
+			if (options.dryRun) return { written: [...written, ...changed], problems: run.problems };
+			const synced = changed.length > 0 ? await this.runBatch(changed, []) : null;
+			return { written: [...written, ...(synced?.idsWritten ?? [])], problems: [...run.problems, ...(synced?.problems ?? [])] };
 		});
 	}
 
@@ -421,10 +520,10 @@ export class VaultSync {
 			if (written === null) return null;
 			const info = await source.stat(path);
 			if (!info) return null;
-			if (typeof written === "string") return { hash: contentHash(written), info };
+			if (typeof written === "string") return { hash: contentHash(written), info, bodyLine: bodyLineOf(written) };
 			// A source that does not return the text (Obsidian): read it back and check that only the id changed.
 			const again = parseNote({ path, text: await source.read(path), settings: this.settings, profile: memory.profile });
-			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info };
+			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info, bodyLine: again.note.bodyLine };
 			// The id is in the file but something else changed too: keep the parsed state, so the next sync reads it again.
 			return { hash: prepared.note.hash, info: prepared.info };
 		} catch (error) {
@@ -439,21 +538,29 @@ export class VaultSync {
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
 	private async writeIds(lane: SyncLane, run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const { memory } = lane;
-		const states: { id: string; state: WrittenId }[] = [];
+		const states: WrittenIdState[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
 			const state = await this.writeIdInto(lane, run, u.prepared, u.idToWrite);
 			// Not written (changed meanwhile, or failed and reported): not in the report's list.
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
-			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state });
+			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state, prepared: u.prepared });
 		}
+		await this.recordWrittenIds(lane, run, states);
+	}
+
+	/** Stores the hash, mtime and size of notes whose engrama_id was just written (their modify events then find nothing new). */
+	private async recordWrittenIds(lane: SyncLane, run: SyncRun, states: readonly WrittenIdState[]): Promise<void> {
+		const { memory } = lane;
 		if (states.length === 0) return;
 		await memory.write(() =>
 			memory.pipeline.transaction(async () => {
-				for (const { id, state } of states) {
+				for (const { id, state, prepared } of states) {
 					const node = await run.nodeById(id);
-					if (node) await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
+					if (!node) continue;
+					await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
+					// The id's frontmatter lines moved the body: the passages' lines follow (rows and vectors kept).
+					if (state.bodyLine !== undefined && state.bodyLine !== prepared.note.bodyLine) await run.shiftPassages({ prepared, node }, state.bodyLine);
 				}
 			}),
 		);

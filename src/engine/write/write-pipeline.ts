@@ -2,12 +2,13 @@ import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessag
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, PassageInput, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../sync/note-index";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
+import { writeNotePassages, type PassagesWrite } from "./passage-writes";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import {
 	normaliseTags,
@@ -163,9 +164,10 @@ export class WritePipeline {
 		const { graph } = this.deps;
 		const prepared: { merge: MergeNodeInput; warnings: string[] }[] = [];
 		const identities = new Set<string>();
-		for (const input of inputs) {
+		const known = graph.mergeNodes ? await this.existingNodes(scope, inputs) : [];
+		for (const [i, input] of inputs.entries()) {
 			if (!graph.mergeNodes) break;
-			const p = await this.prepareEntity(ctx, scope, input);
+			const p = await this.prepareEntity(ctx, scope, known[i] !== undefined ? { ...input, existing: known[i] } : input);
 			const identity = `${p.merge.label}\u0000${p.merge.key}`;
 			// The second write of one label + key depends on the first (superseding, history): one by one.
 			if (identities.has(identity)) break;
@@ -200,6 +202,24 @@ export class WritePipeline {
 			writes.push({ node, created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) });
 		}
 		return writes;
+	}
+
+	/**
+	 * What is stored under each input's label + key, read in one call where the store can
+	 * (`getNodes`); undefined where the input brings its own `existing` or the store cannot.
+	 */
+	private async existingNodes(scope: Scope, inputs: readonly EntityInput[]): Promise<(NodeRecord | null | undefined)[]> {
+		const { graph, profile } = this.deps;
+		const wanted = inputs.map((input, i) => ({ input, i })).filter(({ input }) => input.existing === undefined);
+		if (!graph.getNodes || wanted.length < 2) return [];
+		const refs = wanted.map(({ input }) => {
+			const def = resolveLabelOrThrow(profile, input.label);
+			return { label: def.label, key: sanitiseKey(input.key, def.keyField) };
+		});
+		const found = await graph.getNodes(scope, refs);
+		const out: (NodeRecord | null | undefined)[] = new Array<undefined>(inputs.length);
+		wanted.forEach(({ i }, j) => (out[i] = found[j] ?? null));
+		return out;
 	}
 
 	/** sanitise → resolve label → temporal fields and provenance: the MERGE to run, and its warnings. */
@@ -491,6 +511,12 @@ export class WritePipeline {
 			throw new ValidationError(`${other.map((n) => `"${n}"`).join(", ")} is not note bookkeeping (${SYNC_BOOKKEEPING.join(", ")}); write it with mergeEntity.`);
 		}
 		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [], node.updatedAt));
+	}
+
+	/** A note's passages (sections) for its node, the new ones embedded: sync only (passage-writes.ts). */
+	async storeNotePassages(ctx: WriteContext, node: NodeRecord, passages: readonly PassageInput[]): Promise<PassagesWrite> {
+		const scope = requireScope(ctx.scope);
+		return this.guard("write the note's passages", () => writeNotePassages(this.deps, scope, ctx.source, node, passages));
 	}
 
 	/**

@@ -1,12 +1,13 @@
 import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/transformers";
 import { chunk } from "../../engine/embedding/batching";
-import { knownDimensions, pooledVectors, poolingOf, type Pooling } from "../../engine/embedding/dimensions";
+import { knownDimensions, pooledVectors, poolingOf, promptsOf, type Pooling, type TextPrompts } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
 import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
 import type { EmbedderHealth, EmbeddingProvider } from "../../engine/protocols";
 
-export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
+/** The plugin's default too (src/plugin/local-model/catalogue.ts says why). */
+export const DEFAULT_LOCAL_MODEL = "Xenova/e5-small-v2";
 
 /** One step of loading a model: downloads report bytes; a cached or local file just "loads". */
 export interface ModelProgress {
@@ -48,7 +49,7 @@ function withSlash(path: string): string {
 
 /**
  * In-process sentence embeddings with transformers.js (ONNX Runtime): the model's own pooling
- * (poolingOf: [CLS] for BGE, else the mean), unit length.
+ * (poolingOf: [CLS] for BGE, else the mean) and prompts (promptsOf: E5's "query: " / "passage: "), unit length.
  * The model loads on first use: from `localModelPath`, else the cache beside the database, else
  * (when allowed) downloaded from the hub with progress and cached, so later runs work offline.
  */
@@ -56,6 +57,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
 	readonly model: string;
 	readonly pooling: Pooling;
+	readonly prompts: TextPrompts;
 	private readonly options: LocalEmbeddingOptions;
 	private learned = 0;
 	private readonly extractor = new LoadOnce(() => this.open());
@@ -64,6 +66,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 		this.options = options;
 		this.model = options.model?.trim() || DEFAULT_LOCAL_MODEL;
 		this.pooling = poolingOf(this.model);
+		this.prompts = promptsOf(this.model);
 	}
 
 	get dimensions(): number {
@@ -119,13 +122,27 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 		return vector;
 	}
 
-	async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+	embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		return this.run(texts, this.prompts.passage);
+	}
+
+	async embedQuery(text: string): Promise<Float32Array> {
+		const [vector] = await this.run([text], this.prompts.query);
+		return vector;
+	}
+
+	/** Many queries at once (benchmarks embed a question set up front). */
+	embedQueries(texts: readonly string[]): Promise<Float32Array[]> {
+		return this.run(texts, this.prompts.query);
+	}
+
+	private async run(texts: readonly string[], prompt: string): Promise<Float32Array[]> {
 		if (texts.length === 0) return [];
 		const extractor = await this.load();
 		const out: Float32Array[] = [];
 		for (const batch of chunk(texts, this.options.batchSize ?? 32)) {
 			const tensor = await extractor(
-				batch.map((t) => t.trim() || " "),
+				batch.map((t) => prompt + (t.trim() || " ")),
 				{ pooling: this.pooling, normalize: true },
 			);
 			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);

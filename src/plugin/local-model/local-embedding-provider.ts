@@ -1,6 +1,6 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { chunk } from "../../engine/embedding/batching";
-import { knownDimensions, pooledVectors, poolingOf, type Pooling } from "../../engine/embedding/dimensions";
+import { knownDimensions, pooledVectors, poolingOf, promptsOf, type Pooling, type TextPrompts } from "../../engine/embedding/dimensions";
 import { EmbedderError } from "../../engine/embedding/embedder-error";
 import { LoadOnce } from "../../engine/embedding/load-once";
 import { errorMessage } from "../../engine/errors";
@@ -37,7 +37,7 @@ export function notDownloadedMessage(model: string): string {
 
 /**
  * The plugin's in-process embedder: transformers.js + onnxruntime-web (WebAssembly) in Obsidian's
- * renderer, desktop and mobile. The model's own pooling (poolingOf), unit length. The model and the runtime binary come
+ * renderer, desktop and mobile. The model's own pooling (poolingOf) and prompts (promptsOf), unit length. The model and the runtime binary come
  * from the model store only (model-location.ts), checked against their SHA-256 when loaded; until
  * they are downloaded every call fails with a message that says where to download them, and the
  * engine degrades to fulltext.
@@ -46,6 +46,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	readonly name = "local";
 	readonly model: string;
 	readonly pooling: Pooling;
+	readonly prompts: TextPrompts;
 	private installedDims = 0;
 	/** The installed files' sizes and SHA-256, checked as they are read to load the model. */
 	private installedFiles: ReadonlyMap<string, InstalledFile> = new Map();
@@ -56,6 +57,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	constructor(private readonly options: LocalEmbedderOptions) {
 		this.model = options.model;
 		this.pooling = poolingOf(options.model);
+		this.prompts = promptsOf(options.model);
 	}
 
 	get dimensions(): number {
@@ -115,7 +117,16 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 		return vector;
 	}
 
-	async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+	embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		return this.run(texts, this.prompts.passage);
+	}
+
+	async embedQuery(text: string): Promise<Float32Array> {
+		const [vector] = await this.run([text], this.prompts.query);
+		return vector;
+	}
+
+	private async run(texts: readonly string[], prompt: string): Promise<Float32Array[]> {
 		if (texts.length === 0) return [];
 		const extractor = await this.load();
 		const out: Float32Array[] = [];
@@ -127,7 +138,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 			if (!first) await new Promise<void>((resolve) => window.setTimeout(resolve, 0));
 			first = false;
 			const tensor = await extractor(
-				batch.map((t) => t.trim() || " "),
+				batch.map((t) => prompt + (t.trim() || " ")),
 				{ pooling: this.pooling, normalize: true },
 			);
 			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);

@@ -4,6 +4,7 @@ import { ContextTab } from "./context-tab";
 import { InsightsTab } from "./insights-tab";
 import type { PanelActions } from "./panel-actions";
 import { SearchTab } from "./search-tab";
+import { WelcomePanel } from "./welcome";
 
 export const VIEW_TYPE_ENGRAMA = "engrama-panel";
 
@@ -24,11 +25,13 @@ export class EngramaView extends ItemView {
 	private tabsEl!: HTMLElement;
 	private bodyEl!: HTMLElement;
 	private engineKind = "";
+	/** Shown instead of the tabs until the person starts Engrama in this vault. */
+	welcome: WelcomePanel | null = null;
 
 	constructor(
 		leaf: WorkspaceLeaf,
 		private readonly controller: EngramaController,
-		actions: PanelActions,
+		private readonly actions: PanelActions,
 	) {
 		super(leaf);
 		this.insights = new InsightsTab(controller, actions);
@@ -58,16 +61,17 @@ export class EngramaView extends ItemView {
 		root.addClass("engrama-panel");
 		this.tabsEl = root.createDiv({ cls: "engrama-tabs", attr: { role: "tablist" } });
 		this.bodyEl = root.createDiv({ cls: "engrama-tab-body" });
-		this.engineKind = this.controller.host.state.kind;
+		this.engineKind = this.stateKey();
 		this.register(
 			this.controller.onChange(() => {
-				// Re-render only when the engine opened, closed or failed; the tabs refresh themselves otherwise.
-				const kind = this.controller.host.state.kind;
+				// Re-render only when the engine opened, closed or failed, or the welcome ended; the tabs refresh themselves otherwise.
+				const kind = this.stateKey();
 				if (kind === this.engineKind) return;
 				this.engineKind = kind;
 				void this.showTab(this.tab);
 			}),
 		);
+		this.register(() => this.welcome?.dispose());
 		this.registerEvent(
 			this.app.workspace.on("file-open", () => {
 				if (this.tab === "context") void this.context.reload();
@@ -77,9 +81,21 @@ export class EngramaView extends ItemView {
 		await this.showTab(this.tab);
 	}
 
+	private stateKey(): string {
+		return this.controller.awaitingStart ? "welcome" : this.controller.host.state.kind;
+	}
+
 	async showTab(tab: PanelTab): Promise<void> {
 		this.tab = tab;
 		this.tabsEl.empty();
+		if (this.controller.awaitingStart) {
+			this.bodyEl.empty();
+			this.welcome ??= new WelcomePanel(this.controller, this.actions);
+			this.welcome.render(this.bodyEl.createDiv({ cls: "engrama-tab-content" }));
+			return;
+		}
+		this.welcome?.dispose();
+		this.welcome = null;
 		for (const t of TABS) {
 			const button = this.tabsEl.createEl("button", {
 				cls: `engrama-tab${t.id === tab ? " is-active" : ""}`,

@@ -1,4 +1,5 @@
 import { Modal, Setting, type App } from "obsidian";
+import { destructive } from "./destructive";
 import type { SyncReport } from "../../engine/sync/sync-report";
 import { formatCount } from "../notices";
 
@@ -33,7 +34,7 @@ export class ConfirmModal extends Modal {
 					this.close();
 					this.resolve(true);
 				});
-				if (this.warning) b.setWarning();
+				if (this.warning) destructive(b);
 				else b.setCta();
 			});
 	}

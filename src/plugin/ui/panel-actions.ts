@@ -10,4 +10,6 @@ export interface PanelActions {
 	addRelation(): Promise<void>;
 	/** Shows the Insights tab (a search hinted at pending Insights). */
 	showInsights(): Promise<void>;
+	/** Downloads the local model (progress notice with Cancel), then embeds the nodes without a vector. */
+	downloadLocalModel(): Promise<boolean>;
 }

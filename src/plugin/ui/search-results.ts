@@ -60,6 +60,8 @@ export function wordsOnlyHint(view: SearchView, localModelMissing: boolean): str
 			return "Search matches words only because no note has been embedded yet. Run the command Re-embed missing vectors.";
 		case "dimension_mismatch":
 			return `Search matches words only: the embedding model changed since the notes were embedded. Choose the earlier model again in ${settings}.`;
+		case "model_changed":
+			return `Search matches words only: the notes were embedded with another model. Run the command Re-embed missing vectors, or choose the earlier model again in ${settings}.`;
 		case "embedder_failed":
 			return `Search matches words only: the embedding provider did not answer. Check that it runs and its address in ${settings}.`;
 		default:

@@ -1,4 +1,4 @@
-import { Platform, PluginSettingTab, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
+import { Platform, PluginSettingTab, SecretComponent, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
 import { createBackend } from "../../backends/factory";
 import { createHttpEmbeddingProvider } from "../../engine/embedding/create-embedding-provider";
 import type { EngramaActions } from "../actions";
@@ -7,6 +7,8 @@ import type { EngramaController } from "../engrama-controller";
 import { LOCAL_MODELS, localModelOf, MODELS_DESKTOP_NOTE, MODELS_MOBILE_NOTE } from "../local-model/catalogue";
 import { describeProgress, formatMB } from "../local-model/model-downloads";
 import { clientConfigurations, mcpUrl } from "../mcp-bridge";
+import { withSecrets } from "../secrets";
+import { destructive } from "./destructive";
 import { noticeError, noticeInfo } from "../notices";
 import { createRequestUrlHttpClient, windowSleep } from "../request-url-http-client";
 import { engineConfig, formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
@@ -34,7 +36,12 @@ export class EngramaSettingTab extends PluginSettingTab {
 		super(plugin.app, plugin);
 	}
 
-	display(): void {
+	override display(): void {
+		this.render();
+	}
+
+	/** Draws the tab (display() is Obsidian's entry; redraws call this, display is deprecated from 1.13). */
+	private render(): void {
 		const { containerEl } = this;
 		for (const off of this.unwatch.splice(0)) off();
 		containerEl.empty();
@@ -62,7 +69,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 			return false;
 		}
 		errorEl?.remove();
-		if (redraw) this.display();
+		if (redraw) this.render();
 		return true;
 	}
 
@@ -73,6 +80,18 @@ export class EngramaSettingTab extends PluginSettingTab {
 			t.setValue(value).onChange((v) => void this.save(setting, change(v)));
 			configure?.(t);
 		});
+		return setting;
+	}
+
+	/**
+	 * A secret chosen from Obsidian's keychain (SecretComponent): data.json keeps its name only.
+	 * The keychain is per device, so another device picks (or creates) the same name once.
+	 */
+	private secret(container: HTMLElement, name: string, value: string, change: (name: string) => Change): Setting {
+		const setting = new Setting(container)
+			.setName(name)
+			.setDesc("Kept in Obsidian's keychain on this device, never in data.json. Choose a secret or create one; on another device choose or create the same name and enter it there.");
+		setting.addComponent((el) => new SecretComponent(this.app, el).setValue(value).onChange((v) => void this.save(setting, change(v))));
 		return setting;
 	}
 
@@ -117,7 +136,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 		const neo4jHere = Platform.isDesktopApp;
 		const backend = new Setting(el).setName("Backend");
 		if (neo4jHere) {
-			backend.setDesc("SQLite keeps the whole graph in one file in this vault. Neo4j uses a server you run.");
+			backend.setDesc("SQLite keeps the whole graph in one file on this computer, outside the vault. Neo4j uses a server you run.");
 			backend.addDropdown((d) =>
 				d
 					.addOptions({ sqlite: "SQLite (built in)", neo4j: "Neo4j (server)" })
@@ -144,14 +163,14 @@ export class EngramaSettingTab extends PluginSettingTab {
 		}
 		this.text(el, "Neo4j URI", "For example bolt://localhost:7687 or neo4j+s://xxxx.databases.neo4j.io.", this.s.neo4j.uri, (v) => (s) => (s.neo4j.uri = v));
 		this.text(el, "Neo4j user", "", this.s.neo4j.username, (v) => (s) => (s.neo4j.username = v));
-		this.text(el, "Neo4j password", "Stored in this plugin's data.json.", this.s.neo4j.password, (v) => (s) => (s.neo4j.password = v), (t) => (t.inputEl.type = "password"));
+		this.secret(el, "Neo4j password", this.s.neo4j.passwordSecret, (name) => (s) => (s.neo4j.passwordSecret = name));
 		this.text(el, "Neo4j database", "", this.s.neo4j.database, (v) => (s) => (s.neo4j.database = v));
 		const test = new Setting(el).setName("Test connection").setDesc("Connects with the values above and reports what it finds.");
 		test.addButton((b) =>
 			b.setButtonText("Test connection").onClick(async () => {
 				b.setDisabled(true);
 				try {
-					const config = engineConfig(this.s, ":memory:");
+					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
 					// One attempt, no retry window: the person waits for an answer, not for the backoff.
 					// Loaded on demand, like the factory does: the driver stays unevaluated unless Neo4j is used.
 					const { testNeo4jConnection } = await import("../../backends/neo4j/neo4j-backend");
@@ -202,14 +221,14 @@ export class EngramaSettingTab extends PluginSettingTab {
 			(v) => (s) => (s.embedding.baseUrl = v),
 		);
 		this.text(el, "Model", p === "ollama" ? "Empty: nomic-embed-text." : "Empty: text-embedding-3-small.", this.s.embedding.model, (v) => (s) => (s.embedding.model = v));
-		if (p === "openai") this.text(el, "API key", "Stored in this plugin's data.json.", this.s.embedding.apiKey, (v) => (s) => (s.embedding.apiKey = v), (t) => (t.inputEl.type = "password"));
+		if (p === "openai") this.secret(el, "API key", this.s.embedding.apiKeySecret, (name) => (s) => (s.embedding.apiKeySecret = name));
 		this.number(el, "Dimensions", "0: ask the model. Set it when the model can shorten its vectors.", this.s.embedding.dimensions, (n) => (s) => (s.embedding.dimensions = n));
 		const test = new Setting(el).setName("Test embeddings").setDesc("Embeds one sentence with the values above.");
 		test.addButton((b) =>
 			b.setButtonText("Test").onClick(async () => {
 				b.setDisabled(true);
 				try {
-					const config = engineConfig(this.s, ":memory:");
+					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
 					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient(), windowSleep);
 					const vector = await embedder.embed("Engrama connection test");
 					noticeInfo(`the embedder answered with ${vector.length} dimensions.`);
@@ -233,7 +252,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 			d.setValue(known && !this.customModel ? current : CUSTOM).onChange((v) => {
 				this.customModel = v === CUSTOM;
 				if (v !== CUSTOM) void this.save(choice, (s) => (s.embedding.model = v), true);
-				else this.display();
+				else this.render();
 			});
 		});
 		if (!known || this.customModel) {
@@ -253,14 +272,11 @@ export class EngramaSettingTab extends PluginSettingTab {
 			cancel = b.setButtonText("Cancel").onClick(() => this.controller.models.cancel());
 		});
 		files.addButton((b) => {
-			remove = b
-				.setButtonText("Delete")
-				.setWarning()
-				.onClick(async () => {
-					await this.controller.models.remove(current);
-					noticeInfo(`deleted the local model ${current}. Download it again to use it.`);
-					if (this.s.embedding.provider === "local") void this.controller.restart();
-				});
+			remove = destructive(b.setButtonText("Delete")).onClick(async () => {
+				await this.controller.models.remove(current);
+				noticeInfo(`deleted the local model ${current}. Download it again to use it.`);
+				if (this.s.embedding.provider === "local") void this.controller.restart();
+			});
 		});
 		const render = async () => {
 			const state = this.controller.models.state;
@@ -360,7 +376,16 @@ export class EngramaSettingTab extends PluginSettingTab {
 			return parsed.ok ? (s: PluginSettings) => (s.sync.folderLabels = parsed.value) : parsed.error;
 		});
 		toggle("Index untyped notes", "Notes without a type become Note nodes: searchable and linked.", this.s.sync.indexUntypedNotes, (on) => (s) => (s.sync.indexUntypedNotes = on));
-		toggle("Write engrama_id", "Store each note's identity in its frontmatter so renames keep it.", this.s.sync.writeEngramaIds, (on) => (s) => (s.sync.writeEngramaIds = on));
+		const ids = new Setting(el)
+			.setName("Write engrama_id")
+			.setDesc("Store each note's identity in its frontmatter so renames keep it. Turning it on shows how many notes get the line first, then writes it a few notes at a time. Off: notes are followed by their path and no note is touched.");
+		ids.addToggle((t) =>
+			t.setValue(this.s.sync.writeEngramaIds).onChange(async (on) => {
+				if (!on) return void this.save(ids, (s) => (s.sync.writeEngramaIds = false));
+				// From paths to ids: the same preview as the welcome, then the paced writes.
+				if (!(await this.actions.switchToIds())) t.setValue(false);
+			}),
+		);
 		toggle(
 			"Write agent memories as notes",
 			"Memories and relations added by agents are written into notes, so the vault holds the whole graph.",
@@ -383,9 +408,12 @@ export class EngramaSettingTab extends PluginSettingTab {
 		const enabled = new Setting(el).setName("Enable the MCP bridge").setDesc(`Agents (Claude, Cursor, …) use this memory over 127.0.0.1 with a token. ${status}.`);
 		enabled.addToggle((t) => t.setValue(this.s.mcp.enabled).onChange((on) => void this.save(enabled, (s) => (s.mcp.enabled = on), true)));
 		this.number(el, "Port", "1024–65535. Only this computer can connect.", this.s.mcp.port, (n) => (s) => (s.mcp.port = n));
-		const token = new Setting(el).setName("Token").setDesc("Agents send it as a bearer token. Regenerating locks out every agent that has the old one.");
+		const current = this.controller.mcpToken();
+		const token = new Setting(el)
+			.setName("Token")
+			.setDesc("Agents send it as a bearer token. It is kept in Obsidian's keychain on this device, not in data.json; each computer has its own. Regenerating locks out every agent that has the old one.");
 		token.addText((t) => {
-			t.setValue(this.s.mcp.token).setDisabled(true);
+			t.setValue(current).setDisabled(true);
 			t.inputEl.type = "password";
 			t.inputEl.addClass("engrama-token");
 		});
@@ -393,10 +421,10 @@ export class EngramaSettingTab extends PluginSettingTab {
 			b
 				.setIcon("copy")
 				.setTooltip("Copy token")
-				.onClick(() => void navigator.clipboard.writeText(this.s.mcp.token).then(() => noticeInfo("copied the MCP token."))),
+				.onClick(() => void navigator.clipboard.writeText(this.controller.mcpToken()).then(() => noticeInfo("copied the MCP token."))),
 		);
-		token.addButton((b) => b.setButtonText("Regenerate").onClick(() => void this.actions.regenerateToken().then(() => this.display())));
-		const configs = clientConfigurations(this.s.mcp.port, this.s.mcp.token, this.controller.tokenFile());
+		token.addButton((b) => b.setButtonText("Regenerate").onClick(() => void this.actions.regenerateToken().then(() => this.render())));
+		const configs = clientConfigurations(this.s.mcp.port, current, this.controller.tokenFile());
 		const snippets = new Setting(el).setName("Client configuration").setDesc(`Endpoint ${mcpUrl(this.s.mcp.port)}. Paste into your MCP client.`);
 		snippets.addButton((b) => b.setButtonText("Copy").onClick(() => void this.actions.copyMcpConfig()));
 		const details = el.createEl("details", { cls: "engrama-snippets" });

@@ -44,6 +44,9 @@ export class StatusBar {
 		if (state.kind === "failed") {
 			this.nodesEl.setText("Engrama: error");
 			this.el.setAttr("aria-label", `Engrama could not open its memory: ${state.error}`);
+		} else if (this.controller.awaitingStart) {
+			this.nodesEl.setText("Engrama: not started");
+			this.el.setAttr("aria-label", "Open the Engrama panel to see what it would do, and start it");
 		} else if (state.kind !== "ready") {
 			this.nodesEl.setText("Engrama: starting…");
 			this.el.setAttr("aria-label", "Engrama is opening its memory");

@@ -73,6 +73,54 @@ describe("graph → vault", () => {
 		expect((await node(h.memory, "Technology", "PostgreSQL")).props).toMatchObject({ version: "17", favourite_colour: "blue" });
 	});
 
+	it("never reverts an update committed while the note for the create was being written (issue 25)", async () => {
+		const h = await harness();
+		await h.sync.fullSync();
+		h.sync.writer.attach();
+		// The agent's update lands between the note's write and its sync back into the graph.
+		const create = h.source.create.bind(h.source);
+		let update: Promise<unknown> | undefined;
+		h.source.create = async (path, text) => {
+			await create(path, text);
+			update ??= h.memory.remember(cli, { label: "Concept", key: "Race", props: { summary: "second value" } });
+			await update;
+		};
+		await h.memory.remember(cli, { label: "Concept", key: "Race", props: { summary: "first value" } });
+		await h.sync.idle();
+		// The update's own replication was queued behind the create's, during it.
+		await update;
+		await h.sync.idle();
+		expect(update).toBeDefined();
+		expect((await node(h.memory, "Concept", "Race")).props.summary).toBe("second value");
+		const text = h.read("Engrama/Concept/Race.md");
+		expect(text).toContain("summary: second value");
+		expect(isNoop(await h.sync.fullSync())).toBe(true);
+		expect((await node(h.memory, "Concept", "Race")).props).toMatchObject({ summary: "second value", obsidian_path: "Engrama/Concept/Race.md" });
+	});
+
+	it("never reverts an update committed while a relation was being written into the note", async () => {
+		const h = await harness({ from: EXAMPLE_VAULT });
+		await h.sync.fullSync();
+		h.sync.writer.attach();
+		const edit = h.source.processFrontMatter.bind(h.source);
+		let update: Promise<unknown> | undefined;
+		h.source.processFrontMatter = async (path, mutate, options) => {
+			const written = await edit(path, mutate, options);
+			update ??= h.memory.remember(cli, { label: "Project", key: "Portfolio Site", props: { description: "Changed by the agent." } });
+			await update;
+			return written;
+		};
+		await h.memory.relate(cli, { label: "Project", key: "Portfolio Site" }, "USES", { label: "Technology", key: "TypeScript" });
+		await h.sync.idle();
+		// The update's own replication was queued behind the create's, during it.
+		await update;
+		await h.sync.idle();
+		expect(update).toBeDefined();
+		expect((await node(h.memory, "Project", "Portfolio Site")).props.description).toBe("Changed by the agent.");
+		expect(h.read("Projects/Portfolio Site.md")).toContain("description: Changed by the agent.");
+		expect(h.read("Projects/Portfolio Site.md")).toMatch(/USES: \[.*"\[\[TypeScript\]\]"\]/);
+	});
+
 	it("ignores sync's own writes and other tenants' writes", async () => {
 		const h = await harness();
 		await h.sync.fullSync();

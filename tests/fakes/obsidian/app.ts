@@ -1,9 +1,9 @@
 // App, commands, plugins (loadData/saveData), local storage per vault and device. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
-import { Component } from "./events";
+import { Component, Events } from "./events";
 import { type FakeFileSystem } from "./files";
 import { FileManager, MetadataCache } from "./metadata";
 import { PluginSettingTab } from "./settings";
-import { setIcon } from "./util";
+import { requireApiVersion, setIcon } from "./util";
 import { parentOf, Vault } from "./vault";
 import { type ViewCreator, Workspace } from "./workspace";
 
@@ -69,8 +69,12 @@ export class App {
 	/** Where modals and notices are attached (document.body in Obsidian). */
 	readonly bodyEl: HTMLElement;
 
+	/** Since 1.11.4 (undefined when the fake plays an older app). */
+	readonly secretStorage!: SecretStorage;
+
 	constructor(fsys: FakeFileSystem, options: { mobile?: boolean } = {}) {
 		this.vault = new Vault(fsys, options);
+		if (requireApiVersion("1.11.4")) this.secretStorage = new SecretStorage(() => this.storageId);
 		this.metadataCache = new MetadataCache(this.vault);
 		this.fileManager = new FileManager(this);
 		this.workspace = new Workspace(this);
@@ -84,9 +88,12 @@ export class App {
 	 * Obsidian's `app.loadLocalStorage`/`saveLocalStorage`: per-vault key-value storage on this
 	 * device, kept across restarts (a new App over the same folder sees it); fakeNewDevice() forgets it.
 	 */
-	private get local(): Map<string, unknown> {
+	private get storageId(): unknown {
 		const key = (this.vault.adapter as unknown as { fsys: FakeFileSystem & { basePath?: string } }).fsys;
-		const id = key.basePath ?? key;
+		return key.basePath ?? key;
+	}
+	private get local(): Map<string, unknown> {
+		const id = this.storageId;
 		let map = localStorages.get(id);
 		if (!map) localStorages.set(id, (map = new Map<string, unknown>()));
 		return map;
@@ -173,8 +180,38 @@ export abstract class Plugin extends Component {
 
 /** Local storage per vault folder (or in-memory file system), as Obsidian keeps it per vault and device. */
 const localStorages = new Map<unknown, Map<string, unknown>>();
+/** Secrets per vault and device, like local storage (Obsidian keeps them in the device's keychain, never in the vault). */
+const secretStores = new Map<unknown, Map<string, string>>();
 
-/** The next App over any vault behaves as another device: its local storage starts empty. */
+/** The next App over any vault behaves as another device: its local storage and secrets start empty. */
 export function fakeNewDevice(): void {
 	localStorages.clear();
+	secretStores.clear();
+}
+
+/**
+ * Obsidian's `app.secretStorage` (1.11.4): named secrets of this vault on this device, shared by
+ * every plugin. Ids are lowercase letters, digits and dashes (setSecret throws otherwise);
+ * getSecret answers null for an unknown id. Nothing is written into the vault folder.
+ */
+export class SecretStorage extends Events {
+	constructor(private readonly vaultKey: () => unknown) {
+		super();
+	}
+	private get secrets(): Map<string, string> {
+		const id = this.vaultKey();
+		let map = secretStores.get(id);
+		if (!map) secretStores.set(id, (map = new Map<string, string>()));
+		return map;
+	}
+	setSecret(id: string, secret: string): void {
+		if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(id)) throw new Error(`Invalid secret ID: ${id}`);
+		this.secrets.set(id, secret);
+	}
+	getSecret(id: string): string | null {
+		return this.secrets.get(id) ?? null;
+	}
+	listSecrets(): string[] {
+		return [...this.secrets.keys()];
+	}
 }

@@ -1,7 +1,7 @@
 // Settings components, Setting and setting tabs, Menu, Keymap, MarkdownRenderer. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
 import { App, Plugin } from "./app";
 import { Component } from "./events";
-import { setIcon } from "./util";
+import { requireApiVersion, setIcon } from "./util";
 
 export class BaseComponent {
 	disabled = false;
@@ -177,8 +177,15 @@ export class ButtonComponent extends BaseComponent {
 		this.buttonEl.removeClass("mod-cta");
 		return this;
 	}
+	/** Deprecated in 1.13 for setDestructive; still there. */
 	setWarning(): this {
 		this.buttonEl.addClass("mod-warning");
+		return this;
+	}
+	/** Since 1.13.0. */
+	setDestructive(): this {
+		if (!requireApiVersion("1.13.0")) throw new TypeError("button.setDestructive is not a function");
+		this.buttonEl.addClass("mod-destructive");
 		return this;
 	}
 	setIcon(icon: string): this {
@@ -203,6 +210,47 @@ export class ButtonComponent extends BaseComponent {
 			if (!this.disabled) void callback(evt);
 		});
 		return this;
+	}
+}
+
+/**
+ * Obsidian's SecretComponent (1.11.1; setValue/onChange 1.11.4): picks one of the vault's named
+ * secrets on this device (app.secretStorage). Its value is the secret's name, never the secret:
+ * that is what a plugin keeps in data.json. Here a select lists the names; fakeChoose picks one
+ * (creating the secret first when a value is given, as the real component's "new secret" does).
+ */
+export class SecretComponent extends BaseComponent {
+	readonly selectEl: HTMLSelectElement;
+	private changed: ((value: string) => unknown) | null = null;
+
+	constructor(
+		readonly app: App,
+		containerEl: HTMLElement,
+	) {
+		super();
+		this.selectEl = containerEl.createEl("select", { cls: "dropdown secret-component" });
+		this.fill("");
+		this.selectEl.addEventListener("change", () => void this.changed?.(this.selectEl.value));
+	}
+	private fill(value: string): void {
+		this.selectEl.empty();
+		this.selectEl.createEl("option", { text: "Select a secret", attr: { value: "" } });
+		for (const id of this.app.secretStorage.listSecrets()) this.selectEl.createEl("option", { text: id, attr: { value: id } });
+		this.selectEl.value = value;
+	}
+	setValue(value: string): this {
+		this.fill(value);
+		return this;
+	}
+	onChange(cb: (value: string) => unknown): this {
+		this.changed = cb;
+		return this;
+	}
+	/** Test helper: the person picks `id` (and, with `secret`, creates or replaces it first). */
+	fakeChoose(id: string, secret?: string): void {
+		if (secret !== undefined) this.app.secretStorage.setSecret(id, secret);
+		this.fill(id);
+		this.selectEl.dispatchEvent(new Event("change"));
 	}
 }
 
@@ -296,6 +344,12 @@ export class Setting {
 	}
 	addExtraButton(cb: (component: ExtraButtonComponent) => unknown): this {
 		return this.add(new ExtraButtonComponent(this.controlEl), cb);
+	}
+	/** Since 1.11.0: the caller builds the component in the control element (SecretComponent needs the App). */
+	addComponent<T extends BaseComponent>(cb: (el: HTMLElement) => T): this {
+		if (!requireApiVersion("1.11.0")) throw new TypeError("setting.addComponent is not a function");
+		this.components.push(cb(this.controlEl));
+		return this;
 	}
 	then(cb: (setting: this) => unknown): this {
 		cb(this);

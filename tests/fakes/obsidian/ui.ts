@@ -1,5 +1,6 @@
 // UI: notices, modals, suggesters, fuzzy search. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
 import { App } from "./app";
+import { requireApiVersion } from "./util";
 
 /** Every Notice shown, newest last (tests read what the person was told). */
 export const fakeNotices: Notice[] = [];
@@ -7,7 +8,9 @@ export const fakeNotices: Notice[] = [];
 export class Notice {
 	readonly containerEl: HTMLElement;
 	readonly noticeEl: HTMLElement;
-	readonly messageEl: HTMLElement;
+	/** Since 1.8.7 (undefined when the fake plays an older app). */
+	readonly messageEl!: HTMLElement;
+	private readonly textEl: HTMLElement;
 	// Obsidian's own timer, not the plugin's: kept out of the leak count (fakeActiveTimers).
 	private timer: ReturnType<typeof setTimeout> | undefined;
 	hidden = false;
@@ -15,7 +18,9 @@ export class Notice {
 	constructor(message: string | DocumentFragment, duration?: number) {
 		this.containerEl = document.body.createDiv({ cls: "notice-container" });
 		this.noticeEl = this.containerEl.createDiv({ cls: "notice" });
-		this.messageEl = this.noticeEl.createDiv({ cls: "notice-message" });
+		this.textEl = this.noticeEl.createDiv({ cls: "notice-message" });
+		// Added to the API in 1.8.7: older apps have no such property.
+		if (requireApiVersion("1.8.7")) this.messageEl = this.textEl;
 		this.setMessage(message);
 		fakeNotices.push(this);
 		if (duration !== 0) {
@@ -25,7 +30,7 @@ export class Notice {
 	}
 
 	setMessage(message: string | DocumentFragment): this {
-		this.messageEl.setText(message);
+		this.textEl.setText(message);
 		return this;
 	}
 

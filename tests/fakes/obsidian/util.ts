@@ -106,7 +106,6 @@ export const Platform = {
 	resourcePathPrefix: "app://local/",
 };
 
-export const apiVersion = "1.8.7";
 
 export interface RequestUrlParam {
 	url: string;
@@ -152,3 +151,30 @@ export async function requestUrl(request: RequestUrlParam | string): Promise<Req
 
 /** Every requestUrl call, for tests that check the plugin used Obsidian's HTTP. */
 export const fakeRequests: { url: string; method: string }[] = [];
+
+/** The app version the fake plays (Obsidian's `apiVersion`); fakeApiVersion() changes it. */
+export let apiVersion = "1.13.1";
+
+/** Obsidian's check: true when the running app is at least `version` (numeric, part by part). */
+export function requireApiVersion(version: string): boolean {
+	const want = version.split(".").map(Number);
+	const have = apiVersion.split(".").map(Number);
+	for (let i = 0; i < Math.max(want.length, have.length); i++) {
+		const a = have[i] ?? 0;
+		const b = want[i] ?? 0;
+		if (a !== b) return a > b;
+	}
+	return true;
+}
+
+/**
+ * Plays an older (or newer) app: `requireApiVersion` answers for it and APIs added later are
+ * missing (Notice.messageEl before 1.8.7, app.secretStorage before 1.11.4). Returns the undo.
+ */
+export function fakeApiVersion(version: string): () => void {
+	const before = apiVersion;
+	apiVersion = version;
+	return () => {
+		apiVersion = before;
+	};
+}

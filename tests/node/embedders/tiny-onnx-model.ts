@@ -52,7 +52,8 @@ export function tinyEncoderOnnx(table: Float32Array, vocab: number, dims: number
 	return new Uint8Array([...int(1, 8), ...str(2, "engrama-tests"), ...bytes(7, graph), ...bytes(8, opset)]);
 }
 
-export const TINY_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "cat", "cats", "dog", "sat", "mat", "ran", "park", "the", "on", "in", "a", "sqlite", "graph", "database", "vector", "search"];
+// "query" and "passage" last (E5's prompts; earlier words keep their directions).
+export const TINY_WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "cat", "cats", "dog", "sat", "mat", "ran", "park", "the", "on", "in", "a", "sqlite", "graph", "database", "vector", "search", "query", "passage"];
 export const TINY_DIMS = 16;
 
 /**

@@ -78,6 +78,26 @@ describe("local transformers.js provider with a tiny generated model", () => {
 		await provider.close();
 	});
 
+	it("reads E5 models' texts as \"passage: …\" and their queries as \"query: …\"; other models' both as they are", async () => {
+		writeTinyModel(models, "Xenova/e5-small-v2");
+		// The real e5-small-v2 is 384-d; this tiny stand-in says its own size.
+		const open = (model: string) => new TransformersEmbeddingProvider({ model, cacheDir: join(dir.path, "cache"), localModelPath: models, allowRemoteModels: false, dimensions: TINY_DIMS });
+		const e5 = open("Xenova/e5-small-v2");
+		const plain = open("engrama/tiny-encoder");
+		expect(e5.prompts).toEqual({ query: "query: ", passage: "passage: " });
+		expect(plain.prompts).toEqual({ query: "", passage: "" });
+		// The same weights: E5's vectors are the plain model's of the prompted text.
+		const [asPassage] = await e5.embedBatch(["cat on the mat"]);
+		const asQuery = await e5.embedQuery("cat on the mat");
+		expect(Array.from(await e5.embed("cat on the mat"))).toEqual(Array.from(asPassage));
+		expect(Array.from(asPassage)).toEqual(Array.from(await plain.embed("passage: cat on the mat")));
+		expect(Array.from(asQuery)).toEqual(Array.from(await plain.embed("query: cat on the mat")));
+		expect(cosine(asQuery, asPassage)).toBeLessThan(0.999);
+		expect(Array.from(await plain.embedQuery("cat on the mat"))).toEqual(Array.from(await plain.embed("cat on the mat")));
+		await e5.close();
+		await plain.close();
+	});
+
 	it("fails with a named error when the model is not on disk and downloading is off", async () => {
 		const provider = new TransformersEmbeddingProvider({
 			model: "engrama/not-here",

@@ -75,6 +75,8 @@ async function run(vaultUrl: string, mainJs: string, manifest: Record<string, un
 	}
 
 	const files = (await (await window.fetch(vaultUrl)).json()) as Record<string, string>;
+	// A vault where Engrama was set up (a data.json): the start syncs at once, no welcome waits for a person.
+	files[`${pluginDir}/data.json`] ??= JSON.stringify({});
 	const app = fake.createFakeApp(fake.memoryFileSystem(files), { mobile: true });
 	const plugin = new Plugin(app, manifest);
 	const onload = await phase("onload", () => plugin.fakeLoad());

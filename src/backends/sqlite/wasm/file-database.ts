@@ -7,6 +7,7 @@ import { acquireProcessLock } from "./process-lock";
 import { assertDatabaseReadable } from "./validate-database";
 import { Oo1Connection } from "./oo1-connection";
 import { DatabaseInUseError } from "./errors";
+import { settleWalRestores } from "./wal-restore";
 
 export interface JournalSettings {
 	readonly journalMode: "DELETE" | "TRUNCATE" | "PERSIST" | "WAL";
@@ -42,6 +43,8 @@ export async function openFileDatabase(
 	const lock = acquireProcessLock(node, path);
 	let db: Sqlite3Db | undefined;
 	try {
+		// Under the lock, before SQLite looks for the WAL: a restore copy is used or removed.
+		for (const line of settleWalRestores(node, path)) console.warn(`Engrama: ${line}`);
 		db = openDb(sqlite3, path, options.readonly === true, vfs.name, () => vfs.takeLastError());
 		// Before the first read: a WAL database can only be read in exclusive mode here.
 		db.exec(`PRAGMA locking_mode = ${journal.lockingMode}`);
@@ -64,7 +67,7 @@ export async function openFileDatabase(
 			const refusal = vfs.takeForeignRefusal();
 			if (!refusal) return undefined;
 			vfs.takeLastError();
-			return new DatabaseInUseError(refusal.dbPath, refusal.shmPath);
+			return new DatabaseInUseError(refusal.dbPath, refusal.shmPath, refusal.pids);
 		},
 		afterClose: () => lock.release(),
 	});

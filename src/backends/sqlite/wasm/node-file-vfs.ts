@@ -2,6 +2,7 @@
 // and a commit costs the pages it touches instead of a whole-database export.
 import type { Sqlite3Static } from "./sqlite3-api";
 import type { NodeModules } from "./node-modules";
+import { liveForeignConnection, type ForeignConnection } from "./foreign-connections";
 import { hostClearInterval, hostSetInterval, type TimerHandle } from "../../host-timers";
 
 export const NODE_FILE_VFS_NAME = "engrama-node";
@@ -17,11 +18,7 @@ export interface NodeFileVfs {
 	takeForeignRefusal(): ForeignConnection | undefined;
 }
 
-/** A database another (native SQLite) program has open, seen through its `-shm` file. */
-export interface ForeignConnection {
-	readonly dbPath: string;
-	readonly shmPath: string;
-}
+export type { ForeignConnection } from "./foreign-connections";
 
 type FileKind = "main" | "wal" | "journal" | "other";
 
@@ -35,6 +32,8 @@ interface OpenFile {
 	readonly dbPath: string;
 	/** Written since its last xSync: only the first write of a batch checks for other programs. */
 	writing: boolean;
+	/** Where the batch being written began (a WAL transaction's first frame, or its header at 0). */
+	batchStart: number;
 	/** A journal or WAL we created: fsync its directory once, at its first xSync (as the unix VFS). */
 	syncDirectory: boolean;
 	watch?: TimerHandle;
@@ -52,6 +51,11 @@ const MS_PER_DAY = 86_400_000;
 // How often an open WAL is checked for deletion by another program while no write happens.
 const WAL_WATCH_MS = 1000;
 const COPY_CHUNK = 1 << 20;
+// SQLite's WAL format: a 32-byte file header, then frames each behind a 24-byte header.
+const WAL_HEADER_SIZE = 32;
+const WAL_FRAME_HEADER_SIZE = 24;
+// Rounds of "restore, then check again" before a commit whose WAL keeps vanishing is refused.
+const CONFIRM_ATTEMPTS = 3;
 // New files are private to their owner: they hold the memory (issue 16, item 6).
 const PRIVATE_FILE_MODE = 0o600;
 
@@ -154,15 +158,72 @@ class VfsFiles {
 
 	/**
 	 * SQLITE_IOERR_* when a native SQLite connection has the database open. We never create
-	 * `-shm` (exclusive locking mode keeps the wal-index in memory), so it is another program's.
+	 * `-shm` (exclusive locking mode keeps the wal-index in memory), so it is another program's;
+	 * one no process holds is left over and refuses nothing (foreign-connections.ts).
 	 */
 	refuseBesideForeign(file: OpenFile, rc: number): number {
 		if (file.kind !== "main" && file.kind !== "wal") return 0;
-		const shmPath = `${file.dbPath}-shm`;
-		if (!this.fs.existsSync(shmPath)) return 0;
-		this.foreignRefusal = { dbPath: file.dbPath, shmPath };
-		this.lastError = `another program has ${file.dbPath} open (${shmPath} exists)`;
+		const foreign = liveForeignConnection(this.fs, file.dbPath, process.pid);
+		if (!foreign) return 0;
+		this.foreignRefusal = foreign;
+		this.lastError = `another program has ${file.dbPath} open (${foreign.shmPath} exists${foreign.pids ? `, held by process ${foreign.pids.join(", ")}` : ""})`;
 		return rc;
+	}
+
+	/**
+	 * After a commit's frames are fsynced, before SQLite reports the commit: the frames must be in
+	 * the file at the WAL's path, and no native program may have the database open (one that
+	 * opened during the transaction may not have seen these frames, and would delete the WAL they
+	 * are in when it closes). Otherwise the commit is refused and its frames voided, so a refused
+	 * write never comes back after a crash either.
+	 */
+	confirmCommit(file: OpenFile): number {
+		for (let attempt = 0; attempt < CONFIRM_ATTEMPTS; attempt++) {
+			const refused = this.refuseBesideForeign(file, this.capi.SQLITE_IOERR_FSYNC);
+			if (refused) {
+				this.voidBatch(file);
+				return refused;
+			}
+			if (this.linked(file)) return 0;
+			this.restoreIfUnlinked(file);
+		}
+		this.voidBatch(file);
+		return this.fail(this.capi.SQLITE_IOERR_FSYNC, "commit", new Error(`${file.path} keeps being deleted by another program`));
+	}
+
+	/** xSync: fsync, and for a commit the checks of `confirmCommit`; 0 or the SQLITE_IOERR_* refusal. */
+	sync(file: OpenFile, flags: number): number {
+		// Before acknowledging a commit: its frames must be in the file at the WAL's path.
+		this.restoreIfUnlinked(file);
+		if (flags & SQLITE_SYNC_DATAONLY) this.fs.fdatasyncSync(file.fd);
+		else this.fs.fsyncSync(file.fd);
+		if (file.syncDirectory) {
+			this.syncDirectory(file.path);
+			file.syncDirectory = false;
+		}
+		// A sync after writes is a commit's (or its new header's); a checkpoint's has none.
+		const committing = file.kind === "wal" && file.writing;
+		file.writing = false;
+		if (committing) {
+			const refused = this.confirmCommit(file);
+			if (refused) return refused;
+		}
+		if (file.kind === "wal") this.foreignRefusal = undefined;
+		return 0;
+	}
+
+	/** Breaks the first frame (or header) of the batch being written: recovery stops before it. */
+	voidBatch(file: OpenFile): void {
+		const zeros = new Uint8Array(file.batchStart === 0 ? WAL_HEADER_SIZE : WAL_FRAME_HEADER_SIZE);
+		this.fs.writeSync(file.fd, zeros, 0, zeros.length, file.batchStart);
+		this.fs.fsyncSync(file.fd);
+	}
+
+	/** True while the WAL descriptor is still the file at its path. */
+	linked(file: OpenFile): boolean {
+		const held = this.fs.fstatSync(file.fd);
+		const atPath = this.fs.statSync(file.path, { throwIfNoEntry: false });
+		return held.nlink > 0 && !!atPath && atPath.ino === held.ino && atPath.dev === held.dev;
 	}
 
 	/**
@@ -172,10 +233,8 @@ class VfsFiles {
 	 * page images in order, so replaying ones already checkpointed is harmless).
 	 */
 	restoreIfUnlinked(file: OpenFile): void {
-		if (file.kind !== "wal") return;
+		if (file.kind !== "wal" || this.linked(file)) return;
 		const held = this.fs.fstatSync(file.fd);
-		const atPath = this.fs.statSync(file.path, { throwIfNoEntry: false });
-		if (held.nlink > 0 && atPath && atPath.ino === held.ino && atPath.dev === held.dev) return;
 		const temp = `${file.path}.engrama-restore-${process.pid}`;
 		const { O_RDWR, O_CREAT, O_TRUNC } = this.fs.constants;
 		const fd = this.fs.openSync(temp, O_RDWR | O_CREAT | O_TRUNC, held.mode & 0o777);
@@ -300,6 +359,7 @@ function ioMethodsOf(v: VfsFiles) {
 					if (refused) return refused;
 					v.restoreIfUnlinked(file);
 					file.writing = true;
+					file.batchStart = Number(offset64);
 				}
 				const { fd } = file;
 				const heap = v.wasm.heap8u();
@@ -324,18 +384,7 @@ function ioMethodsOf(v: VfsFiles) {
 		},
 		xSync(pFile: number, flags: number): number {
 			try {
-				const file = v.fileOf(pFile);
-				// Before acknowledging a commit: its frames must be in the file at the WAL's path.
-				v.restoreIfUnlinked(file);
-				if (flags & SQLITE_SYNC_DATAONLY) v.fs.fdatasyncSync(file.fd);
-				else v.fs.fsyncSync(file.fd);
-				if (file.syncDirectory) {
-					v.syncDirectory(file.path);
-					file.syncDirectory = false;
-				}
-				file.writing = false;
-				if (file.kind === "wal") v.foreignRefusal = undefined;
-				return 0;
+				return v.sync(v.fileOf(pFile), flags);
 			} catch (error) {
 				return v.fail(v.capi.SQLITE_IOERR_FSYNC, "fsync", error);
 			}
@@ -386,6 +435,7 @@ function vfsMethodsOf(v: VfsFiles, ioStruct: { pointer: number }) {
 					kind,
 					dbPath,
 					writing: false,
+					batchStart: 0,
 					syncDirectory: created && (kind === "wal" || kind === "journal"),
 				};
 				v.files.set(pFile, file);

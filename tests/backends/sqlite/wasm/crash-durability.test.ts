@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
 import { bundleChild, startChild } from "./child-process";
 import { makeTempDir } from "./temp-dir";
+import { requireTool } from "../../../helpers/system-tools";
 
 const TRANSACTIONS = 200;
 const KILL_AFTER_ACKS = 100;
@@ -50,10 +51,10 @@ describe("durability under SIGKILL", () => {
 		// too, a busy machine splits calls into "<unfinished ...>" / "<... resumed>" lines.
 		const path = temp.file("dirsync.db");
 		const trace = temp.file("dirsync.strace");
-		const run = spawnSync("strace", ["-s", "4096", "-e", "trace=openat,fsync,fdatasync", "-o", trace, process.execPath, bundle, "acks", path, "2"], {
+		const run = spawnSync(requireTool("strace"), ["-s", "4096", "-e", "trace=openat,fsync,fdatasync", "-o", trace, process.execPath, bundle, "acks", path, "2"], {
 			encoding: "utf8",
 		});
-		expect(run.error, "strace must be installed").toBeUndefined();
+		expect(run.error).toBeUndefined();
 		expect(run.stdout).toContain("DONE");
 		const calls = readFileSync(trace, "utf8").split("\n");
 		const walCreated = calls.findIndex((line) => line.includes(`"${path}-wal", O_RDWR|O_CREAT`));

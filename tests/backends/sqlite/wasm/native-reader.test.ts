@@ -1,6 +1,6 @@
 // A native SQLite program (here Python's sqlite3 module, as the sqlite3 shell or DB Browser) opening
 // the database beside a running engine: it must neither lose acknowledged writes nor damage the file.
-import { existsSync, unlinkSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, renameSync, unlinkSync, utimesSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
 import { bundleChild, startChild, type RunningChild } from "./child-process";
@@ -77,6 +77,56 @@ describe("a native SQLite reader beside the engine", () => {
 		const { rows, integrity } = await killAndReopen(child, db);
 		expect(rows).toEqual([...Array.from({ length: 20 }, (_, i) => i), ...Array.from({ length: 15 }, (_, i) => 25 + i)]);
 		expect(integrity).toEqual({ integrity_check: "ok" });
+	}, TEST_TIMEOUT_MS);
+
+	it("writes on after a read-only reader left its -shm behind: a file no process holds refuses nothing (issue 25)", async () => {
+		const db = temp.file("readonly.db");
+		const child = startChild(bundle, ["on-command", db], temp.dir, { stdin: true });
+		await child.waitFor(/^READY$/);
+		await writeBatch(child, 0, 20);
+		peek(db, { readonly: true });
+		// What `sqlite3 -readonly` leaves: it cannot remove the file when it closes.
+		expect(existsSync(`${db}-shm`)).toBe(true);
+		await writeBatch(child, 20, 40);
+		expect(child.lines.filter((line) => line.startsWith("REFUSED "))).toEqual([]);
+		const { rows, integrity } = await killAndReopen(child, db);
+		expect(rows).toEqual(Array.from({ length: 40 }, (_, i) => i));
+		expect(integrity).toEqual({ integrity_check: "ok" });
+	}, TEST_TIMEOUT_MS);
+
+	it("puts a restore copy left by a process killed while restoring in place at the next open, and removes one that is stale (issue 25)", async () => {
+		const db = temp.file("restore.db");
+		const child = startChild(bundle, ["on-command", db], temp.dir, { stdin: true });
+		await child.waitFor(/^READY$/);
+		await writeBatch(child, 0, 30);
+		child.process.kill("SIGKILL");
+		await child.exited;
+		// Killed between copying the WAL and renaming the copy into place: the commits are only in the copy.
+		const copy = `${db}-wal.engrama-restore-424242`;
+		renameSync(`${db}-wal`, copy);
+		const kept = temp.file("restore-copy.wal");
+		copyFileSync(copy, kept);
+		const reopened = await openDatabase({ path: db });
+		try {
+			expect(reopened.all<{ i: number }>("SELECT i FROM ack ORDER BY i").map((row) => row.i)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+			expect(reopened.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
+			reopened.run("INSERT INTO ack (i, payload) VALUES (1000, 'after')");
+		} finally {
+			reopened.close();
+		}
+		expect(readdirSync(temp.dir).filter((name) => name.includes("engrama-restore"))).toEqual([]);
+		// The same copy again, older than the database written since: replaying it would go back in time.
+		copyFileSync(kept, copy);
+		const past = new Date(Date.now() - 60_000);
+		utimesSync(copy, past, past);
+		const again = await openDatabase({ path: db });
+		try {
+			expect(again.get<{ n: number }>("SELECT count(*) AS n FROM ack")?.n).toBe(31);
+			expect(again.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
+		} finally {
+			again.close();
+		}
+		expect(existsSync(copy)).toBe(false);
 	}, TEST_TIMEOUT_MS);
 
 	it("restores a WAL deleted behind its back even when no write follows", async () => {

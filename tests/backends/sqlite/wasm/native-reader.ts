@@ -2,18 +2,19 @@
 // the file) for tests: python3 must be installed (.ci/run installs it).
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { requireTool } from "../../../helpers/system-tools";
 
 const READER = fileURLToPath(new URL("./fixtures/native-reader.py", import.meta.url));
 
-/** Opens, reads and closes, as a one-off query in the sqlite3 shell would. */
-export function peek(db: string): void {
-	const run = spawnSync("python3", [READER, "peek", db], { encoding: "utf8" });
+/** Opens, reads and closes, as a one-off query in the sqlite3 shell would (`readonly`: as `sqlite3 -readonly`). */
+export function peek(db: string, options: { readonly?: boolean } = {}): void {
+	const run = spawnSync(requireTool("python3"), [READER, options.readonly ? "peek-readonly" : "peek", db], { encoding: "utf8" });
 	if (run.status !== 0 || !run.stdout.includes("CLOSED")) throw new Error(`python3 native reader failed (python3 must be installed): ${run.error?.message ?? run.stderr}`);
 }
 
 /** Opens and stays open (a DB Browser window) until `close()`. */
 export async function hold(db: string): Promise<{ close: () => Promise<void> }> {
-	const child = spawn("python3", [READER, "hold", db], { stdio: ["pipe", "pipe", "pipe"] });
+	const child = spawn(requireTool("python3"), [READER, "hold", db], { stdio: ["pipe", "pipe", "pipe"] });
 	let out = "";
 	let err = "";
 	child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));

@@ -1,0 +1,46 @@
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import { embedderIdentity } from "./dimensions";
+
+/** Meta key holding `<provider>:<model>` (embedderIdentity) of the memory's vectors. */
+export const EMBEDDING_MODEL_META = "embedding_model";
+
+/**
+ * The local model every release before e5-small-v2 used when none was chosen: vectors written
+ * before the model was recorded came from it, unless the user named another.
+ */
+export const EARLIER_DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
+
+/** The model part of a recorded `local:<model>[#pooling]`; undefined for another provider's vectors. */
+export function localModelOfIdentity(identity: string): string | undefined {
+	const m = /^local:([^#]+)/.exec(identity);
+	return m ? m[1] : undefined;
+}
+
+/**
+ * For a local provider whose model the user left unset: the model the memory's vectors were made
+ * with, so a memory keeps its model (and its vectors keep answering) when the default changes,
+ * until the user picks a model and re-embeds. Undefined: the memory holds no vectors, or another
+ * provider's, so the default applies.
+ */
+export async function memoryLocalModel(graph: Pick<GraphStore, "getMeta">, vectors: Pick<VectorStore, "dimensions"> | null): Promise<string | undefined> {
+	if (!vectors || (await vectors.dimensions()) === 0) return undefined;
+	const recorded = await graph.getMeta(EMBEDDING_MODEL_META);
+	return recorded === null ? EARLIER_DEFAULT_LOCAL_MODEL : localModelOfIdentity(recorded);
+}
+
+/**
+ * Records which embedder the memory's vectors come from, when nothing is recorded yet or the
+ * memory holds no vector (the next ones will be this embedder's). A memory with vectors whose
+ * model was never recorded is taken to hold this embedder's: that is the one its settings named.
+ */
+export async function recordVectorModel(
+	graph: Pick<GraphStore, "getMeta" | "setMeta">,
+	vectors: Pick<VectorStore, "dimensions"> | null,
+	embedder: Pick<EmbeddingProvider, "name" | "model" | "pooling"> | null,
+): Promise<void> {
+	if (!embedder || !vectors || embedder.name === "none") return;
+	const identity = embedderIdentity(embedder);
+	const recorded = await graph.getMeta(EMBEDDING_MODEL_META);
+	if (recorded === identity) return;
+	if (recorded === null || (await vectors.dimensions()) === 0) await graph.setMeta(EMBEDDING_MODEL_META, identity);
+}

@@ -1,0 +1,164 @@
+import type { App } from "obsidian";
+import { createBackend } from "../backends/factory";
+import { resolveIdentity } from "../engine/identity";
+import { Memory } from "../engine/memory";
+import type { SyncProblem } from "../engine/sync/sync-report";
+import type { VaultSource } from "../engine/sync/vault-source";
+import { createVaultSync, type VaultSync } from "../engine/sync/vault-sync";
+import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
+import { ObsidianVaultSource } from "./obsidian-vault-source";
+import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
+import { gatedGraphStore, WorkGate } from "./work-gate";
+
+/** The choices the welcome asks for before anything in the vault changes. */
+export interface FirstRunChoices {
+	/** true: engrama_id in each note's frontmatter; false: notes are followed by their path. */
+	readonly writeIds: boolean;
+	readonly excludeFolders: readonly string[];
+	/** Agents' memories (MCP) become notes in the notes folder. */
+	readonly agentsWriteNotes: boolean;
+	/** Download the local embedding model after the start. */
+	readonly downloadModel: boolean;
+}
+
+/** The welcome's first answers: the settings' defaults; the model is offered checked on desktop (a phone pays for the download). */
+export function choicesOf(settings: PluginSettings, desktop: boolean): FirstRunChoices {
+	return {
+		writeIds: settings.sync.writeEngramaIds,
+		excludeFolders: settings.sync.excludeFolders,
+		agentsWriteNotes: settings.sync.writeGraphToVault,
+		downloadModel: desktop && settings.embedding.provider === "none",
+	};
+}
+
+/** The settings the choices describe (the welcome's start saves them; the model is chosen once it is downloaded). */
+export function applyChoices(draft: PluginSettings, choices: FirstRunChoices): void {
+	draft.sync.writeEngramaIds = choices.writeIds;
+	draft.sync.excludeFolders = [...choices.excludeFolders];
+	draft.sync.writeGraphToVault = choices.agentsWriteNotes;
+}
+
+/** One reason notes are left out, with how many and a few of them. */
+export interface SkipReason {
+	readonly reason: string;
+	readonly count: number;
+	readonly examples: readonly string[];
+}
+
+/** What starting would do, from a dry run that wrote nothing anywhere. */
+export interface FirstRunPreview {
+	/** Notes that become nodes. */
+	readonly notes: number;
+	/** Notes that would get an engrama_id line (0 when notes are followed by path). */
+	readonly ids: number;
+	readonly idPaths: readonly string[];
+	/** Links to notes that do not exist yet (placeholders). */
+	readonly stubs: number;
+	readonly relations: number;
+	readonly skipped: readonly SkipReason[];
+	/** Whether the vault folder holds a .git folder (ids then show as changed files). */
+	readonly git: boolean;
+}
+
+/** Markdown notes without an engrama_id in their frontmatter, as Obsidian's metadata cache knows them. */
+export function notesWithoutId(app: App, synced: (path: string) => boolean): string[] {
+	const out: string[] = [];
+	for (const file of app.vault.getMarkdownFiles()) {
+		if (!synced(file.path)) continue;
+		const frontmatter = app.metadataCache.getFileCache(file)?.frontmatter;
+		if (frontmatter?.engrama_id === undefined) out.push(file.path);
+	}
+	return out;
+}
+
+/** True when the vault folder is a git working tree (a `.git` folder or file at its root). */
+export async function vaultUnderGit(app: App): Promise<boolean> {
+	try {
+		return await app.vault.adapter.exists(".git");
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The preview's vault: Obsidian's, with every write refused. The dry run never writes; this makes
+ * sure of it, since the welcome promises that nothing changes before the person starts.
+ */
+function readOnly(source: ObsidianVaultSource): VaultSource {
+	const refuse = (): never => {
+		throw new Error("the first-run preview writes nothing into the vault");
+	};
+	return {
+		list: () => source.list(),
+		stat: (path) => source.stat(path),
+		read: (path) => source.read(path),
+		process: refuse,
+		create: refuse,
+		processFrontMatter: refuse,
+		watch: () => () => undefined,
+	};
+}
+
+/**
+ * Runs what the welcome's start will run (a full sync that holds ids back, then the list of notes
+ * that would get one) on a memory that lives only in this window: no database file, no vault
+ * write, no data.json. The same code as the real start, so the figures are what it then does.
+ */
+export async function previewFirstRun(app: App, pluginFolder: string, settings: PluginSettings): Promise<FirstRunPreview> {
+	const profile = loadBundledProfile(settings.profile, activeModules(settings));
+	const config = engineConfig({ ...settings, backend: "sqlite", embedding: { ...settings.embedding, provider: "none" } }, "engrama-preview.db");
+	// A snapshot store that keeps nothing: the database exists in memory only.
+	const backend = await createBackend(config, { snapshot: { read: () => Promise.resolve(null), write: () => Promise.resolve() } });
+	const gate = new WorkGate();
+	try {
+		const scope = await resolveIdentity(backend.graph, config);
+		const memory = new Memory({ graph: gatedGraphStore(backend.graph, gate, "task"), vectors: null, embedder: null, profile });
+		const source = new ObsidianVaultSource(app, {
+			includeFolders: () => settings.sync.includeFolders,
+			alwaysInclude: () => [settings.sync.notesFolder, settings.sync.insightsFolder],
+			gate,
+		});
+		const moduleLabels = await bundledModuleLabels(profile, () => Promise.resolve());
+		const sync = createVaultSync({
+			memory,
+			source: readOnly(source),
+			scope,
+			settings: { ...syncSettingsOf(settings, app.vault.configDir, pluginFolder), writeGraphToVault: false, moduleLabels },
+		});
+		const report = await sync.fullSync({ writeIds: false });
+		const idPaths = settings.sync.writeEngramaIds ? await idsToWrite(app, sync, { dryRun: true }) : [];
+		return {
+			notes: report.counts.nodesCreated,
+			ids: idPaths.length,
+			idPaths,
+			stubs: report.counts.stubsCreated,
+			relations: report.counts.relationsAdded,
+			skipped: skipReasons(app, sync, report.counts.filesSkipped, report.problems),
+			git: await vaultUnderGit(app),
+		};
+	} finally {
+		await backend.graph.close();
+	}
+}
+
+/** The notes `writeMissingIds` would (dryRun) or did write, checked in calls of `slice` notes. */
+export async function idsToWrite(app: App, sync: VaultSync, options: { dryRun: boolean; slice?: number }): Promise<string[]> {
+	const candidates = notesWithoutId(app, (path) => sync.isSyncedPath(path));
+	const out: string[] = [];
+	const slice = options.slice ?? 200;
+	for (let i = 0; i < candidates.length; i += slice) out.push(...(await sync.writeMissingIds(candidates.slice(i, i + slice), { dryRun: options.dryRun })).written);
+	return out;
+}
+
+function skipReasons(app: App, sync: VaultSync, untyped: number, problems: readonly SyncProblem[]): SkipReason[] {
+	const out: SkipReason[] = [];
+	const leftOut = app.vault
+		.getMarkdownFiles()
+		.map((f) => f.path)
+		.filter((path) => !sync.isSyncedPath(path));
+	if (leftOut.length > 0) out.push({ reason: "in folders left out", count: leftOut.length, examples: leftOut.slice(0, 3) });
+	if (untyped > 0) out.push({ reason: "untyped or over the size limit", count: untyped, examples: [] });
+	const errors = problems.filter((p) => p.severity === "error");
+	if (errors.length > 0) out.push({ reason: "cannot be read as notes (each is named after the start)", count: errors.length, examples: errors.slice(0, 3).map((p) => `${p.path}: ${p.problem}`) });
+	return out;
+}

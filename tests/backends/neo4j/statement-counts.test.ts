@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { testBackends } from "../../contracts/backends";
+import { countVerbs, countsTable } from "./verb-counts";
+
+// How many Cypher statements, transactions and round trips each verb costs on Neo4j. A count is
+// behaviour (a verb that starts reading node by node would fail here), not timing.
+const neo4j = testBackends().some((b) => b.name === "neo4j");
+
+describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
+	it("costs each verb the pinned number of statements and round trips", async () => {
+		const rows = await countVerbs();
+		console.log(countsTable(rows));
+		// [statements, transactions, round trips]; docs/benchmarks-neo4j.md has the table before and after.
+		expect(Object.fromEntries(rows.map((r) => [r.verb, [r.statements, r.transactions, r.roundTrips]]))).toEqual({
+			"remember (new node)": [11, 1, 12],
+			"remember (update)": [13, 1, 14],
+			"remember (new, 2 inline relations)": [17, 1, 18],
+			relate: [5, 1, 6],
+			"search (default: hybrid + graph)": [5, 0, 5],
+			"search (fulltext)": [2, 0, 2],
+			"context (2 hops)": [4, 0, 4],
+			"sync: first sync of 20 notes": [4, 4, 8],
+			"sync: one edited note": [11, 5, 16],
+			"reflect (fixture, all detectors)": [118, 1, 119],
+		});
+		if (process.env.ENGRAMA_COUNTS_LOG) for (const r of rows) console.log(`${r.verb}:\n  ${r.log.join("\n  ")}`);
+	}, 600_000);
+});

@@ -1,0 +1,194 @@
+// The first run of the built main.js in a vault that never had the plugin (no data.json): the
+// welcome in the panel, its dry run, and nothing in the vault written before its Start.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import type { WelcomePanel } from "../../src/plugin/ui/welcome";
+
+let h: LoadedPlugin;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+	h = await loadPlugin();
+});
+
+afterEach(async () => {
+	for (const step of cleanup.splice(0).reverse()) await step();
+	h.fake.fakeReset();
+});
+
+/** Every file under `dir` with its bytes and mtime (what "no file written" is checked against). */
+function snapshot(dir: string): Map<string, string> {
+	const out = new Map<string, string>();
+	const walk = (d: string) => {
+		if (!existsSync(d)) return;
+		for (const name of readdirSync(d)) {
+			const path = join(d, name);
+			const stat = statSync(path);
+			if (stat.isDirectory()) walk(path);
+			else out.set(relative(dir, path), `${stat.mtimeMs} ${readFileSync(path, "base64")}`);
+		}
+	};
+	walk(dir);
+	return out;
+}
+
+function modelToggle(panel: HTMLElement): HTMLElement {
+	const setting = Array.from(panel.querySelectorAll(".setting-item")).find((s) => s.textContent?.includes("Download the local model"));
+	const toggle = setting?.querySelector<HTMLElement>(".checkbox-container");
+	if (!toggle) throw new Error("no model toggle in the welcome");
+	return toggle;
+}
+
+const homeData = () => snapshot(join(TEST_HOME, ".engrama", "vaults"));
+const idOf = (text: string) => /^engrama_id: (.+)$/m.exec(text)?.[1];
+
+async function firstRun(vault: VaultCopy): Promise<{ plugin: PluginInstance; welcome: WelcomePanel; app: ReturnType<LoadedPlugin["fake"]["createFakeApp"]> }> {
+	const app = h.fake.createFakeApp(vault.path);
+	const plugin = new h.Plugin(app, manifest());
+	await plugin.fakeLoad();
+	await app.workspace.fakeLayoutReady();
+	cleanup.push(async () => {
+		plugin.unload();
+		await plugin.closed;
+		vault.cleanup();
+	});
+	// The panel opens by itself on a first run, with the welcome in it.
+	const view = await waitFor(() => app.workspace.getLeavesOfType("engrama-panel")[0]?.view as { welcome?: WelcomePanel | null } | undefined, "the panel");
+	const welcome = await waitFor(() => view.welcome, "the welcome");
+	return { plugin, welcome, app };
+}
+
+describe("first run in a vault with notes", () => {
+	test("writes no file (vault, data.json, database) until Start; then the start does what the preview said", async () => {
+		const vault = makeVault();
+		const homeBefore = homeData();
+		const before = snapshot(vault.path);
+		expect([...before.keys()].some((p) => p.startsWith(PLUGIN_DIR))).toBe(false);
+		const { plugin, welcome, app } = await firstRun(vault);
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run's figures");
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		// Offered on desktop; this test downloads nothing (plugin-local-model.test.ts covers the download).
+		expect(modelToggle(panel).classList.contains("is-enabled")).toBe(true);
+		modelToggle(panel).click();
+		expect(panel.textContent).toContain("Welcome to Engrama");
+		expect(panel.textContent).toContain(`${preview.notes} notes will be indexed`);
+		expect(panel.textContent).toContain(`${preview.ids} notes get one engrama_id line`);
+		expect(panel.textContent).toContain("skipped: in folders left out");
+		expect(preview.notes).toBeGreaterThan(40);
+		// The example vault's notes lack ids but one; Templates is left out.
+		expect(preview.ids).toBeGreaterThan(40);
+		expect(preview.idPaths.some((p) => p.startsWith("Templates/"))).toBe(false);
+		// A second dry run (the person changes a choice) still writes nothing.
+		expect(await welcome.refresh()).toMatchObject({ notes: preview.notes, ids: preview.ids });
+		expect(plugin.controller!.awaitingStart).toBe(true);
+		expect(plugin.controller!.host.state.kind).toBe("idle");
+		await expect(plugin.controller!.ready()).rejects.toThrow(/press Start/);
+		expect(snapshot(vault.path)).toEqual(before);
+		expect(homeData()).toEqual(homeBefore);
+
+		await welcome.start();
+		const report = plugin.controller!.activity.lastReport;
+		expect(report?.counts.nodesCreated).toBe(preview.notes);
+		expect(report?.counts.stubsCreated).toBe(preview.stubs);
+		expect(report?.counts.relationsAdded).toBe(preview.relations);
+		// The ids written are exactly the notes the preview named, each with its node's id.
+		const engine = await plugin.controller!.ready();
+		const withId = preview.idPaths.filter((path) => idOf(readFileSync(join(vault.path, path), "utf8")) !== undefined);
+		expect(withId.sort()).toEqual([...preview.idPaths].sort());
+		for (const path of preview.idPaths.slice(0, 5)) {
+			const id = idOf(readFileSync(join(vault.path, path), "utf8"))!;
+			expect((await engine.memory.graph.getNodeById(engine.scope, id))?.props.obsidian_path).toBe(path);
+		}
+		const data = JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { firstRun: string; sync: { writeEngramaIds: boolean } };
+		expect(data).toMatchObject({ firstRun: "done", sync: { writeEngramaIds: true } });
+		// Left-out folders were not touched.
+		for (const [path, state] of before) if (path.startsWith("Templates/")) expect(snapshot(vault.path).get(path)).toBe(state);
+	});
+
+	test("the path-only choice never writes a note: not at the start, not after an edit", async () => {
+		const vault = makeVault();
+		const before = snapshot(vault.path);
+		const { plugin, welcome, app } = await firstRun(vault);
+		await waitFor(() => welcome.lastPreview, "the dry run");
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
+		select.value = "paths";
+		select.dispatchEvent(new window.Event("change"));
+		modelToggle(panel).click();
+		await waitFor(() => panel.textContent?.includes("No note is touched"), "the path-only figures");
+		await welcome.start();
+		const engine = await plugin.controller!.ready();
+		expect(plugin.controller!.activity.lastReport?.counts.nodesCreated).toBe(welcome.lastPreview?.notes);
+		const after = snapshot(vault.path);
+		for (const [path, state] of before) expect(after.get(path), path).toBe(state);
+		expect([...after.keys()].filter((p) => !before.has(p))).toEqual([`${PLUGIN_DIR}/data.json`]);
+		// A note edited afterwards is synced, still without an id.
+		const file = app.vault.getFileByPath("Concepts/CRDTs.md")!;
+		const hash = async () => (await engine.memory.graph.listNodes(engine.scope, { label: "Concept" })).find((n) => n.props.obsidian_path === "Concepts/CRDTs.md")?.props.content_hash;
+		const hashBefore = await hash();
+		expect(hashBefore).toBeTruthy();
+		await app.vault.modify(file, `${await app.vault.read(file)}\nMerge without coordination.\n`);
+		await waitFor(async () => {
+			await engine.sync.idle();
+			return (await hash()) !== hashBefore;
+		}, "the edit synced");
+		expect(idOf(readFileSync(join(vault.path, "Concepts/CRDTs.md"), "utf8"))).toBeUndefined();
+		expect(JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8"))).toMatchObject({ sync: { writeEngramaIds: false } });
+	});
+});
+
+describe("from paths to ids later, in settings", () => {
+	test("turning on engrama_id shows how many notes get one, in a git vault the hint, and then writes exactly those", async () => {
+		const vault = makeVault();
+		mkdirSync(join(vault.path, ".git"));
+		const { plugin, welcome, app } = await firstRun(vault);
+		await waitFor(() => welcome.lastPreview, "the dry run");
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
+		select.value = "paths";
+		select.dispatchEvent(new window.Event("change"));
+		modelToggle(panel).click();
+		await welcome.start();
+		await plugin.controller!.ready();
+		const before = snapshot(vault.path);
+
+		const tab = app.settingTabs[0];
+		tab.display();
+		const ids = Array.from(tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")).find((s) => s.querySelector(".setting-item-name")?.textContent === "Write engrama_id")!;
+		ids.querySelector<HTMLElement>(".checkbox-container")!.click();
+		const modal = await waitFor(() => h.fake.fakeOpenModals.at(-1), "the preview of the switch");
+		const text = modal.contentEl.textContent ?? "";
+		const count = Number(/([\d,]+) notes get one engrama_id line/.exec(text)?.[1]?.replace(/,/g, ""));
+		expect(count).toBeGreaterThan(40);
+		expect(text).toContain("git repository");
+		// Nothing was written for the preview.
+		expect(snapshot(vault.path)).toEqual(before);
+		Array.from(modal.contentEl.querySelectorAll("button")).find((b) => b.textContent === "Write the ids")!.click();
+		await waitFor(() => (JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8")) as { sync: { writeEngramaIds: boolean } }).sync.writeEngramaIds, "the saved choice");
+		await waitFor(() => h.fake.fakeNotices.some((n) => n.text.includes("wrote engrama_id into")), "the ids written", 60_000);
+		const written = [...before.keys()].filter((p) => p.endsWith(".md") && idOf(readFileSync(join(vault.path, p), "utf8")) !== undefined && idOf(Buffer.from(before.get(p)!.split(" ")[1], "base64").toString("utf8")) === undefined);
+		expect(written.length).toBe(count);
+		expect(h.fake.fakeNotices.some((n) => n.text.includes(`wrote engrama_id into ${count} notes`))).toBe(true);
+	});
+});
+
+describe("who sees the welcome", () => {
+	test("a vault whose data.json an earlier version wrote (it synced already) starts at once, without the welcome", async () => {
+		const vault = makeVault({ settings: { vaultId: "", sync: { autoSync: true, writeEngramaIds: true }, mcp: { enabled: false } } });
+		const app = h.fake.createFakeApp(vault.path);
+		const plugin = new h.Plugin(app, manifest());
+		await plugin.fakeLoad();
+		await app.workspace.fakeLayoutReady();
+		cleanup.push(async () => {
+			plugin.unload();
+			await plugin.closed;
+			vault.cleanup();
+		});
+		expect(plugin.controller!.awaitingStart).toBe(false);
+		await plugin.controller!.ready();
+		expect(app.workspace.getLeavesOfType("engrama-panel")).toEqual([]);
+		await waitFor(() => plugin.controller!.activity.lastReport, "the startup sync");
+	});
+});
