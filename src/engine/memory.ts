@@ -6,6 +6,7 @@ import { searchProactiveHint } from "./reflect/proactive";
 import type { ReflectDeps } from "./reflect/reflect-deps";
 import type { EmbeddingProvider, GraphStore, VectorStore } from "./protocols";
 import { isFullScope } from "./scope";
+import { passageSnippet } from "./search/passage-hits";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
 import type { SearchOptions } from "./search/search-options";
 import { GroupCommitQueue, type GroupCommitStats, type WriteOptions } from "./group-commit";
@@ -63,6 +64,16 @@ export interface SearchResultView {
 	readonly confidence: number;
 	readonly updated_at: string;
 	readonly scores: Readonly<Record<string, number>>;
+	/** The note the node lives in (vault-relative), when it has one. */
+	readonly path?: string;
+	/** The note's sections that matched: heading path, file line, the words found **marked**. */
+	readonly passages?: readonly PassageView[];
+}
+
+export interface PassageView {
+	readonly heading: string;
+	readonly line: number;
+	readonly snippet: string;
 }
 
 export type { SearchOptions } from "./search/search-options";
@@ -82,7 +93,7 @@ export interface SearchView {
 }
 
 /** One hybrid hit as JSON: the node fields plus every signal (`rrf` or `linear` is the fused base). */
-export function hybridResultView(hit: SearchHit, mode: FusionMode): SearchResultView {
+export function hybridResultView(hit: SearchHit, mode: FusionMode, query = ""): SearchResultView {
 	const s = hit.signals;
 	const scores: Record<string, number> = {
 		[mode]: round(s.fusion),
@@ -99,7 +110,10 @@ export function hybridResultView(hit: SearchHit, mode: FusionMode): SearchResult
 	};
 	if (s.fulltextRank !== undefined) scores.fulltext_rank = s.fulltextRank;
 	if (s.vectorRank !== undefined) scores.vector_rank = s.vectorRank;
-	return searchResultView(hit.node, round(hit.score), scores);
+	const view = searchResultView(hit.node, round(hit.score), scores);
+	const path = hit.node.props.obsidian_path;
+	const passages = (hit.passages ?? []).map((p) => ({ heading: p.passage.heading, line: p.passage.line, snippet: passageSnippet(p.passage.text, query) }));
+	return { ...view, ...(typeof path === "string" && path ? { path } : {}), ...(passages.length > 0 ? { passages } : {}) };
 }
 
 function round(x: number): number {
@@ -264,7 +278,7 @@ export class Memory implements ReflectDeps {
 			degraded: outcome.degraded,
 			...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
 			...(outcome.cause !== undefined ? { degraded_cause: outcome.cause } : {}),
-			results: outcome.hits.map((hit) => hybridResultView(hit, outcome.fusion)),
+			results: outcome.hits.map((hit) => hybridResultView(hit, outcome.fusion, text)),
 			...(hint !== undefined ? { proactive_hint: hint } : {}),
 		};
 	}

@@ -55,7 +55,7 @@ export function toolArgumentsOf(server: McpServer): ToolArguments | undefined {
 	return toolArgumentsByServer.get(server);
 }
 
-/** One MCP server (one per client session) with the fourteen tools and the session-guide prompt over the given memory. */
+/** One MCP server (one per client session) with the fifteen tools and the session-guide prompt over the given memory. */
 export function createEngramaMcpServer(envOrInput: ToolEnv | McpServerInput): McpServer {
 	const env = "schemas" in envOrInput ? envOrInput : createToolEnv(envOrInput);
 	const server = new McpServer(

@@ -1,4 +1,4 @@
-/** The MCP bridge: the fourteen engrama_* tools over Streamable HTTP (localhost), stdio, and a stdio→HTTP proxy. */
+/** The MCP bridge: the fifteen engrama_* tools over Streamable HTTP (localhost), stdio, and a stdio→HTTP proxy. */
 export { createEngramaMcpServer, createToolEnv, SERVER_NAME } from "./create-mcp-server";
 export { checkRequest, isLoopbackHost, tokenMatches } from "./http-guard";
 export { DEFAULT_MCP_PORT, MCP_PATH, startMcpHttpServer, type McpHttpHandle, type McpHttpOptions } from "./http-server";

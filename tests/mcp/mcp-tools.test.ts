@@ -35,7 +35,7 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		dir?.cleanup();
 	});
 
-	it("lists the fourteen tools with the Python names, annotations, profile enums and output schemas", async () => {
+	it("lists the fifteen tools with the Python names, annotations, profile enums and output schemas", async () => {
 		const { tools } = await client.listTools();
 		expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
 		for (const tool of tools) {
@@ -94,6 +94,37 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		expect(found.results[0]?.name).toBe("Billing Portal");
 	});
 
+	it("engrama_search gives a body match's note and section; engrama_read_note reads that section within a bound", async () => {
+		writeNote(
+			vault,
+			"Guides/Deploy.md",
+			"# Deploy\n\nHow we ship.\n\n## Rollback\nIf the canary fails, run the rollback playbook and page the on-call.\n\n## Monitoring\nDashboards live in Grafana.\n",
+		);
+		await ok(client, "engrama_sync_note", { path: "Guides/Deploy.md" });
+		const found = await ok<{ results: { name: string; path?: string; passages?: { heading: string; line: number; snippet: string }[] }[] }>(client, "engrama_search", {
+			query: "canary playbook",
+		});
+		const hit = found.results[0];
+		expect(hit).toMatchObject({ name: "Deploy", path: "Guides/Deploy.md" });
+		expect(hit.passages?.[0]).toMatchObject({ heading: "Deploy > Rollback" });
+		expect(hit.passages?.[0].snippet).toContain("**canary**");
+		const lines = readFileSync(join(vault, "Guides/Deploy.md"), "utf8").split("\n");
+		expect(lines[(hit.passages?.[0].line ?? 0) - 1]).toBe("## Rollback");
+
+		const section = await ok<{ heading: string; line: number; text: string; truncated: boolean }>(client, "engrama_read_note", {
+			path: hit.path,
+			heading: hit.passages?.[0].heading,
+		});
+		expect(section).toMatchObject({ heading: "Deploy > Rollback", truncated: false });
+		expect(section.text).toBe("## Rollback\nIf the canary fails, run the rollback playbook and page the on-call.");
+		const short = await ok<{ text: string; truncated: boolean }>(client, "engrama_read_note", { path: "Guides/Deploy.md", line: 1, max_chars: 200 });
+		expect(short.text.startsWith("# Deploy")).toBe(true);
+		expect(short.text).toContain("Grafana");
+		const missing = await call(client, "engrama_read_note", { path: "Guides/Deploy.md", heading: "Nope" });
+		expect(missing.isError).toBe(true);
+		expect(textOf(missing)).toMatch(/no heading "Nope"/);
+	});
+
 	it("sync, ingest and insight tools refuse paths outside the vault (.., absolute, symlinks, hidden folders)", async () => {
 		const attempts: [string, Record<string, unknown>, RegExp][] = [
 			["engrama_sync_note", { path: "../outside/secret.md" }, /leaves the vault/],
@@ -105,6 +136,10 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 			["engrama_ingest", { source: ".obsidian/plugins/engrama/data.json.md" }, /hidden folder/],
 			["engrama_ingest", { source: "Projects/notes.txt" }, /not a note/],
 			["engrama_sync_vault", { folder: "../outside" }, /leaves the vault/],
+			["engrama_read_note", { path: "../outside/secret.md" }, /leaves the vault/],
+			["engrama_read_note", { path: join(outside, "secret.md") }, /absolute/],
+			["engrama_read_note", { path: "Leak.md" }, /symbolic link/],
+			["engrama_read_note", { path: ".obsidian/plugins/engrama/data.json.md" }, /hidden folder/],
 		];
 		for (const [tool, args, message] of attempts) {
 			const result = await call(client, tool, args);

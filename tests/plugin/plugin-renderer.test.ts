@@ -38,7 +38,7 @@ function failureNotices(): string[] {
 	return h.fake.fakeNotices.map((n) => n.text).filter((text) => /fail|could not|did not|already open|waited/i.test(text));
 }
 
-test("desktop renderer: the MCP bridge starts inside the app and a real MCP client lists the 14 tools and calls one", async () => {
+test("desktop renderer: the MCP bridge starts inside the app and a real MCP client lists the 15 tools and calls one", async () => {
 	const port = await freePort();
 	const vault = makeVault({ settings: { modules: ["teaching"], sync: { debounceMs: 30 }, mcp: { enabled: true, port } } });
 	const app = h.fake.createFakeApp(vault.path);
@@ -56,7 +56,7 @@ test("desktop renderer: the MCP bridge starts inside the app and a real MCP clie
 		try {
 			const tools = await client.listTools();
 			expect(tools.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
-			expect(tools.tools).toHaveLength(14);
+			expect(tools.tools).toHaveLength(15);
 			const status = await ok<{ backend: { name: string; ok: boolean } }>(client, "engrama_status");
 			expect(status.backend).toMatchObject({ name: "sqlite", ok: true });
 		} finally {

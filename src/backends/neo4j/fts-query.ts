@@ -1,4 +1,5 @@
 import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, type FulltextField } from "../../engine/node-text";
+import { isSingleCharTerm, indexText, queryTerms } from "../../engine/search/words";
 import { NOT_SEARCHED } from "../../engine/system-props";
 import type { PropValue, Props } from "../../engine/types";
 
@@ -33,8 +34,8 @@ export function tokens(text: string): string[] {
 
 function columnText(value: PropValue | undefined): string | null {
 	if (value === undefined || value === null) return null;
-	if (Array.isArray(value)) return value.map(String).join(" ");
-	return typeof value === "object" ? null : String(value);
+	if (Array.isArray(value)) return indexText(value.map(String).join(" "));
+	return typeof value === "object" ? null : indexText(String(value));
 }
 
 /** A column's stored form: " t1  t2  t3 " (a token can be counted by splitting on " t "). */
@@ -50,7 +51,7 @@ export function fulltextProperties(props: Props): Record<string, string | number
 	// Text props outside the FTS columns still deserve to be found: they go into body.
 	for (const [name, value] of Object.entries(props)) {
 		if ((FT_COLUMNS as readonly string[]).includes(name)) continue;
-		if (typeof value === "string" && value.length > 0 && !NOT_SEARCHED.has(name)) extra.push(value);
+		if (typeof value === "string" && value.length > 0 && !NOT_SEARCHED.has(name)) extra.push(indexText(value));
 	}
 	const out: Record<string, string | number | null> = {};
 	let length = 0;
@@ -65,18 +66,8 @@ export function fulltextProperties(props: Props): Record<string, string | number
 	return out;
 }
 
-/** The words of a free-text query, as SQLite's queryTerms: lower-cased, distinct, bounded. */
-export function queryWords(text: string, maxTerms = 32): string[] {
-	const words = text.normalize("NFC").match(/[\p{L}\p{N}_]+/gu) ?? [];
-	const out: string[] = [];
-	for (const word of words) {
-		const lower = word.toLowerCase();
-		if (lower.length > 64 || out.includes(lower)) continue;
-		out.push(lower);
-		if (out.length >= maxTerms) break;
-	}
-	return out;
-}
+/** The terms of a free-text query, as SQLite's queryTerms (one function: engine/search/words). */
+export const queryWords = queryTerms;
 
 /**
  * A query word as FTS5 sees it inside quotes: the phrase of its tokens. A prefix phrase
@@ -90,7 +81,7 @@ export interface Phrase {
 
 /** The phrase SQLite's fts5Query makes of a query word. */
 export function phraseOf(word: string, prefix: boolean): Phrase {
-	return { tokens: tokens(word), prefix: prefix && word.length >= 4 };
+	return { tokens: tokens(word), prefix: isSingleCharTerm(word) || (prefix && word.length >= 4) };
 }
 
 export function phraseKey(phrase: Phrase): string {

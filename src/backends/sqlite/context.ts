@@ -1,9 +1,17 @@
 import type { Adjacency, AdjacentNode } from "../../engine/protocols";
 import type { PropValue, Scope } from "../../engine/types";
-import { SqliteFulltext } from "./fulltext";
+import { DEFAULT_FULLTEXT_TUNING, type FtsTable, SqliteFulltext } from "./fulltext";
 import { NODE_COLS, SCOPE_WHERE, missingEndpoint, scopeParams } from "./rows";
 import { ID_EXPR, type NodeRow } from "./schema";
 import type { SqliteConnection } from "./wasm/sqlite-connection";
+
+/** The passages' FTS table (schema 11): one column, the passage's indexed text. */
+export const PASSAGES_FTS: FtsTable = {
+	fts: "passages_fts",
+	vocab: "passages_fts_vocab",
+	bm25: "bm25(passages_fts)",
+	count: "SELECT count(*) AS n FROM note_passages",
+};
 
 // Entries of the engrama_id → row id cache (a few MB at most).
 export const ROW_ID_CACHE_SIZE = 200_000;
@@ -24,6 +32,9 @@ export class SqliteStoreContext {
 	readonly knownRows = new Map<string, { readonly rowId: number; readonly orgId: string; readonly userId: string }>();
 
 	readonly fulltextIndex: SqliteFulltext;
+
+	/** The same planner over the passages of notes (passages.ts). */
+	readonly passageIndex: SqliteFulltext;
 
 	/**
 	 * The graph rerank's reads, kept between searches: neighbour lists by scope and node, and
@@ -141,5 +152,6 @@ export class SqliteStoreContext {
 
 	constructor(readonly conn: SqliteConnection) {
 		this.fulltextIndex = new SqliteFulltext(conn);
+		this.passageIndex = new SqliteFulltext(conn, DEFAULT_FULLTEXT_TUNING, PASSAGES_FTS);
 	}
 }

@@ -1,22 +1,16 @@
+import { isSingleCharTerm, queryTerms } from "../../engine/search/words";
+
 /** Words of a free-text query, lower-cased and deduplicated: the only part of user text FTS5 sees. */
-export function queryTerms(text: string, maxTerms = 32): string[] {
-	const words = text.normalize("NFC").match(/[\p{L}\p{N}_]+/gu) ?? [];
-	const terms: string[] = [];
-	for (const word of words) {
-		const lower = word.toLowerCase();
-		if (lower.length > 64 || terms.includes(lower)) continue;
-		terms.push(lower);
-		if (terms.length >= maxTerms) break;
-	}
-	return terms;
-}
+export { queryTerms };
 
 /**
- * One query word as an FTS5 phrase: always a quoted string, so user punctuation, quotes and
+ * One query term as an FTS5 phrase (a term of several tokens, "数据 据库", is a phrase of them): always a quoted string, so user punctuation, quotes and
  * operators (AND, NEAR, *, ^, :) are searched as text, never parsed. With `prefix`
  * (FulltextQuery.prefix) words of 4+ characters also match longer words: `"stem"*`.
  */
 export function ftsPhrase(term: string, prefix = false): string {
+	// One Han, kana or Hangul character is indexed only inside pairs ("猫が"): a prefix finds it there.
+	if (isSingleCharTerm(term)) return `"${term}"*`;
 	return prefix && term.length >= 4 ? `"${term}"*` : `"${term}"`;
 }
 

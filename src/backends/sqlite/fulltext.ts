@@ -1,8 +1,8 @@
 import { FULLTEXT_WEIGHTS } from "../../engine/node-text";
 import type { FulltextQuery } from "../../engine/protocols";
-import type { FulltextHit, PartialScope, PropValue, Props, Scope } from "../../engine/types";
+import type { FulltextHit, PartialScope, Props, Scope } from "../../engine/types";
 import { isFullScope } from "../../engine/scope";
-import { NOT_SEARCHED } from "../../engine/system-props";
+import { ftsValues } from "./fts-values";
 import { toRecord } from "./rows";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
 import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR, type NodeRow } from "./schema";
@@ -13,7 +13,7 @@ export interface RankedNodeRow extends NodeRow {
 	rank: number;
 }
 
-interface Ranked {
+export interface Ranked {
 	rowid: number;
 	rank: number;
 }
@@ -45,6 +45,22 @@ const NODE_COLS = "n.id, n.label, n.key_field, n.key_value, n.props, n.created_a
 /** The rank expression of every fulltext query (exported for the benchmark's exhaustive reference). */
 export const BM25 = `bm25(nodes_fts, ${FTS_COLUMNS.map((c) => FULLTEXT_WEIGHTS[c]).join(", ")})`;
 
+/** An FTS5 table the planner ranks: its name, its fts5vocab view, its rank expression and its row count. */
+export interface FtsTable {
+	readonly fts: string;
+	readonly vocab: string;
+	readonly bm25: string;
+	readonly count: string;
+}
+
+export const NODES_FTS: FtsTable = { fts: "nodes_fts", vocab: "nodes_fts_vocab", bm25: BM25, count: "SELECT count(*) AS n FROM nodes" };
+
+/** Ranked rowids of an FTS table for a query; `complete`: every match was scored and fits the window. */
+export interface RankedIds {
+	readonly ranked: readonly Ranked[];
+	readonly complete: boolean;
+}
+
 const byRank = (a: Ranked, b: Ranked) => a.rank - b.rank || b.rowid - a.rowid;
 
 /**
@@ -58,7 +74,22 @@ export class SqliteFulltext {
 	constructor(
 		private readonly conn: SqliteConnection,
 		private readonly tuning: FulltextTuning = DEFAULT_FULLTEXT_TUNING,
+		private readonly table: FtsTable = NODES_FTS,
 	) {}
+
+	/**
+	 * The best `window` rowids of the table for the query's terms (planned as `search` plans them),
+	 * for tables whose rows are filtered by their caller (passages).
+	 */
+	rankTerms(terms: readonly string[], prefix: boolean, window: number, limit: number): RankedIds {
+		if (terms.length === 0) return { ranked: [], complete: true };
+		const total = this.documentCount();
+		if (total < this.tuning.rankAllBelow) {
+			const ranked = this.rank(terms.map((t) => ftsPhrase(t, prefix)).join(" OR "), window);
+			return { ranked, complete: ranked.length < window };
+		}
+		return this.rankPlanned(planFulltext(terms, this.termStats(terms, prefix), total, this.tuning.budget, prefix), window, limit);
+	}
 
 	/** The best-ranked live nodes of the scope for `query`, best first. */
 	search(scope: Scope, query: FulltextQuery): RankedNodeRow[] {
@@ -157,11 +188,11 @@ export class SqliteFulltext {
 	 */
 	private addRecent(scores: Map<number, number>, match: string, window: number): { rows: number; all: boolean; cut: boolean } {
 		const floor = this.conn.get<{ rowid: number }>(
-			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+			`SELECT rowid FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
 			[match, this.tuning.commonWindow - 1],
 		);
 		const cap = window + scores.size;
-		const rows = this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?`, [
+		const rows = this.conn.all<Ranked>(`SELECT rowid, ${this.table.bm25} AS rank FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?`, [
 			match,
 			floor?.rowid ?? 0,
 			cap,
@@ -181,14 +212,14 @@ export class SqliteFulltext {
 		}
 		const membership = pairs.join(" OR ");
 		const floor = this.conn.get<{ rowid: number }>(
-			"SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+			`SELECT rowid FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`,
 			[membership, this.tuning.commonWindow - 1],
 		);
 		const from = floor?.rowid ?? 0;
 		const cap = window + scores.size;
 		const rows = this.conn.all<Ranked>(
-			`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?
-			AND +rowid IN (SELECT rowid FROM nodes_fts WHERE nodes_fts MATCH ? AND rowid >= ?) ORDER BY rank LIMIT ?`,
+			`SELECT rowid, ${this.table.bm25} AS rank FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? AND rowid >= ?
+			AND +rowid IN (SELECT rowid FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? AND rowid >= ?) ORDER BY rank LIMIT ?`,
 			[pool.join(" OR "), from, membership, from, cap],
 		);
 		let added = 0;
@@ -205,7 +236,7 @@ export class SqliteFulltext {
 	}
 
 	private rank(match: string, limit: number): Ranked[] {
-		return this.conn.all<Ranked>(`SELECT rowid, ${BM25} AS rank FROM nodes_fts WHERE nodes_fts MATCH ? ORDER BY rank LIMIT ?`, [match, limit]);
+		return this.conn.all<Ranked>(`SELECT rowid, ${this.table.bm25} AS rank FROM ${this.table.fts} WHERE ${this.table.fts} MATCH ? ORDER BY rank LIMIT ?`, [match, limit]);
 	}
 
 	/** The live nodes of the scope (and labels) among `ranked`, in rank order: read a chunk at a time. */
@@ -263,12 +294,14 @@ export class SqliteFulltext {
 			let stat = this.stats.get(phrase);
 			if (!stat) {
 				// fts5vocab counts a word's documents by reading its postings: worth caching for common words.
-				const row = phrase.endsWith("*")
+				const row = term.includes(" ")
+					? this.phraseStats(term)
+					: phrase.endsWith("*")
 					? this.conn.get<{ postings: number; docs: number }>(
-							"SELECT coalesce(sum(doc), 0) AS postings, coalesce(max(doc), 0) AS docs FROM nodes_fts_vocab WHERE term >= ? AND term <= ?",
+							`SELECT coalesce(sum(doc), 0) AS postings, coalesce(max(doc), 0) AS docs FROM ${this.table.vocab} WHERE term >= ? AND term <= ?`,
 							[term, `${term}\u{10FFFF}`],
 						)
-					: this.conn.get<{ postings: number; docs: number }>("SELECT doc AS postings, doc AS docs FROM nodes_fts_vocab WHERE term = ?", [term]);
+					: this.conn.get<{ postings: number; docs: number }>(`SELECT doc AS postings, doc AS docs FROM ${this.table.vocab} WHERE term = ?`, [term]);
 				stat = { postings: Number(row?.postings ?? 0), docs: Number(row?.docs ?? 0) };
 				if (this.stats.size >= STATS_CACHE_MAX) this.stats.clear();
 				this.stats.set(phrase, stat);
@@ -278,11 +311,23 @@ export class SqliteFulltext {
 		return out;
 	}
 
+	/**
+	 * A phrase of several tokens ("数据 据库"): FTS5 reads every token's postings; how many documents
+	 * hold the whole phrase is unknown, so its lower bound is 0 (it is never weightless).
+	 */
+	private phraseStats(term: string): { postings: number; docs: number } {
+		let postings = 0;
+		for (const token of term.split(" ")) {
+			postings += Number(this.conn.get<{ doc: number }>(`SELECT doc FROM ${this.table.vocab} WHERE term = ?`, [token])?.doc ?? 0);
+		}
+		return { postings, docs: 0 };
+	}
+
 	/** Documents in the index (all scopes: what bm25's idf counts), refreshed every STATS_TTL_MS with the word stats. */
 	private documentCount(): number {
 		const now = Date.now();
 		if (!this.docCount || now - this.docCount.at > STATS_TTL_MS) {
-			const n = Number(this.conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n ?? 0);
+			const n = Number(this.conn.get<{ n: number }>(this.table.count)?.n ?? 0);
 			this.docCount = { n, at: now };
 			this.stats.clear();
 		}
@@ -315,29 +360,4 @@ export async function fulltext(ctx: { readonly fulltextIndex: SqliteFulltext }, 
 	if (!isFullScope(scope)) return [];
 	// bm25 is lower-is-better and negative; flip it so higher is better.
 	return ctx.fulltextIndex.search(scope, query).map((row) => ({ node: toRecord(row), score: -Number(row.rank) }));
-}
-
-/** A node's values for the FTS columns; text props outside them go into body. */
-export function ftsValues(props: Props): (string | null)[] {
-	const extra: string[] = [];
-	// Text props outside the Python FTS columns still deserve to be found: they go into body.
-	for (const [name, value] of Object.entries(props)) {
-		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
-		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(value);
-	}
-	return FTS_COLUMNS.map((column) => {
-		const text = ftsText(props[column]);
-		if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
-		return text;
-	});
-}
-
-export function ftsText(value: PropValue | undefined): string | null {
-	if (value === undefined || value === null) return null;
-	if (Array.isArray(value)) return value.map(String).join(" ");
-	return typeof value === "object" ? null : String(value);
-}
-
-export function isSystemish(name: string): boolean {
-	return NOT_SEARCHED.has(name);
 }

@@ -1,7 +1,9 @@
 import { FULLTEXT_FIELDS } from "../../engine/node-text";
 import type { PropValue } from "../../engine/types";
+import { needsSegmenting } from "../../engine/search/words";
 import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION, NOTE_PATH_TRIGGERS, packEdgeProps, unpackEdgeProps } from "./edge-props";
-import type { SqliteConnection } from "./wasm/sqlite-connection";
+import { ftsValues } from "./fts-values";
+import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
 
 /**
  * The table layout of the Python engrama (nodes, edges, nodes_fts, node_embeddings with JSON
@@ -12,7 +14,7 @@ import type { SqliteConnection } from "./wasm/sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
@@ -243,6 +245,54 @@ function migrateV10Edges(conn: SqliteConnection): number {
 	}
 }
 
+// v11: words of scripts written without spaces indexed apart (engine/search/words.ts), and the
+// passages of notes (sections by heading): rows in note_passages, words in passages_fts, an
+// external-content FTS5 table over their indexed text (the Python engrama's SQLite, 3.40, has no
+// contentless_delete; these rows follow their node through ON DELETE CASCADE and a trigger).
+// `original` holds the text only where the indexed form differs from it (scripts indexed in pairs).
+export const PASSAGES_V11 = `
+CREATE TABLE IF NOT EXISTS note_passages (
+	id       INTEGER PRIMARY KEY,
+	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+	ord      INTEGER NOT NULL,
+	heading  TEXT NOT NULL,
+	line     INTEGER NOT NULL,
+	hash     TEXT NOT NULL,
+	body     TEXT NOT NULL,
+	original TEXT
+);
+CREATE INDEX IF NOT EXISTS idx_note_passages_node ON note_passages(node_id, ord);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(body, content='note_passages', content_rowid='id');
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_vocab USING fts5vocab(passages_fts, 'row');
+CREATE TRIGGER IF NOT EXISTS engrama_passage_deleted AFTER DELETE ON note_passages BEGIN
+	INSERT INTO passages_fts(passages_fts, rowid, body) VALUES ('delete', old.id, old.body);
+END;
+`;
+
+/**
+ * The fulltext rows of nodes whose text holds such a script, rewritten as writes now make them, in
+ * the open transaction. Derived rows only: node rows are not touched. Nodes without a row yet (a
+ * first sync's deferred indexes) get theirs from the new code later.
+ */
+function migrateV11Fulltext(conn: SqliteConnection): void {
+	const columns = FTS_COLUMNS.join(", ");
+	for (let after = 0; ; ) {
+		const rows = conn.all<{ id: number; props: string }>("SELECT id, props FROM nodes WHERE id > ? ORDER BY id LIMIT ?", [after, V10_PAGE]);
+		if (rows.length === 0) return;
+		for (const row of rows) {
+			if (!needsSegmenting(row.props)) continue;
+			const props = parseObject(row.props);
+			const stored = props && conn.get<Record<string, SqlValue>>(`SELECT ${columns} FROM nodes_fts WHERE rowid = ?`, [row.id]);
+			if (!props || !stored) continue;
+			const values = ftsValues(props);
+			if (FTS_COLUMNS.every((column, i) => stored[column] === values[i])) continue;
+			conn.run("DELETE FROM nodes_fts WHERE rowid = ?", [row.id]);
+			conn.run(`INSERT INTO nodes_fts(rowid, ${columns}) VALUES (?, ${FTS_COLUMNS.map(() => "?").join(", ")})`, [row.id, ...values]);
+		}
+		after = rows[rows.length - 1].id;
+	}
+}
+
 /** Props that are a JSON object, else null (another reader's text is left as it is). */
 function parseObject(text: string | null): Record<string, PropValue> | null {
 	if (text === null) return null;
@@ -310,6 +360,8 @@ export function migrate(conn: SqliteConnection): number {
 		migrateV9Edges(conn);
 		conn.exec(NOTE_PATH_TRIGGERS);
 		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
+		if (!fresh && own < 11) migrateV11Fulltext(conn);
+		conn.exec(PASSAGES_V11);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");

@@ -16,12 +16,16 @@ import type {
 	NameCandidatesQuery,
 	NodeFields,
 	NodeHistoryQuery,
+	PassageChange,
+	PassageHit,
+	PassageInput,
 	ReflectDetectorId,
 	ReflectParams,
 	ReflectRowMap,
 	RekeyNodeInput,
 	ScopeFootprint,
 	ScopeForgetReport,
+	StoredPassage,
 	ValidAtQuery,
 } from "../../engine/protocols";
 import type { Direction, FulltextHit, NeighbourEdge, Neighbourhood, NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
@@ -32,6 +36,7 @@ import * as edges from "./edges";
 import * as fulltext from "./fulltext";
 import * as namesHistory from "./names-history";
 import * as nodes from "./nodes";
+import * as passages from "./passages";
 import { repairAfterPython } from "./python-file";
 import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
@@ -188,6 +193,35 @@ export class SqliteGraphStore implements GraphStore {
 
 	adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
 		return edges.adjacency(this.ctx, scope, ids, cap);
+	}
+
+	// passages.ts
+	async writePassages(scope: Scope, nodeId: string, input: readonly PassageInput[]): Promise<PassageChange> {
+		return passages.writePassages(this.ctx, scope, nodeId, input);
+	}
+
+	async hasPassages(scope: PartialScope): Promise<boolean> {
+		return passages.hasPassages(this.ctx, scope);
+	}
+
+	async passagesOf(scope: PartialScope, nodeId: string): Promise<readonly StoredPassage[]> {
+		return passages.passagesOf(this.ctx, scope, nodeId);
+	}
+
+	async searchPassages(scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]> {
+		return passages.searchPassages(this.ctx, scope, query);
+	}
+
+	async upsertPassageVectors(_scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void> {
+		passages.upsertPassageVectors(this.ctx, vectors);
+	}
+
+	async passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]> {
+		return passages.passageKnn(this.ctx, scope, vector, k);
+	}
+
+	async passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly StoredPassage[]> {
+		return passages.passagesWithoutVectors(this.ctx, scope, limit);
 	}
 
 	// fulltext.ts

@@ -2,6 +2,7 @@ import { ValidationError } from "../../engine/errors";
 import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
+import { PASSAGE_VECTORS } from "./passages";
 import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, quantisedTableSql } from "./schema";
 import type { SqliteGraphStore } from "./sqlite-graph-store";
 
@@ -77,6 +78,7 @@ export class SqliteVectorStore implements VectorStore {
 	async reset(): Promise<void> {
 		this.conn.exec(`DROP TABLE IF EXISTS ${TABLE}`);
 		this.conn.exec(`DROP TABLE IF EXISTS ${CODES}`);
+		this.conn.exec(`DROP TABLE IF EXISTS ${PASSAGE_VECTORS}`);
 		this.codesReady = false;
 		this.conn.run("DELETE FROM engrama_meta WHERE key = 'embedding_dimensions'");
 		this.dims = 0;

@@ -23,6 +23,15 @@ function signalLine(r: SearchResultView): string {
 	return parts.join(", ");
 }
 
+/** Summary, note path and the sections that matched (`path:line  heading`, then the snippet). */
+function details(r: SearchResultView): string {
+	const lines: string[] = [];
+	if (r.summary) lines.push(`   ${r.summary}`);
+	if (r.path) lines.push(`   ${r.path}`);
+	for (const p of r.passages ?? []) lines.push(`   ${r.path ?? ""}:${p.line}${p.heading ? `  # ${p.heading}` : ""}\n      ${p.snippet}`);
+	return lines.length > 0 ? `\n${lines.join("\n")}` : "";
+}
+
 export function registerSearchCommand(program: Command): void {
 	program
 		.command("search")
@@ -53,9 +62,7 @@ export function registerSearchCommand(program: Command): void {
 					channels: options.fulltextOnly ? { vector: false } : undefined,
 				});
 				out.result(view, () => {
-					const lines = view.results.map(
-						(r, i) => `${i + 1}. [${r.label}] ${r.name}  (${r.score.toFixed(3)}: ${signalLine(r)})${r.summary ? `\n   ${r.summary}` : ""}`,
-					);
+					const lines = view.results.map((r, i) => `${i + 1}. [${r.label}] ${r.name}  (${r.score.toFixed(3)}: ${signalLine(r)})${details(r)}`);
 					if (view.degraded) lines.unshift(`(fulltext only: ${view.reason ?? "vector channel unavailable"})`);
 					return view.results.length === 0 ? [...lines, "No results."].join("\n") : lines.join("\n");
 				});

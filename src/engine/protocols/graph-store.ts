@@ -3,6 +3,7 @@ import type { EdgeStore } from "./edge-store";
 import type { FulltextStore } from "./fulltext-store";
 import type { NameHistoryStore } from "./name-history-store";
 import type { NodeStore } from "./node-store";
+import type { PassageStore } from "./passage-store";
 import type { ReflectQueryStore } from "./reflect-query-store";
 import type { StoreAdmin } from "./store-admin";
 
@@ -11,6 +12,7 @@ export type * from "./edge-store";
 export type * from "./fulltext-store";
 export type * from "./name-history-store";
 export type * from "./node-store";
+export type * from "./passage-store";
 export type * from "./reflect-query-store";
 export type * from "./store-admin";
 
@@ -19,7 +21,7 @@ export type * from "./store-admin";
  * return nothing for a partial scope; every write takes a full Scope. No query text leaves the
  * backend. Engine code that needs one role takes that role's interface.
  */
-export interface GraphStore extends StoreAdmin, NodeStore, EdgeStore, FulltextStore, NameHistoryStore, BulkSyncStore, ReflectQueryStore {}
+export interface GraphStore extends StoreAdmin, NodeStore, EdgeStore, FulltextStore, NameHistoryStore, BulkSyncStore, ReflectQueryStore, Partial<PassageStore> {}
 
 /**
  * The GraphStore methods that change what is stored, and `transaction` (a unit of such writes).
@@ -43,5 +45,7 @@ export const GRAPH_STORE_WRITES: ReadonlySet<keyof GraphStore> = new Set<keyof G
 	"purgeDeleted",
 	"compact",
 	"repairIntegrity",
+	"writePassages",
+	"upsertPassageVectors",
 	"transaction",
 ]);

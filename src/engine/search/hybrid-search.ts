@@ -4,13 +4,14 @@ import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, PassageHit, VectorStore } from "../protocols";
 import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
 import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
+import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./passage-hits";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 import { withSynonyms, type SynonymSource } from "./synonyms";
 import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
@@ -131,6 +132,8 @@ export interface SearchHit {
 	readonly node: NodeRecord;
 	readonly score: number;
 	readonly signals: SignalScores;
+	/** The note's passages that matched (by words first, then by meaning), best first. */
+	readonly passages?: readonly PassageHit[];
 }
 
 export interface SearchOutcome {
@@ -167,6 +170,8 @@ export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed
 
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
+	/** Passages nearest the query (their nodes are merged into `hits`). */
+	readonly passages?: readonly PassageHit[];
 	readonly reason?: string;
 	readonly cause?: DegradedCause;
 }
@@ -201,17 +206,16 @@ export class HybridSearch {
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
 		const over = filtered ? 3 : 1;
-		const [fulltextHits, vectorAnswer] = await Promise.all([
-			wantFulltext
-				? this.deps.graph.fulltext(scope, {
-						text: this.fulltextQuery(text),
-						limit: fulltextK * over,
-						labels: request.labels,
-						prefix: s.fulltextPrefix,
-					})
-				: Promise.resolve([]),
+		const words = { text: this.fulltextQuery(text), limit: fulltextK * over, labels: request.labels, prefix: s.fulltextPrefix };
+		const store = this.deps.graph;
+		const [nodeHits, passageHits, vectorAnswer] = await Promise.all([
+			wantFulltext ? store.fulltext(scope, words) : Promise.resolve([]),
+			// A note's sections count for its node (passage-hits.ts).
+			wantFulltext && store.searchPassages ? store.searchPassages(scope, { ...words, limit: words.limit * 2 }) : Promise.resolve([]),
 			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
+		const fulltextHits = await mergeFulltextHits(store, scope, nodeHits, passageHits);
+		const passages = passagesByNode(passageHits, vectorAnswer.passages ?? []);
 
 		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request, during);
 		const candidates = new Map<string, Candidate>();
@@ -264,7 +268,7 @@ export class HybridSearch {
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
 		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
 		return {
-			hits: page,
+			hits: page.map((hit) => (passages.has(hit.node.id) ? { ...hit, passages: passages.get(hit.node.id) } : hit)),
 			fusion,
 			degraded,
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
@@ -420,7 +424,12 @@ export class HybridSearch {
 					cause: "model_changed",
 				};
 			}
-			return { hits: await vectors.knn(scope, query, k) };
+			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
+			const merged = mergeNodeAndPassageRanks(
+				nodeHits.map((h) => ({ id: h.nodeId, score: h.similarity })),
+				passageHits,
+			);
+			return { hits: merged.map((m) => ({ nodeId: m.id, similarity: m.score })), passages: passageHits };
 		} catch (error) {
 			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}`, cause: "vector_store_failed" };
 		}

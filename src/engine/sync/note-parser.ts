@@ -11,6 +11,8 @@ import { readNoteProvenance } from "./note-provenance";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
 import { noteBasename } from "./vault-source";
+import { splitPassages } from "./passages";
+import type { PassageInput } from "../protocols";
 
 /** One `relations:` entry: a resolved relation type and a target name (wikilink syntax removed). */
 export interface ParsedRelation {
@@ -41,6 +43,10 @@ export interface ParsedNote {
 	readonly hash: string;
 	/** The frontmatter as parsed ({} when the note has none), so an id write need not parse it again. */
 	readonly frontmatter: Readonly<Record<string, unknown>>;
+	/** The body's sections (passages.ts): what search finds besides the node's own text. */
+	readonly passages: readonly PassageInput[];
+	/** The file line the body starts on (after the frontmatter). */
+	readonly bodyLine: number;
 	/** What the note's engrama_* provenance keys state; undefined when it has none (the person's own). */
 	readonly provenance?: NodeProvenance;
 	readonly warnings: readonly SyncProblem[];
@@ -102,7 +108,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	if (unreadable) return invalid(unreadable);
 	const split = readFrontmatter(text);
 	if (isFailure(split)) return invalid(split);
-	const { data, body } = split;
+	const { data, body, bodyLine } = split;
 	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
 	const badName = fileNameProblem(path);
 	if (badName) warn(badName.problem, badName.action);
@@ -137,11 +143,27 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			relationsFrozen: relations.frozen,
 			links: bodyWikilinks(masked),
 			hash: contentHash(text),
+			passages: splitPassages(body, bodyLine),
+			bodyLine,
 			frontmatter: data,
 			...(stated.provenance ? { provenance: stated.provenance } : {}),
 			warnings,
 		},
 	};
+}
+
+/** The file line a note's body starts on (after its frontmatter block, if it has one). */
+export function bodyLineOf(text: string): number {
+	const bom = text.startsWith("\uFEFF") ? 1 : 0;
+	const split = splitFrontmatter(bom ? text.slice(1) : text);
+	return split.kind === "block" ? lineAt(text, split.bodyStart + bom) : 1;
+}
+
+/** The 1-based line on which `offset` of `text` stands. */
+export function lineAt(text: string, offset: number): number {
+	let line = 1;
+	for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+	return line;
 }
 
 /** Too large, or not text at all. */
@@ -159,14 +181,14 @@ function unreadableText(text: string, settings: SyncSettings): ParseFailure | un
 }
 
 /** The frontmatter as data ({} when there is none) and the body after it. */
-function readFrontmatter(text: string): { data: Record<string, unknown>; body: string } | ParseFailure {
+function readFrontmatter(text: string): { data: Record<string, unknown>; body: string; bodyLine: number } | ParseFailure {
 	// A UTF-8 byte-order mark (Windows editors) is not part of the note.
 	const bom = text.startsWith("\uFEFF");
 	const split = splitFrontmatter(bom ? text.slice(1) : text);
 	if (split.kind === "unclosed") {
 		return failure("The frontmatter starts with --- on the first line but is never closed.", "Add a line with just --- after the last frontmatter key.");
 	}
-	if (split.kind !== "block") return { data: {}, body: text };
+	if (split.kind !== "block") return { data: {}, body: text, bodyLine: 1 };
 	const parsed = parseFrontmatterYaml(split.yaml, 1);
 	if (!parsed.ok) {
 		const where = parsed.error.line !== undefined ? ` (line ${parsed.error.line})` : "";
@@ -175,7 +197,8 @@ function readFrontmatter(text: string): { data: Record<string, unknown>; body: s
 			"Fix the YAML (quotes, colons, indentation); until then the note's stored node is kept as it was.",
 		);
 	}
-	return { data: parsed.data, body: text.slice(split.bodyStart + (bom ? 1 : 0)) };
+	const bodyStart = split.bodyStart + (bom ? 1 : 0);
+	return { data: parsed.data, body: text.slice(bodyStart), bodyLine: lineAt(text, bodyStart) };
 }
 
 /** Label: engrama_label, else `type` naming a label, else the folder mapping, else Note ("untyped" when untyped notes are not indexed). */

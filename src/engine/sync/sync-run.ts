@@ -7,7 +7,7 @@ import { NoteEncodingError } from "./note-encoding";
 import { NoteEdges } from "./note-edges";
 import { claimedId, NoteIdentity } from "./note-identity";
 import { NOTE_PROPS, type NoteEntry, noteEntryOf } from "./note-index";
-import { parseNote } from "./note-parser";
+import { parseNote, type ParsedNote } from "./note-parser";
 import { notedProvenance, noteProps } from "./note-props";
 import { ownerPath, type PreparedNote, type RunState, type SyncRunDeps, type UpsertedNote } from "./run-state";
 import { emptyCounts, type SyncCounts, type SyncProblem } from "./sync-report";
@@ -22,11 +22,13 @@ export type IdWriter = (prepared: PreparedNote, id: string) => Promise<WrittenId
 export interface WrittenId {
 	readonly hash: string;
 	readonly info: VaultFileInfo;
+	/** The file line the body now starts on (the id may have added frontmatter lines). */
+	readonly bodyLine?: number;
 }
 
 export type ReadOutcome =
 	| { readonly kind: "prepared"; readonly prepared: PreparedNote }
-	| { readonly kind: "touched"; readonly entry: NoteEntry; readonly info: VaultFileInfo }
+	| { readonly kind: "touched"; readonly entry: NoteEntry; readonly info: VaultFileInfo; readonly note?: ParsedNote }
 	| { readonly kind: "skipped" }
 	| { readonly kind: "failed" };
 
@@ -114,7 +116,7 @@ export class SyncRun {
 		// Same text but another label: the profile changed (a module turned on), so the node follows.
 		if (entry && !entry.archived && entry.hash === note.hash && entry.label === note.label) {
 			this.counts.filesUnchanged++;
-			return { kind: "touched", entry, info };
+			return { kind: "touched", entry, info, note };
 		}
 		this.problems.push(...note.warnings);
 		return { kind: "prepared", prepared: { info, note } };
@@ -231,7 +233,10 @@ export class SyncRun {
 		if (!written) return null;
 		this.idsWritten.push(p.note.path);
 		this.parsedIds.set(p.note.path, id);
-		return { ...p, info: written.info, note: { ...p.note, id, hasIdKey: true, hash: written.hash, frontmatter: { ...p.note.frontmatter, engrama_id: id } } };
+		const shift = (written.bodyLine ?? p.note.bodyLine) - p.note.bodyLine;
+		const passages = shift === 0 ? p.note.passages : p.note.passages.map((passage) => ({ ...passage, line: passage.line + shift }));
+		const note = { ...p.note, id, hasIdKey: true, hash: written.hash, frontmatter: { ...p.note.frontmatter, engrama_id: id }, passages, bodyLine: p.note.bodyLine + shift };
+		return { ...p, info: written.info, note };
 	}
 
 	/**
@@ -323,6 +328,36 @@ export class SyncRun {
 	/** See `WritePipeline.buildDeferredIndexes`: one unit of at most `limit` nodes; true while some remain. */
 	finishIndexes(limit: number): Promise<boolean> {
 		return this.deps.pipeline.buildDeferredIndexes(limit);
+	}
+
+	// --- passages ---
+
+	/** Stores the note's passages for its node (unchanged ones keep their rows and vectors). */
+	async indexPassages(upserted: UpsertedNote): Promise<void> {
+		const note = upserted.prepared.note;
+		try {
+			const write = await this.deps.pipeline.storeNotePassages(this.ctx, upserted.node, note.passages);
+			for (const warning of write.warnings) this.problems.push({ path: note.path, severity: "warning", problem: warning, action: "Check the embedder; reindex embeds them." });
+		} catch (error) {
+			if (!(error instanceof EngramaError)) throw error;
+			this.problems.push({ path: note.path, severity: "error", problem: error.message, action: "Sync the note again; its node is stored, its sections are not searchable yet." });
+		}
+	}
+
+	/** The note's passages again, its body now starting on `bodyLine` (the same texts: only their lines change). */
+	async shiftPassages(upserted: UpsertedNote, bodyLine: number): Promise<void> {
+		const note = upserted.prepared.note;
+		const shift = bodyLine - note.bodyLine;
+		const passages = note.passages.map((p) => ({ ...p, line: p.line + shift }));
+		await this.indexPassages({ ...upserted, prepared: { ...upserted.prepared, note: { ...note, passages, bodyLine } } });
+	}
+
+	/** The passages of an unchanged note whose node has none yet (a memory from before passages). */
+	async backfillPassages(touched: readonly { readonly entry: NoteEntry; readonly info: VaultFileInfo; readonly note?: ParsedNote }[]): Promise<void> {
+		for (const { entry, info, note } of touched) {
+			const node = note ? await this.cache.nodeById(entry.id) : null;
+			if (node && note) await this.indexPassages({ prepared: { info, note }, node });
+		}
 	}
 
 	// --- edges (note-edges.ts) ---

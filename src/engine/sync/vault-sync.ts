@@ -6,7 +6,7 @@ import { WritePipeline } from "../write/write-pipeline";
 import { contentHash } from "./content-hash";
 import { GraphToVault, nodeStamp, type SyncLane, type WrittenNote } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
-import { parseNote, type ParsedNote } from "./note-parser";
+import { bodyLineOf, parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
@@ -66,6 +66,13 @@ class DryRunRollback extends Error {}
  * file's content hash with the one stored on its node, and sync's own frontmatter writes store
  * the hash of the text they produced, so the modify events they cause find nothing to do.
  */
+/** A note whose engrama_id was just written: its new state, and what was parsed before the write. */
+interface WrittenIdState {
+	readonly id: string;
+	readonly state: WrittenId;
+	readonly prepared: PreparedNote;
+}
+
 export class VaultSync {
 	readonly settings: SyncSettings;
 	readonly writer: GraphToVault;
@@ -139,10 +146,12 @@ export class VaultSync {
 
 		mark = this.now();
 		const prepared: PreparedNote[] = [];
-		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
+		const touched: { entry: NoteEntry; info: VaultFileInfo; note?: ParsedNote }[] = [];
+		// A memory from before passages (schema 11) gets them from this sync: every note is read.
+		const backfill = !dryRun && index.nodeCount > 0 && (await memory.graph.hasPassages?.(this.deps.scope)) === false;
 		for (const info of files) {
 			const entry = index.get(info.path);
-			if (entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
+			if (!backfill && entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
 				run.counts.filesUnchanged++;
 				continue;
 			}
@@ -168,7 +177,10 @@ export class VaultSync {
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
 				await unit(async () => {
 					const adds = [];
-					for (const u of chunk) adds.push(...(await run.reconcile(u)));
+					for (const u of chunk) {
+						adds.push(...(await run.reconcile(u)));
+						await run.indexPassages(u);
+					}
 					await run.writeEdges(adds);
 				});
 			}
@@ -178,6 +190,7 @@ export class VaultSync {
 				await run.archive(vanished);
 				for (const t of touched) await run.touch(t.entry, t.info);
 			});
+			if (backfill) for (const chunk of chunks(touched, this.settings.batchSize)) await unit(() => run.backfillPassages(chunk));
 		};
 		if (dryRun) {
 			// The same code path as a real sync inside one transaction that is rolled back: exact counts, nothing kept.
@@ -373,7 +386,10 @@ export class VaultSync {
 						if (u) upserted.push(u);
 					}
 					const adds = [];
-					for (const u of upserted) adds.push(...(await run.reconcile(u)));
+					for (const u of upserted) {
+						adds.push(...(await run.reconcile(u)));
+						await run.indexPassages(u);
+					}
 					await run.writeEdges(adds);
 					await run.archive(vanished);
 					for (const t of touched) await run.touch(t.entry, t.info);
@@ -449,7 +465,7 @@ export class VaultSync {
 			const run = this.newRun(this.deps, index, false, undefined, false, true);
 			const written: string[] = [];
 			const changed: string[] = [];
-			const states: { id: string; state: WrittenId }[] = [];
+			const states: WrittenIdState[] = [];
 			for (const path of paths) {
 				const entry = index.get(path);
 				const info = entry && !entry.archived && this.isSyncedPath(path) ? await this.deps.source.stat(path) : null;
@@ -474,7 +490,7 @@ export class VaultSync {
 				const state = await this.writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id);
 				if (!state) continue;
 				written.push(path);
-				states.push({ id: entry.id, state });
+				states.push({ id: entry.id, state, prepared: { info, note: parsed.note } });
 			}
 			await this.recordWrittenIds(this.deps, run, states);
 			if (options.dryRun) return { written: [...written, ...changed], problems: run.problems };
@@ -504,10 +520,10 @@ export class VaultSync {
 			if (written === null) return null;
 			const info = await source.stat(path);
 			if (!info) return null;
-			if (typeof written === "string") return { hash: contentHash(written), info };
+			if (typeof written === "string") return { hash: contentHash(written), info, bodyLine: bodyLineOf(written) };
 			// A source that does not return the text (Obsidian): read it back and check that only the id changed.
 			const again = parseNote({ path, text: await source.read(path), settings: this.settings, profile: memory.profile });
-			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info };
+			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info, bodyLine: again.note.bodyLine };
 			// The id is in the file but something else changed too: keep the parsed state, so the next sync reads it again.
 			return { hash: prepared.note.hash, info: prepared.info };
 		} catch (error) {
@@ -522,26 +538,29 @@ export class VaultSync {
 	 * (the user kept typing), the hash is left alone and the next sync reads the note again.
 	 */
 	private async writeIds(lane: SyncLane, run: SyncRun, upserted: readonly UpsertedNote[]): Promise<void> {
-		const states: { id: string; state: WrittenId }[] = [];
+		const states: WrittenIdState[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
 			const state = await this.writeIdInto(lane, run, u.prepared, u.idToWrite);
 			// Not written (changed meanwhile, or failed and reported): not in the report's list.
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
-			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state });
+			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state, prepared: u.prepared });
 		}
 		await this.recordWrittenIds(lane, run, states);
 	}
 
 	/** Stores the hash, mtime and size of notes whose engrama_id was just written (their modify events then find nothing new). */
-	private async recordWrittenIds(lane: SyncLane, run: SyncRun, states: readonly { id: string; state: WrittenId }[]): Promise<void> {
+	private async recordWrittenIds(lane: SyncLane, run: SyncRun, states: readonly WrittenIdState[]): Promise<void> {
 		const { memory } = lane;
 		if (states.length === 0) return;
 		await memory.write(() =>
 			memory.pipeline.transaction(async () => {
-				for (const { id, state } of states) {
+				for (const { id, state, prepared } of states) {
 					const node = await run.nodeById(id);
-					if (node) await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
+					if (!node) continue;
+					await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
+					// The id's frontmatter lines moved the body: the passages' lines follow (rows and vectors kept).
+					if (state.bodyLine !== undefined && state.bodyLine !== prepared.note.bodyLine) await run.shiftPassages({ prepared, node }, state.bodyLine);
 				}
 			}),
 		);

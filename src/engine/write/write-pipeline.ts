@@ -2,12 +2,13 @@ import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessag
 import { newEngramaId, type Clock } from "../clock";
 import { nodeToText, TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
-import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, VectorStore } from "../protocols";
+import type { EmbeddingProvider, GraphStore, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, PassageInput, VectorStore } from "../protocols";
 import { propChanges } from "../temporal/history";
 import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/time-mentions";
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../sync/note-index";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
+import { writeNotePassages, type PassagesWrite } from "./passage-writes";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import {
 	normaliseTags,
@@ -510,6 +511,12 @@ export class WritePipeline {
 			throw new ValidationError(`${other.map((n) => `"${n}"`).join(", ")} is not note bookkeeping (${SYNC_BOOKKEEPING.join(", ")}); write it with mergeEntity.`);
 		}
 		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [], node.updatedAt));
+	}
+
+	/** A note's passages (sections) for its node, the new ones embedded: sync only (passage-writes.ts). */
+	async storeNotePassages(ctx: WriteContext, node: NodeRecord, passages: readonly PassageInput[]): Promise<PassagesWrite> {
+		const scope = requireScope(ctx.scope);
+		return this.guard("write the note's passages", () => writeNotePassages(this.deps, scope, ctx.source, node, passages));
 	}
 
 	/**

@@ -3,6 +3,7 @@ import { approveInsightTool } from "./approve-insight-tool";
 import { contextTool } from "./context-tool";
 import { gdprForgetTool } from "./gdpr-forget-tool";
 import { ingestTool } from "./ingest-tool";
+import { readNoteTool } from "./read-note-tool";
 import { reflectTool } from "./reflect-tool";
 import { reindexTool } from "./reindex-tool";
 import { relateTool } from "./relate-tool";
@@ -14,7 +15,7 @@ import { syncNoteTool } from "./sync-note-tool";
 import { syncVaultTool } from "./sync-vault-tool";
 import { writeInsightTool } from "./write-insight-tool";
 
-/** The fourteen tools, with the Python engrama's names, in the order agents usually need them. */
+/** The fifteen tools (the Python engrama's fourteen and engrama_read_note), in the order agents usually need them. */
 export function engramaTools(env: ToolEnv): EngramaTool[] {
 	return [
 		statusTool(env),
@@ -22,6 +23,7 @@ export function engramaTools(env: ToolEnv): EngramaTool[] {
 		rememberTool(env),
 		relateTool(env),
 		contextTool(env),
+		readNoteTool(env),
 		syncNoteTool(env),
 		syncVaultTool(env),
 		ingestTool(env),
@@ -40,6 +42,7 @@ export const TOOL_NAMES = [
 	"engrama_remember",
 	"engrama_relate",
 	"engrama_context",
+	"engrama_read_note",
 	"engrama_sync_note",
 	"engrama_sync_vault",
 	"engrama_ingest",

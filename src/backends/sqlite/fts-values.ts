@@ -1,0 +1,32 @@
+import { FULLTEXT_FIELDS } from "../../engine/node-text";
+import { indexText } from "../../engine/search/words";
+import { NOT_SEARCHED } from "../../engine/system-props";
+import type { PropValue, Props } from "../../engine/types";
+
+const FTS_COLUMNS = FULLTEXT_FIELDS;
+
+/** A node's values for the FTS columns; text props outside them go into body. */
+export function ftsValues(props: Props): (string | null)[] {
+	const extra: string[] = [];
+	// Text props outside the Python FTS columns still deserve to be found: they go into body.
+	for (const [name, value] of Object.entries(props)) {
+		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
+		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(indexText(value));
+	}
+	return FTS_COLUMNS.map((column) => {
+		const text = ftsText(props[column]);
+		if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");
+		return text;
+	});
+}
+
+/** A prop's indexed text: words of scripts written without spaces split apart (engine/search/words). */
+export function ftsText(value: PropValue | undefined): string | null {
+	if (value === undefined || value === null) return null;
+	if (Array.isArray(value)) return indexText(value.map(String).join(" "));
+	return typeof value === "object" ? null : indexText(String(value));
+}
+
+function isSystemish(name: string): boolean {
+	return NOT_SEARCHED.has(name);
+}

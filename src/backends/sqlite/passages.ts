@@ -1,0 +1,179 @@
+import { NotFoundError, ValidationError } from "../../engine/errors";
+import type { FulltextQuery, PassageChange, PassageHit, PassageInput, StoredPassage } from "../../engine/protocols";
+import { isFullScope } from "../../engine/scope";
+import { indexText, queryTerms } from "../../engine/search/words";
+import type { PartialScope, Scope } from "../../engine/types";
+import type { SqliteStoreContext } from "./context";
+import type { Ranked } from "./fulltext";
+import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
+
+/** The passages of notes (schema 11, PASSAGES_V11 in schema.ts): rows, words (passages_fts) and vectors. */
+
+export const PASSAGE_VECTORS = "passage_embeddings";
+// vec0 returns the global top k; scope and archive filters run after, so ask for more.
+const OVERSAMPLE = 4;
+
+const N_SCOPE = `${ORG_EXPR.replace("props", "n.props")} = ? AND ${USER_EXPR.replace("props", "n.props")} = ?`;
+const N_LIVE = `${STATUS_EXPR.replace("props", "n.props")} != 'archived'`;
+const HIT_COLS = `p.id, p.heading, p.line, p.hash, coalesce(p.original, p.body) AS text, ${ID_EXPR.replace("props", "n.props")} AS node`;
+
+interface PassageRow {
+	id: number;
+	heading: string;
+	line: number;
+	hash: string;
+	text: string;
+}
+
+interface HitRow extends PassageRow {
+	node: string;
+}
+
+const stored = (row: PassageRow): StoredPassage => ({ id: String(row.id), heading: row.heading, line: Number(row.line), text: row.text, hash: row.hash });
+
+function nodeRowId(ctx: SqliteStoreContext, scope: Scope, nodeId: string): number {
+	const row = ctx.rowById(scope, nodeId);
+	if (!row) throw new NotFoundError(`No node with id ${nodeId} in this scope: its passages cannot be written.`);
+	return row.id;
+}
+
+function hasVectorTable(ctx: SqliteStoreContext): boolean {
+	return ctx.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [PASSAGE_VECTORS]) !== undefined;
+}
+
+/** Replaces a node's passages, keeping the rows (and vectors) of passages whose hash is unchanged. */
+export function writePassages(ctx: SqliteStoreContext, scope: Scope, nodeId: string, passages: readonly PassageInput[]): PassageChange {
+	return ctx.atomic(() => {
+		const rowId = nodeRowId(ctx, scope, nodeId);
+		const old = ctx.conn.all<{ id: number; hash: string; ord: number; line: number }>("SELECT id, hash, ord, line FROM note_passages WHERE node_id = ?", [
+			rowId,
+		]);
+		const unused = new Map<string, { id: number; ord: number; line: number }[]>();
+		for (const row of old) unused.set(row.hash, [...(unused.get(row.hash) ?? []), row]);
+		const added: StoredPassage[] = [];
+		let kept = 0;
+		passages.forEach((passage, ord) => {
+			const same = unused.get(passage.hash)?.shift();
+			if (same) {
+				kept++;
+				if (same.ord !== ord || same.line !== passage.line) ctx.conn.run("UPDATE note_passages SET ord = ?, line = ? WHERE id = ?", [ord, passage.line, same.id]);
+				return;
+			}
+			const body = indexText(passage.text);
+			ctx.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash, body, original) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+				rowId,
+				ord,
+				passage.heading,
+				passage.line,
+				passage.hash,
+				body,
+				body === passage.text ? null : passage.text,
+			]);
+			const id = ctx.conn.get<{ id: number }>("SELECT last_insert_rowid() AS id")?.id ?? 0;
+			ctx.conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [id, body]);
+			added.push({ ...passage, id: String(id) });
+		});
+		const gone = [...unused.values()].flat().map((r) => r.id);
+		if (gone.length > 0) {
+			// The trigger removes their words; their vectors go here.
+			ctx.conn.run("DELETE FROM note_passages WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(gone)]);
+			if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(gone)]);
+		}
+		return { added, kept, removed: gone.length };
+	});
+}
+
+export function hasPassages(ctx: SqliteStoreContext, scope: PartialScope): boolean {
+	if (!isFullScope(scope)) return false;
+	return (
+		ctx.conn.get(`SELECT 1 AS x FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} LIMIT 1`, [scope.orgId, scope.userId]) !== undefined
+	);
+}
+
+export function passagesOf(ctx: SqliteStoreContext, scope: PartialScope, nodeId: string): readonly StoredPassage[] {
+	if (!isFullScope(scope)) return [];
+	const row = ctx.rowById(scope, nodeId);
+	if (!row) return [];
+	return ctx.conn
+		.all<PassageRow>("SELECT id, heading, line, hash, coalesce(original, body) AS text FROM note_passages WHERE node_id = ? ORDER BY ord", [row.id])
+		.map(stored);
+}
+
+/** Rows of `ranked` whose node is live, in the scope and of the labels, in rank order. */
+function hitsOf(ctx: SqliteStoreContext, scope: Scope, ranked: readonly Ranked[], labels: readonly string[], limit: number): PassageHit[] {
+	const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
+	const out: PassageHit[] = [];
+	const chunk = Math.max(2 * limit, 50);
+	for (let start = 0; start < ranked.length && out.length < limit; start += chunk) {
+		const part = ranked.slice(start, start + chunk);
+		const rows = ctx.conn.all<HitRow>(
+			`SELECT ${HIT_COLS} FROM json_each(?) j CROSS JOIN note_passages p ON p.id = j.value CROSS JOIN nodes n ON n.id = p.node_id
+			WHERE ${N_SCOPE} AND ${N_LIVE}${labelFilter}`,
+			[JSON.stringify(part.map((r) => r.rowid)), scope.orgId, scope.userId, ...labels],
+		);
+		const byId = new Map(rows.map((row) => [row.id, row]));
+		for (const r of part) {
+			const row = byId.get(r.rowid);
+			if (row && out.length < limit) out.push({ nodeId: row.node, passage: stored(row), score: -Number(r.rank) });
+		}
+	}
+	return out;
+}
+
+/** The best passages for the query's words (bm25, planned as node search is), of live nodes of the scope. */
+export function searchPassages(ctx: SqliteStoreContext, scope: PartialScope, query: FulltextQuery): readonly PassageHit[] {
+	if (!isFullScope(scope)) return [];
+	const terms = queryTerms(query.text);
+	const labels = query.labels ?? [];
+	const window = Math.min(2000, Math.max(200, query.limit * 10));
+	const { ranked, complete } = ctx.passageIndex.rankTerms(terms, query.prefix ?? false, window, query.limit);
+	const hits = hitsOf(ctx, scope, ranked, labels, query.limit);
+	if (hits.length >= query.limit || complete) return hits;
+	// The window was mostly other scopes or archived nodes: rank every match.
+	const every = ctx.passageIndex.rankTerms(terms, query.prefix ?? false, 1_000_000, 1_000_000);
+	return hitsOf(ctx, scope, every.ranked, labels, query.limit);
+}
+
+/** Stores passage vectors; their dimension is the node vectors' (engrama_meta), or fixes its own until those exist. */
+export function upsertPassageVectors(ctx: SqliteStoreContext, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): void {
+	if (vectors.length === 0) return;
+	const dims = vectors[0].vector.length;
+	const meta = Number(ctx.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = 'embedding_dimensions'")?.value ?? 0);
+	if (meta !== 0 && meta !== dims) {
+		throw new ValidationError(`The embedder gives ${dims}-dimensional vectors but this memory holds ${meta}-dimensional ones. Run "engrama reindex --rebuild --apply".`);
+	}
+	ctx.conn.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${PASSAGE_VECTORS} USING vec0(passage_id INTEGER PRIMARY KEY, embedding float[${dims}] distance_metric=cosine)`);
+	ctx.atomic(() => {
+		for (const { passageId, vector } of vectors) {
+			ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id = ?`, [Number(passageId)]);
+			ctx.conn.run(`INSERT INTO ${PASSAGE_VECTORS}(passage_id, embedding) VALUES (?, ?)`, [
+				Number(passageId),
+				new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength),
+			]);
+		}
+	});
+}
+
+/** The passages of live nodes of the scope nearest to `vector` (cosine similarity), best first. */
+export function passageKnn(ctx: SqliteStoreContext, scope: PartialScope, vector: Float32Array, k: number): readonly PassageHit[] {
+	if (!isFullScope(scope) || !hasVectorTable(ctx)) return [];
+	const near = ctx.conn.all<{ passage_id: number; distance: number }>(
+		`SELECT passage_id, distance FROM ${PASSAGE_VECTORS} WHERE embedding MATCH ? AND k = ?`,
+		[new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength), k * OVERSAMPLE],
+	);
+	// bm25-like order for hitsOf: lower first.
+	const ranked = near.map((r) => ({ rowid: r.passage_id, rank: -(1 - r.distance) }));
+	return hitsOf(ctx, scope, ranked, [], k);
+}
+
+/** Passages of the scope's live nodes without a vector (reindex fills them), at most `limit`. */
+export function passagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope, limit: number): readonly StoredPassage[] {
+	const missing = hasVectorTable(ctx) ? ` AND p.id NOT IN (SELECT passage_id FROM ${PASSAGE_VECTORS})` : "";
+	return ctx.conn
+		.all<HitRow>(`SELECT ${HIT_COLS} FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} AND ${N_LIVE}${missing} ORDER BY p.id LIMIT ?`, [
+			scope.orgId,
+			scope.userId,
+			limit,
+		])
+		.map(stored);
+}

@@ -1,0 +1,55 @@
+import type { PartialScope, Scope } from "../types";
+import type { FulltextQuery } from "./fulltext-store";
+
+/** One section of a note (engine/sync/passages.ts): what search indexes besides the node's own text. */
+export interface PassageInput {
+	/** Heading path, "Setup > Linux"; "" before the first heading. */
+	readonly heading: string;
+	/** 1-based line of the note where the passage starts. */
+	readonly line: number;
+	readonly text: string;
+	/** Hash of heading path and text: an unchanged passage keeps its row and its vector. */
+	readonly hash: string;
+}
+
+export interface StoredPassage extends PassageInput {
+	/** The backend's id of the passage (vectors are keyed by it). */
+	readonly id: string;
+}
+
+/** What `writePassages` changed: passages added (they need vectors), kept and removed. */
+export interface PassageChange {
+	readonly added: readonly StoredPassage[];
+	readonly kept: number;
+	readonly removed: number;
+}
+
+/** A passage found by words or by vector, with its node's engrama_id. */
+export interface PassageHit {
+	readonly nodeId: string;
+	readonly passage: StoredPassage;
+	/** Higher is better: bm25 (flipped) for words, cosine similarity for vectors. */
+	readonly score: number;
+}
+
+/**
+ * Passages of notes, kept with the node of their note: a node's delete removes them, a rename
+ * or move keeps them (they hang on the node, the path is the node's). Optional role: a backend
+ * without it searches nodes only.
+ */
+export interface PassageStore {
+	/** Replaces a node's passages with these, keeping rows (and vectors) whose hash is unchanged. */
+	writePassages(scope: Scope, nodeId: string, passages: readonly PassageInput[]): Promise<PassageChange>;
+	/** True when any node of the scope has passages (false: a memory from before them, which sync fills). */
+	hasPassages(scope: PartialScope): Promise<boolean>;
+	/** A node's passages in note order. */
+	passagesOf(scope: PartialScope, nodeId: string): Promise<readonly StoredPassage[]>;
+	/** The best passages of live nodes of the scope for these words, best first. */
+	searchPassages(scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]>;
+	/** Stores passage vectors (one dimension with the node vectors). */
+	upsertPassageVectors(scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void>;
+	/** The passages of live nodes of the scope nearest to `vector`, best first. */
+	passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]>;
+	/** Passages of the scope that have no vector yet (reindex), at most `limit`. */
+	passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly StoredPassage[]>;
+}

@@ -1,0 +1,117 @@
+import type { GraphStore, PassageHit } from "../protocols";
+import type { FulltextHit, NodeRecord, PartialScope } from "../types";
+import { queryTerms } from "./words";
+
+/**
+ * Passages in search: a passage hit counts for its note's node. The node list and the passage list
+ * of a channel become one list of nodes, each node once, ordered by the sum of its reciprocal
+ * ranks in the two (a node whose name and body both match comes first; a note found only by its
+ * body still enters near the top). The node keeps the passages that matched, best first.
+ */
+
+/** Passages kept per result (the best ones). */
+export const PASSAGES_PER_RESULT = 2;
+const MERGE_K = 60;
+
+export interface ChannelEntry {
+	readonly id: string;
+	readonly score: number;
+}
+
+/** One list of node ids from a channel's node hits and passage hits, best first. */
+export function mergeNodeAndPassageRanks(nodes: readonly ChannelEntry[], passages: readonly PassageHit[]): ChannelEntry[] {
+	const score = new Map<string, { fused: number; raw: number; first: number }>();
+	const add = (id: string, rank: number, raw: number, order: number) => {
+		const seen = score.get(id);
+		if (seen) {
+			seen.fused += 1 / (MERGE_K + rank);
+			seen.raw = Math.max(seen.raw, raw);
+		} else score.set(id, { fused: 1 / (MERGE_K + rank), raw, first: order });
+	};
+	nodes.forEach((hit, i) => add(hit.id, i + 1, hit.score, i));
+	const seenPassageNodes = new Set<string>();
+	for (const hit of passages) {
+		if (seenPassageNodes.has(hit.nodeId)) continue;
+		seenPassageNodes.add(hit.nodeId);
+		add(hit.nodeId, seenPassageNodes.size, hit.score, nodes.length + seenPassageNodes.size);
+	}
+	return [...score]
+		.sort((a, b) => b[1].fused - a[1].fused || a[1].first - b[1].first)
+		.map(([id, s]) => ({ id, score: s.raw }));
+}
+
+/** The passage hits of each node, best first, at most PASSAGES_PER_RESULT (one list after another: words first). */
+export function passagesByNode(...lists: readonly (readonly PassageHit[])[]): Map<string, PassageHit[]> {
+	const out = new Map<string, PassageHit[]>();
+	for (const list of lists) {
+		for (const hit of list) {
+			const kept = out.get(hit.nodeId) ?? [];
+			if (kept.length >= PASSAGES_PER_RESULT || kept.some((p) => p.passage.id === hit.passage.id)) continue;
+			kept.push(hit);
+			out.set(hit.nodeId, kept);
+		}
+	}
+	return out;
+}
+
+/** The fulltext channel's hits with the passage hits merged in (nodes found only by a passage are read). */
+export async function mergeFulltextHits(
+	graph: GraphStore,
+	scope: PartialScope,
+	nodeHits: readonly FulltextHit[],
+	passageHits: readonly PassageHit[],
+): Promise<FulltextHit[]> {
+	if (passageHits.length === 0) return [...nodeHits];
+	const known = new Map<string, NodeRecord>(nodeHits.map((h) => [h.node.id, h.node]));
+	const out: FulltextHit[] = [];
+	for (const entry of mergeNodeAndPassageRanks(
+		nodeHits.map((h) => ({ id: h.node.id, score: h.score })),
+		passageHits,
+	)) {
+		const node = known.get(entry.id) ?? (await graph.getNodeById(scope, entry.id));
+		if (node) out.push({ node, score: entry.score });
+	}
+	return out;
+}
+
+const SNIPPET_CHARS = 180;
+
+/** The words a query matches in text as the reader sees it: a phrase of pairs ("数据 据库") back to "数据库". */
+function visibleTerms(query: string): string[] {
+	const out: string[] = [];
+	for (const term of queryTerms(query)) {
+		const parts = term.split(" ");
+		const word = parts.length > 1 && parts.every((p) => Array.from(p).length === 2) ? parts[0] + parts.slice(1).map((p) => Array.from(p)[1]).join("") : term;
+		if (!out.includes(word)) out.push(word);
+	}
+	return out.sort((a, b) => b.length - a.length);
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * About SNIPPET_CHARS of a passage around its first matched word, each matched word marked
+ * **like this**; the passage's start when no word matches (a hit by meaning).
+ */
+export function passageSnippet(text: string, query: string): string {
+	const flat = text.replace(/\s+/g, " ").trim();
+	const terms = visibleTerms(query);
+	// Words of scripts with spaces match at word starts (prefix search: "render" marks "rendered").
+	const pattern = terms.length > 0 ? new RegExp(terms.map((t) => (/^[\p{L}\p{N}_]/u.test(t) && /^\p{Script=Latin}/u.test(t) ? `(?<![\\p{L}\\p{N}])${escapeRegExp(t)}[\\p{L}\\p{N}]*` : escapeRegExp(t))).join("|"), "giu") : null;
+	const first = pattern ? flat.search(pattern) : -1;
+	let start = first <= 40 ? 0 : first - 40;
+	if (start > 0) {
+		const space = flat.indexOf(" ", start);
+		if (space !== -1 && space < first) start = space + 1;
+	}
+	let end = Math.min(flat.length, start + SNIPPET_CHARS);
+	if (end < flat.length) {
+		const space = flat.lastIndexOf(" ", end);
+		if (space > start + SNIPPET_CHARS / 2) end = space;
+	}
+	const piece = flat.slice(start, end);
+	const marked = pattern ? piece.replace(pattern, (m) => `**${m}**`) : piece;
+	return `${start > 0 ? "…" : ""}${marked}${end < flat.length ? "…" : ""}`;
+}

@@ -1,0 +1,163 @@
+import { renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { passageSnippet } from "../../../src/engine/search/passage-hits";
+import { MAX_PASSAGE_CHARS, noteSection, splitPassages } from "../../../src/engine/sync/passages";
+import { node, openHarness, SCOPE, type SyncHarness } from "./sync-fixture";
+
+describe("splitPassages", () => {
+	it("cuts a body into sections by heading, with heading path and the file line each starts on", () => {
+		const body = ["Intro line.", "", "# Setup", "Install it.", "## Linux", "apt install foo", "", "```", "# not a heading", "```", "## Mac", "brew install foo"].join("\n");
+		const passages = splitPassages(body, 5);
+		expect(passages.map((p) => [p.heading, p.line])).toEqual([
+			["", 5],
+			["Setup", 7],
+			["Setup > Linux", 9],
+			["Setup > Mac", 15],
+		]);
+		expect(passages[2].text).toContain("# not a heading");
+		expect(passages[0].text).toBe("Intro line.");
+	});
+
+	it("cuts a long section at paragraph ends, every piece under the size the encoders read", () => {
+		const paragraph = (i: number) => `Paragraph ${i} ${"word ".repeat(60)}`.trim();
+		const body = `# Long\n${Array.from({ length: 12 }, (_, i) => paragraph(i)).join("\n\n")}\n${"x".repeat(2500)}`;
+		const passages = splitPassages(body);
+		expect(passages.length).toBeGreaterThan(3);
+		for (const p of passages) expect(p.text.length).toBeLessThanOrEqual(MAX_PASSAGE_CHARS);
+		expect(passages.every((p) => p.heading === "Long")).toBe(true);
+		// A cut between paragraphs, not inside one.
+		expect(passages[0].text.endsWith(paragraph(passages[0].text.split("\n\n").length - 1))).toBe(true);
+	});
+
+	it("hashes heading and text, so only the edited section changes", () => {
+		const before = splitPassages("# A\none\n# B\ntwo\n# C\nthree");
+		const after = splitPassages("# A\none\n# B\ntwo, edited\n# C\nthree");
+		expect(after.map((p) => p.hash === before.find((b) => b.heading === p.heading)?.hash)).toEqual([true, false, true]);
+	});
+});
+
+const NOTE = `---
+type: Concept
+description: A short description.
+---
+# Rendering
+
+## Math
+Formulas are typed in LaTeX between dollar signs and rendered with MathJax.
+
+## Diagrams
+Flowcharts come from mermaid code blocks.
+`;
+
+describe("passages through vault sync (SQLite)", () => {
+	let h: SyncHarness;
+	afterEach(async () => h.close());
+
+	const hits = async (query: string) => (await h.memory.graph.searchPassages?.(SCOPE, { text: query, limit: 10 })) ?? [];
+
+	it("a note's body is searchable section by section, frontmatter left out", async () => {
+		h = await openHarness();
+		h.write("Rendering.md", NOTE);
+		await h.sync.fullSync();
+		const concept = await node(h.memory, "Concept", "Rendering");
+		const found = await hits("mermaid");
+		// The line in the file as it is now (sync wrote engrama_id into the frontmatter first).
+		const line = h.read("Rendering.md").split("\n").indexOf("## Diagrams") + 1;
+		expect(line).toBe(11);
+		expect(found.map((p) => [p.nodeId, p.passage.heading, p.passage.line])).toEqual([[concept.id, "Rendering > Diagrams", line]]);
+		expect((await hits("MathJax"))[0]?.passage.heading).toBe("Rendering > Math");
+		// Frontmatter is not body text.
+		expect(await hits("type")).toEqual([]);
+	});
+
+	it("an edit rewrites only the sections it changed; rename carries the passages; delete removes them", async () => {
+		h = await openHarness();
+		h.write("Rendering.md", NOTE);
+		await h.sync.fullSync();
+		const concept = await node(h.memory, "Concept", "Rendering");
+		const before = await h.memory.graph.passagesOf?.(SCOPE, concept.id);
+		h.write("Rendering.md", `${h.read("Rendering.md")}\n## Tables\nPipes make tables.\n`.replace("mermaid", "Mermaid or PlantUML"));
+		await h.sync.syncPaths(["Rendering.md"]);
+		const after = (await h.memory.graph.passagesOf?.(SCOPE, concept.id)) ?? [];
+		const id = (heading: string, list: typeof after | undefined) => list?.find((p) => p.heading === heading)?.id;
+		expect(id("Rendering > Math", after)).toBe(id("Rendering > Math", before));
+		expect(id("Rendering > Diagrams", after)).not.toBe(id("Rendering > Diagrams", before));
+		expect(after.map((p) => p.heading)).toEqual(["Rendering", "Rendering > Math", "Rendering > Diagrams", "Rendering > Tables"]);
+		expect(await hits("mermaid plantuml")).toHaveLength(1);
+
+		renameSync(join(h.vaultDir, "Rendering.md"), join(h.vaultDir, "Rendered.md"));
+		await h.sync.syncPaths(["Rendering.md", "Rendered.md"]);
+		const moved = await hits("PlantUML");
+		expect(moved).toHaveLength(1);
+		expect((await h.memory.graph.getNodeById(SCOPE, moved[0].nodeId))?.props.obsidian_path).toBe("Rendered.md");
+
+		rmSync(join(h.vaultDir, "Rendered.md"));
+		await h.sync.syncPaths(["Rendered.md"]);
+		expect(await hits("PlantUML")).toEqual([]);
+	});
+
+	it("a rebuild from the vault restores them, and a memory from before passages gets them at its next full sync", async () => {
+		h = await openHarness();
+		h.write("Rendering.md", NOTE);
+		await h.sync.fullSync();
+		const fresh = await h.reopen({ dbPath: join(h.vaultDir, "..", "rebuilt.db") });
+		try {
+			await fresh.sync.fullSync();
+			expect(await fresh.memory.graph.searchPassages?.(SCOPE, { text: "MathJax", limit: 5 })).toHaveLength(1);
+		} finally {
+			await fresh.close();
+		}
+		// Passages gone (what a schema 10 memory has): the next full sync reads the unchanged note again.
+		const concept = await node(h.memory, "Concept", "Rendering");
+		await h.memory.pipeline.storeNotePassages({ scope: SCOPE, source: "sync" }, concept, []);
+		expect(await hits("MathJax")).toEqual([]);
+		await h.sync.fullSync();
+		expect(await hits("MathJax")).toHaveLength(1);
+	});
+});
+
+describe("search over entities and notes", () => {
+	let h: SyncHarness;
+	afterEach(async () => h.close());
+
+	it("a passage hit counts once for its note's node, with path, sections and marked words", async () => {
+		h = await openHarness();
+		const sections = Array.from({ length: 12 }, (_, i) => `## Part ${i}\nThe cache is warmed in step ${i}.`).join("\n\n");
+		h.write("Cache.md", `# Cache\n\n${sections}\n`);
+		h.write("Add.md", "# Add\n\nAppends an item.\n");
+		h.write("Other.md", "# Other\n\nNothing about that here.\n");
+		await h.sync.fullSync();
+		const view = await h.memory.search(SCOPE, "cache warmed");
+		expect(view.results.filter((r) => r.name === "Cache")).toHaveLength(1);
+		const top = view.results[0];
+		expect(top).toMatchObject({ name: "Cache", path: "Cache.md" });
+		expect(top.passages?.length).toBe(2);
+		expect(top.passages?.[0].snippet).toMatch(/\*\*cache\*\* is \*\*warmed\*\*/);
+		// A node without a note has no path and no passages.
+		await h.memory.remember({ scope: SCOPE, source: "cli" }, { label: "Concept", key: "Warm cache", props: { description: "cache warmed at boot" } });
+		const again = await h.memory.search(SCOPE, "cache warmed");
+		const entity = again.results.find((r) => r.name === "Warm cache");
+		expect(entity?.path).toBeUndefined();
+		expect(entity?.passages).toBeUndefined();
+	});
+
+	it("snippets mark words of every script and cut around the first one", () => {
+		expect(passageSnippet("我们把旧的数据库迁移到PostgreSQL的时候遇到了问题。", "数据库迁移")).toContain("**数据库迁移**");
+		const long = `${"filler ".repeat(60)}the needle is here ${"tail ".repeat(60)}`;
+		const snippet = passageSnippet(long, "needle");
+		expect(snippet.startsWith("…")).toBe(true);
+		expect(snippet).toContain("**needle**");
+		expect(snippet.length).toBeLessThan(200);
+		expect(passageSnippet("Rendered with MathJax", "render")).toBe("**Rendered** with MathJax");
+	});
+
+	it("noteSection reads a section by heading path, by last heading or by line, within a bound", () => {
+		const text = "---\na: 1\n---\n# T\nintro\n## A\none\n### A1\ndeep\n## B\ntwo\n";
+		expect(noteSection(text, 4, { heading: "T > A" }, 1000)).toMatchObject({ heading: "T > A", line: 6, endLine: 9, text: "## A\none\n### A1\ndeep" });
+		expect(noteSection(text, 4, { heading: "b" }, 1000)?.text).toBe("## B\ntwo");
+		expect(noteSection(text, 4, { line: 9 }, 1000)?.heading).toBe("T > A > A1");
+		expect(noteSection(text, 4, {}, 6)).toMatchObject({ text: "# T\nin", truncated: true });
+		expect(noteSection(text, 4, { heading: "missing" }, 1000)).toBeNull();
+	});
+});
