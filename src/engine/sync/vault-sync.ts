@@ -1,13 +1,13 @@
-import { EngramaError, errorMessage } from "../errors";
+import { EngramaError } from "../errors";
 import type { Memory } from "../memory";
 import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
-import { contentHash } from "./content-hash";
 import { GraphToVault, nodeStamp, writtenNoteOf, type SyncLane } from "./graph-to-vault";
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
-import { bodyLineOf, parseNote, type ParsedNote } from "./note-parser";
-import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
+import { parseNote, type ParsedNote } from "./note-parser";
+import { idWriteProblem, recordWrittenIds, writeIdInto, type WrittenIdState } from "./note-ids";
+import { SyncRun, type PreparedNote, type UpsertedNote } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
 import { isMarkdownPath, type VaultEvent, type VaultFileInfo, type VaultSource } from "./vault-source";
@@ -66,13 +66,6 @@ class DryRunRollback extends Error {}
  * file's content hash with the one stored on its node, and sync's own frontmatter writes store
  * the hash of the text they produced, so the modify events they cause find nothing to do.
  */
-/** A note whose engrama_id was just written: its new state, and what was parsed before the write. */
-interface WrittenIdState {
-	readonly id: string;
-	readonly state: WrittenId;
-	readonly prepared: PreparedNote;
-}
-
 export class VaultSync {
 	readonly settings: SyncSettings;
 	readonly writer: GraphToVault;
@@ -138,7 +131,7 @@ export class VaultSync {
 		timings.indexMs = round(this.now() - mark);
 		const present = new Set(files.map((f) => f.path));
 		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0, writeIds);
-		if (!dryRun && writeIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
+		if (!dryRun && writeIds) run.writeIdsFirst((prepared, id) => writeIdInto(this.deps, run, prepared, id, this.settings));
 		run.counts.filesScanned = files.length;
 		for (const skipped of source.skippedFiles?.() ?? []) {
 			if (!isExcludedPath(skipped.path, this.settings)) run.problems.push({ ...skipped, severity: "warning" });
@@ -487,49 +480,16 @@ export class VaultSync {
 					written.push(path);
 					continue;
 				}
-				const state = await this.writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id);
+				const state = await writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id, this.settings);
 				if (!state) continue;
 				written.push(path);
 				states.push({ id: entry.id, state, prepared: { info, note: parsed.note } });
 			}
-			await this.recordWrittenIds(this.deps, run, states);
+			await recordWrittenIds(this.deps, run, states);
 			if (options.dryRun) return { written: [...written, ...changed], problems: run.problems };
 			const synced = changed.length > 0 ? await this.runBatch(changed, []) : null;
 			return { written: [...written, ...(synced?.idsWritten ?? [])], problems: [...run.problems, ...(synced?.problems ?? [])] };
 		});
-	}
-
-	/**
-	 * Writes engrama_id into one note unless it changed since it was parsed (`ifHash`), and returns
-	 * the hash of the text that holds it (so the modify event the write causes is recognised as
-	 * nothing new) and the file's info. Null when nothing was written or the result cannot be
-	 * trusted; a failed write is reported in the run's problems.
-	 */
-	private async writeIdInto(lane: SyncLane, run: SyncRun, prepared: PreparedNote, id: string): Promise<WrittenId | null> {
-		const { source, memory } = lane;
-		const path = prepared.note.path;
-		try {
-			const written = await source.processFrontMatter(
-				path,
-				(fm) => {
-					fm.engrama_id = id;
-				},
-				{ ifHash: prepared.note.hash, known: prepared.note.frontmatter },
-			);
-			// null: the file changed after it was parsed; nothing was written, the next sync reads it again.
-			if (written === null) return null;
-			const info = await source.stat(path);
-			if (!info) return null;
-			if (typeof written === "string") return { hash: contentHash(written), info, bodyLine: bodyLineOf(written) };
-			// A source that does not return the text (Obsidian): read it back and check that only the id changed.
-			const again = parseNote({ path, text: await source.read(path), settings: this.settings, profile: memory.profile });
-			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info, bodyLine: again.note.bodyLine };
-			// The id is in the file but something else changed too: keep the parsed state, so the next sync reads it again.
-			return { hash: prepared.note.hash, info: prepared.info };
-		} catch (error) {
-			run.problems.push(idWriteProblem(path, error));
-			return null;
-		}
 	}
 
 	/**
@@ -541,53 +501,15 @@ export class VaultSync {
 		const states: WrittenIdState[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
-			const state = await this.writeIdInto(lane, run, u.prepared, u.idToWrite);
+			const state = await writeIdInto(lane, run, u.prepared, u.idToWrite, this.settings);
 			// Not written (changed meanwhile, or failed and reported): not in the report's list.
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
 			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state, prepared: u.prepared });
 		}
-		await this.recordWrittenIds(lane, run, states);
+		await recordWrittenIds(lane, run, states);
 	}
 
-	/** Stores the hash, mtime and size of notes whose engrama_id was just written (their modify events then find nothing new). */
-	private async recordWrittenIds(lane: SyncLane, run: SyncRun, states: readonly WrittenIdState[]): Promise<void> {
-		const { memory } = lane;
-		if (states.length === 0) return;
-		await memory.write(() =>
-			memory.pipeline.transaction(async () => {
-				for (const { id, state, prepared } of states) {
-					const node = await run.nodeById(id);
-					if (!node) continue;
-					await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
-					// The id's frontmatter lines moved the body: the passages' lines follow (rows and vectors kept).
-					if (state.bodyLine !== undefined && state.bodyLine !== prepared.note.bodyLine) await run.shiftPassages({ prepared, node }, state.bodyLine);
-				}
-			}),
-		);
-	}
-}
 
-/** A note whose engrama_id was just written: its node, the new file state and the note as it was parsed. */
-interface WrittenIdState {
-	readonly id: string;
-	readonly state: WrittenId;
-	readonly prepared: PreparedNote;
-}
-
-/** Same graph content (what the id write must not have changed). */
-function sameNote(a: ParsedNote, b: ParsedNote): boolean {
-	const shape = (n: ParsedNote) =>
-		JSON.stringify([n.label, n.key, n.props, n.relations, n.frozenTypes, n.relationsFrozen, n.links]);
-	return shape(a) === shape(b);
-}
-
-function idWriteProblem(path: string, error: unknown): SyncProblem {
-	return {
-		path,
-		severity: "warning",
-		problem: `engrama_id could not be written into the note: ${errorMessage(error)}`,
-		action: "Fix the note's frontmatter; it is synced by its path until its engrama_id can be written.",
-	};
 }
 
 function mergeExportCounts(report: SyncReport, extra: readonly SyncReport[]): SyncReport["counts"] {
