@@ -1,4 +1,4 @@
-import { EngramaError, errorMessage } from "../errors";
+import { EngramaError } from "../errors";
 import type { Memory } from "../memory";
 import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
@@ -8,6 +8,7 @@ import { GraphToVault, nodeStamp, type SyncLane, type WrittenNote } from "./grap
 import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
 import { bodyLineOf, parseNote, type ParsedNote } from "./note-parser";
 import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
+import { idWriteProblem, sameNote, type WrittenIdState } from "./written-ids";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
 import { isMarkdownPath, type VaultEvent, type VaultFileInfo, type VaultSource } from "./vault-source";
@@ -558,29 +559,6 @@ export class VaultSync {
 			}),
 		);
 	}
-}
-
-/** A note whose engrama_id was just written: its node, the new file state and the note as it was parsed. */
-interface WrittenIdState {
-	readonly id: string;
-	readonly state: WrittenId;
-	readonly prepared: PreparedNote;
-}
-
-/** Same graph content (what the id write must not have changed). */
-function sameNote(a: ParsedNote, b: ParsedNote): boolean {
-	const shape = (n: ParsedNote) =>
-		JSON.stringify([n.label, n.key, n.props, n.relations, n.frozenTypes, n.relationsFrozen, n.links]);
-	return shape(a) === shape(b);
-}
-
-function idWriteProblem(path: string, error: unknown): SyncProblem {
-	return {
-		path,
-		severity: "warning",
-		problem: `engrama_id could not be written into the note: ${errorMessage(error)}`,
-		action: "Fix the note's frontmatter; it is synced by its path until its engrama_id can be written.",
-	};
 }
 
 function mergeExportCounts(report: SyncReport, extra: readonly SyncReport[]): SyncReport["counts"] {
