@@ -4,9 +4,11 @@ import { queryTerms } from "./words";
 
 /**
  * Passages in search: a passage hit counts for its note's node. The node list and the passage list
- * of a channel become one list of nodes, each node once, ordered by the sum of its reciprocal
- * ranks in the two (a node whose name and body both match comes first; a note found only by its
- * body still enters near the top; see PASSAGE_WEIGHT). The node keeps the passages that matched, best first.
+ * of a channel become one list of nodes, each node once, ordered by its best score in either (bm25
+ * for words, cosine for vectors: the same scale in both lists), ties by the sum of its reciprocal
+ * ranks (see PASSAGE_WEIGHT). Ordering by reciprocal rank alone found 24 of 67 obsidian-hub
+ * questions in the top 5 without a model; by best score, see docs/benchmarks-search.md. The node
+ * keeps the passages that matched, best first.
  */
 
 /** Passages kept per result (the best ones). */
@@ -42,7 +44,7 @@ export function mergeNodeAndPassageRanks(nodes: readonly ChannelEntry[], passage
 		add(hit.nodeId, PASSAGE_WEIGHT, seenPassageNodes.size, hit.score, nodes.length + seenPassageNodes.size);
 	}
 	return [...score]
-		.sort((a, b) => b[1].fused - a[1].fused || a[1].first - b[1].first)
+		.sort((a, b) => b[1].raw - a[1].raw || b[1].fused - a[1].fused || a[1].first - b[1].first)
 		.map(([id, s]) => ({ id, score: s.raw }));
 }
 
