@@ -9,7 +9,7 @@ import { contentHash } from "./content-hash";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
 import { applyProvenanceKeys, edgeWriter, provenanceKeys, withWriterMarks } from "./note-provenance";
-import { NOTE_ORIGIN } from "./sync-run";
+import { NOTE_ORIGIN, type PreparedNote, type SyncRun } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
 import { noteBasename, type VaultSource } from "./vault-source";
@@ -66,6 +66,34 @@ export function writtenNoteOf(node: NodeRecord): WrittenNote | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * A note graph → vault wrote (`NOTE_PROPS.written`), still exactly as written, whose node has
+ * changed since it was rendered (an agent's update committed while the note was being written,
+ * or before a crash cut its replication short): reading it back would revert that update. Only
+ * where the note is and what it holds is recorded; the change is replicated into the note by its
+ * own graph → vault job. Called inside the sync's unit of writes, so nothing lands between the
+ * check and the record. A note the person changed since has another hash: synced as usual.
+ */
+export async function keptNewerState(memory: Memory, scope: Scope, run: SyncRun, prepared: PreparedNote): Promise<boolean> {
+	const { note, info } = prepared;
+	// A fresh graph (a rebuild) holds no node to compare with.
+	if (!note.id || run.deps.freshGraph) return false;
+	// From the store, not the run's cache: the cache may predate the write that changed it.
+	const node = await memory.graph.getNodeById(scope, note.id);
+	const own = node && writtenNoteOf(node);
+	if (!node || !own || own.path !== note.path || own.hash !== note.hash || own.stamp === nodeStamp(node)) return false;
+	await run.recordNoteState(node, { [NOTE_PROPS.path]: note.path, [NOTE_PROPS.hash]: note.hash, [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size });
+	run.counts.filesUnchanged++;
+	return true;
+}
+
+/** The notes of `prepared` a sync reads into the graph: all but those `keptNewerState` keeps. */
+export async function notesToRead(memory: Memory, scope: Scope, run: SyncRun, prepared: readonly PreparedNote[]): Promise<PreparedNote[]> {
+	const out: PreparedNote[] = [];
+	for (const p of prepared) if (!(await keptNewerState(memory, scope, run, p))) out.push(p);
+	return out;
 }
 
 export interface ExportResult {

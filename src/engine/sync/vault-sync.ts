@@ -3,8 +3,8 @@ import type { Memory } from "../memory";
 import { SerialQueue } from "../serial-queue";
 import type { Scope } from "../types";
 import { WritePipeline } from "../write/write-pipeline";
-import { GraphToVault, nodeStamp, writtenNoteOf, type SyncLane } from "./graph-to-vault";
-import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
+import { GraphToVault, keptNewerState, notesToRead, type SyncLane } from "./graph-to-vault";
+import { NoteIndex, type NoteEntry } from "./note-index";
 import { parseNote, type ParsedNote } from "./note-parser";
 import { idWriteProblem, recordWrittenIds, writeIdInto, type WrittenIdState } from "./note-ids";
 import { SyncRun, type PreparedNote, type UpsertedNote } from "./sync-run";
@@ -164,9 +164,7 @@ export class VaultSync {
 			upserted = [];
 			for (const chunk of chunks(prepared, this.settings.batchSize)) {
 				await unit(async () => {
-					const fresh = [];
-					for (const p of chunk) if (!(await this.keptNewerState(memory, run, p))) fresh.push(p);
-					for (const u of await run.upsertAll(fresh)) if (u) upserted.push(u);
+					for (const u of await run.upsertAll(await notesToRead(memory, scope, run, chunk))) if (u) upserted.push(u);
 				});
 			}
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
@@ -371,7 +369,7 @@ export class VaultSync {
 			await memory.write(() =>
 				memory.pipeline.transaction(async () => {
 					for (const p of prepared) {
-						if (await this.keptNewerState(memory, run, p)) continue;
+						if (await keptNewerState(memory, this.deps.scope, run, p)) continue;
 						const u = await run.upsert(p);
 						if (u) upserted.push(u);
 					}
@@ -395,27 +393,6 @@ export class VaultSync {
 			problems: run.problems,
 			timings: { totalMs: round(this.now() - started) },
 		};
-	}
-
-	/**
-	 * A note graph → vault wrote (`NOTE_PROPS.written`), still exactly as written, whose node has
-	 * changed since it was rendered (an agent's update committed while the note was being written,
-	 * or before a crash cut its replication short): reading it back would revert that update. Only
-	 * where the note is and what it holds is recorded; the change is replicated into the note by
-	 * its own graph → vault job. Runs inside the unit of writes, so nothing lands between the
-	 * check and the record. A note the person changed since has another hash: synced as usual.
-	 */
-	private async keptNewerState(memory: Memory, run: SyncRun, prepared: PreparedNote): Promise<boolean> {
-		const { note, info } = prepared;
-		// A fresh graph (a rebuild) holds no node to compare with.
-		if (!note.id || run.deps.freshGraph) return false;
-		// From the store, not the run's cache: the cache may predate the write that changed it.
-		const node = await memory.graph.getNodeById(this.deps.scope, note.id);
-		const own = node && writtenNoteOf(node);
-		if (!node || !own || own.path !== note.path || own.hash !== note.hash || own.stamp === nodeStamp(node)) return false;
-		await run.recordNoteState(node, { [NOTE_PROPS.path]: note.path, [NOTE_PROPS.hash]: note.hash, [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size });
-		run.counts.filesUnchanged++;
-		return true;
 	}
 
 	/** The note index, loaded from the graph once and then kept in step. */
