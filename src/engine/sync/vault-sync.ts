@@ -67,13 +67,6 @@ class DryRunRollback extends Error {}
  * file's content hash with the one stored on its node, and sync's own frontmatter writes store
  * the hash of the text they produced, so the modify events they cause find nothing to do.
  */
-/** A note whose engrama_id was just written: its new state, and what was parsed before the write. */
-interface WrittenIdState {
-	readonly id: string;
-	readonly state: WrittenId;
-	readonly prepared: PreparedNote;
-}
-
 export class VaultSync {
 	readonly settings: SyncSettings;
 	readonly writer: GraphToVault;
