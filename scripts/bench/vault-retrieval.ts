@@ -4,7 +4,7 @@
 // through Memory.search (the default search) and each other mode.
 //
 // Usage: npm run bench -- vault-retrieval [--set obsidian-hub|multilingual] [--vault DIR]
-//        [--questions FILE] [--models none,minilm,bge] [--model-root DIR] [--dtype fp32|q8]
+//        [--questions FILE] [--models none,minilm,bge,e5] [--model-root DIR] [--dtype fp32|q8]
 //        [--modes default,fulltext,vector,rrf,linear] [--distractors N] [--seed N]
 //        [--setting key=value ...] [--misses] [--problems] [--json FILE]
 // - obsidian-hub (default): the vault of scripts/bench/vault-retrieval/get-obsidian-hub.sh
@@ -41,6 +41,8 @@ const SETS = {
 const MODELS = {
 	minilm: { dir: "Xenova/all-MiniLM-L6-v2", label: "all-MiniLM-L6-v2" },
 	bge: { dir: "BAAI/bge-small-en-v1.5", label: "bge-small-en-v1.5" },
+	// The default since #27 (query: / passage: prompts applied by the provider).
+	e5: { dir: "Xenova/e5-small-v2", label: "e5-small-v2" },
 } as const;
 type ModelName = "none" | keyof typeof MODELS;
 const MODES: Record<string, SearchOptions> = {
@@ -109,7 +111,7 @@ function embedderFor(model: ModelName, cacheDir: string): CachedEmbeddingProvide
 	if (model === "none") return null;
 	const { dir } = MODELS[model];
 	if (!existsSync(join(modelRoot, dir, "onnx", dtype === "fp32" ? "model.onnx" : "model_quantized.onnx"))) {
-		fail(`No ${dtype} weights for ${dir} under ${modelRoot}. Run scripts/bench/models/prepare-${model === "bge" ? "bge-small" : "minilm-maven"}.sh, or pass --model-root.`);
+		fail(`No ${dtype} weights for ${dir} under ${modelRoot}. Run scripts/bench/models/prepare-maven-model.sh (${dtype === "q8" ? "q8" : "fp32"}), or pass --model-root.`);
 	}
 	const inner = new TransformersEmbeddingProvider({ model: dir, localModelPath: modelRoot, cacheDir: join(cacheDir, "hub-cache"), allowRemoteModels: false, dtype, batchSize: 32, dimensions: 384 });
 	mkdirSync(cacheDir, { recursive: true });

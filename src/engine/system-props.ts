@@ -45,6 +45,7 @@ const TABLE = {
 	obsidian_size:     row(_, _, _, o, _),
 	note_props:        row(_, _, _, o, _),
 	note_provenance:   row(_, _, _, _, _),
+	note_written:      row(_, _, _, _, _),
 	// Lifecycle and time.
 	status:            row(_, o, o, _, _),
 	status_note:       row(_, o, _, o, o),
@@ -95,4 +96,10 @@ export const NOTE_PROPS = {
 	stated: "note_props",
 	/** The provenance the note stated (engrama_* keys) at the last sync: only a change of the keys changes the node's. */
 	provenance: "note_provenance",
+	/**
+	 * The last note graph → vault wrote for the node: [path, hash of the text, stamp of the node it
+	 * was rendered from], recorded before the write where the text is known (a new note), else just
+	 * after, so a note Engrama wrote is never read back over a newer state, even after a crash.
+	 */
+	written: "note_written",
 } as const;

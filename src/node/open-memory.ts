@@ -20,7 +20,7 @@ export interface OpenedMemory {
 
 /**
  * A local provider with no model named keeps the model of the memory's vectors (the default
- * changed from all-MiniLM-L6-v2 to e5-small-v2; a memory embedded before keeps answering until
+ * may change, e.g. to e5-small-v2; a memory embedded before keeps answering until
  * a model is named and the memory re-embedded). Otherwise the config as it is.
  */
 async function withMemoryModel(config: EngramaConfig, graph: GraphStore, vectors: VectorStore | null): Promise<EngramaConfig["embedding"]> {

@@ -11,7 +11,7 @@ import { idsToWrite, vaultUnderGit } from "./first-run";
 import { EngramaView, VIEW_TYPE_ENGRAMA, type PanelTab } from "./ui/engrama-view";
 import { confirm, previewSync, promptText } from "./ui/modals";
 import { chooseNote } from "./ui/note-suggest-modal";
-import { nodeOfFile, openNodeNote } from "./ui/open-note";
+import { nodeOfFile, openNodeNote, type NotePlace } from "./ui/open-note";
 import type { PanelActions } from "./ui/panel-actions";
 import { addRelationToFrontmatter, chooseRelation } from "./ui/relation-modal";
 import { relationText } from "./ui/relation-text";
@@ -72,9 +72,9 @@ export class EngramaActions implements PanelActions {
 		await this.openPanel("insights");
 	}
 
-	async openNode(nodeId: string): Promise<void> {
+	async openNode(nodeId: string, place?: NotePlace): Promise<void> {
 		const engine = await this.engine();
-		if (engine) await openNodeNote(this.app, engine, nodeId);
+		if (engine) await openNodeNote(this.app, engine, nodeId, place);
 	}
 
 	askReason(title: string): Promise<string | null> {

@@ -1,4 +1,6 @@
-import { FileSystemAdapter, type App, type Plugin } from "obsidian";
+import { FileSystemAdapter, Platform, type App, type Plugin } from "obsidian";
+import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
+import { defaultVaultDataDir, preparePrivateDir } from "./db-location";
 import type { SyncReport } from "../engine";
 import { ValidationError } from "../engine/errors";
 import { EngineHost, type Engine } from "./engine-host";
@@ -160,6 +162,7 @@ export class EngramaController {
 	/** The vault's id, generated once (data.json); secrets another device chose but this one lacks are named. */
 	private async ensureIds(): Promise<void> {
 		if (this.current.vaultId === "") await this.saveSettings((s) => (s.vaultId = newVaultId(this.app.vault.getName())), { apply: false });
+		await this.prepareTokenFile().catch((error: unknown) => console.error("Engrama: preparing the MCP token file's folder failed", error));
 		const missing = missingSecrets(this.app, this.current);
 		if (missing.length > 0) noticeInfo(`this device does not have ${missing.join(" or ")}: secrets stay on the device that entered them. Choose or create it in the Engrama settings.`, 15_000);
 	}
@@ -301,14 +304,33 @@ export class EngramaController {
 		await this.startBridgeOn(await this.ready());
 	}
 
-	private startBridgeOn(engine: Engine): Promise<void> {
+	private async startBridgeOn(engine: Engine): Promise<void> {
+		await this.prepareTokenFile();
 		return this.bridge.start(engine, this.current.mcp.port, this.mcpToken(), this.tokenFile());
 	}
 
-	/** Where the stdio proxy reads the token (desktop); null where there is no file system path. */
+	/**
+	 * Where the stdio proxy reads the token (desktop): beside the database, outside the vault
+	 * (~/.engrama/vaults/<vault id>/mcp-token, 0600), which sync tools do not copy. Null before the
+	 * bridge first started in this session, and where there is no file system.
+	 */
 	tokenFile(): string | null {
+		return this.tokenPath;
+	}
+
+	private tokenPath: string | null = null;
+
+	/** Finds the token file's place and removes the copy an earlier version kept in the plugin folder. */
+	private async prepareTokenFile(): Promise<void> {
 		const adapter = this.app.vault.adapter;
-		return adapter instanceof FileSystemAdapter ? `${adapter.getBasePath()}/${this.folder}/mcp-token` : null;
+		if (this.tokenPath !== null || !(adapter instanceof FileSystemAdapter) || !Platform.isDesktopApp || this.current.vaultId === "") return;
+		const node = await loadNodeModules();
+		if (!node) return;
+		const dir = defaultVaultDataDir(node, this.current.vaultId);
+		preparePrivateDir(node, dir);
+		this.tokenPath = node.path.join(dir, "mcp-token");
+		const legacy = `${this.folder}/mcp-token`;
+		if (await adapter.exists(legacy)) await adapter.remove(legacy);
 	}
 
 	/** A full vault sync as a long task; `dryRun` reports without writing, `writeIds: false` holds the ids back. */

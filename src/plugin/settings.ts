@@ -19,7 +19,7 @@ const urlString = z
 	.trim()
 	.refine((v) => v === "" || /^https?:\/\/[^\s/]+/i.test(v), { error: "must start with http:// or https://" });
 
-/** 1: the default local model became e5-small-v2 (before: all-MiniLM-L6-v2). */
+/** 1: an unset local model is named (all-MiniLM-L6-v2), so a later default cannot change it under the user. */
 export const SETTINGS_VERSION = 1;
 
 /**

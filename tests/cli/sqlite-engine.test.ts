@@ -7,6 +7,9 @@ import { makeTempDir } from "../helpers/temp-dir";
 
 const NO_NATIVE = { NODE_OPTIONS: `--import ${join(__dirname, "..", "fixtures", "processes", "no-native-sqlite.mjs")}` };
 
+// Four or five command line processes, some compiling WASM: tens of seconds on a loaded 2-core machine.
+const CLI_RUNS_MS = 180_000;
+
 interface Health {
 	backend: { ok: boolean; nodes: number; engine: string | null };
 }
@@ -29,18 +32,18 @@ describe("the command line's SQLite engine", () => {
 		expect(wasm.backend).toMatchObject({ ok: true, nodes: 2, engine: expect.stringMatching(/^WASM SQLite 3\.\d+\.\d+$/) as unknown });
 		const text = runCli(["--db", db, "--sqlite-engine", "native", "health", "--port", "9"]);
 		expect(text.stdout).toMatch(/^Engine: native SQLite 3\.\d+\.\d+ \(better-sqlite3 12\.\d+\.\d+, sqlite-vec 0\.1\.\d+\)$/m);
-	});
+	}, CLI_RUNS_MS);
 
 	it("falls back to WASM when native SQLite cannot load, and health says why; --sqlite-engine native then refuses", () => {
 		const remembered = runCli(["--db", db, "remember", "--label", "Project", "--name", "Alpha"], { env: NO_NATIVE });
 		expect(remembered.status, remembered.stderr).toBe(0);
 		const health = runCli(["--db", db, "--json", "health", "--port", "9"], { env: NO_NATIVE });
 		expect(health.status).toBe(0);
-		expect(health.json<Health>().backend.engine).toMatch(/^WASM SQLite 3\.\d+\.\d+; native SQLite is not available \(better-sqlite3: .*different Node\.js version/);
+		expect(health.json<Health>().backend.engine).toMatch(/^WASM SQLite 3\.\d+\.\d+; native SQLite is not available \(better-sqlite3 with sqlite-vec: .*different Node\.js version/);
 
 		const forced = runCli(["--db", db, "--sqlite-engine", "native", "get", "--label", "Project", "--name", "Alpha"], { env: NO_NATIVE });
 		expect(forced.status).toBe(2);
 		expect(forced.stderr).toMatch(/native SQLite is not available .* set ENGRAMA_SQLITE_ENGINE=wasm/);
 		expect(runCli(["--db", db, "--sqlite-engine", "bogus", "health"]).stderr).toMatch(/--sqlite-engine must be one of auto, native, wasm; got "bogus"/);
-	});
+	}, CLI_RUNS_MS);
 });

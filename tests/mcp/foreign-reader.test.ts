@@ -44,7 +44,7 @@ describe("MCP writes beside a native SQLite reader (WASM engine)", () => {
 		expect(refused.isError).toBe(true);
 		expect(JSON.parse(refused.content[1].type === "text" ? refused.content[1].text : "{}")).toMatchObject({ error: { code: "database_in_use" } });
 		expect(textOf(refused)).toMatch(/Another program .* has .*memory\.db open/);
-		expect(textOf(refused)).toMatch(/Nothing was written.*Close that program and retry/);
+		expect(textOf(refused)).toMatch(/The write was not stored and nothing stored was lost\. Close that program and retry/);
 
 		const after = await remember("After the reader");
 		expect(after.isError, textOf(after)).toBeFalsy();

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
+import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, vaultIdOf, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import type { Engine } from "../../src/plugin/engine-host";
 import { freePort } from "../helpers/free-port";
 
@@ -332,7 +332,11 @@ describe("MCP bridge", () => {
 		await noticeMatching(/copied the MCP client configuration/);
 		expect(h.fake.fakeClipboard.text).toContain(`"Authorization": "Bearer ${token}"`);
 		expect(h.fake.fakeClipboard.text).toContain("mcp-proxy");
-		expect(readFileSync(join(vault.path, PLUGIN_DIR, "mcp-token"), "utf8").trim()).toBe(token);
+		// The stdio proxy's token file is outside the vault (sync tools never copy it).
+		const tokenFile = join(TEST_HOME, ".engrama", "vaults", vaultIdOf(vault.path), "mcp-token");
+		expect(h.fake.fakeClipboard.text).toContain(tokenFile);
+		expect(readFileSync(tokenFile, "utf8").trim()).toBe(token);
+		expect(existsSync(join(vault.path, PLUGIN_DIR, "mcp-token"))).toBe(false);
 
 		run("regenerate-mcp-token");
 		const confirmModal = await latestModal("the confirmation");

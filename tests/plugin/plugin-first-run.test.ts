@@ -2,7 +2,7 @@
 // welcome in the panel, its dry run, and nothing in the vault written before its Start.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import type { WelcomePanel } from "../../src/plugin/ui/welcome";
 
@@ -56,9 +56,12 @@ async function firstRun(vault: VaultCopy): Promise<{ plugin: PluginInstance; wel
 	});
 	// The panel opens by itself on a first run, with the welcome in it.
 	const view = await waitFor(() => app.workspace.getLeavesOfType("engrama-panel")[0]?.view as { welcome?: WelcomePanel | null } | undefined, "the panel");
-	const welcome = await waitFor(() => view.welcome, "the welcome");
+	const welcome = await waitFor(() => view.welcome, "the welcome", 60_000);
 	return { plugin, welcome, app };
 }
+
+// A dry run and a first sync of the example vault each: minutes at the load of a shared 2-core machine.
+vi.setConfig({ testTimeout: 240_000 });
 
 describe("first run in a vault with notes", () => {
 	test("writes no file (vault, data.json, database) until Start; then the start does what the preview said", async () => {
@@ -67,7 +70,7 @@ describe("first run in a vault with notes", () => {
 		const before = snapshot(vault.path);
 		expect([...before.keys()].some((p) => p.startsWith(PLUGIN_DIR))).toBe(false);
 		const { plugin, welcome, app } = await firstRun(vault);
-		const preview = await waitFor(() => welcome.lastPreview, "the dry run's figures");
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run's figures", 90_000);
 		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
 		// Offered on desktop; this test downloads nothing (plugin-local-model.test.ts covers the download).
 		expect(modelToggle(panel).classList.contains("is-enabled")).toBe(true);
@@ -111,13 +114,13 @@ describe("first run in a vault with notes", () => {
 		const vault = makeVault();
 		const before = snapshot(vault.path);
 		const { plugin, welcome, app } = await firstRun(vault);
-		await waitFor(() => welcome.lastPreview, "the dry run");
+		await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
 		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
 		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
 		select.value = "paths";
 		select.dispatchEvent(new window.Event("change"));
 		modelToggle(panel).click();
-		await waitFor(() => panel.textContent?.includes("No note is touched"), "the path-only figures");
+		await waitFor(() => panel.textContent?.includes("No note is touched"), "the path-only figures", 90_000);
 		await welcome.start();
 		const engine = await plugin.controller!.ready();
 		expect(plugin.controller!.activity.lastReport?.counts.nodesCreated).toBe(welcome.lastPreview?.notes);
@@ -133,7 +136,7 @@ describe("first run in a vault with notes", () => {
 		await waitFor(async () => {
 			await engine.sync.idle();
 			return (await hash()) !== hashBefore;
-		}, "the edit synced");
+		}, "the edit synced", 60_000);
 		expect(idOf(readFileSync(join(vault.path, "Concepts/CRDTs.md"), "utf8"))).toBeUndefined();
 		expect(JSON.parse(readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8"))).toMatchObject({ sync: { writeEngramaIds: false } });
 	});
@@ -144,7 +147,7 @@ describe("from paths to ids later, in settings", () => {
 		const vault = makeVault();
 		mkdirSync(join(vault.path, ".git"));
 		const { plugin, welcome, app } = await firstRun(vault);
-		await waitFor(() => welcome.lastPreview, "the dry run");
+		await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
 		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
 		const select = panel.querySelector<HTMLSelectElement>(".engrama-welcome-choices select")!;
 		select.value = "paths";
@@ -158,7 +161,7 @@ describe("from paths to ids later, in settings", () => {
 		tab.display();
 		const ids = Array.from(tab.containerEl.querySelectorAll<HTMLElement>(".setting-item")).find((s) => s.querySelector(".setting-item-name")?.textContent === "Write engrama_id")!;
 		ids.querySelector<HTMLElement>(".checkbox-container")!.click();
-		const modal = await waitFor(() => h.fake.fakeOpenModals.at(-1), "the preview of the switch");
+		const modal = await waitFor(() => h.fake.fakeOpenModals.at(-1), "the preview of the switch", 90_000);
 		const text = modal.contentEl.textContent ?? "";
 		const count = Number(/([\d,]+) notes get one engrama_id line/.exec(text)?.[1]?.replace(/,/g, ""));
 		expect(count).toBeGreaterThan(40);
@@ -189,6 +192,6 @@ describe("who sees the welcome", () => {
 		expect(plugin.controller!.awaitingStart).toBe(false);
 		await plugin.controller!.ready();
 		expect(app.workspace.getLeavesOfType("engrama-panel")).toEqual([]);
-		await waitFor(() => plugin.controller!.activity.lastReport, "the startup sync");
+		await waitFor(() => plugin.controller!.activity.lastReport, "the startup sync", 60_000);
 	});
 });

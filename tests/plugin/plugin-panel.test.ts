@@ -233,6 +233,18 @@ describe("Search", () => {
 		input.dispatchEvent(new window.Event("input"));
 		await waitFor(() => panel.querySelector(".engrama-results .engrama-empty")?.textContent?.startsWith("No matching memories"), "the no-results message");
 
+		// A word from a section of a note: the section shows under the result, and opens the note at its line.
+		input.value = "proration";
+		input.dispatchEvent(new window.Event("input"));
+		const passage = await waitFor(() => panel.querySelector<HTMLElement>(".engrama-result-passage"), "a matching section");
+		expect(passage.querySelector(".engrama-result-heading")!.textContent).toBe("Billing Portal > Scope");
+		expect(passage.querySelector(".engrama-result-snippet mark")!.textContent).toBe("proration");
+		passage.click();
+		await waitFor(() => app.workspace.getActiveFile()?.path === "Projects/Billing Portal.md", "the note with the section");
+		const lines = (await app.vault.read(app.vault.getFileByPath("Projects/Billing Portal.md")!)).split("\n");
+		const opened = (app.workspace.getLeaf(false) as unknown as { openState?: { eState?: { line?: number } } }).openState;
+		expect(lines[opened?.eState?.line ?? -1]).toBe("## Scope");
+
 		// Pending Insights about what was searched for are pointed out; the hint leads to them.
 		input.value = "Cache Invalidation";
 		input.dispatchEvent(new window.Event("input"));

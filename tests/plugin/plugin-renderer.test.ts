@@ -2,12 +2,12 @@
 // and Node built-ins, import() of a bare specifier rejects as in Chromium): the MCP bridge starts and
 // a real MCP client uses it; and reloads as Obsidian drives them (onunload not awaited, a new
 // instance at once, on the same vault) never fail.
-import { statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { TOOL_NAMES } from "../../src/mcp/tools";
 import { connectClient, ok } from "../mcp/mcp-harness";
-import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance } from "./harness";
+import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, vaultIdOf, waitFor, type LoadedPlugin, type PluginInstance } from "./harness";
 import { freePort } from "../helpers/free-port";
 
 let h: LoadedPlugin;
@@ -48,9 +48,11 @@ test("desktop renderer: the MCP bridge starts inside the app and a real MCP clie
 		await app.workspace.fakeLayoutReady();
 		const state = await listening(plugin);
 		expect(state.port).toBe(port);
-		// The stdio proxy's token file, written through require("fs") on desktop.
-		const tokenFile = join(vault.path, PLUGIN_DIR, "mcp-token");
+		// The stdio proxy's token file, written through require("fs") on desktop, outside the vault.
+		const tokenFile = join(TEST_HOME, ".engrama", "vaults", vaultIdOf(vault.path), "mcp-token");
 		expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+		expect(readFileSync(tokenFile, "utf8").trim()).toBe(plugin.controller!.mcpToken());
+		expect(existsSync(join(vault.path, PLUGIN_DIR, "mcp-token"))).toBe(false);
 
 		const client = await connectClient(state.url, plugin.controller!.mcpToken());
 		try {

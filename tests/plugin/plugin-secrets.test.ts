@@ -2,7 +2,7 @@
 // Obsidian's keychain (app.secretStorage, per vault and device), moved there once from an earlier data.json.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { PLUGIN_DIR, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 
 let h: LoadedPlugin;
@@ -34,6 +34,9 @@ async function load(vault: VaultCopy): Promise<{ plugin: PluginInstance; app: Re
 }
 
 const dataJson = (vault: VaultCopy) => readFileSync(join(vault.path, PLUGIN_DIR, "data.json"), "utf8");
+
+// Three plugin starts in the first test: minutes at the load of a shared 2-core machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 describe("secrets", () => {
 	test("an earlier data.json's plain-text secrets move to the keychain once; data.json keeps none of them", async () => {
@@ -74,7 +77,7 @@ describe("secrets", () => {
 		await again.plugin.closed;
 		h.fake.fakeNewDevice();
 		await load(vault);
-		await waitFor(() => h.fake.fakeNotices.find((n) => n.text.includes("this device does not have the embedding API key")), "the missing-secret notice");
+		await waitFor(() => h.fake.fakeNotices.find((n) => n.text.includes("this device does not have the embedding API key")), "the missing-secret notice", 60_000);
 	});
 
 	test("a secret chosen in settings is stored by name; the engine reopens with its value; data.json never holds it", async () => {

@@ -2,7 +2,7 @@ import type { NodeRecord, PartialScope, Scope } from "../../engine/types";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 
 /** How long the vector channel's nodes stay usable for the reads that follow it. */
-export const PREFETCH_MS = 1_000;
+export const PREFETCH_MS = 10_000;
 
 function scopeKey(scope: PartialScope): string {
 	return `${scope.orgId ?? ""}\u0000${scope.userId ?? ""}`;

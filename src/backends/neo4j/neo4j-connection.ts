@@ -42,10 +42,12 @@ export interface CypherCounts {
 	roundTrips: number;
 	/** The first line of each statement, when tracing (`Neo4jConnection.trace`). */
 	readonly log: string[];
+	/** Each statement whole with its parameters, when tracing "full" (plan checks). */
+	readonly statementsRun: { readonly query: string; readonly params: Readonly<Record<string, unknown>> }[];
 }
 
 function zeroCounts(): CypherCounts {
-	return { statements: 0, transactions: 0, roundTrips: 0, log: [] };
+	return { statements: 0, transactions: 0, roundTrips: 0, log: [], statementsRun: [] };
 }
 
 const ROLLED_BACK = " The transaction was rolled back: none of its writes were kept.";
@@ -83,7 +85,7 @@ export class Neo4jConnection {
 	/** Counted since the last `resetCounts()`. */
 	counts: CypherCounts = zeroCounts();
 	/** Keep each statement's first line in `counts.log` (tests and the count benchmark). */
-	trace = false;
+	trace: boolean | "full" = false;
 	/** The last unit of work reached the server (so the next transaction may pipeline its BEGIN). */
 	private reachable = false;
 
@@ -135,13 +137,38 @@ export class Neo4jConnection {
 		return before;
 	}
 
-	private readonly count = (query: string): void => this.counted(query);
+	private readonly count = (query: string, params: Readonly<Record<string, unknown>>): void => this.counted(query, params);
 
 	/** Every statement goes through here, so the counts are complete. */
-	private counted(query: string): void {
+	private counted(query: string, params: Readonly<Record<string, unknown>> = {}): void {
 		this.counts.statements++;
 		this.counts.roundTrips++;
 		if (this.trace) this.counts.log.push(query.trim().split("\n")[0].trim().slice(0, 120));
+		if (this.trace === "full") this.counts.statementsRun.push({ query, params });
+	}
+
+	/**
+	 * The plan the server makes for a statement (EXPLAIN: nothing runs), as "Operator: details"
+	 * lines, root first: how tests check that each hot statement seeks an index.
+	 */
+	async plan(query: string, params: Readonly<Record<string, unknown>> = {}): Promise<string[]> {
+		return this.withRetry("explain a statement", async () => {
+			const session = this.session("READ");
+			try {
+				const result = await session.run(`EXPLAIN ${query}`, params);
+				const out: string[] = [];
+				const walk = (op: PlanNode) => {
+					const details = typeof op.arguments?.Details === "string" ? `: ${op.arguments.Details}` : "";
+					out.push(`${op.operatorType.replace(/@.*$/, "")}${details}`);
+					for (const child of op.children ?? []) walk(child);
+				};
+				const root = result.summary.plan;
+				if (root) walk(root);
+				return out;
+			} finally {
+				await session.close();
+			}
+		});
 	}
 
 	inTransaction(): boolean {
@@ -328,12 +355,18 @@ function toRows(records: readonly { toObject(): Record<string, unknown> }[]): Ro
 	return records.map((record) => record.toObject());
 }
 
-type Counter = (query: string) => void;
+interface PlanNode {
+	readonly operatorType: string;
+	readonly arguments?: Readonly<Record<string, unknown>>;
+	readonly children?: readonly PlanNode[];
+}
+
+type Counter = (query: string, params: Readonly<Record<string, unknown>>) => void;
 
 function autoCommitRunner(session: Session, count: Counter): CypherRunner {
 	return {
 		run: async (query, params = {}) => {
-			count(query);
+			count(query, params);
 			return toRows((await session.run(query, params)).records);
 		},
 	};
@@ -345,7 +378,7 @@ function serialRunner(tx: Transaction, count: Counter): CypherRunner {
 	return {
 		run(query, params = {}) {
 			const next = tail.then(async () => {
-				count(query);
+				count(query, params);
 				return toRows((await tx.run(query, params)).records);
 			});
 			tail = next.catch(() => undefined);

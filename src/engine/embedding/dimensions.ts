@@ -46,7 +46,7 @@ export function poolingOf(model: string): Pooling {
 
 /**
  * What a model was trained to see before a text: the E5 family reads "query: " before a search and
- * "passage: " before what is searched (without them recall falls; docs/benchmarks-search.md).
+ * "passage: " before what is searched, as it was trained.
  * Other models take the text as it is.
  */
 export interface TextPrompts {

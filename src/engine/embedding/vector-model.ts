@@ -6,7 +6,7 @@ import { embedderIdentity } from "./dimensions";
 export const EMBEDDING_MODEL_META = "embedding_model";
 
 /**
- * The local model every release before e5-small-v2 used when none was chosen: vectors written
+ * The local model every release used when none was chosen, before the model was recorded: vectors written
  * before the model was recorded came from it, unless the user named another.
  */
 export const EARLIER_DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";

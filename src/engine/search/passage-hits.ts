@@ -4,14 +4,22 @@ import { queryTerms } from "./words";
 
 /**
  * Passages in search: a passage hit counts for its note's node. The node list and the passage list
- * of a channel become one list of nodes, each node once, ordered by the sum of its reciprocal
- * ranks in the two (a node whose name and body both match comes first; a note found only by its
- * body still enters near the top). The node keeps the passages that matched, best first.
+ * of a channel become one list of nodes, each node once, ordered by its best score in either (bm25
+ * for words, cosine for vectors: the same scale in both lists), ties by the sum of its reciprocal
+ * ranks (see PASSAGE_WEIGHT). Ordering by reciprocal rank alone found 24 of 67 obsidian-hub
+ * questions in the top 5 without a model; by best score, see docs/benchmarks-search.md. The node
+ * keeps the passages that matched, best first.
  */
 
 /** Passages kept per result (the best ones). */
 export const PASSAGES_PER_RESULT = 2;
 const MERGE_K = 60;
+/**
+ * A passage's rank weighs a little less than a node's: on a tie (a note named for the query and a
+ * short note that mentions the name) the node named wins, and a note found only by its body enters
+ * the list between the 7th and 8th node hits.
+ */
+const PASSAGE_WEIGHT = 0.9;
 
 export interface ChannelEntry {
 	readonly id: string;
@@ -21,22 +29,22 @@ export interface ChannelEntry {
 /** One list of node ids from a channel's node hits and passage hits, best first. */
 export function mergeNodeAndPassageRanks(nodes: readonly ChannelEntry[], passages: readonly PassageHit[]): ChannelEntry[] {
 	const score = new Map<string, { fused: number; raw: number; first: number }>();
-	const add = (id: string, rank: number, raw: number, order: number) => {
+	const add = (id: string, weight: number, rank: number, raw: number, order: number) => {
 		const seen = score.get(id);
 		if (seen) {
-			seen.fused += 1 / (MERGE_K + rank);
+			seen.fused += weight / (MERGE_K + rank);
 			seen.raw = Math.max(seen.raw, raw);
-		} else score.set(id, { fused: 1 / (MERGE_K + rank), raw, first: order });
+		} else score.set(id, { fused: weight / (MERGE_K + rank), raw, first: order });
 	};
-	nodes.forEach((hit, i) => add(hit.id, i + 1, hit.score, i));
+	nodes.forEach((hit, i) => add(hit.id, 1, i + 1, hit.score, i));
 	const seenPassageNodes = new Set<string>();
 	for (const hit of passages) {
 		if (seenPassageNodes.has(hit.nodeId)) continue;
 		seenPassageNodes.add(hit.nodeId);
-		add(hit.nodeId, seenPassageNodes.size, hit.score, nodes.length + seenPassageNodes.size);
+		add(hit.nodeId, PASSAGE_WEIGHT, seenPassageNodes.size, hit.score, nodes.length + seenPassageNodes.size);
 	}
 	return [...score]
-		.sort((a, b) => b[1].fused - a[1].fused || a[1].first - b[1].first)
+		.sort((a, b) => b[1].raw - a[1].raw || b[1].fused - a[1].fused || a[1].first - b[1].first)
 		.map(([id, s]) => ({ id, score: s.raw }));
 }
 

@@ -9,7 +9,7 @@ import { contentHash } from "./content-hash";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
 import { applyProvenanceKeys, edgeWriter, provenanceKeys, withWriterMarks } from "./note-provenance";
-import { NOTE_ORIGIN } from "./sync-run";
+import { NOTE_ORIGIN, type PreparedNote, type SyncRun } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
 import { noteBasename, type VaultSource } from "./vault-source";
@@ -29,24 +29,11 @@ export interface GraphToVaultDeps extends SyncLane {
 	 * committed, so a cancelled task must not stop their notes.
 	 */
 	readonly replication?: SyncLane;
-	/**
-	 * Syncs notes back into the graph after writing them (sets obsidian_path, hashes, edge origins);
-	 * `written` says what each note was written from, so a note the graph has moved past since is
-	 * not read back over the newer state.
-	 */
-	readonly syncPaths: (paths: readonly string[], lane: SyncLane, written?: readonly WrittenNote[]) => Promise<SyncReport>;
+	/** Syncs notes back into the graph after writing them (sets obsidian_path, hashes, edge origins). */
+	readonly syncPaths: (paths: readonly string[], lane: SyncLane) => Promise<SyncReport>;
 	readonly noteIndex: (lane: SyncLane) => Promise<NoteIndex>;
 	readonly onReport?: (report: SyncReport) => void;
 	readonly onError?: (error: unknown) => void;
-}
-
-/** A note graph → vault wrote: the hash of the text written and the node state it was written from. */
-export interface WrittenNote {
-	readonly path: string;
-	readonly hash: string;
-	readonly nodeId: string;
-	/** `nodeStamp` of the node when the note was rendered. */
-	readonly stamp: string;
 }
 
 /**
@@ -59,7 +46,54 @@ export function nodeStamp(node: NodeRecord): string {
 		.filter((name) => !bookkeeping.has(name))
 		.sort()
 		.map((name) => [name, node.props[name]]);
-	return JSON.stringify([node.label, node.key, node.updatedAt, props]);
+	return contentHash(JSON.stringify([node.label, node.key, node.updatedAt, props]));
+}
+
+/** The note graph → vault last wrote for a node (`NOTE_PROPS.written`), or undefined. */
+export interface WrittenNote {
+	readonly path: string;
+	readonly hash: string;
+	/** `nodeStamp` of the node the note was rendered from. */
+	readonly stamp: string;
+}
+
+export function writtenNoteOf(node: NodeRecord): WrittenNote | undefined {
+	const raw = node.props[NOTE_PROPS.written];
+	if (typeof raw !== "string") return undefined;
+	try {
+		const [path, hash, stamp] = JSON.parse(raw) as unknown[];
+		return typeof path === "string" && typeof hash === "string" && typeof stamp === "string" ? { path, hash, stamp } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * A note graph → vault wrote (`NOTE_PROPS.written`), still exactly as written, whose node has
+ * changed since it was rendered (an agent's update committed while the note was being written,
+ * or before a crash cut its replication short): reading it back would revert that update. Only
+ * where the note is and what it holds is recorded; the change is replicated into the note by its
+ * own graph → vault job. Called inside the sync's unit of writes, so nothing lands between the
+ * check and the record. A note the person changed since has another hash: synced as usual.
+ */
+export async function keptNewerState(memory: Memory, scope: Scope, run: SyncRun, prepared: PreparedNote): Promise<boolean> {
+	const { note, info } = prepared;
+	// A fresh graph (a rebuild) holds no node to compare with.
+	if (!note.id || run.deps.freshGraph) return false;
+	// From the store, not the run's cache: the cache may predate the write that changed it.
+	const node = await memory.graph.getNodeById(scope, note.id);
+	const own = node && writtenNoteOf(node);
+	if (!node || !own || own.path !== note.path || own.hash !== note.hash || own.stamp === nodeStamp(node)) return false;
+	await run.recordNoteState(node, { [NOTE_PROPS.path]: note.path, [NOTE_PROPS.hash]: note.hash, [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size });
+	run.counts.filesUnchanged++;
+	return true;
+}
+
+/** The notes of `prepared` a sync reads into the graph: all but those `keptNewerState` keeps. */
+export async function notesToRead(memory: Memory, scope: Scope, run: SyncRun, prepared: readonly PreparedNote[]): Promise<PreparedNote[]> {
+	const out: PreparedNote[] = [];
+	for (const p of prepared) if (!(await keptNewerState(memory, scope, run, p))) out.push(p);
+	return out;
 }
 
 export interface ExportResult {
@@ -136,7 +170,7 @@ export class GraphToVault {
 			// An agent's write is stated in the note (who edited, the lowered trust); engine writes only
 			// set these keys, never remove them: removing them is how the person vouches.
 			if (written.length === 0 && Object.keys(provenanceKeys(node)).length === 0) return null;
-			const hash = await this.edit(lane, path, (fm) => {
+			await this.edit(lane, path, node, (fm) => {
 				for (const name of written) {
 					const value = node.props[name];
 					if (value === undefined || value === null) delete fm[name];
@@ -144,16 +178,27 @@ export class GraphToVault {
 				}
 				applyProvenanceKeys(fm, node);
 			});
-			return this.syncBack(lane, path, hash, node);
+			return this.deps.syncPaths([path], lane);
 		}
 		if (!this.exportable(node)) return null;
 		const created = await this.createNote(lane, node, new Set());
-		return this.syncBack(lane, created.path, created.hash, node);
+		return this.deps.syncPaths([created], lane);
 	}
 
-	/** The sync of a note just written from `node`'s state (see `WrittenNote`). */
-	private syncBack(lane: SyncLane, path: string, hash: string, node: NodeRecord): Promise<SyncReport> {
-		return this.deps.syncPaths([path], lane, [{ path, hash, nodeId: node.id, stamp: nodeStamp(node) }]);
+	/**
+	 * Records which note is being written from which state of `node` (`NOTE_PROPS.written`), so a
+	 * sync that finds that very text while the node has changed since does not read it back over
+	 * the newer state (`VaultSync`), even after a crash between the write and its sync back.
+	 */
+	private async recordWritten(lane: SyncLane, node: NodeRecord, path: string, hash: string): Promise<void> {
+		const { memory } = lane;
+		const { scope } = this.deps;
+		const record = JSON.stringify([path, hash, nodeStamp(node)]);
+		await memory.write(async () => {
+			// The stored node as it is now: the record must not carry an older update time back.
+			const current = await memory.graph.getNodeById(scope, node.id);
+			if (current) await memory.pipeline.updateNoteState({ scope, source: "sync" }, current, { [NOTE_PROPS.written]: record });
+		});
 	}
 
 	private async relationWritten(lane: SyncLane, event: Extract<MemoryWriteEvent, { kind: "relation" }>): Promise<SyncReport | null> {
@@ -167,15 +212,15 @@ export class GraphToVault {
 		const marked = event.write.created ? withWriterMarks(from, event.ctx) : from;
 		if (!path) {
 			if (!this.exportable(from)) return null;
-			const created = await this.createNote(lane, marked, new Set());
-			return this.syncBack(lane, created.path, created.hash, from);
+			const created = await this.createNote(lane, from, new Set(), marked);
+			return this.deps.syncPaths([created], lane);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
 		const ref = await this.refFor(lane, to);
-		const hash = await this.edit(lane, path, (fm) => {
+		await this.edit(lane, path, from, (fm) => {
 			if (addRelation(fm, event.write.type, ref, to, memory.profile) && marked !== from) applyProvenanceKeys(fm, marked);
 		});
-		return this.syncBack(lane, path, hash, from);
+		return this.deps.syncPaths([path], lane);
 	}
 
 	/**
@@ -195,7 +240,7 @@ export class GraphToVault {
 				const node = await memory.graph.getNodeById(scope, id);
 				if (!node || notePath(node) || !this.exportable(node)) continue;
 				try {
-					paths.push(dryRun ? await this.plannedPath(this.deps, node, reserved) : (await this.createNote(this.deps, node, reserved)).path);
+					paths.push(dryRun ? await this.plannedPath(this.deps, node, reserved) : await this.createNote(this.deps, node, reserved));
 				} catch (error) {
 					problems.push({
 						path: this.folderFor(node),
@@ -235,7 +280,7 @@ export class GraphToVault {
 		if (foreign.length === 0 || !(await source.stat(path))) return false;
 		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node), writer: edgeWriter(e.edge.props) })));
 		try {
-			await this.edit(lane, path, (fm) => {
+			await this.edit(lane, path, node, (fm) => {
 				let marked = node;
 				for (const r of refs) if (addRelation(fm, r.type, r.ref, r.node, memory.profile) && r.writer) marked = withWriterMarks(marked, r.writer);
 				if (marked !== node) applyProvenanceKeys(fm, marked);
@@ -275,21 +320,23 @@ export class GraphToVault {
 		throw new ValidationError(`No free file name for ${node.label} "${node.key}" in ${this.folderFor(node)}.`);
 	}
 
-	/** Writes the node's note; its path and the hash of the text written. */
-	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<{ path: string; hash: string }> {
+	/** Writes the node's note (as `shown`, where a relation's writer marks it) and returns its path. */
+	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>, shown: NodeRecord = node): Promise<string> {
 		const { memory, source } = lane;
 		const { scope } = this.deps;
 		const path = await this.plannedPath(lane, node, reserved);
 		const edges = await memory.graph.edgesOf(scope, node.id, "out");
 		const relations: { type: string; ref: string }[] = [];
 		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(lane, e.node) });
-		const text = renderEntityNote(node, relations, memory.profile);
+		const text = renderEntityNote(shown, relations, memory.profile);
+		// Before the file exists: a crash between the write and its sync back is covered too.
+		await this.recordWritten(lane, node, path, contentHash(text));
 		try {
 			await source.create(path, text);
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
-		return { path, hash: contentHash(text) };
+		return path;
 	}
 
 	/** How a note names a target: `[[file name]]` (or `[[folder/file]]` when ambiguous) for notes, else the name. */
@@ -301,14 +348,17 @@ export class GraphToVault {
 		return index.resolve(base)?.path === path ? `[[${base}]]` : `[[${path.slice(0, -3)}]]`;
 	}
 
-	/** Edits the note's frontmatter; the hash of the text written (read back where the source does not return it). */
-	private async edit(lane: SyncLane, path: string, mutate: (fm: Record<string, unknown>) => void): Promise<string> {
+	/** Edits the note's frontmatter (written from `node`'s state) and records what it wrote. */
+	private async edit(lane: SyncLane, path: string, node: NodeRecord, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
+		let hash: string;
 		try {
 			const written = await lane.source.processFrontMatter(path, mutate);
-			return contentHash(typeof written === "string" ? written : await lane.source.read(path));
+			// The text is known only once written (Obsidian's processFrontMatter returns none: read back).
+			hash = contentHash(typeof written === "string" ? written : await lane.source.read(path));
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
+		await this.recordWritten(lane, node, path, hash);
 	}
 }
 

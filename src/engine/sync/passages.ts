@@ -2,9 +2,11 @@ import type { PassageInput } from "../protocols";
 import { contentHash } from "./content-hash";
 
 /**
- * Largest passage, in characters. all-MiniLM-L6-v2 reads 256 word pieces and bge-small 512;
- * English prose runs ≈ 4.3 characters per piece (docs/benchmarks-search.md, Passages), so 1,000
- * characters stay inside MiniLM's window with room for the heading path in front.
+ * Largest passage, in characters. all-MiniLM-L6-v2 reads 256 word pieces and bge-small 512; at
+ * the usual ≈ 4 characters per piece of English prose (an assumption, not yet measured on the
+ * vaults here: docs/benchmarks-search.md), 1,000 characters stay inside MiniLM's window with room
+ * for the note name and heading path in front. CJK text runs nearer 1 character per piece, so its
+ * passages are cut by the encoder.
  */
 export const MAX_PASSAGE_CHARS = 1000;
 /** Passages kept per note: a note of thousands of sections is searchable by its first ones. */

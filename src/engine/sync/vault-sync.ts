@@ -1,12 +1,11 @@
-import { EngramaError, NotFoundError, errorMessage } from "../errors";
-import type { Memory } from "../memory";
+import { EngramaError, NotFoundError } from "../errors";
 import { SerialQueue } from "../serial-queue";
-import { contentHash } from "./content-hash";
-import { GraphToVault, nodeStamp, type SyncLane, type WrittenNote } from "./graph-to-vault";
-import { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
-import { bodyLineOf, parseNote, type NoteParseResult, type ParsedNote } from "./note-parser";
-import { SyncRun, type PreparedNote, type UpsertedNote, type WrittenId } from "./sync-run";
-import type { SyncProblem, SyncReport } from "./sync-report";
+import { GraphToVault, keptNewerState, notesToRead, type SyncLane } from "./graph-to-vault";
+import { NoteIndex, type NoteEntry } from "./note-index";
+import { parseNote, type NoteParseResult, type ParsedNote } from "./note-parser";
+import { idWriteProblem, recordWrittenIds, writeIdInto, type WrittenIdState } from "./note-ids";
+import { SyncRun, type PreparedNote, type UpsertedNote } from "./sync-run";
+import type { SyncReport } from "./sync-report";
 import { isExcludedPath, syncSettings, type SyncSettings } from "./sync-settings";
 import { isMarkdownPath, type VaultEvent, type VaultFileInfo } from "./vault-source";
 import type { FullSyncOptions, IdBackfill, VaultSyncDeps } from "./vault-sync-deps";
@@ -23,13 +22,6 @@ class DryRunRollback extends Error {}
  * file's content hash with the one stored on its node, and sync's own frontmatter writes store
  * the hash of the text they produced, so the modify events they cause find nothing to do.
  */
-/** A note whose engrama_id was just written: its new state, and what was parsed before the write. */
-interface WrittenIdState {
-	readonly id: string;
-	readonly state: WrittenId;
-	readonly prepared: PreparedNote;
-}
-
 export class VaultSync {
 	readonly settings: SyncSettings;
 	readonly writer: GraphToVault;
@@ -49,7 +41,7 @@ export class VaultSync {
 			scope: deps.scope,
 			settings: this.settings,
 			replication: deps.replication,
-			syncPaths: (paths, lane, written) => this.batches.run(() => this.runBatch(paths, [], lane, written)),
+			syncPaths: (paths, lane) => this.batches.run(() => this.runBatch(paths, [], lane)),
 			noteIndex: (lane) => this.ensureIndex(lane),
 			onReport: (report) => deps.onBatch?.(report),
 			onError: (error) => deps.onError?.(error),
@@ -95,7 +87,7 @@ export class VaultSync {
 		timings.indexMs = round(this.now() - mark);
 		const present = new Set(files.map((f) => f.path));
 		const run = this.newRun(this.deps, index, dryRun, present, index.nodeCount === 0, writeIds);
-		if (!dryRun && writeIds) run.writeIdsFirst((prepared, id) => this.writeIdInto(this.deps, run, prepared, id));
+		if (!dryRun && writeIds) run.writeIdsFirst((prepared, id) => writeIdInto(this.deps, run, prepared, id, this.settings));
 		run.counts.filesScanned = files.length;
 		for (const skipped of source.skippedFiles?.() ?? []) {
 			if (!isExcludedPath(skipped.path, this.settings)) run.problems.push({ ...skipped, severity: "warning" });
@@ -128,7 +120,7 @@ export class VaultSync {
 			upserted = [];
 			for (const chunk of chunks(prepared, this.settings.batchSize)) {
 				await unit(async () => {
-					for (const u of await run.upsertAll(chunk)) if (u) upserted.push(u);
+					for (const u of await run.upsertAll(await notesToRead(memory, scope, run, chunk))) if (u) upserted.push(u);
 				});
 			}
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
@@ -303,12 +295,7 @@ export class VaultSync {
 		if (this.unsubscribe) this.schedule();
 	}
 
-	private async runBatch(
-		paths: readonly string[],
-		renames: readonly { path: string; oldPath: string }[],
-		lane: SyncLane = this.deps,
-		written: readonly WrittenNote[] = [],
-	): Promise<SyncReport> {
+	private async runBatch(paths: readonly string[], renames: readonly { path: string; oldPath: string }[], lane: SyncLane = this.deps): Promise<SyncReport> {
 		const { memory, source } = lane;
 		const started = this.now();
 		const index = await this.ensureIndex(lane);
@@ -355,7 +342,7 @@ export class VaultSync {
 			await memory.write(() =>
 				memory.pipeline.transaction(async () => {
 					for (const p of prepared) {
-						if (await this.keptNewerState(memory, run, p, written)) continue;
+						if (await keptNewerState(memory, this.deps.scope, run, p)) continue;
 						const u = await run.upsert(p);
 						if (u) upserted.push(u);
 					}
@@ -379,24 +366,6 @@ export class VaultSync {
 			problems: run.problems,
 			timings: { totalMs: round(this.now() - started) },
 		};
-	}
-
-	/**
-	 * A note graph → vault wrote, still exactly as written, whose node changed since (an agent's
-	 * update committed while the note was being written): reading it back would revert that update.
-	 * Only where the note is and what it holds is recorded; the write that changed the node is
-	 * replicated into the note next (its own graph → vault job). Runs inside the batch's unit of
-	 * writes, so no write can land between the check and the record.
-	 */
-	private async keptNewerState(memory: Memory, run: SyncRun, prepared: PreparedNote, written: readonly WrittenNote[]): Promise<boolean> {
-		const { note, info } = prepared;
-		const own = written.find((w) => w.path === note.path && w.hash === note.hash);
-		if (!own) return false;
-		// From the store, not the run's cache: the cache may predate the write that changed it.
-		const node = await memory.graph.getNodeById(this.deps.scope, own.nodeId);
-		if (!node || nodeStamp(node) === own.stamp) return false;
-		await run.recordNoteState(node, { [NOTE_PROPS.path]: note.path, [NOTE_PROPS.hash]: note.hash, [NOTE_PROPS.mtime]: info.mtime, [NOTE_PROPS.size]: info.size });
-		return true;
 	}
 
 	/** The note index, loaded from the graph once and then kept in step. */
@@ -461,49 +430,16 @@ export class VaultSync {
 					written.push(path);
 					continue;
 				}
-				const state = await this.writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id);
+				const state = await writeIdInto(this.deps, run, { info, note: parsed.note }, entry.id, this.settings);
 				if (!state) continue;
 				written.push(path);
 				states.push({ id: entry.id, state, prepared: { info, note: parsed.note } });
 			}
-			await this.recordWrittenIds(this.deps, run, states);
+			await recordWrittenIds(this.deps, run, states);
 			if (options.dryRun) return { written: [...written, ...changed], problems: run.problems };
 			const synced = changed.length > 0 ? await this.runBatch(changed, []) : null;
 			return { written: [...written, ...(synced?.idsWritten ?? [])], problems: [...run.problems, ...(synced?.problems ?? [])] };
 		});
-	}
-
-	/**
-	 * Writes engrama_id into one note unless it changed since it was parsed (`ifHash`), and returns
-	 * the hash of the text that holds it (so the modify event the write causes is recognised as
-	 * nothing new) and the file's info. Null when nothing was written or the result cannot be
-	 * trusted; a failed write is reported in the run's problems.
-	 */
-	private async writeIdInto(lane: SyncLane, run: SyncRun, prepared: PreparedNote, id: string): Promise<WrittenId | null> {
-		const { source, memory } = lane;
-		const path = prepared.note.path;
-		try {
-			const written = await source.processFrontMatter(
-				path,
-				(fm) => {
-					fm.engrama_id = id;
-				},
-				{ ifHash: prepared.note.hash, known: prepared.note.frontmatter },
-			);
-			// null: the file changed after it was parsed; nothing was written, the next sync reads it again.
-			if (written === null) return null;
-			const info = await source.stat(path);
-			if (!info) return null;
-			if (typeof written === "string") return { hash: contentHash(written), info, bodyLine: bodyLineOf(written) };
-			// A source that does not return the text (Obsidian): read it back and check that only the id changed.
-			const again = parseNote({ path, text: await source.read(path), settings: this.settings, profile: memory.profile });
-			if (again.kind === "note" && again.note.id === id && sameNote(again.note, prepared.note)) return { hash: again.note.hash, info, bodyLine: again.note.bodyLine };
-			// The id is in the file but something else changed too: keep the parsed state, so the next sync reads it again.
-			return { hash: prepared.note.hash, info: prepared.info };
-		} catch (error) {
-			run.problems.push(idWriteProblem(path, error));
-			return null;
-		}
 	}
 
 	/**
@@ -515,46 +451,15 @@ export class VaultSync {
 		const states: WrittenIdState[] = [];
 		for (const u of upserted) {
 			if (!u.idToWrite) continue;
-			const state = await this.writeIdInto(lane, run, u.prepared, u.idToWrite);
+			const state = await writeIdInto(lane, run, u.prepared, u.idToWrite, this.settings);
 			// Not written (changed meanwhile, or failed and reported): not in the report's list.
 			if (!state) run.idsWritten.splice(run.idsWritten.indexOf(u.prepared.note.path), 1);
 			else if (state.hash !== u.prepared.note.hash) states.push({ id: u.idToWrite, state, prepared: u.prepared });
 		}
-		await this.recordWrittenIds(lane, run, states);
+		await recordWrittenIds(lane, run, states);
 	}
 
-	/** Stores the hash, mtime and size of notes whose engrama_id was just written (their modify events then find nothing new). */
-	private async recordWrittenIds(lane: SyncLane, run: SyncRun, states: readonly WrittenIdState[]): Promise<void> {
-		const { memory } = lane;
-		if (states.length === 0) return;
-		await memory.write(() =>
-			memory.pipeline.transaction(async () => {
-				for (const { id, state, prepared } of states) {
-					const node = await run.nodeById(id);
-					if (!node) continue;
-					await run.recordNoteState(node, { [NOTE_PROPS.hash]: state.hash, [NOTE_PROPS.mtime]: state.info.mtime, [NOTE_PROPS.size]: state.info.size });
-					// The id's frontmatter lines moved the body: the passages' lines follow (rows and vectors kept).
-					if (state.bodyLine !== undefined && state.bodyLine !== prepared.note.bodyLine) await run.shiftPassages({ prepared, node }, state.bodyLine);
-				}
-			}),
-		);
-	}
-}
 
-/** Same graph content (what the id write must not have changed). */
-function sameNote(a: ParsedNote, b: ParsedNote): boolean {
-	const shape = (n: ParsedNote) =>
-		JSON.stringify([n.label, n.key, n.props, n.relations, n.frozenTypes, n.relationsFrozen, n.links]);
-	return shape(a) === shape(b);
-}
-
-function idWriteProblem(path: string, error: unknown): SyncProblem {
-	return {
-		path,
-		severity: "warning",
-		problem: `engrama_id could not be written into the note: ${errorMessage(error)}`,
-		action: "Fix the note's frontmatter; it is synced by its path until its engrama_id can be written.",
-	};
 }
 
 function mergeExportCounts(report: SyncReport, extra: readonly SyncReport[]): SyncReport["counts"] {

@@ -3,7 +3,7 @@ import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, know
 import { errorMessage } from "../../engine/errors";
 
 /** The plugin's default too (src/plugin/local-model/catalogue.ts says why). */
-export const DEFAULT_LOCAL_MODEL = "Xenova/e5-small-v2";
+export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
 
 /** One step of loading a model: downloads report bytes; a cached or local file just "loads". */
 export interface ModelProgress {

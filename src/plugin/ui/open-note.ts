@@ -9,8 +9,13 @@ export function notePathOf(node: Pick<NodeRecord, "props">): string | null {
 	return typeof path === "string" && path !== "" ? path : null;
 }
 
-/** Opens the node's note in the main area; says so when the node has no note yet. */
-export async function openNodeNote(app: App, engine: Engine, nodeId: string): Promise<boolean> {
+/** Where in a note to open it: a search passage's file line (1-based). */
+export interface NotePlace {
+	readonly line: number;
+}
+
+/** Opens the node's note in the main area (at `place` when given); says so when the node has no note yet. */
+export async function openNodeNote(app: App, engine: Engine, nodeId: string, place?: NotePlace): Promise<boolean> {
 	const node = await engine.memory.graph.getNodeById(engine.scope, nodeId);
 	if (!node) {
 		noticeInfo("that node is no longer in the graph. Sync the vault to refresh.");
@@ -22,7 +27,8 @@ export async function openNodeNote(app: App, engine: Engine, nodeId: string): Pr
 		noticeInfo(`${node.label} "${node.key}" has no note yet.`);
 		return false;
 	}
-	await app.workspace.getLeaf(false).openFile(file);
+	// The editor scrolls to eState.line (0-based) and puts the cursor there.
+	await app.workspace.getLeaf(false).openFile(file, place ? { eState: { line: Math.max(0, place.line - 1) } } : undefined);
 	return true;
 }
 

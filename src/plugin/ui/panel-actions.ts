@@ -1,7 +1,8 @@
 /** What the panel asks of the command layer (modals, long tasks, opening notes). */
 export interface PanelActions {
 	reflect(): Promise<void>;
-	openNode(nodeId: string): Promise<void>;
+	/** Opens the node's note, at a passage's line when given. */
+	openNode(nodeId: string, place?: { readonly line: number }): Promise<void>;
 	/** Chooses the target note (or a new one) and writes the approved Insight into it. */
 	writeInsight(title: string): Promise<void>;
 	/** An optional dismissal reason; null when the person cancelled. */

@@ -39,11 +39,14 @@ export class SearchModal extends SuggestModal<SearchItem> {
 			return;
 		}
 		renderResult(el, item.result, item.top);
+		const first = item.result.passages?.[0];
+		if (first) el.createDiv({ cls: "engrama-result-snippet", text: first.snippet.replace(/\*\*/g, "") });
 	}
 
 	onChooseSuggestion(item: SearchItem): void {
 		const engine = this.controller.host.engine;
 		if (item.kind !== "result" || !engine) return;
-		void openNodeNote(this.app, engine, item.result.node_id);
+		const first = item.result.passages?.[0];
+		void openNodeNote(this.app, engine, item.result.node_id, first ? { line: first.line } : undefined);
 	}
 }

@@ -39,6 +39,27 @@ export function renderResult(el: HTMLElement, result: SearchResultView, top: num
 	if (result.summary) el.createDiv({ cls: "engrama-result-summary", text: result.summary.slice(0, 160) });
 }
 
+/**
+ * The sections of the result's note that matched: heading path and snippet, the words found
+ * marked (`**word**` in the engine's snippet becomes a <mark>). `open` opens the note at that line.
+ */
+export function renderPassages(el: HTMLElement, result: SearchResultView, open: (line: number) => void): void {
+	for (const passage of result.passages ?? []) {
+		const row = el.createDiv({ cls: "engrama-result-passage", attr: { "aria-label": `Open ${result.path ?? result.name} at ${passage.heading || "its start"}` } });
+		if (passage.heading) row.createDiv({ cls: "engrama-result-heading", text: passage.heading });
+		const snippet = row.createDiv({ cls: "engrama-result-snippet" });
+		passage.snippet.split("**").forEach((part, i) => {
+			if (part === "") return;
+			if (i % 2 === 1) snippet.createEl("mark", { text: part });
+			else snippet.appendText(part);
+		});
+		row.addEventListener("click", (event) => {
+			event.stopPropagation();
+			open(passage.line);
+		});
+	}
+}
+
 /** The best score of a search, for relativeScore. */
 export function topScore(view: SearchView): number {
 	return view.results.reduce((best, r) => Math.max(best, r.score), 0);

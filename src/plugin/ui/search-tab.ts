@@ -2,7 +2,7 @@ import { errorMessage } from "../../engine/errors";
 import type { SearchView } from "../../engine";
 import type { EngramaController } from "../engrama-controller";
 import type { PanelActions } from "./panel-actions";
-import { renderResult, topScore, wordsOnlyHint } from "./search-results";
+import { renderPassages, renderResult, topScore, wordsOnlyHint } from "./search-results";
 
 /** A search box with live hybrid results (debounced as the person types). */
 export class SearchTab {
@@ -84,6 +84,7 @@ export class SearchTab {
 			for (const result of view.results) {
 				const row = el.createDiv({ cls: "engrama-result-row" });
 				renderResult(row, result, topScore(view));
+				renderPassages(row, result, (line) => void this.actions.openNode(result.node_id, { line }));
 				row.addEventListener("click", () => void this.actions.openNode(result.node_id));
 			}
 		} catch (error) {

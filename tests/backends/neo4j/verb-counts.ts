@@ -21,6 +21,8 @@ export interface VerbCount {
 	readonly transactions: number;
 	readonly roundTrips: number;
 	readonly log: readonly string[];
+	/** Each distinct statement's plan (EXPLAIN), as "Operator: details" lines. */
+	readonly plans: readonly { readonly statement: string; readonly plan: readonly string[] }[];
 }
 
 const HASH_EMBEDDING = { provider: "hash", model: "", dimensions: 32, baseUrl: "", apiKey: "", allowRemoteModels: false, localModelPath: "", timeoutMs: 30_000 } as const;
@@ -32,11 +34,19 @@ function storeOf(opened: OpenedMemory): Neo4jGraphStore {
 }
 
 async function counted(graph: Neo4jGraphStore, verb: string, run: () => Promise<unknown>): Promise<VerbCount> {
-	graph.conn.trace = true;
+	graph.conn.trace = "full";
 	graph.conn.resetCounts();
 	await run();
 	const c: CypherCounts = graph.conn.resetCounts();
-	return { verb, statements: c.statements, transactions: c.transactions, roundTrips: c.roundTrips, log: c.log };
+	graph.conn.trace = false;
+	const plans: { statement: string; plan: string[] }[] = [];
+	const seen = new Set<string>();
+	for (const { query, params } of c.statementsRun) {
+		if (seen.has(query)) continue;
+		seen.add(query);
+		plans.push({ statement: query.trim().replace(/\s+/g, " ").slice(0, 100), plan: await graph.conn.plan(query, params) });
+	}
+	return { verb, statements: c.statements, transactions: c.transactions, roundTrips: c.roundTrips, log: c.log, plans };
 }
 
 function note(name: string, body: string, links: readonly string[]): string {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBackend } from "../../../src/backends/factory";
+import { createNodeBackend } from "../../../src/node/node-backend";
 import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
@@ -14,7 +14,8 @@ const OTHER = { orgId: "acme", userId: "bob" };
 
 // "No trace" means the bytes, not just the rows: SQLite keeps deleted content in free space, FTS5
 // keeps deleted terms in its segments and the WAL keeps old page images until they are dropped.
-describe("GDPR forget on SQLite leaves nothing of the caller in the files", () => {
+// Both Node engines (WASM: the plugin's, native: the command line's), 80 writes and a forget each.
+describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves nothing of the caller in the files", (engine) => {
 	let temp: ReturnType<typeof makeTempDir>;
 	beforeEach(() => {
 		temp = makeTempDir();
@@ -23,8 +24,8 @@ describe("GDPR forget on SQLite leaves nothing of the caller in the files", () =
 
 	it("names, descriptions, vectors and the caller's counters are gone from the database and its WAL", async () => {
 		const dbPath = temp.file("memory.db");
-		const config = parseConfig({ backend: "sqlite", dbPath, orgId: ME.orgId, userId: ME.userId });
-		const { graph, vectors } = await createBackend(config);
+		const config = parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath, orgId: ME.orgId, userId: ME.userId });
+		const { graph, vectors } = await createNodeBackend(config);
 		const memory = new Memory({ graph, vectors, embedder: new BagOfWordsEmbedder(), profile: testProfile() });
 		const skills = createSkills(memory);
 		const mine = { scope: ME, source: "mcp" as const };
@@ -56,5 +57,5 @@ describe("GDPR forget on SQLite leaves nothing of the caller in the files", () =
 		// The other tenant's memory is all still there.
 		expect(bytes.includes("Keepsake 39")).toBe(true);
 		expect(bytes.includes("glimmerhaus")).toBe(true);
-	});
+	}, 120_000);
 });

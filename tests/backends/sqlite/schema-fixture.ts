@@ -39,8 +39,14 @@ export async function exportLines(opened: OpenedMemory): Promise<string[]> {
 /** Schema N's export, with the one line a migration changes: our layer's version. */
 export function expectedLines(schema: number): string[] {
 	const old = `{"type":"meta","key":"schema_version","value":"${schema}"}`;
+	// Opening the fixture with its hash embedder records the vectors' model (a meta row it had not).
+	const model = `{"type":"meta","key":"embedding_model","value":"hash:hash-16"}`;
 	return readFileSync(join(fixtureDir(schema), "export.ndjson"), "utf8")
 		.trimEnd()
 		.split("\n")
-		.map((line) => (line === old ? `{"type":"meta","key":"schema_version","value":"${SCHEMA_VERSION}"}` : line));
+		.flatMap((line) => {
+			if (line === old) return [model, `{"type":"meta","key":"schema_version","value":"${SCHEMA_VERSION}"}`];
+			const end = /^\{"type":"end",.*"meta":(\d+)\}$/.exec(line);
+			return end ? [line.replace(/"meta":\d+\}$/, `"meta":${Number(end[1]) + 1}}`)] : [line];
+		});
 }

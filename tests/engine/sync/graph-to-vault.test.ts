@@ -98,6 +98,27 @@ describe("graph → vault", () => {
 		expect((await node(h.memory, "Concept", "Race")).props).toMatchObject({ summary: "second value", obsidian_path: "Engrama/Concept/Race.md" });
 	});
 
+	it("after a crash between a new note's write and its sync back, the next sync does not revert a later update (issue 25)", async () => {
+		const h = await harness();
+		await h.sync.fullSync();
+		const detach = h.sync.writer.attach();
+		// The process dies right after writing the note: no sync back, no more replication.
+		const create = h.source.create.bind(h.source);
+		h.source.create = async (path, text) => {
+			await create(path, text);
+			detach();
+			throw new Error("killed");
+		};
+		await h.memory.remember(cli, { label: "Concept", key: "Crash", props: { summary: "first value" } });
+		await h.sync.idle();
+		expect(h.read("Engrama/Concept/Crash.md")).toContain("summary: first value");
+		await h.memory.remember(cli, { label: "Concept", key: "Crash", props: { summary: "second value" } });
+		// The person's next sync, by another VaultSync (a new process) over the same memory and vault.
+		await h.makeSync({}).fullSync();
+		const stored = await node(h.memory, "Concept", "Crash");
+		expect(stored.props).toMatchObject({ summary: "second value", obsidian_path: "Engrama/Concept/Crash.md" });
+	});
+
 	it("never reverts an update committed while a relation was being written into the note", async () => {
 		const h = await harness({ from: EXAMPLE_VAULT });
 		await h.sync.fullSync();

@@ -124,7 +124,8 @@ export async function outEdges(memory: Memory, from: NodeRecord, type?: string):
 	return edges.map((e) => ({ type: e.type, to: e.node, edge: e.edge }));
 }
 
-const TIMESTAMPS = new Set(["created_at", "updated_at", "valid_from", "archived_at", "obsidian_mtime"]);
+// note_written records a write graph → vault made: a graph rebuilt from the vault made none.
+const TIMESTAMPS = new Set(["created_at", "updated_at", "valid_from", "archived_at", "obsidian_mtime", "note_written"]);
 
 /** The graph as comparable data: nodes by label+key (stubs without ids), edges by endpoints; timestamps dropped. */
 export async function graphSnapshot(memory: Memory): Promise<{ nodes: string[]; edges: string[] }> {

@@ -49,7 +49,11 @@ export class WorkspaceLeaf extends WorkspaceItem {
 		if (state.active) this.app.workspace.setActiveLeaf(this);
 	}
 
-	async openFile(file: TFile): Promise<void> {
+	/** The state the last openFile was given (Obsidian scrolls the editor to eState.line). */
+	openState: { eState?: { line?: number } } | undefined;
+
+	async openFile(file: TFile, openState?: { eState?: { line?: number } }): Promise<void> {
+		this.openState = openState;
 		await this.closeView();
 		const view = new MarkdownView(this, file);
 		this.view = view;

@@ -20,7 +20,7 @@ describe("createNodeEmbedder", () => {
 		expect(createNodeEmbedder(config({ provider: "local", model: "use-lite" }))).toBeInstanceOf(UseLiteEmbeddingProvider);
 		const local = createNodeEmbedder(config({ provider: "local" }));
 		expect(local).toBeInstanceOf(TransformersEmbeddingProvider);
-		expect(local?.model).toBe("Xenova/e5-small-v2");
+		expect(local?.model).toBe("Xenova/all-MiniLM-L6-v2");
 		expect(local?.dimensions).toBe(384);
 	});
 

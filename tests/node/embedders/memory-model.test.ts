@@ -13,7 +13,7 @@ import { makeTempDir } from "../../helpers/temp-dir";
 import { TINY_DIMS, writeTinyModel } from "./tiny-onnx-model";
 
 /*
- * The default local model changed (all-MiniLM-L6-v2 → e5-small-v2). Both are 384-d, so a memory
+ * The default local model may change (all-MiniLM-L6-v2 ↔ e5-small-v2). Both are 384-d, so a memory
  * embedded with one and searched with the other would answer nonsense without an error. Real
  * SQLite files, the real transformers.js provider on tiny generated models named like the real ones.
  */
@@ -61,6 +61,24 @@ describe("a memory embedded with another local model", () => {
 			const view = await search(opened, "cat on a mat");
 			expect(view.degraded).toBe(false);
 			expect(view.results[0]?.name).toBe("Note 0");
+			expect(view.results[0]?.scores.vector).toBeGreaterThan(0);
+		} finally {
+			await opened.close();
+		}
+	});
+
+	it("a memory embedded with a model other than the default keeps it while none is named", async () => {
+		const dbPath = join(dir.path, "e5.db");
+		await (await openMemory(config(dbPath, "Xenova/e5-small-v2"), { profile: testProfile() })).close();
+		const first = await openMemory(config(dbPath, "Xenova/e5-small-v2"), { profile: testProfile() });
+		await first.memory.remember({ scope: first.scope, source: "cli" }, { label: "Concept", key: "Note 0", props: { description: notes[0] } });
+		await first.close();
+		const opened = await openMemory(config(dbPath), { profile: testProfile() });
+		try {
+			expect(DEFAULT_LOCAL_MODEL).not.toBe("Xenova/e5-small-v2");
+			expect(opened.memory.embedder?.model).toBe("Xenova/e5-small-v2");
+			const view = await search(opened, "cat on a mat");
+			expect(view.degraded).toBe(false);
 			expect(view.results[0]?.scores.vector).toBeGreaterThan(0);
 		} finally {
 			await opened.close();

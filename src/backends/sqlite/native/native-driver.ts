@@ -43,6 +43,18 @@ function tryLoad(): { driver?: NativeDriver; error?: NativeSqliteUnavailableErro
 	} catch (error) {
 		return { error: unavailable("sqlite-vec", error) };
 	}
+	// better-sqlite3 loads its binary at the first `new Database()`, not at require: a binary for
+	// another Node ABI, or a vec0 build for another platform, shows only when used. Probed once here.
+	try {
+		const probe = new Database(":memory:");
+		try {
+			probe.loadExtension(vecPath);
+		} finally {
+			probe.close();
+		}
+	} catch (error) {
+		return { error: unavailable("better-sqlite3 with sqlite-vec", error) };
+	}
 	return { driver: { Database, vecPath, driverVersion } };
 }
 
