@@ -135,7 +135,7 @@ export function searchPassages(ctx: SqliteStoreContext, scope: PartialScope, que
 }
 
 /** Stores passage vectors; their dimension is the node vectors' (engrama_meta), or fixes its own until those exist. */
-export function upsertPassageVectors(ctx: SqliteStoreContext, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): void {
+export function upsertPassageVectors(ctx: SqliteStoreContext, _scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): void {
 	if (vectors.length === 0) return;
 	const dims = vectors[0].vector.length;
 	const meta = Number(ctx.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = 'embedding_dimensions'")?.value ?? 0);
