@@ -201,6 +201,28 @@ describe("Context", () => {
 		expect(shown.sort()).toEqual(expected.sort());
 	});
 
+	test("lists the notes related to the active note with the passage that makes each related; a click opens that note at the passage", async () => {
+		const e = engine();
+		await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("Concepts/Idempotency.md")!);
+		tab("Context");
+		const items = await waitFor(() => {
+			const found = Array.from(panel.querySelectorAll<HTMLElement>(".engrama-related-note"));
+			return panel.querySelector(".engrama-node-name")?.textContent === "Idempotency" && found.length > 0 ? found : undefined;
+		}, "the related notes of Idempotency");
+		const expected = (await e.skills.related(e.scope, { label: "Concept", name: "Idempotency" }))!;
+		expect(items.map((li) => li.querySelector(".engrama-entity-link")!.textContent)).toEqual(expected.related.map((r) => r.name));
+		expect(expected.related.map((r) => r.name)).not.toContain("Idempotency");
+		// The note whose body is about idempotent consumers is there, found by its words.
+		const outbox = expected.related.find((r) => r.name === "Use an outbox table with idempotent consumers");
+		expect(outbox?.reasons).toContain("words");
+		const withPassage = items.find((li) => li.querySelector(".engrama-result-passage mark"));
+		expect(withPassage, "a related note shows its passage with the words found marked").toBeDefined();
+		const name = withPassage!.querySelector(".engrama-entity-link")!.textContent;
+		const shown = expected.related.find((r) => r.name === name)!;
+		withPassage!.querySelector<HTMLElement>(".engrama-result-passage")!.click();
+		await waitFor(() => app.workspace.getActiveFile()?.path === shown.path, "the related note opened");
+	});
+
 	test("says what to do for an excluded note and for a note not yet in the graph", async () => {
 		await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("Templates/Problem.md")!);
 		await waitFor(() => panel.querySelector(".engrama-empty")?.textContent?.includes("outside the synced folders"), "the excluded-note message");

@@ -1,6 +1,6 @@
 import { TFile } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import { type ContextSkillView, HIDDEN_PROPS, isSystemInsight } from "../../engine";
+import { type ContextSkillView, HIDDEN_PROPS, isSystemInsight, type RelatedNoteView, type RelatedView } from "../../engine";
 import type { NodeRecord } from "../../engine/types";
 import type { Engine } from "../engine-host";
 import type { EngramaController } from "../engrama-controller";
@@ -8,6 +8,7 @@ import { drawNeighbourhood, layoutNeighbourhood, type DrawnNeighbourhood, type D
 import { nodeOfFile } from "./open-note";
 import type { PanelActions } from "./panel-actions";
 import { relationHeading } from "./relation-text";
+import { renderSnippet } from "./search-results";
 
 /** A relation of the shown node, seen from it: "out" (node → other) or "in" (other → node). */
 interface ShownRelation {
@@ -56,6 +57,8 @@ export class ContextTab {
 	node: NodeRecord | null = null;
 	/** What skills.context answered for it (tests compare the panel with it). */
 	context: ContextSkillView | null = null;
+	/** What skills.related answered for it, once the Related notes section is drawn. */
+	related: RelatedView | null = null;
 
 	constructor(
 		private readonly controller: EngramaController,
@@ -77,6 +80,7 @@ export class ContextTab {
 			if (ticket !== this.ticket) return;
 			this.node = null;
 			this.context = null;
+			this.related = null;
 			root.empty();
 			root.createDiv({ cls: `engrama-empty ${cls}`.trim(), text });
 		};
@@ -101,13 +105,31 @@ export class ContextTab {
 			if (ticket !== this.ticket) return;
 			this.node = node;
 			this.context = view;
+			this.related = null;
 			root.empty();
 			const drawn = view ? drawnContext(view) : null;
 			// Reflect's Insights about this node live in the Insights tab; here they would bury the real neighbours.
 			const relations = (drawn?.relations ?? []).filter((r) => !hidden.has(r.other.id));
 			this.drawNode(root, node, relations, drawn ? withoutIds(drawn.hood, hidden) : null);
+			// Filled after the graph is on screen (reload does not wait for it), dropped when another note became active meanwhile.
+			void this.drawRelated(root.createDiv({ cls: "engrama-related" }), engine, node, ticket);
 		} catch (error) {
 			show(`Could not read the graph: ${errorMessage(error)}`, "is-error");
+		}
+	}
+
+	private async drawRelated(el: HTMLElement, engine: Engine, node: NodeRecord, ticket: number): Promise<void> {
+		el.createDiv({ cls: "engrama-empty is-loading", text: "Finding related notes…" });
+		try {
+			const view = await engine.skills.related(engine.scope, { label: node.label, name: node.key });
+			if (ticket !== this.ticket || !view) return;
+			this.related = view;
+			relatedSection(el, view, (note, line) => void this.actions.openNode(note.node_id, line ? { line } : undefined));
+		} catch (error) {
+			if (ticket !== this.ticket) return;
+			el.empty();
+			// The graph above stays: only this section failed.
+			el.createDiv({ cls: "engrama-empty is-error", text: `Could not find related notes: ${errorMessage(error)}` });
 		}
 	}
 
@@ -166,6 +188,36 @@ export class ContextTab {
 		const add = root.createEl("button", { cls: "engrama-add-relation", text: "Add relation" });
 		add.addEventListener("click", () => void this.actions.addRelation().then(() => this.reload()));
 	}
+}
+
+/** "Related notes": what skills.related answers, each note with the passage that makes it related. */
+function relatedSection(el: HTMLElement, view: RelatedView, open: (note: RelatedNoteView, line?: number) => void): void {
+	el.empty();
+	el.createDiv({ cls: "engrama-relation-type", text: "Related notes" });
+	if (view.related.length === 0) {
+		el.createDiv({ cls: "engrama-empty", text: "No related notes found yet." });
+		return;
+	}
+	const list = el.createEl("ul", { cls: "engrama-related-list" });
+	for (const note of view.related) {
+		const li = list.createEl("li", { cls: "engrama-related-note" });
+		const link = li.createEl("a", { cls: "engrama-entity-link", text: note.name, attr: { "aria-label": `Open ${note.path}` } });
+		link.addEventListener("click", () => open(note));
+		li.createSpan({ cls: "engrama-muted", text: ` ${whyRelated(note)}` });
+		const passage = note.passage;
+		if (!passage) continue;
+		const row = li.createDiv({ cls: "engrama-result-passage", attr: { "aria-label": `Open ${note.path} at ${passage.heading || "its start"}` } });
+		if (passage.heading) row.createDiv({ cls: "engrama-result-heading", text: passage.heading });
+		renderSnippet(row.createDiv({ cls: "engrama-result-snippet" }), passage.snippet);
+		row.addEventListener("click", () => open(note, passage.line));
+	}
+}
+
+/** The reasons a note is related, in words (the relation's own heading when one links them). */
+function whyRelated(note: RelatedNoteView): string {
+	const words: Record<string, string> = { meaning: "similar meaning", words: "shared words", linked: "linked" };
+	const linked = note.relation ? (note.relation.direction === "out" ? relationHeading(note.relation.type) : `${relationHeading(note.relation.type)} this`) : null;
+	return note.reasons.map((r) => (r === "linked" && linked ? linked.toLowerCase() : words[r])).join(", ");
 }
 
 function propText(value: unknown): string {

@@ -47,17 +47,21 @@ export function renderPassages(el: HTMLElement, result: SearchResultView, open: 
 	for (const passage of result.passages ?? []) {
 		const row = el.createDiv({ cls: "engrama-result-passage", attr: { "aria-label": `Open ${result.path ?? result.name} at ${passage.heading || "its start"}` } });
 		if (passage.heading) row.createDiv({ cls: "engrama-result-heading", text: passage.heading });
-		const snippet = row.createDiv({ cls: "engrama-result-snippet" });
-		passage.snippet.split("**").forEach((part, i) => {
-			if (part === "") return;
-			if (i % 2 === 1) snippet.createEl("mark", { text: part });
-			else snippet.appendText(part);
-		});
+		renderSnippet(row.createDiv({ cls: "engrama-result-snippet" }), passage.snippet);
 		row.addEventListener("click", (event) => {
 			event.stopPropagation();
 			open(passage.line);
 		});
 	}
+}
+
+/** An engine snippet as text, its `**marked**` words as <mark>. */
+export function renderSnippet(el: HTMLElement, snippet: string): void {
+	snippet.split("**").forEach((part, i) => {
+		if (part === "") return;
+		if (i % 2 === 1) el.createEl("mark", { text: part });
+		else el.appendText(part);
+	});
 }
 
 /** The best score of a search, for relativeScore. */
