@@ -29,11 +29,23 @@ export interface RelatedView {
 	readonly related: readonly RelatedNoteView[];
 }
 
+export interface RelatedOptions {
+	/** How many notes at most (default RELATED_LIMIT). */
+	readonly limit?: number;
+	/**
+	 * Awaited between the channels, each a few synchronous statements (≈100 ms at 10k notes in
+	 * WASM): the plugin passes a window timer so typing is handled in between.
+	 */
+	readonly pause?: () => Promise<void>;
+}
+
 export const RELATED_LIMIT = 8;
-/** Words of the note that stand for it in the words channel (its most frequent content words, and its headings'). */
-const QUERY_WORDS = 16;
-/** Passages of the note whose vectors are queried (its longest). */
-const VECTOR_QUERIES = 3;
+/**
+ * Words of the note that stand for it in the words channel (its most frequent content words, and
+ * its headings'), besides its name: each more word is another posting list to rank (on a 2k-note
+ * vault, 16 words cost 125 ms a query, 6 cost 50 ms; npm run bench -- related-notes).
+ */
+const QUERY_WORDS = 4;
 /** Hits read per channel before fusion. */
 const CHANNEL_DEPTH = 40;
 const RRF_K = 60;
@@ -58,7 +70,8 @@ interface Candidate {
  * reciprocal rank, each note once, with the passage that makes it related. Only nodes with a note
  * are listed, never the note itself or an archived node. Reads only.
  */
-export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeName, limit = RELATED_LIMIT): Promise<RelatedView | null> {
+export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeName, options: RelatedOptions = {}): Promise<RelatedView | null> {
+	const { limit = RELATED_LIMIT, pause = () => Promise.resolve() } = options;
 	if (!isFullScope(scope)) return null;
 	const node = await findNode(deps, scope, ref).catch((error: unknown) => {
 		if (error instanceof Error && "code" in error && error.code === "not_found") return null;
@@ -79,11 +92,13 @@ export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 	};
 	const byNode = (hits: readonly PassageHit[]) => bestPerNode(hits.filter((h) => h.nodeId !== node.id));
 	(await meaningHits(deps, scope, node, passages)).forEach((hit, i) => add(hit.nodeId, i + 1, 1, "meaning", { passage: { passage: hit.passage, query: "" } }));
+	await pause();
 	const query = wordsOf(node, passages);
 	if (query) {
-		byNode((await graph.searchPassages?.(scope, { text: query, limit: CHANNEL_DEPTH })) ?? []).forEach((hit, i) => add(hit.nodeId, i + 1, 1, "words", { passage: { passage: hit.passage, query } }));
+		byNode((await graph.searchPassages?.(scope, { text: query, limit: CHANNEL_DEPTH / 2 })) ?? []).forEach((hit, i) => add(hit.nodeId, i + 1, 1, "words", { passage: { passage: hit.passage, query } }));
 		(await graph.fulltext(scope, { text: query, limit: CHANNEL_DEPTH / 2 })).forEach((hit, i) => add(hit.node.id, i + 1, 0.5, "words"));
 	}
+	await pause();
 	(await graph.edgesOf(scope, node.id, "both")).forEach((edge, i) =>
 		add(edge.node.id, i + 1, LINK_WEIGHT, "linked", { relation: { type: edge.type, direction: edge.direction } }),
 	);
@@ -114,19 +129,35 @@ function relatedView(node: NodeRecord, path: string, found: Candidate): RelatedN
 }
 
 /**
- * Passages of other notes nearest to this note's longest passages (VECTOR_QUERIES of them, one
- * query each: the plugin runs them on the main thread), or to its node vector when its passages
- * have none; each note once, by its closest passage.
+ * Passages of other notes nearest to the mean direction of this note's passage vectors (one query:
+ * each costs a scan of every passage vector, ≈100 ms at 10k notes in WASM), or to its node vector
+ * when its passages have none; each note once, by its closest passage.
  */
 async function meaningHits(deps: SkillDeps, scope: Scope, node: NodeRecord, passages: readonly StoredPassage[]): Promise<PassageHit[]> {
 	const { graph, vectors } = deps.memory;
 	if (!graph.passageKnn) return [];
 	const own = passages.length > 0 ? await graph.passageVectorsOf?.(scope, node.id) : undefined;
-	const longest = [...passages].sort((a, b) => b.text.length - a.text.length).flatMap((p) => own?.get(p.id) ?? []);
-	const queries = longest.length > 0 ? longest.slice(0, VECTOR_QUERIES) : [...((await vectors?.vectorsOf?.(scope, [node.id]))?.values() ?? [])];
-	const hits: PassageHit[] = [];
-	for (const vector of queries) hits.push(...(await graph.passageKnn(scope, vector, CHANNEL_DEPTH)));
-	return bestPerNode(hits.filter((h) => h.nodeId !== node.id && h.score >= MIN_SIMILARITY).sort((a, b) => b.score - a.score));
+	const list = own && own.size > 0 ? [...own.values()] : [...((await vectors?.vectorsOf?.(scope, [node.id]))?.values() ?? [])];
+	const centre = meanDirection(list);
+	if (!centre) return [];
+	return bestPerNode((await graph.passageKnn(scope, centre, CHANNEL_DEPTH)).filter((h) => h.nodeId !== node.id && h.score >= MIN_SIMILARITY));
+}
+
+function meanDirection(vectors: readonly Float32Array[]): Float32Array | null {
+	if (vectors.length === 0) return null;
+	const sum = new Float32Array(vectors[0].length);
+	for (const v of vectors) {
+		const norm = length(v) || 1;
+		for (let i = 0; i < sum.length; i++) sum[i] += v[i] / norm;
+	}
+	const norm = length(sum);
+	return norm === 0 ? null : sum.map((x) => x / norm);
+}
+
+function length(v: Float32Array): number {
+	let squares = 0;
+	for (const x of v) squares += x * x;
+	return Math.sqrt(squares);
 }
 
 /** The note's most frequent content words (headings counted twice), its name first. */

@@ -22,7 +22,7 @@ import { decay, forgetByTtl, forgetNode, gdprForget, type ForgetResult, type Gdp
 import { ingest, type IngestInput, type IngestResult } from "./ingest";
 import { recall, search, type RecallOptions, type RecallView } from "./recall";
 import { relate, type RelateResult } from "./relate";
-import { related, type RelatedView } from "./related";
+import { related, type RelatedOptions, type RelatedView } from "./related";
 import { remember, type RememberInput, type RememberResult } from "./remember";
 import type { SkillDeps } from "./skill-deps";
 import { atDate, nodeHistory, type AtDateView, type HistoryView } from "./temporal-skills";
@@ -91,8 +91,8 @@ export class Skills {
 	}
 
 	/** The notes most related to a note (by meaning, shared words and relations), each with the passage that makes it so. */
-	related(scope: PartialScope, ref: NodeName, limit?: number): Promise<RelatedView | null> {
-		return related(this.deps, scope, ref, limit);
+	related(scope: PartialScope, ref: NodeName, options?: RelatedOptions): Promise<RelatedView | null> {
+		return related(this.deps, scope, ref, options);
 	}
 
 	forget(ctx: WriteContext, ref: NodeName, options?: { hard?: boolean }): Promise<ForgetResult> {

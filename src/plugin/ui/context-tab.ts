@@ -121,7 +121,9 @@ export class ContextTab {
 	private async drawRelated(el: HTMLElement, engine: Engine, node: NodeRecord, ticket: number): Promise<void> {
 		el.createDiv({ cls: "engrama-empty is-loading", text: "Finding related notes…" });
 		try {
-			const view = await engine.skills.related(engine.scope, { label: node.label, name: node.key });
+			// Between its queries the engine waits a task, so keys typed meanwhile are handled.
+			const pause = () => new Promise<void>((resolve) => window.setTimeout(resolve, 0));
+			const view = await engine.skills.related(engine.scope, { label: node.label, name: node.key }, { pause });
 			if (ticket !== this.ticket || !view) return;
 			this.related = view;
 			relatedSection(el, view, (note, line) => void this.actions.openNode(note.node_id, line ? { line } : undefined));

@@ -5,7 +5,7 @@ import { BagOfWordsEmbedder } from "./skill-fixture";
 
 const NOTES: Record<string, string> = {
 	"Rendering.md": "# Rendering\n\n## Math\nFormulas are typed in LaTeX between dollar signs and rendered with MathJax.\n\n## Diagrams\nFlowcharts come from mermaid code blocks.\n",
-	"Charts.md": "# Charts\n\nSome intro.\n\n## Flowcharts\nA mermaid code block draws flowcharts and sequence diagrams; PlantUML needs a plugin.\n",
+	"Charts.md": "# Charts\n\n## Diagrams\nFlowcharts and sequence diagrams come from mermaid code blocks, rendered in the preview; PlantUML needs a plugin.\n",
 	"Typesetting.md": "# Typesetting\n\n## Formulas\nLaTeX formulas between dollar signs: MathJax renders inline and block formulas.\n",
 	"Cooking.md": "# Cooking\n\n## Pasta\nBoil water, add salt, cook the pasta for nine minutes.\n",
 	"Reading list.md": "Books to read this winter: see [[Rendering]] for the notes on tools.\n",
@@ -32,9 +32,9 @@ describe("related notes (skills.related)", () => {
 		expect(names).not.toContain("Rendering");
 		expect(names).not.toContain("Cooking");
 		const charts = view?.related.find((r) => r.name === "Charts");
-		expect(charts).toMatchObject({ path: "Charts.md", passage: { heading: "Charts > Flowcharts" } });
+		expect(charts).toMatchObject({ path: "Charts.md", passage: { heading: "Charts > Diagrams" } });
 		expect(charts?.reasons).toEqual(expect.arrayContaining(["meaning", "words"]));
-		expect(charts?.passage?.line).toBe(h.read("Charts.md").split("\n").indexOf("## Flowcharts") + 1);
+		expect(charts?.passage?.line).toBe(h.read("Charts.md").split("\n").indexOf("## Diagrams") + 1);
 		// The note that links to it is related through the relation (the direction seen from Rendering).
 		const reading = view?.related.find((r) => r.name === "Reading list");
 		expect(reading?.reasons).toContain("linked");
@@ -43,7 +43,10 @@ describe("related notes (skills.related)", () => {
 
 	it("works without a model, by words and relations; words found are marked in the snippet", async () => {
 		const skills = await open(false);
-		const view = await skills.related(SCOPE, { name: "Typesetting" });
+		let pauses = 0;
+		const view = await skills.related(SCOPE, { name: "Typesetting" }, { pause: async () => void pauses++ });
+		// The caller's pause runs between the channels (the plugin yields to typing there).
+		expect(pauses).toBe(2);
 		const first = view?.related[0];
 		expect(first?.name).toBe("Rendering");
 		expect(first?.reasons).toEqual(["words"]);

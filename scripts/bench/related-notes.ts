@@ -1,0 +1,53 @@
+// Related notes (the Context tab's list, skills.related): latency per active note on a synced vault.
+// Generates a vault (generate-vault.mjs), syncs it with a 384-d hash embedder (so every passage has
+// a vector, as with the local model), then asks related() for --queries notes.
+// Usage: npm run bench -- related-notes [--notes 10000] [--queries 100] [--engine wasm|native]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
+import { createSkills, VaultSync } from "../../src/engine";
+import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
+import { FolderVaultSource } from "../../src/node/folder-vault-source";
+import { openMemory } from "../../src/node/open-memory";
+import { arg } from "./args";
+import { fmt, percentile, seededRandom } from "./stats";
+
+const notes = Number(arg("notes", "10000"));
+const queries = Number(arg("queries", "100"));
+const engine = arg("engine", "wasm") as SqliteEngine;
+
+const dir = mkdtempSync(join(tmpdir(), "engrama-related-"));
+try {
+	const vault = join(dir, "vault");
+	execFileSync(process.execPath, ["scripts/bench/generate-vault.mjs", "--notes", String(notes), "--out", vault, "--seed", "7"], { stdio: "ignore" });
+	const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath: join(dir, "m.db"), orgId: "b", userId: "b" }), {
+		embedder: new HashEmbeddingProvider(384),
+	});
+	const { memory, scope } = opened;
+	const source = new FolderVaultSource(vault, { watchMode: "fs" });
+	const sync = new VaultSync({ memory, source, scope, settings: { writeEngramaIds: false } });
+	const started = performance.now();
+	await sync.fullSync();
+	console.log(`synced ${notes} notes in ${((performance.now() - started) / 1000).toFixed(1)} s (load ${loadavg()[0].toFixed(1)})`);
+	const skills = createSkills(memory);
+	const all = (await memory.graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
+	const rand = seededRandom(3);
+	const samples: number[] = [];
+	let listed = 0;
+	for (let i = 0; i < queries; i++) {
+		const node = all[Math.floor(rand() * all.length)];
+		const t0 = performance.now();
+		const view = await skills.related(scope, { label: node.label, name: node.key });
+		samples.push(performance.now() - t0);
+		listed += view?.related.length ?? 0;
+	}
+	console.log(
+		`related notes, ${engine}, ${all.length} notes: p50 ${fmt(percentile(samples, 50))}, p95 ${fmt(percentile(samples, 95))}, max ${fmt(Math.max(...samples))}; ${(listed / queries).toFixed(1)} notes listed on average (load ${loadavg()[0].toFixed(1)})`,
+	);
+	await sync.stop();
+	await opened.close();
+} finally {
+	rmSync(dir, { recursive: true, force: true });
+}
