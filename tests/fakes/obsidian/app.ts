@@ -1,6 +1,6 @@
 // App, commands, plugins (loadData/saveData), local storage and secrets per vault and device, and the
 // test helpers that span the fake. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
-import { Component, Events, fakeErrors } from "./events";
+import { Component, fakeErrors } from "./events";
 import { type FakeFileSystem, nodeFileSystem } from "./files";
 import { FileManager, MetadataCache } from "./metadata";
 import { type PluginSettingTab } from "./settings";
@@ -184,10 +184,8 @@ export function fakeNewDevice(): void {
  * every plugin. Ids are lowercase letters, digits and dashes (setSecret throws otherwise);
  * getSecret answers null for an unknown id. Nothing is written into the vault folder.
  */
-export class SecretStorage extends Events {
-	constructor(private readonly vaultKey: () => unknown) {
-		super();
-	}
+export class SecretStorage {
+	constructor(private readonly vaultKey: () => unknown) {}
 	private get secrets(): Map<string, string> {
 		const id = this.vaultKey();
 		let map = secretStores.get(id);
