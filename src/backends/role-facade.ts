@@ -19,10 +19,13 @@ export type RoleMethods<I> = Pick<GraphStore, RoleMethod> & { [K in RoleMethod &
  */
 export function roleFacade<C, I extends RoleImplementation<C>>(implementation: I): abstract new (ctx: C) => RoleMethods<I> {
 	const functions = implementation as Partial<Record<RoleMethod, (ctx: C, ...args: unknown[]) => unknown>>;
-	const context = new WeakMap<object, C>();
+	// A property, not a WeakMap keyed by `this`: a Proxy around the store (the writer guard, a test's
+	// recorder) calls its methods with the proxy as `this`, and reads the property through it.
+	const context = Symbol("role context");
 	abstract class Facade {
+		readonly [context]: C;
 		constructor(ctx: C) {
-			context.set(this, ctx);
+			this[context] = ctx;
 		}
 	}
 	for (const method of ROLE_METHOD_NAMES) {
@@ -31,9 +34,9 @@ export function roleFacade<C, I extends RoleImplementation<C>>(implementation: I
 		Object.defineProperty(Facade.prototype, method, {
 			configurable: true,
 			writable: true,
-			value(this: object, ...args: unknown[]): Promise<unknown> {
+			value(this: Facade, ...args: unknown[]): Promise<unknown> {
 				try {
-					return Promise.resolve(fn(context.get(this) as C, ...args));
+					return Promise.resolve(fn(this[context], ...args));
 				} catch (error) {
 					return Promise.reject(error instanceof Error ? error : new Error(String(error)));
 				}

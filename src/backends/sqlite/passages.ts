@@ -166,6 +166,20 @@ export function passageKnn(ctx: SqliteStoreContext, scope: PartialScope, vector:
 	return hitsOf(ctx, scope, ranked, [], k);
 }
 
+/** The vectors of one node's passages, by passage id (related notes average them). */
+export function passageVectorsOf(ctx: SqliteStoreContext, scope: PartialScope, nodeId: string): ReadonlyMap<string, Float32Array> {
+	const out = new Map<string, Float32Array>();
+	const rowId = isFullScope(scope) && hasVectorTable(ctx) ? ctx.rowIds(scope, [nodeId]).get(nodeId) : undefined;
+	if (rowId === undefined) return out;
+	const rows = ctx.conn.all<{ id: number; embedding: Uint8Array }>(
+		`SELECT p.id AS id, v.embedding AS embedding FROM note_passages p JOIN ${PASSAGE_VECTORS} v ON v.passage_id = p.id WHERE p.node_id = ? ORDER BY p.id`,
+		[rowId],
+	);
+	// A copy of exactly the blob: native SQLite returns a Buffer, whose slice() shares a larger pool.
+	for (const row of rows) out.set(String(row.id), new Float32Array(Uint8Array.prototype.slice.call(row.embedding).buffer));
+	return out;
+}
+
 /** Passages of the scope's live nodes without a vector (reindex fills them), at most `limit`. */
 export function passagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope, limit: number): readonly StoredPassage[] {
 	const missing = hasVectorTable(ctx) ? ` AND p.id NOT IN (SELECT passage_id FROM ${PASSAGE_VECTORS})` : "";
