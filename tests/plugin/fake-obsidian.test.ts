@@ -40,33 +40,30 @@ describe("vault", () => {
 		await expect(app.vault.create("B.md", "x")).rejects.toThrow("File already exists.");
 		await expect(app.vault.create("Missing/C.md", "x")).rejects.toThrow("Folder does not exist");
 		const c = await app.vault.create("Notes/C.md", "# C\n");
-		await app.vault.append(c, "more\n");
+		await app.vault.modify(c, "# C\nmore\n");
 		await app.vault.rename(c, "D.md");
-		await app.fileManager.trashFile(c);
+		await app.vault.delete(c);
 		expect(seen).toEqual(["create Notes/C.md", "modify Notes/C.md", "rename D.md Notes/C.md", "delete D.md"]);
 		expect(app.vault.getAbstractFileByPath("D.md")).toBeNull();
 	});
 });
 
 describe("metadata cache", () => {
-	test("parses frontmatter, links, embeds, tags and headings, ignoring code", () => {
-		const cache = app.metadataCache.getFileCache(app.vault.getFileByPath("Notes/A.md")!)!;
-		expect(cache.frontmatter).toEqual({ title: "A", tags: ["x", "y"] });
-		expect(cache.links?.map((l) => [l.link, l.displayText])).toEqual([["B", "the B"]]);
-		expect(cache.embeds?.map((l) => l.link)).toEqual(["pic.png"]);
-		expect(cache.tags?.map((t) => t.tag)).toEqual(["#inline"]);
-		expect(cache.headings?.map((h) => h.heading)).toEqual(["A"]);
-		expect(app.metadataCache.getFirstLinkpathDest("B", "Notes/A.md")?.path).toBe("B.md");
-		expect(app.metadataCache.resolvedLinks["Notes/A.md"]).toEqual({ "B.md": 1 });
-		expect(app.metadataCache.unresolvedLinks["Notes/A.md"]).toEqual({ "pic.png": 1 });
-	});
-
-	test("fires changed after a write, with the new cache", async () => {
-		const changes: unknown[] = [];
-		app.metadataCache.on("changed", (_file, _data, cache) => changes.push((cache as { frontmatter?: unknown }).frontmatter));
-		await app.vault.modify(app.vault.getFileByPath("B.md")!, "---\nk: 1\n---\nbody\n");
-		await Promise.resolve();
-		expect(changes).toEqual([{ k: 1 }]);
+	test("holds each note's frontmatter, in step with writes, renames and deletes", async () => {
+		const a = app.vault.getFileByPath("Notes/A.md")!;
+		const b = app.vault.getFileByPath("B.md")!;
+		expect(app.metadataCache.getFileCache(a)?.frontmatter).toEqual({ title: "A", tags: ["x", "y"] });
+		expect(app.metadataCache.getFileCache(b)?.frontmatter).toBeUndefined();
+		await app.fileManager.processFrontMatter(b, (fm) => {
+			fm.engrama_id = "id-1";
+		});
+		expect(app.metadataCache.getFileCache(b)?.frontmatter).toEqual({ engrama_id: "id-1" });
+		await app.vault.rename(b, "Notes/B.md");
+		expect(app.metadataCache.getFileCache(app.vault.getFileByPath("Notes/B.md")!)?.frontmatter).toEqual({ engrama_id: "id-1" });
+		await app.vault.modify(a, "---\nkey: [unclosed\n---\nbody\n");
+		expect(app.metadataCache.getFileCache(a)?.frontmatter).toBeUndefined();
+		await app.vault.delete(a);
+		expect(app.metadataCache.getFileCache(a)).toBeNull();
 	});
 });
 
@@ -101,8 +98,8 @@ describe("UI pieces", () => {
 
 	test("createEl and friends build real DOM nodes", () => {
 		const root = createDiv({ cls: "root" });
-		const child = root.createEl("button", { cls: ["a", "b"], text: "Go", attr: { "data-x": 1, disabled: false } });
-		root.createSpan({ text: "first", prepend: true });
+		root.createSpan({ text: "first" });
+		const child = root.createEl("button", { cls: ["a", "b"], text: "Go", attr: { "data-x": 1 } });
 		expect(root.outerHTML).toBe('<div class="root"><span>first</span><button class="a b" data-x="1">Go</button></div>');
 		child.toggleClass("a", false);
 		child.setText("Stop");

@@ -80,7 +80,7 @@ export function provenanceProps(p: NodeProvenance): { set: Record<string, PropVa
 }
 
 /**
- * What a write does to a node's provenance (docs/ARCHITECTURE.md, "Provenance"):
+ * What a write does to a node's provenance (docs/design/provenance.md):
  * - `stated` (vault sync: what the note's frontmatter says) is taken as it is;
  * - a new node (or a stub, a placeholder with nothing to author, or one without a known source)
  *   gets the writer's provenance;

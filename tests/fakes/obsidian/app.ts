@@ -1,21 +1,20 @@
-// App, commands, plugins (loadData/saveData), local storage per vault and device. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
-import { Component, Events } from "./events";
-import { type FakeFileSystem } from "./files";
+// App, commands, plugins (loadData/saveData), local storage and secrets per vault and device, and the
+// test helpers that span the fake. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
+import { Component, fakeErrors } from "./events";
+import { type FakeFileSystem, nodeFileSystem } from "./files";
 import { FileManager, MetadataCache } from "./metadata";
-import { PluginSettingTab } from "./settings";
-import { requireApiVersion, setIcon } from "./util";
+import { type PluginSettingTab } from "./settings";
+import { fakeNotices, fakeOpenModals } from "./ui";
+import { fakeRequests, requireApiVersion, setIcon } from "./util";
 import { parentOf, Vault } from "./vault";
 import { type ViewCreator, Workspace } from "./workspace";
 
 export interface Command {
 	id: string;
 	name: string;
-	icon?: string;
 	hotkeys?: unknown[];
 	callback?: () => unknown;
 	checkCallback?: (checking: boolean) => boolean | void;
-	editorCallback?: (editor: unknown, ctx: unknown) => unknown;
-	editorCheckCallback?: (checking: boolean, editor: unknown, ctx: unknown) => boolean | void;
 }
 
 export class CommandRegistry {
@@ -139,10 +138,6 @@ export abstract class Plugin extends Component {
 		return full;
 	}
 
-	removeCommand(id: string): void {
-		delete this.app.commands.commands[`${this.manifest.id}:${id}`];
-	}
-
 	addRibbonIcon(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
 		const el = this.app.ribbonEl.createDiv({ cls: ["side-dock-ribbon-action", "clickable-icon"], attr: { "aria-label": title } });
 		setIcon(el, icon);
@@ -169,11 +164,6 @@ export abstract class Plugin extends Component {
 		this.app.workspace.registerViewCreator(type, creator);
 		this.register(() => this.app.workspace.unregisterViewCreator(type));
 	}
-
-	registerExtensions(_extensions: string[], _viewType: string): void {}
-	registerMarkdownPostProcessor(_processor: unknown): void {}
-	registerEditorExtension(_extension: unknown): void {}
-	registerObsidianProtocolHandler(_action: string, _handler: unknown): void {}
 	onExternalSettingsChange?(): unknown;
 }
 
@@ -194,10 +184,8 @@ export function fakeNewDevice(): void {
  * every plugin. Ids are lowercase letters, digits and dashes (setSecret throws otherwise);
  * getSecret answers null for an unknown id. Nothing is written into the vault folder.
  */
-export class SecretStorage extends Events {
-	constructor(private readonly vaultKey: () => unknown) {
-		super();
-	}
+export class SecretStorage {
+	constructor(private readonly vaultKey: () => unknown) {}
 	private get secrets(): Map<string, string> {
 		const id = this.vaultKey();
 		let map = secretStores.get(id);
@@ -214,4 +202,17 @@ export class SecretStorage extends Events {
 	listSecrets(): string[] {
 		return [...this.secrets.keys()];
 	}
+}
+
+/** Forgets recorded notices, modals, errors and requests (between tests). */
+export function fakeReset(): void {
+	fakeNotices.splice(0).forEach((n) => n.hide());
+	fakeOpenModals.splice(0).forEach((m) => m.close());
+	fakeErrors.splice(0);
+	fakeRequests.splice(0);
+}
+
+/** Builds an App over a folder on disk (Node) or a file system of your choice. */
+export function createFakeApp(vault: string | FakeFileSystem, options: { mobile?: boolean } = {}): App {
+	return new App(typeof vault === "string" ? nodeFileSystem(vault) : vault, options);
 }

@@ -5,18 +5,13 @@ import { WebSocket as NodeWebSocket } from "ws";
 export type Callback = (...args: never[]) => unknown;
 export type AnyCallback = (...args: unknown[]) => unknown;
 
-
 interface ElementInfo {
 	cls?: string | string[];
 	text?: string | DocumentFragment;
-	attr?: Record<string, string | number | boolean | null>;
-	title?: string;
-	parent?: Node;
+	attr?: Record<string, string | number | boolean>;
 	value?: string;
 	type?: string;
-	prepend?: boolean;
 	placeholder?: string;
-	href?: string;
 }
 
 /** What the plugin last wrote to the clipboard (Node). */
@@ -25,32 +20,20 @@ export const fakeClipboard = { text: "" };
 /** Active timers started through `window.setTimeout/setInterval`, for leak checks after unload. */
 const activeTimers = new Map<unknown, "timeout" | "interval">();
 
-function applyInfo(el: Element, o: ElementInfo | string | undefined): void {
-	if (o === undefined) return;
-	const info: ElementInfo = typeof o === "string" ? { cls: o } : o;
+function applyInfo(el: Element, info: ElementInfo | undefined): void {
+	if (info === undefined) return;
 	if (info.cls !== undefined) {
 		const classes = (Array.isArray(info.cls) ? info.cls : info.cls.split(" ")).filter(Boolean);
 		if (classes.length > 0) el.classList.add(...classes);
 	}
 	if (info.text !== undefined) setElementText(el, info.text);
-	if (info.attr) for (const [k, v] of Object.entries(info.attr)) setAttribute(el, k, v);
-	if (info.title !== undefined) el.setAttribute("title", info.title);
+	if (info.attr) for (const [k, v] of Object.entries(info.attr)) el.setAttribute(k, String(v));
 	if (info.value !== undefined) (el as HTMLInputElement).value = info.value;
 	if (info.type !== undefined) el.setAttribute("type", info.type);
 	if (info.placeholder !== undefined) el.setAttribute("placeholder", info.placeholder);
-	if (info.href !== undefined) el.setAttribute("href", info.href);
-	if (info.parent) {
-		if (info.prepend) info.parent.insertBefore(el, info.parent.firstChild);
-		else info.parent.appendChild(el);
-	}
 }
 
-function setAttribute(el: Element, name: string, value: string | number | boolean | null): void {
-	if (value === null || value === false) el.removeAttribute(name);
-	else el.setAttribute(name, value === true ? "" : String(value));
-}
-
-/** show()/hide() change inline styles in Obsidian too. */
+/** show()/hide() change inline styles in Obsidian too (a helper: the lint rule is for plugin code). */
 function setStyle(el: HTMLElement, property: string, value: string): void {
 	const style = el.style;
 	style.setProperty(property, value);
@@ -64,73 +47,40 @@ function setElementText(el: Node, text: string | DocumentFragment): void {
 	}
 }
 
-function makeCreators(doc: () => Document) {
-	function createEl(tag: string, o?: ElementInfo | string, callback?: (el: HTMLElement) => void): HTMLElement {
-		const el = doc().createElement(tag);
-		applyInfo(el, o);
-		callback?.(el);
-		return el;
-	}
-	function createSvg(tag: string, o?: ElementInfo | string, callback?: (el: SVGElement) => void): SVGElement {
-		const el: SVGElement = doc().createElementNS("http://www.w3.org/2000/svg", tag);
-		applyInfo(el, o);
-		callback?.(el);
-		return el;
-	}
-	return { createEl, createSvg };
-}
-
-/** Adds Obsidian's DOM helpers to a window's prototypes and globals. Idempotent per window. */
+/** Adds Obsidian's DOM helpers (the ones the plugin uses) to a window's prototypes and globals. */
 export function installDom(win: Window & typeof globalThis): void {
-	const marker = win as unknown as { __engramaFakeDom?: boolean };
-	if (marker.__engramaFakeDom) return;
-	marker.__engramaFakeDom = true;
-	const { createEl, createSvg } = makeCreators(() => win.document);
+	const createEl = (tag: string, o?: ElementInfo): HTMLElement => {
+		const el = win.document.createElement(tag);
+		applyInfo(el, o);
+		return el;
+	};
 	const nodeProto = win.Node.prototype as unknown as Record<string, unknown>;
 	const elProto = win.Element.prototype as unknown as Record<string, unknown>;
 	const htmlProto = win.HTMLElement.prototype as unknown as Record<string, unknown>;
-	const fragProto = win.DocumentFragment.prototype as unknown as Record<string, unknown>;
 
 	const define = (proto: Record<string, unknown>, name: string, fn: AnyCallback) =>
 		Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true });
 
-	define(nodeProto, "createEl", function (this: Node, tag: unknown, o?: unknown, cb?: unknown) {
-		const el = createEl(tag as string, o as ElementInfo, cb as (el: HTMLElement) => void);
-		if (typeof o === "object" && o !== null && (o as ElementInfo).prepend) this.insertBefore(el, this.firstChild);
-		else this.appendChild(el);
-		return el;
+	define(nodeProto, "createEl", function (this: Node, tag: unknown, o?: unknown) {
+		return this.appendChild(createEl(tag as string, o as ElementInfo));
 	});
-	define(nodeProto, "createDiv", function (this: Node, o?: unknown, cb?: unknown) {
-		return (this as unknown as { createEl: AnyCallback }).createEl("div", o, cb);
+	define(nodeProto, "createDiv", function (this: Node, o?: unknown) {
+		return this.appendChild(createEl("div", o as ElementInfo));
 	});
-	define(nodeProto, "createSpan", function (this: Node, o?: unknown, cb?: unknown) {
-		return (this as unknown as { createEl: AnyCallback }).createEl("span", o, cb);
+	define(nodeProto, "createSpan", function (this: Node, o?: unknown) {
+		return this.appendChild(createEl("span", o as ElementInfo));
 	});
-	define(nodeProto, "createSvg", function (this: Node, tag: unknown, o?: unknown, cb?: unknown) {
-		const el = createSvg(tag as string, o as ElementInfo, cb as (el: SVGElement) => void);
-		this.appendChild(el);
-		return el;
+	define(nodeProto, "createSvg", function (this: Node, tag: unknown, o?: unknown) {
+		const el = win.document.createElementNS("http://www.w3.org/2000/svg", tag as string);
+		applyInfo(el, o as ElementInfo);
+		return this.appendChild(el);
 	});
 	define(nodeProto, "empty", function (this: Node) {
 		while (this.firstChild) this.removeChild(this.firstChild);
 	});
-	define(nodeProto, "detach", function (this: Node) {
-		this.parentNode?.removeChild(this);
-	});
 	define(nodeProto, "appendText", function (this: Node, text: unknown) {
 		this.appendChild(win.document.createTextNode(String(text)));
 	});
-	define(nodeProto, "indexOf", function (this: Node, other: unknown) {
-		return Array.prototype.indexOf.call(this.childNodes, other);
-	});
-	define(nodeProto, "setChildrenInPlace", function (this: Node, children: unknown) {
-		while (this.firstChild) this.removeChild(this.firstChild);
-		for (const child of children as Node[]) this.appendChild(child);
-	});
-	define(nodeProto, "instanceOf", function (this: Node, type: unknown) {
-		return this instanceof (type as new () => unknown);
-	});
-	Object.defineProperty(nodeProto, "doc", { get: () => win.document, configurable: true });
 	Object.defineProperty(nodeProto, "win", { get: () => win, configurable: true });
 
 	define(elProto, "getText", function (this: Element) {
@@ -142,48 +92,14 @@ export function installDom(win: Window & typeof globalThis): void {
 	define(elProto, "addClass", function (this: Element, ...classes: unknown[]) {
 		this.classList.add(...(classes as string[]).filter(Boolean));
 	});
-	define(elProto, "addClasses", function (this: Element, classes: unknown) {
-		this.classList.add(...(classes as string[]).filter(Boolean));
-	});
 	define(elProto, "removeClass", function (this: Element, ...classes: unknown[]) {
-		this.classList.remove(...(classes as string[]));
-	});
-	define(elProto, "removeClasses", function (this: Element, classes: unknown) {
 		this.classList.remove(...(classes as string[]));
 	});
 	define(elProto, "toggleClass", function (this: Element, classes: unknown, value: unknown) {
 		for (const c of Array.isArray(classes) ? (classes as string[]) : [classes as string]) this.classList.toggle(c, Boolean(value));
 	});
-	define(elProto, "hasClass", function (this: Element, cls: unknown) {
-		return this.classList.contains(cls as string);
-	});
 	define(elProto, "setAttr", function (this: Element, name: unknown, value: unknown) {
-		setAttribute(this, name as string, value as string);
-	});
-	define(elProto, "setAttrs", function (this: Element, attrs: unknown) {
-		for (const [k, v] of Object.entries(attrs as Record<string, string>)) setAttribute(this, k, v);
-	});
-	define(elProto, "getAttr", function (this: Element, name: unknown) {
-		return this.getAttribute(name as string);
-	});
-	define(elProto, "find", function (this: Element, selector: unknown) {
-		return this.querySelector(selector as string);
-	});
-	define(elProto, "findAll", function (this: Element, selector: unknown) {
-		return Array.from(this.querySelectorAll(selector as string));
-	});
-	define(elProto, "findAllSelf", function (this: Element, selector: unknown) {
-		const all = Array.from(this.querySelectorAll(selector as string));
-		return this.matches(selector as string) ? [this, ...all] : all;
-	});
-	define(elProto, "matchParent", function (this: Element, selector: unknown) {
-		return this.closest(selector as string);
-	});
-	define(elProto, "setCssStyles", function (this: HTMLElement, styles: unknown) {
-		Object.assign(this.style, styles);
-	});
-	define(elProto, "setCssProps", function (this: HTMLElement, props: unknown) {
-		for (const [k, v] of Object.entries(props as Record<string, string>)) this.style.setProperty(k, v);
+		this.setAttribute(name as string, String(value));
 	});
 	define(htmlProto, "show", function (this: HTMLElement) {
 		this.style.removeProperty("display");
@@ -195,48 +111,13 @@ export function installDom(win: Window & typeof globalThis): void {
 		if (show) this.style.removeProperty("display");
 		else setStyle(this, "display", "none");
 	});
-	define(htmlProto, "toggleVisibility", function (this: HTMLElement, visible: unknown) {
-		setStyle(this, "visibility", visible ? "" : "hidden");
-	});
-	define(htmlProto, "isShown", function (this: HTMLElement) {
-		return this.style.display !== "none";
-	});
-	define(htmlProto, "onClickEvent", function (this: HTMLElement, listener: unknown, options?: unknown) {
-		this.addEventListener("click", listener as EventListener, options as AddEventListenerOptions);
-	});
-	define(htmlProto, "trigger", function (this: HTMLElement, type: unknown) {
-		this.dispatchEvent(new win.Event(type as string, { bubbles: true }));
-	});
-	define(fragProto, "find", function (this: DocumentFragment, selector: unknown) {
-		return this.querySelector(selector as string);
-	});
-	define(fragProto, "findAll", function (this: DocumentFragment, selector: unknown) {
-		return Array.from(this.querySelectorAll(selector as string));
-	});
 
-	const g = win as unknown as Record<string, unknown>;
-	g.createEl = createEl;
-	g.createDiv = (o?: ElementInfo | string, cb?: (el: HTMLElement) => void) => createEl("div", o, cb);
-	g.createSpan = (o?: ElementInfo | string, cb?: (el: HTMLElement) => void) => createEl("span", o, cb);
-	g.createSvg = createSvg;
-	g.createFragment = (cb?: (el: DocumentFragment) => void) => {
-		const frag = win.document.createDocumentFragment();
-		cb?.(frag);
-		return frag;
-	};
-	g.activeWindow = win;
-	g.activeDocument = win.document;
-	g.sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-	g.nextFrame = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+	(win as unknown as Record<string, unknown>).createDiv = (o?: ElementInfo) => createEl("div", o);
 }
 
 /** Node: a happy-dom window becomes `window`/`document` and the DOM globals, with tracked timers. */
 function installNodeDom(): void {
 	const g = globalThis as unknown as Record<string, unknown>;
-	if (typeof g.document !== "undefined") {
-		installDom(g.window as Window & typeof globalThis);
-		return;
-	}
 	const win = new HappyWindow({ url: "app://obsidian.md/", width: 1200, height: 800 }) as unknown as Window & typeof globalThis;
 	const wg = win as unknown as Record<string, unknown>;
 	// The plugin uses window timers (review rule); route them to Node's so they are real and trackable.
@@ -249,7 +130,6 @@ function installNodeDom(): void {
 		return handle;
 	};
 	wg.clearTimeout = (handle: NodeJS.Timeout | undefined) => {
-		if (handle === undefined) return;
 		activeTimers.delete(handle);
 		clearTimeout(handle);
 	};
@@ -259,7 +139,6 @@ function installNodeDom(): void {
 		return handle;
 	};
 	wg.clearInterval = (handle: NodeJS.Timeout | undefined) => {
-		if (handle === undefined) return;
 		activeTimers.delete(handle);
 		clearInterval(handle);
 	};
@@ -277,7 +156,6 @@ function installNodeDom(): void {
 			fakeClipboard.text = text;
 			return Promise.resolve();
 		},
-		readText: () => Promise.resolve(fakeClipboard.text),
 	};
 	Object.defineProperty(globalThis, "navigator", { value: { clipboard, userAgent: "engrama-fake", platform: "Linux", language: "en-US" }, configurable: true, writable: true });
 	for (const name of [
@@ -296,23 +174,14 @@ function installNodeDom(): void {
 		"InputEvent",
 		"FocusEvent",
 		"getComputedStyle",
-		"createEl",
-		"createDiv",
-		"createSpan",
-		"createSvg",
-		"createFragment",
-		"activeWindow",
-		"activeDocument",
-		"sleep",
-		"nextFrame",
 	]) {
-		if (!(name in g) || name.startsWith("create") || name.startsWith("active") || name === "sleep" || name === "nextFrame") g[name] = wg[name];
+		if (!(name in g)) g[name] = wg[name];
 	}
+	g.createDiv = wg.createDiv;
 }
 
 if (typeof (globalThis as { document?: unknown }).document === "undefined") installNodeDom();
 else installDom(globalThis as unknown as Window & typeof globalThis);
-
 
 /** Timers started through window.setTimeout/setInterval that have not fired or been cleared. */
 export function fakeActiveTimers(): { timeouts: number; intervals: number } {

@@ -1,4 +1,4 @@
-// Events and Component (lifecycle, registered events, intervals, DOM events). Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
+// Events and Component (lifecycle, registered cleanups and events). Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
 import { type AnyCallback, type Callback } from "./dom";
 
 export interface EventRef {
@@ -17,11 +17,6 @@ export class Events {
 		list.push(ref);
 		this.handlers.set(name, list);
 		return ref;
-	}
-
-	off(name: string, callback: Callback): void {
-		const list = this.handlers.get(name);
-		if (list) this.handlers.set(name, list.filter((r) => r.callback !== (callback as AnyCallback)));
 	}
 
 	offref(ref: EventRef): void {
@@ -57,7 +52,6 @@ export const fakeErrors: unknown[] = [];
 
 export class Component {
 	private loaded = false;
-	private readonly children: Component[] = [];
 	private readonly cleanups: (() => unknown)[] = [];
 
 	/** The promise an async onload returned (Obsidian awaits a plugin's onload). */
@@ -68,7 +62,6 @@ export class Component {
 		this.loaded = true;
 		const result: unknown = this.onload();
 		if (result instanceof Promise) this.loading = result;
-		for (const child of this.children) child.load();
 	}
 
 	onload(): void | Promise<void> {}
@@ -82,7 +75,6 @@ export class Component {
 	unload(): void {
 		if (!this.loaded) return;
 		this.loaded = false;
-		while (this.children.length > 0) this.children.pop()?.unload();
 		while (this.cleanups.length > 0) {
 			try {
 				this.cleanups.pop()?.();
@@ -95,41 +87,11 @@ export class Component {
 
 	onunload(): void {}
 
-	addChild<T extends Component>(component: T): T {
-		this.children.push(component);
-		if (this.loaded) component.load();
-		return component;
-	}
-
-	removeChild<T extends Component>(component: T): T {
-		const at = this.children.indexOf(component);
-		if (at >= 0) {
-			this.children.splice(at, 1);
-			component.unload();
-		}
-		return component;
-	}
-
 	register(cb: () => unknown): void {
 		this.cleanups.push(cb);
 	}
 
 	registerEvent(ref: EventRef): void {
 		this.register(() => ref.events.offref(ref));
-	}
-
-	registerDomEvent(el: EventTarget, type: string, callback: (ev: Event) => unknown, options?: boolean | AddEventListenerOptions): void {
-		el.addEventListener(type, callback, options);
-		this.register(() => el.removeEventListener(type, callback, options));
-	}
-
-	registerInterval(id: number): number {
-		this.register(() => window.clearInterval(id));
-		return id;
-	}
-
-	/** Test helper. */
-	get _loaded(): boolean {
-		return this.loaded;
 	}
 }

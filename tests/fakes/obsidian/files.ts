@@ -23,7 +23,7 @@ export interface FakeFileSystem {
 }
 
 interface NodeFs {
-	readdirSync(path: string, options: { withFileTypes: true }): { name: string; isDirectory(): boolean; isFile(): boolean }[];
+	readdirSync(path: string, options: { withFileTypes: true }): { name: string; isDirectory(): boolean }[];
 	statSync(path: string, options?: { throwIfNoEntry: false }): { isDirectory(): boolean; ctimeMs: number; mtimeMs: number; size: number } | undefined;
 	readFileSync(path: string, encoding?: "utf8"): string & Uint8Array;
 	writeFileSync(path: string, data: string | Uint8Array): void;

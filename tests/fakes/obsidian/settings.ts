@@ -1,28 +1,15 @@
-// Settings components, Setting and setting tabs, Menu, Keymap, MarkdownRenderer. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
-import { App, Plugin } from "./app";
-import { Component } from "./events";
+// Settings components, Setting and the plugin's setting tab. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
+import { type App, type Plugin } from "./app";
 import { requireApiVersion, setIcon } from "./util";
 
 export class BaseComponent {
 	disabled = false;
-	then(cb: (component: this) => unknown): this {
-		cb(this);
-		return this;
-	}
-	setDisabled(disabled: boolean): this {
-		this.disabled = disabled;
-		return this;
-	}
 }
 
 /** As in Obsidian, the components that hold a value; each calls `changed` when the user edits it. */
 abstract class ValueComponent<T> extends BaseComponent {
 	private changeCallback?: (value: T) => unknown;
-	abstract getValue(): T;
 	abstract setValue(value: T): this;
-	registerOptionListener(_listeners: Record<string, (value?: T) => T>, _key: string): this {
-		return this;
-	}
 	onChange(callback: (value: T) => unknown): this {
 		this.changeCallback = callback;
 		return this;
@@ -38,10 +25,7 @@ export class TextComponent extends ValueComponent<string> {
 	constructor(containerEl: HTMLElement, tag: "input" | "textarea" = "input") {
 		super();
 		this.inputEl = containerEl.createEl(tag as "input", tag === "input" ? { type: "text" } : undefined);
-		this.inputEl.addEventListener("input", () => this.onChanged());
-	}
-	getValue(): string {
-		return this.inputEl.value;
+		this.inputEl.addEventListener("input", () => this.changed(this.inputEl.value));
 	}
 	setValue(value: string): this {
 		this.inputEl.value = value;
@@ -51,13 +35,10 @@ export class TextComponent extends ValueComponent<string> {
 		this.inputEl.setAttribute("placeholder", placeholder);
 		return this;
 	}
-	override setDisabled(disabled: boolean): this {
+	setDisabled(disabled: boolean): this {
 		this.disabled = disabled;
 		this.inputEl.disabled = disabled;
 		return this;
-	}
-	onChanged(): void {
-		this.changed(this.getValue());
 	}
 }
 
@@ -81,23 +62,11 @@ export class ToggleComponent extends ValueComponent<boolean> {
 			this.changed(this.value);
 		});
 	}
-	getValue(): boolean {
-		return this.value;
-	}
 	setValue(on: boolean): this {
 		this.value = on;
 		this.toggleEl.toggleClass("is-enabled", on);
 		const box = this.toggleEl.querySelector("input");
 		if (box) box.checked = on;
-		return this;
-	}
-	override setDisabled(disabled: boolean): this {
-		this.disabled = disabled;
-		this.toggleEl.toggleClass("is-disabled", disabled);
-		return this;
-	}
-	setTooltip(tooltip: string): this {
-		this.toggleEl.setAttribute("aria-label", tooltip);
 		return this;
 	}
 }
@@ -118,42 +87,13 @@ export class DropdownComponent extends ValueComponent<string> {
 		for (const [value, display] of Object.entries(options)) this.addOption(value, display);
 		return this;
 	}
-	getValue(): string {
-		return this.selectEl.value;
-	}
 	setValue(value: string): this {
 		this.selectEl.value = value;
 		return this;
 	}
-	override setDisabled(disabled: boolean): this {
+	setDisabled(disabled: boolean): this {
 		this.disabled = disabled;
 		this.selectEl.disabled = disabled;
-		return this;
-	}
-}
-
-export class SliderComponent extends ValueComponent<number> {
-	readonly sliderEl: HTMLInputElement;
-
-	constructor(containerEl: HTMLElement) {
-		super();
-		this.sliderEl = containerEl.createEl("input", { type: "range", cls: "slider" });
-		this.sliderEl.addEventListener("input", () => this.changed(Number(this.sliderEl.value)));
-	}
-	setLimits(min: number | null, max: number | null, step: number | "any"): this {
-		if (min !== null) this.sliderEl.min = String(min);
-		if (max !== null) this.sliderEl.max = String(max);
-		this.sliderEl.step = String(step);
-		return this;
-	}
-	setDynamicTooltip(): this {
-		return this;
-	}
-	getValue(): number {
-		return Number(this.sliderEl.value);
-	}
-	setValue(value: number): this {
-		this.sliderEl.value = String(value);
 		return this;
 	}
 }
@@ -173,34 +113,13 @@ export class ButtonComponent extends BaseComponent {
 		this.buttonEl.addClass("mod-cta");
 		return this;
 	}
-	removeCta(): this {
-		this.buttonEl.removeClass("mod-cta");
-		return this;
-	}
-	/** Deprecated in 1.13 for setDestructive; still there. */
-	setWarning(): this {
-		this.buttonEl.addClass("mod-warning");
-		return this;
-	}
-	/** Since 1.13.0. */
+	/** Since 1.13.0 (the plugin falls back to setWarning on older apps, which no test plays). */
 	setDestructive(): this {
 		if (!requireApiVersion("1.13.0")) throw new TypeError("button.setDestructive is not a function");
 		this.buttonEl.addClass("mod-destructive");
 		return this;
 	}
-	setIcon(icon: string): this {
-		setIcon(this.buttonEl, icon);
-		return this;
-	}
-	setTooltip(tooltip: string): this {
-		this.buttonEl.setAttribute("aria-label", tooltip);
-		return this;
-	}
-	setClass(cls: string): this {
-		this.buttonEl.addClass(cls);
-		return this;
-	}
-	override setDisabled(disabled: boolean): this {
+	setDisabled(disabled: boolean): this {
 		this.disabled = disabled;
 		this.buttonEl.disabled = disabled;
 		return this;
@@ -216,12 +135,10 @@ export class ButtonComponent extends BaseComponent {
 /**
  * Obsidian's SecretComponent (1.11.1; setValue/onChange 1.11.4): picks one of the vault's named
  * secrets on this device (app.secretStorage). Its value is the secret's name, never the secret:
- * that is what a plugin keeps in data.json. Here a select lists the names; fakeChoose picks one
- * (creating the secret first when a value is given, as the real component's "new secret" does).
+ * that is what a plugin keeps in data.json. Here a select lists the names.
  */
 export class SecretComponent extends BaseComponent {
 	readonly selectEl: HTMLSelectElement;
-	private changed: ((value: string) => unknown) | null = null;
 
 	constructor(
 		readonly app: App,
@@ -229,28 +146,18 @@ export class SecretComponent extends BaseComponent {
 	) {
 		super();
 		this.selectEl = containerEl.createEl("select", { cls: "dropdown secret-component" });
-		this.fill("");
-		this.selectEl.addEventListener("change", () => void this.changed?.(this.selectEl.value));
+		this.setValue("");
 	}
-	private fill(value: string): void {
+	setValue(value: string): this {
 		this.selectEl.empty();
 		this.selectEl.createEl("option", { text: "Select a secret", attr: { value: "" } });
 		for (const id of this.app.secretStorage.listSecrets()) this.selectEl.createEl("option", { text: id, attr: { value: id } });
 		this.selectEl.value = value;
-	}
-	setValue(value: string): this {
-		this.fill(value);
 		return this;
 	}
 	onChange(cb: (value: string) => unknown): this {
-		this.changed = cb;
+		this.selectEl.addEventListener("change", () => void cb(this.selectEl.value));
 		return this;
-	}
-	/** Test helper: the person picks `id` (and, with `secret`, creates or replaces it first). */
-	fakeChoose(id: string, secret?: string): void {
-		if (secret !== undefined) this.app.secretStorage.setSecret(id, secret);
-		this.fill(id);
-		this.selectEl.dispatchEvent(new Event("change"));
 	}
 }
 
@@ -283,7 +190,6 @@ export class Setting {
 	readonly nameEl: HTMLElement;
 	readonly descEl: HTMLElement;
 	readonly controlEl: HTMLElement;
-	readonly components: unknown[] = [];
 
 	constructor(containerEl: HTMLElement) {
 		this.settingEl = containerEl.createDiv({ cls: "setting-item" });
@@ -304,121 +210,52 @@ export class Setting {
 		this.settingEl.addClass(cls);
 		return this;
 	}
-	setTooltip(tooltip: string): this {
-		this.nameEl.setAttribute("aria-label", tooltip);
-		return this;
-	}
 	setHeading(): this {
 		this.settingEl.addClass("setting-item-heading");
 		return this;
 	}
-	setDisabled(disabled: boolean): this {
-		this.settingEl.toggleClass("is-disabled", disabled);
-		return this;
-	}
-	private add<C>(component: C, cb: (component: C) => unknown): this {
-		this.components.push(component);
-		cb(component);
-		return this;
-	}
 	addText(cb: (component: TextComponent) => unknown): this {
-		return this.add(new TextComponent(this.controlEl), cb);
+		cb(new TextComponent(this.controlEl));
+		return this;
 	}
 	addTextArea(cb: (component: TextAreaComponent) => unknown): this {
-		return this.add(new TextAreaComponent(this.controlEl), cb);
-	}
-	addSearch(cb: (component: TextComponent) => unknown): this {
-		return this.add(new TextComponent(this.controlEl), cb);
+		cb(new TextAreaComponent(this.controlEl));
+		return this;
 	}
 	addToggle(cb: (component: ToggleComponent) => unknown): this {
-		return this.add(new ToggleComponent(this.controlEl), cb);
+		cb(new ToggleComponent(this.controlEl));
+		return this;
 	}
 	addDropdown(cb: (component: DropdownComponent) => unknown): this {
-		return this.add(new DropdownComponent(this.controlEl), cb);
-	}
-	addSlider(cb: (component: SliderComponent) => unknown): this {
-		return this.add(new SliderComponent(this.controlEl), cb);
+		cb(new DropdownComponent(this.controlEl));
+		return this;
 	}
 	addButton(cb: (component: ButtonComponent) => unknown): this {
-		return this.add(new ButtonComponent(this.controlEl), cb);
+		cb(new ButtonComponent(this.controlEl));
+		return this;
 	}
 	addExtraButton(cb: (component: ExtraButtonComponent) => unknown): this {
-		return this.add(new ExtraButtonComponent(this.controlEl), cb);
+		cb(new ExtraButtonComponent(this.controlEl));
+		return this;
 	}
 	/** Since 1.11.0: the caller builds the component in the control element (SecretComponent needs the App). */
 	addComponent<T extends BaseComponent>(cb: (el: HTMLElement) => T): this {
-		if (!requireApiVersion("1.11.0")) throw new TypeError("setting.addComponent is not a function");
-		this.components.push(cb(this.controlEl));
-		return this;
-	}
-	then(cb: (setting: this) => unknown): this {
-		cb(this);
+		cb(this.controlEl);
 		return this;
 	}
 }
 
-export abstract class SettingTab {
-	readonly app: App;
+export abstract class PluginSettingTab {
 	readonly containerEl: HTMLElement;
 
-	constructor(app: App) {
-		this.app = app;
+	constructor(
+		readonly app: App,
+		readonly plugin: Plugin,
+	) {
 		this.containerEl = createDiv({ cls: ["vertical-tab-content", "plugin-setting-tab"] });
 	}
 	abstract display(): void;
 	hide(): void {
 		this.containerEl.empty();
-	}
-}
-
-export abstract class PluginSettingTab extends SettingTab {
-	constructor(
-		app: App,
-		readonly plugin: Plugin,
-	) {
-		super(app);
-	}
-}
-
-export class Menu extends Component {
-	readonly items: { title: string; onClick?: () => unknown }[] = [];
-	addItem(cb: (item: { setTitle(t: string): unknown; setIcon(i: string): unknown; onClick(f: () => unknown): unknown }) => unknown): this {
-		const entry: { title: string; onClick?: () => unknown } = { title: "" };
-		const item = {
-			setTitle: (t: string) => ((entry.title = t), item),
-			setIcon: () => item,
-			onClick: (f: () => unknown) => ((entry.onClick = f), item),
-		};
-		cb(item);
-		this.items.push(entry);
-		return this;
-	}
-	addSeparator(): this {
-		return this;
-	}
-	showAtMouseEvent(_evt: MouseEvent): this {
-		return this;
-	}
-	showAtPosition(_pos: { x: number; y: number }): this {
-		return this;
-	}
-	hide(): this {
-		return this;
-	}
-}
-
-export const Keymap = {
-	isModEvent(_evt?: unknown): boolean | string {
-		return false;
-	},
-	isModifier(_evt: unknown, _modifier: string): boolean {
-		return false;
-	},
-};
-
-export class MarkdownRenderer {
-	static render(_app: App, markdown: string, el: HTMLElement, _sourcePath: string, _component: Component): Promise<void> {
-		el.createDiv({ cls: "markdown-rendered", text: markdown });
-		return Promise.resolve();
 	}
 }

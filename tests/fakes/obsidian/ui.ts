@@ -1,5 +1,5 @@
 // UI: notices, modals, suggesters, fuzzy search. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
-import { App } from "./app";
+import { type App } from "./app";
 import { requireApiVersion } from "./util";
 
 /** Every Notice shown, newest last (tests read what the person was told). */
@@ -21,17 +21,12 @@ export class Notice {
 		this.textEl = this.noticeEl.createDiv({ cls: "notice-message" });
 		// Added to the API in 1.8.7: older apps have no such property.
 		if (requireApiVersion("1.8.7")) this.messageEl = this.textEl;
-		this.setMessage(message);
+		this.textEl.setText(message);
 		fakeNotices.push(this);
 		if (duration !== 0) {
 			this.timer = setTimeout(() => this.hide(), duration ?? 5000);
 			(this.timer as { unref?: () => void }).unref?.();
 		}
-	}
-
-	setMessage(message: string | DocumentFragment): this {
-		this.textEl.setText(message);
-		return this;
 	}
 
 	hide(): void {
@@ -50,20 +45,12 @@ export class Notice {
 /** Modals currently open, newest last. */
 export const fakeOpenModals: Modal[] = [];
 
-export class Scope {
-	register(_modifiers: string[] | null, _key: string | null, _func: (evt: KeyboardEvent) => unknown): unknown {
-		return {};
-	}
-}
-
 export class Modal {
 	readonly app: App;
-	readonly scope = new Scope();
 	readonly containerEl: HTMLElement;
 	readonly modalEl: HTMLElement;
 	readonly titleEl: HTMLElement;
 	readonly contentEl: HTMLElement;
-	shouldRestoreSelection = true;
 	private isOpen = false;
 
 	constructor(app: App) {
@@ -102,68 +89,36 @@ export class Modal {
 		this.titleEl.setText(title);
 		return this;
 	}
-
-	setContent(content: string | DocumentFragment): this {
-		this.contentEl.setText(content);
-		return this;
-	}
-
-	/** Test helper. */
-	get opened(): boolean {
-		return this.isOpen;
-	}
-}
-
-export interface Instruction {
-	command: string;
-	purpose: string;
 }
 
 export abstract class SuggestModal<T> extends Modal {
-	limit = 100;
-	emptyStateText = "No results found.";
 	readonly inputEl: HTMLInputElement;
 	readonly resultContainerEl: HTMLElement;
 	/** The suggestions currently shown (after the last query settled). */
 	suggestions: T[] = [];
-	private lastQuery: Promise<void> = Promise.resolve();
 
 	constructor(app: App) {
 		super(app);
 		this.modalEl.addClass("prompt");
 		this.inputEl = this.modalEl.createEl("input", { cls: "prompt-input", type: "text" });
 		this.resultContainerEl = this.modalEl.createDiv({ cls: "prompt-results" });
-		this.inputEl.addEventListener("input", () => {
-			this.lastQuery = this.updateSuggestions();
-		});
 	}
 
 	override open(): void {
 		super.open();
-		this.lastQuery = this.updateSuggestions();
+		void this.updateSuggestions();
 	}
 
 	setPlaceholder(placeholder: string): void {
 		this.inputEl.setAttribute("placeholder", placeholder);
 	}
 
-	setInstructions(_instructions: Instruction[]): void {}
-
-	onNoSuggestion(): void {
-		this.resultContainerEl.empty();
-		this.resultContainerEl.createDiv({ cls: "suggestion-empty", text: this.emptyStateText });
-	}
-
 	private async updateSuggestions(): Promise<void> {
 		const query = this.inputEl.value;
 		const items = await this.getSuggestions(query);
 		if (query !== this.inputEl.value) return;
-		this.suggestions = items.slice(0, this.limit);
+		this.suggestions = items;
 		this.resultContainerEl.empty();
-		if (this.suggestions.length === 0) {
-			this.onNoSuggestion();
-			return;
-		}
 		this.suggestions.forEach((item) => {
 			const el = this.resultContainerEl.createDiv({ cls: "suggestion-item" });
 			this.renderSuggestion(item, el);
@@ -176,16 +131,10 @@ export abstract class SuggestModal<T> extends Modal {
 		void this.onChooseSuggestion(value, evt);
 	}
 
-	selectActiveSuggestion(evt: MouseEvent | KeyboardEvent): void {
-		const first = this.suggestions[0];
-		if (first !== undefined) this.selectSuggestion(first, evt);
-	}
-
 	/** Test helper: types a query and waits for the suggestions. */
 	async fakeType(query: string): Promise<T[]> {
 		this.inputEl.value = query;
-		this.lastQuery = this.updateSuggestions();
-		await this.lastQuery;
+		await this.updateSuggestions();
 		return this.suggestions;
 	}
 
@@ -220,11 +169,6 @@ export function prepareFuzzySearch(query: string): (text: string) => SearchResul
 		const span = matches.length > 0 ? (matches[matches.length - 1]?.[1] ?? 0) - (matches[0]?.[0] ?? 0) : 0;
 		return { score: q.length === 0 ? 0 : -span / Math.max(1, t.length), matches };
 	};
-}
-
-export function prepareSimpleSearch(query: string): (text: string) => SearchResult | null {
-	const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-	return (text: string) => (words.every((w) => text.toLowerCase().includes(w)) ? { score: 0, matches: [] } : null);
 }
 
 export abstract class FuzzySuggestModal<T> extends SuggestModal<FuzzyMatch<T>> {

@@ -25,9 +25,6 @@ export class TFile extends TAbstractFile {
 
 export class TFolder extends TAbstractFile {
 	children: TAbstractFile[] = [];
-	isRoot(): boolean {
-		return this.path === "/";
-	}
 }
 
 export function nameOf(path: string): string {
@@ -44,33 +41,14 @@ export interface DataWriteOptions {
 	mtime?: number;
 }
 
-export interface ListedFiles {
-	files: string[];
-	folders: string[];
-}
-
 /** The adapter Obsidian gives the vault (DataAdapter); the desktop one is a FileSystemAdapter. */
 export class DataAdapterBase {
 	constructor(protected readonly fsys: FakeFileSystem) {}
-	getName(): string {
-		return "vault";
-	}
 	exists(path: string): Promise<boolean> {
 		return Promise.resolve(this.fsys.stat(normalizePath(path)) !== null);
 	}
 	stat(path: string): Promise<{ type: "file" | "folder"; ctime: number; mtime: number; size: number } | null> {
 		return Promise.resolve(this.fsys.stat(normalizePath(path)));
-	}
-	list(path: string): Promise<ListedFiles> {
-		const base = normalizePath(path);
-		const prefix = base === "/" ? "" : `${base}/`;
-		const files: string[] = [];
-		const folders: string[] = [];
-		for (const entry of this.fsys.list()) {
-			if (!entry.path.startsWith(prefix) || entry.path.slice(prefix.length).includes("/")) continue;
-			(entry.stat.type === "folder" ? folders : files).push(entry.path);
-		}
-		return Promise.resolve({ files, folders });
 	}
 	read(path: string): Promise<string> {
 		return Promise.resolve().then(() => this.fsys.read(normalizePath(path)));
@@ -87,13 +65,6 @@ export class DataAdapterBase {
 	writeBinary(path: string, data: ArrayBuffer): Promise<void> {
 		return Promise.resolve().then(() => this.fsys.write(normalizePath(path), new Uint8Array(data)));
 	}
-	append(path: string, data: string): Promise<void> {
-		return Promise.resolve().then(() => {
-			const p = normalizePath(path);
-			const before = this.fsys.stat(p) ? this.fsys.read(p) : "";
-			this.fsys.write(p, before + data);
-		});
-	}
 	mkdir(path: string): Promise<void> {
 		return Promise.resolve().then(() => this.fsys.mkdir(normalizePath(path)));
 	}
@@ -106,17 +77,11 @@ export class DataAdapterBase {
 	rename(from: string, to: string): Promise<void> {
 		return Promise.resolve().then(() => this.fsys.rename(normalizePath(from), normalizePath(to)));
 	}
-	getResourcePath(path: string): string {
-		return `app://local/${normalizePath(path)}`;
-	}
 }
 
 export class FileSystemAdapter extends DataAdapterBase {
 	getBasePath(): string {
 		return this.fsys.basePath;
-	}
-	getFullPath(path: string): string {
-		return `${this.fsys.basePath}/${normalizePath(path)}`;
 	}
 }
 
@@ -127,8 +92,6 @@ export class Vault extends Events {
 	readonly adapter: FileSystemAdapter | CapacitorAdapter;
 	configDir = ".obsidian";
 	private readonly files = new Map<string, TAbstractFile>();
-	/** Lower-case file name → files, for link resolution (Obsidian keeps a similar index). */
-	private readonly byName = new Map<string, Set<TFile>>();
 	private readonly root: TFolder;
 	/** @internal the app's metadata cache, updated on every change. */
 	metadata?: MetadataCache;
@@ -175,21 +138,11 @@ export class Vault extends Events {
 	}
 
 	private setFilePath(file: TFile, path: string): void {
-		if (file.name !== "") this.byName.get(file.name.toLowerCase())?.delete(file);
 		file.path = path;
 		file.name = nameOf(path);
 		const dot = file.name.lastIndexOf(".");
 		file.basename = dot > 0 ? file.name.slice(0, dot) : file.name;
 		file.extension = dot > 0 ? file.name.slice(dot + 1) : "";
-		const key = file.name.toLowerCase();
-		const named = this.byName.get(key) ?? new Set<TFile>();
-		named.add(file);
-		this.byName.set(key, named);
-	}
-
-	/** @internal Files with this name (any case), wherever they are. */
-	filesNamed(name: string): TFile[] {
-		return [...(this.byName.get(name.toLowerCase()) ?? [])];
 	}
 
 	private link(item: TAbstractFile, parentPath: string): void {
@@ -202,7 +155,6 @@ export class Vault extends Events {
 	private unlink(item: TAbstractFile): void {
 		if (item.parent) item.parent.children = item.parent.children.filter((c) => c !== item);
 		this.files.delete(item.path);
-		if (item instanceof TFile) this.byName.get(item.name.toLowerCase())?.delete(item);
 		if (item instanceof TFolder) for (const child of [...item.children]) this.unlink(child);
 	}
 
@@ -236,14 +188,6 @@ export class Vault extends Events {
 		return this.getFiles().filter((f) => f.extension === "md");
 	}
 
-	getAllLoadedFiles(): TAbstractFile[] {
-		return [...this.files.values()];
-	}
-
-	getAllFolders(includeRoot = false): TFolder[] {
-		return [...this.files.values()].filter((f): f is TFolder => f instanceof TFolder && (includeRoot || !f.isRoot()));
-	}
-
 	async read(file: TFile): Promise<string> {
 		await Promise.resolve();
 		if (heldReads) {
@@ -273,17 +217,6 @@ export class Vault extends Events {
 		const file = this.attachFile(p, this.statOf(p));
 		this.metadata?.index(file);
 		this.trigger("create", file);
-		this.metadata?.announce(file);
-		return file;
-	}
-
-	async createBinary(path: string, data: ArrayBuffer): Promise<TFile> {
-		const p = normalizePath(path);
-		await Promise.resolve();
-		if (this.files.has(p)) throw new Error("File already exists.");
-		this.fsys.write(p, new Uint8Array(data));
-		const file = this.attachFile(p, this.statOf(p));
-		this.trigger("create", file);
 		return file;
 	}
 
@@ -302,11 +235,6 @@ export class Vault extends Events {
 		this.write(file, data);
 	}
 
-	async append(file: TFile, data: string): Promise<void> {
-		await Promise.resolve();
-		this.write(file, this.fsys.read(file.path) + data);
-	}
-
 	async process(file: TFile, fn: (data: string) => string, _options?: DataWriteOptions): Promise<string> {
 		await Promise.resolve();
 		const next = fn(this.fsys.read(file.path));
@@ -320,7 +248,6 @@ export class Vault extends Events {
 		file.stat = this.statOf(file.path);
 		this.metadata?.index(file);
 		this.trigger("modify", file);
-		this.metadata?.announce(file);
 	}
 
 	async rename(file: TAbstractFile, newPath: string): Promise<void> {
@@ -362,11 +289,6 @@ export class Vault extends Events {
 		this.dropTree(file);
 	}
 
-	async trash(file: TAbstractFile, _system: boolean): Promise<void> {
-		// Obsidian moves the file to .trash (hidden, not indexed): for plugins it is a delete.
-		await this.delete(file);
-	}
-
 	private dropTree(file: TAbstractFile): void {
 		const items: TAbstractFile[] = [];
 		const collect = (item: TAbstractFile) => {
@@ -384,18 +306,6 @@ export class Vault extends Events {
 	private statOf(path: string): FileStats {
 		const s = this.fsys.stat(path);
 		return { ctime: s?.ctime ?? Date.now(), mtime: s?.mtime ?? Date.now(), size: s?.size ?? 0 };
-	}
-
-	getResourcePath(file: TFile): string {
-		return this.adapter.getResourcePath(file.path);
-	}
-
-	static recurseChildren(root: TFolder, cb: (file: TAbstractFile) => void): void {
-		cb(root);
-		for (const child of root.children) {
-			if (child instanceof TFolder) Vault.recurseChildren(child, cb);
-			else cb(child);
-		}
 	}
 }
 

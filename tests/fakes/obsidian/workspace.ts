@@ -1,42 +1,27 @@
 // Workspace, leaves and views. Part of the one fake of `obsidian`: import it through tests/fakes/obsidian.ts.
-import { App } from "./app";
+import { type App } from "./app";
 import { Component, Events } from "./events";
-import { getLinkpath, setIcon } from "./util";
 import { TFile } from "./vault";
 
 export interface ViewState {
 	type: string;
-	state?: Record<string, unknown>;
 	active?: boolean;
-	pinned?: boolean;
 }
 
 export type ViewCreator = (leaf: WorkspaceLeaf) => View;
 
-export class WorkspaceItem extends Events {}
-
-export class WorkspaceSplit extends WorkspaceItem {
-	constructor(readonly side: "left" | "right" | "root") {
-		super();
-	}
-}
-
-export class WorkspaceLeaf extends WorkspaceItem {
+export class WorkspaceLeaf {
 	view: View;
 	readonly containerEl: HTMLElement;
 	private detached = false;
 
 	constructor(
 		readonly app: App,
-		readonly split: WorkspaceSplit,
+		/** Where the leaf sits: the right sidebar or the main area. */
+		readonly side: "right" | "root",
 	) {
-		super();
 		this.containerEl = createDiv({ cls: "workspace-leaf" });
 		this.view = new EmptyView(this);
-	}
-
-	getViewState(): ViewState {
-		return { type: this.view.getViewType() };
 	}
 
 	async setViewState(state: ViewState): Promise<void> {
@@ -71,28 +56,16 @@ export class WorkspaceLeaf extends WorkspaceItem {
 		old.containerEl.remove();
 	}
 
-	getDisplayText(): string {
-		return this.view.getDisplayText();
-	}
-
 	detach(): void {
 		if (this.detached) return;
 		this.detached = true;
 		void this.closeView().finally(() => this.app.workspace.removeLeaf(this));
 	}
-
-	get isDetached(): boolean {
-		return this.detached;
-	}
-
-	setPinned(_pinned: boolean): void {}
 }
 
 export abstract class View extends Component {
 	readonly app: App;
 	readonly containerEl: HTMLElement;
-	icon = "";
-	navigation = false;
 
 	constructor(readonly leaf: WorkspaceLeaf) {
 		super();
@@ -103,23 +76,11 @@ export abstract class View extends Component {
 	abstract getViewType(): string;
 	abstract getDisplayText(): string;
 
-	getIcon(): string {
-		return this.icon;
-	}
-
 	onOpen(): Promise<void> {
 		return Promise.resolve();
 	}
 
 	onClose(): Promise<void> {
-		return Promise.resolve();
-	}
-
-	getState(): Record<string, unknown> {
-		return {};
-	}
-
-	setState(_state: unknown, _result: unknown): Promise<void> {
 		return Promise.resolve();
 	}
 }
@@ -135,21 +96,12 @@ class EmptyView extends View {
 
 export abstract class ItemView extends View {
 	readonly contentEl: HTMLElement;
-	private readonly actionsEl: HTMLElement;
 
 	constructor(leaf: WorkspaceLeaf) {
 		super(leaf);
 		this.containerEl.addClass("workspace-leaf-content");
-		const header = this.containerEl.createDiv({ cls: "view-header" });
-		this.actionsEl = header.createDiv({ cls: "view-actions" });
+		this.containerEl.createDiv({ cls: "view-header" });
 		this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
-	}
-
-	addAction(icon: string, title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
-		const el = this.actionsEl.createEl("a", { cls: ["view-action", "clickable-icon"], attr: { "aria-label": title } });
-		setIcon(el, icon);
-		el.addEventListener("click", (evt) => void callback(evt as MouseEvent));
-		return el;
 	}
 }
 
@@ -171,9 +123,6 @@ export class MarkdownView extends ItemView {
 export class Workspace extends Events {
 	layoutReady = false;
 	readonly containerEl: HTMLElement;
-	readonly leftSplit = new WorkspaceSplit("left");
-	readonly rightSplit = new WorkspaceSplit("right");
-	readonly rootSplit = new WorkspaceSplit("root");
 	activeLeaf: WorkspaceLeaf | null = null;
 	private readonly leaves: WorkspaceLeaf[] = [];
 	private readonly creators = new Map<string, ViewCreator>();
@@ -206,8 +155,8 @@ export class Workspace extends Events {
 		this.detachLeavesOfType(type);
 	}
 
-	private addLeaf(split: WorkspaceSplit): WorkspaceLeaf {
-		const leaf = new WorkspaceLeaf(this.app, split);
+	private addLeaf(side: "right" | "root"): WorkspaceLeaf {
+		const leaf = new WorkspaceLeaf(this.app, side);
 		this.leaves.push(leaf);
 		this.containerEl.appendChild(leaf.containerEl);
 		return leaf;
@@ -222,28 +171,19 @@ export class Workspace extends Events {
 	}
 
 	getRightLeaf(_split: boolean): WorkspaceLeaf {
-		return this.addLeaf(this.rightSplit);
-	}
-
-	getLeftLeaf(_split: boolean): WorkspaceLeaf {
-		return this.addLeaf(this.leftSplit);
+		return this.addLeaf("right");
 	}
 
 	getLeaf(_newLeaf?: boolean | "tab" | "split" | "window"): WorkspaceLeaf {
 		if (!_newLeaf) {
-			const existing = this.leaves.find((l) => l.split === this.rootSplit);
+			const existing = this.leaves.find((l) => l.side === "root");
 			if (existing) return existing;
 		}
-		return this.addLeaf(this.rootSplit);
+		return this.addLeaf("root");
 	}
 
 	getLeavesOfType(type: string): WorkspaceLeaf[] {
 		return this.leaves.filter((l) => l.view.getViewType() === type);
-	}
-
-	getActiveViewOfType<T extends View>(type: abstract new (...args: never[]) => T): T | null {
-		const view = this.activeLeaf?.view;
-		return view instanceof type ? view : null;
 	}
 
 	detachLeavesOfType(type: string): void {
@@ -257,7 +197,6 @@ export class Workspace extends Events {
 
 	setActiveLeaf(leaf: WorkspaceLeaf, _params?: unknown): void {
 		this.activeLeaf = leaf;
-		this.trigger("active-leaf-change", leaf);
 	}
 
 	getActiveFile(): TFile | null {
@@ -268,30 +207,10 @@ export class Workspace extends Events {
 		return main ? (main.view as MarkdownView).file : null;
 	}
 
-	async openLinkText(linktext: string, sourcePath: string, _newLeaf?: boolean): Promise<void> {
-		const file = this.app.metadataCache.getFirstLinkpathDest(linktext, sourcePath);
-		if (!file) {
-			const created = await this.app.vault.create(`${getLinkpath(linktext)}.md`, "");
-			await this.getLeaf(false).openFile(created);
-			return;
-		}
-		await this.getLeaf(false).openFile(file);
-	}
-
-	iterateAllLeaves(cb: (leaf: WorkspaceLeaf) => unknown): void {
-		for (const leaf of [...this.leaves]) cb(leaf);
-	}
-
 	/** Test helper: Obsidian finished loading the layout; queued onLayoutReady callbacks run now. */
 	async fakeLayoutReady(): Promise<void> {
 		this.layoutReady = true;
 		const callbacks = this.readyCallbacks.splice(0);
 		for (const cb of callbacks) await cb();
-		this.trigger("layout-change");
-	}
-
-	/** Test helper: every leaf. */
-	fakeLeaves(): readonly WorkspaceLeaf[] {
-		return this.leaves;
 	}
 }

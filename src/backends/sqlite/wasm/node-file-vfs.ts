@@ -70,7 +70,7 @@ const installed = new WeakMap<Sqlite3Static, NodeFileVfs>();
  * the WAL. So while `<db>-shm` exists every batch of writes to the database or its WAL is refused
  * (a checkpoint or a WAL restart under its feet would corrupt the file), and a WAL deleted or
  * replaced behind our back is restored from our still-open descriptor before a commit is
- * acknowledged, and by a 1 s watch between commits. docs/ARCHITECTURE.md, "Foreign SQLite readers".
+ * acknowledged, and by a 1 s watch between commits. docs/design/wasm-sqlite.md, "Foreign SQLite readers".
  */
 export function installNodeFileVfs(sqlite3: Sqlite3Static, node: NodeModules): NodeFileVfs {
 	const existing = installed.get(sqlite3);
