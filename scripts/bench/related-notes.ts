@@ -2,6 +2,8 @@
 // Generates a vault (generate-vault.mjs), syncs it with a 384-d hash embedder (so every passage has
 // a vector, as with the local model), then asks related() for --queries notes.
 // Usage: npm run bench -- related-notes [--notes 10000] [--queries 100] [--engine wasm|native]
+//   [--vault DIR]: a real vault instead (read only: no id is written), e.g. obsidian-hub from
+//   scripts/bench/vault-retrieval/get-obsidian-hub.sh
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -17,11 +19,12 @@ import { fmt, percentile, seededRandom } from "./stats";
 const notes = Number(arg("notes", "10000"));
 const queries = Number(arg("queries", "100"));
 const engine = arg("engine", "wasm") as SqliteEngine;
+const realVault = arg("vault", "");
 
 const dir = mkdtempSync(join(tmpdir(), "engrama-related-"));
 try {
-	const vault = join(dir, "vault");
-	execFileSync(process.execPath, ["scripts/bench/generate-vault.mjs", "--notes", String(notes), "--out", vault, "--seed", "7"], { stdio: "ignore" });
+	const vault = realVault || join(dir, "vault");
+	if (!realVault) execFileSync(process.execPath, ["scripts/bench/generate-vault.mjs", "--notes", String(notes), "--out", vault, "--seed", "7"], { stdio: "ignore" });
 	const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath: join(dir, "m.db"), orgId: "b", userId: "b" }), {
 		embedder: new HashEmbeddingProvider(384),
 	});
@@ -30,7 +33,7 @@ try {
 	const sync = new VaultSync({ memory, source, scope, settings: { writeEngramaIds: false } });
 	const started = performance.now();
 	await sync.fullSync();
-	console.log(`synced ${notes} notes in ${((performance.now() - started) / 1000).toFixed(1)} s (load ${loadavg()[0].toFixed(1)})`);
+	console.log(`synced ${realVault || `${notes} generated notes`} in ${((performance.now() - started) / 1000).toFixed(1)} s (load ${loadavg()[0].toFixed(1)})`);
 	const skills = createSkills(memory);
 	const all = (await memory.graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
 	const rand = seededRandom(3);
