@@ -1,10 +1,10 @@
 import process from "node:process";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
+import { CheckedStdioTransport } from "./stdio-lines";
 import { hostSetTimeout } from "../backends/host-timers";
 
 export interface StdioProxyOptions {
@@ -138,7 +138,7 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 	const url = proxyUrl(options.url);
 	const log = options.log ?? (() => undefined);
 	const streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
-	const local = new StdioServerTransport(streams.stdin as never, streams.stdout as never);
+	const local = new CheckedStdioTransport(streams.stdin, streams.stdout, (line) => log(`engrama mcp-proxy: stdio: ${line}`));
 	const bridge = new BridgeSession(url, options.token, (message) => void local.send(message), log);
 	let finish: () => void = () => undefined;
 	const done = new Promise<void>((resolve) => {
