@@ -89,7 +89,7 @@ async function badInputScript(client: LineClient): Promise<void> {
 	expect(init.result, JSON.stringify(init)).toBeDefined();
 	client.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
 	for (const bad of BAD_LINES) {
-		const answer = await client.ask(bad.line, (v): v is Answer => isAnswer(bad.id)(v) && (v).error !== undefined);
+		const answer = await client.ask(bad.line, (v): v is Answer => isAnswer(bad.id)(v) && v.error !== undefined);
 		expect(answer, bad.line).toMatchObject({ jsonrpc: "2.0", id: bad.id, error: { code: bad.code } });
 		expect(answer.error?.message, bad.line).toMatch(bad.message);
 	}

@@ -3,13 +3,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { generateMcpToken, startMcpHttpServer, type McpHttpHandle } from "../../src/mcp";
 import { runCli } from "../helpers/run-cli";
 import { makeTempDir } from "../helpers/temp-dir";
 import { startBridge } from "./mcp-harness";
 import { freePort } from "../helpers/free-port";
+import { spawnServe, type ServeProcess } from "./serve-process";
 
 const BIN = join(__dirname, "..", "..", "bin", "engrama.mjs");
 
@@ -94,3 +95,57 @@ describe("engrama mcp-proxy across a bridge restart", () => {
 	}, 90_000);
 });
 
+
+describe("engrama mcp-proxy across engrama serve restarts (real processes)", () => {
+	it("keeps one client session through a restart and through a few seconds of downtime", async () => {
+		const dir = makeTempDir("engrama-proxy-serve-");
+		const db = join(dir.path, "memory.db");
+		const port = await freePort();
+		const serveOn = () => spawnServe(["--db", db], {}, ["--port", String(port)], { portFlag: false });
+		let serve = await serveOn();
+		const stop = async (s: ServeProcess) => {
+			s.child.kill("SIGTERM");
+			await s.exited();
+		};
+		const client = new Client({ name: "proxy-restart", version: "1" });
+		const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp-proxy", "--url", serve.info.url, "--token-file", serve.info.token_file], stderr: "pipe" });
+		let proxyErr = "";
+		transport.stderr?.on("data", (chunk: Buffer) => (proxyErr += chunk.toString("utf8")));
+		// The client initialises once; every later initialize would show here.
+		let initializes = 0;
+		const send = transport.send.bind(transport);
+		transport.send = (message: JSONRPCMessage) => {
+			if ("method" in message && message.method === "initialize") initializes++;
+			return send(message);
+		};
+		const context = async (name: string) => (await client.callTool({ name: "engrama_context", arguments: { label: "Concept", name } })) as CallToolResult;
+		try {
+			await client.connect(transport);
+			expect((await client.callTool({ name: "engrama_remember", arguments: { label: "Concept", properties: { name: "Survives restarts" } } })).isError).toBeFalsy();
+
+			// A restart: the new process knows no session, so the proxy's old one gets 404.
+			await stop(serve);
+			serve = await serveOn();
+			const afterRestart = await context("Survives restarts");
+			expect(afterRestart.isError, JSON.stringify(afterRestart.content)).toBeFalsy();
+			expect(proxyErr).toMatch(/the bridge restarted; reconnected with a new session/);
+
+			// Down for a while: each call gets an error that says so (no hang), then it comes back.
+			await stop(serve);
+			const down = await client.callTool({ name: "engrama_status", arguments: {} }).then(
+				() => "answered",
+				(error: unknown) => String(error),
+			);
+			expect(down).toMatch(/did not accept the call.*Is Obsidian \(or engrama serve\) running/);
+			await new Promise((r) => setTimeout(r, 2_000));
+			serve = await serveOn();
+			const back = await context("Survives restarts");
+			expect(back.isError, JSON.stringify(back.content)).toBeFalsy();
+			expect(initializes).toBe(1);
+		} finally {
+			await client.close().catch(() => undefined);
+			await stop(serve);
+			dir.cleanup();
+		}
+	}, 120_000);
+});
