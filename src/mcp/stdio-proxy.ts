@@ -44,6 +44,8 @@ class BridgeSession {
 	private readonly internal = new Map<string | number, (message: JSONRPCMessage) => void>();
 	private initialize: JSONRPCRequest | undefined;
 	private reconnecting: Promise<void> | null = null;
+	/** The remote has no session: a reconnect was cut short. */
+	private sessionless = false;
 	private reconnects = 0;
 	private remote: StreamableHTTPClientTransport;
 
@@ -68,16 +70,34 @@ class BridgeSession {
 
 	async forward(message: JSONRPCMessage): Promise<void> {
 		if (this.reconnecting) await this.reconnecting.catch(() => undefined);
+		// The last reconnect failed (the bridge went away or refused it): try again before this call
+		// rather than send it without a session, which the bridge would refuse every time.
+		if (this.sessionless && this.initialize && !isInitializeRequest(message)) await this.reopen();
 		try {
 			await this.remote.send(message);
 		} catch (error) {
 			if (!(error instanceof StreamableHTTPError && error.code === 404) || !this.initialize || isInitializeRequest(message)) throw error;
-			this.reconnecting ??= this.reconnect().finally(() => {
-				this.reconnecting = null;
-			});
-			await this.reconnecting;
+			await this.reopen();
 			await this.remote.send(message);
 		}
+	}
+
+	/** One reconnect at a time, shared by the calls that found the session gone. */
+	private reopen(): Promise<void> {
+		this.reconnecting ??= this.reconnect()
+			.then(
+				() => {
+					this.sessionless = false;
+				},
+				(error: unknown) => {
+					this.sessionless = true;
+					throw error;
+				},
+			)
+			.finally(() => {
+				this.reconnecting = null;
+			});
+		return this.reconnecting;
 	}
 
 	async close(): Promise<void> {

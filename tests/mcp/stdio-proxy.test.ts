@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -145,6 +146,40 @@ describe("engrama mcp-proxy across engrama serve restarts (real processes)", () 
 		} finally {
 			await client.close().catch(() => undefined);
 			await stop(serve);
+			dir.cleanup();
+		}
+	}, 120_000);
+});
+
+describe("engrama mcp-proxy when the reconnect itself fails", () => {
+	it("opens a session again on the next call instead of sending calls without one", async () => {
+		const dir = makeTempDir("engrama-proxy-refused-");
+		const db = join(dir.path, "memory.db");
+		const port = await freePort();
+		const serveOn = () => spawnServe(["--db", db], {}, ["--port", String(port)], { portFlag: false });
+		let serve = await serveOn();
+		const client = new Client({ name: "proxy-refused", version: "1" });
+		// A bridge still starting up on the port: it knows no session (404) and refuses a new one (503).
+		const starting = createServer((req, res) => {
+			res.writeHead(req.headers["mcp-session-id"] ? 404 : 503, { "content-type": "application/json" });
+			res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "not yet" } }));
+		});
+		try {
+			await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp-proxy", "--url", serve.info.url, "--token-file", serve.info.token_file], stderr: "pipe" }));
+			expect((await client.callTool({ name: "engrama_status", arguments: {} })).isError).toBeFalsy();
+			serve.child.kill("SIGTERM");
+			await serve.exited();
+			await new Promise<void>((resolve) => starting.listen(port, "127.0.0.1", resolve));
+			await expect(client.callTool({ name: "engrama_status", arguments: {} })).rejects.toThrow(/did not accept the call/);
+			await new Promise<void>((resolve) => starting.close(() => resolve()));
+			serve = await serveOn();
+			const back = (await client.callTool({ name: "engrama_status", arguments: {} })) as CallToolResult;
+			expect(back.isError, JSON.stringify(back.content)).toBeFalsy();
+		} finally {
+			await client.close().catch(() => undefined);
+			starting.close();
+			serve.child.kill("SIGTERM");
+			await serve.exited();
 			dir.cleanup();
 		}
 	}, 120_000);
