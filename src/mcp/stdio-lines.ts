@@ -34,10 +34,12 @@ class LineFilter extends Transform {
 				this.pendingBytes = 0;
 				continue;
 			}
-			const line = Buffer.concat([...this.pending, head]).toString("utf8");
+			const size = this.pendingBytes + head.length;
+			const line = size > MAX_LINE_BYTES ? undefined : Buffer.concat([...this.pending, head]).toString("utf8");
 			this.pending = [];
 			this.pendingBytes = 0;
-			this.line(line);
+			if (line === undefined) this.tooLong();
+			else this.line(line);
 		}
 		if (data.length > 0 && !this.skipping) {
 			this.pending.push(data);
@@ -46,10 +48,14 @@ class LineFilter extends Transform {
 				this.pending = [];
 				this.pendingBytes = 0;
 				this.skipping = true;
-				this.refuse(ErrorCode.InvalidRequest, `Invalid Request: a line over the ${MAX_LINE_BYTES}-byte limit was dropped.`, null);
+				this.tooLong();
 			}
 		}
 		done();
+	}
+
+	private tooLong(): void {
+		this.refuse(ErrorCode.InvalidRequest, `Invalid Request: a line over the ${MAX_LINE_BYTES}-byte limit was dropped.`, null);
 	}
 
 	private line(raw: string): void {
@@ -75,6 +81,12 @@ class LineFilter extends Transform {
 		if (ids.length > 0) this.batchOpened(ids);
 		for (const message of body.batch) this.push(`${JSON.stringify(message)}\n`);
 	}
+}
+
+/** A log line kept to one short line: a client's mistake must not flood stderr with a dump. */
+export function oneLine(text: string, max = 240): string {
+	const flat = text.replace(/\s+/g, " ").trim();
+	return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
 /** The answers of one batch, sent together as one JSON array (in the batch's order) once all are in. */
@@ -103,7 +115,7 @@ export class CheckedStdioTransport extends StdioServerTransport {
 		super(filter, output as never, { maxBufferSize: MAX_LINE_BYTES + 64 * 1024 });
 		this.filter = filter;
 		filter.refuse = (code, message, id) => {
-			log(`${message.length > 200 ? `${message.slice(0, 200)}…` : message} (answered ${code})`);
+			log(`${oneLine(message)} (answered ${code})`);
 			output.write(`${JSON.stringify(rpcErrorBody(code, message, id))}\n`);
 		};
 		filter.batchOpened = (ids) => this.batches.push({ ids, answers: new Map() });

@@ -4,7 +4,7 @@ import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRP
 import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
-import { CheckedStdioTransport } from "./stdio-lines";
+import { CheckedStdioTransport, oneLine } from "./stdio-lines";
 import { hostSetTimeout } from "../backends/host-timers";
 
 export interface StdioProxyOptions {
@@ -119,7 +119,7 @@ class BridgeSession {
 			}
 			this.toClient(message);
 		};
-		transport.onerror = (error) => this.log(`engrama mcp-proxy: ${error.message}`);
+		transport.onerror = (error) => this.log(`engrama mcp-proxy: ${oneLine(error.message)}`);
 		return transport;
 	}
 
@@ -168,7 +168,7 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 	local.onmessage = (message: JSONRPCMessage) => {
 		if (isInitializeRequest(message) && isJSONRPCRequest(message)) bridge.noteInitialize(message);
 		bridge.forward(message).catch((error: unknown) => {
-			log(`engrama mcp-proxy: ${errorMessage(error)}`);
+			log(`engrama mcp-proxy: ${oneLine(errorMessage(error))}`);
 			if (isJSONRPCRequest(message)) {
 				void local.send({
 					jsonrpc: "2.0",
@@ -178,7 +178,7 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 			}
 		});
 	};
-	local.onerror = (error) => log(`engrama mcp-proxy: stdio: ${error.message}`);
+	local.onerror = (error) => log(`engrama mcp-proxy: stdio: ${oneLine(error.message)}`);
 
 	const close = async () => {
 		await bridge.close();

@@ -2,7 +2,7 @@ import process from "node:process";
 import { createEngramaMcpServer, toolArgumentsOf } from "./create-mcp-server";
 import type { McpServerInput } from "./mcp-services";
 import { guardToolCalls } from "./request-guard";
-import { CheckedStdioTransport } from "./stdio-lines";
+import { CheckedStdioTransport, oneLine } from "./stdio-lines";
 
 export interface StdioStreams {
 	readonly stdin: NodeJS.ReadableStream;
@@ -29,7 +29,7 @@ export async function serveMcpStdio(input: McpServerInput, streams: StdioStreams
 	const done = new Promise<void>((resolve) => {
 		finish = resolve;
 	});
-	transport.onerror = (error) => log(error.message);
+	transport.onerror = (error) => log(oneLine(error.message));
 	await server.connect(transport);
 	guardToolCalls(transport, input.services.log, toolArgumentsOf(server));
 	const prevClose = transport.onclose;
