@@ -34,6 +34,32 @@ function protocolVersionOf(message: JSONRPCMessage): string | undefined {
 	return typeof version === "string" ? version : undefined;
 }
 
+/** The JSON-RPC error the bridge answered with, read from the SDK's error text (it keeps only the status as a field). */
+function bridgeError(error: StreamableHTTPError): { code: number; message: string } | undefined {
+	const body = /Error POSTing to endpoint: (\{.*\})$/s.exec(error.message)?.[1];
+	if (!body) return undefined;
+	try {
+		const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+		const { code, message } = parsed.error ?? {};
+		return typeof code === "number" && typeof message === "string" ? { code, message } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The answer to a request the bridge did not take: when the bridge answered, its own error (a
+ * request before initialize, a refused token) rather than a guess that it is not running.
+ */
+function failureAnswer(url: URL, error: unknown): { code: number; message: string } {
+	const answered = error instanceof StreamableHTTPError ? bridgeError(error) : undefined;
+	if (answered && error instanceof StreamableHTTPError) {
+		const hint = error.code === 401 ? " Check the proxy's --token-file (or ENGRAMA_MCP_TOKEN) against the bridge's current token." : "";
+		return { code: answered.code, message: `The Engrama bridge at ${url.href} did not accept the call (HTTP ${error.code}): ${answered.message}${hint}` };
+	}
+	return { code: -32000, message: `The Engrama bridge at ${url.href} did not accept the call: ${errorMessage(error)}. Is Obsidian (or engrama serve) running, and is the token current?` };
+}
+
 /**
  * The HTTP side of the proxy: one session with the bridge, opened again (by replaying the client's
  * initialize) when the bridge restarted and forgot it.
@@ -170,11 +196,7 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 		bridge.forward(message).catch((error: unknown) => {
 			log(`engrama mcp-proxy: ${oneLine(errorMessage(error))}`);
 			if (isJSONRPCRequest(message)) {
-				void local.send({
-					jsonrpc: "2.0",
-					id: message.id,
-					error: { code: -32000, message: `The Engrama bridge at ${url.href} did not accept the call: ${errorMessage(error)}. Is Obsidian (or engrama serve) running, and is the token current?` },
-				});
+				void local.send({ jsonrpc: "2.0", id: message.id, error: failureAnswer(url, error) });
 			}
 		});
 	};

@@ -69,6 +69,52 @@ describe("engrama mcp-proxy", () => {
 	}, 90_000);
 });
 
+/** Starts `engrama mcp-proxy`, writes one line, and resolves with the first JSON line it answers. */
+async function firstAnswer(url: string, tokenFile: string, line: unknown): Promise<{ id?: unknown; error?: { code: number; message: string } }> {
+	const child = spawn(process.execPath, [BIN, "mcp-proxy", "--url", url, "--token-file", tokenFile], { stdio: ["pipe", "pipe", "pipe"] });
+	let out = "";
+	child.stdout.setEncoding("utf8");
+	const answer = new Promise<string>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error(`no answer: ${out}`)), 30_000);
+		child.stdout.on("data", (chunk: string) => {
+			out += chunk;
+			if (!out.includes("\n")) return;
+			clearTimeout(timer);
+			resolve(out.slice(0, out.indexOf("\n")));
+		});
+	});
+	child.stdin.write(`${JSON.stringify(line)}\n`);
+	try {
+		return JSON.parse(await answer) as { id?: unknown; error?: { code: number; message: string } };
+	} finally {
+		child.stdin.end();
+		await new Promise((resolve) => child.once("exit", resolve));
+	}
+}
+
+describe("engrama mcp-proxy passes on the bridge's own refusal", () => {
+	it("a request before initialize and a wrong token get the bridge's words, not 'is it running'", async () => {
+		const dir = makeTempDir("engrama-proxy-refusal-");
+		const bridge = await startBridge({ dir: dir.path, embedder: null });
+		try {
+			const good = join(dir.path, "token");
+			writeFileSync(good, `${bridge.token}\n`);
+			const early = await firstAnswer(bridge.url, good, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+			expect(early.id).toBe(1);
+			expect(early.error?.message).toMatch(/did not accept the call \(HTTP 400\): .*Start with an initialize request/);
+			expect(early.error?.message).not.toMatch(/Is Obsidian/);
+			const wrong = join(dir.path, "wrong");
+			writeFileSync(wrong, `${generateMcpToken()}\n`);
+			const refused = await firstAnswer(bridge.url, wrong, { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+			expect(refused.error?.code).toBe(-32001);
+			expect(refused.error?.message).toMatch(/\(HTTP 401\): Unauthorized.*Check the proxy's --token-file/);
+		} finally {
+			await bridge.close();
+			dir.cleanup();
+		}
+	}, 90_000);
+});
+
 describe("engrama mcp-proxy across a bridge restart", () => {
 	it("opens a new session by itself when the bridge restarted on the same port", async () => {
 		const dir = makeTempDir("engrama-proxy-restart-");
