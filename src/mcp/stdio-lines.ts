@@ -22,6 +22,8 @@ class LineFilter extends Transform {
 	refuse: (code: number, message: string, id: Id | null) => void = () => undefined;
 	/** A batch holding these requests goes through, one line per message. */
 	batchOpened: (requestIds: readonly Id[]) => void = () => undefined;
+	/** The client cancelled this request: the server will not answer it. */
+	cancelled: (requestId: Id) => void = () => undefined;
 
 	override _transform(chunk: Buffer | string, _encoding: BufferEncoding, done: TransformCallback): void {
 		let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
@@ -74,12 +76,22 @@ class LineFilter extends Transform {
 			return;
 		}
 		if ("single" in body) {
+			this.noteCancel(body.single);
 			this.push(`${text}\n`);
 			return;
 		}
 		const ids = body.batch.filter(isJSONRPCRequest).map((m) => m.id);
 		if (ids.length > 0) this.batchOpened(ids);
-		for (const message of body.batch) this.push(`${JSON.stringify(message)}\n`);
+		for (const message of body.batch) {
+			this.noteCancel(message);
+			this.push(`${JSON.stringify(message)}\n`);
+		}
+	}
+
+	private noteCancel(message: JSONRPCMessage): void {
+		if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message) return;
+		const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+		if (typeof requestId === "string" || typeof requestId === "number") this.cancelled(requestId);
 	}
 }
 
@@ -91,7 +103,8 @@ export function oneLine(text: string, max = 240): string {
 
 /** The answers of one batch, sent together as one JSON array (in the batch's order) once all are in. */
 interface OpenBatch {
-	readonly ids: readonly Id[];
+	/** The requests still owed an answer or answered; a cancelled one leaves (the server never answers it). */
+	readonly ids: Id[];
 	readonly answers: Map<Id, JSONRPCMessage>;
 }
 
@@ -118,7 +131,13 @@ export class CheckedStdioTransport extends StdioServerTransport {
 			log(`${oneLine(message)} (answered ${code})`);
 			output.write(`${JSON.stringify(rpcErrorBody(code, message, id))}\n`);
 		};
-		filter.batchOpened = (ids) => this.batches.push({ ids, answers: new Map() });
+		filter.batchOpened = (ids) => this.batches.push({ ids: [...ids], answers: new Map() });
+		filter.cancelled = (id) => {
+			const batch = this.openBatchOf(id);
+			if (!batch) return;
+			batch.ids.splice(batch.ids.indexOf(id), 1);
+			void this.flushIfDone(batch);
+		};
 		input.on("error", (error: Error) => this.onerror?.(error));
 	}
 
@@ -134,11 +153,21 @@ export class CheckedStdioTransport extends StdioServerTransport {
 
 	override send(message: JSONRPCMessage): Promise<void> {
 		const id = "id" in message && !("method" in message) ? message.id : undefined;
-		const batch = id === undefined ? undefined : this.batches.find((b) => b.ids.includes(id) && !b.answers.has(id));
+		const batch = id === undefined ? undefined : this.openBatchOf(id);
 		if (!batch || id === undefined) return super.send(message);
 		batch.answers.set(id, message);
+		return this.flushIfDone(batch);
+	}
+
+	private openBatchOf(id: Id): OpenBatch | undefined {
+		return this.batches.find((b) => b.ids.includes(id) && !b.answers.has(id));
+	}
+
+	/** Writes the batch's answers as one array once each of its requests is answered (none when all were cancelled). */
+	private flushIfDone(batch: OpenBatch): Promise<void> {
 		if (batch.answers.size < batch.ids.length) return Promise.resolve();
 		this.batches.splice(this.batches.indexOf(batch), 1);
+		if (batch.ids.length === 0) return Promise.resolve();
 		const line = `${JSON.stringify(batch.ids.map((i) => batch.answers.get(i)))}\n`;
 		return new Promise((resolve) => {
 			if (this.output.write(line)) resolve();

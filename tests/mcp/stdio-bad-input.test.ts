@@ -112,11 +112,14 @@ async function badInputScript(client: LineClient): Promise<void> {
 	expect(batch[0].result).toEqual({});
 	expect(batch[1].result?.isError).toBeFalsy();
 	expect(batch[2].error?.code).toBe(-32602);
+	// A request the client cancels gets no answer (MCP): its batch is answered without it, not held back.
+	const cancelled = await client.ask(JSON.stringify([status(20), { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 20 } }, ping(21)]), isArray);
+	expect(cancelled.map((a) => a.id)).toEqual([21]);
 	// And the session goes on: the next request is answered, and the refused batch ran nothing.
 	const after = await client.ask(JSON.stringify(status(9)), isAnswer(9));
 	expect(after.result?.isError, JSON.stringify(after)).toBeFalsy();
 	expect(client.lines.some((v) => isAnswer(8)(v) || isAnswer(77)(v))).toBe(false);
-	expect(client.lines.filter(isArray)).toHaveLength(1);
+	expect(client.lines.filter(isArray)).toHaveLength(2);
 }
 
 /** At most one short line on stderr per refused line: no validation dump. */
