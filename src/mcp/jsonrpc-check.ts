@@ -1,7 +1,7 @@
 import { ErrorCode, JSONRPCMessageSchema, isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /** The most messages one batch may hold (the SDK's HTTP transport refuses more, with -32600 too). */
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 
 /** A JSON-RPC error answer to a body or line that is not a usable message; `id` is null when none can be read. */
 export interface RpcRefusal {

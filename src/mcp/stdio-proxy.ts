@@ -5,7 +5,7 @@ import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
 import { CheckedStdioTransport, oneLine } from "./stdio-lines";
-import { hostSetTimeout } from "../backends/host-timers";
+import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../backends/host-timers";
 
 export interface StdioProxyOptions {
 	/** The running bridge, e.g. http://127.0.0.1:27182/mcp. */
@@ -160,12 +160,21 @@ class BridgeSession {
 		void old.close().catch(() => undefined);
 		await this.remote.start();
 		const id = `engrama-proxy-reconnect-${++this.reconnects}`;
+		let timer: TimerHandle | undefined;
 		const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
 			this.internal.set(id, resolve);
-			hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
+			timer = hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
 		});
-		await this.remote.send({ ...this.initialize, id });
-		const answer = await answered;
+		let answer: JSONRPCMessage;
+		try {
+			await this.remote.send({ ...this.initialize, id });
+			answer = await answered;
+		} finally {
+			// When the send failed, nothing awaits `answered` any more: its timer going off later
+			// would be an unhandled rejection, which ends the process.
+			hostClearTimeout(timer);
+			this.internal.delete(id);
+		}
 		if (!("result" in answer)) throw new Error("the bridge refused the new initialize");
 		const version = protocolVersionOf(answer);
 		if (version !== undefined) this.remote.setProtocolVersion(version);

@@ -198,7 +198,7 @@ describe("engrama mcp-proxy across engrama serve restarts (real processes)", () 
 });
 
 describe("engrama mcp-proxy when the reconnect itself fails", () => {
-	it("opens a session again on the next call instead of sending calls without one", async () => {
+	it("opens a session again on the next call instead of sending calls without one, and lives on", async () => {
 		const dir = makeTempDir("engrama-proxy-refused-");
 		const db = join(dir.path, "memory.db");
 		const port = await freePort();
@@ -217,6 +217,8 @@ describe("engrama mcp-proxy when the reconnect itself fails", () => {
 			await serve.exited();
 			await new Promise<void>((resolve) => starting.listen(port, "127.0.0.1", resolve));
 			await expect(client.callTool({ name: "engrama_status", arguments: {} })).rejects.toThrow(/did not accept the call/);
+			// Past the proxy's 15 s wait for the new initialize's answer, which must not go off by then.
+			await new Promise((r) => setTimeout(r, 15_500));
 			await new Promise<void>((resolve) => starting.close(() => resolve()));
 			serve = await serveOn();
 			const back = (await client.callTool({ name: "engrama_status", arguments: {} })) as CallToolResult;
