@@ -36,6 +36,7 @@ export default defineConfig([
 			"src/mcp/node-vault-guard.ts",
 			"src/mcp/stdio-proxy.ts",
 			"src/mcp/stdio-server.ts",
+			"src/mcp/stdio-lines.ts",
 			"src/backends/sqlite/wasm/node-modules.ts",
 			"src/backends/sqlite/wasm/wasm-binary.ts",
 			"src/backends/sqlite/native/*.ts",

@@ -5,6 +5,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { createToolEnv } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
+import { readRpcBody } from "./jsonrpc-check";
 import { HttpFailure, McpSessionPool } from "./http-sessions";
 import { foreignTenantRefusal, scopeFromHeaders } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
@@ -56,8 +57,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 	res.end(JSON.stringify(body));
 }
 
-function rpcError(code: number, message: string): unknown {
-	return { jsonrpc: "2.0", error: { code, message }, id: null };
+function rpcError(code: number, message: string, id: string | number | null = null): unknown {
+	return { jsonrpc: "2.0", error: { code, message }, id };
 }
 
 /** An over-limit body is read and dropped up to this much before the 413, so the client gets it. */
@@ -159,6 +160,10 @@ async function handleRequest(bridge: Bridge, req: IncomingMessage, res: ServerRe
 		} catch (error) {
 			throw new HttpFailure(400, `Parse error: the body is not JSON (${errorMessage(error)}).`, -32700);
 		}
+		// Before the SDK, whose transport answers a non-message with -32700: the same -32600 and
+		// sentence as `mcp --stdio` and `mcp-proxy` (src/mcp/jsonrpc-check.ts).
+		const read = readRpcBody(body);
+		if ("refusal" in read) throw new HttpFailure(400, read.refusal.message, read.refusal.code, read.refusal.id);
 		if (sessionId) return bridge.sessions.serve(sessionId, req, res, body);
 		const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 		if (!initialize) throw new HttpFailure(400, "Bad request: no Mcp-Session-Id header. Start with an initialize request.");
@@ -175,7 +180,7 @@ function createHttpServer(bridge: Bridge, log: (line: string) => void): Server {
 	const http: Server = createServer((req, res) => {
 		handleRequest(bridge, req, res).catch((error: unknown) => {
 			if (error instanceof HttpFailure) {
-				sendJson(res, error.status, rpcError(error.rpcCode, error.message));
+				sendJson(res, error.status, rpcError(error.rpcCode, error.message, error.rpcId));
 				return;
 			}
 			log(`engrama mcp: request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

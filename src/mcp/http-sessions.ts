@@ -13,6 +13,8 @@ export class HttpFailure extends Error {
 		readonly status: number,
 		message: string,
 		readonly rpcCode = -32000,
+		/** The request's id, when the refusal answers one message whose id could be read. */
+		readonly rpcId: string | number | null = null,
 	) {
 		super(message);
 	}

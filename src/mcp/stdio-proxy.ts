@@ -1,11 +1,11 @@
 import process from "node:process";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
-import { hostSetTimeout } from "../backends/host-timers";
+import { CheckedStdioTransport, oneLine } from "./stdio-lines";
+import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../backends/host-timers";
 
 export interface StdioProxyOptions {
 	/** The running bridge, e.g. http://127.0.0.1:27182/mcp. */
@@ -34,6 +34,32 @@ function protocolVersionOf(message: JSONRPCMessage): string | undefined {
 	return typeof version === "string" ? version : undefined;
 }
 
+/** The JSON-RPC error the bridge answered with, read from the SDK's error text (it keeps only the status as a field). */
+function bridgeError(error: StreamableHTTPError): { code: number; message: string } | undefined {
+	const body = /Error POSTing to endpoint: (\{.*\})$/s.exec(error.message)?.[1];
+	if (!body) return undefined;
+	try {
+		const parsed = JSON.parse(body) as { error?: { code?: unknown; message?: unknown } };
+		const { code, message } = parsed.error ?? {};
+		return typeof code === "number" && typeof message === "string" ? { code, message } : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The answer to a request the bridge did not take: when the bridge answered, its own error (a
+ * request before initialize, a refused token) rather than a guess that it is not running.
+ */
+function failureAnswer(url: URL, error: unknown): { code: number; message: string } {
+	const answered = error instanceof StreamableHTTPError ? bridgeError(error) : undefined;
+	if (answered && error instanceof StreamableHTTPError) {
+		const hint = error.code === 401 ? " Check the proxy's --token-file (or ENGRAMA_MCP_TOKEN) against the bridge's current token." : "";
+		return { code: answered.code, message: `The Engrama bridge at ${url.href} did not accept the call (HTTP ${error.code}): ${answered.message}${hint}` };
+	}
+	return { code: -32000, message: `The Engrama bridge at ${url.href} did not accept the call: ${errorMessage(error)}. Is Obsidian (or engrama serve) running, and is the token current?` };
+}
+
 /**
  * The HTTP side of the proxy: one session with the bridge, opened again (by replaying the client's
  * initialize) when the bridge restarted and forgot it.
@@ -44,6 +70,8 @@ class BridgeSession {
 	private readonly internal = new Map<string | number, (message: JSONRPCMessage) => void>();
 	private initialize: JSONRPCRequest | undefined;
 	private reconnecting: Promise<void> | null = null;
+	/** The remote has no session: a reconnect was cut short. */
+	private sessionless = false;
 	private reconnects = 0;
 	private remote: StreamableHTTPClientTransport;
 
@@ -68,16 +96,34 @@ class BridgeSession {
 
 	async forward(message: JSONRPCMessage): Promise<void> {
 		if (this.reconnecting) await this.reconnecting.catch(() => undefined);
+		// The last reconnect failed (the bridge went away or refused it): try again before this call
+		// rather than send it without a session, which the bridge would refuse every time.
+		if (this.sessionless && this.initialize && !isInitializeRequest(message)) await this.reopen();
 		try {
 			await this.remote.send(message);
 		} catch (error) {
 			if (!(error instanceof StreamableHTTPError && error.code === 404) || !this.initialize || isInitializeRequest(message)) throw error;
-			this.reconnecting ??= this.reconnect().finally(() => {
-				this.reconnecting = null;
-			});
-			await this.reconnecting;
+			await this.reopen();
 			await this.remote.send(message);
 		}
+	}
+
+	/** One reconnect at a time, shared by the calls that found the session gone. */
+	private reopen(): Promise<void> {
+		this.reconnecting ??= this.reconnect()
+			.then(
+				() => {
+					this.sessionless = false;
+				},
+				(error: unknown) => {
+					this.sessionless = true;
+					throw error;
+				},
+			)
+			.finally(() => {
+				this.reconnecting = null;
+			});
+		return this.reconnecting;
 	}
 
 	async close(): Promise<void> {
@@ -99,7 +145,7 @@ class BridgeSession {
 			}
 			this.toClient(message);
 		};
-		transport.onerror = (error) => this.log(`engrama mcp-proxy: ${error.message}`);
+		transport.onerror = (error) => this.log(`engrama mcp-proxy: ${oneLine(error.message)}`);
 		return transport;
 	}
 
@@ -114,12 +160,21 @@ class BridgeSession {
 		void old.close().catch(() => undefined);
 		await this.remote.start();
 		const id = `engrama-proxy-reconnect-${++this.reconnects}`;
+		let timer: TimerHandle | undefined;
 		const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
 			this.internal.set(id, resolve);
-			hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
+			timer = hostSetTimeout(() => reject(new Error("the bridge did not answer the new initialize")), 15_000, { unref: true });
 		});
-		await this.remote.send({ ...this.initialize, id });
-		const answer = await answered;
+		let answer: JSONRPCMessage;
+		try {
+			await this.remote.send({ ...this.initialize, id });
+			answer = await answered;
+		} finally {
+			// When the send failed, nothing awaits `answered` any more: its timer going off later
+			// would be an unhandled rejection, which ends the process.
+			hostClearTimeout(timer);
+			this.internal.delete(id);
+		}
 		if (!("result" in answer)) throw new Error("the bridge refused the new initialize");
 		const version = protocolVersionOf(answer);
 		if (version !== undefined) this.remote.setProtocolVersion(version);
@@ -138,7 +193,7 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 	const url = proxyUrl(options.url);
 	const log = options.log ?? (() => undefined);
 	const streams = options.streams ?? { stdin: process.stdin, stdout: process.stdout };
-	const local = new StdioServerTransport(streams.stdin as never, streams.stdout as never);
+	const local = new CheckedStdioTransport(streams.stdin, streams.stdout, (line) => log(`engrama mcp-proxy: stdio: ${line}`));
 	const bridge = new BridgeSession(url, options.token, (message) => void local.send(message), log);
 	let finish: () => void = () => undefined;
 	const done = new Promise<void>((resolve) => {
@@ -148,17 +203,13 @@ export async function runMcpStdioProxy(options: StdioProxyOptions): Promise<Stdi
 	local.onmessage = (message: JSONRPCMessage) => {
 		if (isInitializeRequest(message) && isJSONRPCRequest(message)) bridge.noteInitialize(message);
 		bridge.forward(message).catch((error: unknown) => {
-			log(`engrama mcp-proxy: ${errorMessage(error)}`);
+			log(`engrama mcp-proxy: ${oneLine(errorMessage(error))}`);
 			if (isJSONRPCRequest(message)) {
-				void local.send({
-					jsonrpc: "2.0",
-					id: message.id,
-					error: { code: -32000, message: `The Engrama bridge at ${url.href} did not accept the call: ${errorMessage(error)}. Is Obsidian (or engrama serve) running, and is the token current?` },
-				});
+				void local.send({ jsonrpc: "2.0", id: message.id, error: failureAnswer(url, error) });
 			}
 		});
 	};
-	local.onerror = (error) => log(`engrama mcp-proxy: stdio: ${error.message}`);
+	local.onerror = (error) => log(`engrama mcp-proxy: stdio: ${oneLine(error.message)}`);
 
 	const close = async () => {
 		await bridge.close();

@@ -1,8 +1,8 @@
 import process from "node:process";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createEngramaMcpServer, toolArgumentsOf } from "./create-mcp-server";
 import type { McpServerInput } from "./mcp-services";
 import { guardToolCalls } from "./request-guard";
+import { CheckedStdioTransport, oneLine } from "./stdio-lines";
 
 export interface StdioStreams {
 	readonly stdin: NodeJS.ReadableStream;
@@ -18,16 +18,18 @@ export interface StdioHandle {
 /**
  * The same tools over stdio, straight from a database (for stdio-only clients when Obsidian is
  * closed). Calls carry no headers, so they run as the standalone identity. Stdout carries only
- * protocol messages; everything else goes to the services' log (stderr).
+ * protocol messages; everything else goes to the services' log (stderr). Bad lines and batches
+ * are answered as over HTTP (`CheckedStdioTransport`).
  */
 export async function serveMcpStdio(input: McpServerInput, streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<StdioHandle> {
 	const server = createEngramaMcpServer(input);
-	const transport = new StdioServerTransport(streams.stdin as never, streams.stdout as never);
+	const log = (line: string) => input.services.log?.(`engrama mcp: stdio: ${line}`);
+	const transport = new CheckedStdioTransport(streams.stdin, streams.stdout, log);
 	let finish: () => void = () => undefined;
 	const done = new Promise<void>((resolve) => {
 		finish = resolve;
 	});
-	transport.onerror = (error) => input.services.log?.(`engrama mcp: stdio: ${error.message}`);
+	transport.onerror = (error) => log(oneLine(error.message));
 	await server.connect(transport);
 	guardToolCalls(transport, input.services.log, toolArgumentsOf(server));
 	const prevClose = transport.onclose;
