@@ -20,6 +20,8 @@ const notes = Number(arg("notes", "10000"));
 const queries = Number(arg("queries", "100"));
 const engine = arg("engine", "wasm") as SqliteEngine;
 const realVault = arg("vault", "");
+/** Print the lists of the first N notes asked about (to read what it finds). */
+const show = Number(arg("show", "0"));
 
 const dir = mkdtempSync(join(tmpdir(), "engrama-related-"));
 try {
@@ -45,6 +47,7 @@ try {
 		const view = await skills.related(scope, { label: node.label, name: node.key });
 		samples.push(performance.now() - t0);
 		listed += view?.related.length ?? 0;
+		if (i < show) console.log(`${node.props.obsidian_path as string}\n${(view?.related ?? []).map((r) => `  ${r.path} [${r.reasons.join(", ")}] ${r.passage?.heading ?? ""}`).join("\n")}`);
 	}
 	console.log(
 		`related notes, ${engine}, ${all.length} notes: p50 ${fmt(percentile(samples, 50))}, p95 ${fmt(percentile(samples, 95))}, max ${fmt(Math.max(...samples))}; ${(listed / queries).toFixed(1)} notes listed on average (load ${loadavg()[0].toFixed(1)})`,
