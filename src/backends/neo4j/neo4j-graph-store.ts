@@ -13,12 +13,16 @@ import type {
 	NameCandidatesQuery,
 	NodeFields,
 	NodeHistoryQuery,
+	PassageChange,
+	PassageHit,
+	PassageInput,
 	ReflectDetectorId,
 	ReflectParams,
 	ReflectRowMap,
 	RekeyNodeInput,
 	ScopeFootprint,
 	ScopeForgetReport,
+	StoredPassage,
 	ValidAtQuery,
 } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
@@ -31,8 +35,10 @@ import * as fulltext from "./fulltext";
 import * as namesHistory from "./names-history";
 import type { Neo4jConnection } from "./neo4j-connection";
 import * as nodes from "./nodes";
+import * as passages from "./passages";
 import { neo4jReflectRows } from "./reflect-queries";
 import { DEFAULT_NAMESPACE, NODE_LABEL, ensureSchema } from "./schema";
+import { upgradeFulltext } from "./upgrade";
 
 export interface Neo4jGraphStoreOptions {
 	/** Which memory in the database (several can share one Neo4j; tests use one each). */
@@ -65,6 +71,7 @@ export class Neo4jGraphStore implements GraphStore {
 	async init(): Promise<void> {
 		await this.conn.verify();
 		await ensureSchema(this.conn);
+		await upgradeFulltext(this.ctx);
 	}
 
 	async close(): Promise<void> {
@@ -167,6 +174,35 @@ export class Neo4jGraphStore implements GraphStore {
 	// fulltext.ts
 	fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
 		return fulltext.fulltext(this.ctx, scope, query);
+	}
+
+	// passages.ts
+	writePassages(scope: Scope, nodeId: string, input: readonly PassageInput[]): Promise<PassageChange> {
+		return passages.writePassages(this.ctx, scope, nodeId, input);
+	}
+
+	hasPassages(scope: PartialScope): Promise<boolean> {
+		return passages.hasPassages(this.ctx, scope);
+	}
+
+	passagesOf(scope: PartialScope, nodeId: string): Promise<readonly StoredPassage[]> {
+		return passages.passagesOf(this.ctx, scope, nodeId);
+	}
+
+	searchPassages(scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]> {
+		return passages.searchPassages(this.ctx, scope, query);
+	}
+
+	upsertPassageVectors(scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void> {
+		return passages.upsertPassageVectors(this.ctx, scope, vectors);
+	}
+
+	passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]> {
+		return passages.passageKnn(this.ctx, scope, vector, k);
+	}
+
+	passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly StoredPassage[]> {
+		return passages.passagesWithoutVectors(this.ctx, scope, limit);
 	}
 
 	// names-history.ts
