@@ -10,7 +10,7 @@ import { FolderVaultSource } from "../../src/node/folder-vault-source";
 import type { OpenedMemory } from "../../src/node/open-memory";
 import { exampleProfile } from "../engine/sync/sync-fixture";
 import { makeTempDir } from "../helpers/temp-dir";
-import { testBackends, type TestBackend } from "./backends";
+import { sqliteTestBackend, testBackends, type TestBackend } from "./backends";
 
 // Passages (sections of notes) on every backend: written by vault sync, found by words and by
 // vector, carried by edits, renames, deletes and forgets, restored by a rebuild from the vault.
@@ -252,4 +252,44 @@ describe.each(testBackends())("passages on $name", (backend) => {
 		expect((await side.graph.passagesWithoutVectors?.(side.scope, 10))?.map((p) => p.id).sort()).toEqual(all.map((p) => p.id).sort());
 		expect(await side.graph.passageKnn?.(side.scope, query, 3)).toEqual([]);
 	});
+});
+
+// Every backend answers as SQLite does for the same vault: the same passages found, in the same
+// order, with the same bm25 scores, and the same results (path, sections, marked snippets).
+const others = testBackends().filter((b) => b.name !== "sqlite");
+const compared = others.length > 0 ? others : [sqliteTestBackend];
+
+const VAULT: Record<string, string> = {
+	"Rendering.md": NOTE,
+	"Cache.md": `# Cache\n\n${Array.from({ length: 6 }, (_, i) => `## Part ${i}\nThe cache is warmed in step ${i}${i % 2 ? " before the queue drains" : ""}.`).join("\n\n")}\n`,
+	"Queues.md": "# Queues\n\n## Backpressure\nA queue that floods slows its producers.\n\n## Draining\nThe queue drains at night; the cache stays warm.\n",
+	...CJK_NOTES,
+};
+
+const QUERIES = ["cache warmed", "queue", "mermaid diagrams", "MathJax", "数据库迁移", "タイムアウト", "회의", "ซอฟต์แวร์", "drains", "warm*"];
+
+describe.each(compared)("passages on $name answer as on SQLite", (backend) => {
+	it("finds the same passages with the same scores, and the same results", async () => {
+		const sides = [await openSide(sqliteTestBackend), await openSide(backend)];
+		try {
+			for (const s of sides) {
+				for (const [path, text] of Object.entries(VAULT)) s.write(path, text);
+				await s.sync.fullSync();
+			}
+			for (const query of QUERIES) {
+				const faces = [];
+				for (const s of sides) {
+					const hits = (await s.graph.searchPassages?.(s.scope, { text: query, limit: 10 })) ?? [];
+					const view = await s.memory.search(s.scope, query, { limit: 5 });
+					faces.push({
+						hits: hits.map((h) => [h.passage.heading, h.passage.line, h.passage.text, h.score.toFixed(6)]),
+						results: view.results.map((r) => [r.name, r.path, r.passages]),
+					});
+				}
+				expect({ query, ...faces[1] }).toEqual({ query, ...faces[0] });
+			}
+		} finally {
+			for (const s of sides) await s.close();
+		}
+	}, 120_000);
 });

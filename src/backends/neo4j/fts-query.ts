@@ -43,11 +43,25 @@ export function passageFulltextProperties(text: string): { readonly __ft_body: s
 	return { __ft_body: storedColumn(words), __ft_len: words.length };
 }
 
-/** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */
+/**
+ * unicode61 tokens: runs of letters, digits and private use, so a combining mark standing on its
+ * own separates tokens (Thai's and Devanagari's vowel signs split words there, as in FTS5);
+ * each token then lower-cased with its letters' diacritics removed.
+ */
 export function tokens(text: string): string[] {
-	// NFC again afterwards so scripts that decompose into letters (Hangul) come back whole.
-	const folded = text.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC").toLowerCase();
-	return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+	// NFC again after stripping so scripts that decompose into letters (Hangul) come back whole.
+	return (text.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []).map((token) => Array.from(token, fold).join("").toLowerCase());
+}
+
+/**
+ * A Latin letter without its diacritic, as remove_diacritics=1 folds them: one with two or more
+ * (Vietnamese "ế") and letters of other scripts (Greek "ά", Cyrillic "й") stay whole.
+ */
+function fold(char: string): string {
+	if (char.charCodeAt(0) < 0xc0) return char;
+	const parts = char.normalize("NFD");
+	const base = parts.replace(/\p{M}+/gu, "");
+	return Array.from(parts).length - Array.from(base).length === 1 && /^\p{Script=Latin}$/u.test(base) ? base : char;
 }
 
 function columnText(value: PropValue | undefined): string | null {

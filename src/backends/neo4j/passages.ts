@@ -131,7 +131,7 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 			${bm25Clauses([], "p", PASSAGE_COLUMNS)}
 			WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
 			${JOIN_LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
-			RETURN ${PASSAGE}, ${N} AS node, score ORDER BY score DESC, p.__seq DESC LIMIT $limit`,
+			RETURN ${PASSAGE}, ${N} AS node, score ORDER BY score DESC, p.__seq LIMIT $limit`,
 			ctx.params(scope, { ...plan, index: PASSAGE_FULLTEXT_INDEX, labels, limit: int(query.limit) }),
 		);
 		return hitsOf(ctx, scope, rows, (s) => s);

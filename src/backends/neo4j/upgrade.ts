@@ -7,8 +7,9 @@ import { NODE_LABEL } from "./schema";
 /**
  * The fulltext format of a namespace's nodes, kept in its settings under a key listMeta leaves
  * out (it describes this store, not the memory): 2 = words of every script (engine/search/words.ts:
- * Han, kana and Hangul as pairs, Thai, Lao, Khmer and Myanmar by word). Nodes written before hold
- * a whole run of those scripts as one token, which no query finds.
+ * Han, kana and Hangul as pairs, Thai, Lao, Khmer and Myanmar by word) and unicode61's tokens
+ * (a lone combining mark separates, only Latin letters lose their diacritics). Nodes written
+ * before hold a whole run of those scripts as one token, which no query finds.
  */
 export const FULLTEXT_VERSION = 2;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
@@ -16,9 +17,9 @@ export const FULLTEXT_VERSION_KEY = "__fulltext_version";
 /** Nodes re-indexed per statement. */
 const PAGE = 1000;
 
-// Java's script classes: a node whose stored words hold one of these scripts may need new tokens.
-const SCRIPTS = ["Han", "Hiragana", "Katakana", "Hangul", "Thai", "Lao", "Khmer", "Myanmar"].map((s) => `\\p{Is${s}}`).join("");
-const HOLDS_SCRIPT = `any(c IN [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}] WHERE c =~ '(?s).*[${SCRIPTS}].*')`;
+// Only words with a character outside ASCII can have changed (Java regex, as a parameter).
+const NON_ASCII = "(?s).*[^\\x00-\\x7F].*";
+const HOLDS_NON_ASCII = `any(c IN [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}] WHERE c =~ $nonAscii)`;
 
 /**
  * Rewrites the fulltext columns of the nodes written before FULLTEXT_VERSION as writes make them
@@ -38,9 +39,9 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 		const rows = await ctx.conn.read(
 			(q) =>
 				q.run(
-					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after AND ${HOLDS_SCRIPT}
+					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after AND ${HOLDS_NON_ASCII}
 					RETURN elementId(n) AS eid, n.__seq AS seq, n {.*, embedding: null} AS node ORDER BY n.__seq LIMIT $page`,
-					{ ns: ctx.namespace, after, page: int(PAGE) },
+					{ ns: ctx.namespace, after, page: int(PAGE), nonAscii: NON_ASCII },
 				),
 			"find nodes to re-index",
 		);
