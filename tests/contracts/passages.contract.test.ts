@@ -245,7 +245,9 @@ describe.each(testBackends())("passages on $name", (backend) => {
 		const again = (await side.graph.passageKnn?.(side.scope, query, 3)) ?? [];
 		expect(again[0]?.passage.id).toBe(near[0]?.passage.id);
 		// A model change drops every vector: reindex fills them again.
-		await side.opened.stores.vectors?.reset();
+		const vectors = side.opened.stores.vectors;
+		if (!vectors?.reset) throw new Error(`${backend.name} has no vector reset`);
+		await vectors.reset();
 		const all = [];
 		for (const n of await side.graph.listNodes(side.scope, {})) all.push(...((await side.graph.passagesOf?.(side.scope, n.id)) ?? []));
 		expect(all.length).toBeGreaterThanOrEqual(4);

@@ -13,6 +13,7 @@ import type {
 	NameCandidatesQuery,
 	NodeFields,
 	NodeHistoryQuery,
+	NotePassages,
 	PassageChange,
 	PassageHit,
 	PassageInput,
@@ -179,6 +180,10 @@ export class Neo4jGraphStore implements GraphStore {
 	// passages.ts
 	writePassages(scope: Scope, nodeId: string, input: readonly PassageInput[]): Promise<PassageChange> {
 		return passages.writePassages(this.ctx, scope, nodeId, input);
+	}
+
+	writeManyPassages(scope: Scope, notes: readonly NotePassages[]): Promise<readonly PassageChange[]> {
+		return passages.writeManyPassages(this.ctx, scope, notes);
 	}
 
 	hasPassages(scope: PartialScope): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, PassageChange, PassageHit, PassageInput, StoredPassage } from "../../engine/protocols";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, StoredPassage } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
@@ -7,7 +7,7 @@ import type { Neo4jStoreContext } from "./context";
 import { PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties } from "./fts-query";
 import { PASSAGE_CORPUS, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
-import { BY_ID, LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
+import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
 import { NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL, PASSAGE_VECTOR_INDEX, VECTOR_PROPERTY, ensureVectorIndex, vectorIndexDimensions } from "./schema";
 
 /**
@@ -35,14 +35,10 @@ const stored = (row: Row): StoredPassage => ({
 	hash: String(row.hash),
 });
 
-/**
- * Replaces a node's passages in one statement: a passage whose hash is unchanged keeps its node
- * (and vector) and gets its new place; the others are created; the rest removed.
- */
-export async function writePassages(ctx: Neo4jStoreContext, scope: Scope, nodeId: string, passages: readonly PassageInput[]): Promise<PassageChange> {
-	assertScope(scope);
+/** A passage as the write statement takes it: place, text, tokens, and the id it gets if new. */
+function passageRows(passages: readonly PassageInput[]) {
 	const seen = new Map<string, number>();
-	const rows = passages.map((passage, ord) => {
+	return passages.map((passage, ord) => {
 		// The n-th passage of a hash takes the n-th stored one (a section repeated word for word).
 		const occ = seen.get(passage.hash) ?? 0;
 		seen.set(passage.hash, occ + 1);
@@ -60,38 +56,57 @@ export async function writePassages(ctx: Neo4jStoreContext, scope: Scope, nodeId
 			len: int(__ft_len),
 		};
 	});
+}
+
+/**
+ * Replaces each note's passages, every note in one statement: a passage whose hash is unchanged
+ * keeps its node (and vector) and gets its new place; the others are created; the rest removed.
+ */
+export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, notes: readonly NotePassages[]): Promise<readonly PassageChange[]> {
+	assertScope(scope);
+	if (notes.length === 0) return [];
+	const input = notes.map((note) => ({ id: note.nodeId, rows: passageRows(note.passages) }));
 	const result = await ctx.write(
 		(q) =>
 			q.run(
-				`MATCH ${BY_ID} WHERE ${SCOPE}
-				OPTIONAL MATCH (p:${P} {__ns: $ns, node: $id})
-				WITH n, p ORDER BY p.ord
-				WITH n, collect(p) AS old
+				`UNWIND $notes AS note
 				CALL {
-					WITH old
-					UNWIND $rows AS row
-					WITH row, [x IN old WHERE x.hash = row.hash] AS same
-					WITH row, CASE WHEN row.occ < size(same) THEN same[row.occ] END AS keep
-					FOREACH (k IN CASE WHEN keep IS NULL THEN [] ELSE [keep] END | SET k.ord = row.ord, k.line = row.line)
-					FOREACH (_ IN CASE WHEN keep IS NULL THEN [1] ELSE [] END |
-						CREATE (:${P} {__ns: $ns, org_id: $org, user_id: $user, node: $id, pid: row.pid, __seq: row.seq, ord: row.ord,
-							heading: row.heading, line: row.line, hash: row.hash, text: row.text, __ft_body: row.ft, __ft_len: row.len}))
-					RETURN collect(keep) AS kept, collect(CASE WHEN keep IS NULL THEN row.ord END) AS added
+					WITH note
+					MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: note.id}) WHERE ${SCOPE}
+					OPTIONAL MATCH (p:${P} {__ns: $ns, node: note.id})
+					WITH note, p ORDER BY p.ord
+					WITH note, collect(p) AS old
+					CALL {
+						WITH note, old
+						UNWIND note.rows AS row
+						WITH note, row, [x IN old WHERE x.hash = row.hash] AS same
+						WITH note, row, CASE WHEN row.occ < size(same) THEN same[row.occ] END AS keep
+						FOREACH (k IN CASE WHEN keep IS NULL THEN [] ELSE [keep] END | SET k.ord = row.ord, k.line = row.line)
+						FOREACH (_ IN CASE WHEN keep IS NULL THEN [1] ELSE [] END |
+							CREATE (:${P} {__ns: $ns, org_id: $org, user_id: $user, node: note.id, pid: row.pid, __seq: row.seq, ord: row.ord,
+								heading: row.heading, line: row.line, hash: row.hash, text: row.text, __ft_body: row.ft, __ft_len: row.len}))
+						RETURN collect(keep) AS kept, collect(CASE WHEN keep IS NULL THEN row.ord END) AS added
+					}
+					WITH note, kept, added, [o IN old WHERE NOT o IN kept] AS gone
+					FOREACH (g IN gone | DELETE g)
+					RETURN size(kept) AS kept, added, size(gone) AS removed
 				}
-				WITH kept, added, [o IN old WHERE NOT o IN kept] AS gone
-				FOREACH (g IN gone | DELETE g)
-				RETURN size(kept) AS kept, added, size(gone) AS removed`,
-				ctx.params(scope, { id: nodeId, rows }),
+				RETURN note.id AS id, kept, added, removed`,
+				ctx.params(scope, { notes: input }),
 			),
-		"write the note's passages",
+		"write the notes' passages",
 	);
-	const row = result[0];
-	if (!row) throw new NotFoundError(`No node with id ${nodeId} in this scope: its passages cannot be written.`);
-	const added = (row.added as unknown[]).map((ord) => {
-		const i = Number(ord);
-		return { ...passages[i], id: rows[i].pid };
+	const byId = new Map(result.map((row) => [String(row.id), row]));
+	return notes.map((note, n) => {
+		const row = byId.get(note.nodeId);
+		if (!row) throw new NotFoundError(`No node with id ${note.nodeId} in this scope: its passages cannot be written.`);
+		const added = (row.added as unknown[]).map((ord) => ({ ...note.passages[Number(ord)], id: input[n].rows[Number(ord)].pid }));
+		return { added, kept: Number(row.kept), removed: Number(row.removed) };
 	});
-	return { added, kept: Number(row.kept), removed: Number(row.removed) };
+}
+
+export async function writePassages(ctx: Neo4jStoreContext, scope: Scope, nodeId: string, passages: readonly PassageInput[]): Promise<PassageChange> {
+	return (await writeManyPassages(ctx, scope, [{ nodeId, passages }]))[0];
 }
 
 export async function hasPassages(ctx: Neo4jStoreContext, scope: PartialScope): Promise<boolean> {

@@ -46,6 +46,7 @@ const WRITES = [
 	"compact",
 	"repairIntegrity",
 	"writePassages",
+	"writeManyPassages",
 	"upsertPassageVectors",
 	"transaction",
 ] as const satisfies readonly (keyof GraphStore)[];
