@@ -84,6 +84,7 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		create: `CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}]
 			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
 	},
+	{ name: "engrama_passage_ns", create: `CREATE INDEX engrama_passage_ns IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns)` },
 	{ name: "engrama_passage_node", create: `CREATE INDEX engrama_passage_node IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.node)` },
 	{ name: "engrama_passage_id", create: `CREATE INDEX engrama_passage_id IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.pid)` },
 	{

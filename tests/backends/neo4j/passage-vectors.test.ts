@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
+import { PASSAGE_VECTOR_INDEX, ensureVectorIndex, vectorIndexDimensions } from "../../../src/backends/neo4j/schema";
+import type { NodeRecord, Scope } from "../../../src/engine/types";
+import type { OpenedMemory } from "../../../src/node/open-memory";
+import { testBackends } from "../../contracts/backends";
+import { neo4jTestBackend } from "../../contracts/neo4j-backend";
+
+const neo4j = testBackends().some((b) => b.name === "neo4j");
+
+/** A unit vector pointing mostly along axis `i` (a little along the next one, so none is exactly equal). */
+function axis(dims: number, i: number, tilt = 0.1): Float32Array {
+	const v = new Float32Array(dims);
+	v[i % dims] = 1;
+	v[(i + 1) % dims] = tilt;
+	const norm = Math.hypot(...v);
+	return v.map((x) => x / norm);
+}
+
+describe.runIf(neo4j)("Neo4j passage vectors", () => {
+	let opened: OpenedMemory;
+	afterEach(async () => opened?.close());
+
+	it("are searched through the passage vector index, within the scope, live nodes only, with cosine scores", async () => {
+		opened = await neo4jTestBackend.open();
+		const graph = opened.memory.graph as Neo4jGraphStore;
+		// The index is the database's (its dimension fixed by whoever made it first): use its dimension.
+		let dims = await vectorIndexDimensions(graph.conn, true);
+		if (dims === 0) {
+			await ensureVectorIndex(graph.conn, 24, true);
+			dims = await vectorIndexDimensions(graph.conn, true);
+		}
+		const scope = opened.scope;
+		const other: Scope = { orgId: scope.orgId, userId: `${scope.userId}-other` };
+		const note = async (s: Scope, key: string) => (await opened.memory.pipeline.mergeEntity({ scope: s, source: "cli" }, { label: "Concept", key })).node;
+		const write = async (s: Scope, node: NodeRecord, vectors: readonly Float32Array[]) => {
+			const change = await graph.writePassages(
+				s,
+				node.id,
+				vectors.map((_, i) => ({ heading: `${node.key} ${i}`, line: i + 1, text: `section ${i} of ${node.key}`, hash: `${node.key}-${i}` })),
+			);
+			await graph.upsertPassageVectors(s, change.added.map((p, i) => ({ passageId: p.id, vector: vectors[i] })));
+		};
+		const mine = await note(scope, "Mine");
+		const archived = await note(scope, "Archived");
+		const theirs = await note(other, "Theirs");
+		await write(scope, mine, [axis(dims, 0), axis(dims, 1), axis(dims, 2)]);
+		await write(scope, archived, [axis(dims, 0, 0.01)]);
+		await write(other, theirs, [axis(dims, 0, 0)]);
+		await opened.memory.pipeline.archive({ scope, source: "cli" }, archived);
+
+		graph.conn.trace = true;
+		graph.conn.resetCounts();
+		const near = await graph.passageKnn(scope, axis(dims, 0, 0), 2);
+		const log = graph.conn.resetCounts().log;
+		graph.conn.trace = false;
+		expect(log.some((line) => line.includes(`db.index.vector.queryNodes('${PASSAGE_VECTOR_INDEX}'`))).toBe(true);
+		expect(near.map((h) => [h.nodeId, h.passage.heading])).toEqual([
+			[mine.id, "Mine 0"],
+			[mine.id, "Mine 1"],
+		]);
+		// Exact cosine similarity (the protocol's scale, not Neo4j's (1 + cos) / 2).
+		expect(near[0].score).toBeCloseTo(1 / Math.hypot(1, 0.1), 5);
+		expect(near[1].score).toBeCloseTo(0, 5);
+		// Another scope sees only its own.
+		expect((await graph.passageKnn(other, axis(dims, 0, 0), 5)).map((h) => h.nodeId)).toEqual([theirs.id]);
+		// Once the memory's vectors have a dimension, a passage vector of another one is refused.
+		await opened.stores.vectors?.upsert(scope, mine.id, axis(dims, 3));
+		const change = await graph.writePassages(scope, mine.id, [{ heading: "x", line: 1, text: "x", hash: "x" }]);
+		await expect(graph.upsertPassageVectors(scope, [{ passageId: change.added[0].id, vector: axis(dims + 1, 0) }])).rejects.toThrow(/dimension/);
+	}, 120_000);
+});
