@@ -27,6 +27,26 @@ const DIMENSIONS_KEY = "embedding_dimensions";
 
 type Row = Readonly<Record<string, unknown>>;
 
+/** Passages ranked exactly per search: Lucene's best this many (or 5 × limit) by its own bm25, within the scope. */
+export const RANK_WINDOW = 100;
+
+/**
+ * A passage's scope as one word of its own fulltext column (`__ft_scope`), so Lucene keeps to the
+ * scope before anything is ranked (the index holds every memory and person of the database).
+ * A hash (FNV-1a, two lanes): a collision only lets the scope filter after it do the work.
+ */
+export function scopeWord(namespace: string, scope: Scope): string {
+	const text = `${namespace}\u0000${scope.orgId}\u0000${scope.userId}`;
+	let a = 0x811c9dc5;
+	let b = 0x01000193 ^ text.length;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		a = Math.imul(a ^ c, 0x01000193) >>> 0;
+		b = Math.imul(b ^ c, 0x85ebca6b) >>> 0;
+	}
+	return `s${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`;
+}
+
 const stored = (row: Row): StoredPassage => ({
 	id: String(row.id),
 	heading: String(row.heading),
@@ -84,7 +104,7 @@ export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, no
 						FOREACH (k IN CASE WHEN keep IS NULL THEN [] ELSE [keep] END | SET k.ord = row.ord, k.line = row.line)
 						FOREACH (_ IN CASE WHEN keep IS NULL THEN [1] ELSE [] END |
 							CREATE (:${P} {__ns: $ns, org_id: $org, user_id: $user, node: note.id, pid: row.pid, __seq: row.seq, ord: row.ord,
-								heading: row.heading, line: row.line, hash: row.hash, text: row.text, __ft_body: row.ft, __ft_len: row.len}))
+								heading: row.heading, line: row.line, hash: row.hash, text: row.text, __ft_body: row.ft, __ft_len: row.len, __ft_scope: $scopeWord}))
 						RETURN collect(keep) AS kept, collect(CASE WHEN keep IS NULL THEN row.ord END) AS added
 					}
 					WITH note, kept, added, [o IN old WHERE NOT o IN kept] AS gone
@@ -92,7 +112,7 @@ export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, no
 					RETURN size(kept) AS kept, added, size(gone) AS removed
 				}
 				RETURN note.id AS id, kept, added, removed`,
-				ctx.params(scope, { notes: input }),
+				ctx.params(scope, { notes: input, scopeWord: scopeWord(ctx.namespace, scope) }),
 			),
 		"write the notes' passages",
 	);
@@ -133,23 +153,51 @@ function hitsOf(ctx: Neo4jStoreContext, scope: Scope, rows: readonly Row[], scor
 	return rows.map((row) => ({ nodeId: String((row.node as StoredMap).engrama_id), passage: stored(row), score: score(Number(row.score)) }));
 }
 
-/** The best passages of live nodes of the scope for the query's words: bm25 over passages as SQLite's passages_fts ranks them. */
+/**
+ * The best passages of live nodes of the scope for the query's words: bm25 over passages as
+ * SQLite's passages_fts ranks them. Lucene keeps to the scope and hands over its best RANK_WINDOW
+ * (or 5 × limit) candidates, which are scored exactly (Lucene's bm25 differs from FTS5's in its
+ * idf and its coarse length norm, so only the window's order is FTS5's); when it had more and too
+ * few survive (archived notes, labels), every candidate is scored.
+ */
 export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]> {
 	if (!isFullScope(scope) || query.limit <= 0) return [];
 	const labels = query.labels ?? [];
 	return ctx.conn.read(async (q) => {
 		const plan = await planQuery(ctx, q, PASSAGE_CORPUS, query);
 		if (!plan) return [];
-		const rows = await q.run(
-			`CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS p
-			WITH p WHERE ${SIDE_SCOPE("p")}
-			${bm25Clauses([], "p", PASSAGE_COLUMNS)}
-			WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
-			${JOIN_LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
-			RETURN ${PASSAGE}, ${N} AS node, score ORDER BY score DESC, p.__seq LIMIT $limit`,
-			ctx.params(scope, { ...plan, index: PASSAGE_FULLTEXT_INDEX, labels, limit: int(query.limit) }),
-		);
-		return hitsOf(ctx, scope, rows, (s) => s);
+		const window = Math.max(RANK_WINDOW, query.limit * 5);
+		const ranked = async (limit: number) => {
+			const rows = await q.run(
+				`CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS p
+				WITH collect(p) AS found
+				CALL {
+					WITH found
+					UNWIND found AS p WITH p WHERE ${SIDE_SCOPE("p")}
+					${bm25Clauses([], "p", PASSAGE_COLUMNS)}
+					WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
+					AND EXISTS { ${JOIN_LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""} }
+					WITH p, score ORDER BY score DESC, p.__seq LIMIT $limit
+					MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: p.node})
+					RETURN collect({id: p.pid, heading: p.heading, line: p.line, hash: p.hash, text: p.text, seq: p.__seq, node: ${N}, score: score}) AS hits
+				}
+				RETURN size(found) AS seen, hits`,
+				ctx.params(scope, {
+					...plan,
+					query: `+__ft_scope:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
+					index: PASSAGE_FULLTEXT_INDEX,
+					labels,
+					limit: int(query.limit),
+					window: int(limit),
+				}),
+			);
+			const hits = [...((rows[0]?.hits as Row[] | undefined) ?? [])].sort((x, y) => Number(y.score) - Number(x.score) || Number(x.seq) - Number(y.seq));
+			return { seen: Number(rows[0]?.seen ?? 0), hits };
+		};
+		let answer = await ranked(window);
+		// Lucene had more than the window and too few of them were live: rank every candidate.
+		if (answer.hits.length < query.limit && answer.seen >= window) answer = await ranked(1_000_000);
+		return hitsOf(ctx, scope, answer.hits, (s) => s);
 	}, "search the passages");
 }
 

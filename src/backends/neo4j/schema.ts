@@ -19,7 +19,7 @@ export const HISTORY_LABEL = "EngramaHistory";
 /** A section of a note (passages.ts): linked to its node by engrama_id, as the name postings are. */
 export const PASSAGE_LABEL = "EngramaPassage";
 export const FULLTEXT_INDEX = "engrama_fulltext";
-export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_fulltext";
+export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_words";
 export const PASSAGE_VECTOR_INDEX = "engrama_passage_embedding";
 export const VECTOR_INDEX = "engrama_embedding";
 export const VECTOR_PROPERTY = "embedding";
@@ -92,9 +92,9 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		create: `CREATE INDEX engrama_passage_scope IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.org_id, p.user_id)`,
 	},
 	{
-		// One column of pre-tokenised words, as the node index (fts-query.ts).
+		// One column of pre-tokenised words, as the node index (fts-query.ts), and the scope as a word.
 		name: PASSAGE_FULLTEXT_INDEX,
-		create: `CREATE FULLTEXT INDEX ${PASSAGE_FULLTEXT_INDEX} IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON EACH [p.${ftProperty("body")}]
+		create: `CREATE FULLTEXT INDEX ${PASSAGE_FULLTEXT_INDEX} IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON EACH [p.${ftProperty("body")}, p.__ft_scope]
 			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
 	},
 	{

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
+import { RANK_WINDOW } from "../../../src/backends/neo4j/passages";
 import { PASSAGE_VECTOR_INDEX, ensureVectorIndex, vectorIndexDimensions } from "../../../src/backends/neo4j/schema";
 import type { NodeRecord, Scope } from "../../../src/engine/types";
 import type { OpenedMemory } from "../../../src/node/open-memory";
@@ -17,7 +18,7 @@ function axis(dims: number, i: number, tilt = 0.1): Float32Array {
 	return v.map((x) => x / norm);
 }
 
-describe.runIf(neo4j)("Neo4j passage vectors", () => {
+describe.runIf(neo4j)("Neo4j passages", () => {
 	let opened: OpenedMemory;
 	afterEach(async () => opened?.close());
 
@@ -68,5 +69,49 @@ describe.runIf(neo4j)("Neo4j passage vectors", () => {
 		await opened.stores.vectors?.upsert(scope, mine.id, axis(dims, 3));
 		const change = await graph.writePassages(scope, mine.id, [{ heading: "x", line: 1, text: "x", hash: "x" }]);
 		await expect(graph.upsertPassageVectors(scope, [{ passageId: change.added[0].id, vector: axis(dims + 1, 0) }])).rejects.toThrow(/dimension/);
+	}, 120_000);
+
+	it("rank the scope's best candidates by words; other scopes never fill the window, archived notes make it look further", async () => {
+		opened = await neo4jTestBackend.open();
+		const graph = opened.memory.graph as Neo4jGraphStore;
+		const scope = opened.scope;
+		const other: Scope = { orgId: scope.orgId, userId: `${scope.userId}-other` };
+		const many = RANK_WINDOW + 50;
+		// Notes written straight into the store (many of them, quickly): archived ones in this scope, live ones in another.
+		const make = async (s: Scope, prefix: string, status: string) => {
+			const rows = await graph.conn.write(
+				(q) =>
+					q.run(
+						`UNWIND range(1, $many) AS i
+						CREATE (n:Engrama:Concept {__ns: $ns, __label: 'Concept', __key: $prefix + i, __key_field: 'name', name: $prefix + i, org_id: $org, user_id: $user,
+							engrama_id: randomUUID(), status: $status, __seq: i, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z'})
+						RETURN n.engrama_id AS id`,
+						{ ns: graph.namespace, prefix, org: s.orgId, user: s.userId, status, many },
+					),
+				"test: many notes",
+			);
+			await graph.writeManyPassages(
+				s,
+				rows.map((r) => ({ nodeId: String(r.id), passages: [{ heading: "", line: 1, text: "lantern lantern lantern", hash: "h" }] })),
+			);
+		};
+		await make(other, "Theirs ", "active");
+		const mine = (await opened.memory.pipeline.mergeEntity({ scope, source: "cli" }, { label: "Concept", key: "Mine" })).node;
+		await graph.writePassages(scope, mine.id, [{ heading: "Mine", line: 3, text: "a long section that mentions a lantern once among many other words here", hash: "m" }]);
+		const ranking = async () => {
+			graph.conn.trace = true;
+			graph.conn.resetCounts();
+			const found = await graph.searchPassages(scope, { text: "lantern", limit: 5 });
+			const log = graph.conn.resetCounts().log.filter((line) => line.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
+			graph.conn.trace = false;
+			return { found, rankings: log.length };
+		};
+		expect(await ranking()).toMatchObject({ found: [{ nodeId: mine.id }], rankings: 1 });
+		await make(scope, "Archived ", "archived");
+		// Lucene's best 200 of this scope are all archived: every candidate is ranked, the live one found.
+		const after = await ranking();
+		expect(after.found.map((h) => h.nodeId)).toEqual([mine.id]);
+		expect(after.rankings).toBe(2);
+		expect((await graph.searchPassages(other, { text: "lantern", limit: 3 })).length).toBe(3);
 	}, 120_000);
 });
