@@ -232,6 +232,10 @@ describe.each(testBackends())("passages on $name", (backend) => {
 		side.write("Other.md", "# Other\n\n## Cooking\nBoil the pasta for nine minutes.\n");
 		await side.sync.fullSync();
 		expect(await side.graph.passagesWithoutVectors?.(side.scope, 10)).toEqual([]);
+		const rendering = await node(side, "Concept", "Rendering");
+		const own = (await side.graph.passageVectorsOf?.(side.scope, rendering.id)) ?? new Map();
+		expect([...own.keys()].sort()).toEqual(((await side.graph.passagesOf?.(side.scope, rendering.id)) ?? []).map((p) => p.id).sort());
+		expect([...own.values()].every((v) => v.length === 32)).toBe(true);
 		const embedder = new HashEmbeddingProvider(32);
 		const [query] = await embedder.embedBatch(["Rendering > Diagrams\n## Diagrams\nFlowcharts come from mermaid code blocks."]);
 		const near = (await side.graph.passageKnn?.(side.scope, query, 3)) ?? [];

@@ -291,6 +291,23 @@ function scan(q: CypherRunner, params: Record<string, unknown>): Promise<Row[]> 
 	);
 }
 
+/** The vectors of a node's passages, by passage id (related notes). */
+export async function passageVectorsOf(ctx: Neo4jStoreContext, scope: PartialScope, nodeId: string): Promise<ReadonlyMap<string, Float32Array>> {
+	const out = new Map<string, Float32Array>();
+	if (!isFullScope(scope)) return out;
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (p:${P} {__ns: $ns, node: $id}) WHERE ${SIDE_SCOPE("p")} AND p.${VECTOR_PROPERTY} IS NOT NULL
+				RETURN p.pid AS id, p.${VECTOR_PROPERTY} AS vector ORDER BY p.__seq`,
+				ctx.params(scope, { id: nodeId }),
+			),
+		"read the note's passage vectors",
+	);
+	for (const row of rows) out.set(String(row.id), Float32Array.from(row.vector as number[]));
+	return out;
+}
+
 /** Passages of the scope's live nodes without a vector (reindex fills them), at most `limit`. */
 export async function passagesWithoutVectors(ctx: Neo4jStoreContext, scope: Scope, limit: number): Promise<readonly StoredPassage[]> {
 	if (!isFullScope(scope) || limit <= 0) return [];
