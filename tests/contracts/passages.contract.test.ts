@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import { Memory } from "../../src/engine/memory";
-import type { GraphStore } from "../../src/engine/protocols";
+import type { EmbeddingProvider, GraphStore } from "../../src/engine/protocols";
+import { createSkills } from "../../src/engine/skills";
 import { VaultSync } from "../../src/engine/sync/vault-sync";
 import type { Scope } from "../../src/engine/types";
 import { FolderVaultSource } from "../../src/node/folder-vault-source";
 import type { OpenedMemory } from "../../src/node/open-memory";
+import { BagOfWordsEmbedder } from "../engine/skills/skill-fixture";
 import { exampleProfile } from "../engine/sync/sync-fixture";
 import { makeTempDir } from "../helpers/temp-dir";
 import { sqliteTestBackend, testBackends, type TestBackend } from "./backends";
@@ -49,12 +51,12 @@ interface Side {
 }
 
 /** A memory on the backend (with a hash embedder when asked) and a vault folder synced into it. */
-async function openSide(backend: TestBackend, options: { vectors?: boolean; vault?: string } = {}): Promise<Side> {
+async function openSide(backend: TestBackend, options: { vectors?: boolean; vault?: string; embedder?: EmbeddingProvider } = {}): Promise<Side> {
 	const temp = makeTempDir("engrama-passages-");
 	const profile = exampleProfile();
 	const opened = await backend.open({ profile });
 	const graph = opened.stores.graph;
-	const embedder = options.vectors ? new HashEmbeddingProvider(32) : null;
+	const embedder = options.embedder ?? (options.vectors ? new HashEmbeddingProvider(32) : null);
 	const memory = new Memory({ graph, vectors: opened.stores.vectors, embedder, profile });
 	const vault = options.vault ?? join(temp.path, "vault");
 	mkdirSync(vault, { recursive: true });
@@ -233,7 +235,7 @@ describe.each(testBackends())("passages on $name", (backend) => {
 		await side.sync.fullSync();
 		expect(await side.graph.passagesWithoutVectors?.(side.scope, 10)).toEqual([]);
 		const rendering = await node(side, "Concept", "Rendering");
-		const own = (await side.graph.passageVectorsOf?.(side.scope, rendering.id)) ?? new Map();
+		const own = (await side.graph.passageVectorsOf?.(side.scope, rendering.id)) ?? new Map<string, Float32Array>();
 		expect([...own.keys()].sort()).toEqual(((await side.graph.passagesOf?.(side.scope, rendering.id)) ?? []).map((p) => p.id).sort());
 		expect([...own.values()].every((v) => v.length === 32)).toBe(true);
 		const embedder = new HashEmbeddingProvider(32);
@@ -257,6 +259,33 @@ describe.each(testBackends())("passages on $name", (backend) => {
 		expect(all.length).toBeGreaterThanOrEqual(4);
 		expect((await side.graph.passagesWithoutVectors?.(side.scope, 10))?.map((p) => p.id).sort()).toEqual(all.map((p) => p.id).sort());
 		expect(await side.graph.passageKnn?.(side.scope, query, 3)).toEqual([]);
+	});
+});
+
+const RELATED: Record<string, string> = {
+	"Rendering.md": "# Rendering\n\n## Math\nFormulas are typed in LaTeX between dollar signs and rendered with MathJax.\n\n## Diagrams\nFlowcharts come from mermaid code blocks.\n",
+	"Charts.md": "# Charts\n\nSome intro.\n\n## Flowcharts\nA mermaid code block draws flowcharts and sequence diagrams; PlantUML needs a plugin.\n",
+	"Typesetting.md": "# Typesetting\n\n## Formulas\nLaTeX formulas between dollar signs: MathJax renders inline and block formulas.\n",
+	"Cooking.md": "# Cooking\n\n## Pasta\nBoil water, add salt, cook the pasta for nine minutes.\n",
+	"Reading list.md": "Books to read this winter: see [[Rendering]] for the notes on tools.\n",
+};
+
+describe.each(testBackends())("related notes on $name", (backend) => {
+	let side: Side;
+	afterEach(async () => side?.close());
+
+	it("lists the notes close by their passages' vectors, their words and their relations, each with its section", async () => {
+		side = await openSide(backend, { embedder: new BagOfWordsEmbedder() });
+		for (const [path, text] of Object.entries(RELATED)) side.write(path, text);
+		await side.sync.fullSync();
+		const view = await createSkills(side.memory).related(side.scope, { name: "Rendering" });
+		const names = view?.related.map((r) => r.name) ?? [];
+		expect(names.slice(0, 3).sort()).toEqual(["Charts", "Reading list", "Typesetting"]);
+		expect(names).not.toContain("Cooking");
+		const charts = view?.related.find((r) => r.name === "Charts");
+		expect(charts).toMatchObject({ path: "Charts.md", passage: { heading: "Charts > Flowcharts" } });
+		expect(charts?.reasons).toEqual(expect.arrayContaining(["meaning", "words"]));
+		expect(view?.related.find((r) => r.name === "Reading list")?.relation).toEqual({ type: "LINKS_TO", direction: "in" });
 	});
 });
 
