@@ -97,8 +97,6 @@ export async function planQuery(ctx: Neo4jStoreContext, q: CypherRunner, corpus:
 			scored = [...rare, ...common, ...rare];
 		}
 	}
-	// No document of this memory holds any phrase searched for: nothing to rank.
-	if (match.every((phrase) => hitsOf(phrase) === 0)) return null;
 	const lucene = luceneMatch(match, corpus.columns);
 	if (!lucene) return null;
 	return {
