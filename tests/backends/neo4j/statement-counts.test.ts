@@ -30,6 +30,9 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 			// the edit dropped, has its sections written again with the lines the id write shifted.
 			"sync: first sync of 20 notes": [5, 4, 9],
 			"sync: one edited note": [14, 5, 19],
+			// Node words (statistics, ranking), passage words (statistics, ranking: the hits' nodes come
+			// with them), the graph rerank's neighbours.
+			"search (notes with passages)": [5, 0, 5],
 			"reflect (fixture, all detectors)": [118, 1, 119],
 		});
 		// Every statement finds its nodes through an index, an id or a procedure: none scans the
