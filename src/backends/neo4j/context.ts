@@ -33,6 +33,9 @@ export class Neo4jStoreContext {
 
 	passageDimsChecked: number | undefined;
 
+	/** The open transaction has written passages: an index on them now would wait for it to end (a deadlock). */
+	passagesInTransaction = false;
+
 	/**
 	 * Nodes the vector channel just read whole with its hits: the fusion and the resolver ask for
 	 * each hit by id right after, and get it from here instead of a statement each. Valid while
@@ -69,6 +72,7 @@ export class Neo4jStoreContext {
 		} finally {
 			// A rolled-back transaction may have been seen by cached statistics.
 			this.writeVersion++;
+			if (!this.conn.inTransaction()) this.passagesInTransaction = false;
 		}
 	}
 

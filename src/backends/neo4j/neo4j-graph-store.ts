@@ -54,6 +54,7 @@ export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>
 		await this.conn.verify();
 		await ensureSchema(this.conn);
 		await upgradeFulltext(this.ctx);
+		await passages.ensurePassageVectorIndexAtOpen(this.ctx);
 	}
 
 	async close(): Promise<void> {

@@ -86,6 +86,7 @@ export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, no
 	assertScope(scope);
 	if (notes.length === 0) return [];
 	const input = notes.map((note) => ({ id: note.nodeId, rows: passageRows(note.passages) }));
+	if (ctx.conn.inTransaction()) ctx.passagesInTransaction = true;
 	const result = await ctx.write(
 		(q) =>
 			q.run(
@@ -208,18 +209,26 @@ async function indexDimensions(ctx: Neo4jStoreContext): Promise<number> {
 }
 
 /**
- * Creates the passage vector index when there is none. Never inside a data transaction (the
- * index would wait for the transaction's passage nodes): until it exists, knn scans exactly.
+ * Creates the passage vector index when there is none. Never once the open transaction has
+ * written passages: creating an index on a label waits for every open transaction that wrote
+ * nodes of it, this one included (a deadlock). Until it exists, knn scans exactly; the store's
+ * next open creates it (`ensurePassageVectorIndexAtOpen`).
  */
 async function ensureIndex(ctx: Neo4jStoreContext, dims: number): Promise<void> {
-	if ((await indexDimensions(ctx)) !== 0 || ctx.conn.inTransaction()) return;
+	if (ctx.passagesInTransaction || (await indexDimensions(ctx)) !== 0) return;
 	await ensureVectorIndex(ctx.conn, dims, true);
 	ctx.passageVectorIndexDims = await vectorIndexDimensions(ctx.conn, true);
 }
 
-/** Creates the passage vector index beside the node one (the vector store calls this outside a transaction). */
+/** Creates the passage vector index beside the node one (the vector store calls this when it makes or finds its own). */
 export async function ensurePassageVectorIndex(ctx: Neo4jStoreContext, dims: number): Promise<void> {
 	await ensureIndex(ctx, dims);
+}
+
+/** At open: the passage vector index a memory with vectors lacks (its first vectors came inside a sync's transaction). */
+export async function ensurePassageVectorIndexAtOpen(ctx: Neo4jStoreContext): Promise<void> {
+	const dims = Number((await getMeta(ctx, DIMENSIONS_KEY)) ?? 0);
+	if (dims > 0) await ensureIndex(ctx, dims);
 }
 
 /** Stores passage vectors in one statement; their dimension is the node vectors' (once those exist). */
