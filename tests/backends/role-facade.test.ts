@@ -19,8 +19,8 @@ describe("roleFacade: the store methods follow from ROLE_METHODS", () => {
 		try {
 			const store = graph as unknown as Record<string, unknown>;
 			for (const method of ROLE_METHOD_NAMES) {
-				// getNodes is Neo4j's batched read; SQLite reads one node at a time.
-				expect(typeof store[method], method).toBe(method === "getNodes" ? "undefined" : "function");
+				// getNodes and writeManyPassages are Neo4j's batches; SQLite reads and writes one node at a time.
+				expect(typeof store[method], method).toBe(method === "getNodes" || method === "writeManyPassages" ? "undefined" : "function");
 			}
 			expect(await graph.getMeta("absent")).toBeNull();
 		} finally {

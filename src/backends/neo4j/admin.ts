@@ -3,7 +3,7 @@ import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./context";
 import { EDGE_SCOPE, SCOPE, SIDE_SCOPE, assertScope, int } from "./rows";
-import { FRAGMENT_LABEL, HISTORY_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL } from "./schema";
+import { FRAGMENT_LABEL, HISTORY_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
 
 /** The store as a whole (StoreAdmin): integrity checks, GDPR forget and footprint, settings, dropping a namespace. */
 
@@ -50,6 +50,8 @@ export async function forgetScope(ctx: Neo4jStoreContext, scope: Scope): Promise
 		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names")) +
 		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names"));
 	const history = await deleteInBatches(ctx, `MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
+	// The sections of the scope's notes (their words and vectors are on them).
+	await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages");
 	// Every node is one document of the fulltext index, removed with it.
 	return { nodes, edges, fulltext: nodes, history, nameIndex };
 }
@@ -129,7 +131,8 @@ export async function listScopes(ctx: Neo4jStoreContext): Promise<readonly Scope
 
 export async function listMeta(ctx: Neo4jStoreContext): Promise<readonly (readonly [string, string])[]> {
 	const rows = await ctx.conn.read(
-		(q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns}) RETURN m.key AS key, m.value AS value ORDER BY key`, { ns: ctx.namespace }),
+		// Keys starting "__" describe this store (upgrade.ts), not the memory: never exported or migrated.
+		(q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns}) WHERE NOT m.key STARTS WITH '__' RETURN m.key AS key, m.value AS value ORDER BY key`, { ns: ctx.namespace }),
 		"list settings",
 	);
 	return rows.map((r) => [String(r.key), String(r.value)] as const);
@@ -139,7 +142,7 @@ export async function listMeta(ctx: Neo4jStoreContext): Promise<readonly (readon
 export async function dropNamespace(ctx: Neo4jStoreContext): Promise<number> {
 	const ns = { ns: ctx.namespace };
 	const removed = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH n AS x`, ns, "drop the memory", true);
-	for (const label of [META_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL]) {
+	for (const label of [META_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL]) {
 		await deleteInBatches(ctx, `MATCH (m:${label} {__ns: $ns}) WITH m AS x`, ns, "drop the memory");
 	}
 	return removed;

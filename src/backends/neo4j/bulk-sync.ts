@@ -9,7 +9,7 @@ import { createPostings, dropNamePostings, postingParams } from "./names-history
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
 import { BY_ID, N, SCOPE, type StoredMap, assertScope, int, listFilter, nextSeq, toRecord } from "./rows";
-import { NODE_LABEL, checkLabel, checkRelationType } from "./schema";
+import { NODE_LABEL, PASSAGE_LABEL, checkLabel, checkRelationType } from "./schema";
 
 /** What a vault sync needs beyond one-at-a-time writes (BulkSyncStore): re-identify, many writes in one unit, narrow reads. */
 
@@ -50,8 +50,9 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		await q.run(
 			`MATCH (n) WHERE elementId(n) = $eid
 			REMOVE n:${oldLabel} SET n:${label}
-			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId`,
-			{ eid, label, key: input.key, keyField: input.keyField, newId },
+			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId
+			WITH n CALL { MATCH (p:${PASSAGE_LABEL} {__ns: $ns, node: $oldId}) WHERE $oldId <> $newId SET p.node = $newId }`,
+			{ eid, label, key: input.key, keyField: input.keyField, newId, ns: ctx.namespace, oldId: String(current.engrama_id) },
 		);
 		const before = decodeProps(current);
 		const final: Record<string, PropValue> = { ...before };

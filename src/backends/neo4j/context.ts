@@ -1,6 +1,15 @@
 import type { NodeRecord, PartialScope, Scope } from "../../engine/types";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 
+export type FtCorpusName = "nodes" | "passages";
+
+export interface FtStats {
+	readonly rows: number;
+	readonly tokens: number;
+	readonly version: number;
+	readonly at: number;
+}
+
 /** How long the vector channel's nodes stay usable for the reads that follow it. */
 export const PREFETCH_MS = 10_000;
 
@@ -16,10 +25,16 @@ export class Neo4jStoreContext {
 	/** Bumped by every write of this store, so cached fulltext statistics never lag its own writes. */
 	writeVersion = 0;
 
-	ftStats: { rows: number; tokens: number; version: number; at: number } | undefined;
+	/** Per fulltext corpus (nodes, passages): its rows and tokens, and documents per query phrase (for idf). */
+	readonly ftCache: Record<FtCorpusName, { stats?: FtStats; hits?: { version: number; at: number; hits: Map<string, number> } }> = { nodes: {}, passages: {} };
 
-	/** Documents per query phrase (for idf), kept like ftStats. */
-	hitCache: { version: number; at: number; hits: Map<string, number> } | undefined;
+	/** The passage vector index's dimension (0: none), once read; and the dimension passage vectors were checked against. */
+	passageVectorIndexDims: number | undefined;
+
+	passageDimsChecked: number | undefined;
+
+	/** The open transaction has written passages: an index on them now would wait for it to end (a deadlock). */
+	passagesInTransaction = false;
 
 	/**
 	 * Nodes the vector channel just read whole with its hits: the fusion and the resolver ask for
@@ -28,8 +43,15 @@ export class Neo4jStoreContext {
 	 */
 	private prefetched: { version: number; at: number; scope: string; nodes: Map<string, NodeRecord> } | undefined;
 
+	/** Adds to the nodes still usable (the vector and passage channels run side by side). */
 	prefetch(scope: Scope, nodes: readonly NodeRecord[]): void {
-		this.prefetched = { version: this.writeVersion, at: Date.now(), scope: scopeKey(scope), nodes: new Map(nodes.map((n) => [n.id, n])) };
+		const p = this.prefetched;
+		const key = scopeKey(scope);
+		if (p && p.version === this.writeVersion && Date.now() - p.at <= PREFETCH_MS && p.scope === key) {
+			for (const n of nodes) p.nodes.set(n.id, n);
+			return;
+		}
+		this.prefetched = { version: this.writeVersion, at: Date.now(), scope: key, nodes: new Map(nodes.map((n) => [n.id, n])) };
 	}
 
 	takePrefetched(scope: PartialScope, id: string): NodeRecord | undefined {
@@ -50,6 +72,7 @@ export class Neo4jStoreContext {
 		} finally {
 			// A rolled-back transaction may have been seen by cached statistics.
 			this.writeVersion++;
+			if (!this.conn.inTransaction()) this.passagesInTransaction = false;
 		}
 	}
 

@@ -25,11 +25,43 @@ export function ftProperty(column: FtColumn): string {
 /** Same weights as SQLite's bm25() call. */
 export const FT_BOOSTS = FULLTEXT_WEIGHTS;
 
-/** unicode61-like tokens: NFD, marks stripped, lowercase, runs of letters, digits, private use. */
+/** A stored token column and its bm25 weight. */
+export interface FtWeightedColumn {
+	readonly property: string;
+	readonly weight: number;
+}
+
+/** The node columns (SQLite's nodes_fts with its weights). */
+export const NODE_COLUMNS: readonly FtWeightedColumn[] = FT_COLUMNS.map((column) => ({ property: ftProperty(column), weight: FT_BOOSTS[column] }));
+
+/** A passage's one column (SQLite's passages_fts: bm25 without weights). */
+export const PASSAGE_COLUMNS: readonly FtWeightedColumn[] = [{ property: ftProperty("body"), weight: 1 }];
+
+/** A passage's hidden fulltext properties: its text's tokens, as passages_fts indexes them. */
+export function passageFulltextProperties(text: string): { readonly __ft_body: string | null; readonly __ft_len: number } {
+	const words = tokens(indexText(text));
+	return { __ft_body: storedColumn(words), __ft_len: words.length };
+}
+
+/**
+ * unicode61 tokens: runs of letters, digits and private use, so a combining mark standing on its
+ * own separates tokens (Thai's and Devanagari's vowel signs split words there, as in FTS5);
+ * each token then lower-cased with its letters' diacritics removed.
+ */
 export function tokens(text: string): string[] {
-	// NFC again afterwards so scripts that decompose into letters (Hangul) come back whole.
-	const folded = text.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC").toLowerCase();
-	return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
+	// NFC again after stripping so scripts that decompose into letters (Hangul) come back whole.
+	return (text.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []).map((token) => Array.from(token, fold).join("").toLowerCase());
+}
+
+/**
+ * A Latin letter without its diacritic, as remove_diacritics=1 folds them: one with two or more
+ * (Vietnamese "ế") and letters of other scripts (Greek "ά", Cyrillic "й") stay whole.
+ */
+function fold(char: string): string {
+	if (char.charCodeAt(0) < 0xc0) return char;
+	const parts = char.normalize("NFD");
+	const base = parts.replace(/\p{M}+/gu, "");
+	return Array.from(parts).length - Array.from(base).length === 1 && /^\p{Script=Latin}$/u.test(base) ? base : char;
 }
 
 function columnText(value: PropValue | undefined): string | null {
@@ -103,11 +135,11 @@ function lucenePhrase({ tokens: words, prefix }: Phrase): string {
  * Lucene syntax matching any of the phrases in any column (a superset when prefix phrases have
  * several tokens). Only tokens (letters and digits) reach it, so user text is never parsed.
  */
-export function luceneMatch(phrases: readonly Phrase[]): string | null {
+export function luceneMatch(phrases: readonly Phrase[], columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string | null {
 	const usable = phrases.filter((p) => p.tokens.length > 0);
 	if (usable.length === 0) return null;
 	const group = usable.map(lucenePhrase).join(" OR ");
-	return FT_COLUMNS.map((column) => `${ftProperty(column)}:(${group})`).join(" OR ");
+	return columns.map((column) => `${column.property}:(${group})`).join(" OR ");
 }
 
 /** The substring whose occurrences in a stored column are the phrase's instances. */
@@ -131,11 +163,11 @@ export function idf(rows: number, hits: number): number {
  * D being the row's token count. Params: $ftPatterns and $ftIdf (one per phrase), $ftAvgdl.
  * Keeps `ftFreq` (the per-phrase counts) and the variables listed in `carry`.
  */
-export function bm25Clauses(carry: readonly string[] = []): string {
-	const keep = ["n", ...carry].join(", ");
-	const f = FT_COLUMNS.map((column) => `${FT_BOOSTS[column]} * (size(split(coalesce(n.${ftProperty(column)}, ''), p)) - 1)`).join(" + ");
-	const d = `toFloat(coalesce(n.${FT_LENGTH_PROPERTY}, 0))`;
-	return `WITH ${keep}, [p IN $ftPatterns | ${f}] AS ftFreq, ${d} AS ftLength
+export function bm25Clauses(carry: readonly string[] = [], variable = "n", columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string {
+	const keep = [variable, ...carry].join(", ");
+	const f = columns.map((column) => `${column.weight} * (size(split(coalesce(${variable}.${column.property}, ''), ftPattern)) - 1)`).join(" + ");
+	const d = `toFloat(coalesce(${variable}.${FT_LENGTH_PROPERTY}, 0))`;
+	return `WITH ${keep}, [ftPattern IN $ftPatterns | ${f}] AS ftFreq, ${d} AS ftLength
 	WITH ${keep}, ftFreq, reduce(s = 0.0, i IN range(0, size(ftFreq) - 1) |
 		s + $ftIdf[i] * ((ftFreq[i] * ${K1 + 1}) / (ftFreq[i] + ${K1} * (1 - ${B} + ${B} * ftLength / $ftAvgdl)))) AS score`;
 }

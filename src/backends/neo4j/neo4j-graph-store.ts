@@ -10,8 +10,10 @@ import * as fulltext from "./fulltext";
 import * as namesHistory from "./names-history";
 import type { Neo4jConnection } from "./neo4j-connection";
 import * as nodes from "./nodes";
+import * as passages from "./passages";
 import { neo4jReflectRows } from "./reflect-queries";
 import { DEFAULT_NAMESPACE, NODE_LABEL, ensureSchema } from "./schema";
+import { upgradeFulltext } from "./upgrade";
 
 export interface Neo4jGraphStoreOptions {
 	/** Which memory in the database (several can share one Neo4j; tests use one each). */
@@ -23,11 +25,11 @@ export interface Neo4jGraphStoreOptions {
  * (label, key, org_id, user_id) under a uniqueness constraint, a Lucene fulltext index that
  * tokenises like SQLite's FTS5, every query parameterised and scoped. Each role of GraphStore
  * lives in its own module (nodes.ts, edges.ts, fulltext.ts, names-history.ts, bulk-sync.ts,
- * admin.ts, reflect-queries.ts) over one shared Neo4jStoreContext (context.ts); the role methods
+ * passages.ts, admin.ts, reflect-queries.ts) over one shared Neo4jStoreContext (context.ts); the role methods
  * forward to them through `roleFacade` (ROLE_METHODS).
  */
 /** The role modules the facade forwards to (ROLE_METHODS picks the methods out of them). */
-const ROLES = { ...nodes, ...edges, ...fulltext, ...namesHistory, ...bulkSync, ...admin };
+const ROLES = { ...nodes, ...edges, ...fulltext, ...namesHistory, ...bulkSync, ...passages, ...admin };
 
 export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>(ROLES) implements GraphStore {
 	readonly name = "neo4j";
@@ -51,6 +53,8 @@ export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>
 	async init(): Promise<void> {
 		await this.conn.verify();
 		await ensureSchema(this.conn);
+		await upgradeFulltext(this.ctx);
+		await passages.ensurePassageVectorIndexAtOpen(this.ctx);
 	}
 
 	async close(): Promise<void> {

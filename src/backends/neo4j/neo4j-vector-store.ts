@@ -4,6 +4,7 @@ import type { IntegrityCheck, VectorStore } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import type { Neo4jGraphStore } from "./neo4j-graph-store";
+import { dropPassageVectors, ensurePassageVectorIndex } from "./passages";
 import { N, type StoredMap, toRecord } from "./rows";
 import { EMBEDDED_LABEL, NODE_LABEL, VECTOR_INDEX, VECTOR_PROPERTY, ensureVectorIndex, vectorIndexDimensions } from "./schema";
 
@@ -65,6 +66,8 @@ export class Neo4jVectorStore implements VectorStore {
 			existing = await vectorIndexDimensions(this.conn);
 		}
 		this.indexDims = existing;
+		// The passages' index beside it, while no transaction holds passages (passages.ts).
+		await ensurePassageVectorIndex(this.graph.ctx, dims);
 	}
 
 	/** True when the index can answer for this memory (same dimension); otherwise knn scans exactly. */
@@ -79,11 +82,13 @@ export class Neo4jVectorStore implements VectorStore {
 			(q) => q.run(`MATCH (n:${NODE_LABEL}:${EMBEDDED_LABEL} {__ns: $ns}) REMOVE n:${EMBEDDED_LABEL}, n.${VECTOR_PROPERTY}`, { ns: this.graph.namespace }),
 			"drop the vectors",
 		);
+		await dropPassageVectors(this.conn, this.graph.namespace);
 		await this.conn.write(
 			(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) DELETE m", { ns: this.graph.namespace, key: DIMENSIONS_KEY }),
 			"drop the vector dimension",
 		);
 		this.dims = 0;
+		this.graph.ctx.passageDimsChecked = undefined;
 	}
 
 	async upsert(scope: Scope, nodeId: string, vector: Float32Array): Promise<void> {

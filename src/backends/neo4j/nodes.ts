@@ -7,7 +7,7 @@ import type { CypherRunner } from "./neo4j-connection";
 import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
-import { HISTORY_LABEL, NODE_LABEL, checkLabel } from "./schema";
+import { HISTORY_LABEL, NODE_LABEL, PASSAGE_LABEL, checkLabel } from "./schema";
 
 /** Nodes one at a time (NodeStore): merge, read, update, delete, list and count. */
 
@@ -202,7 +202,12 @@ export async function deleteNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 		);
 		if (Number(rows[0]?.n ?? 0) === 0) return false;
 		await dropNamePostings(q, ctx.namespace, [id]);
-		await q.run(`MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) DELETE h`, ctx.params(scope, { id }));
+		// Its passages go with it (SQLite: ON DELETE CASCADE), in the history's statement.
+		await q.run(
+			`CALL { MATCH (p:${PASSAGE_LABEL} {__ns: $ns, node: $id}) DELETE p }
+			MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) DELETE h`,
+			ctx.params(scope, { id }),
+		);
 		return true;
 	}, "delete the node");
 }

@@ -16,14 +16,18 @@ export const EMBEDDED_LABEL = "Embedded";
 export const NAME_LABEL = "EngramaName";
 export const FRAGMENT_LABEL = "EngramaFragment";
 export const HISTORY_LABEL = "EngramaHistory";
+/** A section of a note (passages.ts): linked to its node by engrama_id, as the name postings are. */
+export const PASSAGE_LABEL = "EngramaPassage";
 export const FULLTEXT_INDEX = "engrama_fulltext";
+export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_words";
+export const PASSAGE_VECTOR_INDEX = "engrama_passage_embedding";
 export const VECTOR_INDEX = "engrama_embedding";
 export const VECTOR_PROPERTY = "embedding";
 /** The memory in a database when no namespace is configured. */
 export const DEFAULT_NAMESPACE = "default";
 
 const NAME = /^[A-Z][A-Za-z0-9_]*$/;
-const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL]);
+const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL]);
 
 /** Labels and types reach Cypher as identifiers, never as parameters: only these shapes pass. */
 export function checkLabel(label: string): string {
@@ -80,6 +84,19 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		create: `CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}]
 			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
 	},
+	{ name: "engrama_passage_ns", create: `CREATE INDEX engrama_passage_ns IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns)` },
+	{ name: "engrama_passage_node", create: `CREATE INDEX engrama_passage_node IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.node)` },
+	{ name: "engrama_passage_id", create: `CREATE INDEX engrama_passage_id IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.pid)` },
+	{
+		name: "engrama_passage_scope",
+		create: `CREATE INDEX engrama_passage_scope IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.org_id, p.user_id)`,
+	},
+	{
+		// One column of pre-tokenised words, as the node index (fts-query.ts), and the scope as a word.
+		name: PASSAGE_FULLTEXT_INDEX,
+		create: `CREATE FULLTEXT INDEX ${PASSAGE_FULLTEXT_INDEX} IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON EACH [p.${ftProperty("body")}, p.__ft_scope]
+			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
+	},
 	{
 		name: "engrama_name_norm",
 		create: `CREATE INDEX engrama_name_norm IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.norm)`,
@@ -125,29 +142,30 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 	await conn.schema("CALL db.awaitIndexes(120)");
 }
 
-/** The vector index covers :Embedded nodes of every label; its dimension is fixed at creation. */
-export async function ensureVectorIndex(conn: Neo4jConnection, dimensions: number): Promise<void> {
+/** The vector index covers :Embedded nodes of every label (passages: their own); its dimension is fixed at creation. */
+export async function ensureVectorIndex(conn: Neo4jConnection, dimensions: number, passages = false): Promise<void> {
 	if (!Number.isInteger(dimensions) || dimensions <= 0 || dimensions > 4096) {
 		throw new ValidationError(`Vectors must have 1 to 4096 dimensions on Neo4j, got ${dimensions}.`);
 	}
 	try {
+		const name = passages ? PASSAGE_VECTOR_INDEX : VECTOR_INDEX;
 		await conn.schema(
-			`CREATE VECTOR INDEX ${VECTOR_INDEX} IF NOT EXISTS FOR (n:${EMBEDDED_LABEL}) ON n.${VECTOR_PROPERTY}
+			`CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (n:${passages ? PASSAGE_LABEL : EMBEDDED_LABEL}) ON n.${VECTOR_PROPERTY}
 			OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimensions}, \`vector.similarity_function\`: 'cosine'}}`,
 		);
 	} catch (error) {
 		const code = (error as { details?: { code?: string } }).details?.code ?? "";
 		if (!ALREADY_THERE.test(code)) throw error;
 	}
-	await conn.schema(`CALL db.awaitIndex('${VECTOR_INDEX}', 120)`);
+	await conn.schema(`CALL db.awaitIndex('${passages ? PASSAGE_VECTOR_INDEX : VECTOR_INDEX}', 120)`);
 }
 
 /** The dimension of the existing vector index (0 when there is none). */
-export async function vectorIndexDimensions(conn: Neo4jConnection): Promise<number> {
+export async function vectorIndexDimensions(conn: Neo4jConnection, passages = false): Promise<number> {
 	const rows = await conn.read(
 		(q) =>
 			q.run("SHOW VECTOR INDEXES YIELD name, options WHERE name = $name RETURN options.indexConfig.`vector.dimensions` AS dims", {
-				name: VECTOR_INDEX,
+				name: passages ? PASSAGE_VECTOR_INDEX : VECTOR_INDEX,
 			}),
 		"read the vector index",
 	);

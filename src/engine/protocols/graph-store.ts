@@ -46,6 +46,7 @@ const WRITES = [
 	"compact",
 	"repairIntegrity",
 	"writePassages",
+	"writeManyPassages",
 	"upsertPassageVectors",
 	"transaction",
 ] as const satisfies readonly (keyof GraphStore)[];
@@ -73,7 +74,7 @@ export const ROLE_METHODS = {
 	fulltext: ["fulltext"],
 	namesHistory: ["nameCandidates", "recordHistory", "nodeHistory", "nodesValidAt"],
 	bulkSync: ["rekeyNode", "mergeEdges", "mergeNodes", "getNodes", "buildDeferredIndexes", "listNodeFields"],
-	passages: ["writePassages", "hasPassages", "passagesOf", "searchPassages", "upsertPassageVectors", "passageKnn", "passageVectorsOf", "passagesWithoutVectors"],
+	passages: ["writePassages", "writeManyPassages", "hasPassages", "passagesOf", "searchPassages", "upsertPassageVectors", "passageKnn", "passageVectorsOf", "passagesWithoutVectors"],
 	admin: ["forgetScope", "getMeta", "setMeta", "deleteMeta", "listScopes", "listMeta", "purgeDeleted", "compact", "checkIntegrity", "repairIntegrity", "scopeFootprint"],
 } as const satisfies Record<string, readonly (keyof GraphStore)[]>;
 

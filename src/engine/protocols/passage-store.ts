@@ -24,6 +24,12 @@ export interface PassageChange {
 	readonly removed: number;
 }
 
+/** One note's passages for `writeManyPassages`. */
+export interface NotePassages {
+	readonly nodeId: string;
+	readonly passages: readonly PassageInput[];
+}
+
 /** A passage found by words or by vector, with its node's engrama_id. */
 export interface PassageHit {
 	readonly nodeId: string;
@@ -40,6 +46,12 @@ export interface PassageHit {
 export interface PassageStore {
 	/** Replaces a node's passages with these, keeping rows (and vectors) whose hash is unchanged. */
 	writePassages(scope: Scope, nodeId: string, passages: readonly PassageInput[]): Promise<PassageChange>;
+	/**
+	 * `writePassages` for several notes at once (a sync batch), answers in their order; a backend
+	 * that pays per statement (Neo4j) writes them in one. Optional: the pipeline falls back to
+	 * one call per note.
+	 */
+	writeManyPassages?(scope: Scope, notes: readonly NotePassages[]): Promise<readonly PassageChange[]>;
 	/** True when any node of the scope has passages (false: a memory from before them, which sync fills). */
 	hasPassages(scope: PartialScope): Promise<boolean>;
 	/** A node's passages in note order. */

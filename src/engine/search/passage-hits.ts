@@ -106,8 +106,9 @@ function escapeRegExp(text: string): string {
 export function passageSnippet(text: string, query: string): string {
 	const flat = text.replace(/\s+/g, " ").trim();
 	const terms = visibleTerms(query);
-	// Words of scripts with spaces match at word starts (prefix search: "render" marks "rendered").
-	const pattern = terms.length > 0 ? new RegExp(terms.map((t) => (/^[\p{L}\p{N}_]/u.test(t) && /^\p{Script=Latin}/u.test(t) ? `(?<![\\p{L}\\p{N}])${escapeRegExp(t)}[\\p{L}\\p{N}]*` : escapeRegExp(t))).join("|"), "giu") : null;
+	// Latin words match at word starts (prefix search: "render" marks "rendered"); a Chinese or Thai
+	// letter before one is a word boundary ("迁移到PostgreSQL的").
+	const pattern = terms.length > 0 ? new RegExp(terms.map((t) => (/^[\p{L}\p{N}_]/u.test(t) && /^\p{Script=Latin}/u.test(t) ? `(?<![\\p{Script=Latin}\\p{N}])${escapeRegExp(t)}[\\p{Script=Latin}\\p{M}\\p{N}]*` : escapeRegExp(t))).join("|"), "giu") : null;
 	const first = pattern ? flat.search(pattern) : -1;
 	let start = first <= 40 ? 0 : first - 40;
 	if (start > 0) {

@@ -332,15 +332,26 @@ export class SyncRun {
 
 	// --- passages ---
 
-	/** Stores the note's passages for its node (unchanged ones keep their rows and vectors). */
-	async indexPassages(upserted: UpsertedNote): Promise<void> {
-		const note = upserted.prepared.note;
+	/**
+	 * Stores the notes' passages for their nodes (unchanged ones keep their rows and vectors), a
+	 * batch in one store call; when that fails, note by note, so each failure is its note's.
+	 */
+	async indexPassages(...upserted: UpsertedNote[]): Promise<void> {
+		if (upserted.length === 0) return;
 		try {
-			const write = await this.deps.pipeline.storeNotePassages(this.ctx, upserted.node, note.passages);
-			for (const warning of write.warnings) this.problems.push({ path: note.path, severity: "warning", problem: warning, action: "Check the embedder; reindex embeds them." });
+			const writes = await this.deps.pipeline.storeNotesPassages(this.ctx, upserted.map((u) => ({ node: u.node, passages: u.prepared.note.passages })));
+			writes.forEach((write, i) => {
+				const path = upserted[i].prepared.note.path;
+				for (const warning of write.warnings) this.problems.push({ path, severity: "warning", problem: warning, action: "Check the embedder; reindex embeds them." });
+			});
 		} catch (error) {
 			if (!(error instanceof EngramaError)) throw error;
-			this.problems.push({ path: note.path, severity: "error", problem: error.message, action: "Sync the note again; its node is stored, its sections are not searchable yet." });
+			if (upserted.length > 1) {
+				for (const u of upserted) await this.indexPassages(u);
+				return;
+			}
+			const path = upserted[0].prepared.note.path;
+			this.problems.push({ path, severity: "error", problem: error.message, action: "Sync the note again; its node is stored, its sections are not searchable yet." });
 		}
 	}
 
@@ -354,10 +365,12 @@ export class SyncRun {
 
 	/** The passages of an unchanged note whose node has none yet (a memory from before passages). */
 	async backfillPassages(touched: readonly { readonly entry: NoteEntry; readonly info: VaultFileInfo; readonly note?: ParsedNote }[]): Promise<void> {
+		const found: UpsertedNote[] = [];
 		for (const { entry, info, note } of touched) {
 			const node = note ? await this.cache.nodeById(entry.id) : null;
-			if (node && note) await this.indexPassages({ prepared: { info, note }, node });
+			if (node && note) found.push({ prepared: { info, note }, node });
 		}
+		await this.indexPassages(...found);
 	}
 
 	// --- edges (note-edges.ts) ---

@@ -126,10 +126,8 @@ export class VaultSync {
 			for (const chunk of chunks(upserted, this.settings.batchSize)) {
 				await unit(async () => {
 					const adds = [];
-					for (const u of chunk) {
-						adds.push(...(await run.reconcile(u)));
-						await run.indexPassages(u);
-					}
+					for (const u of chunk) adds.push(...(await run.reconcile(u)));
+					await run.indexPassages(...chunk);
 					await run.writeEdges(adds);
 				});
 			}
@@ -347,10 +345,8 @@ export class VaultSync {
 						if (u) upserted.push(u);
 					}
 					const adds = [];
-					for (const u of upserted) {
-						adds.push(...(await run.reconcile(u)));
-						await run.indexPassages(u);
-					}
+					for (const u of upserted) adds.push(...(await run.reconcile(u)));
+					await run.indexPassages(...upserted);
 					await run.writeEdges(adds);
 					await run.archive(vanished);
 					for (const t of touched) await run.touch(t.entry, t.info);

@@ -1,5 +1,5 @@
 import { ValidationError, errorMessage } from "../errors";
-import type { EmbeddingProvider, GraphStore, PassageInput, StoredPassage } from "../protocols";
+import type { EmbeddingProvider, GraphStore, PassageChange, PassageInput, StoredPassage } from "../protocols";
 import type { NodeRecord, Scope } from "../types";
 
 /** What writing a note's passages did. */
@@ -21,39 +21,54 @@ export function passageEmbeddingText(node: Pick<NodeRecord, "key">, passage: Pic
 	return `${where}\n${passage.text}`.slice(0, 4000);
 }
 
+/** One note's passages to store. */
+export interface NotePassagesInput {
+	readonly node: NodeRecord;
+	readonly passages: readonly PassageInput[];
+}
+
 /**
- * A note's passages through the write pipeline (WritePipeline.writePassages): stored by the
- * store's passage role, and the new ones embedded (unchanged passages keep their vectors). Only
- * vault sync writes passages: they are the note's text, which only the note states.
+ * Notes' passages through the write pipeline (WritePipeline.storeNotesPassages): stored by the
+ * store's passage role (several notes in one call where it has `writeManyPassages`), and the new
+ * ones embedded in batches across the notes (unchanged passages keep their vectors). Only vault
+ * sync writes passages: they are the note's text, which only the note states. Answers in the
+ * notes' order.
  */
-export async function writeNotePassages(
+export async function writeNotesPassages(
 	deps: { readonly graph: GraphStore; readonly embedder: EmbeddingProvider | null },
 	scope: Scope,
 	source: string,
-	node: NodeRecord,
-	passages: readonly PassageInput[],
-): Promise<PassagesWrite> {
+	notes: readonly NotePassagesInput[],
+): Promise<PassagesWrite[]> {
 	if (source !== "sync") throw new ValidationError(`Only vault sync writes a note's passages; a ${source} write cannot.`);
 	const { graph, embedder } = deps;
-	if (!graph.writePassages) return { added: 0, kept: 0, removed: 0, embedded: 0, warnings: [] };
-	const change = await graph.writePassages(scope, node.id, passages);
-	const warnings: string[] = [];
-	let embedded = 0;
-	if (embedder && embedder.dimensions > 0 && graph.upsertPassageVectors && change.added.length > 0) {
-		try {
-			for (let i = 0; i < change.added.length; i += EMBED_BATCH) {
-				const batch = change.added.slice(i, i + EMBED_BATCH);
-				const vectors = await embedder.embedBatch(batch.map((p) => passageEmbeddingText(node, p)));
+	if (!graph.writePassages || notes.length === 0) return notes.map(() => ({ added: 0, kept: 0, removed: 0, embedded: 0, warnings: [] }));
+	const changes: PassageChange[] = [];
+	if (graph.writeManyPassages && notes.length > 1) {
+		changes.push(...(await graph.writeManyPassages(scope, notes.map((n) => ({ nodeId: n.node.id, passages: n.passages })))));
+	} else {
+		for (const n of notes) changes.push(await graph.writePassages(scope, n.node.id, n.passages));
+	}
+	const embedded = notes.map(() => 0);
+	const warnings: string[][] = notes.map(() => []);
+	const todo = changes.flatMap((change, i) => change.added.map((passage) => ({ i, passage })));
+	if (embedder && embedder.dimensions > 0 && graph.upsertPassageVectors && todo.length > 0) {
+		for (let start = 0; start < todo.length; start += EMBED_BATCH) {
+			const batch = todo.slice(start, start + EMBED_BATCH);
+			try {
+				const vectors = await embedder.embedBatch(batch.map(({ i, passage }) => passageEmbeddingText(notes[i].node, passage)));
 				await graph.upsertPassageVectors(
 					scope,
-					batch.map((p, j) => ({ passageId: p.id, vector: vectors[j] })),
+					batch.map(({ passage }, j) => ({ passageId: passage.id, vector: vectors[j] })),
 				);
-				embedded += batch.length;
+				for (const { i } of batch) embedded[i]++;
+			} catch (error) {
+				// A failing embedder never fails the write: the passages are stored and found by their words.
+				for (const i of new Set(batch.map((b) => b.i))) {
+					warnings[i].push(`Embedding the passages of ${notes[i].node.key} failed (${errorMessage(error)}); reindex embeds them later.`);
+				}
 			}
-		} catch (error) {
-			// A failing embedder never fails the write: the passages are stored and found by their words.
-			warnings.push(`Embedding the passages of ${node.key} failed (${errorMessage(error)}); reindex embeds them later.`);
 		}
 	}
-	return { added: change.added.length, kept: change.kept, removed: change.removed, embedded, warnings };
+	return changes.map((change, i) => ({ added: change.added.length, kept: change.kept, removed: change.removed, embedded: embedded[i], warnings: warnings[i] }));
 }

@@ -8,7 +8,7 @@ import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../system-props";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
-import { writeNotePassages, type PassagesWrite } from "./passage-writes";
+import { type NotePassagesInput, type PassagesWrite, writeNotesPassages } from "./passage-writes";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import { StoreUpkeep, type UpkeepDeps } from "./store-upkeep";
 import {
@@ -519,8 +519,12 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 
 	/** A note's passages (sections) for its node, the new ones embedded: sync only (passage-writes.ts). */
 	async storeNotePassages(ctx: WriteContext, node: NodeRecord, passages: readonly PassageInput[]): Promise<PassagesWrite> {
-		const scope = requireScope(ctx.scope);
-		return this.guard("write the note's passages", () => writeNotePassages(this.deps, scope, ctx.source, node, passages));
+		return (await this.storeNotesPassages(ctx, [{ node, passages }]))[0];
+	}
+
+	/** `storeNotePassages` for a sync batch's notes: one store call where the backend has one. */
+	async storeNotesPassages(ctx: WriteContext, notes: readonly NotePassagesInput[]): Promise<PassagesWrite[]> {
+		return this.guard("write the notes' passages", () => writeNotesPassages(this.deps, requireScope(ctx.scope), ctx.source, notes));
 	}
 
 	/**

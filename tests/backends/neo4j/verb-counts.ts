@@ -107,7 +107,9 @@ async function countSync(): Promise<VerbCount[]> {
 		const first = await counted(graph, "sync: first sync of 20 notes", () => sync.fullSync());
 		writeFileSync(join(vault, "Topic 3.md"), note("Topic 3", "Edited: topic 3 is about backpressure.", ["Topic 4", "Topic 11"]));
 		const again = await counted(graph, "sync: one edited note", () => sync.fullSync());
-		return [first, again];
+		// The notes' sections are searched beside their nodes (plans checked as every statement's).
+		const search = await counted(graph, "search (notes with passages)", () => memory.search(SCOPE, "backpressure queues", { limit: 10 }));
+		return [first, again, search];
 	} finally {
 		await opened.close();
 		temp.cleanup();

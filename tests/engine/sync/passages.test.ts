@@ -144,6 +144,8 @@ describe("search over entities and notes", () => {
 
 	it("snippets mark words of every script and cut around the first one", () => {
 		expect(passageSnippet("我们把旧的数据库迁移到PostgreSQL的时候遇到了问题。", "数据库迁移")).toContain("**数据库迁移**");
+		expect(passageSnippet("我们把旧的数据库迁移到PostgreSQL的时候遇到了问题。", "postgresql")).toContain("到**PostgreSQL**的");
+		expect(passageSnippet("the unrendered page", "render")).toBe("the unrendered page");
 		const long = `${"filler ".repeat(60)}the needle is here ${"tail ".repeat(60)}`;
 		const snippet = passageSnippet(long, "needle");
 		expect(snippet.startsWith("…")).toBe(true);

@@ -1,0 +1,71 @@
+import type { Neo4jStoreContext } from "./context";
+import { FT_COLUMNS, FT_LENGTH_PROPERTY, ftProperty, fulltextProperties } from "./fts-query";
+import { decodeProps } from "./props-codec";
+import { int } from "./rows";
+import { NODE_LABEL } from "./schema";
+
+/**
+ * The fulltext format of a namespace's nodes, kept in its settings under a key listMeta leaves
+ * out (it describes this store, not the memory): 2 = words of every script (engine/search/words.ts:
+ * Han, kana and Hangul as pairs, Thai, Lao, Khmer and Myanmar by word) and unicode61's tokens
+ * (a lone combining mark separates, only Latin letters lose their diacritics). Nodes written
+ * before hold a whole run of those scripts as one token, which no query finds.
+ */
+export const FULLTEXT_VERSION = 2;
+export const FULLTEXT_VERSION_KEY = "__fulltext_version";
+
+/** Nodes re-indexed per statement. */
+const PAGE = 1000;
+
+// Only words with a character outside ASCII can have changed (Java regex, as a parameter).
+const NON_ASCII = "(?s).*[^\\x00-\\x7F].*";
+const HOLDS_NON_ASCII = `any(c IN [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}] WHERE c =~ $nonAscii)`;
+
+/**
+ * Rewrites the fulltext columns of the nodes written before FULLTEXT_VERSION as writes make them
+ * now. Only the derived __ft_ properties change (a node's props, vectors, relations and passages
+ * are not touched), page by page, each page its own transaction: an interrupted upgrade is
+ * finished at the next open, since the version is recorded last. Returns the nodes rewritten.
+ */
+export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
+	const meta = await ctx.conn.read(
+		(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) RETURN m.value AS value", { ns: ctx.namespace, key: FULLTEXT_VERSION_KEY }),
+		"read the fulltext format",
+	);
+	if (Number(meta[0]?.value ?? 0) >= FULLTEXT_VERSION) return 0;
+	let rewritten = 0;
+	let after = -1;
+	for (;;) {
+		const rows = await ctx.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after AND ${HOLDS_NON_ASCII}
+					RETURN elementId(n) AS eid, n.__seq AS seq, n {.*, embedding: null} AS node ORDER BY n.__seq LIMIT $page`,
+					{ ns: ctx.namespace, after, page: int(PAGE), nonAscii: NON_ASCII },
+				),
+			"find nodes to re-index",
+		);
+		const changed = rows.flatMap((row) => {
+			const stored = row.node as Record<string, unknown>;
+			const ft = fulltextProperties(decodeProps(stored));
+			const same = [...FT_COLUMNS.map(ftProperty), FT_LENGTH_PROPERTY].every((p) => (stored[p] ?? null) === (ft[p] ?? null));
+			return same ? [] : [{ eid: String(row.eid), ft }];
+		});
+		if (changed.length > 0) {
+			await ctx.write((q) => q.run("UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n += row.ft", { rows: changed }), "re-index words");
+			rewritten += changed.length;
+		}
+		if (rows.length < PAGE) break;
+		after = Number(rows[rows.length - 1].seq);
+	}
+	await ctx.write(
+		(q) =>
+			q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = $value", {
+				ns: ctx.namespace,
+				key: FULLTEXT_VERSION_KEY,
+				value: String(FULLTEXT_VERSION),
+			}),
+		"record the fulltext format",
+	);
+	return rewritten;
+}
