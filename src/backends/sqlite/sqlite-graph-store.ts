@@ -19,6 +19,7 @@ import type {
 	PassageChange,
 	PassageHit,
 	PassageInput,
+	PassageToEmbed,
 	ReflectDetectorId,
 	ReflectParams,
 	ReflectRowMap,
@@ -220,8 +221,12 @@ export class SqliteGraphStore implements GraphStore {
 		return passages.passageKnn(this.ctx, scope, vector, k);
 	}
 
-	async passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly StoredPassage[]> {
+	async passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly PassageToEmbed[]> {
 		return passages.passagesWithoutVectors(this.ctx, scope, limit);
+	}
+
+	async countPassagesWithoutVectors(scope: Scope): Promise<number> {
+		return passages.countPassagesWithoutVectors(this.ctx, scope);
 	}
 
 	// fulltext.ts

@@ -5,7 +5,7 @@ import { createNodeBackend } from "../../../src/node/node-backend";
 import { parseConfig, type SqliteEngine } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
 import { loadProfile, type Profile } from "../../../src/engine/profile";
-import type { GraphStore } from "../../../src/engine/protocols";
+import type { EmbeddingProvider, GraphStore } from "../../../src/engine/protocols";
 import type { SyncReport, SyncSettings } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { EdgeRecord, NodeRecord, Scope } from "../../../src/engine/types";
@@ -39,7 +39,7 @@ export interface SyncHarness {
 	/** Another VaultSync over the same memory and vault, with other settings. */
 	makeSync(settings: Partial<SyncSettings>): VaultSync;
 	/** Same vault, another (or a fresh) database file. */
-	reopen(options?: { dbPath?: string; settings?: Partial<SyncSettings> }): Promise<SyncHarness>;
+	reopen(options?: { dbPath?: string; settings?: Partial<SyncSettings>; embedder?: EmbeddingProvider | null }): Promise<SyncHarness>;
 	close(): Promise<void>;
 }
 
@@ -55,6 +55,8 @@ export async function openHarness(
 		wrapGraph?: (graph: GraphStore) => GraphStore;
 		/** Default: the plugin's (WASM). */
 		sqliteEngine?: SqliteEngine;
+		/** Default: none (words only). */
+		embedder?: EmbeddingProvider | null;
 	} = {},
 ): Promise<SyncHarness> {
 	const temp = makeTempDir("engrama-sync-");
@@ -69,7 +71,7 @@ export async function openHarness(
 	const { graph, vectors } = await createNodeBackend(config);
 	const profile = options.profile ?? exampleProfile();
 	const store = options.wrapGraph ? options.wrapGraph(graph) : graph;
-	const memory = new Memory({ graph: store, vectors, embedder: null, profile });
+	const memory = new Memory({ graph: store, vectors, embedder: options.embedder ?? null, profile });
 	const source = new FolderVaultSource(vaultDir, { watchMode: "fs" });
 	const batches: SyncReport[] = [];
 	const makeSync = (settings: Partial<SyncSettings> = {}) =>
@@ -99,7 +101,8 @@ export async function openHarness(
 			return readFileSync(join(vaultDir, path), "utf8");
 		},
 		async reopen(more = {}) {
-			return openHarness({ vaultDir, dbPath: more.dbPath, profile, settings: more.settings ?? options.settings, sqliteEngine: options.sqliteEngine });
+			const embedder = more.embedder !== undefined ? more.embedder : options.embedder;
+			return openHarness({ vaultDir, dbPath: more.dbPath, profile, settings: more.settings ?? options.settings, sqliteEngine: options.sqliteEngine, embedder });
 		},
 		async close() {
 			await sync.stop();
