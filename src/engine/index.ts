@@ -42,6 +42,7 @@ export type {
 } from "./skills";
 export type { NodeName } from "./skills/find-node";
 export { CONTEXT_LIMIT } from "./skills/context";
+export { RELATED_LIMIT, type RelatedNoteView, type RelatedReason, type RelatedView } from "./skills/related";
 export { INSIGHT_STATUSES, REFLECT_DETECTORS, type InsightStatus, type InsightView, type ListInsightsOptions, type ReflectOptions, type ReflectReport, type ReviewResult } from "./reflect";
 export { DEFAULT_INSIGHTS_FOLDER, type SurfaceResult, type WriteInsightResult } from "./reflect/proactive";
 export type { ReindexOptions, ReindexProgress, ReindexReport } from "./search/reindex";

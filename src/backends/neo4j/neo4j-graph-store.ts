@@ -1,28 +1,7 @@
-import type {
-	Adjacency,
-	FulltextQuery,
-	GraphCapabilities,
-	GraphStore,
-	HealthReport,
-	HistoryEntry,
-	IntegrityCheck,
-	ListNodesQuery,
-	MergeEdgeInput,
-	MergeNodeInput,
-	MergeNodeResult,
-	NameCandidatesQuery,
-	NodeFields,
-	NodeHistoryQuery,
-	ReflectDetectorId,
-	ReflectParams,
-	ReflectRowMap,
-	RekeyNodeInput,
-	ScopeFootprint,
-	ScopeForgetReport,
-	ValidAtQuery,
-} from "../../engine/protocols";
+import type { GraphCapabilities, GraphStore, HealthReport, ReflectDetectorId, ReflectParams, ReflectRowMap } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
-import type { Direction, FulltextHit, NeighbourEdge, Neighbourhood, NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
+import type { PartialScope } from "../../engine/types";
+import { roleFacade } from "../role-facade";
 import * as admin from "./admin";
 import * as bulkSync from "./bulk-sync";
 import { Neo4jStoreContext } from "./context";
@@ -44,9 +23,13 @@ export interface Neo4jGraphStoreOptions {
  * (label, key, org_id, user_id) under a uniqueness constraint, a Lucene fulltext index that
  * tokenises like SQLite's FTS5, every query parameterised and scoped. Each role of GraphStore
  * lives in its own module (nodes.ts, edges.ts, fulltext.ts, names-history.ts, bulk-sync.ts,
- * admin.ts, reflect-queries.ts) over one shared Neo4jStoreContext (context.ts).
+ * admin.ts, reflect-queries.ts) over one shared Neo4jStoreContext (context.ts); the role methods
+ * forward to them through `roleFacade` (ROLE_METHODS).
  */
-export class Neo4jGraphStore implements GraphStore {
+/** The role modules the facade forwards to (ROLE_METHODS picks the methods out of them). */
+const ROLES = { ...nodes, ...edges, ...fulltext, ...namesHistory, ...bulkSync, ...admin };
+
+export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>(ROLES) implements GraphStore {
 	readonly name = "neo4j";
 	// Atomic, durable, but without savepoints: a failed nested transaction keeps its partial writes.
 	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true, noSavepoints: true };
@@ -58,8 +41,11 @@ export class Neo4jGraphStore implements GraphStore {
 		readonly conn: Neo4jConnection,
 		options: Neo4jGraphStoreOptions = {},
 	) {
-		this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
-		this.ctx = new Neo4jStoreContext(conn, this.namespace);
+		const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+		const ctx = new Neo4jStoreContext(conn, namespace);
+		super(ctx);
+		this.namespace = namespace;
+		this.ctx = ctx;
 	}
 
 	async init(): Promise<void> {
@@ -96,144 +82,6 @@ export class Neo4jGraphStore implements GraphStore {
 
 	transaction<T>(fn: () => Promise<T>): Promise<T> {
 		return this.ctx.transaction(fn);
-	}
-
-	// nodes.ts
-	mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
-		return nodes.mergeNode(this.ctx, scope, input);
-	}
-
-	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
-		return nodes.getNode(this.ctx, scope, label, key);
-	}
-
-	getNodes(scope: Scope, refs: readonly { readonly label: string; readonly key: string }[]): Promise<readonly (NodeRecord | null)[]> {
-		return nodes.getNodes(this.ctx, scope, refs);
-	}
-
-	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {
-		return nodes.getNodeById(this.ctx, scope, id);
-	}
-
-	idsOutsideScope(scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
-		return nodes.idsOutsideScope(this.ctx, scope, ids);
-	}
-
-	findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
-		return nodes.findByKey(this.ctx, scope, key);
-	}
-
-	updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null> {
-		return nodes.updateNode(this.ctx, scope, id, set, unset, now);
-	}
-
-	deleteNode(scope: Scope, id: string): Promise<boolean> {
-		return nodes.deleteNode(this.ctx, scope, id);
-	}
-
-	listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
-		return nodes.listNodes(this.ctx, scope, query);
-	}
-
-	labelCounts(scope: PartialScope): Promise<Readonly<Record<string, number>>> {
-		return nodes.labelCounts(this.ctx, scope);
-	}
-
-	counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {
-		return nodes.counts(this.ctx, scope);
-	}
-
-	// edges.ts
-	mergeEdge(scope: Scope, input: MergeEdgeInput): Promise<{ readonly created: boolean }> {
-		return edges.mergeEdge(this.ctx, scope, input);
-	}
-
-	deleteEdge(scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
-		return edges.deleteEdge(this.ctx, scope, fromId, type, toId);
-	}
-
-	edgesOf(scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {
-		return edges.edgesOf(this.ctx, scope, id, direction, types);
-	}
-
-	neighbourhood(scope: PartialScope, id: string, hops: number, fanOutCap: number): Promise<Neighbourhood | null> {
-		return edges.neighbourhood(this.ctx, scope, id, hops, fanOutCap);
-	}
-
-	adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
-		return edges.adjacency(this.ctx, scope, ids, cap);
-	}
-
-	// fulltext.ts
-	fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
-		return fulltext.fulltext(this.ctx, scope, query);
-	}
-
-	// names-history.ts
-	nameCandidates(scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
-		return namesHistory.nameCandidates(this.ctx, scope, query);
-	}
-
-	recordHistory(scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {
-		return namesHistory.recordHistory(this.ctx, scope, entries);
-	}
-
-	nodeHistory(scope: PartialScope, nodeId: string, query: NodeHistoryQuery): Promise<readonly HistoryEntry[]> {
-		return namesHistory.nodeHistory(this.ctx, scope, nodeId, query);
-	}
-
-	nodesValidAt(scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]> {
-		return namesHistory.nodesValidAt(this.ctx, scope, query);
-	}
-
-	// bulk-sync.ts
-	rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null> {
-		return bulkSync.rekeyNode(this.ctx, scope, id, input);
-	}
-
-	mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
-		return bulkSync.mergeNodes(this.ctx, scope, inputs);
-	}
-
-	mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
-		return bulkSync.mergeEdges(this.ctx, scope, inputs);
-	}
-
-	listNodeFields(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]> {
-		return bulkSync.listNodeFields(this.ctx, scope, query);
-	}
-
-	// admin.ts
-	checkIntegrity(): Promise<readonly IntegrityCheck[]> {
-		return admin.checkIntegrity(this.ctx);
-	}
-
-	forgetScope(scope: Scope): Promise<ScopeForgetReport> {
-		return admin.forgetScope(this.ctx, scope);
-	}
-
-	scopeFootprint(scope: PartialScope): Promise<ScopeFootprint> {
-		return admin.scopeFootprint(this.ctx, scope);
-	}
-
-	getMeta(key: string): Promise<string | null> {
-		return admin.getMeta(this.ctx, key);
-	}
-
-	setMeta(key: string, value: string): Promise<void> {
-		return admin.setMeta(this.ctx, key, value);
-	}
-
-	deleteMeta(key: string): Promise<void> {
-		return admin.deleteMeta(this.ctx, key);
-	}
-
-	listScopes(): Promise<readonly Scope[]> {
-		return admin.listScopes(this.ctx);
-	}
-
-	listMeta(): Promise<readonly (readonly [string, string])[]> {
-		return admin.listMeta(this.ctx);
 	}
 
 	/** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */

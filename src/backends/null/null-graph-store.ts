@@ -1,137 +1,85 @@
-import type {
-	Adjacency,
-	GraphCapabilities,
-	GraphStore,
-	HealthReport,
-	MergeEdgeInput,
-	MergeNodeInput,
-	MergeNodeResult,
-	NodeFields,
-	ReflectDetectorId,
-	ReflectRowMap,
-	ScopeForgetReport,
-	HistoryEntry,
-	ScopeFootprint,
-} from "../../engine/protocols";
+import type { GraphCapabilities, GraphStore, HealthReport, MergeEdgeInput, MergeNodeInput, ReflectDetectorId, ReflectRowMap } from "../../engine/protocols";
 import { requireScope } from "../../engine/scope";
-import type { FulltextHit, Neighbourhood, NeighbourEdge, NodeRecord, Scope } from "../../engine/types";
+import type { NodeRecord, Scope } from "../../engine/types";
+import { roleFacade } from "../role-facade";
+
+/** The null store's only state: settings, so a dry run reads back what it set. */
+type NullContext = Map<string, string>;
+
+/**
+ * What the null store answers for each role method (ROLE_METHODS): writes report what they would
+ * have stored, reads find nothing. The optional methods a dry run has no use for are left out.
+ */
+const ROLES = {
+	mergeNode: (_ctx: NullContext, scope: Scope, input: MergeNodeInput) => {
+		requireScope(scope);
+		const props = { ...input.setOnCreate, ...input.set, org_id: scope.orgId, user_id: scope.userId };
+		const id = typeof input.setOnCreate.engrama_id === "string" ? input.setOnCreate.engrama_id : "";
+		const node: NodeRecord = { id, label: input.label, keyField: input.keyField, key: input.key, props, createdAt: input.now, updatedAt: input.now };
+		return { node, created: true };
+	},
+	mergeEdge: (_ctx: NullContext, scope: Scope) => {
+		requireScope(scope);
+		return { created: true };
+	},
+	mergeEdges: (_ctx: NullContext, scope: Scope, inputs: readonly MergeEdgeInput[]) => {
+		requireScope(scope);
+		return { created: inputs.length };
+	},
+	recordHistory: (_ctx: NullContext, scope: Scope) => {
+		requireScope(scope);
+	},
+	getNode: () => null,
+	getNodeById: () => null,
+	idsOutsideScope: () => new Set<string>(),
+	findByKey: () => [],
+	updateNode: () => null,
+	deleteNode: () => false,
+	listNodes: () => [],
+	labelCounts: () => ({}),
+	counts: () => ({ nodes: 0, edges: 0 }),
+	deleteEdge: () => false,
+	edgesOf: () => [],
+	neighbourhood: () => null,
+	adjacency: () => new Map(),
+	fulltext: () => [],
+	nameCandidates: () => [],
+	nodeHistory: () => [],
+	nodesValidAt: () => [],
+	rekeyNode: () => null,
+	listNodeFields: () => [],
+	forgetScope: () => ({ nodes: 0, edges: 0 }),
+	scopeFootprint: () => ({ nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 }),
+	getMeta: (meta: NullContext, key: string) => meta.get(key) ?? null,
+	setMeta: (meta: NullContext, key: string, value: string) => {
+		meta.set(key, value);
+	},
+	deleteMeta: (meta: NullContext, key: string) => {
+		meta.delete(key);
+	},
+};
 
 /**
  * Accepts every write and keeps nothing: for dry runs and for wiring tests. Writes report
  * `created: true` with the record they would have stored; reads find nothing.
  */
-export class NullGraphStore implements GraphStore {
+export class NullGraphStore extends roleFacade<NullContext, typeof ROLES>(ROLES) implements GraphStore {
 	readonly name = "null";
 	readonly capabilities: GraphCapabilities = { atomicTransactions: false, durable: false };
+
+	constructor() {
+		super(new Map());
+	}
 
 	async init(): Promise<void> {}
 	async close(): Promise<void> {}
 	async health(): Promise<HealthReport> {
 		return { ok: true, backend: this.name, nodes: 0, edges: 0, detail: "null backend: nothing is stored" };
 	}
-
-	async mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
-		requireScope(scope);
-		const props = { ...input.setOnCreate, ...input.set, org_id: scope.orgId, user_id: scope.userId };
-		const node: NodeRecord = {
-			id: typeof input.setOnCreate.engrama_id === "string" ? input.setOnCreate.engrama_id : "",
-			label: input.label,
-			keyField: input.keyField,
-			key: input.key,
-			props,
-			createdAt: input.now,
-			updatedAt: input.now,
-		};
-		return { node, created: true };
-	}
-	async getNode(): Promise<NodeRecord | null> {
-		return null;
-	}
-	async getNodeById(): Promise<NodeRecord | null> {
-		return null;
-	}
-	async idsOutsideScope(): Promise<ReadonlySet<string>> {
-		return new Set();
-	}
-	async findByKey(): Promise<readonly NodeRecord[]> {
-		return [];
-	}
-	async updateNode(): Promise<NodeRecord | null> {
-		return null;
-	}
-	async deleteNode(): Promise<boolean> {
-		return false;
-	}
-	async mergeEdge(scope: Scope, _input: MergeEdgeInput): Promise<{ readonly created: boolean }> {
-		requireScope(scope);
-		return { created: true };
-	}
-	async deleteEdge(): Promise<boolean> {
-		return false;
-	}
-	async edgesOf(): Promise<readonly NeighbourEdge[]> {
-		return [];
-	}
-	async neighbourhood(): Promise<Neighbourhood | null> {
-		return null;
-	}
-	async fulltext(): Promise<readonly FulltextHit[]> {
-		return [];
-	}
-	async listNodes(): Promise<readonly NodeRecord[]> {
-		return [];
-	}
-	async labelCounts(): Promise<Readonly<Record<string, number>>> {
-		return {};
-	}
-	async counts(): Promise<{ readonly nodes: number; readonly edges: number }> {
-		return { nodes: 0, edges: 0 };
-	}
-	async forgetScope(): Promise<ScopeForgetReport> {
-		return { nodes: 0, edges: 0 };
-	}
-	private readonly meta = new Map<string, string>();
-	async getMeta(key: string): Promise<string | null> {
-		return this.meta.get(key) ?? null;
-	}
-	async setMeta(key: string, value: string): Promise<void> {
-		this.meta.set(key, value);
-	}
-	async deleteMeta(key: string): Promise<void> {
-		this.meta.delete(key);
-	}
 	async transaction<T>(fn: () => Promise<T>): Promise<T> {
 		return fn();
 	}
-	async nameCandidates(): Promise<readonly NodeRecord[]> {
-		return [];
-	}
-	async recordHistory(scope: Scope): Promise<void> {
-		requireScope(scope);
-	}
-	async nodeHistory(): Promise<readonly HistoryEntry[]> {
-		return [];
-	}
-	async nodesValidAt(): Promise<readonly NodeRecord[]> {
-		return [];
-	}
-	async scopeFootprint(): Promise<ScopeFootprint> {
-		return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
-	}
-	async rekeyNode(): Promise<NodeRecord | null> {
-		return null;
-	}
-	async mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
-		requireScope(scope);
-		return { created: inputs.length };
-	}
-	async listNodeFields(): Promise<readonly NodeFields[]> {
-		return [];
-	}
 	async reflectRows<D extends ReflectDetectorId>(): Promise<readonly ReflectRowMap[D][]> {
 		return [];
-	}
-	async adjacency(): Promise<ReadonlyMap<string, Adjacency>> {
-		return new Map();
 	}
 }

@@ -136,7 +136,7 @@ export function searchPassages(ctx: SqliteStoreContext, scope: PartialScope, que
 }
 
 /** Stores passage vectors; their dimension is the node vectors' (engrama_meta), or fixes its own until those exist. */
-export function upsertPassageVectors(ctx: SqliteStoreContext, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): void {
+export function upsertPassageVectors(ctx: SqliteStoreContext, _scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): void {
 	if (vectors.length === 0) return;
 	const dims = vectors[0].vector.length;
 	const meta = Number(ctx.conn.get<{ value: string }>("SELECT value FROM engrama_meta WHERE key = 'embedding_dimensions'")?.value ?? 0);
@@ -165,6 +165,20 @@ export function passageKnn(ctx: SqliteStoreContext, scope: PartialScope, vector:
 	// bm25-like order for hitsOf: lower first.
 	const ranked = near.map((r) => ({ rowid: r.passage_id, rank: -(1 - r.distance) }));
 	return hitsOf(ctx, scope, ranked, [], k);
+}
+
+/** The vectors of one node's passages, by passage id (related notes average them). */
+export function passageVectorsOf(ctx: SqliteStoreContext, scope: PartialScope, nodeId: string): ReadonlyMap<string, Float32Array> {
+	const out = new Map<string, Float32Array>();
+	const rowId = isFullScope(scope) && hasVectorTable(ctx) ? ctx.rowIds(scope, [nodeId]).get(nodeId) : undefined;
+	if (rowId === undefined) return out;
+	const rows = ctx.conn.all<{ id: number; embedding: Uint8Array }>(
+		`SELECT p.id AS id, v.embedding AS embedding FROM note_passages p JOIN ${PASSAGE_VECTORS} v ON v.passage_id = p.id WHERE p.node_id = ? ORDER BY p.id`,
+		[rowId],
+	);
+	// A copy of exactly the blob: native SQLite returns a Buffer, whose slice() shares a larger pool.
+	for (const row of rows) out.set(String(row.id), new Float32Array(Uint8Array.prototype.slice.call(row.embedding).buffer));
+	return out;
 }
 
 /**

@@ -1,37 +1,8 @@
-import type {
-	CompactReport,
-	Adjacency,
-	FulltextQuery,
-	GraphCapabilities,
-	GraphStore,
-	HealthReport,
-	HistoryEntry,
-	IntegrityCheck,
-	IntegrityCheckId,
-	ListNodesQuery,
-	MergeEdgeInput,
-	MergeNodeInput,
-	MergeNodesOptions,
-	MergeNodeResult,
-	NameCandidatesQuery,
-	NodeFields,
-	NodeHistoryQuery,
-	PassageChange,
-	PassageHit,
-	PassageInput,
-	PassageToEmbed,
-	ReflectDetectorId,
-	ReflectParams,
-	ReflectRowMap,
-	RekeyNodeInput,
-	ScopeFootprint,
-	ScopeForgetReport,
-	StoredPassage,
-	ValidAtQuery,
-} from "../../engine/protocols";
-import type { Direction, FulltextHit, NeighbourEdge, Neighbourhood, NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
+import type { GraphCapabilities, GraphStore, HealthReport, ReflectDetectorId, ReflectParams, ReflectRowMap } from "../../engine/protocols";
+import type { PartialScope, Scope } from "../../engine/types";
 import * as admin from "./admin";
 import * as bulkSync from "./bulk-sync";
+import { roleFacade } from "../role-facade";
 import { SqliteStoreContext } from "./context";
 import * as edges from "./edges";
 import * as fulltext from "./fulltext";
@@ -52,9 +23,13 @@ const DEFERRED_INDEX_SLICE = 2000;
  * The default graph backend: nodes, edges and FTS5 in one SQLite database (WASM, or native in Node).
  * All statements are parameterised; only constant SQL fragments are interpolated. Each role of
  * GraphStore lives in its own module (nodes.ts, edges.ts, fulltext.ts, names-history.ts,
- * bulk-sync.ts, admin.ts, reflect-queries.ts) over one shared SqliteStoreContext (context.ts).
+ * bulk-sync.ts, passages.ts, admin.ts, reflect-queries.ts) over one shared SqliteStoreContext
+ * (context.ts); the role methods forward to them through `roleFacade` (ROLE_METHODS).
  */
-export class SqliteGraphStore implements GraphStore {
+/** The role modules the facade forwards to (ROLE_METHODS picks the methods out of them). */
+const ROLES = { ...nodes, ...edges, ...passages, ...fulltext, ...namesHistory, ...bulkSync, ...admin };
+
+export class SqliteGraphStore extends roleFacade<SqliteStoreContext, typeof ROLES>(ROLES) implements GraphStore {
 	readonly name = "sqlite";
 	readonly capabilities: GraphCapabilities;
 	private closed = false;
@@ -67,9 +42,11 @@ export class SqliteGraphStore implements GraphStore {
 		private readonly conn: SqliteConnection,
 		options: { engine?: string } = {},
 	) {
+		const ctx = new SqliteStoreContext(conn);
+		super(ctx);
+		this.ctx = ctx;
 		this.engine = options.engine ?? "WASM SQLite";
 		this.capabilities = { atomicTransactions: true, durable: conn.path !== ":memory:" };
-		this.ctx = new SqliteStoreContext(conn);
 	}
 
 	async init(): Promise<void> {
@@ -132,189 +109,6 @@ export class SqliteGraphStore implements GraphStore {
 	/** Internal row ids of the given engrama ids (for the vector store on the same file). */
 	rowIds(scope: Scope, ids: readonly string[]): Map<string, number> {
 		return this.ctx.rowIds(scope, ids);
-	}
-
-	// nodes.ts
-	mergeNode(scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
-		return nodes.mergeNode(this.ctx, scope, input);
-	}
-
-	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null> {
-		return nodes.getNode(this.ctx, scope, label, key);
-	}
-
-	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {
-		return nodes.getNodeById(this.ctx, scope, id);
-	}
-
-	idsOutsideScope(scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
-		return nodes.idsOutsideScope(this.ctx, scope, ids);
-	}
-
-	findByKey(scope: PartialScope, key: string): Promise<readonly NodeRecord[]> {
-		return nodes.findByKey(this.ctx, scope, key);
-	}
-
-	updateNode(scope: Scope, id: string, set: Props, unset: readonly string[], now: string): Promise<NodeRecord | null> {
-		return nodes.updateNode(this.ctx, scope, id, set, unset, now);
-	}
-
-	deleteNode(scope: Scope, id: string): Promise<boolean> {
-		return nodes.deleteNode(this.ctx, scope, id);
-	}
-
-	listNodes(scope: PartialScope, query: ListNodesQuery): Promise<readonly NodeRecord[]> {
-		return nodes.listNodes(this.ctx, scope, query);
-	}
-
-	labelCounts(scope: PartialScope): Promise<Readonly<Record<string, number>>> {
-		return nodes.labelCounts(this.ctx, scope);
-	}
-
-	counts(scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {
-		return nodes.counts(this.ctx, scope);
-	}
-
-	// edges.ts
-	mergeEdge(scope: Scope, input: MergeEdgeInput): Promise<{ readonly created: boolean }> {
-		return edges.mergeEdge(this.ctx, scope, input);
-	}
-
-	deleteEdge(scope: Scope, fromId: string, type: string, toId: string): Promise<boolean> {
-		return edges.deleteEdge(this.ctx, scope, fromId, type, toId);
-	}
-
-	edgesOf(scope: PartialScope, id: string, direction: Direction, types?: readonly string[]): Promise<readonly NeighbourEdge[]> {
-		return edges.edgesOf(this.ctx, scope, id, direction, types);
-	}
-
-	neighbourhood(scope: PartialScope, id: string, hops: number, fanOutCap: number): Promise<Neighbourhood | null> {
-		return edges.neighbourhood(this.ctx, scope, id, hops, fanOutCap);
-	}
-
-	adjacency(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
-		return edges.adjacency(this.ctx, scope, ids, cap);
-	}
-
-	// passages.ts
-	async writePassages(scope: Scope, nodeId: string, input: readonly PassageInput[]): Promise<PassageChange> {
-		return passages.writePassages(this.ctx, scope, nodeId, input);
-	}
-
-	async hasPassages(scope: PartialScope): Promise<boolean> {
-		return passages.hasPassages(this.ctx, scope);
-	}
-
-	async passagesOf(scope: PartialScope, nodeId: string): Promise<readonly StoredPassage[]> {
-		return passages.passagesOf(this.ctx, scope, nodeId);
-	}
-
-	async searchPassages(scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]> {
-		return passages.searchPassages(this.ctx, scope, query);
-	}
-
-	async upsertPassageVectors(_scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void> {
-		passages.upsertPassageVectors(this.ctx, vectors);
-	}
-
-	async passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]> {
-		return passages.passageKnn(this.ctx, scope, vector, k);
-	}
-
-	async passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly PassageToEmbed[]> {
-		return passages.passagesWithoutVectors(this.ctx, scope, limit);
-	}
-
-	async countPassagesWithoutVectors(scope: Scope): Promise<number> {
-		return passages.countPassagesWithoutVectors(this.ctx, scope);
-	}
-
-	// fulltext.ts
-	fulltext(scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
-		return fulltext.fulltext(this.ctx, scope, query);
-	}
-
-	// names-history.ts
-	nameCandidates(scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
-		return namesHistory.nameCandidates(this.ctx, scope, query);
-	}
-
-	recordHistory(scope: Scope, entries: readonly HistoryEntry[]): Promise<void> {
-		return namesHistory.recordHistory(this.ctx, scope, entries);
-	}
-
-	nodeHistory(scope: PartialScope, nodeId: string, query: NodeHistoryQuery): Promise<readonly HistoryEntry[]> {
-		return namesHistory.nodeHistory(this.ctx, scope, nodeId, query);
-	}
-
-	nodesValidAt(scope: PartialScope, query: ValidAtQuery): Promise<readonly NodeRecord[]> {
-		return namesHistory.nodesValidAt(this.ctx, scope, query);
-	}
-
-	// bulk-sync.ts
-	rekeyNode(scope: Scope, id: string, input: RekeyNodeInput): Promise<NodeRecord | null> {
-		return bulkSync.rekeyNode(this.ctx, scope, id, input);
-	}
-
-	mergeNodes(scope: Scope, inputs: readonly MergeNodeInput[], options?: MergeNodesOptions): Promise<readonly MergeNodeResult[]> {
-		return bulkSync.mergeNodes(this.ctx, scope, inputs, options);
-	}
-
-	async buildDeferredIndexes(limit: number): Promise<boolean> {
-		return bulkSync.buildDeferredIndexes(this.ctx, limit);
-	}
-
-	mergeEdges(scope: Scope, inputs: readonly MergeEdgeInput[]): Promise<{ readonly created: number }> {
-		return bulkSync.mergeEdges(this.ctx, scope, inputs);
-	}
-
-	listNodeFields(scope: PartialScope, query: ListNodesQuery & { readonly fields: readonly string[] }): Promise<readonly NodeFields[]> {
-		return bulkSync.listNodeFields(this.ctx, scope, query);
-	}
-
-	// admin.ts
-	checkIntegrity(): Promise<readonly IntegrityCheck[]> {
-		return admin.checkIntegrity(this.ctx);
-	}
-
-	repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
-		return admin.repairIntegrity(this.ctx);
-	}
-
-	forgetScope(scope: Scope): Promise<ScopeForgetReport> {
-		return admin.forgetScope(this.ctx, scope);
-	}
-
-	scopeFootprint(scope: PartialScope): Promise<ScopeFootprint> {
-		return admin.scopeFootprint(this.ctx, scope);
-	}
-
-	getMeta(key: string): Promise<string | null> {
-		return admin.getMeta(this.ctx, key);
-	}
-
-	setMeta(key: string, value: string): Promise<void> {
-		return admin.setMeta(this.ctx, key, value);
-	}
-
-	deleteMeta(key: string): Promise<void> {
-		return admin.deleteMeta(this.ctx, key);
-	}
-
-	listScopes(): Promise<readonly Scope[]> {
-		return admin.listScopes(this.ctx);
-	}
-
-	listMeta(): Promise<readonly (readonly [string, string])[]> {
-		return admin.listMeta(this.ctx);
-	}
-
-	purgeDeleted(): Promise<void> {
-		return admin.purgeDeleted(this.ctx);
-	}
-
-	compact(): Promise<CompactReport> {
-		return admin.compact(this.ctx);
 	}
 
 	// reflect-queries.ts

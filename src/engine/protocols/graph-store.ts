@@ -59,3 +59,31 @@ export type Reads<Role> = Omit<Role, GraphStoreWrite>;
 
 /** The GraphStore as `Memory.graph` shows it. */
 export type GraphReads = Reads<GraphStore>;
+
+/**
+ * Every GraphStore method a backend serves from its role modules (`fn(ctx, ...args)`), by role:
+ * the one list the backends' facades and the null store are built from (src/backends/role-facade.ts).
+ * Adding a store method: its protocol, each backend's role module, and this list.
+ * Left out, written by hand on each store: its lifecycle (init, close, health), `transaction`, and
+ * the generic `reflectRows`.
+ */
+export const ROLE_METHODS = {
+	nodes: ["mergeNode", "getNode", "getNodeById", "idsOutsideScope", "findByKey", "updateNode", "deleteNode", "listNodes", "labelCounts", "counts"],
+	edges: ["mergeEdge", "deleteEdge", "edgesOf", "neighbourhood", "adjacency"],
+	fulltext: ["fulltext"],
+	namesHistory: ["nameCandidates", "recordHistory", "nodeHistory", "nodesValidAt"],
+	bulkSync: ["rekeyNode", "mergeEdges", "mergeNodes", "getNodes", "buildDeferredIndexes", "listNodeFields"],
+	passages: ["writePassages", "hasPassages", "passagesOf", "searchPassages", "upsertPassageVectors", "passageKnn", "passageVectorsOf", "passagesWithoutVectors", "countPassagesWithoutVectors"],
+	admin: ["forgetScope", "getMeta", "setMeta", "deleteMeta", "listScopes", "listMeta", "purgeDeleted", "compact", "checkIntegrity", "repairIntegrity", "scopeFootprint"],
+} as const satisfies Record<string, readonly (keyof GraphStore)[]>;
+
+export type RoleMethod = (typeof ROLE_METHODS)[keyof typeof ROLE_METHODS][number];
+
+/** Written by hand on each store, outside the role list. */
+export type HandWrittenMethod = "name" | "capabilities" | "init" | "close" | "health" | "transaction" | "reflectRows";
+
+/** Fails to compile when a GraphStore method is neither in ROLE_METHODS nor hand-written. */
+const everyMethodListed: [Exclude<keyof GraphStore, RoleMethod | HandWrittenMethod>] extends [never] ? true : never = true;
+void everyMethodListed;
+
+export const ROLE_METHOD_NAMES: readonly RoleMethod[] = Object.values(ROLE_METHODS).flat();

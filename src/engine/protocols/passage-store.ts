@@ -56,6 +56,8 @@ export interface PassageStore {
 	upsertPassageVectors(scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void>;
 	/** The passages of live nodes of the scope nearest to `vector`, best first. */
 	passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]>;
+	/** The vectors of a node's passages, by passage id (related notes). */
+	passageVectorsOf(scope: PartialScope, nodeId: string): Promise<ReadonlyMap<string, Float32Array>>;
 	/** Passages of the scope's live nodes that have no vector yet (reindex), at most `limit`, in a stable order. */
 	passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly PassageToEmbed[]>;
 	/** How many `passagesWithoutVectors` would return without a limit (reindex's dry run; optional: it reads them all instead). */

@@ -22,6 +22,7 @@ import { decay, forgetByTtl, forgetNode, gdprForget, type ForgetResult, type Gdp
 import { ingest, type IngestInput, type IngestResult } from "./ingest";
 import { recall, search, type RecallOptions, type RecallView } from "./recall";
 import { relate, type RelateResult } from "./relate";
+import { related, type RelatedView } from "./related";
 import { remember, type RememberInput, type RememberResult } from "./remember";
 import type { SkillDeps } from "./skill-deps";
 import { atDate, nodeHistory, type AtDateView, type HistoryView } from "./temporal-skills";
@@ -87,6 +88,11 @@ export class Skills {
 
 	context(scope: PartialScope, ref: NodeName, hops?: number, limit?: number): Promise<ContextSkillView | null> {
 		return context(this.deps, scope, ref, hops, limit);
+	}
+
+	/** The notes most related to a note (by meaning, shared words and relations), each with the passage that makes it so. */
+	related(scope: PartialScope, ref: NodeName, limit?: number): Promise<RelatedView | null> {
+		return related(this.deps, scope, ref, limit);
 	}
 
 	forget(ctx: WriteContext, ref: NodeName, options?: { hard?: boolean }): Promise<ForgetResult> {

@@ -2,6 +2,7 @@
 // names as the WASM connection takes them, nested transactions as savepoints, errors as SqliteError.
 import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "../wasm/sqlite-connection";
 import { SqliteError } from "../wasm/errors";
+import { Savepoints } from "../savepoints";
 import type { NativeDatabase, NativeSqliteError, NativeStatement } from "./native-api";
 
 // Dynamic SQL (e.g. `IN (?, ?, ?)` of varying length) must not grow the cache without bound.
@@ -14,7 +15,7 @@ export interface NativeConnectionHooks {
 
 export class NativeConnection implements SqliteConnection {
 	private readonly statements = new Map<string, NativeStatement>();
-	private depth = 0;
+	private readonly savepoints = new Savepoints({ control: (sql) => this.control(sql), inTransaction: () => this.db.inTransaction });
 	private closed = false;
 
 	constructor(
@@ -54,29 +55,7 @@ export class NativeConnection implements SqliteConnection {
 
 	transaction<T>(fn: () => T): T {
 		this.assertOpen("transaction()");
-		const outermost = this.depth === 0;
-		const savepoint = `engrama_sp_${this.depth}`;
-		this.control(outermost ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
-		this.depth++;
-		let result: T;
-		try {
-			result = fn();
-			if (isThenable(result)) {
-				throw new TypeError("transaction() got an async function; run the awaits first, then write synchronously inside transaction().");
-			}
-		} catch (error) {
-			this.depth--;
-			this.rollback(outermost, savepoint, error);
-			throw error;
-		}
-		this.depth--;
-		try {
-			this.control(outermost ? "COMMIT" : `RELEASE ${savepoint}`);
-		} catch (error) {
-			if (outermost) this.rollback(true, savepoint, error);
-			throw error;
-		}
-		return result;
+		return this.savepoints.run(fn);
 	}
 
 	flush(): Promise<void> {
@@ -122,19 +101,6 @@ export class NativeConnection implements SqliteConnection {
 		this.guard(sql, () => this.statement(sql).run());
 	}
 
-	private rollback(outermost: boolean, savepoint: string, cause: unknown): void {
-		// SQLite may already have rolled back by itself (e.g. after SQLITE_FULL or an I/O error).
-		if (!this.db.inTransaction) return;
-		try {
-			if (outermost) this.control("ROLLBACK");
-			else {
-				this.control(`ROLLBACK TO ${savepoint}`);
-				this.control(`RELEASE ${savepoint}`);
-			}
-		} catch (rollbackError) {
-			console.error("Engrama: rollback failed after an error in a transaction", { cause, rollbackError });
-		}
-	}
 
 	private guard<R>(sql: string, action: () => R): R {
 		try {
@@ -173,8 +139,4 @@ function toSqliteError(error: unknown, sql: string): unknown {
 
 function isNativeError(error: unknown): error is NativeSqliteError {
 	return error instanceof Error && error.name === "SqliteError" && typeof (error as { code?: unknown }).code === "string";
-}
-
-function isThenable(value: unknown): boolean {
-	return typeof (value as { then?: unknown } | null)?.then === "function";
 }

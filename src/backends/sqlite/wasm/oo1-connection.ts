@@ -2,6 +2,7 @@
 import type { Sqlite3Db, Sqlite3Exports, Sqlite3Static, Sqlite3Stmt } from "./sqlite3-api";
 import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "./sqlite-connection";
 import { SqliteError } from "./errors";
+import { Savepoints } from "../savepoints";
 
 /** Where the connection's owner (file, memory or snapshot mode) plugs in. */
 export interface ConnectionHooks {
@@ -29,7 +30,7 @@ const PARAM_PREFIXES = [":", "@", "$"] as const;
 
 export class Oo1Connection implements SqliteConnection {
 	private readonly statements = new Map<string, CachedStatement>();
-	private depth = 0;
+	private readonly savepoints = new Savepoints({ control: (sql) => this.control(sql), inTransaction: () => this.inTransaction() });
 	private closed = false;
 	private readonly readRow: (stmt: Sqlite3Stmt, columns: readonly string[]) => Record<string, SqlValue>;
 
@@ -73,29 +74,7 @@ export class Oo1Connection implements SqliteConnection {
 
 	transaction<T>(fn: () => T): T {
 		this.assertOpen("transaction()");
-		const outermost = this.depth === 0;
-		const savepoint = `engrama_sp_${this.depth}`;
-		this.control(outermost ? "BEGIN IMMEDIATE" : `SAVEPOINT ${savepoint}`);
-		this.depth++;
-		let result: T;
-		try {
-			result = fn();
-			if (isThenable(result)) {
-				throw new TypeError("transaction() got an async function; run the awaits first, then write synchronously inside transaction().");
-			}
-		} catch (error) {
-			this.depth--;
-			this.rollback(outermost, savepoint, error);
-			throw error;
-		}
-		this.depth--;
-		try {
-			this.control(outermost ? "COMMIT" : `RELEASE ${savepoint}`);
-		} catch (error) {
-			if (outermost) this.rollback(true, savepoint, error);
-			throw error;
-		}
-		return result;
+		return this.savepoints.run(fn);
 	}
 
 	flush(): Promise<void> {
@@ -188,15 +167,6 @@ export class Oo1Connection implements SqliteConnection {
 		this.guard(sql, () => this.db.exec(sql));
 	}
 
-	private rollback(outermost: boolean, savepoint: string, cause: unknown): void {
-		// SQLite may already have rolled back by itself (e.g. after SQLITE_FULL or an I/O error).
-		if (!this.inTransaction()) return;
-		try {
-			this.control(outermost ? "ROLLBACK" : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
-		} catch (rollbackError) {
-			console.error("Engrama: rollback failed after an error in a transaction", { cause, rollbackError });
-		}
-	}
 
 	private guard<R>(sql: string, action: () => R): R {
 		try {
@@ -283,8 +253,4 @@ function resetQuietly(stmt: Sqlite3Stmt): void {
 	} catch {
 		// reset() re-reports the error of the failed step, which the caller already received.
 	}
-}
-
-function isThenable(value: unknown): boolean {
-	return typeof (value as { then?: unknown } | null)?.then === "function";
 }
