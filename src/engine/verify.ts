@@ -12,9 +12,9 @@ export const INTEGRITY_ADVICE: Readonly<Record<IntegrityCheckId | "vectors_missi
 	fulltext_orphans: "Fulltext rows of deleted nodes (search skips them): engrama verify --fix removes them.",
 	dangling_edges: "Relations to deleted nodes (reads skip them): engrama verify --fix removes them.",
 	edge_scope: "Relations cross scopes (org/user): neither scope sees them whole; check which program wrote them (nothing is fixed automatically).",
-	vector_orphans: "Vectors of deleted nodes (search skips them; they still hold a trace of the deleted text): engrama verify --fix removes them.",
+	vector_orphans: "Vectors of deleted nodes or note sections (search skips them; they still hold a trace of the deleted text): engrama verify --fix removes them.",
 	vector_dimensions: "The vectors do not match the memory's dimension: run engrama reindex --rebuild --apply.",
-	vectors_missing: "These nodes have no current vector (semantic search misses them): run engrama reindex --apply.",
+	vectors_missing: "These nodes or note sections have no current vector (semantic search misses them): run engrama reindex --apply.",
 };
 
 export interface VerifyFinding extends Omit<IntegrityCheck, "check"> {
@@ -55,7 +55,7 @@ export async function verifyMemory(
 		try {
 			// The reindex dry run: same rules as engrama reindex, writes nothing.
 			const plan = await reindex(deps, scope, { apply: false });
-			vectorsMissing = plan.to_embed;
+			vectorsMissing = plan.to_embed + plan.passages.to_embed;
 			notes.push(...plan.errors);
 		} catch (error) {
 			notes.push(`Vectors not checked: ${errorMessage(error)}`);

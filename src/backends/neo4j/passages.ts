@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, StoredPassage } from "../../engine/protocols";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
@@ -318,19 +318,35 @@ export async function passageVectorsOf(ctx: Neo4jStoreContext, scope: PartialSco
 }
 
 /** Passages of the scope's live nodes without a vector (reindex fills them), at most `limit`. */
-export async function passagesWithoutVectors(ctx: Neo4jStoreContext, scope: Scope, limit: number): Promise<readonly StoredPassage[]> {
+export async function passagesWithoutVectors(ctx: Neo4jStoreContext, scope: Scope, limit: number): Promise<readonly PassageToEmbed[]> {
 	if (!isFullScope(scope) || limit <= 0) return [];
 	const rows = await ctx.conn.read(
 		(q) =>
 			q.run(
 				`MATCH (p:${P}) WHERE ${SIDE_SCOPE("p")} AND p.${VECTOR_PROPERTY} IS NULL
 				${JOIN_LIVE}
-				RETURN ${PASSAGE} ORDER BY p.__seq LIMIT $limit`,
+				RETURN ${PASSAGE}, p.node AS node ORDER BY p.__seq LIMIT $limit`,
 				ctx.params(scope, { limit: int(limit) }),
 			),
 		"list passages without vectors",
 	);
-	return rows.map(stored);
+	return rows.map((row) => ({ ...stored(row), nodeId: String(row.node) }));
+}
+
+/** How many passages of the scope's live notes have no vector (reindex's dry run). */
+export async function countPassagesWithoutVectors(ctx: Neo4jStoreContext, scope: Scope): Promise<number> {
+	if (!isFullScope(scope)) return 0;
+	const rows = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (p:${P}) WHERE ${SIDE_SCOPE("p")} AND p.${VECTOR_PROPERTY} IS NULL
+				${JOIN_LIVE}
+				RETURN count(p) AS n`,
+				ctx.params(scope),
+			),
+		"count passages without vectors",
+	);
+	return Number(rows[0]?.n ?? 0);
 }
 
 /** Drops the passage vectors of a namespace (a model change); the node vectors go with them. */

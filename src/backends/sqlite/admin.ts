@@ -3,6 +3,7 @@ import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
 import { writeFts } from "./fulltext";
+import { dropPassages } from "./passages";
 import { LIVE, SCOPE_WHERE, assertScope, parseProps, scopeParams } from "./rows";
 import { ID_EXPR, ORG_EXPR, SCOPES_TABLE, SCOPE_NUMBER, USER_EXPR } from "./schema";
 import type { SqlValue } from "./wasm/sqlite-connection";
@@ -70,6 +71,8 @@ export function forgetScopeRows(ctx: SqliteStoreContext, scope: Scope): ScopeFor
 	const params = scopeParams(scope);
 	let edges = ctx.conn.run(`DELETE FROM edges WHERE from_id IN (${mine}) OR to_id IN (${mine})`, [...params, ...params]).changes;
 	const fulltext = ctx.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
+	// Passages, their words and their vectors (vec0 does not cascade).
+	const passages = dropPassages(ctx, `SELECT id FROM note_passages WHERE node_id IN (${mine})`, params);
 	edges += ctx.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
 	const nameIndex =
 		ctx.conn.run(`DELETE FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`, params).changes +
@@ -80,11 +83,12 @@ export function forgetScopeRows(ctx: SqliteStoreContext, scope: Scope): ScopeFor
 	const nodes = ctx.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, params).changes;
 	// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
 	if (fulltext > 0) ctx.conn.run("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')");
-	return { nodes, edges, fulltext, history, nameIndex };
+	if (passages > 0) ctx.conn.run("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')");
+	return { nodes, edges, fulltext, history, nameIndex, passages };
 }
 
 export async function scopeFootprint(ctx: SqliteStoreContext, scope: PartialScope): Promise<ScopeFootprint> {
-	if (!isFullScope(scope)) return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0 };
+	if (!isFullScope(scope)) return { nodes: 0, edges: 0, fulltext: 0, history: 0, nameIndex: 0, passages: 0 };
 	const params = scopeParams(scope);
 	const count = (sql: string, extra: readonly SqlValue[] = []) => Number(ctx.conn.get<{ n: number }>(sql, [...params, ...extra])?.n ?? 0);
 	const nodes = count(`SELECT count(*) AS n FROM nodes WHERE ${SCOPE_WHERE}`);
@@ -102,7 +106,8 @@ export async function scopeFootprint(ctx: SqliteStoreContext, scope: PartialScop
 		count(`SELECT count(*) AS n FROM node_names WHERE scope = ${SCOPE_NUMBER}`) +
 		count(`SELECT count(*) AS n FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`);
 	const history = count("SELECT count(*) AS n FROM node_history WHERE org_id = ? AND user_id = ?");
-	return { nodes, edges: ownEdges + foreignEdges, fulltext, history, nameIndex };
+	const passages = count(`SELECT count(*) AS n FROM note_passages WHERE node_id IN (SELECT id FROM nodes WHERE ${SCOPE_WHERE})`);
+	return { nodes, edges: ownEdges + foreignEdges, fulltext, history, nameIndex, passages };
 }
 
 export async function getMeta(ctx: SqliteStoreContext, key: string): Promise<string | null> {

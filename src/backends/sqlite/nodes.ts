@@ -5,6 +5,7 @@ import type { SqliteStoreContext } from "./context";
 import { writeFts } from "./fulltext";
 import { dropNameIndex, indexNames, insertNames, nameRows, touchesNames } from "./names-history";
 import { LIVE, NODE_COLS, SCOPE_WHERE, assertScope, identityChanged, listFilter, parseProps, scopeParams, stripColumns, toRecord } from "./rows";
+import { dropPassages } from "./passages";
 import { ID_EXPR, type NodeRow } from "./schema";
 
 /** Nodes one at a time (NodeStore): merge, read, update, delete, list and count. */
@@ -115,6 +116,8 @@ export async function deleteNode(ctx: SqliteStoreContext, scope: Scope, id: stri
 			...scopeParams(scope),
 			toRecord(row).id,
 		]);
+		// The cascade would take the passages, not their vectors.
+		dropPassages(ctx, "SELECT id FROM note_passages WHERE node_id = ?", [row.id]);
 		ctx.conn.run("DELETE FROM nodes WHERE id = ?", [row.id]);
 		return true;
 	});

@@ -1,11 +1,12 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, PassageChange, PassageHit, PassageInput, StoredPassage } from "../../engine/protocols";
+import type { FulltextQuery, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import { indexText, queryTerms } from "../../engine/search/words";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./context";
 import type { Ranked } from "./fulltext";
 import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
+import type { SqlValue } from "./wasm/sqlite-connection";
 
 /** The passages of notes (schema 11, PASSAGES_V11 in schema.ts): rows, words (passages_fts) and vectors. */
 
@@ -180,14 +181,30 @@ export function passageVectorsOf(ctx: SqliteStoreContext, scope: PartialScope, n
 	return out;
 }
 
+/**
+ * Removes the passages whose ids `idsSql` selects (with `params`), their words (the trigger) and
+ * their vectors (vec0 tables do not cascade: a node's delete or a forget must drop them here).
+ * How many passages were removed.
+ */
+export function dropPassages(ctx: SqliteStoreContext, idsSql: string, params: readonly SqlValue[]): number {
+	if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (${idsSql})`, params);
+	return ctx.conn.run(`DELETE FROM note_passages WHERE id IN (${idsSql})`, params).changes;
+}
+
+const missingVector = (ctx: SqliteStoreContext) => (hasVectorTable(ctx) ? ` AND p.id NOT IN (SELECT passage_id FROM ${PASSAGE_VECTORS})` : "");
+
 /** Passages of the scope's live nodes without a vector (reindex fills them), at most `limit`. */
-export function passagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope, limit: number): readonly StoredPassage[] {
-	const missing = hasVectorTable(ctx) ? ` AND p.id NOT IN (SELECT passage_id FROM ${PASSAGE_VECTORS})` : "";
+export function passagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope, limit: number): readonly PassageToEmbed[] {
 	return ctx.conn
-		.all<HitRow>(`SELECT ${HIT_COLS} FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} AND ${N_LIVE}${missing} ORDER BY p.id LIMIT ?`, [
+		.all<HitRow>(`SELECT ${HIT_COLS} FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} AND ${N_LIVE}${missingVector(ctx)} ORDER BY p.id LIMIT ?`, [
 			scope.orgId,
 			scope.userId,
 			limit,
 		])
-		.map(stored);
+		.map((row) => ({ ...stored(row), nodeId: row.node }));
+}
+
+export function countPassagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope): number {
+	const sql = `SELECT count(*) AS n FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} AND ${N_LIVE}${missingVector(ctx)}`;
+	return Number(ctx.conn.get<{ n: number }>(sql, [scope.orgId, scope.userId])?.n ?? 0);
 }

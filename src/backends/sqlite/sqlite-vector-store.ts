@@ -6,6 +6,9 @@ import { PASSAGE_VECTORS } from "./passages";
 import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, quantisedTableSql } from "./schema";
 import type { SqliteGraphStore } from "./sqlite-graph-store";
 
+// Passage vectors whose passage is gone (vec0 rows do not follow a cascade).
+const PASSAGE_ORPHANS = `FROM ${PASSAGE_VECTORS} WHERE passage_id NOT IN (SELECT id FROM note_passages)`;
+
 const TABLE = "node_embeddings";
 const CODES = QUANTISED_TABLE;
 // vec0 returns the global top k; scope and archive filters run after, so ask for more.
@@ -200,14 +203,29 @@ export class SqliteVectorStore implements VectorStore {
 	}
 
 	async repairIntegrity(): Promise<Partial<Record<IntegrityCheckId, number>>> {
-		if (!this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE])) return { vector_orphans: 0 };
+		const passages = this.hasPassageVectors() ? this.conn.run(`DELETE ${PASSAGE_ORPHANS}`).changes : 0;
+		if (!this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE])) return { vector_orphans: passages };
 		if (this.hasCodes()) this.conn.run(`DELETE FROM ${CODES} WHERE node_id NOT IN (SELECT id FROM nodes)`);
-		return { vector_orphans: this.conn.run(`DELETE FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`).changes };
+		return { vector_orphans: passages + this.conn.run(`DELETE FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`).changes };
+	}
+
+	/** Vectors of passages that are gone (a node deleted by an older version or another program). */
+	private passageOrphans(): { problems: number; samples: string[] } {
+		if (!this.hasPassageVectors()) return { problems: 0, samples: [] };
+		return {
+			problems: Number(this.conn.get<{ n: number }>(`SELECT count(*) AS n ${PASSAGE_ORPHANS}`)?.n ?? 0),
+			samples: this.conn.all<{ passage_id: number }>(`SELECT passage_id ${PASSAGE_ORPHANS} ORDER BY passage_id LIMIT 5`).map((r) => `vector of passage ${r.passage_id}`),
+		};
+	}
+
+	private hasPassageVectors(): boolean {
+		return this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [PASSAGE_VECTORS]) !== undefined;
 	}
 
 	async checkIntegrity(): Promise<readonly IntegrityCheck[]> {
 		const exists = this.conn.get("SELECT 1 AS x FROM sqlite_master WHERE name = ?", [TABLE]);
-		if (!exists) return [{ check: "vector_orphans", problems: 0, samples: [] }, { check: "vector_dimensions", problems: 0, samples: [] }];
+		const passages = this.passageOrphans();
+		if (!exists) return [{ check: "vector_orphans", ...passages }, { check: "vector_dimensions", problems: 0, samples: [] }];
 		const orphans = `FROM ${TABLE} WHERE node_id NOT IN (SELECT id FROM nodes)`;
 		const dims = await this.dimensions();
 		// vec0 fixes one dimension per table: a mismatch is between the table and the recorded one.
@@ -218,8 +236,11 @@ export class SqliteVectorStore implements VectorStore {
 		return [
 			{
 				check: "vector_orphans",
-				problems: Number(this.conn.get<{ n: number }>(`SELECT count(*) AS n ${orphans}`)?.n ?? 0),
-				samples: this.conn.all<{ node_id: number }>(`SELECT node_id ${orphans} ORDER BY node_id LIMIT 5`).map((r) => `vector of row ${r.node_id}`),
+				problems: Number(this.conn.get<{ n: number }>(`SELECT count(*) AS n ${orphans}`)?.n ?? 0) + passages.problems,
+				samples: [
+					...this.conn.all<{ node_id: number }>(`SELECT node_id ${orphans} ORDER BY node_id LIMIT 5`).map((r) => `vector of row ${r.node_id}`),
+					...passages.samples,
+				].slice(0, 5),
 			},
 			{
 				check: "vector_dimensions",

@@ -190,7 +190,7 @@ function registerForgetCommand(program: Command): void {
 						out.result(report, () =>
 							[
 								`${report.mode === "apply" ? "Removed" : "Would remove (dry run; --apply to do it)"} for ${report.scope.org_id}/${report.scope.user_id}:`,
-								`  ${c.nodes} nodes, ${c.edges} relations, ${c.vectors} vectors, ${c.fulltext} fulltext rows, ${c.history} history entries, ${c.name_index} name-index rows`,
+								`  ${c.nodes} nodes, ${c.edges} relations, ${c.vectors} vectors, ${c.fulltext} fulltext rows, ${c.history} history entries, ${c.name_index} name-index rows, ${c.passages} note passages`,
 							].join("\n"),
 						);
 						return;

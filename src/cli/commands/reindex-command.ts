@@ -20,13 +20,14 @@ function describe(report: ReindexReport): string {
 			(report.stored_dimensions ? `; the memory holds ${report.stored_dimensions}-dimensional vectors` : "; the memory holds no vectors yet"),
 		`${report.scanned} live nodes: ${report.up_to_date} up to date, ${report.to_embed} to embed${reasons ? ` (${reasons})` : ""}` +
 			(report.deferred > 0 ? `, ${report.deferred} left for a later run (--limit)` : ""),
+		`${report.passages.to_embed} note sections to embed` + (report.passages.deferred > 0 ? `, ${report.passages.deferred} left for a later run (--limit)` : ""),
 	];
 	if (report.dry_run) {
 		for (const s of report.sample) lines.push(`  [${s.label}] ${s.name}: ${s.reason.replaceAll("_", " ")}`);
-		if (report.to_embed > 0) lines.push('Dry run: nothing was written. Add --apply to embed them.');
+		if (report.to_embed + report.passages.to_embed > 0) lines.push('Dry run: nothing was written. Add --apply to embed them.');
 	} else {
 		if (report.reset) lines.push("Every vector in the file was dropped first (the dimension changed).");
-		lines.push(`Embedded ${report.embedded}, failed ${report.failed}.`);
+		lines.push(`Embedded ${report.embedded}, failed ${report.failed}; note sections: embedded ${report.passages.embedded}, failed ${report.passages.failed}.`);
 	}
 	for (const error of report.errors) lines.push(`! ${error}`);
 	return lines.join("\n");
@@ -35,10 +36,10 @@ function describe(report: ReindexReport): string {
 export function registerReindexCommand(program: Command): void {
 	program
 		.command("reindex")
-		.description("embed the nodes that have no vector (or a stale one); a dry run unless --apply")
+		.description("embed the nodes and note sections that have no vector (or a stale one); a dry run unless --apply")
 		.option("--apply", "embed and store the vectors (default: only report)")
 		.option("--rebuild", "re-embed every node (after changing the model)")
-		.option("--limit <n>", "embed at most n nodes in this run")
+		.option("--limit <n>", "embed at most n nodes (and n note sections) in this run")
 		.option("--batch-size <n>", "texts per embedder call", "32")
 		.action(async (options: ReindexFlags, command: Command) =>
 			runWithMemory(command, async ({ opened, skills, out }) => {
@@ -60,7 +61,7 @@ export function registerReindexCommand(program: Command): void {
 					},
 				);
 				out.result(report, () => describe(report));
-				if (report.failed > 0) process.exitCode = 2;
+				if (report.failed + report.passages.failed > 0) process.exitCode = 2;
 			}),
 		);
 }

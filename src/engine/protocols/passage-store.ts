@@ -17,6 +17,12 @@ export interface StoredPassage extends PassageInput {
 	readonly id: string;
 }
 
+/** A passage that needs a vector, with its node (the embedded text names the note). */
+export interface PassageToEmbed extends StoredPassage {
+	/** Its node's engrama_id. */
+	readonly nodeId: string;
+}
+
 /** What `writePassages` changed: passages added (they need vectors), kept and removed. */
 export interface PassageChange {
 	readonly added: readonly StoredPassage[];
@@ -64,6 +70,8 @@ export interface PassageStore {
 	passageKnn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]>;
 	/** The vectors of a node's passages, by passage id (related notes). */
 	passageVectorsOf(scope: PartialScope, nodeId: string): Promise<ReadonlyMap<string, Float32Array>>;
-	/** Passages of the scope that have no vector yet (reindex), at most `limit`. */
-	passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly StoredPassage[]>;
+	/** Passages of the scope's live nodes that have no vector yet (reindex), at most `limit`, in a stable order. */
+	passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly PassageToEmbed[]>;
+	/** How many `passagesWithoutVectors` would return without a limit (reindex's dry run; optional: it reads them all instead). */
+	countPassagesWithoutVectors?(scope: Scope): Promise<number>;
 }

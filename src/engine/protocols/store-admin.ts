@@ -66,6 +66,8 @@ export interface ScopeForgetReport {
 	readonly history?: number;
 	/** Name-index rows removed (names and fragments). */
 	readonly nameIndex?: number;
+	/** Passages of notes removed, with their words and vectors (0 or absent where the store keeps none). */
+	readonly passages?: number;
 }
 
 /** Every row a scope owns in the graph store, for a GDPR dry run. */
@@ -75,6 +77,8 @@ export interface ScopeFootprint {
 	readonly fulltext: number;
 	readonly history: number;
 	readonly nameIndex: number;
+	/** Passages of notes (absent where the store keeps none). */
+	readonly passages?: number;
 }
 
 /** The store as a whole: lifecycle, transactions, settings, GDPR forget and integrity checks. */

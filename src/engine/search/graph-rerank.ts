@@ -34,6 +34,18 @@ export function nameWords(text: string): string {
 	return (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
 }
 
+/**
+ * True when the query, as words, is the node's name or one of its aliases: a search for a note by
+ * its title, which must find that node first (search's name term), not a note that mentions it.
+ */
+export function queryNames(queryWords: string, node: Pick<NodeRecord, "key" | "props">): boolean {
+	if (queryWords === "") return false;
+	if (nameWords(node.key) === queryWords) return true;
+	const aliases = node.props.aliases;
+	const list = Array.isArray(aliases) ? aliases : typeof aliases === "string" ? aliases.split(",") : [];
+	return list.some((alias) => typeof alias === "string" && nameWords(alias) === queryWords);
+}
+
 /** Nodes whose whole name appears in the query as words (names under 3 characters never do). */
 export function findAnchors<T extends Pick<NodeRef, "key">>(query: string, nodes: Iterable<T>): T[] {
 	const haystack = ` ${nameWords(query)} `;

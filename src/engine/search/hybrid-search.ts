@@ -10,7 +10,7 @@ import type { NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
 import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
-import { expandNeighbours, graphSignals, GraphWalker, type GraphSignal, type NodeRef } from "./graph-rerank";
+import { expandNeighbours, graphSignals, GraphWalker, nameWords, queryNames, type GraphSignal, type NodeRef } from "./graph-rerank";
 import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./passage-hits";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 import { withSynonyms, type SynonymSource } from "./synonyms";
@@ -57,6 +57,8 @@ export interface SearchSettings {
 	readonly whenWeight: number;
 	/** Subtracted from hubs (more relations than fanOutCap: people, sessions everything links to), so they do not crowd the page. */
 	readonly hubPenalty: number;
+	/** Weight of the name term: the query is the node's name or an alias (graph-rerank.ts, queryNames). */
+	readonly nameWeight: number;
 	/** Pseudo-relevance feedback (RRF only): the best this many fused candidates give words for a second fulltext query (0: off). */
 	readonly feedbackDocs: number;
 	/** Words taken from them. */
@@ -94,6 +96,10 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	dateCueWeight: 0.1,
 	whenWeight: 0.1,
 	hubPenalty: 0.1,
+	// Above what trust, recency and the graph can move (0.35 together): a search for "Billing Portal"
+	// finds that node first, not a daily note whose short section mentions it (and ranks higher by
+	// bm25). Questions are never a node's whole name: LoCoMo and the vault benchmarks do not move.
+	nameWeight: 0.4,
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
@@ -122,6 +128,8 @@ export interface SignalScores {
 	readonly when: number;
 	/** Taken off by the hub penalty (0 when it did not apply). */
 	readonly penalty: number;
+	/** 1 when the query is the node's name or an alias. */
+	readonly name: number;
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
 	/** Rank in the answer of the pseudo-relevance feedback query (absent when off or not found by it). */
@@ -214,7 +222,7 @@ export class HybridSearch {
 			wantFulltext && store.searchPassages ? store.searchPassages(scope, { ...words, limit: words.limit * 2 }) : Promise.resolve([]),
 			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
-		const fulltextHits = await mergeFulltextHits(store, scope, nodeHits, passageHits);
+		const fulltextHits = await mergeFulltextHits(store, scope, nodeHits, passageHits, text);
 		const passages = passagesByNode(passageHits, vectorAnswer.passages ?? []);
 
 		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request, during);
@@ -325,6 +333,7 @@ export class HybridSearch {
 		const now = this.deps.clock.now();
 		// Computed even at weight 0, so every result reports its date and when signals.
 		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
+		const queryWords = nameWords(text);
 		const hits: SearchHit[] = [];
 		for (const [id, fused] of base) {
 			const candidate = candidates.get(id);
@@ -334,8 +343,10 @@ export class HybridSearch {
 			const trust = trustOf(candidate.node);
 			const date = dateNearness(candidate.node, cues.ranges);
 			const when = cues.asksWhen && mentionsDate(candidate.node) ? 1 : 0;
+			const name = queryNames(queryWords, candidate.node) ? 1 : 0;
 			const score =
 				fused +
+				s.nameWeight * name +
 				s.graphWeight * (g?.graph ?? 0) +
 				(withTime ? s.temporalWeight * temporal + s.trustWeight * trust + s.dateCueWeight * date + s.whenWeight * when : 0);
 			hits.push({
@@ -353,6 +364,7 @@ export class HybridSearch {
 					date,
 					when,
 					penalty: 0,
+					name,
 					...ranks.get(id),
 				},
 			});

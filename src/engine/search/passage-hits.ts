@@ -1,5 +1,6 @@
 import type { GraphReads, PassageHit } from "../protocols";
 import type { FulltextHit, NodeRecord, PartialScope } from "../types";
+import { nameWords, queryNames } from "./graph-rerank";
 import { queryTerms } from "./words";
 
 /**
@@ -8,7 +9,9 @@ import { queryTerms } from "./words";
  * for words, cosine for vectors: the same scale in both lists), ties by the sum of its reciprocal
  * ranks (see PASSAGE_WEIGHT). Ordering by reciprocal rank alone found 24 of 67 obsidian-hub
  * questions in the top 5 without a model; by best score, see docs/benchmarks-search.md. The node
- * keeps the passages that matched, best first.
+ * keeps the passages that matched, best first. A node the query names (its whole name or an alias)
+ * comes before every other: bm25 favours a short section that mentions the name ("Met with Ana
+ * about the Billing Portal rollout") over the named node's own longer row.
  */
 
 /** Passages kept per result (the best ones). */
@@ -26,8 +29,8 @@ export interface ChannelEntry {
 	readonly score: number;
 }
 
-/** One list of node ids from a channel's node hits and passage hits, best first. */
-export function mergeNodeAndPassageRanks(nodes: readonly ChannelEntry[], passages: readonly PassageHit[]): ChannelEntry[] {
+/** One list of node ids from a channel's node hits and passage hits, best first (the `named` nodes first of all). */
+export function mergeNodeAndPassageRanks(nodes: readonly ChannelEntry[], passages: readonly PassageHit[], named: ReadonlySet<string> = new Set()): ChannelEntry[] {
 	const score = new Map<string, { fused: number; raw: number; first: number }>();
 	const add = (id: string, weight: number, rank: number, raw: number, order: number) => {
 		const seen = score.get(id);
@@ -43,8 +46,9 @@ export function mergeNodeAndPassageRanks(nodes: readonly ChannelEntry[], passage
 		seenPassageNodes.add(hit.nodeId);
 		add(hit.nodeId, PASSAGE_WEIGHT, seenPassageNodes.size, hit.score, nodes.length + seenPassageNodes.size);
 	}
+	const isNamed = (id: string) => (named.has(id) ? 1 : 0);
 	return [...score]
-		.sort((a, b) => b[1].raw - a[1].raw || b[1].fused - a[1].fused || a[1].first - b[1].first)
+		.sort((a, b) => isNamed(b[0]) - isNamed(a[0]) || b[1].raw - a[1].raw || b[1].fused - a[1].fused || a[1].first - b[1].first)
 		.map(([id, s]) => ({ id, score: s.raw }));
 }
 
@@ -68,13 +72,17 @@ export async function mergeFulltextHits(
 	scope: PartialScope,
 	nodeHits: readonly FulltextHit[],
 	passageHits: readonly PassageHit[],
+	query = "",
 ): Promise<FulltextHit[]> {
 	if (passageHits.length === 0) return [...nodeHits];
 	const known = new Map<string, NodeRecord>(nodeHits.map((h) => [h.node.id, h.node]));
+	const words = nameWords(query);
+	const named = new Set(nodeHits.filter((h) => queryNames(words, h.node)).map((h) => h.node.id));
 	const out: FulltextHit[] = [];
 	for (const entry of mergeNodeAndPassageRanks(
 		nodeHits.map((h) => ({ id: h.node.id, score: h.score })),
 		passageHits,
+		named,
 	)) {
 		const node = known.get(entry.id) ?? (await graph.getNodeById(scope, entry.id));
 		if (node) out.push({ node, score: entry.score });

@@ -8,6 +8,7 @@ import type { EmbeddingProvider, GraphReads, VectorReads } from "../protocols";
 import { requireScope } from "../scope";
 import type { NodeRecord, PartialScope, Scope } from "../types";
 import type { StoreUpkeep } from "../write/store-upkeep";
+import { countPassagesToEmbed, embedPassages, type PassageReindexReport } from "./reindex-passages";
 
 /** Why a node needs (re-)embedding. */
 export type ReindexReason =
@@ -59,6 +60,8 @@ export interface ReindexReport {
 	/** A few of the nodes to embed, for the dry run's report. */
 	readonly sample: readonly { readonly label: string; readonly name: string; readonly reason: ReindexReason }[];
 	readonly errors: readonly string[];
+	/** Sections of notes (reindex-passages.ts): `limit` bounds them apart from the nodes. */
+	readonly passages: PassageReindexReport;
 }
 
 /** What reindex needs of a memory (`Memory` is one): reads, the embedder, the write door and queue. */
@@ -112,6 +115,11 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 
 	const limit = options.limit !== undefined && options.limit >= 0 ? options.limit : todo.length;
 	const selected = todo.slice(0, limit);
+	// Every passage too when the vectors are stale (a dimension change drops them all).
+	const allPassages = dimensionChanged || modelChanged || !!options.rebuild;
+	const passagesToEmbed = await countPassagesToEmbed(graph, scope, allPassages);
+	const passageBudget = Math.min(passagesToEmbed, options.limit !== undefined && options.limit >= 0 ? options.limit : passagesToEmbed);
+	const passagePlan = { to_embed: passagesToEmbed, deferred: passagesToEmbed - passageBudget };
 	const report = {
 		dry_run: !apply,
 		embedder: embedder.name,
@@ -126,7 +134,9 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 		deferred: todo.length - selected.length,
 		sample: selected.slice(0, 10).map(({ node, reason }) => ({ label: node.label, name: node.key, reason })),
 	};
-	if (!apply || selected.length === 0) return { ...report, embedded: 0, failed: 0, reset: false, errors };
+	if (!apply || (selected.length === 0 && passageBudget === 0)) {
+		return { ...report, embedded: 0, failed: 0, reset: false, errors, passages: { ...passagePlan, embedded: 0, failed: 0 } };
+	}
 
 	let reset = false;
 	if (dimensionChanged) {
@@ -136,9 +146,23 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 		reset = true;
 	}
 
-	const { embedded, failed } = await embedInBatches({ pipeline, embedder, write }, scope, selected, options, errors);
-	if (embedded > 0) await write(() => pipeline.setMeta(EMBEDDING_MODEL_META, modelId));
-	return { ...report, embedded, failed, reset, errors };
+	const total = selected.length + passageBudget;
+	const progress = { ...options, onProgress: (p: ReindexProgress) => options.onProgress?.({ ...p, total }) };
+	const { embedded, failed } = await embedInBatches({ pipeline, embedder, write }, scope, selected, progress, errors);
+	const passages = await embedPassages(
+		{ graph, embedder, pipeline, write },
+		scope,
+		{
+			// After a reset every passage lacks its vector: read as missing ones.
+			all: allPassages && !reset,
+			budget: passageBudget,
+			batchSize: options.batchSize ?? 32,
+			onBatch: (done, bad) => options.onProgress?.({ done: embedded + failed + done + bad, total, failed: failed + bad }),
+		},
+		errors,
+	);
+	if (embedded + passages.embedded > 0) await write(() => pipeline.setMeta(EMBEDDING_MODEL_META, modelId));
+	return { ...report, embedded, failed, reset, errors, passages: { ...passagePlan, ...passages } };
 }
 
 interface Staleness {

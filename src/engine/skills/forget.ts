@@ -95,6 +95,8 @@ export interface GdprCounts {
 	readonly fulltext: number;
 	readonly history: number;
 	readonly name_index: number;
+	/** Sections of notes, with their words and vectors. */
+	readonly passages: number;
 }
 
 export interface GdprReport {
@@ -125,6 +127,7 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 				fulltext: footprint.fulltext,
 				history: footprint.history,
 				name_index: footprint.nameIndex,
+				passages: footprint.passages ?? 0,
 			},
 		};
 	}
@@ -151,6 +154,7 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 					fulltext: report.fulltext ?? report.nodes,
 					history: report.history ?? 0,
 					name_index: report.nameIndex ?? 0,
+					passages: report.passages ?? 0,
 				},
 			} satisfies GdprReport;
 		}),

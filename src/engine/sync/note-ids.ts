@@ -25,6 +25,8 @@ export interface WrittenIdState {
 export async function writeIdInto(lane: SyncLane, run: SyncRun, prepared: PreparedNote, id: string, settings: SyncSettings): Promise<WrittenId | null> {
 	const { source, memory } = lane;
 	const path = prepared.note.path;
+	// Its YAML cannot be read: a write would rewrite the frontmatter the person has to fix.
+	if (prepared.note.frontmatterBroken) return null;
 	try {
 		const written = await source.processFrontMatter(
 			path,

@@ -50,6 +50,12 @@ export interface ParsedNote {
 	/** What the note's engrama_* provenance keys state; undefined when it has none (the person's own). */
 	readonly provenance?: NodeProvenance;
 	readonly warnings: readonly SyncProblem[];
+	/**
+	 * The frontmatter is there but its YAML cannot be read: the note is read as its body alone (found
+	 * by its text), its error among `warnings`; sync writes nothing into it and keeps a node it
+	 * already has as it was.
+	 */
+	readonly frontmatterBroken?: true;
 }
 
 export type NoteParseResult =
@@ -76,6 +82,8 @@ interface ParseFailure {
 	readonly problem: string;
 	readonly action: string;
 	readonly module?: string;
+	/** Broken YAML: the body after the frontmatter block, still the note's text. */
+	readonly body?: { readonly body: string; readonly bodyLine: number };
 }
 
 type Warn = (problem: string, action: string, module?: string) => void;
@@ -106,19 +114,23 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 
 	const unreadable = unreadableText(text, settings);
 	if (unreadable) return invalid(unreadable);
-	const split = readFrontmatter(text);
-	if (isFailure(split)) return invalid(split);
+	const read = readFrontmatter(text);
+	if (isFailure(read) && !read.body) return invalid(read);
+	const broken = isFailure(read) ? read : undefined;
+	// Broken YAML: the note is its body alone (no label, key, props or relations from the frontmatter).
+	const split = isFailure(read) ? { data: {}, ...read.body! } : read;
+	if (broken) warnings.push({ path, severity: "error", problem: broken.problem, action: broken.action });
 	const { data, body, bodyLine } = split;
 	const masked = maskCode(body.includes("\r") ? body.replace(/\r\n?/g, "\n") : body);
 	const badName = fileNameProblem(path);
 	if (badName) warn(badName.problem, badName.action);
 
 	const labelled = readLabel(data, path, settings, profile, warn);
-	if (labelled === "untyped") return { kind: "skipped", path, reason: "untyped" };
-	if (isFailure(labelled)) return invalid(labelled);
+	if (labelled === "untyped") return broken ? invalid(broken) : { kind: "skipped", path, reason: "untyped" };
+	if (isFailure(labelled)) return invalid(broken ?? labelled);
 	const { def, typeIsLabel } = labelled;
 	const keyed = readKey(data, def.keyField, masked, path);
-	if (isFailure(keyed)) return invalid(keyed);
+	if (isFailure(keyed)) return invalid(broken ?? keyed);
 	const { id, hasIdKey } = readId(data, warn);
 	const props = readProps(data, def, typeIsLabel, masked, warn);
 	const relations = parseRelations(data.relations, def.label, profile, warn);
@@ -140,7 +152,8 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			props,
 			relations: relations.relations,
 			frozenTypes: relations.frozenTypes,
-			relationsFrozen: relations.frozen,
+			// Broken YAML: the relations it may state are unknown, so none of the node's is touched.
+			relationsFrozen: relations.frozen || !!broken,
 			links: bodyWikilinks(masked),
 			hash: contentHash(text),
 			passages: splitPassages(body, bodyLine),
@@ -148,6 +161,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			frontmatter: data,
 			...(stated.provenance ? { provenance: stated.provenance } : {}),
 			warnings,
+			...(broken ? { frontmatterBroken: true } : {}),
 		},
 	};
 }
@@ -192,10 +206,14 @@ function readFrontmatter(text: string): { data: Record<string, unknown>; body: s
 	const parsed = parseFrontmatterYaml(split.yaml, 1);
 	if (!parsed.ok) {
 		const where = parsed.error.line !== undefined ? ` (line ${parsed.error.line})` : "";
-		return failure(
-			`The frontmatter YAML is broken${where}: ${parsed.error.message}.`,
-			"Fix the YAML (quotes, colons, indentation); until then the note's stored node is kept as it was.",
-		);
+		const bodyStart = split.bodyStart + (bom ? 1 : 0);
+		return {
+			...failure(
+				`The frontmatter YAML is broken${where}: ${parsed.error.message}.`,
+				"Fix the YAML (quotes, colons, indentation); until then the note is found by its text only, its stored node is kept as it was and nothing is written into it.",
+			),
+			body: { body: text.slice(bodyStart), bodyLine: lineAt(text, bodyStart) },
+		};
 	}
 	const bodyStart = split.bodyStart + (bom ? 1 : 0);
 	return { data: parsed.data, body: text.slice(bodyStart), bodyLine: lineAt(text, bodyStart) };

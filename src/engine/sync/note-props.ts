@@ -38,7 +38,8 @@ export function noteProps(
 	}
 	set[NOTE_PROPS.path] = note.path;
 	set[NOTE_PROPS.hash] = note.hash;
-	set[NOTE_PROPS.mtime] = info.mtime;
+	// Broken frontmatter: no time recorded, so every sync reads the note again and reports it.
+	set[NOTE_PROPS.mtime] = note.frontmatterBroken ? 0 : info.mtime;
 	set[NOTE_PROPS.size] = info.size;
 	set[NOTE_PROPS.stated] = Object.keys(note.props);
 	const stated = note.provenance;

@@ -29,6 +29,8 @@ export interface WrittenId {
 export type ReadOutcome =
 	| { readonly kind: "prepared"; readonly prepared: PreparedNote }
 	| { readonly kind: "touched"; readonly entry: NoteEntry; readonly info: VaultFileInfo; readonly note?: ParsedNote }
+	/** Broken frontmatter on a note that has a node: kept in `bodies` for `indexBodies`. */
+	| { readonly kind: "body" }
 	| { readonly kind: "skipped" }
 	| { readonly kind: "failed" };
 
@@ -56,6 +58,8 @@ export class SyncRun {
 	private readonly identity: NoteIdentity;
 	private readonly edges: NoteEdges;
 	private idWriter: IdWriter | undefined;
+	/** Notes read with broken frontmatter whose node stays as it was: only their passages follow the text. */
+	readonly bodies: { readonly entry: NoteEntry; readonly info: VaultFileInfo; readonly note: ParsedNote }[] = [];
 
 	constructor(readonly deps: SyncRunDeps) {
 		this.ctx = { scope: deps.scope, source: "sync" };
@@ -113,6 +117,11 @@ export class SyncRun {
 		const note = result.note;
 		this.parsedIds.set(note.path, note.id);
 		const entry = index.get(note.path);
+		if (note.frontmatterBroken && entry && !entry.archived) {
+			this.problems.push(...note.warnings);
+			this.bodies.push({ entry, info, note });
+			return { kind: "body" };
+		}
 		// Same text but another label: the profile changed (a module turned on), so the node follows.
 		if (entry && !entry.archived && entry.hash === note.hash && entry.label === note.label) {
 			this.counts.filesUnchanged++;
@@ -187,7 +196,7 @@ export class SyncRun {
 			const at = out.length;
 			out.push(null);
 			if (plan && !pendingKeys.has(plan.identity) && !(plan.input.id && pendingIds.has(plan.input.id))) {
-				if (!plan.input.id && !p.foreignId && this.idWriter) {
+				if (!plan.input.id && !p.foreignId && !p.note.frontmatterBroken && this.idWriter) {
 					const withId = await this.writeIdFirst(p);
 					if (withId) {
 						p = withId;
@@ -321,7 +330,8 @@ export class SyncRun {
 		if (write.created) this.cache.created.add(stored.id);
 
 		// The caller lists it in idsWritten once the note is done.
-		const idToWrite = settings.writeEngramaIds && !prepared.foreignId && note.id !== stored.id ? stored.id : undefined;
+		// Never into a note whose frontmatter cannot be read: writing it would rewrite what the person is fixing.
+		const idToWrite = settings.writeEngramaIds && !prepared.foreignId && !note.frontmatterBroken && note.id !== stored.id ? stored.id : undefined;
 		return { prepared, node: stored, idToWrite };
 	}
 
@@ -361,6 +371,14 @@ export class SyncRun {
 		const shift = bodyLine - note.bodyLine;
 		const passages = note.passages.map((p) => ({ ...p, line: p.line + shift }));
 		await this.indexPassages({ ...upserted, prepared: { ...upserted.prepared, note: { ...note, passages, bodyLine } } });
+	}
+
+	/** The passages of the notes read with broken frontmatter, for the nodes they had (kept as they were). */
+	async indexBodies(): Promise<void> {
+		for (const { entry, info, note } of this.bodies) {
+			const node = await this.cache.nodeById(entry.id);
+			if (node) await this.indexPassages({ prepared: { info, note }, node });
+		}
 	}
 
 	/** The passages of an unchanged note whose node has none yet (a memory from before passages). */

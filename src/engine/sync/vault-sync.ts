@@ -134,6 +134,7 @@ export class VaultSync {
 			// What a first sync's node writes left out (also an earlier run's, stopped before this).
 			while (await unit(() => run.finishIndexes(this.settings.batchSize * DEFERRED_INDEX_BATCHES)));
 			await unit(async () => {
+				await run.indexBodies();
 				await run.archive(vanished);
 				for (const t of touched) await run.touch(t.entry, t.info);
 			});
@@ -336,7 +337,7 @@ export class VaultSync {
 		run.matchMoves(prepared, vanished);
 
 		const upserted: UpsertedNote[] = [];
-		if (prepared.length + vanished.length + touched.length > 0) {
+		if (prepared.length + vanished.length + touched.length + run.bodies.length > 0) {
 			await memory.write(() =>
 				memory.pipeline.transaction(async () => {
 					for (const p of prepared) {
@@ -348,6 +349,7 @@ export class VaultSync {
 					for (const u of upserted) adds.push(...(await run.reconcile(u)));
 					await run.indexPassages(...upserted);
 					await run.writeEdges(adds);
+					await run.indexBodies();
 					await run.archive(vanished);
 					for (const t of touched) await run.touch(t.entry, t.info);
 				}),
@@ -417,7 +419,7 @@ export class VaultSync {
 					continue;
 				}
 				const parsed = parseNote({ path, text, settings: this.settings, profile: this.deps.memory.profile });
-				if (parsed.kind !== "note" || parsed.note.id !== undefined) continue;
+				if (parsed.kind !== "note" || parsed.note.id !== undefined || parsed.note.frontmatterBroken) continue;
 				if (parsed.note.hash !== entry.hash) {
 					changed.push(path);
 					continue;

@@ -43,6 +43,11 @@ export class StoreUpkeep<Deps extends UpkeepDeps = UpkeepDeps> {
 		await this.deps.vectors?.upsert(scope, nodeId, vector);
 	}
 
+	/** Stores vectors of note passages (reindex); nothing where the store keeps no passages. */
+	async upsertPassageVectors(scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void> {
+		await this.deps.graph.upsertPassageVectors?.(scope, vectors);
+	}
+
 	/** Removes the vectors of these nodes; how many were removed. */
 	async deleteVectors(scope: Scope, nodeIds: readonly string[]): Promise<number> {
 		return this.deps.vectors ? this.deps.vectors.delete(scope, nodeIds) : 0;

@@ -34,14 +34,15 @@ export function syncNoteTool(env: ToolEnv) {
 							name: n.key,
 							key_field: n.keyField,
 							engrama_id: n.id ?? null,
-							inject_engrama_id: !n.id && sync.settings.writeEngramaIds,
+							inject_engrama_id: !n.id && !n.frontmatterBroken && sync.settings.writeEngramaIds,
 							props: n.props,
 							relations: n.relations,
 							links: n.links,
 						},
 						problems: n.warnings,
 					};
-					return { structured, summary: `Dry run: "${path}" would sync as ${n.label} "${n.key}" with ${n.relations.length} relations and ${n.links.length} links.` };
+					const how = n.frontmatterBroken ? " from its text only (its frontmatter is broken, see problems)" : "";
+					return { structured, summary: `Dry run: "${path}" would sync as ${n.label} "${n.key}"${how} with ${n.relations.length} relations and ${n.links.length} links.` };
 				}
 				const problems = parsed.kind === "invalid" ? parsed.problems : [];
 				const why = parsed.kind === "skipped" ? "it is untyped and untyped indexing is off" : "it has problems (see problems)";

@@ -5,6 +5,7 @@ import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph
 import { parseConfig } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
 import { createSkills } from "../../../src/engine/skills";
+import { splitPassages } from "../../../src/engine/sync/passages";
 import { testProfile } from "../../contracts/backends";
 import { BagOfWordsEmbedder } from "../../engine/skills/skill-fixture";
 import { makeTempDir } from "./wasm/temp-dir";
@@ -22,7 +23,7 @@ describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves no
 	});
 	afterEach(() => temp.cleanup());
 
-	it("names, descriptions, vectors and the caller's counters are gone from the database and its WAL", async () => {
+	it("names, descriptions, vectors, note passages (words and vectors) and the caller's counters are gone from the database and its WAL", async () => {
 		const dbPath = temp.file("memory.db");
 		const config = parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath, orgId: ME.orgId, userId: ME.userId });
 		const { graph, vectors } = await createNodeBackend(config);
@@ -34,7 +35,26 @@ describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves no
 			await skills.remember(mine, { label: "Project", name: `Zanzibarquux ${i}`, props: { description: `Secret plan wobblefrotz number ${i}` } });
 			await skills.remember(theirs, { label: "Project", name: `Keepsake ${i}`, props: { description: `Shared plan glimmerhaus number ${i}` } });
 		}
+		// Each note's sections, as vault sync stores them (words in passages_fts, vectors in passage_embeddings).
+		const notes = [
+			{ ctx: { scope: ME, source: "sync" as const }, word: "Quokkaglyph" },
+			{ ctx: { scope: OTHER, source: "sync" as const }, word: "Marmosetvale" },
+		];
+		for (const { ctx, word } of notes) {
+			for (const node of await graph.listNodes(ctx.scope, { limit: 100 })) {
+				const body = `# ${node.key}\n\n${word} intro of ${node.key}.\n\n## Details\n\nThe ${word.toLowerCase()} ledger is kept in section ${node.key}.`;
+				expect((await memory.pipeline.storeNotePassages(ctx, node, splitPassages(body))).embedded).toBe(2);
+			}
+		}
 		const conn = (graph as SqliteGraphStore).connection();
+		const myPassageVectors = conn
+			.all<{ v: Uint8Array }>(
+				`SELECT e.embedding AS v FROM passage_embeddings e JOIN note_passages p ON p.id = e.passage_id JOIN nodes n ON n.id = p.node_id
+				WHERE json_extract(n.props, '$.user_id') = ?`,
+				[ME.userId],
+			)
+			.map((r) => Buffer.from(r.v));
+		expect(myPassageVectors.length).toBe(80);
 		const myVectors = conn
 			.all<{ v: Uint8Array }>(
 				"SELECT e.embedding AS v FROM node_embeddings e JOIN nodes n ON n.id = e.node_id WHERE json_extract(n.props, '$.user_id') = ?",
@@ -45,17 +65,22 @@ describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves no
 		expect(await graph.getMeta(`proactive.remembers_since_reflect:${ME.orgId}:${ME.userId}`)).not.toBeNull();
 
 		const report = await skills.gdprForget(mine, { apply: true });
-		expect(report.counts).toMatchObject({ nodes: 40, vectors: 40, fulltext: 40 });
+		expect(report.counts).toMatchObject({ nodes: 40, vectors: 40, fulltext: 40, passages: 80 });
+		// The other tenant's passages still answer, by words and by vector.
+		expect(await graph.searchPassages?.(OTHER, { text: "marmosetvale", limit: 100 })).toHaveLength(80);
+		expect(conn.get<{ n: number }>("SELECT count(*) AS n FROM passage_embeddings")?.n).toBe(80);
 		expect(await graph.getMeta(`proactive.remembers_since_reflect:${ME.orgId}:${ME.userId}`)).toBeNull();
 		expect(await graph.getMeta(`proactive.remembers_since_reflect:${OTHER.orgId}:${OTHER.userId}`)).not.toBeNull();
 		await memory.close();
 
 		const files = [dbPath, `${dbPath}-wal`, `${dbPath}-journal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
 		const bytes = Buffer.concat(files);
-		for (const word of ["Zanzibarquux", "zanzibarquux", "wobblefrotz", "alice"]) expect(bytes.includes(word), word).toBe(false);
+		for (const word of ["Zanzibarquux", "zanzibarquux", "wobblefrotz", "Quokkaglyph", "quokkaglyph", "alice"]) expect(bytes.includes(word), word).toBe(false);
 		for (const v of myVectors) expect(bytes.includes(v)).toBe(false);
+		for (const v of myPassageVectors) expect(bytes.includes(v), "a passage vector").toBe(false);
 		// The other tenant's memory is all still there.
 		expect(bytes.includes("Keepsake 39")).toBe(true);
 		expect(bytes.includes("glimmerhaus")).toBe(true);
+		expect(bytes.includes("marmosetvale")).toBe(true);
 	}, 120_000);
 });

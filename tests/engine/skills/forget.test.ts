@@ -62,7 +62,7 @@ describe.each(testBackends())("forget on $name", (backend) => {
 		const applied = await f.skills.gdprForget(f.ctx, { apply: true });
 		expect(applied.counts).toEqual(dry.counts);
 		expect(await f.skills.gdprForget(f.ctx, { apply: false })).toMatchObject({
-			counts: { nodes: 0, edges: 0, vectors: 0, fulltext: 0, history: 0, name_index: 0 },
+			counts: { nodes: 0, edges: 0, vectors: 0, fulltext: 0, history: 0, name_index: 0, passages: 0 },
 		});
 		expect(await f.skills.gdprForget(f.otherCtx, { apply: false })).toEqual(otherBefore);
 		const names = (await f.skills.recall(f.otherCtx.scope, "invoices")).results.map((r) => r.name);

@@ -47,6 +47,8 @@ describe("the bad-vault fixture (tests/fixtures/bad-vault/README.md)", () => {
 				"Note:Café ☕ notes",
 				"Note:bad-vault: malformed input for sync",
 				"Note:Résumé",
+				// Its YAML is broken: found by its text as an untyped note, nothing written into it.
+				"Note:Broken frontmatter",
 				"Note:empty",
 				"Person:Zoë Ñúñez (stub)",
 				"Problem:2026",
@@ -90,6 +92,46 @@ describe("the bad-vault fixture (tests/fixtures/bad-vault/README.md)", () => {
 		expect((await node(h.memory, "Note", "R\u00e9sum\u00e9")).props.obsidian_path).toBe("R\u00e9sum\u00e9.md");
 		const again = await h.sync.fullSync();
 		expect(again.counts).toMatchObject({ nodesMoved: 0, nodesArchived: 0, nodesUpdated: 0 });
+	});
+
+	it("a note whose frontmatter YAML is broken is found by its text, reported at every sync, and nothing is written into it", async () => {
+		const h = await harness();
+		const broken = "---\ntitle: Field notes\nauthor: @name\n---\n# Field guide\n\nThe quartzite ridge is mapped in section two.\n\n## Camp\n\nWater is drawn from the tarn.\n";
+		h.write("Broken.md", broken);
+		h.write("Good.md", "# Good\n\nNothing wrong here.\n");
+		const found = async (query: string) => (await h.memory.search(SCOPE, query)).results.find((r) => r.path === "Broken.md");
+		const reported = (report: { problems: readonly { path: string; severity: string; problem: string }[] }) =>
+			report.problems.filter((p) => p.path === "Broken.md" && p.severity === "error").map((p) => p.problem);
+
+		expect(reported(await h.sync.fullSync())).toEqual([expect.stringMatching(/YAML is broken \(line 3\)/)]);
+		expect(h.read("Broken.md")).toBe(broken);
+		expect(await found("quartzite")).toMatchObject({ label: "Note", name: "Field guide", passages: [{ heading: "Field guide", line: 5 }] });
+		expect((await found("tarn"))?.passages?.[0]).toMatchObject({ heading: "Field guide > Camp", line: 9 });
+		const first = await found("quartzite");
+		// Every sync reads it again and reports it again (a full sync and an edit's path sync alike).
+		expect(reported(await h.sync.fullSync())).toHaveLength(1);
+		h.write("Broken.md", broken.replace("tarn", "spring"));
+		expect(reported(await h.sync.syncPaths(["Broken.md"]))).toHaveLength(1);
+		expect(await found("tarn")).toBeUndefined();
+		expect(await found("spring")).toMatchObject({ node_id: first?.node_id, name: "Field guide" });
+		expect(h.read("Broken.md")).toBe(broken.replace("tarn", "spring"));
+		expect(h.read("Good.md")).toContain("engrama_id");
+		expect((await h.sync.writeMissingIds(["Broken.md"])).written).toEqual([]);
+		expect(h.read("Broken.md")).not.toContain("engrama_id");
+
+		// Fixed: synced in full (its title names it now), the same node, and only now given its id.
+		h.write("Broken.md", broken.replace("@name", '"@name"'));
+		expect(reported(await h.sync.syncPaths(["Broken.md"]))).toEqual([]);
+		const fixed = await found("quartzite");
+		expect(fixed).toMatchObject({ node_id: first?.node_id, name: "Field notes" });
+		expect(h.read("Broken.md")).toContain(`engrama_id: ${fixed?.node_id}`);
+
+		// Broken again: the node keeps its name and props, its sections follow the text.
+		h.write("Broken.md", h.read("Broken.md").replace('"@name"', "@name").replace("quartzite", "granite"));
+		expect(reported(await h.sync.fullSync())).toHaveLength(1);
+		expect(await found("granite")).toMatchObject({ node_id: first?.node_id, name: "Field notes" });
+		// (The kept node's own description still says quartzite; no section does any more.)
+		expect((await found("quartzite"))?.passages).toBeUndefined();
 	});
 
 	it("never damages what is stored when a good note turns bad", async () => {

@@ -17,8 +17,8 @@ function note(text: string, path?: string, settings?: Partial<SyncSettings>): Pa
 	return result.note;
 }
 
-function problems(text: string, path?: string): string[] {
-	const result = parse(text, path);
+function problems(text: string, path?: string, settings?: Partial<SyncSettings>): string[] {
+	const result = parse(text, path, settings);
 	if (result.kind !== "invalid") throw new Error(`expected problems, got ${result.kind}`);
 	return result.problems.map((p) => `${p.path}|${p.severity}|${p.problem}|${p.action}`);
 }
@@ -239,10 +239,16 @@ describe("body wikilinks", () => {
 });
 
 describe("bad input", () => {
-	it("reports broken YAML with its line and what to do", () => {
-		const [problem] = problems("---\nengrama_label: Problem\ntags: [auth, backend\nrelations:\n  USES: [TypeScript]\n---\nbody", "b.md");
-		expect(problem).toMatch(/^b\.md\|error\|The frontmatter YAML is broken \(line \d+\)/);
-		expect(problem).toContain("Fix the YAML");
+	it("reports broken YAML with its line and what to do, and reads the note as its body alone", () => {
+		const n = note("---\nengrama_label: Problem\ntags: [auth, backend\nrelations:\n  USES: [TypeScript]\n---\n# Login fails\n\nbody [[Link]]", "b.md");
+		expect(n.warnings.map((w) => `${w.severity}|${w.problem}|${w.action}`)).toEqual([expect.stringMatching(/^error\|The frontmatter YAML is broken \(line \d+\).*Fix the YAML/)]);
+		// Nothing from the frontmatter: no label, tags or relations (never half-parsed), no id to write.
+		expect(n).toMatchObject({ frontmatterBroken: true, label: "Note", key: "Login fails", relations: [], relationsFrozen: true, hasIdKey: false, bodyLine: 7 });
+		expect(n.props.tags).toBeUndefined();
+		expect(n.links).toEqual(["Link"]);
+		expect(n.passages.map((p) => [p.heading, p.line])).toEqual([["Login fails", 7]]);
+		// Untyped notes not indexed: its type is unknown, so it is reported and not synced, as before.
+		expect(problems("---\na: [b\n---\nbody", "c.md", { indexUntypedNotes: false })[0]).toMatch(/^c\.md\|error\|The frontmatter YAML is broken/);
 	});
 
 	it("reports an unclosed frontmatter block", () => {

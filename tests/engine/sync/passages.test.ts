@@ -1,7 +1,7 @@
 import { renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { passageSnippet } from "../../../src/engine/search/passage-hits";
+import { mergeNodeAndPassageRanks, passageSnippet } from "../../../src/engine/search/passage-hits";
 import { MAX_PASSAGE_CHARS, noteSection, splitPassages } from "../../../src/engine/sync/passages";
 import { node, openHarness, SCOPE, type SyncHarness } from "./sync-fixture";
 
@@ -140,6 +140,36 @@ describe("search over entities and notes", () => {
 		const entity = again.results.find((r) => r.name === "Warm cache");
 		expect(entity?.path).toBeUndefined();
 		expect(entity?.passages).toBeUndefined();
+	});
+
+	it("a search for a node's name finds that node first, not a note whose section mentions it, whatever its trust", async () => {
+		h = await openHarness();
+		h.write("Projects/Billing Portal.md", "---\nengrama_label: Project\n---\n# Billing Portal\n\nInvoices for clients, refunds and the yearly statements, built by the payments team.\n");
+		h.write("Daily/2026-01-05.md", "Met with Ana about the [[Billing Portal]] rollout.\n");
+		await h.sync.fullSync();
+		const names = async (query: string, options = {}) => (await h.memory.search(SCOPE, query, options)).results.map((r) => r.name);
+		// The daily note's one short section outscores the portal's own row by bm25: it still comes second.
+		expect((await names("Billing Portal")).slice(0, 2)).toEqual(["Billing Portal", "2026-01-05"]);
+		expect((await names("billing portal", { channels: { vector: false }, graph: false })).slice(0, 2)).toEqual(["Billing Portal", "2026-01-05"]);
+		// An agent's edit lowers the portal's trust: still the node the search names.
+		await h.memory.remember({ scope: SCOPE, source: "mcp" }, { label: "Project", key: "Billing Portal", props: { status: "active" } });
+		const view = await h.memory.search(SCOPE, "Billing Portal");
+		expect(view.results[0].name).toBe("Billing Portal");
+		expect(view.results[0].scores.trust).toBeLessThan(view.results[1].scores.trust);
+		expect(view.results[0].scores.name).toBe(1);
+		// The words channel itself ranks the named node first (passage-hits.ts).
+		expect(view.results[0].scores.fulltext_rank).toBe(1);
+		expect(view.results[1].scores.name).toBeUndefined();
+		// A query that is more than the name is not a search for it: the note about the rollout wins.
+		expect((await names("Billing Portal rollout"))[0]).toBe("2026-01-05");
+	});
+
+	it("merging a channel's node and passage hits puts the nodes the query names first, then best score", () => {
+		const passage = (nodeId: string, score: number) => ({ nodeId, score, passage: { id: nodeId, heading: "", line: 1, text: "", hash: "" } });
+		const nodes = [{ id: "portal", score: 2.1 }, { id: "python", score: 1 }];
+		const passages = [passage("daily", 3.4), passage("portal", 1.5)];
+		expect(mergeNodeAndPassageRanks(nodes, passages).map((e) => e.id)).toEqual(["daily", "portal", "python"]);
+		expect(mergeNodeAndPassageRanks(nodes, passages, new Set(["portal"])).map((e) => e.id)).toEqual(["portal", "daily", "python"]);
 	});
 
 	it("snippets mark words of every script and cut around the first one", () => {

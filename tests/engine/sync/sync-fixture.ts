@@ -39,7 +39,7 @@ export interface SyncHarness {
 	/** Another VaultSync over the same memory and vault, with other settings. */
 	makeSync(settings: Partial<SyncSettings>): VaultSync;
 	/** Same vault, another (or a fresh) database file. */
-	reopen(options?: { dbPath?: string; settings?: Partial<SyncSettings> }): Promise<SyncHarness>;
+	reopen(options?: { dbPath?: string; settings?: Partial<SyncSettings>; embedder?: EmbeddingProvider | null }): Promise<SyncHarness>;
 	close(): Promise<void>;
 }
 
@@ -55,8 +55,8 @@ export async function openHarness(
 		wrapGraph?: (graph: GraphStore) => GraphStore;
 		/** Default: the plugin's (WASM). */
 		sqliteEngine?: SqliteEngine;
-		/** Default: none (no vectors). */
-		embedder?: EmbeddingProvider;
+		/** Default: none (words only). */
+		embedder?: EmbeddingProvider | null;
 	} = {},
 ): Promise<SyncHarness> {
 	const temp = makeTempDir("engrama-sync-");
@@ -101,7 +101,8 @@ export async function openHarness(
 			return readFileSync(join(vaultDir, path), "utf8");
 		},
 		async reopen(more = {}) {
-			return openHarness({ vaultDir, dbPath: more.dbPath, profile, settings: more.settings ?? options.settings, sqliteEngine: options.sqliteEngine });
+			const embedder = more.embedder !== undefined ? more.embedder : options.embedder;
+			return openHarness({ vaultDir, dbPath: more.dbPath, profile, settings: more.settings ?? options.settings, sqliteEngine: options.sqliteEngine, embedder });
 		},
 		async close() {
 			await sync.stop();
