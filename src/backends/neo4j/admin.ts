@@ -51,9 +51,9 @@ export async function forgetScope(ctx: Neo4jStoreContext, scope: Scope): Promise
 		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names"));
 	const history = await deleteInBatches(ctx, `MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
 	// The sections of the scope's notes (their words and vectors are on them).
-	await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages");
+	const passages = await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages");
 	// Every node is one document of the fulltext index, removed with it.
-	return { nodes, edges, fulltext: nodes, history, nameIndex };
+	return { nodes, edges, fulltext: nodes, history, nameIndex, passages };
 }
 
 /** Deletes what `match` binds to x, DELETE_BATCH at a time; returns how many. */
@@ -83,7 +83,8 @@ export async function scopeFootprint(ctx: Neo4jStoreContext, scope: PartialScope
 				CALL { MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS names }
 				CALL { MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS fragments }
 				CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} RETURN count(h) AS history }
-				RETURN nodes, touching + stray AS edges, names + fragments AS nameIndex, history`,
+				CALL { MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS passages }
+				RETURN nodes, touching + stray AS edges, names + fragments AS nameIndex, history, passages`,
 				ctx.params(scope),
 			),
 		"measure the scope",
@@ -95,6 +96,7 @@ export async function scopeFootprint(ctx: Neo4jStoreContext, scope: PartialScope
 		fulltext: Number(row.nodes ?? 0),
 		history: Number(row.history ?? 0),
 		nameIndex: Number(row.nameIndex ?? 0),
+		passages: Number(row.passages ?? 0),
 	};
 }
 

@@ -2,14 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSkills } from "../../../src/engine/skills";
 import { openHarness, SCOPE, type SyncHarness } from "../sync/sync-fixture";
 import { BagOfWordsEmbedder } from "./skill-fixture";
+import { RELATED_VAULT } from "../../fixtures/related-vault";
 
-const NOTES: Record<string, string> = {
-	"Rendering.md": "# Rendering\n\n## Math\nFormulas are typed in LaTeX between dollar signs and rendered with MathJax.\n\n## Diagrams\nFlowcharts come from mermaid code blocks.\n",
-	"Charts.md": "# Charts\n\n## Diagrams\nFlowcharts and sequence diagrams come from mermaid code blocks, rendered in the preview; PlantUML needs a plugin.\n",
-	"Typesetting.md": "# Typesetting\n\n## Formulas\nLaTeX formulas between dollar signs: MathJax renders inline and block formulas.\n",
-	"Cooking.md": "# Cooking\n\n## Pasta\nBoil water, add salt, cook the pasta for nine minutes.\n",
-	"Reading list.md": "Books to read this winter: see [[Rendering]] for the notes on tools.\n",
-};
+const NOTES = RELATED_VAULT;
 
 describe("related notes (skills.related)", () => {
 	let h: SyncHarness;
