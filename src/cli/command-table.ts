@@ -29,7 +29,7 @@ export const COMMANDS: readonly CommandSummary[] = [
 	{ name: "at", term: "at [options] <date>", description: "what the memory held as valid at a date (query_at_date), with the properties of then", group: "memory" },
 	{ name: "ingest", term: "ingest [options] <source>", description: "read a note, text or conversation (a file, or - for stdin) and print extraction guidance and dedup hints", group: "memory" },
 	{ name: "search", term: "search [options] <query>", description: "hybrid search: fulltext + vectors, fused by RRF, reranked by the graph, recency and trust", group: "search" },
-	{ name: "reindex", term: "reindex [options]", description: "embed the nodes that have no vector (or a stale one); a dry run unless --apply", group: "reindex" },
+	{ name: "reindex", term: "reindex [options]", description: "embed the nodes and note sections that have no vector (or a stale one); a dry run unless --apply", group: "reindex" },
 	{ name: "reflect", term: "reflect [options]", description: "look for cross-entity patterns and propose them as pending Insights for you to review", group: "reflect" },
 	{ name: "insights", term: "insights [options]", description: "list Insights to review (pending by default), optionally only those related to a query", group: "reflect" },
 	{ name: "approve", term: "approve [options] <title>", description: "approve an Insight reflect proposed (reflect never proposes it again either way)", group: "reflect" },

@@ -13,6 +13,7 @@ const NOTES: Record<string, string> = {
 	"Korean budget": "예산 검토는 다음 달로 미뤘다.",
 	"Thai release": "ทีมงานตัดสินใจเลื่อนการปล่อยซอฟต์แวร์ออกไปหนึ่งสัปดาห์",
 	"Thai cat": "แมวของฉันชอบนอนบนแป้นพิมพ์",
+	"Thai soup": "ต้มน้ำให้เดือดแล้วทุบตะไคร้และข่าให้แตกก่อนใส่ลงในหม้อ",
 	"French notes": "Le café était fermé, donc la réunion a eu lieu à la bibliothèque.",
 	"Cat diary": "私の猫",
 };
@@ -69,5 +70,8 @@ describe.each(testBackends())("words in every script on $name", (backend) => {
 		expect(result.results[0]?.name).toBe("Chinese migration");
 		const korean = await skills.search(opened.scope, "회의", { limit: 5 });
 		expect(korean.results[0]?.name).toBe("Korean meeting");
+		// A word with a tone mark, through the skill's keyword query.
+		const thai = await skills.search(opened.scope, "ตะไคร้", { limit: 5 });
+		expect(thai.results[0]?.name).toBe("Thai soup");
 	});
 });

@@ -26,7 +26,9 @@ export function isStopword(word: string): boolean {
 }
 
 export function contentWords(text: string): string[] {
-	return text.normalize("NFC").toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+	// Marks belong to their word: Thai tone marks and vowel signs, Devanagari matras. Without them
+	// "ตะไคร้" became "ตะไคร", which the segmenter then cut into words the note never held.
+	return text.normalize("NFC").toLowerCase().match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
 }
 
 /** The query for the fulltext channel: content words only, or the whole query if it has none. */

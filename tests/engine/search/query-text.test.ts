@@ -8,6 +8,8 @@ describe("fulltext query text", () => {
 		expect(keywordQuery("¿Qué decisión tomamos sobre la base de datos?")).toBe("decisión tomamos base datos");
 		expect(keywordQuery("what is it")).toBe("what is it");
 		expect(keywordQuery("")).toBe("");
+		// A Thai tone mark stays in its word (the note's word is "ตะไคร้", lemongrass).
+		expect(keywordQuery("ตะไคร้")).toBe("ตะไคร้");
 	});
 
 	it("cuts inflections to a stem of at least four letters that starts every form", () => {
