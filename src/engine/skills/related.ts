@@ -65,9 +65,10 @@ interface Candidate {
 }
 
 /**
- * The notes most related to one note: its passages' neighbours by vector (see meaningHits) and by words (its most frequent content words and its
- * headings, one passage and one node query), and the notes its relations reach; fused by
- * reciprocal rank, each note once, with the passage that makes it related. Only nodes with a note
+ * The notes most related to one note: its passages' neighbours by vector (see meaningHits) and by
+ * words (its name and most frequent content words, one passage and one node query), and the notes
+ * its relations reach; fused by reciprocal rank, each note once, with the passage that makes it
+ * related (the words' passage when both found one: its words are marked). Only nodes with a note
  * are listed, never the note itself or an archived node. Reads only.
  */
 export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeName, options: RelatedOptions = {}): Promise<RelatedView | null> {
@@ -86,7 +87,8 @@ export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 		const seen = candidates.get(id) ?? { score: 0, reasons: new Set<RelatedReason>() };
 		seen.score += weight / (RRF_K + rank);
 		seen.reasons.add(reason);
-		seen.passage ??= extra.passage;
+		// A passage found by words shows why in marked words; one found by meaning, only its start.
+		if (extra.passage && (!seen.passage || (reason === "words" && !seen.passage.query))) seen.passage = extra.passage;
 		seen.relation ??= extra.relation;
 		candidates.set(id, seen);
 	};

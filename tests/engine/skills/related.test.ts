@@ -29,6 +29,8 @@ describe("related notes (skills.related)", () => {
 		const charts = view?.related.find((r) => r.name === "Charts");
 		expect(charts).toMatchObject({ path: "Charts.md", passage: { heading: "Charts > Diagrams" } });
 		expect(charts?.reasons).toEqual(expect.arrayContaining(["meaning", "words"]));
+		// Found both ways, it shows the passage the words found, those words marked.
+		expect(charts?.passage?.snippet).toMatch(/\*\*\w+\*\*/);
 		expect(charts?.passage?.line).toBe(h.read("Charts.md").split("\n").indexOf("## Diagrams") + 1);
 		// The note that links to it is related through the relation (the direction seen from Rendering).
 		const reading = view?.related.find((r) => r.name === "Reading list");
