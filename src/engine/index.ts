@@ -23,7 +23,7 @@ export { systemClock, newEngramaId, type Clock } from "./clock";
 export { isFullScope, requireScope, standaloneScope } from "./scope";
 
 // --- What the verbs answer ---
-export type { NodeView, SearchOptions, SearchResultView, SearchView } from "./memory";
+export type { NodeView, PassageView, SearchOptions, SearchResultView, SearchView } from "./memory";
 export type {
 	AtDateView,
 	ContextRelationView,

@@ -1,3 +1,4 @@
+import { normalise } from "../embedding/dimensions";
 import { isArchived } from "../node-text";
 import type { PassageHit, StoredPassage } from "../protocols";
 import { contentWords, isStopword } from "../search/query-text";
@@ -149,17 +150,10 @@ function meanDirection(vectors: readonly Float32Array[]): Float32Array | null {
 	if (vectors.length === 0) return null;
 	const sum = new Float32Array(vectors[0].length);
 	for (const v of vectors) {
-		const norm = length(v) || 1;
-		for (let i = 0; i < sum.length; i++) sum[i] += v[i] / norm;
+		const unit = normalise(Float32Array.from(v));
+		for (let i = 0; i < sum.length; i++) sum[i] += unit[i];
 	}
-	const norm = length(sum);
-	return norm === 0 ? null : sum.map((x) => x / norm);
-}
-
-function length(v: Float32Array): number {
-	let squares = 0;
-	for (const x of v) squares += x * x;
-	return Math.sqrt(squares);
+	return sum.some((x) => x !== 0) ? normalise(sum) : null;
 }
 
 /** The note's most frequent content words (headings counted twice), its name first. */

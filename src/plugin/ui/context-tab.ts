@@ -7,8 +7,8 @@ import type { EngramaController } from "../engrama-controller";
 import { drawNeighbourhood, layoutNeighbourhood, type DrawnNeighbourhood, type DrawnNode } from "./neighbourhood-svg";
 import { nodeOfFile } from "./open-note";
 import type { PanelActions } from "./panel-actions";
-import { relationHeading } from "./relation-text";
-import { renderSnippet } from "./search-results";
+import { relationFromNode } from "./relation-text";
+import { renderPassage } from "./search-results";
 
 /** A relation of the shown node, seen from it: "out" (node → other) or "in" (other → node). */
 interface ShownRelation {
@@ -170,7 +170,7 @@ export class ContextTab {
 			const groups = new Map<string, ShownRelation[]>();
 			for (const e of edges) {
 				// "Uses" → what this note uses; "Uses this" ← what uses this note.
-				const key = e.direction === "out" ? relationHeading(e.type) : `${relationHeading(e.type)} this`;
+				const key = relationFromNode(e.type, e.direction);
 				groups.set(key, [...(groups.get(key) ?? []), e]);
 			}
 			const list = root.createDiv({ cls: "engrama-relations" });
@@ -207,18 +207,14 @@ function relatedSection(el: HTMLElement, view: RelatedView, open: (note: Related
 		link.addEventListener("click", () => open(note));
 		li.createSpan({ cls: "engrama-muted", text: ` ${whyRelated(note)}` });
 		const passage = note.passage;
-		if (!passage) continue;
-		const row = li.createDiv({ cls: "engrama-result-passage", attr: { "aria-label": `Open ${note.path} at ${passage.heading || "its start"}` } });
-		if (passage.heading) row.createDiv({ cls: "engrama-result-heading", text: passage.heading });
-		renderSnippet(row.createDiv({ cls: "engrama-result-snippet" }), passage.snippet);
-		row.addEventListener("click", () => open(note, passage.line));
+		if (passage) renderPassage(li, note.path, passage, () => open(note, passage.line));
 	}
 }
 
 /** The reasons a note is related, in words (the relation's own heading when one links them). */
 function whyRelated(note: RelatedNoteView): string {
 	const words: Record<string, string> = { meaning: "similar meaning", words: "shared words", linked: "linked" };
-	const linked = note.relation ? (note.relation.direction === "out" ? relationHeading(note.relation.type) : `${relationHeading(note.relation.type)} this`) : null;
+	const linked = note.relation ? relationFromNode(note.relation.type, note.relation.direction) : null;
 	return note.reasons.map((r) => (r === "linked" && linked ? linked.toLowerCase() : words[r])).join(", ");
 }
 

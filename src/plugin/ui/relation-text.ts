@@ -8,3 +8,8 @@ export function relationHeading(type: string): string {
 	const text = relationText(type);
 	return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** A relation seen from a node: "Uses" (what it uses) or "Uses this" (what uses it). */
+export function relationFromNode(type: string, direction: "out" | "in"): string {
+	return direction === "out" ? relationHeading(type) : `${relationHeading(type)} this`;
+}

@@ -1,4 +1,4 @@
-import type { SearchResultView, SearchView } from "../../engine";
+import type { PassageView, SearchResultView, SearchView } from "../../engine";
 
 /** The score signals in words a note-taker knows; the fused base (rrf, linear) is left out. */
 const SIGNALS: readonly (readonly [string, string])[] = [
@@ -44,19 +44,22 @@ export function renderResult(el: HTMLElement, result: SearchResultView, top: num
  * marked (`**word**` in the engine's snippet becomes a <mark>). `open` opens the note at that line.
  */
 export function renderPassages(el: HTMLElement, result: SearchResultView, open: (line: number) => void): void {
-	for (const passage of result.passages ?? []) {
-		const row = el.createDiv({ cls: "engrama-result-passage", attr: { "aria-label": `Open ${result.path ?? result.name} at ${passage.heading || "its start"}` } });
-		if (passage.heading) row.createDiv({ cls: "engrama-result-heading", text: passage.heading });
-		renderSnippet(row.createDiv({ cls: "engrama-result-snippet" }), passage.snippet);
-		row.addEventListener("click", (event) => {
-			event.stopPropagation();
-			open(passage.line);
-		});
-	}
+	for (const passage of result.passages ?? []) renderPassage(el, result.path ?? result.name, passage, () => open(passage.line));
+}
+
+/** One section of a note: heading path and snippet; a click (on it alone) calls `open`. */
+export function renderPassage(el: HTMLElement, note: string, passage: PassageView, open: () => void): void {
+	const row = el.createDiv({ cls: "engrama-result-passage", attr: { "aria-label": `Open ${note} at ${passage.heading || "its start"}` } });
+	if (passage.heading) row.createDiv({ cls: "engrama-result-heading", text: passage.heading });
+	renderSnippet(row.createDiv({ cls: "engrama-result-snippet" }), passage.snippet);
+	row.addEventListener("click", (event) => {
+		event.stopPropagation();
+		open();
+	});
 }
 
 /** An engine snippet as text, its `**marked**` words as <mark>. */
-export function renderSnippet(el: HTMLElement, snippet: string): void {
+function renderSnippet(el: HTMLElement, snippet: string): void {
 	snippet.split("**").forEach((part, i) => {
 		if (part === "") return;
 		if (i % 2 === 1) el.createEl("mark", { text: part });
