@@ -23,6 +23,11 @@ export interface VerbCount {
 	readonly log: readonly string[];
 	/** Each distinct statement's plan (EXPLAIN), as "Operator: details" lines. */
 	readonly plans: readonly { readonly statement: string; readonly plan: readonly string[] }[];
+	/**
+	 * Search only: whether the database's passage vector index (one for every namespace, made by
+	 * whichever test wrote passage vectors first) had this memory's dimension, so knn asked it.
+	 */
+	readonly passageIndexUsed?: boolean;
 }
 
 const HASH_EMBEDDING = { provider: "hash", model: "", dimensions: 32, baseUrl: "", apiKey: "", allowRemoteModels: false, localModelPath: "", timeoutMs: 30_000 } as const;
@@ -81,7 +86,9 @@ export async function countVerbs(): Promise<VerbCount[]> {
 			),
 		);
 		out.push(await counted(graph, "relate", () => skills.relate(ctx, { label: "Project", name: "Billing Portal" }, "USES", { label: "Technology", name: "PostgreSQL" })));
-		out.push(await counted(graph, "search (default: hybrid + graph)", () => skills.search(opened.scope, "relational database invoices", { limit: 10 })));
+		const search = await counted(graph, "search (default: hybrid + graph)", () => skills.search(opened.scope, "relational database invoices", { limit: 10 }));
+		// The dimension the search read (cached on the store after its first read).
+		out.push({ ...search, passageIndexUsed: graph.ctx.passageVectorIndexDims === HASH_EMBEDDING.dimensions });
 		out.push(await counted(graph, "search (fulltext)", () => opened.memory.searchFulltext(opened.scope, "relational database invoices", { limit: 10 })));
 		out.push(await counted(graph, "context (2 hops)", () => skills.context(opened.scope, { label: "Project", name: "Ledger" }, 2)));
 	} finally {
