@@ -138,12 +138,16 @@ export async function reindex(deps: ReindexDeps, scopeInput: PartialScope, optio
 		return { ...report, embedded: 0, failed: 0, reset: false, errors, passages: { ...passagePlan, embedded: 0, failed: 0 } };
 	}
 
+	// Another model's vectors go before any new one is written: a run cut short by `limit` or a
+	// failing embedder then leaves vectors of one model only, and the next run finds the rest
+	// missing (re-embedding every node again after each partial run would never finish).
 	let reset = false;
-	if (dimensionChanged) {
-		if (!(await write(() => pipeline.resetVectors()))) {
+	if (dimensionChanged || modelChanged) {
+		reset = await write(() => pipeline.resetVectors());
+		if (!reset && dimensionChanged) {
 			throw new ValidationError(`The ${vectors.name} vector store cannot drop its vectors, so the dimension cannot change from ${storedDimensions} to ${dimensions}.`);
 		}
-		reset = true;
+		if (reset) await write(() => pipeline.setMeta(EMBEDDING_MODEL_META, modelId));
 	}
 
 	const total = selected.length + passageBudget;

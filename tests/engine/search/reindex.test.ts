@@ -126,6 +126,24 @@ describe("reindex", () => {
 		expect(rebuild.reasons.rebuild).toBe(5);
 	});
 
+	it("after a model change, runs cut short by a limit finish the re-embedding instead of redoing the first nodes", async () => {
+		m = await (await seedWithoutEmbedder()).reopen(new HashEmbeddingProvider(64));
+		await reindex(deps(m), m.scope, { apply: true });
+		m = await m.reopen(new OpenAiEmbeddingProvider(createFetchHttpClient(), { baseUrl: `${server.baseUrl}/v1`, model: "served-model", dimensions: 64 }));
+		const first = await reindex(deps(m), m.scope, { apply: true, limit: 2 });
+		expect(first).toMatchObject({ reasons: { model_changed: 5 }, embedded: 2, deferred: 3, reset: true });
+		// No vector of the old model is left beside the new ones, and search uses the new ones.
+		expect(await m.memory.vectors?.count(m.scope)).toBe(2);
+		expect(await m.memory.graph.getMeta(EMBEDDING_MODEL_META)).toBe("openai:served-model");
+		expect((await m.memory.search(m.scope, "consensus")).degraded).toBe(false);
+		const second = await reindex(deps(m), m.scope, { apply: true, limit: 2 });
+		expect(second).toMatchObject({ up_to_date: 2, reasons: { missing: 3 }, embedded: 2, deferred: 1, reset: false });
+		const third = await reindex(deps(m), m.scope, { apply: true, limit: 2 });
+		expect(third).toMatchObject({ up_to_date: 4, embedded: 1, deferred: 0 });
+		expect(await m.memory.vectors?.count(m.scope)).toBe(5);
+		expect((await reindex(deps(m), m.scope)).to_embed).toBe(0);
+	});
+
 	it("counts failures and stops when the embedder keeps failing; the nodes stay for a later run", async () => {
 		m = await (await seedWithoutEmbedder()).reopen(
 			new OpenAiEmbeddingProvider(createFetchHttpClient(), {
