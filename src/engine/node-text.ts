@@ -1,3 +1,4 @@
+import { NOTE_PROPS } from "./system-props";
 import type { NodeRecord, PropValue, Props } from "./types";
 
 /** Text props that describe a node, in the order they matter for search and embeddings. */
@@ -25,12 +26,12 @@ const MONTHS = ["January", "February", "March", "April", "May", "June", "July", 
 /**
  * An item's own day as words ("8 May 2023"), from the date part of its `valid_from` as written
  * (no time zone shift), so "what happened in May 2023" finds it by fulltext and by meaning. None
- * for a person's note: its valid_from is only when sync first saw it (an agent's memory written
- * out as a note keeps its source, and its day).
+ * for a person's note unless its frontmatter states the date: otherwise its valid_from is only
+ * when sync first saw it (an agent's memory written out as a note keeps its source, and its day).
  */
 export function itemDay(props: Props): string | null {
 	const date = props.valid_from;
-	if (typeof date !== "string" || isPersonNote(props)) return null;
+	if (typeof date !== "string" || (isPersonNote(props) && !statesDate(props))) return null;
 	const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(date.trim());
 	if (!m) return null;
 	const month = MONTHS[Number(m[2]) - 1];
@@ -38,9 +39,16 @@ export function itemDay(props: Props): string | null {
 	return month && day >= 1 && day <= 31 ? `${day} ${month} ${m[1]}` : null;
 }
 
+/** The note's frontmatter names valid_from (sync's `note_props`: the props the note stated). */
+function statesDate(props: Props): boolean {
+	const stated = props[NOTE_PROPS.stated];
+	return Array.isArray(stated) && stated.includes("valid_from");
+}
+
 /** A node sync made from a note a person wrote (the author stated in the note, else `sync`). */
 function isPersonNote(props: Props): boolean {
-	if (typeof props.obsidian_path !== "string" || props.obsidian_path === "") return false;
+	const path = props[NOTE_PROPS.path];
+	if (typeof path !== "string" || path === "") return false;
 	return props.source === undefined || props.source === null || props.source === "sync";
 }
 

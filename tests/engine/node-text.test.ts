@@ -28,6 +28,9 @@ describe("nodeToText and an item's own day", () => {
 		expect(itemDay(note)).toBeNull();
 		expect(itemDay({ ...note, source: "mcp" })).toBe("8 May 2023");
 		expect(itemDay({ ...note, source: "cli" })).toBe("8 May 2023");
+		// A date the note's frontmatter states is the note's own.
+		expect(itemDay({ ...note, source: "sync", note_props: ["description", "valid_from"] })).toBe("8 May 2023");
+		expect(itemDay({ ...note, source: "sync", note_props: ["description"] })).toBeNull();
 		// Not a note yet: the item's date, whoever wrote it.
 		expect(itemDay({ valid_from: "2023-05-08", source: "sync" })).toBe("8 May 2023");
 	});
