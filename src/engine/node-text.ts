@@ -1,4 +1,5 @@
-import type { NodeRecord, PropValue } from "./types";
+import { NOTE_PROPS } from "./system-props";
+import type { NodeRecord, PropValue, Props } from "./types";
 
 /** Text props that describe a node, in the order they matter for search and embeddings. */
 export const TEXT_PROPS = [
@@ -20,9 +21,42 @@ function asText(value: PropValue | undefined): string {
 	return typeof value === "object" ? "" : String(value);
 }
 
-/** The one place that turns a node into the text we embed. */
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+
+/**
+ * An item's own day as words ("8 May 2023"), from the date part of its `valid_from` as written
+ * (no time zone shift), so "what happened in May 2023" finds it by fulltext and by meaning. None
+ * for a person's note unless its frontmatter states the date: otherwise its valid_from is only
+ * when sync first saw it (an agent's memory written out as a note keeps its source, and its day).
+ */
+export function itemDay(props: Props): string | null {
+	const date = props.valid_from;
+	if (typeof date !== "string" || (isPersonNote(props) && !statesDate(props))) return null;
+	const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(date.trim());
+	if (!m) return null;
+	const month = MONTHS[Number(m[2]) - 1];
+	const day = Number(m[3]);
+	return month && day >= 1 && day <= 31 ? `${day} ${month} ${m[1]}` : null;
+}
+
+/** The note's frontmatter names valid_from (sync's `note_props`: the props the note stated). */
+function statesDate(props: Props): boolean {
+	const stated = props[NOTE_PROPS.stated];
+	return Array.isArray(stated) && stated.includes("valid_from");
+}
+
+/** A node sync made from a note a person wrote (the author stated in the note, else `sync`). */
+function isPersonNote(props: Props): boolean {
+	const path = props[NOTE_PROPS.path];
+	if (typeof path !== "string" || path === "") return false;
+	return props.source === undefined || props.source === null || props.source === "sync";
+}
+
+/** The one place that turns a node into the text we embed: the header, the item's day, its text props. */
 export function nodeToText(node: Pick<NodeRecord, "label" | "key" | "props">): string {
 	const parts = [`${node.label}: ${node.key}`];
+	const day = itemDay(node.props);
+	if (day) parts.push(`[${day}]`);
 	for (const prop of TEXT_PROPS) {
 		const text = asText(node.props[prop]).trim();
 		if (text) parts.push(text);

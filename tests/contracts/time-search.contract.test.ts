@@ -40,6 +40,25 @@ describe.each(testBackends())("time in search on $name", (backend) => {
 		expect(today.props.mentioned_dates).toEqual([new Date(written - 86_400_000).toISOString().slice(0, 10)]);
 	});
 
+	it("finds an item by its own day in words, but a person's note not by the day sync first saw it", async () => {
+		const fulltext = async (query: string) => (await opened.memory.searchFulltext(opened.scope, query)).map((h) => h.name);
+		const agent: WriteContext = { scope: opened.scope, source: "mcp", agent: "claude" };
+		await opened.memory.remember(agent, { label: "Concept", key: "Support group", props: { description: "Went to the support group", valid_from: "2023-05-08T23:30:00Z" } });
+		// A note: sync gives it obsidian_path, and its valid_from is when sync first saw it.
+		await opened.memory.remember({ scope: opened.scope, source: "sync" }, { label: "Concept", key: "Garden note", props: { description: "Planting tomatoes", obsidian_path: "Garden note.md", valid_from: "2021-11-09T10:00:00Z" } });
+		// An agent's memory written out as a note keeps its author, and its day.
+		await opened.memory.remember(agent, { label: "Concept", key: "Exported", props: { description: "Bought a kiln", obsidian_path: "Engrama/Concept/Exported.md", valid_from: "2024-06-10" } });
+		// The date as written (23:30 UTC stays the 8th), nothing of it in the text.
+		expect(await fulltext("May 2023")).toEqual(["Support group"]);
+		expect(await fulltext("8")).toEqual(["Support group"]);
+		expect(await fulltext("June 2024")).toEqual(["Exported"]);
+		expect(await fulltext("November 2021")).toEqual([]);
+		// A new valid_from re-indexes the item under its new day.
+		await opened.memory.remember(agent, { label: "Concept", key: "Support group", props: { valid_from: "2022-03-10" } });
+		expect(await fulltext("May 2023")).toEqual([]);
+		expect(await fulltext("March 2022")).toEqual(["Support group"]);
+	});
+
 	it("keeps the engine's mentioned_dates: a caller cannot set them", async () => {
 		const { node, warnings } = await opened.memory.remember(ctx, { label: "Concept", key: "Forged", props: { description: "plain words", mentioned_dates: ["1999-01-01"] } });
 		expect(node.props.mentioned_dates).toBeUndefined();

@@ -20,14 +20,6 @@ export function isTurnContext(value: string): value is TurnContext {
 	return value === "none" || value === "previous" || /^window[1-9]$/.test(value);
 }
 
-const datePrefix = process.env.LOCOMO_DATE_PREFIX === "1";
-
-/** "1:56 pm on 8 May, 2023" or an ISO instant → "8 May 2023". */
-function sessionDay(date: string): string {
-	const d = new Date(/^\d{4}-/.test(date) ? date : sessionInstant(date));
-	return `${d.getUTCDate()} ${d.toLocaleString("en", { month: "long", timeZone: "UTC" })} ${d.getUTCFullYear()}`;
-}
-
 function contextTurns(turns: readonly LocomoTurn[], i: number, context: TurnContext): LocomoTurn[] {
 	if (context === "none") return [];
 	if (context === "previous") return turns.slice(Math.max(0, i - 1), i);
@@ -39,24 +31,28 @@ function contextTurns(turns: readonly LocomoTurn[], i: number, context: TurnCont
 export function turnTexts(conv: LocomoConversation, context: TurnContext): Map<string, string> {
 	const out = new Map<string, string>();
 	for (const s of conv.sessions) {
-		s.turns.forEach((t, i) => out.set(t.diaId, nodeToText({ label: "Turn", key: t.diaId, props: turnProps(s.turns, i, s.date, context, false) })));
+		s.turns.forEach((t, i) => out.set(t.diaId, nodeToText({ label: "Turn", key: t.diaId, props: turnProps(s.turns, i, sessionInstant(s.date), context, false) })));
 	}
 	return out;
 }
 
-/** Stored props of a turn: its words, and its context turns (contextTurns) as `context`. */
-function turnProps(turns: readonly LocomoTurn[], i: number, date: string, context: TurnContext, full: boolean): Record<string, string> {
+/**
+ * Stored props of a turn: its words, its context turns (contextTurns) as `context`, and the
+ * session's date as `valid_from` (the engine indexes and embeds its day as words, and resolves
+ * "yesterday", "last week" in the turn against it); `full` adds what the text leaves out.
+ */
+function turnProps(turns: readonly LocomoTurn[], i: number, instant: string, context: TurnContext, full: boolean): Record<string, string> {
 	const turn = turns[i];
-	// LOCOMO_DATE_PREFIX=1: the published systems' timestamp prefix, "[8 May, 2023] Caroline: …".
-	const props: Record<string, string> = { description: `${datePrefix ? `[${sessionDay(date)}] ` : ""}${turnText(turn)}` };
+	const props: Record<string, string> = { description: turnText(turn) };
 	const around = contextTurns(turns, i, context);
 	if (around.length > 0) props.context = around.map(turnText).join("\n");
-	// The session's date as a note would carry it (frontmatter valid_from): the write pipeline
-	// resolves "yesterday", "last week" in the turn against it.
-	if (full) Object.assign(props, { speaker: turn.speaker, valid_from: date });
+	props.valid_from = instant;
+	if (full) props.speaker = turn.speaker;
 	return props;
 }
-const sessionText = (n: number, date: string) => `Session ${n} on ${date}`;
+const sessionProps = (n: number, date: string) => ({ description: `Session ${n} on ${date}`, valid_from: sessionInstant(date) });
+// A speaker's date is the first session's, not the day the benchmark runs (its day is in its text).
+const speakerProps = (name: string, conv: LocomoConversation) => ({ description: speakerText(name), valid_from: sessionInstant(conv.sessions[0].date) });
 
 /** "1:56 pm on 8 May, 2023" → "2023-05-08T13:56:00.000Z" (the dataset gives no time zone: UTC). */
 export function sessionInstant(date: string): string {
@@ -76,10 +72,10 @@ export async function warmEmbedder(embedder: CachedEmbeddingProvider, conv: Loco
 export function textsToEmbed(conv: LocomoConversation, context: TurnContext): { passages: string[]; queries: string[] } {
 	const texts: string[] = [];
 	for (const s of conv.sessions) {
-		texts.push(nodeToText({ label: "Session", key: `Session ${s.number}`, props: { description: sessionText(s.number, s.date) } }));
-		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(s.turns, i, s.date, context, false) })));
+		texts.push(nodeToText({ label: "Session", key: `Session ${s.number}`, props: sessionProps(s.number, s.date) }));
+		s.turns.forEach((t, i) => texts.push(nodeToText({ label: "Turn", key: t.diaId, props: turnProps(s.turns, i, sessionInstant(s.date), context, false) })));
 	}
-	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: { description: speakerText(sp) } }));
+	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: speakerProps(sp, conv) }));
 	const queries = conv.questions.filter((q) => q.category >= 1 && q.category <= 4).map((q) => q.question);
 	return { passages: texts, queries };
 }
@@ -104,10 +100,10 @@ export async function loadConversation(conv: LocomoConversation, profile: Profil
 	const ctx: WriteContext = { scope, source: "sync" };
 	const turnIds = new Map<string, string>();
 	await memory.pipeline.transaction(async () => {
-		for (const sp of conv.speakers) await memory.remember(ctx, { label: "Speaker", key: sp, props: { description: speakerText(sp) } });
+		for (const sp of conv.speakers) await memory.remember(ctx, { label: "Speaker", key: sp, props: speakerProps(sp, conv) });
 		for (const s of conv.sessions) {
 			const session = { label: "Session", key: `Session ${s.number}` };
-			await memory.remember(ctx, { ...session, props: { description: sessionText(s.number, s.date), valid_from: sessionInstant(s.date) } });
+			await memory.remember(ctx, { ...session, props: sessionProps(s.number, s.date) });
 			for (const sp of conv.speakers) await memory.relate(ctx, session, "WITH", { label: "Speaker", key: sp });
 			let previous: { label: string; key: string } | undefined;
 			for (const [i, t] of s.turns.entries()) {

@@ -1,4 +1,4 @@
-import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, type FulltextField } from "../../engine/node-text";
+import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, itemDay, type FulltextField } from "../../engine/node-text";
 import { isSingleCharTerm, indexText, queryTerms } from "../../engine/search/words";
 import { NOT_SEARCHED } from "../../engine/system-props";
 import type { PropValue, Props } from "../../engine/types";
@@ -85,6 +85,9 @@ export function fulltextProperties(props: Props): Record<string, string | number
 		if ((FT_COLUMNS as readonly string[]).includes(name)) continue;
 		if (typeof value === "string" && value.length > 0 && !NOT_SEARCHED.has(name)) extra.push(indexText(value));
 	}
+	// The item's own day as words, as SQLite's ftsValues indexes it.
+	const day = itemDay(props);
+	if (day) extra.push(day);
 	const out: Record<string, string | number | null> = {};
 	let length = 0;
 	for (const column of FT_COLUMNS) {

@@ -9,9 +9,10 @@ import { NODE_LABEL } from "./schema";
  * out (it describes this store, not the memory): 2 = words of every script (engine/search/words.ts:
  * Han, kana and Hangul as pairs, Thai, Lao, Khmer and Myanmar by word) and unicode61's tokens
  * (a lone combining mark separates, only Latin letters lose their diacritics). Nodes written
- * before hold a whole run of those scripts as one token, which no query finds.
+ * before hold a whole run of those scripts as one token, which no query finds. 3 = an item's own
+ * day as words in body (engine/node-text.ts itemDay): nodes with a valid_from written before lack it.
  */
-export const FULLTEXT_VERSION = 2;
+export const FULLTEXT_VERSION = 3;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
 
 /** Nodes re-indexed per statement. */
@@ -20,6 +21,13 @@ const PAGE = 1000;
 // Only words with a character outside ASCII can have changed (Java regex, as a parameter).
 const NON_ASCII = "(?s).*[^\\x00-\\x7F].*";
 const HOLDS_NON_ASCII = `any(c IN [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}] WHERE c =~ $nonAscii)`;
+// Only items with a date can lack their day's words (version 3).
+const HOLDS_DATE = "n.valid_from IS NOT NULL";
+
+/** The nodes whose columns can differ from what writes make now, by the format they were written in. */
+function affected(stored: number): string {
+	return stored < 2 ? `(${HOLDS_NON_ASCII} OR ${HOLDS_DATE})` : HOLDS_DATE;
+}
 
 /**
  * Rewrites the fulltext columns of the nodes written before FULLTEXT_VERSION as writes make them
@@ -32,16 +40,17 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 		(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) RETURN m.value AS value", { ns: ctx.namespace, key: FULLTEXT_VERSION_KEY }),
 		"read the fulltext format",
 	);
-	if (Number(meta[0]?.value ?? 0) >= FULLTEXT_VERSION) return 0;
+	const stored = Number(meta[0]?.value ?? 0);
+	if (stored >= FULLTEXT_VERSION) return 0;
 	let rewritten = 0;
 	let after = -1;
 	for (;;) {
 		const rows = await ctx.conn.read(
 			(q) =>
 				q.run(
-					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after AND ${HOLDS_NON_ASCII}
+					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after AND ${affected(stored)}
 					RETURN elementId(n) AS eid, n.__seq AS seq, n {.*, embedding: null} AS node ORDER BY n.__seq LIMIT $page`,
-					{ ns: ctx.namespace, after, page: int(PAGE), nonAscii: NON_ASCII },
+					{ ns: ctx.namespace, after, page: int(PAGE), ...(stored < 2 ? { nonAscii: NON_ASCII } : {}) },
 				),
 			"find nodes to re-index",
 		);

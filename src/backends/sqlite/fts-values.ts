@@ -1,11 +1,11 @@
-import { FULLTEXT_FIELDS } from "../../engine/node-text";
+import { FULLTEXT_FIELDS, itemDay } from "../../engine/node-text";
 import { indexText } from "../../engine/search/words";
 import { NOT_SEARCHED } from "../../engine/system-props";
 import type { PropValue, Props } from "../../engine/types";
 
 const FTS_COLUMNS = FULLTEXT_FIELDS;
 
-/** A node's values for the FTS columns; text props outside them go into body. */
+/** A node's values for the FTS columns; text props outside them and the item's day go into body. */
 export function ftsValues(props: Props): (string | null)[] {
 	const extra: string[] = [];
 	// Text props outside the Python FTS columns still deserve to be found: they go into body.
@@ -13,6 +13,9 @@ export function ftsValues(props: Props): (string | null)[] {
 		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
 		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(indexText(value));
 	}
+	// The item's own day as words ("8 May 2023"), as nodeToText embeds it (Neo4j's fulltextProperties alike).
+	const day = itemDay(props);
+	if (day) extra.push(day);
 	return FTS_COLUMNS.map((column) => {
 		const text = ftsText(props[column]);
 		if (column === "body" && extra.length > 0) return [text, ...extra].filter(Boolean).join("\n");

@@ -14,7 +14,7 @@ import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
@@ -269,18 +269,22 @@ CREATE TRIGGER IF NOT EXISTS engrama_passage_deleted AFTER DELETE ON note_passag
 END;
 `;
 
+/** Props text that holds an item's date (schema 12 indexes its day as words: node-text.ts itemDay). */
+const holdsValidFrom = (props: string): boolean => props.includes('"valid_from"');
+
 /**
- * The fulltext rows of nodes whose text holds such a script, rewritten as writes now make them, in
- * the open transaction. Derived rows only: node rows are not touched. Nodes without a row yet (a
- * first sync's deferred indexes) get theirs from the new code later.
+ * The fulltext rows of nodes whose props text `affected` picks (v11: text holding a script written
+ * without spaces; v12: an item's date), rewritten as writes now make them, in the open
+ * transaction. Derived rows only: node rows are not touched. Nodes without a row yet (a first
+ * sync's deferred indexes) get theirs from the new code later.
  */
-function migrateV11Fulltext(conn: SqliteConnection): void {
+function reindexFulltext(conn: SqliteConnection, affected: (props: string) => boolean): void {
 	const columns = FTS_COLUMNS.join(", ");
 	for (let after = 0; ; ) {
 		const rows = conn.all<{ id: number; props: string }>("SELECT id, props FROM nodes WHERE id > ? ORDER BY id LIMIT ?", [after, V10_PAGE]);
 		if (rows.length === 0) return;
 		for (const row of rows) {
-			if (!needsSegmenting(row.props)) continue;
+			if (typeof row.props !== "string" || !affected(row.props)) continue;
 			const props = parseObject(row.props);
 			const stored = props && conn.get<Record<string, SqlValue>>(`SELECT ${columns} FROM nodes_fts WHERE rowid = ?`, [row.id]);
 			if (!props || !stored) continue;
@@ -360,7 +364,8 @@ export function migrate(conn: SqliteConnection): number {
 		migrateV9Edges(conn);
 		conn.exec(NOTE_PATH_TRIGGERS);
 		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
-		if (!fresh && own < 11) migrateV11Fulltext(conn);
+		if (!fresh && own < 11) reindexFulltext(conn, (props) => needsSegmenting(props) || holdsValidFrom(props));
+		else if (!fresh && own < 12) reindexFulltext(conn, holdsValidFrom);
 		conn.exec(PASSAGES_V11);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FT_COLUMNS, FT_LENGTH_PROPERTY, ftProperty, storedColumn } from "../../../src/backends/neo4j/fts-query";
+import { FT_COLUMNS, FT_LENGTH_PROPERTY, ftProperty, fulltextProperties, storedColumn } from "../../../src/backends/neo4j/fts-query";
 import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { FULLTEXT_VERSION, FULLTEXT_VERSION_KEY } from "../../../src/backends/neo4j/upgrade";
 import type { NodeRecord, Props } from "../../../src/engine/types";
@@ -99,5 +99,49 @@ describe.runIf(neo4j)("Neo4j: nodes written before words of every script are re-
 		const again = conn.resetCounts().log;
 		conn.trace = false;
 		expect(again.filter((s) => s.includes("re-index") || s.includes("=~"))).toEqual([]);
+	}, 120_000);
+
+	it("gives the items written at format 2 their day's words, not a person's note, and only once", async () => {
+		opened = await neo4jTestBackend.open();
+		const graph = opened.memory.graph as Neo4jGraphStore;
+		const agent = { scope: opened.scope, source: "mcp" as const, agent: "claude" };
+		await opened.memory.remember(agent, { label: "Concept", key: "Support group", props: { description: "Went to the support group", valid_from: "2023-05-08T13:56:00Z" } });
+		await opened.memory.remember({ scope: opened.scope, source: "sync" }, { label: "Concept", key: "Garden", props: { description: "Planting tomatoes", obsidian_path: "Garden.md", valid_from: "2021-11-09" } });
+		// Format 2 wrote the same columns without the day (valid_from itself is never searched).
+		for (const key of ["Support group", "Garden"]) {
+			const node = (await graph.getNode(opened.scope, "Concept", key)) as NodeRecord;
+			const { valid_from: _, ...undated } = node.props;
+			await graph.conn.write(
+				(q) => q.run("MATCH (n:Engrama {__ns: $ns, engrama_id: $id}) SET n += $ft", { ns: graph.namespace, id: node.id, ft: fulltextProperties(undated) }),
+				"test: format 2 columns",
+			);
+		}
+		await graph.conn.write(
+			(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = '2'", { ns: graph.namespace, key: FULLTEXT_VERSION_KEY }),
+			"test: format 2",
+		);
+		const names = async (query: string) => (await opened.memory.searchFulltext(opened.scope, query)).map((h) => h.name);
+		expect(await names("May 2023")).toEqual([]);
+
+		const conn = graph.conn;
+		conn.trace = "full";
+		conn.resetCounts();
+		await new Neo4jGraphStore(graph.conn, { namespace: graph.namespace }).init();
+		const run = conn.resetCounts().statementsRun.map((s) => s.query);
+		conn.trace = false;
+		// Format 2 already had every script's words: only dated nodes are looked at.
+		const found = run.filter((q) => q.includes("n.__seq > $after"));
+		expect(found.length).toBeGreaterThan(0);
+		expect(found.every((q) => q.includes("valid_from IS NOT NULL") && !q.includes("=~"))).toBe(true);
+		expect(run.filter((q) => q.includes("SET n += row.ft"))).toHaveLength(1);
+		expect(await names("May 2023")).toEqual(["Support group"]);
+		expect(await names("November 2021")).toEqual([]);
+		expect(await names("tomatoes")).toEqual(["Garden"]);
+		conn.trace = "full";
+		conn.resetCounts();
+		await new Neo4jGraphStore(graph.conn, { namespace: graph.namespace }).init();
+		const again = conn.resetCounts().statementsRun.map((s) => s.query);
+		conn.trace = false;
+		expect(again.filter((q) => q.includes("n.__seq > $after") || q.includes("row.ft"))).toEqual([]);
 	}, 120_000);
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fts-query";
+import { ftsValues } from "../../../src/backends/sqlite/fts-values";
 import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import type { SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
@@ -44,8 +45,8 @@ describe("Neo4j fulltext tokens match SQLite FTS5", () => {
 		expect([...FT_COLUMNS]).toEqual([...FTS_COLUMNS]);
 	});
 
-	it("folds extra text props into body and skips ids, provenance and dates, as writeFts does", () => {
-		const ft = fulltextProperties({
+	it("folds extra text props and the item's day into body and skips ids, provenance and date strings, as writeFts does", () => {
+		const props = {
 			name: "Billing Portal",
 			description: "Invoices",
 			body: "Main text",
@@ -55,12 +56,18 @@ describe("Neo4j fulltext tokens match SQLite FTS5", () => {
 			valid_from: "2026-01-01",
 			tags: ["finance", "web"],
 			confidence: 1,
-		});
+		};
+		const ft = fulltextProperties(props);
 		expect(ft.__ft_name).toBe(" billing  portal ");
-		expect(ft.__ft_body).toBe(" main  text  ana  perez ");
+		// valid_from's own string is not searched; its day in words is (node-text.ts itemDay).
+		expect(ft.__ft_body).toBe(" main  text  ana  perez  1  january  2026 ");
 		expect(ft.__ft_tags).toBe(" finance  web ");
 		expect(ft.__ft_title).toBeNull();
-		expect(ft.__ft_len).toBe(9);
+		expect(ft.__ft_len).toBe(12);
+		// SQLite's body column holds the same words, so FTS5's tokens are these.
+		const body = ftsValues(props)[FTS_COLUMNS.indexOf("body")];
+		expect(body).toBe("Main text\nAna Pérez\n1 January 2026");
+		expect(fts5Tokens(body as string)).toEqual(tokens(body as string));
 	});
 
 	it("builds a query from words only, so user syntax is never parsed", () => {

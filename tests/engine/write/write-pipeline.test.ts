@@ -40,6 +40,15 @@ describe("write pipeline", () => {
 		expect(node.updatedAt).toBe(node.createdAt);
 	});
 
+	it("re-embeds an item whose valid_from changes: its day is part of the embedded text", async () => {
+		const embedder = new HashEmbeddingProvider(64);
+		const first = await m.memory.remember(agent, { label: "Project", key: "Billing Portal", props: { description: "Invoices" } });
+		expect(first.vector).toEqual(await embedder.embed("Project: Billing Portal\n[1 March 2026]\nInvoices"));
+		const second = await m.memory.remember(agent, { label: "Project", key: "Billing Portal", props: { valid_from: "2023-05-08" } });
+		expect(second.vector).toEqual(await embedder.embed("Project: Billing Portal\n[8 May 2023]\nInvoices"));
+		expect(second.vector).not.toEqual(first.vector);
+	});
+
 	it("on MERGE keeps identity, creation time, valid_from and authorship, advances updated_at", async () => {
 		const first = await m.memory.remember(agent, { label: "Project", key: "Billing Portal", props: { description: "Invoices" } });
 		clock.advanceDays(2);
