@@ -52,8 +52,7 @@ describe("profiles parsed at build time", () => {
 	});
 
 	it("are in the built command line", () => {
-		const chunks = join(ROOT, "dist", "chunks");
-		const built = readdirSync(chunks).map((f) => readFileSync(join(chunks, f), "utf8"));
-		expect(built.some((text) => text.includes(profileTextKey(source("base.yaml").text)))).toBe(true);
+		const { bundle } = JSON.parse(readFileSync(join(ROOT, "dist", "cli.json"), "utf8")) as { bundle: string };
+		expect(readFileSync(join(ROOT, "dist", bundle), "utf8")).toContain(profileTextKey(source("base.yaml").text));
 	});
 });
