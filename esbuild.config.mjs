@@ -62,6 +62,25 @@ const plugin = {
 };
 
 /**
+ * commander requires node:child_process at load, for subcommands run as separate programs, which
+ * this CLI has none of; loading it (and the net, dgram and stream modules it pulls in) was 5-20 ms
+ * of every command. Required on first use instead. The build fails if commander's line changes.
+ * @type {esbuild.Plugin}
+ */
+const commanderLazyChildProcess = {
+	name: "commander-lazy-child-process",
+	setup(build) {
+		build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+			const eager = "const childProcess = require('node:child_process');";
+			const source = readFileSync(args.path, "utf8");
+			if (!source.includes(eager)) throw new Error(`commander changed: "${eager}" is not in ${args.path}`);
+			const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+			return { contents: source.replace(eager, lazy), loader: "js" };
+		});
+	},
+};
+
+/**
  * The command line: one CommonJS file that bin/engrama.mjs compiles with V8's code cache (its
  * cache file under dist/cache), so a one-shot command neither parses nor compiles the bundle
  * again (docs/benchmarks.md, command line). Command groups are still imported dynamically in the
@@ -81,7 +100,7 @@ const cli = {
 	external: [...cliExternal, ...builtins],
 	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs), and SQLite's
 	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
-	plugins: [zodEnglishOnly, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
+	plugins: [zodEnglishOnly, commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
 	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):
 	// packages outside the bundle are required, so each must have a CommonJS entry, and the one
 	// ESM-only package, sqlite-vec-wasm-demo, is bundled (its sqlite3.wasm still read from it).

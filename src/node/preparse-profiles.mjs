@@ -1,15 +1,17 @@
 // Build step for the command line (esbuild.config.mjs): parses the shipped profile files once,
 // at build time, and puts the data in the bundle in place of shipped-profile-data.ts.
 // Parsing base.yaml and its modules took 40-60 ms of CPU in every command (docs/benchmarks.md).
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parseDocument } from "yaml";
 
-/** The key of a profile file's text: its SHA-256 (profile-files.ts computes the same). */
+/**
+ * The key of a profile file's text: the text itself (23 kB for all shipped files), so a lookup
+ * compares it whole; a hash would load node:crypto, 5-15 ms of every command (docs/benchmarks.md).
+ */
 export function profileTextKey(text) {
-	return createHash("sha256").update(text).digest("hex");
+	return text;
 }
 
 /**
