@@ -43,7 +43,7 @@ export function loadProfileFromDisk(profile: string, modules: readonly string[],
 export function withPreparsed(sources: readonly ProfileSource[], preparsed: Readonly<Record<string, unknown>> = PREPARSED_PROFILES): ProfileSource[] {
 	return sources.map((source) => {
 		const data = Object.hasOwn(preparsed, source.text) ? preparsed[source.text] : undefined;
-		return data === undefined ? source : { ...source, data };
+		return data === undefined ? source : { ...source, data, checked: true };
 	});
 }
 

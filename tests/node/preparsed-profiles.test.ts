@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { loadProfile, parseProfile, type ProfileSource } from "../../src/engine/profile";
+import { profileFileSchema } from "../../src/engine/profile/profile-schema";
 import { withPreparsed } from "../../src/node/profile-files";
 import { preparseProfiles, profileTextKey } from "../../src/node/preparse-profiles.mjs";
 
@@ -12,8 +14,16 @@ const source = (file: string): ProfileSource => ({ file, text: readFileSync(join
 
 // The command line carries the shipped profiles parsed at build time (esbuild.config.mjs) and
 // skips the YAML parser for them; everything else must behave as if the text had been parsed.
+const preparsed = await preparseProfiles(PROFILES);
+
 describe("profiles parsed at build time", () => {
-	const preparsed = preparseProfiles(PROFILES);
+	it("carry what the YAML and the schema give for each shipped file, and the loader takes it unchecked", () => {
+		for (const file of SHIPPED) {
+			const { text } = source(file);
+			expect(preparsed[profileTextKey(text)], file).toEqual(profileFileSchema().parse(parseDocument(text).toJS()));
+			expect(withPreparsed([source(file)], preparsed)[0].checked, file).toBe(true);
+		}
+	});
 
 	it("cover every shipped file, and give the profile parsing the text gives", () => {
 		const sources = SHIPPED.map(source);
