@@ -1,9 +1,9 @@
-// Builds the Obsidian plugin (main.js, CommonJS, SQLite WASM inlined, ONNX Runtime WASM not) and the command line (dist/cli.mjs).
+// Builds the Obsidian plugin (main.js, CommonJS, SQLite WASM inlined, ONNX Runtime WASM not) and the command line (dist/cli-<hash>.cjs, named by dist/cli.json).
 // Modes: `node esbuild.config.mjs` watches the plugin; `production` builds both minified; `cli` builds the CLI only;
 // `release` builds the minified plugin alone (into ENGRAMA_PLUGIN_OUT; scripts/release-check.mjs).
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { sqliteEnumJsonPlugin, sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
@@ -19,11 +19,11 @@ const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 /**
  * The command line bundles the pure-JavaScript packages every command loads: left in node_modules,
  * Node resolves and reads them file by file (~450 files of chrono-node, zod, yaml and commander,
- * 0.25 s of CPU in a one-shot `get`; docs/benchmarks.md, command line). The rest stay there: model
- * runtimes, the Neo4j driver, the MCP SDK (loaded only by their commands) and sqlite-vec-wasm-demo
- * (its sqlite3.wasm is read from the package at run time).
+ * 0.25 s of CPU in a one-shot `get`; docs/benchmarks.md, command line), and sqlite-vec-wasm-demo,
+ * which has no CommonJS entry (its sqlite3.wasm is still read from the package at run time). The
+ * rest stay there: model runtimes, the Neo4j driver, the MCP SDK (loaded only by their commands).
  */
-const CLI_BUNDLED = new Set(["chrono-node", "commander", "yaml", "zod"]);
+const CLI_BUNDLED = new Set(["chrono-node", "commander", "yaml", "zod", "sqlite-vec-wasm-demo"]);
 const cliExternal = Object.keys(JSON.parse(readFileSync("package.json", "utf8")).dependencies)
 	.filter((name) => !CLI_BUNDLED.has(name))
 	.flatMap((name) => [name, `${name}/*`]);
@@ -61,40 +61,74 @@ const plugin = {
 	loader: { ".yaml": "text" },
 };
 
-/** @type {esbuild.BuildOptions} */
+/**
+ * commander requires node:child_process at load, for subcommands run as separate programs, which
+ * this CLI has none of; loading it (and the net, dgram and stream modules it pulls in) was 5-20 ms
+ * of every command. Required on first use instead. The build fails if commander's line changes.
+ * @type {esbuild.Plugin}
+ */
+const commanderLazyChildProcess = {
+	name: "commander-lazy-child-process",
+	setup(build) {
+		build.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+			const eager = "const childProcess = require('node:child_process');";
+			const source = readFileSync(args.path, "utf8");
+			if (!source.includes(eager)) throw new Error(`commander changed: "${eager}" is not in ${args.path}`);
+			const lazy = "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };";
+			return { contents: source.replace(eager, lazy), loader: "js" };
+		});
+	},
+};
+
+/**
+ * The command line: one CommonJS file that bin/engrama.mjs compiles with V8's code cache (its
+ * cache file under dist/cache), so a one-shot command neither parses nor compiles the bundle
+ * again (docs/benchmarks.md, command line). Command groups are still imported dynamically in the
+ * source: in CommonJS esbuild keeps each module's evaluation lazy until its import() runs.
+ * @type {esbuild.BuildOptions}
+ */
 const cli = {
 	entryPoints: ["src/cli/entry.ts"],
 	bundle: true,
 	platform: "node",
-	format: "esm",
+	format: "cjs",
 	target: "node20",
-	// Split: a command loads only the chunks it imports (--help loads no engine, WASM or driver).
 	outdir: "dist",
-	entryNames: "cli",
-	chunkNames: "chunks/[name]-[hash]",
-	outExtension: { ".js": ".mjs" },
-	splitting: true,
+	entryNames: "cli-[hash]",
+	outExtension: { ".js": ".cjs" },
 	metafile: true,
 	external: [...cliExternal, ...builtins],
 	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs), and SQLite's
 	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
-	plugins: [zodEnglishOnly, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
-	define,
+	plugins: [zodEnglishOnly, commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
+	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):
+	// packages outside the bundle are required, so each must have a CommonJS entry, and the one
+	// ESM-only package, sqlite-vec-wasm-demo, is bundled (its sqlite3.wasm still read from it).
+	supported: { "dynamic-import": false },
+	define: { ...define, "import.meta.url": "__engramaModuleUrl" },
 	logLevel: "warning",
-	banner: { js: "import { createRequire as __engramaRequire } from 'node:module'; const require = __engramaRequire(import.meta.url);" },
+	// The file is one function expression, CommonJS's own wrapper, which bin/engrama.mjs compiles
+	// as it reads it (no copy of 2 MB of source to wrap it).
+	banner: { js: "(function (exports, require, module, __filename, __dirname) {\n\"use strict\";\nconst __engramaModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+	footer: { js: "})" },
 };
 
 /**
- * Builds the command line. Chunks of earlier builds (their names carry a hash) are removed once an
- * hour old: a process started before the rebuild (a running serve, a test) may still import them.
+ * Builds the command line and names it in dist/cli.json for bin/engrama.mjs (the file's name
+ * carries its content hash, which keys the code cache). Bundles and caches of earlier builds are
+ * removed once an hour old: a process started before the rebuild (a running serve) may still
+ * read them.
  */
 async function buildCli() {
 	const result = await esbuild.build(cli);
-	const current = new Set(Object.keys(result.metafile.outputs).map((file) => basename(file)));
-	const dir = "dist/chunks";
-	for (const name of existsSync(dir) ? readdirSync(dir) : []) {
-		const file = join(dir, name);
-		if (!current.has(name) && Date.now() - statSync(file).mtimeMs > 3_600_000) rmSync(file, { force: true });
+	const bundle = Object.keys(result.metafile.outputs).map((file) => basename(file)).find((name) => name.endsWith(".cjs"));
+	writeFileSync("dist/cli.json", `${JSON.stringify({ bundle })}\n`);
+	for (const dir of ["dist", "dist/cache", "dist/chunks"]) {
+		for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+			const file = join(dir, name);
+			const stale = name !== bundle && !name.startsWith(bundle.replace(/\.cjs$/, "")) && /\.(cjs|mjs|v8)$/.test(name);
+			if (stale && statSync(file).isFile() && Date.now() - statSync(file).mtimeMs > 3_600_000) rmSync(file, { force: true });
+		}
 	}
 }
 

@@ -1,18 +1,62 @@
 #!/usr/bin/env node
-// The command line lives in dist/cli.mjs, built by `npm install` (prepare) or `npm run build`.
-import { existsSync } from "node:fs";
+// The command line lives in dist/cli-<hash>.cjs (named by dist/cli.json), built by `npm install`
+// (prepare) or `npm run build`.
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
+import vm from "node:vm";
 
 // One-shot commands: V8's optimising tier compiles the 4.4 MB SQLite WASM in the background and
 // Node waits for that at exit (~1 s). The baseline compiler alone is plenty for one command;
 // long-running commands keep the optimised tier.
 const LONG_RUNNING = new Set(["serve", "watch", "mcp", "mcp-proxy"]);
-if (!process.argv.slice(2).some((arg) => LONG_RUNNING.has(arg))) v8.setFlagsFromString("--liftoff-only");
+const longRunning = process.argv.slice(2).some((arg) => LONG_RUNNING.has(arg));
+if (!longRunning) v8.setFlagsFromString("--liftoff-only");
 
-const cli = new URL("../dist/cli.mjs", import.meta.url);
-if (!existsSync(fileURLToPath(cli))) {
+const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+const manifest = join(dist, "cli.json");
+if (!existsSync(manifest)) {
 	process.stderr.write("engrama: the command line is not built yet. Run `npm install` (or `npm run build`) in the Engrama folder.\n");
 	process.exit(1);
 }
-await import(cli.href);
+const file = join(dist, JSON.parse(readFileSync(manifest, "utf8")).bundle);
+
+/**
+ * V8's code cache of the bundle: parsing and compiling 2 MB of JavaScript was most of a one-shot
+ * command's CPU (docs/benchmarks.md, command line). Keyed by the bundle's content hash (its name),
+ * Node's version and the V8 flags above (V8 refuses a cache made under other flags). Made once, at
+ * the exit of the first command run (not a bare --help: the cache holds the functions compiled by
+ * then, and a command's are the ones worth keeping), written to a temporary name and renamed, so concurrent
+ * commands never read half a file. ENGRAMA_CODE_CACHE_DIR moves it (a read-only install); a folder
+ * that cannot be written just goes without.
+ */
+const cacheDir = process.env.ENGRAMA_CODE_CACHE_DIR || join(dist, "cache");
+const cacheFile = join(cacheDir, `${file.split(/[\\/]/).pop().replace(/\.cjs$/, "")}-${process.version}-${process.arch}-${longRunning ? "long" : "oneshot"}.v8`);
+let cachedData;
+try {
+	cachedData = readFileSync(cacheFile);
+} catch {
+	cachedData = undefined;
+}
+// The bundle is CommonJS's wrapper function (esbuild.config.mjs); it has no import(), which a
+// script compiled with a cache cannot run on Node 20.
+const script = new vm.Script(readFileSync(file, "utf8"), { filename: file, cachedData });
+const cacheWanted = cachedData === undefined || script.cachedDataRejected === true;
+const ranCommand = process.argv.slice(2).some((arg) => !arg.startsWith("-"));
+if (cacheWanted && ranCommand) {
+	process.once("exit", () => {
+		const temp = `${cacheFile}.${process.pid}`;
+		try {
+			mkdirSync(cacheDir, { recursive: true });
+			writeFileSync(temp, script.createCachedData());
+			renameSync(temp, cacheFile);
+		} catch {
+			// Read-only install: every command compiles the bundle, as without a cache.
+			rmSync(temp, { force: true });
+		}
+	});
+}
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));

@@ -106,7 +106,8 @@ export type EngramaConfig = z.infer<typeof engramaConfigSchema>;
 export type EngramaConfigInput = z.input<typeof engramaConfigSchema>;
 
 export function parseConfig(input: EngramaConfigInput): EngramaConfig {
-	const result = engramaConfigSchema.safeParse(input);
+	// Parsed once per process: zod compiling its fast path (new Function) for one parse costs more than it saves.
+	const result = engramaConfigSchema.safeParse(input, { jitless: true });
 	if (!result.success) {
 		const problems = result.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ");
 		throw new ValidationError(`Invalid configuration: ${problems}`);

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,11 +39,11 @@ export function loadProfileFromDisk(profile: string, modules: readonly string[],
 	return loadProfile(withPreparsed(sources));
 }
 
-/** Attaches the data parsed at build time to sources whose text is a shipped file's, byte for byte. */
+/** Attaches the data parsed at build time to sources whose text is a shipped file's, byte for byte (the text is the key). */
 export function withPreparsed(sources: readonly ProfileSource[], preparsed: Readonly<Record<string, unknown>> = PREPARSED_PROFILES): ProfileSource[] {
 	return sources.map((source) => {
-		const data = preparsed[createHash("sha256").update(source.text).digest("hex")];
-		return data === undefined ? source : { ...source, data };
+		const data = Object.hasOwn(preparsed, source.text) ? preparsed[source.text] : undefined;
+		return data === undefined ? source : { ...source, data, checked: true };
 	});
 }
 

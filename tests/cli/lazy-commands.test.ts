@@ -1,30 +1,33 @@
-import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Help } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/command-table";
 import { loadProgram } from "../../src/cli/main";
 import { buildProgram } from "../../src/cli/program";
 
-const DIST = join(__dirname, "..", "..", "dist");
+const ROOT = join(__dirname, "..", "..");
 
-/** npm packages a built file loads before it runs (static imports, through its chunks). */
-function staticPackages(file: string, seen = new Set<string>(), packages = new Set<string>()): Set<string> {
-	if (seen.has(file)) return packages;
-	seen.add(file);
-	for (const match of readFileSync(file, "utf8").matchAll(/^import\s+(?:[^;]*?\s+from\s+)?["']([^"']+)["'];?/gm)) {
-		const spec = match[1];
-		if (spec.startsWith(".")) staticPackages(resolve(dirname(file), spec), seen, packages);
-		else if (!spec.startsWith("node:")) packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
-	}
-	return packages;
+interface Loaded {
+	packages: string[];
+	wasmModules: number;
 }
 
-/** The chunk `dist/cli.mjs` imports dynamically for a command module, e.g. memory-commands. */
-function chunkOf(module: string): string {
-	const name = new RegExp(`\\./chunks/${module}-[A-Z0-9]+\\.mjs`).exec(readFileSync(join(DIST, "cli.mjs"), "utf8"))?.[0];
-	if (!name) throw new Error(`no chunk for ${module} in dist/cli.mjs`);
-	return join(DIST, name);
+/** What `engrama <args>` loaded: npm packages required, WebAssembly modules compiled. */
+function loadedBy(args: readonly string[]): Loaded {
+	const dir = mkdtempSync(join(tmpdir(), "engrama-lazy-"));
+	try {
+		const out = join(dir, "loaded.json");
+		execFileSync(process.execPath, ["--import", join(ROOT, "tests", "fixtures", "processes", "loaded-packages.mjs"), join(ROOT, "bin", "engrama.mjs"), ...args.map((a) => a.replace("$DIR", dir))], {
+			env: { ...process.env, ENGRAMA_LOADED_OUT: out, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "none", ENGRAMA_SQLITE_ENGINE: "" },
+			encoding: "utf8",
+		});
+		return JSON.parse(readFileSync(out, "utf8")) as Loaded;
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
 }
 
 describe("the command line loads only the command it runs", () => {
@@ -47,15 +50,19 @@ describe("the command line loads only the command it runs", () => {
 		expect(viaHelp.commands.find((c) => c.name() === "remember")?.options.map((o) => o.long)).toContain("--props");
 	});
 
-	it("--help and --version load no package from node_modules; remember loads no driver, MCP SDK or model runtime", () => {
+	it("--help and --version load no package from node_modules; remember loads no driver, MCP SDK, model runtime or WASM", () => {
 		// commander (like chrono-node, yaml and zod) is bundled: Node would otherwise resolve it file by file.
-		expect([...staticPackages(join(DIST, "cli.mjs"))]).toEqual([]);
-		// Neither SQLite engine loads before the memory opens: native SQLite through require when the
-		// engine is chosen, the WASM engine's 760 kB of JavaScript only when it is (or native cannot load).
-		const remember = staticPackages(chunkOf("memory-commands"));
-		expect([...remember].sort()).toEqual([]);
-		for (const heavy of ["sqlite-vec-wasm-demo", "neo4j-driver", "@modelcontextprotocol/sdk", "@huggingface/transformers", "onnxruntime-web", "@energetic-ai/embeddings"]) {
-			expect(remember.has(heavy), heavy).toBe(false);
+		expect(loadedBy(["--help"])).toEqual({ packages: [], wasmModules: 0 });
+		expect(loadedBy(["--version"])).toEqual({ packages: [], wasmModules: 0 });
+		// Native SQLite is required when the memory opens; the WASM engine (bundled, its module
+		// evaluated only when chosen) compiles nothing.
+		const remember = loadedBy(["--db", "$DIR/m.db", "remember", "--label", "Concept", "--name", "Lazy"]);
+		expect(remember.wasmModules).toBe(0);
+		expect(remember.packages).toContain("better-sqlite3");
+		for (const heavy of ["neo4j-driver", "@modelcontextprotocol/sdk", "@huggingface/transformers", "onnxruntime-web", "@energetic-ai/embeddings"]) {
+			expect(remember.packages, heavy).not.toContain(heavy);
 		}
+		// The WASM engine when asked for: one module compiled.
+		expect(loadedBy(["--db", "$DIR/m.db", "--sqlite-engine", "wasm", "remember", "--label", "Concept", "--name", "Lazy"]).wasmModules).toBe(1);
 	});
 });

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseDocument } from "yaml";
 import { loadProfile, parseProfile, type ProfileSource } from "../../src/engine/profile";
+import { profileFileSchema } from "../../src/engine/profile/profile-schema";
 import { withPreparsed } from "../../src/node/profile-files";
 import { preparseProfiles, profileTextKey } from "../../src/node/preparse-profiles.mjs";
 
@@ -12,8 +14,16 @@ const source = (file: string): ProfileSource => ({ file, text: readFileSync(join
 
 // The command line carries the shipped profiles parsed at build time (esbuild.config.mjs) and
 // skips the YAML parser for them; everything else must behave as if the text had been parsed.
+const preparsed = await preparseProfiles(PROFILES);
+
 describe("profiles parsed at build time", () => {
-	const preparsed = preparseProfiles(PROFILES);
+	it("carry what the YAML and the schema give for each shipped file, and the loader takes it unchecked", () => {
+		for (const file of SHIPPED) {
+			const { text } = source(file);
+			expect(preparsed[profileTextKey(text)], file).toEqual(profileFileSchema().parse(parseDocument(text).toJS()));
+			expect(withPreparsed([source(file)], preparsed)[0].checked, file).toBe(true);
+		}
+	});
 
 	it("cover every shipped file, and give the profile parsing the text gives", () => {
 		const sources = SHIPPED.map(source);
@@ -52,8 +62,9 @@ describe("profiles parsed at build time", () => {
 	});
 
 	it("are in the built command line", () => {
-		const chunks = join(ROOT, "dist", "chunks");
-		const built = readdirSync(chunks).map((f) => readFileSync(join(chunks, f), "utf8"));
-		expect(built.some((text) => text.includes(profileTextKey(source("base.yaml").text)))).toBe(true);
+		const { bundle } = JSON.parse(readFileSync(join(ROOT, "dist", "cli.json"), "utf8")) as { bundle: string };
+		// The key is the text: its first lines, inside a string literal of the bundle.
+		const firstLines = source("base.yaml").text.split("\n").slice(0, 3).join("\n");
+		expect(readFileSync(join(ROOT, "dist", bundle), "utf8")).toContain(JSON.stringify(firstLines).slice(1, -1));
 	});
 });

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/protocols";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import { indexText, queryTerms } from "../../engine/search/words";
 import type { PartialScope, Scope } from "../../engine/types";
@@ -44,44 +44,54 @@ function hasVectorTable(ctx: SqliteStoreContext): boolean {
 
 /** Replaces a node's passages, keeping the rows (and vectors) of passages whose hash is unchanged. */
 export function writePassages(ctx: SqliteStoreContext, scope: Scope, nodeId: string, passages: readonly PassageInput[]): PassageChange {
-	return ctx.atomic(() => {
-		const rowId = nodeRowId(ctx, scope, nodeId);
-		const old = ctx.conn.all<{ id: number; hash: string; ord: number; line: number }>("SELECT id, hash, ord, line FROM note_passages WHERE node_id = ?", [
-			rowId,
-		]);
-		const unused = new Map<string, { id: number; ord: number; line: number }[]>();
-		for (const row of old) unused.set(row.hash, [...(unused.get(row.hash) ?? []), row]);
-		const added: StoredPassage[] = [];
-		let kept = 0;
-		passages.forEach((passage, ord) => {
-			const same = unused.get(passage.hash)?.shift();
-			if (same) {
-				kept++;
-				if (same.ord !== ord || same.line !== passage.line) ctx.conn.run("UPDATE note_passages SET ord = ?, line = ? WHERE id = ?", [ord, passage.line, same.id]);
-				return;
-			}
-			const body = indexText(passage.text);
-			ctx.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash, body, original) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-				rowId,
-				ord,
-				passage.heading,
-				passage.line,
-				passage.hash,
-				body,
-				body === passage.text ? null : passage.text,
-			]);
-			const id = ctx.conn.get<{ id: number }>("SELECT last_insert_rowid() AS id")?.id ?? 0;
-			ctx.conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [id, body]);
-			added.push({ ...passage, id: String(id) });
-		});
-		const gone = [...unused.values()].flat().map((r) => r.id);
-		if (gone.length > 0) {
-			// The trigger removes their words; their vectors go here.
-			ctx.conn.run("DELETE FROM note_passages WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(gone)]);
-			if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(gone)]);
+	return ctx.atomic(() => replacePassages(ctx, scope, nodeId, passages));
+}
+
+/**
+ * A sync batch's passages under one savepoint: FTS5 writes its pending words to a new segment at
+ * every savepoint, so one per note made a 10k-note sync write (and merge) 10k tiny segments.
+ */
+export function writeManyPassages(ctx: SqliteStoreContext, scope: Scope, notes: readonly NotePassages[]): PassageChange[] {
+	return ctx.atomic(() => notes.map((note) => replacePassages(ctx, scope, note.nodeId, note.passages)));
+}
+
+function replacePassages(ctx: SqliteStoreContext, scope: Scope, nodeId: string, passages: readonly PassageInput[]): PassageChange {
+	const rowId = nodeRowId(ctx, scope, nodeId);
+	const old = ctx.conn.all<{ id: number; hash: string; ord: number; line: number }>("SELECT id, hash, ord, line FROM note_passages WHERE node_id = ?", [
+		rowId,
+	]);
+	const unused = new Map<string, { id: number; ord: number; line: number }[]>();
+	for (const row of old) unused.set(row.hash, [...(unused.get(row.hash) ?? []), row]);
+	const added: StoredPassage[] = [];
+	let kept = 0;
+	passages.forEach((passage, ord) => {
+		const same = unused.get(passage.hash)?.shift();
+		if (same) {
+			kept++;
+			if (same.ord !== ord || same.line !== passage.line) ctx.conn.run("UPDATE note_passages SET ord = ?, line = ? WHERE id = ?", [ord, passage.line, same.id]);
+			return;
 		}
-		return { added, kept, removed: gone.length };
+		const body = indexText(passage.text);
+		ctx.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash, body, original) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+			rowId,
+			ord,
+			passage.heading,
+			passage.line,
+			passage.hash,
+			body,
+			body === passage.text ? null : passage.text,
+		]);
+		const id = ctx.conn.get<{ id: number }>("SELECT last_insert_rowid() AS id")?.id ?? 0;
+		ctx.conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [id, body]);
+		added.push({ ...passage, id: String(id) });
 	});
+	const gone = [...unused.values()].flat().map((r) => r.id);
+	if (gone.length > 0) {
+		// The trigger removes their words; their vectors go here.
+		ctx.conn.run("DELETE FROM note_passages WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(gone)]);
+		if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(gone)]);
+	}
+	return { added, kept, removed: gone.length };
 }
 
 export function hasPassages(ctx: SqliteStoreContext, scope: PartialScope): boolean {

@@ -14,6 +14,11 @@ export interface ProfileSource {
 	 * validated; on any issue the file is parsed from `text` so errors carry their line.
 	 */
 	readonly data?: unknown;
+	/**
+	 * `data` is already what the profile schema gives for it (the command line's build checks the
+	 * shipped files it carries): used as it is, without building or running the schema.
+	 */
+	readonly checked?: boolean;
 }
 
 export type ProfileResult = { readonly ok: true; readonly profile: Profile } | { readonly ok: false; readonly issues: readonly ProfileIssue[] };
@@ -126,8 +131,9 @@ export function loadProfile(sources: readonly ProfileSource[]): Profile {
 }
 
 function parseFile(source: ProfileSource, issues: ProfileIssue[]): Parsed | undefined {
+	if (source.data !== undefined && source.checked === true) return { source, data: source.data as ProfileFile };
 	if (source.data !== undefined) {
-		const result = profileFileSchema.safeParse(source.data);
+		const result = profileFileSchema().safeParse(source.data);
 		if (result.success) return { source, data: result.data };
 		issues.push({ file: source.file, path: "", message: "pre-parsed data is not a valid profile" });
 		return undefined;
@@ -151,7 +157,7 @@ function parseFile(source: ProfileSource, issues: ProfileIssue[]): Parsed | unde
 		issues.push({ file: source.file, path: "", message: `the YAML cannot be read as data: ${message}; write the values out instead of repeating aliases (*name)` });
 		return undefined;
 	}
-	const result = profileFileSchema.safeParse(data);
+	const result = profileFileSchema().safeParse(data);
 	if (!result.success) {
 		for (const issue of result.error.issues) {
 			const path = issue.path.filter((p): p is PathPart => typeof p !== "symbol");

@@ -10,9 +10,9 @@ import type { SearchReadiness } from "../search/hybrid-search";
 import { reindex, type ReindexOptions, type ReindexReport } from "../search/reindex";
 import type { VaultSource } from "../sync/vault-source";
 import type { DecayOptions, DecayReport } from "../temporal";
-import { exportMemory, type ExportOptions } from "../transfer/memory-export";
+import type { ExportOptions } from "../transfer/memory-export";
 import type { Envelope, ExportLine } from "../transfer/export-format";
-import { importMemory, type ImportOptions, type ImportReport, type LineSource } from "../transfer/memory-import";
+import type { ImportOptions, ImportReport, LineSource } from "../transfer/memory-import";
 import type { PartialScope, Scope } from "../types";
 import { compactMemory, repairMemory, verifyMemory, type CompactView, type VerifyReport } from "../verify";
 import type { WriteContext } from "../write/write-pipeline";
@@ -174,13 +174,17 @@ export class Skills {
 		return compactMemory(this.memory);
 	}
 
-	exportMemory(options: ExportOptions): AsyncGenerator<Envelope | ExportLine> {
-		return exportMemory(this.memory.graph, this.memory.vectors, options);
+	// Export and import load their modules (and the export format's schemas) when first used:
+	// building those schemas was 5-15 ms of every command's start (docs/benchmarks.md, command line).
+	async *exportMemory(options: ExportOptions): AsyncGenerator<Envelope | ExportLine> {
+		const { exportMemory } = await import("../transfer/memory-export");
+		yield* exportMemory(this.memory.graph, this.memory.vectors, options);
 	}
 
 	/** Reads an export in; the whole file is checked first and bad input changes nothing. */
-	importMemory(source: LineSource, request: ImportRequest): Promise<ImportReport> {
+	async importMemory(source: LineSource, request: ImportRequest): Promise<ImportReport> {
 		const { memory } = this;
+		const { importMemory } = await import("../transfer/memory-import");
 		return memory.write(() =>
 			importMemory(memory, source, {
 				...request,
