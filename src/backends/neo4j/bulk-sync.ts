@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./context";
 import type { CypherRunner } from "./neo4j-connection";
-import { fulltextProperties } from "./fts-query";
+import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
@@ -123,13 +123,13 @@ async function createAll(
 				WITH found WHERE found = 0
 				UNWIND $rows AS r
 				CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
-				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.updated_at = r.now
+				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.__ft_scope = $ftScope, n.updated_at = r.now
 				WITH n, r
 				${createPostings("r.names", "r.fragments")}
 				RETURN collect({i: r.i, after: ${N}}) AS made
 			}
 			RETURN found, made`,
-			ctx.params(scope, { label, rows, ids: first ? identities : [] }),
+			ctx.params(scope, { label, rows, ids: first ? identities : [], ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId) }),
 		);
 		first = false;
 		if (Number(made[0]?.found ?? 0) > 0) return null;
