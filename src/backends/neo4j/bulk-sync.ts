@@ -50,9 +50,18 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		await q.run(
 			`MATCH (n) WHERE elementId(n) = $eid
 			REMOVE n:${oldLabel} SET n:${label}
-			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId
+			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId, n.__ft_scope = $ftScope
 			WITH n CALL { MATCH (p:${PASSAGE_LABEL} {__ns: $ns, node: $oldId}) WHERE $oldId <> $newId SET p.node = $newId }`,
-			{ eid, label, key: input.key, keyField: input.keyField, newId, ns: ctx.namespace, oldId: String(current.engrama_id) },
+			{
+				eid,
+				label,
+				key: input.key,
+				keyField: input.keyField,
+				newId,
+				ns: ctx.namespace,
+				oldId: String(current.engrama_id),
+				ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
+			},
 		);
 		const before = decodeProps(current);
 		const final: Record<string, PropValue> = { ...before };
@@ -129,7 +138,7 @@ async function createAll(
 				RETURN collect({i: r.i, after: ${N}}) AS made
 			}
 			RETURN found, made`,
-			ctx.params(scope, { label, rows, ids: first ? identities : [], ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId) }),
+			ctx.params(scope, { label, rows, ids: first ? identities : [], ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label) }),
 		);
 		first = false;
 		if (Number(made[0]?.found ?? 0) > 0) return null;

@@ -164,9 +164,14 @@ export function scopeHash(...parts: readonly string[]): string {
 
 export const FT_SCOPE_PROPERTY = "__ft_scope";
 
-/** A node's `__ft_scope`: its memory's word (the statistics of bm25 count the whole memory) and its scope's. */
-export function nodeScopeWords(namespace: string, orgId: string, userId: string): string {
-	return `${scopeHash("memory", namespace)} ${scopeHash(namespace, orgId, userId)}`;
+/** A node's `__ft_scope`: its memory's word (the statistics of bm25 count the whole memory), its scope's and its label's. */
+export function nodeScopeWords(namespace: string, orgId: string, userId: string, label: string): string {
+	return `${scopeHash("memory", namespace)} ${scopeHash(namespace, orgId, userId)} ${labelWord(label)}`;
+}
+
+/** A label as a word of `__ft_scope`, so a search for some labels keeps to them in Lucene. */
+export function labelWord(label: string): string {
+	return scopeHash("label", label);
 }
 
 /** The substring whose occurrences in a stored column are the phrase's instances. */

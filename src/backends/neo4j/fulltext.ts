@@ -14,6 +14,7 @@ import {
 	phraseOf,
 	phrasePattern,
 	queryWords,
+	labelWord,
 	scopeHash,
 	tokens,
 	type FtWeightedColumn,
@@ -60,8 +61,8 @@ export const NODE_RANK_WINDOW = 300;
  * common-word planning (above 4,000 nodes a word in more than 5% of them only ranks documents a
  * rarer word matched). When the scope holds at most the window's matches, every one is scored
  * and the answer is SQLite's exactly; beyond it, only documents Lucene ranks in its window can
- * be returned. When Lucene had more and too few survive (archived nodes, labels), every
- * candidate is scored.
+ * be returned. When Lucene had more and too few survive (archived nodes), every
+ * candidate is scored (labels asked for are kept to in Lucene too).
  */
 export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
 	if (!isFullScope(scope) || query.limit <= 0) return [];
@@ -70,6 +71,8 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 		const plan = await planQuery(ctx, q, NODE_CORPUS, query);
 		if (!plan) return [];
 		const window = Math.max(NODE_RANK_WINDOW, query.limit * 5);
+		// Labels asked for keep Lucene to them too, so other labels never fill the window.
+		const labelClause = labels.length > 0 ? ` +${FT_SCOPE_PROPERTY}:(${labels.map(labelWord).join(" OR ")})` : "";
 		const ranked = async (limit: number) => {
 			const rows = await q.run(
 				`CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS n
@@ -85,7 +88,7 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
 					...plan,
-					query: `+${FT_SCOPE_PROPERTY}:${scopeHash(ctx.namespace, scope.orgId, scope.userId)} +(${plan.query})`,
+					query: `+${FT_SCOPE_PROPERTY}:${scopeHash(ctx.namespace, scope.orgId, scope.userId)}${labelClause} +(${plan.query})`,
 					index: FULLTEXT_INDEX,
 					labels,
 					limit: int(query.limit),

@@ -88,7 +88,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 			now: input.now,
 			props: encodeProps(fresh),
 			ft: fulltextProperties(fresh),
-			ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId),
+			ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
 			...postingParams(true, false, input.key, fresh),
 		}),
 	);

@@ -10,7 +10,8 @@ import { NODE_LABEL } from "./schema";
  * Han, kana and Hangul as pairs, Thai, Lao, Khmer and Myanmar by word) and unicode61's tokens
  * (a lone combining mark separates, only Latin letters lose their diacritics). Nodes written
  * before hold a whole run of those scripts as one token, which no query finds. 3 = every node
- * carries its scope words (`__ft_scope`), which the node fulltext index keeps to.
+ * carries its memory's, scope's and label's words (`__ft_scope`), which the node fulltext index
+ * keeps to.
  */
 export const FULLTEXT_VERSION = 3;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
@@ -88,13 +89,14 @@ async function addScopeWords(ctx: Neo4jStoreContext): Promise<number> {
 			(q) =>
 				q.run(
 					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after
-					RETURN elementId(n) AS eid, n.__seq AS seq, n.org_id AS org, n.user_id AS user, n.${FT_SCOPE_PROPERTY} AS words ORDER BY n.__seq LIMIT $page`,
+					RETURN elementId(n) AS eid, n.__seq AS seq, n.org_id AS org, n.user_id AS user, n.__label AS label, n.${FT_SCOPE_PROPERTY} AS words
+					ORDER BY n.__seq LIMIT $page`,
 					{ ns: ctx.namespace, after, page: int(PAGE) },
 				),
 			"find nodes without scope words",
 		);
 		const changed = rows.flatMap((row) => {
-			const words = nodeScopeWords(ctx.namespace, String(row.org), String(row.user));
+			const words = nodeScopeWords(ctx.namespace, String(row.org), String(row.user), String(row.label));
 			return row.words === words ? [] : [{ eid: String(row.eid), words }];
 		});
 		if (changed.length > 0) {

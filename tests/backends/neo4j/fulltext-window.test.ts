@@ -13,7 +13,7 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 	let opened: OpenedMemory;
 	afterEach(async () => opened?.close());
 
-	it("other scopes never fill the window; archived nodes make it look further; the best match beyond the window comes first", async () => {
+	it("other scopes never fill the window; archived nodes make it look further; the best match beyond the window comes first; labels keep Lucene to them", async () => {
 		opened = await neo4jTestBackend.open();
 		const graph = opened.memory.graph as Neo4jGraphStore;
 		const scope = opened.scope;
@@ -32,7 +32,7 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 						CREATE (n:Engrama:Concept {__ns: $ns, __label: 'Concept', __key: r.key, __key_field: 'name', org_id: $org, user_id: $user,
 							engrama_id: randomUUID(), __seq: r.seq, created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z'})
 						SET n += r.props, n += r.ft, n.__ft_scope = $words`,
-						{ ns: graph.namespace, org: s.orgId, user: s.userId, rows, words: nodeScopeWords(graph.namespace, s.orgId, s.userId) },
+						{ ns: graph.namespace, org: s.orgId, user: s.userId, rows, words: nodeScopeWords(graph.namespace, s.orgId, s.userId, "Concept") },
 					),
 				"test: many nodes",
 			);
@@ -40,10 +40,10 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 		await make(other, "Theirs ", "active");
 		const ctx = { scope, source: "cli" as const };
 		const mine = (await opened.memory.remember(ctx, { label: "Concept", key: "Mine", props: { description: "a long text that mentions a lantern once among many other words here" } })).node;
-		const ranking = async (text: string, s: Scope = scope) => {
+		const ranking = async (text: string, s: Scope = scope, labels?: string[]) => {
 			graph.conn.trace = true;
 			graph.conn.resetCounts();
-			const found = await graph.fulltext(s, { text, limit: 5 });
+			const found = await graph.fulltext(s, { text, limit: 5, labels });
 			const log = graph.conn.resetCounts().log.filter((line) => line.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
 			graph.conn.trace = false;
 			return { found: found.map((h) => h.node.key), rankings: log.length };
@@ -64,5 +64,9 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 		expect(wide.found[0]).toBe("Lantern");
 		expect(wide.found.slice(1).every((key) => key.startsWith("Live "))).toBe(true);
 		expect(mine.key).toBe("Mine");
+		// Labels asked for keep Lucene to them: the Concepts never fill the window of a search for Projects.
+		await opened.memory.remember({ scope: third, source: "cli" }, { label: "Project", key: "Lighthouse", props: { description: "a lantern on a rock" } });
+		expect(await ranking("lantern", third, ["Project"])).toEqual({ found: ["Lighthouse"], rankings: 1 });
+		expect((await ranking("lantern", third, ["Project", "Concept"])).found[0]).toBe("Lantern");
 	}, 120_000);
 });
