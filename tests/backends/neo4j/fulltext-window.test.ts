@@ -13,7 +13,7 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 	let opened: OpenedMemory;
 	afterEach(async () => opened?.close());
 
-	it("other scopes never fill the window; archived nodes make it look further; the best match beyond the window comes first; labels keep Lucene to them", async () => {
+	it("other scopes never fill the window; archived nodes make it look further; the best match beyond the window comes first; labels keep Lucene to them, a rekey moves its words", async () => {
 		opened = await neo4jTestBackend.open();
 		const graph = opened.memory.graph as Neo4jGraphStore;
 		const scope = opened.scope;
@@ -65,8 +65,12 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 		expect(wide.found.slice(1).every((key) => key.startsWith("Live "))).toBe(true);
 		expect(mine.key).toBe("Mine");
 		// Labels asked for keep Lucene to them: the Concepts never fill the window of a search for Projects.
-		await opened.memory.remember({ scope: third, source: "cli" }, { label: "Project", key: "Lighthouse", props: { description: "a lantern on a rock" } });
+		const lighthouse = (await opened.memory.remember({ scope: third, source: "cli" }, { label: "Project", key: "Lighthouse", props: { description: "a lantern on a rock" } })).node;
 		expect(await ranking("lantern", third, ["Project"])).toEqual({ found: ["Lighthouse"], rankings: 1 });
+		// A node given another label (a note's type changed) is found under its new label only.
+		await graph.rekeyNode(third, lighthouse.id, { label: "Decision", keyField: "name", key: "Lighthouse", now: "2026-01-02T00:00:00Z" });
+		expect(await ranking("lantern", third, ["Project"])).toEqual({ found: [], rankings: 1 });
+		expect(await ranking("lantern", third, ["Decision"])).toEqual({ found: ["Lighthouse"], rankings: 1 });
 		expect((await ranking("lantern", third, ["Project", "Concept"])).found[0]).toBe("Lantern");
 	}, 120_000);
 });
