@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./context";
 import type { CypherRunner } from "./neo4j-connection";
-import { fulltextProperties } from "./fts-query";
+import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
@@ -50,9 +50,18 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		await q.run(
 			`MATCH (n) WHERE elementId(n) = $eid
 			REMOVE n:${oldLabel} SET n:${label}
-			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId
+			SET n.__label = $label, n.__key = $key, n.__key_field = $keyField, n.engrama_id = $newId, n.__ft_scope = $ftScope
 			WITH n CALL { MATCH (p:${PASSAGE_LABEL} {__ns: $ns, node: $oldId}) WHERE $oldId <> $newId SET p.node = $newId }`,
-			{ eid, label, key: input.key, keyField: input.keyField, newId, ns: ctx.namespace, oldId: String(current.engrama_id) },
+			{
+				eid,
+				label,
+				key: input.key,
+				keyField: input.keyField,
+				newId,
+				ns: ctx.namespace,
+				oldId: String(current.engrama_id),
+				ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
+			},
 		);
 		const before = decodeProps(current);
 		const final: Record<string, PropValue> = { ...before };
@@ -123,13 +132,13 @@ async function createAll(
 				WITH found WHERE found = 0
 				UNWIND $rows AS r
 				CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
-				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.updated_at = r.now
+				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.__ft_scope = $ftScope, n.updated_at = r.now
 				WITH n, r
 				${createPostings("r.names", "r.fragments")}
 				RETURN collect({i: r.i, after: ${N}}) AS made
 			}
 			RETURN found, made`,
-			ctx.params(scope, { label, rows, ids: first ? identities : [] }),
+			ctx.params(scope, { label, rows, ids: first ? identities : [], ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label) }),
 		);
 		first = false;
 		if (Number(made[0]?.found ?? 0) > 0) return null;

@@ -136,13 +136,45 @@ function lucenePhrase({ tokens: words, prefix }: Phrase): string {
 
 /**
  * Lucene syntax matching any of the phrases in any column (a superset when prefix phrases have
- * several tokens). Only tokens (letters and digits) reach it, so user text is never parsed.
+ * several tokens), each column boosted by its bm25 weight so that Lucene's own order (which
+ * picks the window ranked exactly) follows FTS5's. Only tokens (letters and digits) reach it,
+ * so user text is never parsed.
  */
 export function luceneMatch(phrases: readonly Phrase[], columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string | null {
 	const usable = phrases.filter((p) => p.tokens.length > 0);
 	if (usable.length === 0) return null;
 	const group = usable.map(lucenePhrase).join(" OR ");
-	return columns.map((column) => `${column.property}:(${group})`).join(" OR ");
+	return columns.map((column) => `${column.property}:(${group})${column.weight !== 1 ? `^${column.weight}` : ""}`).join(" OR ");
+}
+
+/**
+ * A memory (namespace), or one person's part of it (namespace, org, user), as one word of a
+ * document's `__ft_scope` column, so Lucene keeps to it before anything is ranked or counted
+ * (one index holds every memory and person of the database). A hash (FNV-1a, two lanes): a
+ * collision only lets the property filter after it do the work.
+ */
+export function scopeHash(...parts: readonly string[]): string {
+	const text = parts.join("\u0000");
+	let a = 0x811c9dc5;
+	let b = 0x01000193 ^ text.length;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		a = Math.imul(a ^ c, 0x01000193) >>> 0;
+		b = Math.imul(b ^ c, 0x85ebca6b) >>> 0;
+	}
+	return `s${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`;
+}
+
+export const FT_SCOPE_PROPERTY = "__ft_scope";
+
+/** A node's `__ft_scope`: its memory's word (the statistics of bm25 count the whole memory), its scope's and its label's. */
+export function nodeScopeWords(namespace: string, orgId: string, userId: string, label: string): string {
+	return `${scopeHash("memory", namespace)} ${scopeHash(namespace, orgId, userId)} ${labelWord(label)}`;
+}
+
+/** A label as a word of `__ft_scope`, so a search for some labels keeps to them in Lucene. */
+export function labelWord(label: string): string {
+	return scopeHash("label", label);
 }
 
 /** The substring whose occurrences in a stored column are the phrase's instances. */

@@ -4,6 +4,7 @@ import type { FulltextHit, PartialScope } from "../../engine/types";
 import type { FtCorpusName, FtStats, Neo4jStoreContext } from "./context";
 import {
 	FT_LENGTH_PROPERTY,
+	FT_SCOPE_PROPERTY,
 	NODE_COLUMNS,
 	PASSAGE_COLUMNS,
 	bm25Clauses,
@@ -13,6 +14,8 @@ import {
 	phraseOf,
 	phrasePattern,
 	queryWords,
+	labelWord,
+	scopeHash,
 	tokens,
 	type FtWeightedColumn,
 	type Phrase,
@@ -29,9 +32,17 @@ export interface FtCorpus {
 	readonly label: string;
 	readonly index: string;
 	readonly columns: readonly FtWeightedColumn[];
+	/** The Lucene clause that keeps to one memory, when its documents carry the memory's word (nodes). */
+	readonly memoryClause?: (namespace: string) => string;
 }
 
-export const NODE_CORPUS: FtCorpus = { name: "nodes", label: NODE_LABEL, index: FULLTEXT_INDEX, columns: NODE_COLUMNS };
+export const NODE_CORPUS: FtCorpus = {
+	name: "nodes",
+	label: NODE_LABEL,
+	index: FULLTEXT_INDEX,
+	columns: NODE_COLUMNS,
+	memoryClause: (namespace) => `+${FT_SCOPE_PROPERTY}:${scopeHash("memory", namespace)}`,
+};
 export const PASSAGE_CORPUS: FtCorpus = { name: "passages", label: PASSAGE_LABEL, index: PASSAGE_FULLTEXT_INDEX, columns: PASSAGE_COLUMNS };
 
 /** Same as SQLite: below this many documents per word, no word counts as common. */
@@ -40,10 +51,18 @@ export const COMMON_TERM_FLOOR = 200;
 /** Fulltext statistics are re-read after this store writes, and at least this often. */
 export const STATS_TTL_MS = 30_000;
 
+/** Nodes ranked exactly per search: Lucene's best this many (or 5 × limit) by its own bm25, within the scope. */
+export const NODE_RANK_WINDOW = 300;
+
 /**
- * FTS5-identical ranking: Lucene finds the candidates, Cypher scores them with bm25 over the
- * same tokens and statistics as SQLite's nodes_fts, including its common-word planning
- * (above 4,000 nodes a word in more than 5% of them only ranks documents a rarer word matched).
+ * FTS5's ranking over Lucene's best: Lucene keeps to the scope and hands over its best
+ * NODE_RANK_WINDOW candidates (its bm25, the columns' weights as boosts), which Cypher scores
+ * with FTS5's bm25 over the same tokens and statistics as SQLite's nodes_fts, including its
+ * common-word planning (above 4,000 nodes a word in more than 5% of them only ranks documents a
+ * rarer word matched). When the scope holds at most the window's matches, every one is scored
+ * and the answer is SQLite's exactly; beyond it, only documents Lucene ranks in its window can
+ * be returned. When Lucene had more and too few survive (archived nodes), every
+ * candidate is scored (labels asked for are kept to in Lucene too).
  */
 export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
 	if (!isFullScope(scope) || query.limit <= 0) return [];
@@ -51,15 +70,38 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 	return ctx.conn.read(async (q) => {
 		const plan = await planQuery(ctx, q, NODE_CORPUS, query);
 		if (!plan) return [];
-		const rows = await q.run(
-			`CALL db.index.fulltext.queryNodes($index, $query) YIELD node AS n
-			WITH n WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
-			${bm25Clauses()}
-			WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
-			RETURN ${N} AS node, score ORDER BY score DESC, n.__seq LIMIT $limit`,
-			ctx.params(scope, { ...plan, index: FULLTEXT_INDEX, labels, limit: int(query.limit) }),
-		);
-		return rows.map((row) => ({ node: toRecord(row.node as StoredMap), score: Number(row.score) }));
+		const window = Math.max(NODE_RANK_WINDOW, query.limit * 5);
+		// Labels asked for keep Lucene to them too, so other labels never fill the window.
+		const labelClause = labels.length > 0 ? ` +${FT_SCOPE_PROPERTY}:(${labels.map(labelWord).join(" OR ")})` : "";
+		const ranked = async (limit: number) => {
+			const rows = await q.run(
+				`CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS n
+				WITH collect(n) AS found
+				CALL {
+					WITH found
+					UNWIND found AS n WITH n WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
+					${bm25Clauses()}
+					WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
+					WITH n, score ORDER BY score DESC, n.__seq LIMIT $limit
+					RETURN collect({node: ${N}, score: score, seq: n.__seq}) AS hits
+				}
+				RETURN size(found) AS seen, hits`,
+				ctx.params(scope, {
+					...plan,
+					query: `+${FT_SCOPE_PROPERTY}:${scopeHash(ctx.namespace, scope.orgId, scope.userId)}${labelClause} +(${plan.query})`,
+					index: FULLTEXT_INDEX,
+					labels,
+					limit: int(query.limit),
+					window: int(limit),
+				}),
+			);
+			const hits = [...((rows[0]?.hits as { node: StoredMap; score: unknown; seq: unknown }[] | undefined) ?? [])];
+			hits.sort((x, y) => Number(y.score) - Number(x.score) || Number(x.seq) - Number(y.seq));
+			return { seen: Number(rows[0]?.seen ?? 0), hits };
+		};
+		let answer = await ranked(window);
+		if (answer.hits.length < query.limit && answer.seen >= window) answer = await ranked(1_000_000);
+		return answer.hits.map((row) => ({ node: toRecord(row.node), score: Number(row.score) }));
 	}, "search the fulltext index");
 }
 
@@ -141,7 +183,7 @@ export async function corpusFacts(
 			UNWIND $items AS item
 			CALL {
 				WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
-				WITH n WHERE n.__ns = $ns
+				WITH n WHERE ${corpus.memoryClause ? "true" : "n.__ns = $ns"}
 					AND (NOT item.verify OR ${corpus.columns.map((c) => `coalesce(n.${c.property}, '') CONTAINS item.pattern`).join(" OR ")})
 				RETURN count(n) AS hits
 			}
@@ -153,7 +195,7 @@ export async function corpusFacts(
 		index: corpus.index,
 		items: missing.map(([key, phrase]) => ({
 			key,
-			query: luceneMatch([phrase], corpus.columns),
+			query: corpus.memoryClause ? `${corpus.memoryClause(ctx.namespace)} +(${luceneMatch([phrase], corpus.columns)})` : luceneMatch([phrase], corpus.columns),
 			pattern: phrasePattern(phrase),
 			verify: phrase.prefix && phrase.tokens.length > 1,
 		})),

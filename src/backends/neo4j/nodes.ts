@@ -2,7 +2,7 @@ import type { ListNodesQuery, MergeNodeInput, MergeNodeResult } from "../../engi
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./context";
-import { fulltextProperties } from "./fts-query";
+import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
 import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
@@ -75,7 +75,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 	// the node's lock, so a match's read-compute-write below cannot interleave.
 	const rows = await q.run(
 		`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
-		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $props, n += $ft, n.updated_at = $now
+		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $props, n += $ft, n.__ft_scope = $ftScope, n.updated_at = $now
 		ON MATCH SET n.__seq = n.__seq
 		WITH n, n.__seq = $seq AS created
 		${createPostings("CASE WHEN created THEN $names ELSE [] END", "CASE WHEN created THEN $fragments ELSE [] END")}
@@ -88,6 +88,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 			now: input.now,
 			props: encodeProps(fresh),
 			ft: fulltextProperties(fresh),
+			ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
 			...postingParams(true, false, input.key, fresh),
 		}),
 	);

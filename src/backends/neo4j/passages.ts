@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./context";
-import { PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties } from "./fts-query";
+import { PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeHash } from "./fts-query";
 import { PASSAGE_CORPUS, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
@@ -30,21 +30,9 @@ type Row = Readonly<Record<string, unknown>>;
 /** Passages ranked exactly per search: Lucene's best this many (or 5 × limit) by its own bm25, within the scope. */
 export const RANK_WINDOW = 100;
 
-/**
- * A passage's scope as one word of its own fulltext column (`__ft_scope`), so Lucene keeps to the
- * scope before anything is ranked (the index holds every memory and person of the database).
- * A hash (FNV-1a, two lanes): a collision only lets the scope filter after it do the work.
- */
+/** A passage's scope as one word of its own fulltext column (`__ft_scope`): see scopeHash. */
 export function scopeWord(namespace: string, scope: Scope): string {
-	const text = `${namespace}\u0000${scope.orgId}\u0000${scope.userId}`;
-	let a = 0x811c9dc5;
-	let b = 0x01000193 ^ text.length;
-	for (let i = 0; i < text.length; i++) {
-		const c = text.charCodeAt(i);
-		a = Math.imul(a ^ c, 0x01000193) >>> 0;
-		b = Math.imul(b ^ c, 0x85ebca6b) >>> 0;
-	}
-	return `s${a.toString(16).padStart(8, "0")}${b.toString(16).padStart(8, "0")}`;
+	return scopeHash(namespace, scope.orgId, scope.userId);
 }
 
 const stored = (row: Row): StoredPassage => ({

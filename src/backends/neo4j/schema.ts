@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import { FT_COLUMNS, ftProperty } from "./fts-query";
+import { FT_COLUMNS, FT_SCOPE_PROPERTY, ftProperty } from "./fts-query";
 import type { Neo4jConnection } from "./neo4j-connection";
 
 /**
@@ -18,7 +18,9 @@ export const FRAGMENT_LABEL = "EngramaFragment";
 export const HISTORY_LABEL = "EngramaHistory";
 /** A section of a note (passages.ts): linked to its node by engrama_id, as the name postings are. */
 export const PASSAGE_LABEL = "EngramaPassage";
-export const FULLTEXT_INDEX = "engrama_fulltext";
+/** The node fulltext index: the token columns and the scope words (the first one, without them, is dropped at open). */
+export const FULLTEXT_INDEX = "engrama_node_words";
+const LEGACY_FULLTEXT_INDEX = "engrama_fulltext";
 export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_words";
 export const PASSAGE_VECTOR_INDEX = "engrama_passage_embedding";
 export const VECTOR_INDEX = "engrama_embedding";
@@ -50,7 +52,7 @@ export function checkRelationType(type: string): string {
 
 /** The node map every read returns: all props except the vector and the fulltext columns. */
 export function nodeProjection(variable: string): string {
-	const hidden = [VECTOR_PROPERTY, ...FT_COLUMNS.map(ftProperty)].map((p) => `${p}: null`).join(", ");
+	const hidden = [VECTOR_PROPERTY, ...FT_COLUMNS.map(ftProperty), FT_SCOPE_PROPERTY].map((p) => `${p}: null`).join(", ");
 	return `${variable} {.*, ${hidden}}`;
 }
 
@@ -81,7 +83,7 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 	},
 	{
 		name: FULLTEXT_INDEX,
-		create: `CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}]
+		create: `CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}, n.${FT_SCOPE_PROPERTY}]
 			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
 	},
 	{ name: "engrama_passage_ns", create: `CREATE INDEX engrama_passage_ns IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns)` },
@@ -129,6 +131,8 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 		"read the schema",
 	);
 	const present = new Set((rows[0]?.names as string[] | undefined) ?? []);
+	// Nothing reads the first node fulltext index any more; it only slowed every write.
+	if (present.has(LEGACY_FULLTEXT_INDEX)) await conn.schema(`DROP INDEX ${LEGACY_FULLTEXT_INDEX} IF EXISTS`);
 	const missing = SCHEMA.filter((item) => !present.has(item.name));
 	if (missing.length === 0) return;
 	for (const item of missing) {

@@ -1,5 +1,5 @@
 import type { Neo4jStoreContext } from "./context";
-import { FT_COLUMNS, FT_LENGTH_PROPERTY, ftProperty, fulltextProperties } from "./fts-query";
+import { FT_COLUMNS, FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, ftProperty, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { decodeProps } from "./props-codec";
 import { int } from "./rows";
 import { NODE_LABEL } from "./schema";
@@ -9,10 +9,12 @@ import { NODE_LABEL } from "./schema";
  * out (it describes this store, not the memory): 2 = words of every script (engine/search/words.ts:
  * Han, kana and Hangul as pairs, Thai, Lao, Khmer and Myanmar by word) and unicode61's tokens
  * (a lone combining mark separates, only Latin letters lose their diacritics). Nodes written
- * before hold a whole run of those scripts as one token, which no query finds. 3 = an item's own
- * day as words in body (engine/node-text.ts itemDay): nodes with a valid_from written before lack it.
+ * before hold a whole run of those scripts as one token, which no query finds. 3 = every node
+ * carries its memory's, scope's and label's words (`__ft_scope`), which the node fulltext index
+ * keeps to. 4 = an item's own day as words in body (engine/node-text.ts itemDay): nodes with a
+ * valid_from written before lack it.
  */
-export const FULLTEXT_VERSION = 3;
+export const FULLTEXT_VERSION = 4;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
 
 /** Nodes re-indexed per statement. */
@@ -21,7 +23,7 @@ const PAGE = 1000;
 // Only words with a character outside ASCII can have changed (Java regex, as a parameter).
 const NON_ASCII = "(?s).*[^\\x00-\\x7F].*";
 const HOLDS_NON_ASCII = `any(c IN [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}] WHERE c =~ $nonAscii)`;
-// Only items with a date can lack their day's words (version 3).
+// Only items with a date can lack their day's words (version 4).
 const HOLDS_DATE = "n.valid_from IS NOT NULL";
 
 /** The nodes whose columns can differ from what writes make now, by the format they were written in. */
@@ -40,8 +42,24 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 		(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) RETURN m.value AS value", { ns: ctx.namespace, key: FULLTEXT_VERSION_KEY }),
 		"read the fulltext format",
 	);
-	const stored = Number(meta[0]?.value ?? 0);
-	if (stored >= FULLTEXT_VERSION) return 0;
+	const version = Number(meta[0]?.value ?? 0);
+	if (version >= FULLTEXT_VERSION) return 0;
+	const rewritten = await rewriteWords(ctx, version);
+	const scoped = version < 3 ? await addScopeWords(ctx) : 0;
+	await ctx.write(
+		(q) =>
+			q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = $value", {
+				ns: ctx.namespace,
+				key: FULLTEXT_VERSION_KEY,
+				value: String(FULLTEXT_VERSION),
+			}),
+		"record the fulltext format",
+	);
+	return rewritten + scoped;
+}
+
+/** Formats 2 and 4: the words of the nodes that can differ (affected), rewritten as writes make them now. */
+async function rewriteWords(ctx: Neo4jStoreContext, stored: number): Promise<number> {
 	let rewritten = 0;
 	let after = -1;
 	for (;;) {
@@ -67,14 +85,37 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 		if (rows.length < PAGE) break;
 		after = Number(rows[rows.length - 1].seq);
 	}
-	await ctx.write(
-		(q) =>
-			q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = $value", {
-				ns: ctx.namespace,
-				key: FULLTEXT_VERSION_KEY,
-				value: String(FULLTEXT_VERSION),
-			}),
-		"record the fulltext format",
-	);
 	return rewritten;
+}
+
+/** Format 3: the scope words of the nodes that lack them, page by page (a page is one read and one write). */
+async function addScopeWords(ctx: Neo4jStoreContext): Promise<number> {
+	let added = 0;
+	let after = -1;
+	for (;;) {
+		const rows = await ctx.conn.read(
+			(q) =>
+				q.run(
+					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__seq > $after
+					RETURN elementId(n) AS eid, n.__seq AS seq, n.org_id AS org, n.user_id AS user, n.__label AS label, n.${FT_SCOPE_PROPERTY} AS words
+					ORDER BY n.__seq LIMIT $page`,
+					{ ns: ctx.namespace, after, page: int(PAGE) },
+				),
+			"find nodes without scope words",
+		);
+		const changed = rows.flatMap((row) => {
+			const words = nodeScopeWords(ctx.namespace, String(row.org), String(row.user), String(row.label));
+			return row.words === words ? [] : [{ eid: String(row.eid), words }];
+		});
+		if (changed.length > 0) {
+			await ctx.write(
+				(q) => q.run(`UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n.${FT_SCOPE_PROPERTY} = row.words`, { rows: changed }),
+				"add scope words",
+			);
+			added += changed.length;
+		}
+		if (rows.length < PAGE) break;
+		after = Number(rows[rows.length - 1].seq);
+	}
+	return added;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FT_COLUMNS, FT_LENGTH_PROPERTY, ftProperty, fulltextProperties, storedColumn } from "../../../src/backends/neo4j/fts-query";
+import { FT_COLUMNS, FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, ftProperty, fulltextProperties, storedColumn } from "../../../src/backends/neo4j/fts-query";
 import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
+import { NODE_LABEL } from "../../../src/backends/neo4j/schema";
 import { FULLTEXT_VERSION, FULLTEXT_VERSION_KEY } from "../../../src/backends/neo4j/upgrade";
 import type { NodeRecord, Props } from "../../../src/engine/types";
 import type { OpenedMemory } from "../../../src/node/open-memory";
@@ -101,24 +102,24 @@ describe.runIf(neo4j)("Neo4j: nodes written before words of every script are re-
 		expect(again.filter((s) => s.includes("re-index") || s.includes("=~"))).toEqual([]);
 	}, 120_000);
 
-	it("gives the items written at format 2 their day's words, not a person's note, and only once", async () => {
+	it("gives the items written at format 3 their day's words, not a person's note, and only once", async () => {
 		opened = await neo4jTestBackend.open();
 		const graph = opened.memory.graph as Neo4jGraphStore;
 		const agent = { scope: opened.scope, source: "mcp" as const, agent: "claude" };
 		await opened.memory.remember(agent, { label: "Concept", key: "Support group", props: { description: "Went to the support group", valid_from: "2023-05-08T13:56:00Z" } });
 		await opened.memory.remember({ scope: opened.scope, source: "sync" }, { label: "Concept", key: "Garden", props: { description: "Planting tomatoes", obsidian_path: "Garden.md", valid_from: "2021-11-09" } });
-		// Format 2 wrote the same columns without the day (valid_from itself is never searched).
+		// Format 3 wrote the same columns without the day (valid_from itself is never searched).
 		for (const key of ["Support group", "Garden"]) {
 			const node = (await graph.getNode(opened.scope, "Concept", key)) as NodeRecord;
 			const { valid_from: _, ...undated } = node.props;
 			await graph.conn.write(
 				(q) => q.run("MATCH (n:Engrama {__ns: $ns, engrama_id: $id}) SET n += $ft", { ns: graph.namespace, id: node.id, ft: fulltextProperties(undated) }),
-				"test: format 2 columns",
+				"test: format 3 columns",
 			);
 		}
 		await graph.conn.write(
-			(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = '2'", { ns: graph.namespace, key: FULLTEXT_VERSION_KEY }),
-			"test: format 2",
+			(q) => q.run("MATCH (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = '3'", { ns: graph.namespace, key: FULLTEXT_VERSION_KEY }),
+			"test: format 3",
 		);
 		const names = async (query: string) => (await opened.memory.searchFulltext(opened.scope, query)).map((h) => h.name);
 		expect(await names("May 2023")).toEqual([]);
@@ -129,7 +130,7 @@ describe.runIf(neo4j)("Neo4j: nodes written before words of every script are re-
 		await new Neo4jGraphStore(graph.conn, { namespace: graph.namespace }).init();
 		const run = conn.resetCounts().statementsRun.map((s) => s.query);
 		conn.trace = false;
-		// Format 2 already had every script's words: only dated nodes are looked at.
+		// Format 3 already had every script's words and the scope words: only dated nodes are looked at.
 		const found = run.filter((q) => q.includes("n.__seq > $after"));
 		expect(found.length).toBeGreaterThan(0);
 		expect(found.every((q) => q.includes("valid_from IS NOT NULL") && !q.includes("=~"))).toBe(true);
@@ -143,5 +144,42 @@ describe.runIf(neo4j)("Neo4j: nodes written before words of every script are re-
 		const again = conn.resetCounts().statementsRun.map((s) => s.query);
 		conn.trace = false;
 		expect(again.filter((q) => q.includes("n.__seq > $after") || q.includes("row.ft"))).toEqual([]);
+	}, 120_000);
+
+	it("gives nodes written before scope words theirs, once, and drops the first node fulltext index", async () => {
+		opened = await neo4jTestBackend.open();
+		const graph = opened.memory.graph as Neo4jGraphStore;
+		const ctx = { scope: opened.scope, source: "cli" as const };
+		for (const key of ["Walrus migration", "Walrus census", "Penguin census"]) {
+			await opened.memory.remember(ctx, { label: "Concept", key, props: { description: `${key} notes` } });
+		}
+		// The memory as format 2 left it: no scope words, the first index beside it.
+		await graph.conn.write((q) => q.run(`MATCH (n:${NODE_LABEL} {__ns: $ns}) REMOVE n.${FT_SCOPE_PROPERTY}`, { ns: graph.namespace }), "test: format 2");
+		await graph.conn.write((q) => q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = '2'", { ns: graph.namespace, key: FULLTEXT_VERSION_KEY }), "test");
+		await graph.conn.schema(`CREATE FULLTEXT INDEX engrama_fulltext IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [n.__ft_name]`);
+		const names = async (query: string) => (await opened.memory.searchFulltext(opened.scope, query)).map((h) => h.name).sort();
+		expect(await names("walrus")).toEqual([]);
+
+		const conn = graph.conn;
+		conn.trace = true;
+		conn.resetCounts();
+		await new Neo4jGraphStore(conn, { namespace: graph.namespace }).init();
+		const seen = conn.resetCounts().log;
+		conn.trace = false;
+		expect(seen.filter((s) => s.includes(`SET n.${FT_SCOPE_PROPERTY} = row.words`))).toHaveLength(1);
+		// Format 2 words are not rewritten again.
+		expect(seen.filter((s) => s.includes("=~"))).toEqual([]);
+		expect(await names("walrus")).toEqual(["Walrus census", "Walrus migration"]);
+		expect(await names("census")).toEqual(["Penguin census", "Walrus census"]);
+		const indexes = await conn.read((q) => q.run("SHOW INDEXES YIELD name RETURN collect(name) AS names"), "test");
+		expect(indexes[0].names).not.toContain("engrama_fulltext");
+		expect(indexes[0].names).toContain("engrama_node_words");
+
+		conn.trace = true;
+		conn.resetCounts();
+		await new Neo4jGraphStore(conn, { namespace: graph.namespace }).init();
+		const again = conn.resetCounts().log;
+		conn.trace = false;
+		expect(again.filter((s) => s.includes("scope words") || s.includes(FT_SCOPE_PROPERTY))).toEqual([]);
 	}, 120_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fts-query";
+import { FT_BOOSTS, FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, phrasePattern, queryWords, tokens } from "../../../src/backends/neo4j/fts-query";
 import { ftsValues } from "../../../src/backends/sqlite/fts-values";
 import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
@@ -74,7 +74,9 @@ describe("Neo4j fulltext tokens match SQLite FTS5", () => {
 		const words = queryWords(`"OR" NEAR( * ) AND ^title: -x +y Café café`);
 		expect(words).toEqual(["or", "near", "and", "title", "x", "y", "café"]);
 		const match = luceneMatch(words.map((w) => phraseOf(w, false)));
-		expect(match).toBe(FT_COLUMNS.map((c) => `__ft_${c}:(or OR near OR and OR title OR x OR y OR cafe)`).join(" OR "));
+		// Each column boosted by its bm25 weight, so Lucene's window follows FTS5's order.
+		expect(match).toBe(FT_COLUMNS.map((c) => `__ft_${c}:(or OR near OR and OR title OR x OR y OR cafe)${FT_BOOSTS[c] === 1 ? "" : `^${FT_BOOSTS[c]}`}`).join(" OR "));
+		expect(match).toContain("__ft_name:(or OR near OR and OR title OR x OR y OR cafe)^8 OR ");
 		// Prefix matching (FulltextQuery.prefix) only for words of 4+ characters, as SQLite quotes "word"*.
 		expect(luceneMatch(words.map((w) => phraseOf(w, true)))).toContain("__ft_name:(or OR near* OR and OR title* OR x OR y OR cafe*)");
 		expect(luceneMatch([phraseOf("snake_case", true)])).toContain("(+snake +case*)");
