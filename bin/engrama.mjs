@@ -26,14 +26,18 @@ const file = join(dist, JSON.parse(readFileSync(manifest, "utf8")).bundle);
 /**
  * V8's code cache of the bundle: parsing and compiling 2 MB of JavaScript was most of a one-shot
  * command's CPU (docs/benchmarks.md, command line). Keyed by the bundle's content hash (its name),
- * Node's version and the V8 flags above (V8 refuses a cache made under other flags). Made once, at
- * the exit of the first command run (not a bare --help: the cache holds the functions compiled by
- * then, and a command's are the ones worth keeping), written to a temporary name and renamed, so concurrent
+ * Node's version, the V8 flags above (V8 refuses a cache made under other flags) and the kind of
+ * run (the cache holds the functions compiled by the time it is made). Made once, at the exit of the
+ * first run of its kind, written to a temporary name and renamed, so concurrent
  * commands never read half a file. ENGRAMA_CODE_CACHE_DIR moves it (a read-only install); a folder
  * that cannot be written just goes without.
  */
 const cacheDir = process.env.ENGRAMA_CODE_CACHE_DIR || join(dist, "cache");
-const cacheFile = join(cacheDir, `${file.split(/[\\/]/).pop().replace(/\.cjs$/, "")}-${process.version}-${process.arch}-${longRunning ? "long" : "oneshot"}.v8`);
+// A bare --help or --version compiles a sliver of the bundle: a cache of its own stays small, where
+// a command's (1 MB) would cost more to read than it saves there.
+const ranCommand = process.argv.slice(2).some((arg) => !arg.startsWith("-"));
+const kind = longRunning ? "long" : ranCommand ? "oneshot" : "flags";
+const cacheFile = join(cacheDir, `${file.split(/[\\/]/).pop().replace(/\.cjs$/, "")}-${process.version}-${process.arch}-${kind}.v8`);
 let cachedData;
 try {
 	cachedData = readFileSync(cacheFile);
@@ -44,8 +48,7 @@ try {
 // script compiled with a cache cannot run on Node 20.
 const script = new vm.Script(readFileSync(file, "utf8"), { filename: file, cachedData });
 const cacheWanted = cachedData === undefined || script.cachedDataRejected === true;
-const ranCommand = process.argv.slice(2).some((arg) => !arg.startsWith("-"));
-if (cacheWanted && ranCommand) {
+if (cacheWanted) {
 	process.once("exit", () => {
 		const temp = `${cacheFile}.${process.pid}`;
 		try {
