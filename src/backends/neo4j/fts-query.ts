@@ -1,7 +1,7 @@
 import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, itemDay, type FulltextField } from "../../engine/node-text";
 import { isSingleCharTerm, indexText, queryTerms } from "../../engine/search/words";
 import { NOT_SEARCHED } from "../../engine/system-props";
-import type { PropValue, Props } from "../../engine/types";
+import type { PropValue, Props, Scope } from "../../engine/types";
 
 /**
  * Fulltext parity with SQLite's FTS5 (unicode61 tokenizer with remove_diacritics, bm25 with
@@ -153,7 +153,7 @@ export function luceneMatch(phrases: readonly Phrase[], columns: readonly FtWeig
  * (one index holds every memory and person of the database). A hash (FNV-1a, two lanes): a
  * collision only lets the property filter after it do the work.
  */
-export function scopeHash(...parts: readonly string[]): string {
+function scopeHash(...parts: readonly string[]): string {
 	const text = parts.join("\u0000");
 	let a = 0x811c9dc5;
 	let b = 0x01000193 ^ text.length;
@@ -167,9 +167,19 @@ export function scopeHash(...parts: readonly string[]): string {
 
 export const FT_SCOPE_PROPERTY = "__ft_scope";
 
-/** A node's `__ft_scope`: its memory's word (the statistics of bm25 count the whole memory), its scope's and its label's. */
+/** A memory's word: the statistics of bm25 count the whole memory, every person's documents. */
+export function memoryWord(namespace: string): string {
+	return scopeHash("memory", namespace);
+}
+
+/** One person's part of a memory as a word: what a search keeps to (nodes and passages alike). */
+export function scopeWord(namespace: string, scope: Pick<Scope, "orgId" | "userId">): string {
+	return scopeHash(namespace, scope.orgId, scope.userId);
+}
+
+/** A node's `__ft_scope`: its memory's word, its scope's and its label's. */
 export function nodeScopeWords(namespace: string, orgId: string, userId: string, label: string): string {
-	return `${scopeHash("memory", namespace)} ${scopeHash(namespace, orgId, userId)} ${labelWord(label)}`;
+	return `${memoryWord(namespace)} ${scopeWord(namespace, { orgId, userId })} ${labelWord(label)}`;
 }
 
 /** A label as a word of `__ft_scope`, so a search for some labels keeps to them in Lucene. */

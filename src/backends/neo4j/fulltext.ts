@@ -15,7 +15,8 @@ import {
 	phrasePattern,
 	queryWords,
 	labelWord,
-	scopeHash,
+	memoryWord,
+	scopeWord,
 	tokens,
 	type FtWeightedColumn,
 	type Phrase,
@@ -41,7 +42,7 @@ export const NODE_CORPUS: FtCorpus = {
 	label: NODE_LABEL,
 	index: FULLTEXT_INDEX,
 	columns: NODE_COLUMNS,
-	memoryClause: (namespace) => `+${FT_SCOPE_PROPERTY}:${scopeHash("memory", namespace)}`,
+	memoryClause: (namespace) => `+${FT_SCOPE_PROPERTY}:${memoryWord(namespace)}`,
 };
 export const PASSAGE_CORPUS: FtCorpus = { name: "passages", label: PASSAGE_LABEL, index: PASSAGE_FULLTEXT_INDEX, columns: PASSAGE_COLUMNS };
 
@@ -88,7 +89,7 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
 					...plan,
-					query: `+${FT_SCOPE_PROPERTY}:${scopeHash(ctx.namespace, scope.orgId, scope.userId)}${labelClause} +(${plan.query})`,
+					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}${labelClause} +(${plan.query})`,
 					index: FULLTEXT_INDEX,
 					labels,
 					limit: int(query.limit),

@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./context";
-import { PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeHash } from "./fts-query";
+import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeWord } from "./fts-query";
 import { PASSAGE_CORPUS, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
@@ -29,11 +29,6 @@ type Row = Readonly<Record<string, unknown>>;
 
 /** Passages ranked exactly per search: Lucene's best this many (or 5 × limit) by its own bm25, within the scope. */
 export const RANK_WINDOW = 100;
-
-/** A passage's scope as one word of its own fulltext column (`__ft_scope`): see scopeHash. */
-export function scopeWord(namespace: string, scope: Scope): string {
-	return scopeHash(namespace, scope.orgId, scope.userId);
-}
 
 const stored = (row: Row): StoredPassage => ({
 	id: String(row.id),
@@ -173,7 +168,7 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
 					...plan,
-					query: `+__ft_scope:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
+					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
 					index: PASSAGE_FULLTEXT_INDEX,
 					labels,
 					limit: int(query.limit),
