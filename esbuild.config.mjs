@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync 
 import { basename, join } from "node:path";
 import { sqliteEnumJsonPlugin, sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
-import { preparsedProfilesPlugin } from "./src/node/preparse-profiles.mjs";
+import { preparsedProfilesPlugin } from "./src/nodejs/preparse-profiles.mjs";
 
 const mode = process.argv[2] ?? "dev";
 const production = mode === "production";
@@ -98,7 +98,7 @@ const cli = {
 	outExtension: { ".js": ".cjs" },
 	metafile: true,
 	external: [...cliExternal, ...builtins],
-	// The shipped profiles go in already parsed (src/node/preparse-profiles.mjs), and SQLite's
+	// The shipped profiles go in already parsed (src/nodejs/preparse-profiles.mjs), and SQLite's
 	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
 	plugins: [zodEnglishOnly, commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
 	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):

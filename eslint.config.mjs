@@ -27,7 +27,7 @@ export default defineConfig([
 		//   Platform.isDesktopApp (tests/plugin/plugin-mobile.test.ts checks mobile asks for no built-in);
 		// - node-modules.ts: type-only imports, the modules come from a guarded lazy require;
 		// - wasm-binary.ts: command line only (main.js inlines the WASM instead);
-		// - sqlite/native/: command line and serve only, reached through src/node (never from main.js).
+		// - sqlite/native/: command line and serve only, reached through src/nodejs (never from main.js).
 		files: [
 			"src/mcp/http-guard.ts",
 			"src/mcp/http-server.ts",
@@ -37,7 +37,7 @@ export default defineConfig([
 			"src/mcp/stdio-proxy.ts",
 			"src/mcp/stdio-server.ts",
 			"src/mcp/stdio-lines.ts",
-			"src/backends/sqlite/wasm/node-modules.ts",
+			"src/platform/node-builtins.ts",
 			"src/backends/sqlite/wasm/wasm-binary.ts",
 			"src/backends/sqlite/native/*.ts",
 		],
@@ -50,7 +50,7 @@ export default defineConfig([
 		// command line's default), reach local test servers and model hubs with Node's fetch, and
 		// tests/fakes/obsidian.ts implements Obsidian's own API (Vault.delete, createElement, casts
 		// to TFile), which the tests then call as plugins cannot.
-		files: ["src/cli/**", "src/node/**", "tests/**", "scripts/**"],
+		files: ["src/cli/**", "src/nodejs/**", "tests/**", "scripts/**"],
 		rules: {
 			"obsidianmd/no-nodejs-modules": "off",
 			"import/no-nodejs-modules": "off",
@@ -77,7 +77,7 @@ export default defineConfig([
 		// - local-model/runtime.ts: ONNX Runtime's glue (patched at build time) keeps its worker there.
 		files: [
 			"src/backends/sqlite/wasm/load-sqlite.ts",
-			"src/backends/sqlite/wasm/node-modules.ts",
+			"src/platform/node-builtins.ts",
 			"src/backends/sqlite/wasm/process-lock.ts",
 			"src/plugin/local-model/runtime.ts",
 		],
@@ -103,7 +103,7 @@ export default defineConfig([
 	},
 	{
 		// Node's timers for host-timers.ts, which calls them only where no window exists (the command line).
-		files: ["src/backends/node-timers.ts"],
+		files: ["src/platform/node-timers.ts"],
 		rules: { "obsidianmd/prefer-window-timers": "off" },
 	},
 ]);

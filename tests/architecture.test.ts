@@ -25,8 +25,9 @@ interface Source {
 const LAYERS = [
 	{ name: "engine", rank: 0, test: (p: string) => p.startsWith("src/engine/") },
 	{ name: "config", rank: 1, test: (p: string) => p.startsWith("src/config/") },
+	{ name: "platform", rank: 1, test: (p: string) => p.startsWith("src/platform/") },
 	{ name: "backends", rank: 2, test: (p: string) => p.startsWith("src/backends/") },
-	{ name: "node", rank: 3, test: (p: string) => p.startsWith("src/node/") },
+	{ name: "node", rank: 3, test: (p: string) => p.startsWith("src/nodejs/") },
 	{ name: "mcp", rank: 4, test: (p: string) => p.startsWith("src/mcp/") },
 	{ name: "plugin", rank: 5, test: (p: string) => p.startsWith("src/plugin/") },
 	{ name: "cli", rank: 5, test: (p: string) => p.startsWith("src/cli/") },
@@ -59,6 +60,8 @@ const PACKAGES: Record<LayerName, { readonly packages: readonly string[]; readon
 	// chrono-node: the date parser #14 adds for relative time expressions (pure JS).
 	engine: { packages: ["yaml", "zod", "chrono-node"], builtins: false },
 	config: { packages: ["zod"], builtins: false },
+	// Host shims (Node's built-ins loaded lazily, timers of the window or of Node): nothing but the host.
+	platform: { packages: [], builtins: true },
 	// Built-ins: the WASM loader and file VFS reach the file system (lazily, through node-modules.ts in main.js).
 	// better-sqlite3 and sqlite-vec: the native engine (sqlite/native/), which only Node callers reach.
 	backends: { packages: ["neo4j-driver", "sqlite-vec-wasm-demo", "better-sqlite3", "sqlite-vec"], builtins: true },
@@ -399,7 +402,7 @@ describe("architecture rules bite on synthetic sources", () => {
 		["Cypher MATCH/MERGE/CREATE pattern", "session.run(`CREATE (n:${label} {id: $id})`);"],
 		["Cypher DETACH DELETE", `session.run("WITH $id AS id CALL { DETACH DELETE x }");`],
 	])("flags %s outside src/backends", (what, line) => {
-		for (const path of ["src/engine/x.ts", "src/cli/x.ts", "src/mcp/tools/x.ts", "src/plugin/x.ts", "src/node/x.ts"]) {
+		for (const path of ["src/engine/x.ts", "src/cli/x.ts", "src/mcp/tools/x.ts", "src/plugin/x.ts", "src/nodejs/x.ts"]) {
 			const found = offences([{ path, text: line }]).filter((o) => o.includes(what));
 			expect(found, `${path}: ${line}`).toHaveLength(1);
 		}
@@ -419,9 +422,9 @@ describe("architecture rules bite on synthetic sources", () => {
 	it("flags imports that run up the layers, and lets those that run down pass", () => {
 		const files: Source[] = [
 			{ path: "src/engine/a.ts", text: `import { b } from "../backends/b";` },
-			{ path: "src/backends/b.ts", text: `import { c } from "../config/c"; import { n } from "../node/n";` },
+			{ path: "src/backends/b.ts", text: `import { c } from "../config/c"; import { n } from "../nodejs/n";` },
 			{ path: "src/config/c.ts", text: `import { a } from "../engine/a";` },
-			{ path: "src/node/n.ts", text: `import { m } from "../mcp";` },
+			{ path: "src/nodejs/n.ts", text: `import { m } from "../mcp";` },
 			{ path: "src/mcp/index.ts", text: `import { x } from "../cli/x";` },
 			{ path: "src/cli/x.ts", text: `import { p } from "../plugin/p";` },
 			{ path: "src/plugin/p.ts", text: `import { main } from "../main"; import { x } from "../cli/x";` },
@@ -431,7 +434,7 @@ describe("architecture rules bite on synthetic sources", () => {
 		expect(found.map((o) => o.split(" ")[0])).toEqual([
 			"src/engine/a.ts",
 			"src/backends/b.ts",
-			"src/node/n.ts",
+			"src/nodejs/n.ts",
 			"src/mcp/index.ts",
 			"src/cli/x.ts",
 			"src/plugin/p.ts",
@@ -455,7 +458,7 @@ describe("architecture rules bite on synthetic sources", () => {
 			`await vectors.upsert(scope, id, vector);`,
 			`await deps.vectors?.reset?.();`,
 		];
-		for (const path of ["src/engine/sync/some-run.ts", "src/engine/reflect/x.ts", "src/engine/skills/forget.ts", "src/engine/transfer/x.ts", "src/engine/identity.ts"]) {
+		for (const path of ["src/engine/sync/some-run.ts", "src/engine/reflect/x.ts", "src/engine/skills/forget.ts", "src/engine/transfer/x.ts", "src/engine/standalone-identity.ts"]) {
 			for (const line of forbidden) expect(offences([{ path, text: line }]), `${path}: ${line}`).toHaveLength(1);
 		}
 		const allowed = [
@@ -486,11 +489,11 @@ describe("architecture rules bite on synthetic sources", () => {
 			{ path: "src/cli/commands/ok.ts", text: `import { face } from "../../engine"; import { E } from "../../engine/errors"; import type { T } from "../../engine/types";` },
 			{ path: "src/mcp/tools/deep.ts", text: `import { reflect } from "../../engine/reflect";` },
 			{ path: "src/plugin/deep.ts", text: `import type { Memory } from "../engine/memory";` },
-			{ path: "src/node/deep.ts", text: `export { reflect } from "../engine/reflect/index";` },
+			{ path: "src/nodejs/deep.ts", text: `export { reflect } from "../engine/reflect/index";` },
 			{ path: "src/main.ts", text: `import { Memory } from "./engine/memory";` },
 		];
 		const found = offences([...engine, ...adapters]).filter((o) => o.includes("face"));
-		expect(found.map((o) => o.split(" ")[0])).toEqual(["src/mcp/tools/deep.ts", "src/plugin/deep.ts", "src/node/deep.ts", "src/main.ts"]);
+		expect(found.map((o) => o.split(" ")[0])).toEqual(["src/mcp/tools/deep.ts", "src/plugin/deep.ts", "src/nodejs/deep.ts", "src/main.ts"]);
 		// Backends implement the protocols: they are not adapters.
 		expect(offences([...engine, { path: "src/backends/x.ts", text: `import { Memory } from "../engine/memory";` }])).toEqual([]);
 	});

@@ -12,7 +12,7 @@ import { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import { createSkills } from "../../src/engine/skills";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
 

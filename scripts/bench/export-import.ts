@@ -12,7 +12,7 @@ import { createInterface } from "node:readline";
 import { parseConfig } from "../../src/config/engrama-config";
 import { exportMemory } from "../../src/engine/transfer/memory-export";
 import { importMemory } from "../../src/engine/transfer/memory-import";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 
 const NODES = Number(arg("nodes", "50000"));

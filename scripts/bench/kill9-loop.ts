@@ -27,7 +27,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { openNativeDatabase } from "../../src/backends/sqlite/native/open-native";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../src/config/engrama-config";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { connectClient, loadAverage, startServe } from "./serve-process";
 

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../src/config/engrama-config";
 import { TOOL_NAMES } from "../../src/mcp";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { INJECTIONS, fuzzValues } from "../../tests/helpers/fuzz-values";
 import { arg as flag } from "./args";
 import { startServe } from "./serve-process";

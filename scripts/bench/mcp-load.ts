@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg as flag } from "./args";
 import { connectClient, loadAverage, startServe } from "./serve-process";
 import { fmt, percentile, seededRandom, WORDS } from "./stats";

@@ -17,8 +17,8 @@ import { nodeToText } from "../../src/engine/node-text";
 import { reflect } from "../../src/engine/reflect";
 import { VaultSync } from "../../src/engine/sync/vault-sync";
 import type { EntityInput, RelationInput, WriteContext } from "../../src/engine/write/write-pipeline";
-import { FolderVaultSource } from "../../src/node/folder-vault-source";
-import { openMemory } from "../../src/node/open-memory";
+import { FolderVaultSource } from "../../src/nodejs/folder-vault-source";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
 

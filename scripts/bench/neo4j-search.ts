@@ -13,7 +13,7 @@ import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding
 import { Memory, type SearchOptions } from "../../src/engine/memory";
 import type { GraphStore, VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import { loadProfileFromDisk } from "../../src/node/profile-files";
+import { loadProfileFromDisk } from "../../src/nodejs/profile-files";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
 

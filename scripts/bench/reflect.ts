@@ -14,7 +14,7 @@ import { parseConfig } from "../../src/config/engrama-config";
 import type { ReflectDetectorId } from "../../src/engine/protocols";
 import { reflect, REFLECT_DETECTORS } from "../../src/engine/reflect";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { seededRandom, sentence } from "./stats";
 

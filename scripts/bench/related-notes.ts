@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import { createSkills, VaultSync } from "../../src/engine";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
-import { FolderVaultSource } from "../../src/node/folder-vault-source";
-import { openMemory } from "../../src/node/open-memory";
+import { FolderVaultSource } from "../../src/nodejs/folder-vault-source";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom } from "./stats";
 

@@ -9,7 +9,7 @@ import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
 import { normaliseName, queryFragments, similarity } from "../../src/engine/resolver";
 import { createSkills } from "../../src/engine/skills";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, WORDS } from "./stats";
 

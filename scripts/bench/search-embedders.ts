@@ -9,9 +9,9 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import type { EmbeddingProvider } from "../../src/engine/protocols";
-import { TransformersEmbeddingProvider } from "../../src/node/embedders/transformers-embedding-provider";
-import { UseLiteEmbeddingProvider } from "../../src/node/embedders/use-lite-embedding-provider";
-import { writeTinyModel } from "../../tests/node/embedders/tiny-onnx-model";
+import { TransformersEmbeddingProvider } from "../../src/nodejs/embedders/transformers-embedding-provider";
+import { UseLiteEmbeddingProvider } from "../../src/nodejs/embedders/use-lite-embedding-provider";
+import { writeTinyModel } from "../../tests/nodejs/embedders/tiny-onnx-model";
 import { arg } from "./args";
 import { seededRandom, sentence } from "./stats";
 

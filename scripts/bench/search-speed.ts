@@ -12,7 +12,7 @@ import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding
 import type { SearchOptions } from "../../src/engine/memory";
 import type { VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom } from "./stats";
 

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
-import type { SqliteConnection } from "../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SqliteConnection } from "../../src/backends/sqlite/sqlite-connection";
 import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 
 const NODES = Number(arg("nodes", "3000"));

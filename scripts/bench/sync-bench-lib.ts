@@ -1,5 +1,5 @@
 // Library side of the sync benchmark, bundled by scripts/bench/sync-bench.mjs with esbuild.
-import { createNodeBackend as createBackend } from "../../src/node/node-backend";
+import { createNodeBackend as createBackend } from "../../src/nodejs/node-backend";
 import type { SqliteGraphStore } from "../../src/backends/sqlite/sqlite-graph-store";
 import { parseConfig as parseBaseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 
@@ -12,8 +12,8 @@ import { parseNote } from "../../src/engine/sync/note-parser";
 import { syncSettings } from "../../src/engine/sync/sync-settings";
 import { VaultSync } from "../../src/engine/sync/vault-sync";
 import type { SyncSettings } from "../../src/engine/sync/sync-settings";
-import { FolderVaultSource } from "../../src/node/folder-vault-source";
-import { loadProfileFromDisk } from "../../src/node/profile-files";
+import { FolderVaultSource } from "../../src/nodejs/folder-vault-source";
+import { loadProfileFromDisk } from "../../src/nodejs/profile-files";
 
 /** A real install's scope shape (standalone org, `local-<uuid>` user): the bytes every edge and name row repeat. */
 export const STANDALONE_SCOPE = { orgId: "standalone", userId: "local-00000000-0000-4000-8000-000000000000" };

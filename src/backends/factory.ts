@@ -5,7 +5,7 @@ import { NullGraphStore } from "./null/null-graph-store";
 import { SqliteGraphStore } from "./sqlite/sqlite-graph-store";
 import { SqliteVectorStore } from "./sqlite/sqlite-vector-store";
 import { openSqlite, type NativeOpener, type SqliteEngine } from "./sqlite/open-sqlite";
-import type { SnapshotStorage } from "./sqlite/wasm/sqlite-connection";
+import type { SnapshotStorage } from "./sqlite/sqlite-connection";
 
 export type { Backend } from "./backend";
 
@@ -14,7 +14,7 @@ export interface BackendOptions {
 	readonly snapshot?: SnapshotStorage;
 	/** Which SQLite engine (default wasm: the plugin's). `auto`/`native` need `openNative`. */
 	readonly sqliteEngine?: SqliteEngine;
-	/** The native engine's opener; only Node callers pass it (src/node/node-backend.ts). */
+	/** The native engine's opener; only Node callers pass it (src/nodejs/node-backend.ts). */
 	readonly openNative?: NativeOpener;
 }
 

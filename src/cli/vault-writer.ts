@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { EngramaConfig } from "../config/engrama-config";
-import { createNodeVaultSync } from "../node/folder-vault-source";
-import type { OpenedMemory } from "../node/open-memory";
+import { createNodeVaultSync } from "../nodejs/folder-vault-source";
+import type { OpenedMemory } from "../nodejs/open-memory";
 
 /**
  * For commands that write (remember, relate): when a vault is configured, replicate their writes

@@ -1,6 +1,6 @@
 /**
  * The engine's one exported surface. Adapters (src/cli, src/mcp, src/plugin, src/main.ts) and the
- * hosts that build an engine (src/node) import the engine only from here, `./errors` and `./types`
+ * hosts that build an engine (src/nodejs) import the engine only from here, `./errors` and `./types`
  * (tests/architecture.test.ts enforces it). Verbs are methods of the face objects, never free
  * functions: `Skills` (remember … import), `VaultSync` (vault ↔ graph). `Memory` is the core
  * beneath them, handed to hosts to build the face and to read counts; its stores are read-only.
@@ -13,7 +13,7 @@ export { VaultSync, createVaultSync, type FullSyncOptions, type SyncTimers, type
 
 // --- Building one (hosts) ---
 export { FAN_OUT_CAP, Memory, type MemoryDeps, type MemoryWriteEvent, type MemoryWriteListener } from "./memory";
-export { resolveIdentity, STANDALONE_ID_META, STANDALONE_ORG_META } from "./identity";
+export { resolveIdentity, STANDALONE_ID_META, STANDALONE_ORG_META } from "./standalone-identity";
 export { labelsOfOtherModules, loadProfile, Profile, type LabelDef, type ProfileResult, type ProfileSource, type RelationDef } from "./profile";
 export { DEFAULT_SYNC_SETTINGS, syncSettings, type SyncSettings } from "./sync/sync-settings";
 export { DEFAULT_SEARCH_SETTINGS, type DegradedCause, type FusionMode, type SearchReadiness, type SearchSettings } from "./search/hybrid-search";

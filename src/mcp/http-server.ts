@@ -9,7 +9,7 @@ import { readRpcBody } from "./jsonrpc-check";
 import { HttpFailure, McpSessionPool } from "./http-sessions";
 import { foreignTenantRefusal, scopeFromHeaders } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
-import { hostClearInterval, hostSetInterval } from "../backends/host-timers";
+import { hostClearInterval, hostSetInterval } from "../platform/host-timers";
 
 export const DEFAULT_MCP_PORT = 27182;
 export const MCP_PATH = "/mcp";

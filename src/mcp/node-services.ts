@@ -1,7 +1,7 @@
 import type { EngramaConfig } from "../config/engrama-config";
 import { createSkills, type Memory, type VaultSync } from "../engine";
 import type { Scope } from "../engine/types";
-import { createNodeVaultSync } from "../node/folder-vault-source";
+import { createNodeVaultSync } from "../nodejs/folder-vault-source";
 import type { McpServices } from "./mcp-services";
 import { createNodeVaultGuard } from "./node-vault-guard";
 

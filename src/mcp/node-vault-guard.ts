@@ -1,6 +1,6 @@
 // The MCP bridge runs on desktop only (Node in Electron, or the command line): fs is available.
 import { join } from "node:path";
-import { staysInsideVault } from "../node/vault-containment";
+import { staysInsideVault } from "../nodejs/vault-containment";
 
 /**
  * `McpVault.staysInside` for a vault on disk (the CLI's write-insight and sync-note use it too):

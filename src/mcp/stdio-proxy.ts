@@ -5,7 +5,7 @@ import { ValidationError, errorMessage } from "../engine/errors";
 import { isLoopbackHost } from "./http-guard";
 import type { StdioHandle, StdioStreams } from "./stdio-server";
 import { CheckedStdioTransport, oneLine } from "./stdio-lines";
-import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../backends/host-timers";
+import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../platform/host-timers";
 
 export interface StdioProxyOptions {
 	/** The running bridge, e.g. http://127.0.0.1:27182/mcp. */

@@ -1,7 +1,7 @@
 // Where the desktop plugin keeps its database by default: outside the vault, so file-sync tools
 // (iCloud, Syncthing, Dropbox, git) never copy a live SQLite file between devices.
 import { EngramaError } from "../engine/errors";
-import type { NodeModules } from "../backends/sqlite/wasm/node-modules";
+import type { NodeModules } from "../platform/node-builtins";
 import { acquireProcessLock } from "../backends/sqlite/wasm/process-lock";
 
 export const DB_FILE = "engrama.db";
@@ -15,7 +15,7 @@ export function defaultVaultDataDir(node: NodeModules, vaultId: string): string 
 }
 
 /**
- * A folder (and missing parents) 0700, as src/node/private-dir.ts does for the command line:
+ * A folder (and missing parents) 0700, as src/nodejs/private-dir.ts does for the command line:
  * ~/.engrama, ~/.engrama/vaults and the vault's folder hold the database and are the owner's only.
  */
 export function preparePrivateDir(node: NodeModules, dir: string): void {

@@ -16,7 +16,7 @@ import { noticeInfo } from "./notices";
 import { withSecrets } from "./secrets";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
-import { loadNodeModules, type NodeModules } from "../backends/sqlite/wasm/node-modules";
+import { loadNodeModules, type NodeModules } from "../platform/node-builtins";
 import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
 import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
 import { adapterStampFile, deviceOf, guardedStore, nodeStampFile, SecondWriterError, WriterGuard } from "./writer-guard";

@@ -1,5 +1,5 @@
 import { FileSystemAdapter, Platform, type App, type Plugin } from "obsidian";
-import { loadNodeModules } from "../backends/sqlite/wasm/node-modules";
+import { loadNodeModules } from "../platform/node-builtins";
 import { defaultVaultDataDir, preparePrivateDir } from "./db-location";
 import type { SyncReport } from "../engine";
 import { ValidationError } from "../engine/errors";

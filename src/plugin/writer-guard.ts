@@ -4,7 +4,7 @@
 // stamps the database and a side file `<db>.writer` with this device's id and a counter; a stamp
 // from another device at open, or a side file that changes under an open session, stops the
 // writes with a message instead.
-import type { NodeModules } from "../backends/sqlite/wasm/node-modules";
+import type { NodeModules } from "../platform/node-builtins";
 import type { DataAdapter } from "obsidian";
 import { EngramaError } from "../engine/errors";
 import { GRAPH_STORE_WRITES, type GraphStore, VECTOR_STORE_WRITES, type VectorStore } from "../engine";

@@ -4,7 +4,7 @@ import { roleFacade, type RoleImplementation } from "../../src/backends/role-fac
 import { ROLE_METHOD_NAMES, type GraphStore } from "../../src/engine/protocols/graph-store";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config/engrama-config";
-import { createNodeBackend } from "../../src/node/node-backend";
+import { createNodeBackend } from "../../src/nodejs/node-backend";
 import { makeTempDir } from "../helpers/temp-dir";
 
 async function openSqliteMemoryForTest() {

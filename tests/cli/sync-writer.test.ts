@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { attachVaultWriter } from "../../src/cli/vault-writer";
 import { parseConfig } from "../../src/config/engrama-config";
-import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
-import { createNodeVaultSync } from "../../src/node/folder-vault-source";
+import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
+import { createNodeVaultSync } from "../../src/nodejs/folder-vault-source";
 import { makeTempDir } from "../helpers/temp-dir";
 
 const cleanups: (() => Promise<void> | void)[] = [];

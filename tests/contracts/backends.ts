@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { parseConfig, type EngramaConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import type { Profile } from "../../src/engine/profile";
-import { loadProfileFromDisk } from "../../src/node/profile-files";
-import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { loadProfileFromDisk } from "../../src/nodejs/profile-files";
+import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
 import { makeTempDir } from "../helpers/temp-dir";
 
 export interface TestBackend {

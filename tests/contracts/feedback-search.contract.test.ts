@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { feedbackTerms } from "../../src/engine/search/feedback";
 import { HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends } from "./backends";
 
 // Pseudo-relevance feedback: the words the best hits share find an item that shares no word with

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NotFoundError, ScopeError, ValidationError } from "../../src/engine/errors";
 import { createSkills } from "../../src/engine/skills";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends } from "./backends";
 
 describe.each(testBackends())("graph contract on $name", (backend) => {

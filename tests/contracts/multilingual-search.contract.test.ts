@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSkills } from "../../src/engine/skills";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends } from "./backends";
 
 /** Notes in scripts written without spaces (and Korean, and accents): every word findable, no model. */

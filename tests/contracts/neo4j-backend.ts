@@ -4,7 +4,7 @@ import { parseConfig } from "../../src/config/engrama-config";
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import { createSkills } from "../../src/engine/skills";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { registerTestBackend, testProfile, type TestBackend } from "./backends";
 
 /** Connection of the test server (scripts/neo4j-test-server.sh start writes .neo4j-test/env). */

@@ -3,7 +3,7 @@ import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding
 import { Memory, type SearchOptions } from "../../src/engine/memory";
 import { listInsights, reflect, reviewInsight, type InsightStatus, type ReflectReport } from "../../src/engine/reflect";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { TestClock } from "../engine/skills/skill-fixture";
 import { sqliteTestBackend, testBackends, testProfile, type TestBackend } from "./backends";
 import { seedReflectFixture } from "./reflect-fixture";

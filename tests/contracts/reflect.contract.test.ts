@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReflectDetectorId, ReflectEntity, ReflectParams, ReflectRowMap } from "../../src/engine/protocols";
 import { reflect } from "../../src/engine/reflect";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends } from "./backends";
 import { seedReflectFixture } from "./reflect-fixture";
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/engine/errors";
 import { HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends } from "./backends";
 
 // Time in memory: relative expressions resolved against the item's own date when written, a date

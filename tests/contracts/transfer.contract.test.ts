@@ -6,7 +6,7 @@ import { exportMemory } from "../../src/engine/transfer/memory-export";
 import { importMemory, type ImportOptions } from "../../src/engine/transfer/memory-import";
 import type { Scope } from "../../src/engine/types";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends, type TestBackend } from "./backends";
 
 const HASH = { embedding: { provider: "hash" as const, model: "", dimensions: 16, baseUrl: "", apiKey: "", allowRemoteModels: false, localModelPath: "", timeoutMs: 30_000 } };

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import { compactMemory, describeCompact, repairMemory, verifyMemory } from "../../src/engine/verify";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../src/node/open-memory";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { testBackends } from "./backends";
 
 describe.each(testBackends())("verify contract on $name", (backend) => {

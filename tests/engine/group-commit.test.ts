@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/engrama-config";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
-import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
 import { makeTempDir } from "../helpers/temp-dir";
 
 // Group commit on a real SQLite file: writes waiting together share a commit, each is rolled back

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { parseConfig } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { hold } from "../backends/sqlite/wasm/native-reader";
 import { peekNames } from "../backends/sqlite/native/python-peek";
 import { makeTempDir } from "../helpers/temp-dir";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/engrama-config";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { makeTempDir } from "../helpers/temp-dir";
 import { connectClient, ok, startBridge, type Bridge } from "./mcp-harness";
 

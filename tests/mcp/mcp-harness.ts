@@ -8,7 +8,7 @@ import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding
 import type { EmbeddingProvider } from "../../src/engine/protocols";
 import { generateMcpToken, startMcpHttpServer, type McpHttpHandle } from "../../src/mcp";
 import { createNodeMcpServices, type NodeMcpServices } from "../../src/mcp/node-services";
-import { openMemory, type OpenedMemory } from "../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
 
 export interface Bridge {
 	readonly opened: OpenedMemory;

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/engrama-config";
-import { createNodeVaultSync } from "../../src/node/folder-vault-source";
-import { openMemory } from "../../src/node/open-memory";
+import { createNodeVaultSync } from "../../src/nodejs/folder-vault-source";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { makeTempDir } from "../helpers/temp-dir";
 import { connectClient, ok, startBridge, writeNote, type Bridge } from "./mcp-harness";
 

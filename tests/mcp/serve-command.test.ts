@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openMemory } from "../../src/node/open-memory";
+import { openMemory } from "../../src/nodejs/open-memory";
 import { parseConfig } from "../../src/config/engrama-config";
 import { makeTempDir } from "../helpers/temp-dir";
 import { call, connectClient, ok, textOf } from "./mcp-harness";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
-import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
+import { writeTinyModel } from "../nodejs/embedders/tiny-onnx-model";
 import { bootBundle } from "./browser/boot-bundle";
 import { vaultFiles } from "./browser/vault-files";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";

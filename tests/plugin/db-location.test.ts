@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { loadNodeModules, type NodeModules } from "../../src/backends/sqlite/wasm/node-modules";
+import { loadNodeModules, type NodeModules } from "../../src/platform/node-builtins";
 import { acquireProcessLock } from "../../src/backends/sqlite/wasm/process-lock";
 import { migrateLegacyDatabase, preparePrivateDir } from "../../src/plugin/db-location";
 import { makeTempDir } from "../helpers/temp-dir";

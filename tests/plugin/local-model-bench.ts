@@ -15,7 +15,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { makeTempDir } from "../helpers/temp-dir";
-import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
+import { writeTinyModel } from "../nodejs/embedders/tiny-onnx-model";
 import { PLUGIN_DIR, loadPlugin, manifest, type LoadedPlugin } from "./harness";
 import { startHubServer } from "./model-hub-server";
 

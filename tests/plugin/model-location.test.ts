@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { loadNodeModules, type NodeModules } from "../../src/backends/sqlite/wasm/node-modules";
+import { loadNodeModules, type NodeModules } from "../../src/platform/node-builtins";
 import { ORT_RELEASE } from "../../src/plugin/local-model/catalogue";
 import { moveLegacyModels, removeStaleStaging } from "../../src/plugin/local-model/model-location";
 import { makeTempDir } from "../helpers/temp-dir";

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, wri
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
-import { TINY_DIMS, writeTinyModel } from "../node/embedders/tiny-onnx-model";
+import { TINY_DIMS, writeTinyModel } from "../nodejs/embedders/tiny-onnx-model";
 import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import { ORT_DIST, ORT_VERSION, startHubServer, type HubServer } from "./model-hub-server";
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir";
-import { writeTinyModel } from "../node/embedders/tiny-onnx-model";
+import { writeTinyModel } from "../nodejs/embedders/tiny-onnx-model";
 import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin } from "./harness";
 import { startHubServer } from "./model-hub-server";
 

@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { dirname } from "node:path";
 import { afterEach, beforeAll, expect, test } from "vitest";
-import { loadNodeModules } from "../../src/backends/sqlite/wasm/node-modules";
+import { loadNodeModules } from "../../src/platform/node-builtins";
 import { acquireProcessLock } from "../../src/backends/sqlite/wasm/process-lock";
 import { desktopDbPath, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import { freePort } from "../helpers/free-port";

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { configFromEnv, parseConfig } from "../../../src/config/engrama-config";
 import type { EmbeddingProvider } from "../../../src/engine/protocols";
-import { createNodeEmbedder, resolveDimensions } from "../../../src/node/embedders/create-embedder";
-import { TransformersEmbeddingProvider } from "../../../src/node/embedders/transformers-embedding-provider";
-import { UseLiteEmbeddingProvider } from "../../../src/node/embedders/use-lite-embedding-provider";
+import { createNodeEmbedder, resolveDimensions } from "../../../src/nodejs/embedders/create-embedder";
+import { TransformersEmbeddingProvider } from "../../../src/nodejs/embedders/transformers-embedding-provider";
+import { UseLiteEmbeddingProvider } from "../../../src/nodejs/embedders/use-lite-embedding-provider";
 import { CachedEmbeddingProvider } from "./vector-cache";
 
 function arg(argv: readonly string[], name: string): string | undefined {

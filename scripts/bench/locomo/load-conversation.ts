@@ -4,7 +4,7 @@ import { nodeToText } from "../../../src/engine/node-text";
 import type { Profile } from "../../../src/engine/profile";
 import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 import { turnText, type LocomoConversation, type LocomoTurn } from "./dataset";
 import type { CachedEmbeddingProvider } from "./vector-cache";
 

@@ -2,9 +2,9 @@ import { ValidationError } from "../../engine/errors";
 import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../backend";
-import { writeVectors } from "../neo4j/migration";
+import { writeVectors } from "../neo4j/vector-batches";
 import { Neo4jGraphStore } from "../neo4j/neo4j-graph-store";
-import { FILE_ONLY_META } from "../sqlite/migration";
+import { FILE_ONLY_META } from "../sqlite/file-only-meta";
 import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
 
 /**
@@ -13,7 +13,7 @@ import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
  * both sides count the same and that every node (props, times, vector) reads back identical. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
  * Backend-neutral: everything goes through the GraphStore/VectorStore protocols (the whole-memory
  * reads listScopes, listMeta and vectorsOf included); what is backend-specific lives with its
- * backend (sqlite/migration.ts: settings never copied; neo4j/migration.ts: bulk vector writes).
+ * backend (sqlite/file-only-meta.ts: settings never copied; neo4j/vector-batches.ts: bulk vector writes).
  */
 
 export interface MigrationOptions {

@@ -1,7 +1,7 @@
 import type { IntegrityCheck, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
-import type { Neo4jStoreContext } from "./context";
+import type { Neo4jStoreContext } from "./store-context";
 import { EDGE_SCOPE, SCOPE, SIDE_SCOPE, assertScope, int } from "./rows";
 import { FRAGMENT_LABEL, HISTORY_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
 

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from "../../engine/errors";
 import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, NodeFields, RekeyNodeInput } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
-import type { Neo4jStoreContext } from "./context";
+import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
 import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";

@@ -2,7 +2,7 @@ import { NotFoundError } from "../../engine/errors";
 import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, Scope } from "../../engine/types";
-import type { Neo4jStoreContext } from "./context";
+import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner, Row } from "./neo4j-connection";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, OTHER, SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";

@@ -1,7 +1,7 @@
 import type { FulltextQuery } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { FulltextHit, PartialScope } from "../../engine/types";
-import type { FtCorpusName, FtStats, Neo4jStoreContext } from "./context";
+import type { FtCorpusName, FtStats, Neo4jStoreContext } from "./store-context";
 import {
 	FT_LENGTH_PROPERTY,
 	FT_SCOPE_PROPERTY,

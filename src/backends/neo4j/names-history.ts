@@ -3,7 +3,7 @@ import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/res
 import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
-import type { Neo4jStoreContext } from "./context";
+import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
 import { N, NULL_MARKER, SCOPE, type StoredMap, assertScope, int, nextSeq, parseJson, sqlValue, toRecord } from "./rows";
 import { FRAGMENT_LABEL, HISTORY_LABEL, NAME_LABEL, NODE_LABEL } from "./schema";

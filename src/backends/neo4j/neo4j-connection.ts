@@ -1,6 +1,6 @@
 import neo4j, { type Driver, type Session, type Transaction } from "neo4j-driver";
 import { BackendError, errorMessage } from "../../engine/errors";
-import { hostSleep } from "../host-timers";
+import { hostSleep } from "../../platform/host-timers";
 
 export interface Neo4jSettings {
 	readonly uri: string;

@@ -4,7 +4,7 @@ import type { PartialScope } from "../../engine/types";
 import { roleFacade } from "../role-facade";
 import * as admin from "./admin";
 import * as bulkSync from "./bulk-sync";
-import { Neo4jStoreContext } from "./context";
+import { Neo4jStoreContext } from "./store-context";
 import * as edges from "./edges";
 import * as fulltext from "./fulltext";
 import * as namesHistory from "./names-history";

@@ -3,7 +3,7 @@ import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInp
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
-import type { Neo4jStoreContext } from "./context";
+import type { Neo4jStoreContext } from "./store-context";
 import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeWord } from "./fts-query";
 import { PASSAGE_CORPUS, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";

@@ -1,4 +1,4 @@
-import type { Neo4jStoreContext } from "./context";
+import type { Neo4jStoreContext } from "./store-context";
 import { FT_COLUMNS, FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, ftProperty, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { decodeProps } from "./props-codec";
 import { int } from "./rows";

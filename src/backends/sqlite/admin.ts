@@ -1,12 +1,12 @@
 import type { CompactReport, IntegrityCheck, IntegrityCheckId, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
-import type { SqliteStoreContext } from "./context";
+import type { SqliteStoreContext } from "./store-context";
 import { writeFts } from "./fulltext";
 import { dropPassages } from "./passages";
 import { LIVE, SCOPE_WHERE, assertScope, parseProps, scopeParams } from "./rows";
 import { ID_EXPR, ORG_EXPR, SCOPES_TABLE, SCOPE_NUMBER, USER_EXPR } from "./schema";
-import type { SqlValue } from "./wasm/sqlite-connection";
+import type { SqlValue } from "./sqlite-connection";
 
 /** The store as a whole (StoreAdmin): integrity checks, GDPR forget and footprint, settings. */
 

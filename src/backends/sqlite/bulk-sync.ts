@@ -2,7 +2,7 @@ import { ValidationError } from "../../engine/errors";
 import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, NodeFields, RekeyNodeInput } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
-import type { SqliteStoreContext } from "./context";
+import type { SqliteStoreContext } from "./store-context";
 import { STORED_EDGE, packEdgeProps, type StoredEdge } from "./edge-props";
 import { mergeEdgeProps, notePathsOf } from "./edges";
 import { FTS_COLUMNS, ID_EXPR } from "./schema";

@@ -1,11 +1,11 @@
 import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
-import type { SqliteStoreContext } from "./context";
+import type { SqliteStoreContext } from "./store-context";
 import { STORED_EDGE, packEdgeProps, unpackEdgeProps, type StoredEdge } from "./edge-props";
 import { LIVE, NODE_COLS, assertScope, parseProps, scopeParams, toRecord } from "./rows";
 import { ID_EXPR, type NodeRow } from "./schema";
-import type { SqlValue } from "./wasm/sqlite-connection";
+import type { SqlValue } from "./sqlite-connection";
 
 /** Relations (EdgeStore): merge, delete, walk, and the graph rerank's neighbour lists. */
 

@@ -6,7 +6,7 @@ import { ftsValues } from "./fts-values";
 import { toRecord } from "./rows";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";
 import { FTS_COLUMNS, ORG_EXPR, STATUS_EXPR, USER_EXPR, type NodeRow } from "./schema";
-import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqlValue, SqliteConnection } from "./sqlite-connection";
 
 /** A `nodes` row with its bm25 rank (lower is better, as FTS5 returns it). */
 export interface RankedNodeRow extends NodeRow {

@@ -2,7 +2,7 @@ import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery 
 import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
-import type { SqliteStoreContext } from "./context";
+import type { SqliteStoreContext } from "./store-context";
 import { NODE_COLS, SCOPE_WHERE, assertScope, parseProps, parseValue, scopeParams, toRecord } from "./rows";
 import { SCOPES_TABLE, SCOPE_NUMBER, STATUS_EXPR, type NodeRow } from "./schema";
 

@@ -1,7 +1,7 @@
 import type { ListNodesQuery, MergeNodeInput, MergeNodeResult } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
-import type { SqliteStoreContext } from "./context";
+import type { SqliteStoreContext } from "./store-context";
 import { writeFts } from "./fulltext";
 import { dropNameIndex, indexNames, insertNames, nameRows, touchesNames } from "./names-history";
 import { LIVE, NODE_COLS, SCOPE_WHERE, assertScope, identityChanged, listFilter, parseProps, scopeParams, stripColumns, toRecord } from "./rows";

@@ -1,7 +1,7 @@
 // Which SQLite engine opens a memory: WASM (the plugin, always; the default) or native (the
 // command line and `engrama serve`, when its driver loads). Same SQL, schema and file either way.
 import type { SqliteEngine } from "../../config/engrama-config";
-import type { OpenDatabaseOptions, SqliteConnection } from "./wasm/sqlite-connection";
+import type { OpenDatabaseOptions, SqliteConnection } from "./sqlite-connection";
 
 export type { SqliteEngine } from "../../config/engrama-config";
 
@@ -13,7 +13,7 @@ export interface OpenedSqlite {
 
 /**
  * Opens natively (`src/backends/sqlite/native/open-native.ts`). Handed in by Node callers
- * (`src/node/node-backend.ts`), so main.js never holds the native code or its `require`.
+ * (`src/nodejs/node-backend.ts`), so main.js never holds the native code or its `require`.
  */
 export type NativeOpener = (options: OpenDatabaseOptions) => Promise<OpenedSqlite>;
 

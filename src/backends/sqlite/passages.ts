@@ -3,10 +3,10 @@ import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInp
 import { isFullScope } from "../../engine/scope";
 import { indexText, queryTerms } from "../../engine/search/words";
 import type { PartialScope, Scope } from "../../engine/types";
-import type { SqliteStoreContext } from "./context";
+import type { SqliteStoreContext } from "./store-context";
 import type { Ranked } from "./fulltext";
 import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
-import type { SqlValue } from "./wasm/sqlite-connection";
+import type { SqlValue } from "./sqlite-connection";
 
 /** The passages of notes (schema 11, PASSAGES_V11 in schema.ts): rows, words (passages_fts) and vectors. */
 

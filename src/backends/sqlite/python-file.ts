@@ -1,6 +1,6 @@
-import { STANDALONE_ID_META, STANDALONE_ORG_META } from "../../engine/identity";
+import { STANDALONE_ID_META, STANDALONE_ORG_META } from "../../engine/standalone-identity";
 import { ORG_EXPR as ORG, USER_EXPR as USER } from "./schema";
-import type { SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqliteConnection } from "./sqlite-connection";
 
 // What the Python engrama (0.18.1) leaves in a memory file that this engine reads differently.
 // Run on every open, not once: the Python engrama may have opened the file since.

@@ -17,7 +17,7 @@ import type {
 import { codePointCompare, TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
 import { isFullScope } from "../../engine/scope";
 import type { PartialScope, Scope } from "../../engine/types";
-import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqlValue, SqliteConnection } from "./sqlite-connection";
 
 /**
  * The reflect detectors in SQL (definitions: src/engine/protocols/reflect-rows.ts).

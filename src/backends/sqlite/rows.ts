@@ -3,7 +3,7 @@ import type { ListNodesQuery } from "../../engine/protocols";
 import { isFullScope } from "../../engine/scope";
 import type { NodeRecord, PropValue, Props, Scope } from "../../engine/types";
 import { STATUS_EXPR, ORG_EXPR, USER_EXPR, type NodeRow } from "./schema";
-import type { SqlValue } from "./wasm/sqlite-connection";
+import type { SqlValue } from "./sqlite-connection";
 
 /** Row helpers every role module of the SQLite store shares (no state: that lives in context.ts). */
 

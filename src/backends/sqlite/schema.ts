@@ -3,7 +3,7 @@ import type { PropValue } from "../../engine/types";
 import { needsSegmenting } from "../../engine/search/words";
 import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION, NOTE_PATH_TRIGGERS, packEdgeProps, unpackEdgeProps } from "./edge-props";
 import { ftsValues } from "./fts-values";
-import type { SqlValue, SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqlValue, SqliteConnection } from "./sqlite-connection";
 
 /**
  * The table layout of the Python engrama (nodes, edges, nodes_fts, node_embeddings with JSON

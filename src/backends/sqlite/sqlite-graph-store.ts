@@ -3,7 +3,7 @@ import type { PartialScope, Scope } from "../../engine/types";
 import * as admin from "./admin";
 import * as bulkSync from "./bulk-sync";
 import { roleFacade } from "../role-facade";
-import { SqliteStoreContext } from "./context";
+import { SqliteStoreContext } from "./store-context";
 import * as edges from "./edges";
 import * as fulltext from "./fulltext";
 import * as namesHistory from "./names-history";
@@ -12,7 +12,7 @@ import * as passages from "./passages";
 import { repairAfterPython } from "./python-file";
 import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
-import type { SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqliteConnection } from "./sqlite-connection";
 
 /** Edge rows a migration rewrites from which it compacts the file right after (smaller files gain little). */
 const COMPACT_AFTER_REWRITING = 1000;

@@ -1,13 +1,13 @@
 import { existsSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import type { Command } from "commander";
-import { createNodeBackend } from "../../node/node-backend";
+import { createNodeBackend } from "../../nodejs/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError, errorMessage } from "../../engine/errors";
 import type { EmbeddingProvider } from "../../engine";
 import { DEFAULT_MCP_PORT, MCP_PATH, defaultTokenFile } from "../../mcp";
-import { createNodeEmbedder } from "../../node/embedders/create-embedder";
-import { resolveConfig, runPlain } from "../context";
+import { createNodeEmbedder } from "../../nodejs/embedders/create-embedder";
+import { resolveConfig, runPlain } from "../run-command";
 
 export interface HealthView {
 	readonly ok: boolean;

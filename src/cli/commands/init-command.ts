@@ -1,12 +1,12 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import { createNodeBackend } from "../../node/node-backend";
+import { createNodeBackend } from "../../nodejs/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import { resolveIdentity, STANDALONE_ID_META } from "../../engine";
-import { preparePrivateDir } from "../../node/private-dir";
-import { resolveConfig, runPlain, type GlobalOptions } from "../context";
+import { preparePrivateDir } from "../../nodejs/private-dir";
+import { resolveConfig, runPlain, type GlobalOptions } from "../run-command";
 
 export interface InitView {
 	/** false: the memory was already there and nothing was changed. */

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
 import { DEFAULT_MCP_PORT, defaultTokenFile, loadOrCreateToken, readToken, runMcpStdioProxy, serveMcpStdio, startMcpHttpServer } from "../../mcp";
 import { createNodeMcpServices } from "../../mcp/node-services";
-import { runPlain, runWithMemory } from "../context";
+import { runPlain, runWithMemory } from "../run-command";
 
 interface ServeFlags {
 	port?: string;

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
 import { CONTEXT_LIMIT, type IngestKind, type RememberResult, type Skills } from "../../engine";
-import { runWithMemory, type CommandRun } from "../context";
+import { runWithMemory, type CommandRun } from "../run-command";
 
 function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
 	if (text === undefined) return {};

@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import type { Backend } from "../../backends/factory";
-import { createNodeBackend } from "../../node/node-backend";
+import { createNodeBackend } from "../../nodejs/node-backend";
 import { createNeo4jBackend } from "../../backends/neo4j/neo4j-backend";
 import { migrateMemory, type MigrationReport } from "../../backends/migration/memory-migration";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
-import { preparePrivateDir } from "../../node/private-dir";
-import { resolveConfig, runPlain, type GlobalOptions } from "../context";
+import { preparePrivateDir } from "../../nodejs/private-dir";
+import { resolveConfig, runPlain, type GlobalOptions } from "../run-command";
 
 interface MigrateFlags {
 	from: string;

@@ -6,8 +6,8 @@ import { ValidationError } from "../../engine/errors";
 import { DEFAULT_INSIGHTS_FOLDER, INSIGHT_STATUSES, type InsightStatus, type InsightView, REFLECT_DETECTORS, type ReflectDetectorId, type ReflectReport } from "../../engine";
 import { createNodeVaultGuard } from "../../mcp/node-vault-guard";
 import { resolveVaultFolder, resolveVaultPath } from "../../mcp/vault-path";
-import { FolderVaultSource } from "../../node/folder-vault-source";
-import { runWithMemory } from "../context";
+import { FolderVaultSource } from "../../nodejs/folder-vault-source";
+import { runWithMemory } from "../run-command";
 import { positiveInt } from "./memory-commands";
 
 function insightLines(insights: readonly InsightView[]): string[] {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { ReindexReport } from "../../engine";
-import { runWithMemory } from "../context";
+import { runWithMemory } from "../run-command";
 import { positiveInt } from "./memory-commands";
 
 interface ReindexFlags {

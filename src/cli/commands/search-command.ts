@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
 import type { SearchResultView } from "../../engine";
-import { runWithMemory } from "../context";
+import { runWithMemory } from "../run-command";
 import { positiveInt, skillsOf } from "./memory-commands";
 
 interface SearchFlags {

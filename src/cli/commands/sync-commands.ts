@@ -4,10 +4,10 @@ import type { Command } from "commander";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import type { SyncProblem, SyncReport, SyncSettings, VaultSync } from "../../engine";
-import { createNodeVaultSync, type FolderVaultSource } from "../../node/folder-vault-source";
-import { staysInsideVault } from "../../node/vault-containment";
-import type { OpenedMemory } from "../../node/open-memory";
-import { runWithMemory } from "../context";
+import { createNodeVaultSync, type FolderVaultSource } from "../../nodejs/folder-vault-source";
+import { staysInsideVault } from "../../nodejs/vault-containment";
+import type { OpenedMemory } from "../../nodejs/open-memory";
+import { runWithMemory } from "../run-command";
 import type { Output } from "../output";
 
 interface SyncFlags {

@@ -5,7 +5,7 @@ import { once } from "node:events";
 import type { Command } from "commander";
 import type { ExportCounts, ImportReport } from "../../engine";
 import { ValidationError, errorMessage } from "../../engine/errors";
-import { runWithMemory } from "../context";
+import { runWithMemory } from "../run-command";
 
 /** Lines of a file, read afresh on every call (the importer reads it once per pass). */
 function fileLines(path: string): () => AsyncIterable<string> {

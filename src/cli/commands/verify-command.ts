@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { describeCompact, type VerifyReport } from "../../engine";
-import { runWithMemory } from "../context";
+import { runWithMemory } from "../run-command";
 
 type VerifyView = VerifyReport & { readonly repaired: Readonly<Record<string, number>> | null };
 

@@ -23,7 +23,7 @@ export const DEFAULT_MODELS = { openai: "text-embedding-3-small", ollama: "nomic
 
 /**
  * Builds the providers that need nothing but HTTP (any platform): openai, ollama, hash, none.
- * `local` runs a model in-process and is built by the platform (src/node/embedders).
+ * `local` runs a model in-process and is built by the platform (src/nodejs/embedders).
  */
 /** `sleep` waits between retries: the platform's timers (the plugin passes the window's). */
 export function createHttpEmbeddingProvider(settings: EmbeddingSettings, http: HttpClient, sleep?: Sleep): EmbeddingProvider {

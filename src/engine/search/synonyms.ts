@@ -2,7 +2,7 @@ import { contentWords, isStopword, stem } from "./query-text";
 
 /**
  * Words that mean the same as a word, most common sense first (a lexical resource such as WordNet;
- * src/node/wordnet-synonyms.ts). Synchronous: a lookup is a few reads of files already open.
+ * src/nodejs/wordnet-synonyms.ts). Synchronous: a lookup is a few reads of files already open.
  */
 export interface SynonymSource {
 	readonly name: string;

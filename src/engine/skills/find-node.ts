@@ -4,7 +4,7 @@ import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope } from "../types";
 import { resolveLabelOrThrow, sanitiseKey } from "../write/sanitise";
 import type { SkillDeps } from "./skill-deps";
-import { candidateView } from "./views";
+import { candidateView } from "./node-refs";
 
 /** A node named by a caller: a label is optional when the name is unique. */
 export interface NodeName {

@@ -8,7 +8,7 @@ import type { WriteContext } from "../write/write-pipeline";
 import { findNode, type NodeName } from "./find-node";
 import { forgetProactiveCounter } from "../reflect/proactive-counter";
 import type { SkillDeps } from "./skill-deps";
-import { nodeRef, type NodeRefView } from "./views";
+import { nodeRef, type NodeRefView } from "./node-refs";
 
 export interface ForgetResult {
 	readonly forgotten: NodeView;

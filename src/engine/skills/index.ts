@@ -11,7 +11,7 @@ export {
 	readProactiveCounter,
 	resetProactiveCounter,
 } from "../reflect/proactive-counter";
-export type { RecallOptions, RecallView } from "./recall";
+export type { RecallOptions, RecallView } from "./search";
 export type { RelateResult } from "./relate";
 export { chooseRelation, findTagAnchors, TAG_ANCHOR_RELATIONS, type RelationChoice, type TagAnchorLink } from "./relation-choice";
 export {
@@ -27,5 +27,5 @@ export {
 } from "./remember";
 export { DuplicateEntityError } from "./skill-errors";
 export type { AtDateNodeView, AtDateView, HistoryEntryView, HistoryView } from "./temporal-skills";
-export { candidateView, duplicateView, nodeRef, type CandidateView, type DuplicateView, type NodeRefView } from "./views";
+export { candidateView, duplicateView, nodeRef, type CandidateView, type DuplicateView, type NodeRefView } from "./node-refs";
 export { isSystemInsight } from "../resolver/system-insight";

@@ -5,7 +5,7 @@ import { isFullScope } from "../scope";
 import type { PartialScope } from "../types";
 import { LIMITS } from "../write/sanitise";
 import type { SkillDeps } from "./skill-deps";
-import { nodeRef, roundScore, type NodeRefView } from "./views";
+import { nodeRef, roundScore, type NodeRefView } from "./node-refs";
 
 export type IngestKind = "note" | "text" | "conversation";
 

@@ -3,7 +3,7 @@ import { requireScope } from "../scope";
 import type { WriteContext } from "../write/write-pipeline";
 import { findLiveNode, type NodeName } from "./find-node";
 import type { SkillDeps } from "./skill-deps";
-import { nodeRef, type NodeRefView } from "./views";
+import { nodeRef, type NodeRefView } from "./node-refs";
 
 export interface RelateResult {
 	readonly created: boolean;

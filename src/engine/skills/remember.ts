@@ -12,7 +12,7 @@ import { bumpProactiveCounter, proactiveHint } from "../reflect/proactive-counte
 import { chooseRelation, findTagAnchors, type TagAnchorLink } from "./relation-choice";
 import type { SkillDeps } from "./skill-deps";
 import { DuplicateEntityError } from "./skill-errors";
-import { candidateView, duplicateView, nodeRef, roundScore, type CandidateView, type DuplicateView, type NodeRefView } from "./views";
+import { candidateView, duplicateView, nodeRef, roundScore, type CandidateView, type DuplicateView, type NodeRefView } from "./node-refs";
 
 export interface RememberInput {
 	readonly label: string;

@@ -1,5 +1,5 @@
 import { EngramaError } from "../errors";
-import type { DuplicateView } from "./views";
+import type { DuplicateView } from "./node-refs";
 
 /**
  * ENGRAMA_REMEMBER_DEDUPE=block refused a write that would create a likely duplicate.

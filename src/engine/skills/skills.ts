@@ -20,7 +20,7 @@ import { context, type ContextSkillView } from "./context";
 import type { NodeName } from "./find-node";
 import { decay, forgetByTtl, forgetNode, gdprForget, type ForgetResult, type GdprReport, type TtlOptions, type TtlReport } from "./forget";
 import { ingest, type IngestInput, type IngestResult } from "./ingest";
-import { recall, search, type RecallOptions, type RecallView } from "./recall";
+import { recall, search, type RecallOptions, type RecallView } from "./search";
 import { relate, type RelateResult } from "./relate";
 import { related, type RelatedOptions, type RelatedView } from "./related";
 import { remember, type RememberInput, type RememberResult } from "./remember";

@@ -5,7 +5,7 @@ import type { PartialScope, PropValue, Props } from "../types";
 import { resolveLabelOrThrow } from "../write/sanitise";
 import { findNode, type NodeName } from "./find-node";
 import type { SkillDeps } from "./skill-deps";
-import { nodeRef, type NodeRefView } from "./views";
+import { nodeRef, type NodeRefView } from "./node-refs";
 
 export interface HistoryEntryView {
 	readonly at: string;

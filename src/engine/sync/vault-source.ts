@@ -1,6 +1,6 @@
 /**
  * What sync needs from a vault, and nothing more. Two implementations: the Obsidian API
- * (plugin) and a plain folder on disk with a file watcher (src/node/folder-vault-source.ts).
+ * (plugin) and a plain folder on disk with a file watcher (src/nodejs/folder-vault-source.ts).
  *
  * Paths are vault-relative with forward slashes ("Projects/Billing Portal.md"), never absolute,
  * in Unicode NFC (Obsidian's normalizePath).

@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors";
-import { STANDALONE_ID_META } from "../identity";
+import { STANDALONE_ID_META } from "../standalone-identity";
 import type { GraphReads, HistoryEntry, MergeEdgeInput, VectorReads } from "../protocols";
 import type { PropValue, Props, Scope } from "../types";
 import type { StoreUpkeep } from "../write/store-upkeep";

@@ -1,5 +1,5 @@
 import type { DataAdapter } from "obsidian";
-import type { NodeModules } from "../../backends/sqlite/wasm/node-modules";
+import type { NodeModules } from "../../platform/node-builtins";
 
 /**
  * The file layer under the model store, with paths relative to its root: the vault adapter

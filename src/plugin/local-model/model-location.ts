@@ -5,7 +5,7 @@
 import { FileSystemAdapter, Platform, type DataAdapter } from "obsidian";
 import { errorMessage } from "../../engine/errors";
 import { sha256Hex } from "../../engine";
-import { loadNodeModules, type NodeModules } from "../../backends/sqlite/wasm/node-modules";
+import { loadNodeModules, type NodeModules } from "../../platform/node-builtins";
 import { preparePrivateDir } from "../db-location";
 import { noticeError, noticeInfo } from "../notices";
 import { ORT_RELEASE } from "./catalogue";

@@ -4,7 +4,7 @@ import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { NODE_LABEL } from "../../../src/backends/neo4j/schema";
 import { FULLTEXT_VERSION, FULLTEXT_VERSION_KEY } from "../../../src/backends/neo4j/upgrade";
 import type { NodeRecord, Props } from "../../../src/engine/types";
-import type { OpenedMemory } from "../../../src/node/open-memory";
+import type { OpenedMemory } from "../../../src/nodejs/open-memory";
 import { testBackends } from "../../contracts/backends";
 import { neo4jTestBackend } from "../../contracts/neo4j-backend";
 

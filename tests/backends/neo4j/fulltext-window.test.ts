@@ -3,7 +3,7 @@ import { fulltextProperties, nodeScopeWords } from "../../../src/backends/neo4j/
 import { NODE_RANK_WINDOW } from "../../../src/backends/neo4j/fulltext";
 import type { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import type { Scope } from "../../../src/engine/types";
-import type { OpenedMemory } from "../../../src/node/open-memory";
+import type { OpenedMemory } from "../../../src/nodejs/open-memory";
 import { testBackends } from "../../contracts/backends";
 import { neo4jTestBackend } from "../../contracts/neo4j-backend";
 

@@ -3,7 +3,7 @@ import { FT_BOOSTS, FT_COLUMNS, fulltextProperties, idf, luceneMatch, phraseOf, 
 import { ftsValues } from "../../../src/backends/sqlite/fts-values";
 import { FTS_COLUMNS } from "../../../src/backends/sqlite/schema";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
-import type { SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SqliteConnection } from "../../../src/backends/sqlite/sqlite-connection";
 
 describe("Neo4j fulltext tokens match SQLite FTS5", () => {
 	let conn: SqliteConnection;

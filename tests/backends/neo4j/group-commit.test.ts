@@ -4,7 +4,7 @@ import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { REPLAYABLE } from "../../../src/engine/memory";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
-import type { OpenedMemory } from "../../../src/node/open-memory";
+import type { OpenedMemory } from "../../../src/nodejs/open-memory";
 import { testBackends } from "../../contracts/backends";
 import { neo4jTestBackend, neo4jTestSettings } from "../../contracts/neo4j-backend";
 

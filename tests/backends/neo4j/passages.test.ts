@@ -3,7 +3,7 @@ import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { RANK_WINDOW } from "../../../src/backends/neo4j/passages";
 import { PASSAGE_VECTOR_INDEX, ensureVectorIndex, vectorIndexDimensions } from "../../../src/backends/neo4j/schema";
 import type { NodeRecord, Scope } from "../../../src/engine/types";
-import type { OpenedMemory } from "../../../src/node/open-memory";
+import type { OpenedMemory } from "../../../src/nodejs/open-memory";
 import { testBackends } from "../../contracts/backends";
 import { neo4jTestBackend } from "../../contracts/neo4j-backend";
 

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { exportMemory } from "../../../src/engine/transfer/memory-export";
 import { compactMemory } from "../../../src/engine/verify";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 const HASH = { embedding: { provider: "hash" as const, model: "", dimensions: 16, baseUrl: "", apiKey: "", allowRemoteModels: false, localModelPath: "", timeoutMs: 30_000 } };

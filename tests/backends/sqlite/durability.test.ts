@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/config/engrama-config";
-import { openMemory } from "../../../src/node/open-memory";
+import { openMemory } from "../../../src/nodejs/open-memory";
 import { bundleForNode } from "../../helpers/bundle";
 import { makeTempDir } from "../../helpers/temp-dir";
 

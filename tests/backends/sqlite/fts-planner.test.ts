@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SqliteFulltext, type FulltextTuning } from "../../../src/backends/sqlite/fulltext";
 import { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
-import type { SqliteConnection } from "../../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SqliteConnection } from "../../../src/backends/sqlite/sqlite-connection";
 import type { Scope } from "../../../src/engine/types";
 
 // A real in-memory store with a small index; the tunings shrink the planner's sizes so every path

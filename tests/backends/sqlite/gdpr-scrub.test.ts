@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createNodeBackend } from "../../../src/node/node-backend";
+import { createNodeBackend } from "../../../src/nodejs/node-backend";
 import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";

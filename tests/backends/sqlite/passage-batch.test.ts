@@ -4,7 +4,7 @@ import { parseConfig } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
 import type { PassageInput } from "../../../src/engine/protocols";
 import { createSkills } from "../../../src/engine/skills";
-import { createNodeBackend } from "../../../src/node/node-backend";
+import { createNodeBackend } from "../../../src/nodejs/node-backend";
 import { testProfile } from "../../contracts/backends";
 import { makeTempDir } from "./wasm/temp-dir";
 

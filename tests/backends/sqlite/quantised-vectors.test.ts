@@ -5,7 +5,7 @@ import type { SqliteVectorStore } from "../../../src/backends/sqlite/sqlite-vect
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 const WORDS = "cache queue token retry index shard replica schema migration latency throughput lease lock journal snapshot vector graph anchor decay invoice billing client course lesson module oauth refresh webhook parser lexer runtime kernel socket stream codec".split(" ");

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { exportMemory } from "../../../src/engine/transfer/memory-export";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 
 /**
  * The memory files an older schema's code wrote (tests/fixtures/schema-vN: memory.db, made by

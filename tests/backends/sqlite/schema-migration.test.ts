@@ -6,7 +6,7 @@ import { FTS_COLUMNS, PY_LAYOUT_VERSION, SCHEMA_VERSION } from "../../../src/bac
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { createSkills } from "../../../src/engine/skills";
-import { openMemory } from "../../../src/node/open-memory";
+import { openMemory } from "../../../src/nodejs/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 const SCOPE = { orgId: "acme", userId: "ana" };

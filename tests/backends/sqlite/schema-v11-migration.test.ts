@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FTS_COLUMNS, SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
 import { parseConfig } from "../../../src/config/engrama-config";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { exportLines } from "./schema-fixture";
 

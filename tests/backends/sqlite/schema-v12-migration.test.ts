@@ -4,7 +4,7 @@ import { ftsValues } from "../../../src/backends/sqlite/fts-values";
 import { FTS_COLUMNS, SCHEMA_VERSION } from "../../../src/backends/sqlite/schema";
 import { openDatabase } from "../../../src/backends/sqlite/wasm/open-database";
 import { parseConfig } from "../../../src/config/engrama-config";
-import { openMemory, type OpenedMemory } from "../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { exportLines } from "./schema-fixture";
 

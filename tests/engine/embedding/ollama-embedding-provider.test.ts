@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbedderError } from "../../../src/engine/embedding/embedder-error";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OllamaEmbeddingProvider } from "../../../src/engine/embedding/ollama-embedding-provider";
-import { createFetchHttpClient } from "../../../src/node/embedders/fetch-http-client";
+import { createFetchHttpClient } from "../../../src/nodejs/embedders/fetch-http-client";
 import { EmbeddingServer } from "./embedding-server";
 
 describe("Ollama native provider against a real local /api/embeddings server", () => {

@@ -3,7 +3,7 @@ import { EmbedderError } from "../../../src/engine/embedding/embedder-error";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-embedding-provider";
 import type { HttpEmbeddingOptions } from "../../../src/engine/embedding/http-embedding-provider";
-import { createFetchHttpClient } from "../../../src/node/embedders/fetch-http-client";
+import { createFetchHttpClient } from "../../../src/nodejs/embedders/fetch-http-client";
 import { EmbeddingServer, closedPort } from "./embedding-server";
 
 const http = createFetchHttpClient();

@@ -10,7 +10,7 @@ import { loadProfile, type Profile } from "../../../src/engine/profile";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { NodeRecord, Scope } from "../../../src/engine/types";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
-import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-embedding-provider";
 import { ValidationError } from "../../../src/engine/errors";
-import { createFetchHttpClient } from "../../../src/node/embedders/fetch-http-client";
+import { createFetchHttpClient } from "../../../src/nodejs/embedders/fetch-http-client";
 import { EmbeddingServer, closedPort } from "../embedding/embedding-server";
 import { ManualClock, openSearchMemory, type SearchMemory } from "./search-fixture";
 

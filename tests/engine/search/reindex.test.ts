@@ -5,7 +5,7 @@ import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-em
 import { ValidationError } from "../../../src/engine/errors";
 import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import { EMBEDDING_MODEL_META, reindex, type ReindexProgress } from "../../../src/engine/search/reindex";
-import { createFetchHttpClient } from "../../../src/node/embedders/fetch-http-client";
+import { createFetchHttpClient } from "../../../src/nodejs/embedders/fetch-http-client";
 import { EmbeddingServer, closedPort } from "../embedding/embedding-server";
 import { openSearchMemory, type SearchMemory } from "./search-fixture";
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { createBackend } from "../../../src/backends/factory";
 import { parseConfig } from "../../../src/config/engrama-config";
 import type { Clock } from "../../../src/engine/clock";
-import { resolveIdentity } from "../../../src/engine/identity";
+import { resolveIdentity } from "../../../src/engine/standalone-identity";
 import { Memory } from "../../../src/engine/memory";
 import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import type { SearchSettings } from "../../../src/engine/search/hybrid-search";

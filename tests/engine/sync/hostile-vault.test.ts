@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Memory } from "../../../src/engine/memory";
 import { loadProfile } from "../../../src/engine/profile";
 import type { SyncReport } from "../../../src/engine/sync";
-import { createNodeVaultSync } from "../../../src/node/folder-vault-source";
+import { createNodeVaultSync } from "../../../src/nodejs/folder-vault-source";
 import { testBackends } from "../../contracts/backends";
 import { makeHostileVault } from "../../fixtures/hostile-vault/make-hostile-vault";
 import { makeTempDir } from "../../helpers/temp-dir";

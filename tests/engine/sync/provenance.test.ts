@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Memory } from "../../../src/engine/memory";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
-import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { testBackends, type TestBackend } from "../../contracts/backends";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { EXAMPLE_VAULT, exampleProfile, node, SCOPE } from "./sync-fixture";

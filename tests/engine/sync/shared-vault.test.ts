@@ -5,7 +5,7 @@ import { Memory } from "../../../src/engine/memory";
 import type { SyncReport } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { NodeRecord, Scope } from "../../../src/engine/types";
-import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { testBackends } from "../../contracts/backends";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { EXAMPLE_VAULT, exampleProfile } from "./sync-fixture";

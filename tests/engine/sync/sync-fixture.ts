@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createNodeBackend } from "../../../src/node/node-backend";
+import { createNodeBackend } from "../../../src/nodejs/node-backend";
 import { parseConfig, type SqliteEngine } from "../../../src/config/engrama-config";
 import { Memory } from "../../../src/engine/memory";
 import { loadProfile, type Profile } from "../../../src/engine/profile";
@@ -9,7 +9,7 @@ import type { EmbeddingProvider, GraphStore } from "../../../src/engine/protocol
 import type { SyncReport, SyncSettings } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
 import type { EdgeRecord, NodeRecord, Scope } from "../../../src/engine/types";
-import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));

@@ -6,7 +6,7 @@ import { Memory } from "../../../src/engine/memory";
 import { loadProfile } from "../../../src/engine/profile";
 import { isNoop, NOTE_ORIGIN } from "../../../src/engine/sync";
 import { VaultSync } from "../../../src/engine/sync/vault-sync";
-import { FolderVaultSource } from "../../../src/node/folder-vault-source";
+import { FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { allNodes, EXAMPLE_VAULT, eventually, exampleProfile, graphSnapshot, node, openHarness, outEdges, ROOT, SCOPE, type SyncHarness } from "./sync-fixture";
 
 const open: SyncHarness[] = [];

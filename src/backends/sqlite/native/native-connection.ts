@@ -1,6 +1,6 @@
 // SqliteConnection over a native SQLite database (better-sqlite3): statement cache, parameter
 // names as the WASM connection takes them, nested transactions as savepoints, errors as SqliteError.
-import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "../wasm/sqlite-connection";
+import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "../sqlite-connection";
 import { SqliteError } from "../wasm/errors";
 import { Savepoints } from "../savepoints";
 import type { NativeDatabase, NativeSqliteError, NativeStatement } from "./native-api";

@@ -1,8 +1,8 @@
 // File and memory databases on native SQLite (command line and `engrama serve`; never the plugin).
-import type { OpenDatabaseOptions } from "../wasm/sqlite-connection";
+import type { OpenDatabaseOptions } from "../sqlite-connection";
 import type { OpenedSqlite } from "../open-sqlite";
 import { DatabaseFileError } from "../wasm/errors";
-import { loadNodeModules, type NodeModules } from "../wasm/node-modules";
+import { loadNodeModules, type NodeModules } from "../../../platform/node-builtins";
 import { acquireProcessLock } from "../wasm/process-lock";
 import type { NativeDatabase } from "./native-api";
 import { NativeConnection } from "./native-connection";

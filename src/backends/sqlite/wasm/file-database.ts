@@ -1,7 +1,7 @@
 // File mode: a durable database file through the Node fs VFS, guarded by a lock file.
-import type { OpenDatabaseOptions, SqliteConnection } from "./sqlite-connection";
+import type { OpenDatabaseOptions, SqliteConnection } from "../sqlite-connection";
 import type { Sqlite3Db, Sqlite3Static } from "./sqlite3-api";
-import type { NodeModules } from "./node-modules";
+import type { NodeModules } from "../../../platform/node-builtins";
 import { installNodeFileVfs } from "./node-file-vfs";
 import { acquireProcessLock } from "./process-lock";
 import { assertDatabaseReadable } from "./validate-database";

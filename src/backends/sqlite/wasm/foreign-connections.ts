@@ -4,7 +4,7 @@
 // `-shm` nobody holds is left over: a read-only connection cannot remove it when it closes, and a
 // crashed one never does. Node cannot take or test POSIX locks, but Linux lists every lock in
 // /proc/locks; elsewhere a `-shm` has to be taken as a live program.
-import type { NodeModules } from "./node-modules";
+import type { NodeModules } from "../../../platform/node-builtins";
 
 /** A database another (native SQLite) program has open, seen through its `-shm` file. */
 export interface ForeignConnection {

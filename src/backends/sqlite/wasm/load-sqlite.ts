@@ -2,7 +2,7 @@
 import sqlite3InitModule from "sqlite-vec-wasm-demo";
 import type { Sqlite3Static } from "./sqlite3-api";
 import { loadWasmBinary } from "./wasm-binary";
-import { hostSleep } from "../../host-timers";
+import { hostSleep } from "../../../platform/host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
 import { PRECOMPUTED_ENUM_JSON, type PrecomputedEnumJson } from "./enum-json";
 import { sha256Hex } from "../../../engine/sha256";

@@ -1,9 +1,9 @@
 // A SQLite VFS over Node's synchronous fs API, so SQLite itself journals and fsyncs a real file
 // and a commit costs the pages it touches instead of a whole-database export.
 import type { Sqlite3Static } from "./sqlite3-api";
-import type { NodeModules } from "./node-modules";
+import type { NodeModules } from "../../../platform/node-builtins";
 import { liveForeignConnection, type ForeignConnection } from "./foreign-connections";
-import { hostClearInterval, hostSetInterval, type TimerHandle } from "../../host-timers";
+import { hostClearInterval, hostSetInterval, type TimerHandle } from "../../../platform/host-timers";
 
 export const NODE_FILE_VFS_NAME = "engrama-node";
 

@@ -1,6 +1,6 @@
 // SqliteConnection over an open sqlite3.oo1.DB: statement cache, parameter binding, transactions.
 import type { Sqlite3Db, Sqlite3Exports, Sqlite3Static, Sqlite3Stmt } from "./sqlite3-api";
-import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "./sqlite-connection";
+import type { RunResult, SqlParams, SqliteConnection, SqlValue } from "../sqlite-connection";
 import { SqliteError } from "./errors";
 import { Savepoints } from "../savepoints";
 

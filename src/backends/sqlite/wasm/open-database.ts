@@ -1,10 +1,10 @@
 // openDatabase(): picks file, memory or snapshot mode and hands back a SqliteConnection.
-import type { OpenDatabaseOptions, SqliteConnection } from "./sqlite-connection";
+import type { OpenDatabaseOptions, SqliteConnection } from "../sqlite-connection";
 import { loadSqlite } from "./load-sqlite";
 import { Oo1Connection } from "./oo1-connection";
 import { openSnapshotDatabase } from "./snapshot-database";
 import { openFileDatabase } from "./file-database";
-import { loadNodeModules } from "./node-modules";
+import { loadNodeModules } from "../../../platform/node-builtins";
 
 export const MEMORY_PATH = ":memory:";
 

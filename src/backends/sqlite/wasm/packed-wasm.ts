@@ -1,7 +1,7 @@
 // Unpacks the sqlite3.wasm that main.js carries gzip-compressed and base64-encoded
 // (esbuild-wasm-plugin.mjs). Runs when the engine first opens, not when main.js is evaluated, and
 // in slices with a macrotask between them, so no step holds Obsidian's main thread for long.
-import { hostSleep } from "../../host-timers";
+import { hostSleep } from "../../../platform/host-timers";
 
 /** Base64 characters decoded per slice (a multiple of 4): ≈190 kB of gzip, a few ms of work. */
 const SLICE = 256 * 1024;

@@ -1,6 +1,6 @@
 // `<db>.lock`: one writer per database file across processes and within this one. SQLite's own
 // file locks are no-ops in our VFS, so this lock is what keeps two writers from corrupting a file.
-import type { NodeModules } from "./node-modules";
+import type { NodeModules } from "../../../platform/node-builtins";
 import { DatabaseLockedError } from "./errors";
 
 export interface ProcessLock {

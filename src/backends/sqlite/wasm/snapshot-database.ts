@@ -1,11 +1,11 @@
 // Snapshot mode for platforms without Node's fs (Obsidian mobile).
-import type { OpenDatabaseOptions, SqliteConnection } from "./sqlite-connection";
+import type { OpenDatabaseOptions, SqliteConnection } from "../sqlite-connection";
 import type { Sqlite3Db, Sqlite3Static } from "./sqlite3-api";
 import type { SnapshotStorage } from "./snapshot-storage";
 import { DatabaseFileError } from "./errors";
 import { Oo1Connection } from "./oo1-connection";
 import { assertDatabaseReadable } from "./validate-database";
-import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../host-timers";
+import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../../platform/host-timers";
 
 const DEFAULT_DEBOUNCE_MS = 1000;
 

@@ -2,7 +2,7 @@
 // it writes to (node-file-vfs.ts, restoreIfUnlinked): a process killed during the copy leaves one
 // behind, and it may hold acknowledged commits that are nowhere else. At the next open, under the
 // database's lock, each is either put in place as the WAL or removed: never left for a person.
-import type { NodeModules } from "./node-modules";
+import type { NodeModules } from "../../../platform/node-builtins";
 
 const RESTORE_MARK = "-wal.engrama-restore-";
 const WAL_HEADER_SIZE = 32;

@@ -3,7 +3,7 @@
 // Web Workers exist (Obsidian desktop and mobile), a throwaway worker runs a few SQL statements
 // on its own instance first: the big functions (the parser, the VDBE) are compiled there, off
 // Obsidian's main thread. Best effort: any failure only means the main thread compiles them.
-import { hostClearTimeout, hostSetTimeout } from "../../host-timers";
+import { hostClearTimeout, hostSetTimeout } from "../../../platform/host-timers";
 import { importedMemoryLimits } from "./wasm-sections.mjs";
 
 const WORKER_SOURCE = `

@@ -7,11 +7,11 @@ import { openNativeDatabase } from "../../../../src/backends/sqlite/native/open-
 import { openSqlite } from "../../../../src/backends/sqlite/open-sqlite";
 import { DatabaseFileError, DatabaseLockedError } from "../../../../src/backends/sqlite/wasm/errors";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
-import type { SqliteConnection, SqlValue } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SqliteConnection, SqlValue } from "../../../../src/backends/sqlite/sqlite-connection";
 import { parseConfig, type SqliteEngine } from "../../../../src/config/engrama-config";
 import { exportMemory } from "../../../../src/engine/transfer/memory-export";
 import type { WriteContext } from "../../../../src/engine/write/write-pipeline";
-import { openMemory, type OpenedMemory } from "../../../../src/node/open-memory";
+import { openMemory, type OpenedMemory } from "../../../../src/nodejs/open-memory";
 import { testProfile } from "../../../contracts/backends";
 import { makeTempDir } from "../../../helpers/temp-dir";
 

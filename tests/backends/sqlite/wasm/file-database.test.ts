@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, writeFileSync, truncateSync, statSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
-import type { SqliteConnection } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SqliteConnection } from "../../../../src/backends/sqlite/sqlite-connection";
 import { DatabaseFileError, DatabaseLockedError, SqliteError } from "../../../../src/backends/sqlite/wasm/errors";
 import { makeTempDir, sha256 } from "./temp-dir";
 import { vectorBytes } from "./vectors";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
-import type { SnapshotStorage } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SnapshotStorage } from "../../../../src/backends/sqlite/sqlite-connection";
 import { DatabaseFileError } from "../../../../src/backends/sqlite/wasm/errors";
 import { vectorBytes } from "./vectors";
 

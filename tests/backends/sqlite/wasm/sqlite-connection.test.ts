@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
-import type { SqliteConnection } from "../../../../src/backends/sqlite/wasm/sqlite-connection";
+import type { SqliteConnection } from "../../../../src/backends/sqlite/sqlite-connection";
 import { SqliteError } from "../../../../src/backends/sqlite/wasm/errors";
 import { vectorBytes } from "./vectors";
 

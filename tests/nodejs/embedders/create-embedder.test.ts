@@ -4,9 +4,9 @@ import { parseConfig } from "../../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OllamaEmbeddingProvider } from "../../../src/engine/embedding/ollama-embedding-provider";
 import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-embedding-provider";
-import { createNodeEmbedder, modelCacheDir, resolveDimensions } from "../../../src/node/embedders/create-embedder";
-import { TransformersEmbeddingProvider } from "../../../src/node/embedders/transformers-embedding-provider";
-import { UseLiteEmbeddingProvider } from "../../../src/node/embedders/use-lite-embedding-provider";
+import { createNodeEmbedder, modelCacheDir, resolveDimensions } from "../../../src/nodejs/embedders/create-embedder";
+import { TransformersEmbeddingProvider } from "../../../src/nodejs/embedders/transformers-embedding-provider";
+import { UseLiteEmbeddingProvider } from "../../../src/nodejs/embedders/use-lite-embedding-provider";
 import { EmbeddingServer } from "../../engine/embedding/embedding-server";
 
 const config = (embedding: Record<string, unknown>) => parseConfig({ dbPath: "/data/memory/engrama.db", embedding });
@@ -48,7 +48,7 @@ describe("createNodeEmbedder", () => {
 
 describe("fetch HttpClient", () => {
 	it("names the cause of a network failure that is not a refused connection", async () => {
-		const { createFetchHttpClient } = await import("../../../src/node/embedders/fetch-http-client");
+		const { createFetchHttpClient } = await import("../../../src/nodejs/embedders/fetch-http-client");
 		// Port 9 is a "bad port" for fetch: it fails before connecting, with the reason in `cause`.
 		const error = await createFetchHttpClient()
 			.post("http://127.0.0.1:9/v1/embeddings", {}, {}, 1000)

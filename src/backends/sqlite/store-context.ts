@@ -3,7 +3,7 @@ import type { PropValue, Scope } from "../../engine/types";
 import { DEFAULT_FULLTEXT_TUNING, type FtsTable, SqliteFulltext } from "./fulltext";
 import { NODE_COLS, SCOPE_WHERE, missingEndpoint, scopeParams } from "./rows";
 import { ID_EXPR, type NodeRow } from "./schema";
-import type { SqliteConnection } from "./wasm/sqlite-connection";
+import type { SqliteConnection } from "./sqlite-connection";
 
 /** The passages' FTS table (schema 11): one column, the passage's indexed text. */
 export const PASSAGES_FTS: FtsTable = {

@@ -1,7 +1,7 @@
 // Code shared by Obsidian's renderer and the command line takes the window's timers where a window
 // exists (what Obsidian's review asks) and Node's, unref'd on request, where none does.
 import { afterEach, expect, test } from "vitest";
-import { hostClearInterval, hostClearTimeout, hostSetInterval, hostSetTimeout, hostSleep } from "../../src/backends/host-timers";
+import { hostClearInterval, hostClearTimeout, hostSetInterval, hostSetTimeout, hostSleep } from "../../src/platform/host-timers";
 
 const g = globalThis as { window?: unknown };
 afterEach(() => {

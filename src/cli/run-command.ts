@@ -4,8 +4,8 @@ import type { Command } from "commander";
 import { ValidationError } from "../engine/errors";
 import { setSqliteWarmUp } from "../backends/sqlite/wasm/warm-up-setting";
 import { SQLITE_ENGINES, configFromEnv, parseConfig, type EngramaConfig, type SqliteEngine } from "../config/engrama-config";
-import { openMemory, type OpenedMemory } from "../node/open-memory";
-import { defaultDataDir } from "../node/private-dir";
+import { openMemory, type OpenedMemory } from "../nodejs/open-memory";
+import { defaultDataDir } from "../nodejs/private-dir";
 import { createSkills, type Skills, type WriteContext } from "../engine";
 import { createOutput, reportError, type Output } from "./output";
 

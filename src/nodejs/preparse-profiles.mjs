@@ -60,7 +60,7 @@ export function preparsedProfilesPlugin(dir) {
 	return {
 		name: "engrama-preparsed-profiles",
 		setup(build) {
-			build.onLoad({ filter: /[\\/]src[\\/]node[\\/]shipped-profile-data\.ts$/ }, async () => ({
+			build.onLoad({ filter: /[\\/]src[\\/]nodejs[\\/]shipped-profile-data\.ts$/ }, async () => ({
 				contents: `export const PREPARSED_PROFILES = ${JSON.stringify(await preparseProfiles(dir))};\n`,
 				loader: "js",
 				watchDirs: [dir, join(dir, "modules")],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UseLiteEmbeddingProvider } from "../../../src/node/embedders/use-lite-embedding-provider";
+import { UseLiteEmbeddingProvider } from "../../../src/nodejs/embedders/use-lite-embedding-provider";
 
 function cosine(a: Float32Array, b: Float32Array): number {
 	let dot = 0;

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbedderError } from "../../../src/engine/embedding/embedder-error";
-import { TransformersEmbeddingProvider, type ModelProgress } from "../../../src/node/embedders/transformers-embedding-provider";
+import { TransformersEmbeddingProvider, type ModelProgress } from "../../../src/nodejs/embedders/transformers-embedding-provider";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { TINY_DIMS, writeTinyModel } from "./tiny-onnx-model";
 

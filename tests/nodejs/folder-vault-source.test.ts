@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/engine/errors";
 import { contentHash, type VaultEvent } from "../../src/engine/sync";
-import { FolderVaultSource, obsidianTemplatesFolder } from "../../src/node/folder-vault-source";
+import { FolderVaultSource, obsidianTemplatesFolder } from "../../src/nodejs/folder-vault-source";
 import { makeTempDir } from "../helpers/temp-dir";
 
 const temps: { cleanup(): void }[] = [];

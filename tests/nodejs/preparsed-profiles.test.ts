@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
 import { loadProfile, parseProfile, type ProfileSource } from "../../src/engine/profile";
 import { profileFileSchema } from "../../src/engine/profile/profile-schema";
-import { withPreparsed } from "../../src/node/profile-files";
-import { preparseProfiles, profileTextKey } from "../../src/node/preparse-profiles.mjs";
+import { withPreparsed } from "../../src/nodejs/profile-files";
+import { preparseProfiles, profileTextKey } from "../../src/nodejs/preparse-profiles.mjs";
 
 const ROOT = join(__dirname, "..", "..");
 const PROFILES = join(ROOT, "profiles");

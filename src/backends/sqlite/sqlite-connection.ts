@@ -1,6 +1,6 @@
 // The one database API the rest of Engrama uses (opened by openDatabase, open-database.ts); nothing
 // outside this folder touches sqlite3.oo1.
-import type { SnapshotStorage } from "./snapshot-storage";
+import type { SnapshotStorage } from "./wasm/snapshot-storage";
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
@@ -52,4 +52,4 @@ export interface OpenDatabaseOptions {
 	readonly snapshotDebounceMs?: number;
 }
 
-export type { SnapshotStorage } from "./snapshot-storage";
+export type { SnapshotStorage } from "./wasm/snapshot-storage";
