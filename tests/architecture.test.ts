@@ -219,20 +219,58 @@ function storeWriteOffences(source: Source): string[] {
 	return out;
 }
 
-/** Adapters and the hosts that build an engine: they reach the engine only through its face. */
-const ADAPTER_LAYERS: ReadonlySet<LayerName> = new Set<LayerName>(["node", "mcp", "plugin", "cli", "main"]);
-/** The face (src/engine/index.ts) and the two modules every caller needs as they are: errors and types. */
+/** The adapters' face (verbs and answers) and the two modules every caller needs as they are: errors and types. */
 const FACE = new Set(["src/engine/index.ts", "src/engine/errors.ts", "src/engine/types.ts"]);
+/** Hosts build a Memory and implement embedders and vault sources: the face and the host face. */
+const HOST_FACE = new Set([...FACE, "src/engine/host.ts"]);
+/** Backends implement the protocols: the kit, errors and types. */
+const BACKEND_KIT = new Set(["src/engine/backend-kit.ts", "src/engine/errors.ts", "src/engine/types.ts"]);
 
-/** An import from an adapter into src/engine that lands anywhere but the face, its errors and its types. */
+/** The engine modules each layer above the engine may import (config only errors and types). */
+const ENGINE_DOORS: Partial<Record<LayerName, { readonly modules: ReadonlySet<string>; readonly what: string }>> = {
+	main: { modules: FACE, what: "its face (src/engine/index.ts), errors and types" },
+	cli: { modules: FACE, what: "its face (src/engine/index.ts), errors and types" },
+	mcp: { modules: HOST_FACE, what: "its face, the host face (src/engine/host.ts), errors and types" },
+	plugin: { modules: HOST_FACE, what: "its face, the host face (src/engine/host.ts), errors and types" },
+	node: { modules: HOST_FACE, what: "its face, the host face (src/engine/host.ts), errors and types" },
+	backends: { modules: BACKEND_KIT, what: "the backend kit (src/engine/backend-kit.ts), errors and types" },
+	config: { modules: new Set(["src/engine/errors.ts", "src/engine/types.ts"]), what: "errors and types" },
+};
+
+/** An import into src/engine that lands anywhere but the doors of the importer's audience. */
 function faceOffences(source: Source, exists: (path: string) => boolean): string[] {
 	const layer = layerOf(source.path);
-	if (!layer || !ADAPTER_LAYERS.has(layer.name)) return [];
+	const doors = layer && ENGINE_DOORS[layer.name];
+	if (!doors) return [];
 	return importsOf(source)
 		.filter((spec) => spec.startsWith("."))
 		.map((spec) => [spec, resolveImport(source.path, spec, exists)] as const)
-		.filter(([, target]) => target.startsWith("src/engine/") && !FACE.has(target))
-		.map(([spec]) => `${source.path} imports ${spec}: adapters reach the engine through its face (src/engine/index.ts), errors and types only`);
+		.filter(([, target]) => target.startsWith("src/engine/") && !doors.modules.has(target))
+		.map(([spec]) => `${source.path} imports ${spec}: ${layer.name} reaches the engine through ${doors.what} only (face)`);
+}
+
+/** The backends' doors: everything above them opens, tests and migrates a backend through src/backends/index.ts. */
+const BACKEND_DOOR = "src/backends/index.ts";
+/** The native SQLite engine's door: Node hosts only, so main.js never holds native code. */
+const NATIVE_DOOR = "src/backends/native.ts";
+const BACKEND_DOORS: Partial<Record<LayerName, ReadonlySet<string>>> = {
+	main: new Set([BACKEND_DOOR]),
+	cli: new Set([BACKEND_DOOR]),
+	mcp: new Set([BACKEND_DOOR]),
+	plugin: new Set([BACKEND_DOOR]),
+	node: new Set([BACKEND_DOOR, NATIVE_DOOR]),
+};
+
+/** An import from a host or adapter into src/backends that lands anywhere but its door. */
+function backendDoorOffences(source: Source, exists: (path: string) => boolean): string[] {
+	const layer = layerOf(source.path);
+	const doors = layer && BACKEND_DOORS[layer.name];
+	if (!doors) return [];
+	return importsOf(source)
+		.filter((spec) => spec.startsWith("."))
+		.map((spec) => [spec, resolveImport(source.path, spec, exists)] as const)
+		.filter(([, target]) => target.startsWith("src/backends/") && !doors.has(target))
+		.map(([spec]) => `${source.path} imports ${spec}: ${layer.name} reaches the backends through their door (${[...doors].join(", ")}) only`);
 }
 
 /** Import cycles among the sources (type-only imports included: they tie files as much for a reader). */
@@ -318,6 +356,7 @@ function offences(sources: readonly Source[]): string[] {
 			...hostGlobalOffences(s),
 			...storeWriteOffences(s),
 			...faceOffences(s, exists),
+			...backendDoorOffences(s, exists),
 			...sizeOffences(s),
 		]),
 		...cycles(sources).map((c) => `import cycle: ${c.join(" → ")}`),
@@ -494,8 +533,62 @@ describe("architecture rules bite on synthetic sources", () => {
 		];
 		const found = offences([...engine, ...adapters]).filter((o) => o.includes("face"));
 		expect(found.map((o) => o.split(" ")[0])).toEqual(["src/mcp/tools/deep.ts", "src/plugin/deep.ts", "src/nodejs/deep.ts", "src/main.ts"]);
-		// Backends implement the protocols: they are not adapters.
-		expect(offences([...engine, { path: "src/backends/x.ts", text: `import { Memory } from "../engine/memory";` }])).toEqual([]);
+	});
+
+	it("gives each audience its own door: the host face to hosts only, the kit to backends only", () => {
+		const engine: Source[] = [
+			{ path: "src/engine/index.ts", text: `export const face = 1;` },
+			{ path: "src/engine/host.ts", text: `export class Memory {}` },
+			{ path: "src/engine/backend-kit.ts", text: `export const words = 1;` },
+			{ path: "src/engine/errors.ts", text: `export class E {}` },
+			{ path: "src/engine/types.ts", text: `export type T = 1;` },
+			{ path: "src/engine/search/words.ts", text: `export const words = 1;` },
+		];
+		const callers: Source[] = [
+			{ path: "src/nodejs/ok.ts", text: `import { Memory } from "../engine/host"; import { face } from "../engine";` },
+			{ path: "src/plugin/ok.ts", text: `import { Memory } from "../engine/host";` },
+			{ path: "src/mcp/ok.ts", text: `import type { Memory } from "../engine/host";` },
+			{ path: "src/backends/sqlite/ok.ts", text: `import { words } from "../../engine/backend-kit"; import type { T } from "../../engine/types";` },
+			{ path: "src/cli/host.ts", text: `import { Memory } from "../engine/host";` },
+			{ path: "src/main.ts", text: `import { Memory } from "./engine/host";` },
+			{ path: "src/backends/sqlite/deep.ts", text: `import { words } from "../../engine/search/words";` },
+			{ path: "src/backends/neo4j/face.ts", text: `import { face } from "../../engine";` },
+			{ path: "src/backends/null/host.ts", text: `import type { Memory } from "../../engine/host";` },
+			{ path: "src/nodejs/kit.ts", text: `export { words } from "../engine/backend-kit";` },
+			{ path: "src/config/deep.ts", text: `import { words } from "../engine/search/words";` },
+		];
+		const found = offences([...engine, ...callers]).filter((o) => o.includes("(face)"));
+		expect(found.map((o) => o.split(" ")[0])).toEqual([
+			"src/cli/host.ts",
+			"src/main.ts",
+			"src/backends/sqlite/deep.ts",
+			"src/backends/neo4j/face.ts",
+			"src/backends/null/host.ts",
+			"src/nodejs/kit.ts",
+			"src/config/deep.ts",
+		]);
+	});
+
+	it("lets hosts and adapters reach the backends only through their door (native: Node hosts only)", () => {
+		const backends: Source[] = [
+			{ path: "src/backends/index.ts", text: `export const createBackend = 1;` },
+			{ path: "src/backends/native.ts", text: `export const openNative = 1;` },
+			{ path: "src/backends/factory.ts", text: `export const createBackend = 1;` },
+			{ path: "src/backends/neo4j/neo4j-backend.ts", text: `export const createNeo4jBackend = 1;` },
+		];
+		const callers: Source[] = [
+			{ path: "src/cli/ok.ts", text: `import { createBackend } from "../backends";` },
+			{ path: "src/nodejs/ok.ts", text: `import { createBackend } from "../backends/index"; import { openNative } from "../backends/native";` },
+			{ path: "src/plugin/factory.ts", text: `import { createBackend } from "../backends/factory";` },
+			{ path: "src/cli/lazy.ts", text: `export async function f() { return import("../backends/neo4j/neo4j-backend"); }` },
+			{ path: "src/mcp/type.ts", text: `import type { Neo4jBackend } from "../backends/neo4j/neo4j-backend";` },
+			{ path: "src/plugin/native.ts", text: `import { openNative } from "../backends/native";` },
+			{ path: "src/main.ts", text: `export { createBackend } from "./backends/factory";` },
+		];
+		const found = offences([...backends, ...callers]).filter((o) => o.includes("their door"));
+		expect(found.map((o) => o.split(" ")[0])).toEqual(["src/plugin/factory.ts", "src/cli/lazy.ts", "src/mcp/type.ts", "src/plugin/native.ts", "src/main.ts"]);
+		// Inside the backends, modules import each other freely.
+		expect(offences([...backends, { path: "src/backends/sqlite/x.ts", text: `import { createNeo4jBackend } from "../neo4j/neo4j-backend";` }])).toEqual([]);
 	});
 
 	it("flags a function over 100 lines, of any kind and nested too, and a file over 600 lines", () => {
@@ -567,9 +660,14 @@ describe("the real tree", { timeout: 120_000 }, () => {
 		expect(tree.flatMap(storeWriteOffences)).toEqual([]);
 	});
 
-	it("lets adapters reach the engine only through its face, errors and types", () => {
+	it("lets adapters reach the engine only through its face, hosts also through the host face, backends only through the kit", () => {
 		const paths = new Set(tree.map((s) => s.path));
 		expect(tree.flatMap((s) => faceOffences(s, (p) => paths.has(p)))).toEqual([]);
+	});
+
+	it("lets hosts and adapters reach the backends only through their door", () => {
+		const paths = new Set(tree.map((s) => s.path));
+		expect(tree.flatMap((s) => backendDoorOffences(s, (p) => paths.has(p)))).toEqual([]);
 	});
 
 	it("has no source file over 600 lines and no function over 100", () => {

@@ -1,4 +1,4 @@
-import type { GraphStore, VectorStore } from "../engine/protocols";
+import type { GraphStore, VectorStore } from "../engine/backend-kit";
 
 /** An opened backend: its graph store and, where it keeps vectors, its vector store. */
 export interface Backend {

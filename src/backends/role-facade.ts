@@ -1,4 +1,4 @@
-import { ROLE_METHOD_NAMES, type GraphStore, type RoleMethod } from "../engine/protocols/graph-store";
+import { ROLE_METHOD_NAMES, type GraphStore, type RoleMethod } from "../engine/backend-kit";
 
 /** A role method as a backend module writes it: the store's context first, then the method's own arguments; sync or async. */
 type RoleFunction<C, K extends RoleMethod> = NonNullable<GraphStore[K]> extends (...args: infer A) => infer R ? (ctx: C, ...args: A) => R | Awaited<R> : never;

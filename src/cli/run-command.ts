@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { ValidationError } from "../engine/errors";
-import { setSqliteWarmUp } from "../backends/sqlite/wasm/warm-up-setting";
+import { setSqliteWarmUp } from "../backends";
 import { SQLITE_ENGINES, configFromEnv, parseConfig, type EngramaConfig, type SqliteEngine } from "../config/engrama-config";
 import { openMemory, type OpenedMemory } from "../nodejs/open-memory";
 import { defaultDataDir } from "../nodejs/private-dir";
-import { createSkills, type Skills, type WriteContext } from "../engine";
+import { type Skills, type WriteContext } from "../engine";
 import { createOutput, reportError, type Output } from "./output";
 
 export interface GlobalOptions {
@@ -79,8 +79,7 @@ export async function runWithMemory(
 			const { attachVaultWriter } = await import("./vault-writer");
 			finishVaultWrites = await attachVaultWriter(opened, config);
 		}
-		const skills = createSkills(opened.memory, { resolver: config.resolver });
-		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config, skills });
+		await job({ opened, out, ctx: { scope: opened.scope, source: "cli" }, config, skills: opened.skills });
 		if (finishVaultWrites) await finishVaultWrites();
 	} catch (error) {
 		process.exitCode = reportError(error, out.json);

@@ -9,7 +9,7 @@ import {
 	type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { createSkills } from "../engine";
+import { createSkills } from "../engine/host";
 import type { McpServerInput } from "./mcp-services";
 import type { ToolArguments } from "./request-guard";
 import { scopeFromHeaders } from "./scope-headers";

@@ -1,4 +1,5 @@
-import type { Memory, Skills, VaultSource, VaultSync } from "../engine";
+import type { Skills, VaultSync } from "../engine";
+import type { Memory, VaultSource } from "../engine/host";
 import type { Scope } from "../engine/types";
 
 /** The vault the sync, ingest and insight tools may touch, and nothing outside it. */

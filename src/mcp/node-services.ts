@@ -1,5 +1,6 @@
 import type { EngramaConfig } from "../config/engrama-config";
-import { createSkills, type Memory, type VaultSync } from "../engine";
+import { type VaultSync } from "../engine";
+import { createSkills, type Memory } from "../engine/host";
 import type { Scope } from "../engine/types";
 import { createNodeVaultSync } from "../nodejs/folder-vault-source";
 import type { McpServices } from "./mcp-services";

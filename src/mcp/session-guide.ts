@@ -1,4 +1,4 @@
-import type { Profile } from "../engine";
+import type { Profile } from "../engine/host";
 
 /** The prompt's name, as the Python engrama names its own session guide (clients look it up by name). */
 export const SESSION_GUIDE_PROMPT = "engrama_session_guide";

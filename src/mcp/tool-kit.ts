@@ -1,7 +1,8 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { EngramaError, ScopeError, errorMessage } from "../engine/errors";
-import { isFullScope, type Memory, type Skills, type WriteContext } from "../engine";
+import { isFullScope, type Skills, type WriteContext } from "../engine";
+import { type Memory } from "../engine/host";
 import type { McpServices, McpVault } from "./mcp-services";
 import type { CallScope } from "./scope-headers";
 

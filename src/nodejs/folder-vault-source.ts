@@ -18,7 +18,8 @@ import {
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { ValidationError } from "../engine/errors";
-import { contentHash, decodeNote, DEFAULT_SYNC_SETTINGS, editFrontmatter, type FrontmatterMutator, type FrontmatterWriteOptions, isMarkdownPath, type Memory, normaliseVaultPath, type SkippedFile, type SyncReport, type SyncSettings, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource, VaultSync } from "../engine";
+import { normaliseVaultPath, type SyncReport, type SyncSettings, VaultSync } from "../engine";
+import { contentHash, decodeNote, DEFAULT_SYNC_SETTINGS, editFrontmatter, type FrontmatterMutator, type FrontmatterWriteOptions, isMarkdownPath, type Memory, type SkippedFile, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource } from "../engine/host";
 import { shippedModuleLabels } from "./profile-files";
 import type { Scope } from "../engine/types";
 import { isWithin, realOrNull, staysInsideVault } from "./vault-containment";

@@ -1,7 +1,8 @@
 import { dirname } from "node:path";
 import { createNodeBackend } from "./node-backend";
 import type { EngramaConfig } from "../config/engrama-config";
-import { type EmbeddingProvider, type GraphStore, Memory, memoryLocalModel, type Profile, recordVectorModel, resolveIdentity, type VectorStore } from "../engine";
+import { createSkills, type EmbeddingProvider, type GraphStore, Memory, memoryLocalModel, type Profile, recordVectorModel, resolveIdentity, STANDALONE_ID_META, type VectorStore } from "../engine/host";
+import type { Skills } from "../engine";
 import type { Scope } from "../engine/types";
 import { loadProfileFromDisk } from "./profile-files";
 import { preparePrivateDir } from "./private-dir";
@@ -11,6 +12,8 @@ import type { ModelProgress } from "./embedders/transformers-embedding-provider"
 
 export interface OpenedMemory {
 	readonly memory: Memory;
+	/** The face over `memory`, with the configured resolver. */
+	readonly skills: Skills;
 	/** The stores themselves, for a host that builds another Memory over them (benchmarks, tests); writes go through a Memory. */
 	readonly stores: { readonly graph: GraphStore; readonly vectors: VectorStore | null };
 	readonly scope: Scope;
@@ -75,6 +78,7 @@ export async function openMemory(
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;
 		return {
 			memory,
+			skills: createSkills(memory, { resolver: config.resolver }),
 			stores: { graph, vectors },
 			scope,
 			config,
@@ -87,4 +91,14 @@ export async function openMemory(
 		await graph.close();
 		throw error;
 	}
+}
+
+/**
+ * `engrama init` on a store just opened: gives a memory opened for the first time (no nodes, no
+ * standalone identity) its identity; true when it did, false when the memory was there before.
+ */
+export async function initialiseMemory(graph: GraphStore, config: EngramaConfig): Promise<boolean> {
+	const existed = ((await graph.health()).nodes ?? 0) > 0 || (await graph.getMeta(STANDALONE_ID_META)) !== null;
+	if (!existed) await resolveIdentity(graph, config);
+	return !existed;
 }

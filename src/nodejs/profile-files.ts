@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ValidationError } from "../engine/errors";
-import { labelsOfOtherModules, loadProfile, type Profile, type ProfileSource } from "../engine";
+import { labelsOfOtherModules, loadProfile, type Profile, type ProfileSource } from "../engine/host";
 import { PREPARSED_PROFILES } from "./shipped-profile-data";
 
 /** The shipped `profiles/` folder, found by walking up from this module (source or bundle). */

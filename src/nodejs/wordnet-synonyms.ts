@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import type { SynonymSource } from "../engine";
+import type { SynonymSource } from "../engine/host";
 
 const POS = ["noun", "verb", "adj", "adv"] as const;
 type Pos = (typeof POS)[number];

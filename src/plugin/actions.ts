@@ -135,7 +135,7 @@ export class EngramaActions implements PanelActions {
 	async rebuildGraph(): Promise<void> {
 		const engine = await this.engine();
 		if (!engine) return;
-		const counts = await engine.memory.graph.counts(engine.scope);
+		const { counts = { nodes: 0, edges: 0 } } = await engine.skills.status(engine.scope, { health: false, search: false, counts: true });
 		const ok = await confirm(
 			this.app,
 			"Rebuild the graph from the vault",
@@ -347,7 +347,7 @@ export class EngramaActions implements PanelActions {
 		const engine = await this.engine();
 		if (!engine) return;
 		if (!engine.skills.compacts) {
-			noticeInfo(lowerFirst(describeCompact({ backend: engine.memory.graph.name, compacted: false, bytes_before: null, bytes_after: null })));
+			noticeInfo(lowerFirst(describeCompact({ backend: engine.skills.backendName, compacted: false, bytes_before: null, bytes_after: null })));
 			return;
 		}
 		noticeInfo("compacting the memory database; Obsidian may pause for a few seconds.");
@@ -367,8 +367,8 @@ export class EngramaActions implements PanelActions {
 		const config = { ...engine.config, backend: "neo4j" as const, neo4j: { ...this.controller.settings.neo4j } };
 		const uri = config.neo4j.uri;
 		// Loaded on demand: the driver stays unevaluated unless Neo4j is used.
-		const { createNeo4jBackend, testNeo4jConnection } = await import("../backends/neo4j/neo4j-backend");
-		const problem = await testNeo4jConnection(config.neo4j);
+		const { createNeo4jBackend, migrateMemory, testConnection } = await import("../backends");
+		const problem = await testConnection(config);
 		if (problem !== null) {
 			noticeInfo(`Neo4j did not answer: ${problem}`);
 			return;
@@ -381,7 +381,6 @@ export class EngramaActions implements PanelActions {
 				? `Neo4j at ${uri} already holds ${formatCount(there.nodes)} nodes of this memory. They will be replaced by a copy of the ${formatCount((await engine.backend.graph.counts(engine.scope)).nodes)} nodes in ${engine.location}. The SQLite file is not changed.`
 				: `Copies every node, relation, vector, history entry and Insight of ${engine.location} into Neo4j at ${uri}, then checks that both hold the same. The SQLite file is not changed.`;
 			if (!(await confirm(this.controller.app, "Copy memory to Neo4j", message, replace ? "Replace and copy" : "Copy", replace))) return;
-			const { migrateMemory } = await import("../backends/migration/memory-migration");
 			const report = await this.controller.tasks.run("Copying the memory to Neo4j", async (control) => {
 				// Vault events wait: a note synced halfway through would make the two memories differ.
 				await engine.sync.stop();

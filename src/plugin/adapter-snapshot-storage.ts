@@ -1,5 +1,5 @@
 import type { DataAdapter } from "obsidian";
-import type { SnapshotStorage } from "../backends/sqlite/sqlite-connection";
+import type { SnapshotStorage } from "../backends";
 
 /**
  * Obsidian mobile has no Node fs: the database lives in memory and whole-file snapshots are kept

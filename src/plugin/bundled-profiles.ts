@@ -5,7 +5,7 @@ import ai from "../../profiles/modules/ai.yaml";
 import hacking from "../../profiles/modules/hacking.yaml";
 import photography from "../../profiles/modules/photography.yaml";
 import teaching from "../../profiles/modules/teaching.yaml";
-import { labelsOfOtherModules, loadProfile, type Profile } from "../engine";
+import { labelsOfOtherModules, loadProfile, type Profile } from "../engine/host";
 
 const PROFILES: Readonly<Record<string, string>> = { base, developer };
 const MODULES: Readonly<Record<string, string>> = { ai, hacking, photography, teaching };

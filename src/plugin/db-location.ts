@@ -2,7 +2,7 @@
 // (iCloud, Syncthing, Dropbox, git) never copy a live SQLite file between devices.
 import { EngramaError } from "../engine/errors";
 import type { NodeModules } from "../platform/node-builtins";
-import { acquireProcessLock } from "../backends/sqlite/wasm/process-lock";
+import { acquireProcessLock } from "../backends";
 
 export const DB_FILE = "engrama.db";
 const PRIVATE_DIR_MODE = 0o700;

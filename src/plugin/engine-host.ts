@@ -1,7 +1,8 @@
 import { FileSystemAdapter, Platform, type App } from "obsidian";
-import { createBackend, type Backend } from "../backends/factory";
+import { createBackend, DatabaseLockedError, type Backend } from "../backends";
 import type { EngramaConfig } from "../config/engrama-config";
-import { createHttpEmbeddingProvider, createSkills, createVaultSync, type EmbeddingProvider, Memory, memoryLocalModel, type Profile, recordVectorModel, resolveIdentity, type Skills, type SyncReport, type VaultSync } from "../engine";
+import { type Skills, type SyncReport, type VaultSync } from "../engine";
+import { createHttpEmbeddingProvider, createSkills, createVaultSync, type EmbeddingProvider, Memory, memoryLocalModel, type Profile, recordVectorModel, resolveIdentity } from "../engine/host";
 import { errorMessage, ValidationError } from "../engine/errors";
 import type { Scope } from "../engine/types";
 import { createAdapterSnapshotStorage } from "./adapter-snapshot-storage";
@@ -17,7 +18,6 @@ import { withSecrets } from "./secrets";
 import { activeModules, engineConfig, NEO4J_DESKTOP_ONLY, settingsForDevice, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedEmbedder, gatedGraphStore, gatedVectorStore, WorkGate, type Lane } from "./work-gate";
 import { loadNodeModules, type NodeModules } from "../platform/node-builtins";
-import { DatabaseLockedError } from "../backends/sqlite/wasm/errors";
 import { DB_FILE, defaultVaultDataDir, migrateLegacyDatabase, preparePrivateDir } from "./db-location";
 import { adapterStampFile, deviceOf, guardedStore, nodeStampFile, SecondWriterError, WriterGuard } from "./writer-guard";
 

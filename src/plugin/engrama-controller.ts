@@ -398,7 +398,8 @@ export class EngramaController {
 		const engine = this.host.engine;
 		if (!engine || this.stopping) return;
 		try {
-			this.counts = await engine.memory.graph.counts(engine.scope);
+			const { counts } = await engine.skills.status(engine.scope, { health: false, search: false, counts: true });
+			if (counts) this.counts = counts;
 		} catch (error) {
 			// The engine closing under a count (restart, unload) is not a failure worth reporting.
 			if (!this.stopping && !this.unloaded && this.host.engine === engine) console.error("Engrama: counting nodes failed", error);

@@ -1,6 +1,7 @@
 import type { App } from "obsidian";
-import { createBackend } from "../backends/factory";
-import { createVaultSync, Memory, resolveIdentity, type SyncProblem, type VaultSource, type VaultSync } from "../engine";
+import { createBackend } from "../backends";
+import { type SyncProblem, type VaultSync } from "../engine";
+import { createVaultSync, Memory, resolveIdentity, type VaultSource } from "../engine/host";
 import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";

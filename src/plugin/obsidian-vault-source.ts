@@ -1,6 +1,7 @@
 import { TFile, TFolder, normalizePath, type App, type EventRef, type TAbstractFile } from "obsidian";
 import { NotFoundError } from "../engine/errors";
-import { decodeNote, type FrontmatterMutator, isMarkdownPath, normaliseVaultPath, parentFolder, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource } from "../engine";
+import { normaliseVaultPath } from "../engine";
+import { decodeNote, type FrontmatterMutator, isMarkdownPath, parentFolder, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource } from "../engine/host";
 import type { Lane, WorkGate } from "./work-gate";
 
 export interface ObsidianVaultSourceOptions {

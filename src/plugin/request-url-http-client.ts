@@ -1,5 +1,5 @@
 import { requestUrl, type RequestUrlParam, type RequestUrlResponse } from "obsidian";
-import { EmbedderError, type HttpClient, type HttpResponse } from "../engine";
+import { EmbedderError, type HttpClient, type HttpResponse } from "../engine/host";
 
 type RequestFn = (request: RequestUrlParam) => Promise<RequestUrlResponse>;
 

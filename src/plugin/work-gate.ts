@@ -1,5 +1,5 @@
 import { EngramaError } from "../engine/errors";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../engine";
+import type { EmbeddingProvider, GraphStore, VectorStore } from "../engine/host";
 
 /** The person pressed Cancel; whatever was running stopped at the next safe point. */
 export class CancelledError extends EngramaError {

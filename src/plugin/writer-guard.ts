@@ -7,7 +7,7 @@
 import type { NodeModules } from "../platform/node-builtins";
 import type { DataAdapter } from "obsidian";
 import { EngramaError } from "../engine/errors";
-import { GRAPH_STORE_WRITES, type GraphStore, VECTOR_STORE_WRITES, type VectorStore } from "../engine";
+import { GRAPH_STORE_WRITES, type GraphStore, VECTOR_STORE_WRITES, type VectorStore } from "../engine/host";
 
 export const WRITER_META_KEY = "writer";
 export const DEVICE_STORAGE_KEY = "engrama-device-id";

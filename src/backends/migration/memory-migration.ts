@@ -1,5 +1,5 @@
 import { ValidationError } from "../../engine/errors";
-import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/protocols";
+import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/backend-kit";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../backend";
 import { writeVectors } from "../neo4j/vector-batches";

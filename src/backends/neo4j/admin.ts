@@ -1,5 +1,5 @@
-import type { IntegrityCheck, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { IntegrityCheck, ScopeFootprint, ScopeForgetReport } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import { EDGE_SCOPE, SCOPE, SIDE_SCOPE, assertScope, int } from "./rows";

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, NodeFields, RekeyNodeInput } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, NodeFields, RekeyNodeInput } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";

@@ -1,6 +1,6 @@
 import { NotFoundError } from "../../engine/errors";
-import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner, Row } from "./neo4j-connection";

@@ -1,6 +1,6 @@
-import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, itemDay, type FulltextField } from "../../engine/node-text";
-import { isSingleCharTerm, indexText, queryTerms } from "../../engine/search/words";
-import { NOT_SEARCHED } from "../../engine/system-props";
+import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, itemDay, type FulltextField } from "../../engine/backend-kit";
+import { isSingleCharTerm, indexText, queryTerms } from "../../engine/backend-kit";
+import { NOT_SEARCHED } from "../../engine/backend-kit";
 import type { PropValue, Props, Scope } from "../../engine/types";
 
 /**

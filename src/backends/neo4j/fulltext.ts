@@ -1,5 +1,5 @@
-import type { FulltextQuery } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { FulltextQuery } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { FulltextHit, PartialScope } from "../../engine/types";
 import type { FtCorpusName, FtStats, Neo4jStoreContext } from "./store-context";
 import {

@@ -1,7 +1,7 @@
 import neo4j from "neo4j-driver";
-import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
-import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/backend-kit";
+import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";

@@ -1,5 +1,5 @@
-import type { GraphCapabilities, GraphStore, HealthReport, ReflectDetectorId, ReflectParams, ReflectRowMap } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { GraphCapabilities, GraphStore, HealthReport, ReflectDetectorId, ReflectParams, ReflectRowMap } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope } from "../../engine/types";
 import { roleFacade } from "../role-facade";
 import * as admin from "./admin";

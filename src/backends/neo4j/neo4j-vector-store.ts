@@ -1,7 +1,7 @@
 import neo4j from "neo4j-driver";
 import { ValidationError } from "../../engine/errors";
-import type { IntegrityCheck, VectorStore } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { IntegrityCheck, VectorStore } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import type { Neo4jGraphStore } from "./neo4j-graph-store";
 import { dropPassageVectors, ensurePassageVectorIndex } from "./passages";

@@ -1,5 +1,5 @@
-import type { ListNodesQuery, MergeNodeInput, MergeNodeResult } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { ListNodesQuery, MergeNodeInput, MergeNodeResult } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import { fulltextProperties, nodeScopeWords } from "./fts-query";

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./store-context";

@@ -14,8 +14,8 @@ import type {
 	TrainingOpportunityRow,
 	UnderConnectedRow,
 	UnlinkedTagRow,
-} from "../../engine/protocols";
-import { TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
+} from "../../engine/backend-kit";
+import { TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/backend-kit";
 import type { Scope } from "../../engine/types";
 import type { CypherRunner, Row } from "./neo4j-connection";
 import { JSON_MARKER, decodeValue } from "./props-codec";

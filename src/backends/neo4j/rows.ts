@@ -1,7 +1,7 @@
 import neo4j from "neo4j-driver";
 import { ScopeError } from "../../engine/errors";
-import type { ListNodesQuery } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { ListNodesQuery } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PropValue, Props, Scope } from "../../engine/types";
 import { JSON_MARKER, decodeProps, decodeValue, encodeName, encodeValue } from "./props-codec";
 import { NODE_LABEL, nodeProjection } from "./schema";

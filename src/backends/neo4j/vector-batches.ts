@@ -1,4 +1,4 @@
-import type { VectorStore } from "../../engine/protocols";
+import type { VectorStore } from "../../engine/backend-kit";
 import type { Scope } from "../../engine/types";
 import { Neo4jVectorStore } from "./neo4j-vector-store";
 

@@ -1,5 +1,5 @@
-import type { GraphCapabilities, GraphStore, HealthReport, MergeEdgeInput, MergeNodeInput, ReflectDetectorId, ReflectRowMap } from "../../engine/protocols";
-import { requireScope } from "../../engine/scope";
+import type { GraphCapabilities, GraphStore, HealthReport, MergeEdgeInput, MergeNodeInput, ReflectDetectorId, ReflectRowMap } from "../../engine/backend-kit";
+import { requireScope } from "../../engine/backend-kit";
 import type { NodeRecord, Scope } from "../../engine/types";
 import { roleFacade } from "../role-facade";
 

@@ -1,5 +1,5 @@
-import type { CompactReport, IntegrityCheck, IntegrityCheckId, ScopeFootprint, ScopeForgetReport } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { CompactReport, IntegrityCheck, IntegrityCheckId, ScopeFootprint, ScopeForgetReport } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
 import { writeFts } from "./fulltext";

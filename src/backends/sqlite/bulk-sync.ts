@@ -1,6 +1,6 @@
 import { ValidationError } from "../../engine/errors";
-import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, NodeFields, RekeyNodeInput } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, NodeFields, RekeyNodeInput } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
 import { STORED_EDGE, packEdgeProps, type StoredEdge } from "./edge-props";

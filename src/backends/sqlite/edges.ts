@@ -1,5 +1,5 @@
-import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
 import { STORED_EDGE, packEdgeProps, unpackEdgeProps, type StoredEdge } from "./edge-props";

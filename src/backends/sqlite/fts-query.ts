@@ -1,4 +1,4 @@
-import { isSingleCharTerm, queryTerms } from "../../engine/search/words";
+import { isSingleCharTerm, queryTerms } from "../../engine/backend-kit";
 
 /** Words of a free-text query, lower-cased and deduplicated: the only part of user text FTS5 sees. */
 export { queryTerms };

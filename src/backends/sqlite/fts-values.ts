@@ -1,6 +1,6 @@
-import { FULLTEXT_FIELDS, itemDay } from "../../engine/node-text";
-import { indexText } from "../../engine/search/words";
-import { NOT_SEARCHED } from "../../engine/system-props";
+import { FULLTEXT_FIELDS, itemDay } from "../../engine/backend-kit";
+import { indexText } from "../../engine/backend-kit";
+import { NOT_SEARCHED } from "../../engine/backend-kit";
 import type { PropValue, Props } from "../../engine/types";
 
 const FTS_COLUMNS = FULLTEXT_FIELDS;

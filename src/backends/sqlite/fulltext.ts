@@ -1,7 +1,7 @@
-import { FULLTEXT_WEIGHTS } from "../../engine/node-text";
-import type { FulltextQuery } from "../../engine/protocols";
+import { FULLTEXT_WEIGHTS } from "../../engine/backend-kit";
+import type { FulltextQuery } from "../../engine/backend-kit";
 import type { FulltextHit, PartialScope, Props, Scope } from "../../engine/types";
-import { isFullScope } from "../../engine/scope";
+import { isFullScope } from "../../engine/backend-kit";
 import { ftsValues } from "./fts-values";
 import { toRecord } from "./rows";
 import { type FulltextPlan, type TermStats, ftsPhrase, planFulltext, queryTerms } from "./fts-query";

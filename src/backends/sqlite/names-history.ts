@@ -1,6 +1,6 @@
-import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/protocols";
-import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/resolver/normalise";
-import { isFullScope } from "../../engine/scope";
+import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery } from "../../engine/backend-kit";
+import { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
 import { NODE_COLS, SCOPE_WHERE, assertScope, parseProps, parseValue, scopeParams, toRecord } from "./rows";

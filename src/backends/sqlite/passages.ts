@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
-import { indexText, queryTerms } from "../../engine/search/words";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
+import { indexText, queryTerms } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
 import type { Ranked } from "./fulltext";

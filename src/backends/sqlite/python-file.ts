@@ -1,4 +1,4 @@
-import { STANDALONE_ID_META, STANDALONE_ORG_META } from "../../engine/standalone-identity";
+import { STANDALONE_ID_META, STANDALONE_ORG_META } from "../../engine/backend-kit";
 import { ORG_EXPR as ORG, USER_EXPR as USER } from "./schema";
 import type { SqliteConnection } from "./sqlite-connection";
 

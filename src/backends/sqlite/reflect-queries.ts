@@ -13,9 +13,9 @@ import type {
 	TrainingOpportunityRow,
 	UnderConnectedRow,
 	UnlinkedTagRow,
-} from "../../engine/protocols";
-import { codePointCompare, TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/reflect/tag-anchors";
-import { isFullScope } from "../../engine/scope";
+} from "../../engine/backend-kit";
+import { codePointCompare, TAG_ANCHOR_LABELS, tagAnchorPairs, unlinkedTagRows } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqlValue, SqliteConnection } from "./sqlite-connection";
 

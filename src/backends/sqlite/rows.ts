@@ -1,6 +1,6 @@
 import { NotFoundError, ScopeError } from "../../engine/errors";
-import type { ListNodesQuery } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { ListNodesQuery } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PropValue, Props, Scope } from "../../engine/types";
 import { STATUS_EXPR, ORG_EXPR, USER_EXPR, type NodeRow } from "./schema";
 import type { SqlValue } from "./sqlite-connection";

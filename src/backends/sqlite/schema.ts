@@ -1,6 +1,6 @@
-import { FULLTEXT_FIELDS } from "../../engine/node-text";
+import { FULLTEXT_FIELDS } from "../../engine/backend-kit";
 import type { PropValue } from "../../engine/types";
-import { needsSegmenting } from "../../engine/search/words";
+import { needsSegmenting } from "../../engine/backend-kit";
 import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION, NOTE_PATH_TRIGGERS, packEdgeProps, unpackEdgeProps } from "./edge-props";
 import { ftsValues } from "./fts-values";
 import type { SqlValue, SqliteConnection } from "./sqlite-connection";

@@ -1,4 +1,4 @@
-import type { GraphCapabilities, GraphStore, HealthReport, ReflectDetectorId, ReflectParams, ReflectRowMap } from "../../engine/protocols";
+import type { GraphCapabilities, GraphStore, HealthReport, ReflectDetectorId, ReflectParams, ReflectRowMap } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import * as admin from "./admin";
 import * as bulkSync from "./bulk-sync";

@@ -1,6 +1,6 @@
 import { ValidationError } from "../../engine/errors";
-import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/protocols";
-import { isFullScope } from "../../engine/scope";
+import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine/backend-kit";
+import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import { PASSAGE_VECTORS } from "./passages";
 import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, quantisedTableSql } from "./schema";

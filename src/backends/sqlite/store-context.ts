@@ -1,4 +1,4 @@
-import type { Adjacency, AdjacentNode } from "../../engine/protocols";
+import type { Adjacency, AdjacentNode } from "../../engine/backend-kit";
 import type { PropValue, Scope } from "../../engine/types";
 import { DEFAULT_FULLTEXT_TUNING, type FtsTable, SqliteFulltext } from "./fulltext";
 import { NODE_COLS, SCOPE_WHERE, missingEndpoint, scopeParams } from "./rows";

@@ -4,7 +4,6 @@ import type { Command } from "commander";
 import { createNodeBackend } from "../../nodejs/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError, errorMessage } from "../../engine/errors";
-import type { EmbeddingProvider } from "../../engine";
 import { DEFAULT_MCP_PORT, MCP_PATH, defaultTokenFile } from "../../mcp";
 import { createNodeEmbedder } from "../../nodejs/embedders/create-embedder";
 import { resolveConfig, runPlain } from "../run-command";
@@ -73,8 +72,8 @@ async function checkBackend(config: EngramaConfig, ms: number): Promise<HealthVi
 	try {
 		if (config.backend === "neo4j") {
 			// One attempt, no retries while a server starts: health answers now.
-			const { createNeo4jBackend, testNeo4jConnection, neo4jSettings } = await import("../../backends/neo4j/neo4j-backend");
-			const problem = await within(ms, "Neo4j", testNeo4jConnection(neo4jSettings(config)));
+			const { createNeo4jBackend, testConnection } = await import("../../backends");
+			const problem = await within(ms, "Neo4j", testConnection(config));
 			if (problem) return { ...base, ok: false, detail: scrub(problem, config) };
 			const backend = await within(ms, "Neo4j", createNeo4jBackend(config, { retry: { maxElapsedMs: 0 } }));
 			return await report(backend.graph);
@@ -106,7 +105,7 @@ async function checkEmbedder(config: EngramaConfig, ms: number): Promise<HealthV
 	const { provider, model, dimensions } = config.embedding;
 	const base = { provider, model, dimensions: dimensions || null };
 	if (provider === "none") return { ...base, configured: false, reachable: null, detail: "Embedding is off: search uses words and the graph only." };
-	let embedder: EmbeddingProvider | null = null;
+	let embedder: ReturnType<typeof createNodeEmbedder> = null;
 	try {
 		// The HTTP providers abort on their own at the same deadline.
 		embedder = createNodeEmbedder({ ...config, embedding: { ...config.embedding, timeoutMs: ms } });

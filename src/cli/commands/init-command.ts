@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { createNodeBackend } from "../../nodejs/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
-import { resolveIdentity, STANDALONE_ID_META } from "../../engine";
+import { initialiseMemory } from "../../nodejs/open-memory";
 import { preparePrivateDir } from "../../nodejs/private-dir";
 import { resolveConfig, runPlain, type GlobalOptions } from "../run-command";
 
@@ -65,24 +65,23 @@ export function registerInitCommand(program: Command): void {
 						preparePrivateDir(dirname(config.dbPath));
 						const { graph } = await createNodeBackend({ ...config, vectorBackend: "none" });
 						try {
-							await resolveIdentity(graph, config);
+							await initialiseMemory(graph, config);
 						} finally {
 							await graph.close();
 						}
 						view = { created: true, ...base };
 					}
 				} else if (config.backend === "neo4j") {
-					const { createNeo4jBackend, testNeo4jConnection, neo4jSettings } = await import("../../backends/neo4j/neo4j-backend");
+					const { createNeo4jBackend, testConnection } = await import("../../backends");
 					const location = `${config.neo4j.uri} (database ${config.neo4j.database})`;
-					const problem = await testNeo4jConnection(neo4jSettings(config));
+					const problem = await testConnection(config);
 					if (problem) throw new ValidationError(`${problem} Nothing was set up.`);
 					// Creates the constraints and indexes that are missing; an existing schema is left as it is.
 					const { graph } = await createNeo4jBackend(config, { retry: { maxElapsedMs: 0 } });
 					let existed = false;
 					try {
 						// Opened before: it holds nodes or a standalone identity.
-						existed = ((await graph.health()).nodes ?? 0) > 0 || (await graph.getMeta(STANDALONE_ID_META)) !== null;
-						if (!existed) await resolveIdentity(graph, config);
+						existed = !(await initialiseMemory(graph, config));
 					} finally {
 						await graph.close();
 					}

@@ -41,23 +41,24 @@ function registerStatusCommand(program: Command, version: string): void {
 		.command("status")
 		.description("show the backend, node and edge counts, and labels")
 		.action(async (_options, command: Command) =>
-			runWithMemory(command, async ({ opened, out, config }) => {
-				const { memory, scope } = opened;
-				const health = await memory.graph.health();
-				const counts = await memory.graph.counts(scope);
-				const labels = await memory.graph.labelCounts(scope);
+			runWithMemory(command, async (run) => {
+				const { opened, out, config } = run;
+				const { scope } = opened;
+				const view = await skillsOf(run).status(scope, { counts: true, labels: true, search: false });
+				const counts = view.counts ?? { nodes: 0, edges: 0 };
+				const labels = view.labels ?? {};
 				const data = {
 					version,
-					backend: { name: memory.graph.name, ok: health.ok, node_count: counts.nodes, edge_count: counts.edges },
+					backend: { name: view.backend.name, ok: view.backend.ok ?? false, node_count: counts.nodes, edge_count: counts.edges },
 					database: config.backend === "sqlite" ? config.dbPath : undefined,
-					profile: memory.profile.name,
+					profile: view.profile,
 					labels,
 					identity: { org_id: scope.orgId, user_id: scope.userId },
 				};
 				out.result(data, () =>
 					[
-						`Engrama ${version} on ${memory.graph.name}${data.database ? ` (${data.database})` : ""}`,
-						`profile ${memory.profile.name}; ${counts.nodes} nodes, ${counts.edges} relations`,
+						`Engrama ${version} on ${view.backend.name}${data.database ? ` (${data.database})` : ""}`,
+						`profile ${view.profile}; ${counts.nodes} nodes, ${counts.edges} relations`,
 						// What another program (the Python engrama) needs as ENGRAMA_ORG_ID / ENGRAMA_USER_ID to read this memory.
 						`identity: org_id ${scope.orgId}, user_id ${scope.userId}`,
 						...Object.entries(labels).map(([label, n]) => `  ${label}: ${n}`),

@@ -1,10 +1,8 @@
 import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
-import type { Backend } from "../../backends/factory";
 import { createNodeBackend } from "../../nodejs/node-backend";
-import { createNeo4jBackend } from "../../backends/neo4j/neo4j-backend";
-import { migrateMemory, type MigrationReport } from "../../backends/migration/memory-migration";
+import { createNeo4jBackend, migrateMemory, type Backend, type MigrationReport } from "../../backends";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import { preparePrivateDir } from "../../nodejs/private-dir";

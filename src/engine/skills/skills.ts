@@ -13,7 +13,7 @@ import type { DecayOptions, DecayReport } from "../temporal";
 import type { ExportOptions } from "../transfer/memory-export";
 import type { Envelope, ExportLine } from "../transfer/export-format";
 import type { ImportOptions, ImportReport, LineSource } from "../transfer/memory-import";
-import type { PartialScope, Scope } from "../types";
+import type { NodeRecord, PartialScope, Scope } from "../types";
 import { compactMemory, repairMemory, verifyMemory, type CompactView, type VerifyReport } from "../verify";
 import type { WriteContext } from "../write/write-pipeline";
 import { context, type ContextSkillView } from "./context";
@@ -24,6 +24,7 @@ import { recall, search, type RecallOptions, type RecallView } from "./search";
 import { relate, type RelateResult } from "./relate";
 import { related, type RelatedOptions, type RelatedView } from "./related";
 import { remember, type RememberInput, type RememberResult } from "./remember";
+import { status, type StatusOptions, type StatusView } from "./status";
 import type { SkillDeps } from "./skill-deps";
 import { atDate, nodeHistory, type AtDateView, type HistoryView } from "./temporal-skills";
 
@@ -72,8 +73,28 @@ export class Skills {
 		return this.memory.searcher.readiness();
 	}
 
+	/** The backend, profile, embedder and search mode, and (when asked) the caller's counts: what every surface's status shows. */
+	status(scope: PartialScope, options?: StatusOptions): Promise<StatusView> {
+		return status(this.memory, scope, options);
+	}
+
 	recall(scope: PartialScope, query: string, options?: RecallOptions): Promise<RecallView> {
 		return recall(this.deps, scope, query, options);
+	}
+
+	/** One node by its id, as stored (the panel keeps it); null when absent or out of scope. */
+	nodeById(scope: PartialScope, id: string): Promise<NodeRecord | null> {
+		return this.memory.graph.getNodeById(scope, id);
+	}
+
+	/** The node a note documents: by its engrama_id when the node still points at that path, else by the path. */
+	async nodeOfNote(scope: PartialScope, path: string, engramaId?: string): Promise<NodeRecord | null> {
+		if (engramaId) {
+			const byId = await this.memory.graph.getNodeById(scope, engramaId);
+			if (byId && byId.props.obsidian_path === path) return byId;
+		}
+		const [byPath] = await this.memory.graph.listNodes(scope, { where: { obsidian_path: path }, limit: 1 });
+		return byPath ?? null;
 	}
 
 	/** One node by its exact label (any case) and key; null when absent or out of scope. */
@@ -163,6 +184,11 @@ export class Skills {
 	/** What `verify --fix` repairs before it checks; how many rows each repair touched. */
 	repair(): Promise<Partial<Record<IntegrityCheckId, number>>> {
 		return repairMemory(this.memory);
+	}
+
+	/** The backend's name (sqlite, neo4j, null), for answers that say where they ran. */
+	get backendName(): string {
+		return this.memory.graph.name;
 	}
 
 	/** False where the backend has no file of its own to compact (Neo4j). */

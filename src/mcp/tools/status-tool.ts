@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { errorMessage } from "../../engine/errors";
-import { isNullEmbedder } from "../../engine";
 import { READ_ONLY, defineTool, type ToolEnv } from "../tool-kit";
 
 /** Tools a multi-tenant gateway may want to gate (the seed's list, verbatim names). */
@@ -30,18 +29,13 @@ export function statusTool(env: ToolEnv) {
 		},
 		annotations: { ...READ_ONLY, title: "Engrama status" },
 		async run() {
-			const { memory, services } = env;
-			const backend: Record<string, unknown> = { ok: false };
-			try {
-				const health = await memory.graph.health();
-				backend.name = health.backend.replace(/-async$/, "") || memory.graph.name;
-				backend.ok = health.ok;
-				if (typeof health.nodes === "number") backend.node_count = health.nodes;
-				if (!health.ok && health.detail) backend.error = health.detail;
-			} catch (error) {
-				backend.name = memory.graph.name;
-				backend.error = `health check failed: ${errorMessage(error)}`;
-			}
+			const { services } = env;
+			// The same snapshot as `engrama status` and the plugin's (Skills.status); counts are deployment-wide.
+			const view = await env.skills.status({});
+			const backend: Record<string, unknown> = { name: view.backend.reported?.replace(/-async$/, "") || view.backend.name, ok: view.backend.ok ?? false };
+			if (typeof view.backend.nodes === "number") backend.node_count = view.backend.nodes;
+			if (view.backend.error) backend.error = view.backend.error;
+			else if (!view.backend.ok && view.backend.detail) backend.error = view.backend.detail;
 
 			const vault: Record<string, unknown> = { configured: !!services.vault };
 			if (services.vault) {
@@ -53,16 +47,9 @@ export function statusTool(env: ToolEnv) {
 				}
 			}
 
-			const embedder = memory.embedder;
-			const working = !isNullEmbedder(embedder) && !!embedder;
-			const embedderInfo: Record<string, unknown> = { configured: working };
-			if (working) {
-				embedderInfo.provider = embedder.name;
-				if (embedder.model) embedderInfo.model = embedder.model;
-				embedderInfo.dimensions = embedder.dimensions;
-			}
+			const embedderInfo: Record<string, unknown> = { ...view.embedder };
 			// What the next engrama_search will say (mode, degraded, reason), from the same face.
-			const ready = await env.skills.searchReadiness();
+			const ready = view.search!;
 			const search = {
 				mode: ready.fusion,
 				degraded: ready.degraded,

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { EngramaConfig } from "../../config/engrama-config";
-import { createHttpEmbeddingProvider, type EmbeddingProvider } from "../../engine";
+import { createHttpEmbeddingProvider, type EmbeddingProvider } from "../../engine/host";
 import { createFetchHttpClient } from "./fetch-http-client";
 import { TransformersEmbeddingProvider, type ModelProgress } from "./transformers-embedding-provider";
 import { USE_LITE_MODEL, UseLiteEmbeddingProvider } from "./use-lite-embedding-provider";

@@ -1,4 +1,4 @@
-import { EmbedderError, type HttpClient, type HttpResponse } from "../../engine";
+import { EmbedderError, type HttpClient, type HttpResponse } from "../../engine/host";
 
 /** The network error code behind a fetch failure (undici puts it on `cause`, or on an AggregateError's `errors`). */
 function causeCode(error: unknown, depth = 0): string {

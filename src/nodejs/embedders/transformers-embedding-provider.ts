@@ -1,5 +1,5 @@
 import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/transformers";
-import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine";
+import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine/host";
 import { errorMessage } from "../../engine/errors";
 
 /** The plugin's default too (src/plugin/local-model/catalogue.ts says why). */

@@ -1,4 +1,4 @@
-import { checkVector, chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, LoadOnce, normalise } from "../../engine";
+import { checkVector, chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, LoadOnce, normalise } from "../../engine/host";
 import { errorMessage } from "../../engine/errors";
 
 interface UseModel {

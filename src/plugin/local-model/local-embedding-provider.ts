@@ -1,5 +1,5 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
-import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine";
+import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine/host";
 import { errorMessage } from "../../engine/errors";
 import { LOCAL_MODELS } from "./catalogue";
 import type { InstalledFile, ModelStore } from "./model-store";

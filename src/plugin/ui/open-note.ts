@@ -16,7 +16,7 @@ export interface NotePlace {
 
 /** Opens the node's note in the main area (at `place` when given); says so when the node has no note yet. */
 export async function openNodeNote(app: App, engine: Engine, nodeId: string, place?: NotePlace): Promise<boolean> {
-	const node = await engine.memory.graph.getNodeById(engine.scope, nodeId);
+	const node = await engine.skills.nodeById(engine.scope, nodeId);
 	if (!node) {
 		noticeInfo("that node is no longer in the graph. Sync the vault to refresh.");
 		return false;
@@ -35,10 +35,5 @@ export async function openNodeNote(app: App, engine: Engine, nodeId: string, pla
 /** The node documented by a note: by its engrama_id, else by its path. */
 export async function nodeOfFile(app: App, engine: Engine, file: TFile): Promise<NodeRecord | null> {
 	const id: unknown = app.metadataCache.getFileCache(file)?.frontmatter?.engrama_id;
-	if (typeof id === "string" && id !== "") {
-		const byId = await engine.memory.graph.getNodeById(engine.scope, id);
-		if (byId && notePathOf(byId) === file.path) return byId;
-	}
-	const byPath = await engine.memory.graph.listNodes(engine.scope, { where: { obsidian_path: file.path }, limit: 1 });
-	return byPath[0] ?? null;
+	return engine.skills.nodeOfNote(engine.scope, file.path, typeof id === "string" && id !== "" ? id : undefined);
 }

@@ -1,6 +1,6 @@
 import { Platform, PluginSettingTab, SecretComponent, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
-import { createBackend } from "../../backends/factory";
-import { createHttpEmbeddingProvider } from "../../engine";
+import { createBackend, testConnection } from "../../backends";
+import { createHttpEmbeddingProvider } from "../../engine/host";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
 import type { EngramaController } from "../engrama-controller";
 import { LOCAL_MODELS, localModelOf, MODELS_DESKTOP_NOTE, MODELS_MOBILE_NOTE } from "../local-model/catalogue";
@@ -179,9 +179,8 @@ export class EngramaSettingTab extends PluginSettingTab {
 				try {
 					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
 					// One attempt, no retry window: the person waits for an answer, not for the backoff.
-					// Loaded on demand, like the factory does: the driver stays unevaluated unless Neo4j is used.
-					const { testNeo4jConnection } = await import("../../backends/neo4j/neo4j-backend");
-					const problem = await testNeo4jConnection(config.neo4j);
+					// The door loads the driver on demand: it stays unevaluated unless Neo4j is used.
+					const problem = await testConnection(config);
 					if (problem !== null) {
 						noticeInfo(`Neo4j did not answer: ${problem}`);
 						return;

@@ -5,7 +5,7 @@ import { loadWasmBinary } from "./wasm-binary";
 import { hostSleep } from "../../../platform/host-timers";
 import { warmUpInWorker } from "./worker-warm-up";
 import { PRECOMPUTED_ENUM_JSON, type PrecomputedEnumJson } from "./enum-json";
-import { sha256Hex } from "../../../engine/sha256";
+import { sha256Hex } from "../../../engine/backend-kit";
 import { sqliteWarmUpWanted } from "./warm-up-setting";
 
 // Types only (erased from main.js): typeof import() keeps the mobile lint rule quiet.
