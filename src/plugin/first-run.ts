@@ -156,6 +156,15 @@ function skipReasons(app: App, sync: VaultSync, untyped: number, problems: reado
 	if (leftOut.length > 0) out.push({ reason: "in folders left out", count: leftOut.length, examples: leftOut.slice(0, 3) });
 	if (untyped > 0) out.push({ reason: "untyped or over the size limit", count: untyped, examples: [] });
 	const errors = problems.filter((p) => p.severity === "error");
-	if (errors.length > 0) out.push({ reason: "cannot be read as notes (each is named after the start)", count: errors.length, examples: errors.slice(0, 3).map((p) => `${p.path}: ${p.problem}`) });
+	const offModule = errors.filter((p) => p.module !== undefined);
+	const unreadable = errors.filter((p) => p.module === undefined);
+	const modules = [...new Set(offModule.map((p) => p.module))].join(", ");
+	if (offModule.length > 0) out.push({ reason: `their type belongs to a module that is off (${modules}); turn it on in the settings after the start to index them`, count: offModule.length, examples: offModule.slice(0, 3).map((p) => p.path) });
+	if (unreadable.length > 0) out.push({ reason: "they cannot be read as notes; after the start the sync report names each one and what to do", count: unreadable.length, examples: unreadable.slice(0, 3).map((p) => `${p.path}: ${sentence(p.problem)}`) });
 	return out;
+}
+
+/** A problem as a clause of a list joined with "; " (no closing full stop). */
+function sentence(problem: string): string {
+	return problem.replace(/[.\s]+$/, "");
 }

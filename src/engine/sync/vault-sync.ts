@@ -394,6 +394,19 @@ export class VaultSync {
 	}
 
 	/**
+	 * The paths among `paths` that are synced notes (a node, not archived): those `writeMissingIds`
+	 * can give an id. A note that failed to sync (a label of a module that is off, broken YAML) has
+	 * no node, so a progress total counted from all notes would promise ids that never come.
+	 */
+	async indexedPaths(paths: readonly string[]): Promise<string[]> {
+		const index = await this.ensureIndex();
+		return paths.filter((path) => {
+			const entry = index.get(path);
+			return entry !== undefined && !entry.archived;
+		});
+	}
+
+	/**
 	 * Writes each given note's node id into its frontmatter as engrama_id, for notes synced by path
 	 * (ids were off, or held back in a first sync): a note already indexed, unchanged since, with no
 	 * engrama_id of its own. A note changed since its last sync is synced instead (which writes its

@@ -45,7 +45,7 @@ export class WelcomePanel {
 		el.createEl("p", {
 			text: "Engrama keeps a graph memory of this vault: each note becomes a node, its links and typed properties become relations, and search finds notes by words, links and, with a model, by meaning. AI agents can use it over MCP when you turn that on.",
 		});
-		el.createEl("p", { cls: "engrama-welcome-promise", text: "Nothing in the vault changes until you press start. The figures below come from a dry run that wrote nothing." });
+		el.createEl("p", { cls: "engrama-welcome-promise", text: "Nothing in the vault changes until you start with the button below. The figures come from a dry run that wrote nothing." });
 		this.figuresEl = el.createDiv({ cls: "engrama-welcome-figures" });
 		this.renderChoices(el.createDiv({ cls: "engrama-welcome-choices" }));
 		const actions = new Setting(el).setClass("engrama-welcome-start");
@@ -80,7 +80,7 @@ export class WelcomePanel {
 		new Setting(el)
 			.setName("Download the local model")
 			.setDesc(
-				`${model?.label ?? "The default model"}: about ${model?.approxMB ?? 25} MB, plus 14 MB of runtime the first time. It adds search by meaning (a search for “stale cache” finds a note about outdated totals); without it search matches words and links only. It runs on this device; no note leaves it. Downloads after the start, with progress.`,
+				`${model?.label ?? "The default model"}: about ${model?.approxMB ?? 25} MB, plus 14 MB of runtime the first time. It adds search by meaning (a search for “stale cache” finds a note about outdated totals); without it search matches words and links only. It runs on this device; no note leaves it. It downloads from the model hub after the start, with progress; search by meaning is turned on once it is here.`,
 			)
 			.addToggle((t) => t.setValue(this.choices.downloadModel).onChange((v) => this.change({ downloadModel: v }, false)));
 	}
@@ -148,10 +148,7 @@ export class WelcomePanel {
 		this.startButton?.setDisabled(true).setButtonText("Starting…");
 		const choices = this.choices;
 		await this.controller.begin(choices);
-		if (choices.downloadModel && !this.controller.awaitingStart) {
-			await this.controller.saveSettings((s) => (s.embedding.provider = "local"), { apply: false });
-			await this.actions.downloadLocalModel();
-		}
+		if (choices.downloadModel && !this.controller.awaitingStart) await this.actions.downloadAndUseLocalModel();
 	}
 
 	dispose(): void {
