@@ -210,7 +210,7 @@ describe("before Start", () => {
 		expect(tab.containerEl.textContent).not.toContain("Write engrama_id");
 		expect(app.secretStorage.listSecrets()).not.toContain("engrama-mcp-token");
 		// Commands: they say so instead of saving a setting or failing.
-		const command = (id: string) => app.commands.commands[`${manifest().id}:${id}`];
+		const command = (id: string) => app.commands.commands[`${String(manifest().id)}:${id}`];
 		command("start-mcp-bridge").checkCallback!(false);
 		command("sync-vault").callback!();
 		await waitFor(() => h.fake.fakeNotices.filter((n) => n.text.includes("not started in this vault yet")).length >= 2, "the commands' answers");
@@ -285,6 +285,6 @@ describe("a first run cancelled halfway", () => {
 		expect(steps[0]).toBe(`0 / ${preview.ids - afterCancel}`);
 		// Paced: progress moved in steps of at most ten notes.
 		const done = steps.map((s) => Number(s.split(" / ")[0]));
-		for (let i = 1; i < done.length; i++) expect(done[i]! - done[i - 1]!).toBeLessThanOrEqual(10);
+		for (let i = 1; i < done.length; i++) expect(done[i] - done[i - 1]).toBeLessThanOrEqual(10);
 	});
 });
