@@ -141,10 +141,13 @@ describe("in Chromium", () => {
 					if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps.push(`${texts[i].textContent} / ${texts[i + 1 + j].textContent}`);
 				}),
 			);
-			return { count: texts.length, overlaps };
+			return { count: texts.length, overlaps, texts: texts.map((t) => t.textContent ?? "") };
 		});
 		expect(labels.count).toBeGreaterThan(3);
 		expect(labels.overlaps).toEqual([]);
+		// Names are cut at a word, never to a stub of one ("Stale i…"); the dashed circle is explained.
+		expect(labels.texts.filter((t) => /\S{1,3}…$/.test(t) && / \S{1,3}…$/.test(t))).toEqual([]);
+		expect(await page.locator("#sidebar .engrama-graph-legend").textContent()).toContain("Dashed: a linked note that does not exist yet.");
 		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-context.png") });
 	});
 

@@ -161,7 +161,10 @@ export class ContextTab {
 			const figure = root.createDiv({ cls: "engrama-graph-figure" });
 			const layout = layoutNeighbourhood(hood);
 			drawNeighbourhood(figure, layout, (n) => void this.actions.openNode(n.id));
-			if (layout.hidden > 0 || hood.truncated) figure.createDiv({ cls: "engrama-muted", text: `${layout.hidden} more not drawn.` });
+			// A dashed circle is a linked note that does not exist yet: say so under the picture.
+			const stubs = layout.nodes.some((n) => n.node.props.status === "stub");
+			const notes = [stubs ? "Dashed: a linked note that does not exist yet." : "", layout.hidden > 0 || hood.truncated ? `${layout.hidden} more not drawn.` : ""].filter((t) => t !== "");
+			if (notes.length > 0) figure.createDiv({ cls: "engrama-muted engrama-graph-legend", text: notes.join(" ") });
 		}
 
 		if (edges.length === 0) {
