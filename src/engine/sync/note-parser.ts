@@ -60,7 +60,7 @@ export interface ParsedNote {
 
 export type NoteParseResult =
 	| { readonly kind: "note"; readonly note: ParsedNote }
-	| { readonly kind: "skipped"; readonly path: string; readonly reason: "untyped" }
+	| { readonly kind: "skipped"; readonly path: string; readonly reason: "untyped" | "insight" }
 	| { readonly kind: "invalid"; readonly path: string; readonly problems: readonly SyncProblem[] };
 
 export interface NoteParseInput {
@@ -69,6 +69,9 @@ export interface NoteParseInput {
 	readonly settings: SyncSettings;
 	readonly profile: Profile;
 }
+
+/** Frontmatter key of a note Engrama created for an approved Insight: the Insight's id. */
+export const INSIGHT_NOTE_KEY = "engrama_insight";
 
 // Keys that steer sync rather than describe the entity.
 const RESERVED = new Set(["engrama_id", "engrama_label", "relations", "name", "title", "tags", "tag"]);
@@ -125,6 +128,8 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	const badName = fileNameProblem(path);
 	if (badName) warn(badName.problem, badName.action);
 
+	// A note Engrama wrote for an approved Insight is that Insight's, not a Note of its own.
+	if (typeof data[INSIGHT_NOTE_KEY] === "string" && !broken) return { kind: "skipped", path, reason: "insight" };
 	const labelled = readLabel(data, path, settings, profile, warn);
 	if (labelled === "untyped") return broken ? invalid(broken) : { kind: "skipped", path, reason: "untyped" };
 	if (isFailure(labelled)) return invalid(broken ?? labelled);
