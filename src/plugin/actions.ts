@@ -325,11 +325,14 @@ export class EngramaActions implements PanelActions {
 		return true;
 	}
 
-	async downloadAndUseLocalModel(): Promise<boolean> {
+	async downloadAndUseLocalModel(model: string): Promise<boolean> {
 		// The provider turns "local" only once the model is on this device: a failed or cancelled
 		// download leaves search by words, as it was, instead of an embedder that cannot load.
-		if (!(await this.controller.downloadLocalModel())) return false;
-		await this.controller.saveSettings((s) => (s.embedding.provider = "local"), { apply: false });
+		if (!(await this.controller.downloadLocalModel(model))) return false;
+		await this.controller.saveSettings((s) => {
+			s.embedding.provider = "local";
+			s.embedding.model = model;
+		}, { apply: false });
 		await this.controller.restart();
 		await this.controller.tasks.whenIdle();
 		await this.reembedMissing();

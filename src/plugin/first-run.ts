@@ -1,8 +1,9 @@
 import type { App } from "obsidian";
 import { createBackend } from "../backends";
-import { type SyncProblem, type VaultSync } from "../engine";
+import { languageShares, type LanguageShare, type SyncProblem, type VaultSync } from "../engine";
 import { createVaultSync, Memory, resolveIdentity, type VaultSource } from "../engine/host";
 import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
+import { localModelOf } from "./local-model/catalogue";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedGraphStore, WorkGate } from "./work-gate";
@@ -16,6 +17,8 @@ export interface FirstRunChoices {
 	readonly agentsWriteNotes: boolean;
 	/** Download the local embedding model after the start. */
 	readonly downloadModel: boolean;
+	/** Which local model (a Hugging Face id): the English default, or the multilingual one for a vault mostly in other languages. */
+	readonly model: string;
 }
 
 /** The welcome's first answers: the settings' defaults; the model is offered checked on desktop (a phone pays for the download). */
@@ -25,6 +28,7 @@ export function choicesOf(settings: PluginSettings, desktop: boolean): FirstRunC
 		excludeFolders: settings.sync.excludeFolders,
 		agentsWriteNotes: settings.sync.writeGraphToVault,
 		downloadModel: desktop && settings.embedding.provider === "none",
+		model: localModelOf(settings.embedding.model),
 	};
 }
 
@@ -55,6 +59,8 @@ export interface FirstRunPreview {
 	readonly skipped: readonly SkipReason[];
 	/** Whether the vault folder holds a .git folder (ids then show as changed files). */
 	readonly git: boolean;
+	/** The languages the notes are written in (from a sample of them), most frequent first. */
+	readonly languages: readonly LanguageShare[];
 }
 
 /** Markdown notes without an engrama_id in their frontmatter, as Obsidian's metadata cache knows them. */
@@ -132,10 +138,26 @@ export async function previewFirstRun(app: App, pluginFolder: string, settings: 
 			relations: report.counts.relationsAdded,
 			skipped: skipReasons(app, sync, report.counts.filesSkipped, report.problems),
 			git: await vaultUnderGit(app),
+			languages: await sampleLanguages(source, (path) => sync.isSyncedPath(path)),
 		};
 	} finally {
 		await backend.graph.close();
 	}
+}
+
+/** Notes read for the language guess: enough to tell a vault's languages, few enough to stay quick on 50,000 notes. */
+const LANGUAGE_SAMPLE = 300;
+
+/** The languages of an even sample of the synced notes (the model offered depends on them). */
+async function sampleLanguages(source: VaultSource, synced: (path: string) => boolean): Promise<LanguageShare[]> {
+	const paths = (await source.list()).map((f) => f.path).filter(synced).sort();
+	const step = Math.max(1, Math.floor(paths.length / LANGUAGE_SAMPLE));
+	const texts: string[] = [];
+	for (let i = 0; i < paths.length && texts.length < LANGUAGE_SAMPLE; i += step) {
+		// A note that cannot be read is reported by the dry run's sync; here it only leaves the sample.
+		texts.push(await source.read(paths[i]).catch(() => ""));
+	}
+	return languageShares(texts);
 }
 
 /** The notes `writeMissingIds` would (dryRun) or did write, checked in calls of `slice` notes. */

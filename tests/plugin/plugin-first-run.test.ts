@@ -288,3 +288,37 @@ describe("a first run cancelled halfway", () => {
 		for (let i = 1; i < done.length; i++) expect(done[i] - done[i - 1]).toBeLessThanOrEqual(10);
 	});
 });
+
+describe("a model that fits the vault", () => {
+	const modelSelect = (panel: HTMLElement) =>
+		Array.from(panel.querySelectorAll(".setting-item"))
+			.find((s) => s.textContent?.includes("Download the local model"))
+			?.querySelector<HTMLSelectElement>("select");
+
+	test("a vault mostly in Spanish is offered the multilingual model; an English one keeps the default", async () => {
+		const vault = makeVault({ example: false });
+		const spanish = [
+			"La reunión de planificación se movió al jueves porque el equipo de pagos no tenía tiempo para revisar los cambios del proveedor.",
+			"Los reintentos del webhook duplican los cobros cuando el consumidor se reinicia antes de guardar el identificador del evento.",
+			"Para la migración de la base de datos hay que copiar primero las tablas de clientes y después las facturas de cada mes.",
+			"El informe de ventas se genera cada noche y se envía por correo a los responsables de cada tienda con los totales del día.",
+		];
+		spanish.forEach((text, i) => writeFileSync(join(vault.path, `Nota ${i + 1}.md`), `# Nota ${i + 1}\n\n${text}\n`));
+		writeFileSync(join(vault.path, "Readme.md"), "# Readme\n\nThis folder holds the notes of the team, and the meeting minutes are in the other folder.\n");
+		const { welcome, app } = await firstRun(vault);
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
+		expect(preview.languages[0]).toEqual({ language: "es", share: 0.8 });
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		expect(modelSelect(panel)?.value).toBe("Xenova/paraphrase-multilingual-MiniLM-L12-v2");
+		expect(panel.textContent).toContain("mostly in other languages than English (Spanish 80 %, English 20 %)");
+	});
+
+	test("the example vault (English) keeps the English default", async () => {
+		const { welcome, app } = await firstRun(makeVault());
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
+		expect(preview.languages[0]?.language).toBe("en");
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		expect(modelSelect(panel)?.value).toBe("Xenova/all-MiniLM-L6-v2");
+		expect(panel.textContent).toContain("Your notes are mostly English");
+	});
+});

@@ -14,5 +14,5 @@ export interface PanelActions {
 	/** Downloads the local model (progress notice with Cancel), then embeds the nodes without a vector. */
 	downloadLocalModel(): Promise<boolean>;
 	/** The welcome's choice: downloads the model and only then turns it on (a failed download changes no setting). */
-	downloadAndUseLocalModel(): Promise<boolean>;
+	downloadAndUseLocalModel(model: string): Promise<boolean>;
 }
