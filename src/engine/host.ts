@@ -28,6 +28,8 @@ export { editFrontmatter } from "./sync/frontmatter";
 export {
 	chunk,
 	checkVector,
+	embedByLength,
+	LOCAL_BATCH_CHARS,
 	createHttpEmbeddingProvider,
 	EmbedderError,
 	HashEmbeddingProvider,
