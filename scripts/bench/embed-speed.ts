@@ -75,7 +75,7 @@ async function textsOf(vaultDir: string, count: number, work: string): Promise<s
 	const step = Math.max(1, all.length / count);
 	const vault = join(work, "vault");
 	for (let i = 0; i < all.length && Math.floor(i / step) < count; i += step) {
-		const path = all[Math.floor(i)]!;
+		const path = all[Math.floor(i)];
 		mkdirSync(dirname(join(vault, path)), { recursive: true });
 		copyFileSync(join(vaultDir, path), join(vault, path));
 	}
@@ -107,13 +107,13 @@ async function measure(order: Order, texts: readonly string[], modelDir: string,
 	const provider = new TransformersEmbeddingProvider({ model: "Xenova/all-MiniLM-L6-v2", cacheDir: modelDir, localModelPath: modelDir, allowRemoteModels: false, dtype: "q8", batchSize: batch });
 	await provider.embed("warm up the session");
 	const meanLength = Math.round(texts.reduce((n, t) => n + t.length, 0) / texts.length);
-	const mean = texts.reduce((best, t) => (Math.abs(t.length - meanLength) < Math.abs(best.length - meanLength) ? t : best), texts[0]!);
+	const mean = texts.reduce((best, t) => (Math.abs(t.length - meanLength) < Math.abs(best.length - meanLength) ? t : best), texts[0]);
 	const input = order === "floor" ? texts.map(() => mean) : texts;
 	// The memory hands the provider `call` texts at a time, in its own order (reindex's batch); the
 	// provider batches each call by length under its budget (lengthBatches).
 	const call = order === "calls-256" ? 256 : batch;
 	const calls = chunk(input, call);
-	const batches = calls.flatMap((c) => lengthBatches(c, batch, LOCAL_BATCH_CHARS).map((b) => b.map((i) => c[i]!)));
+	const batches = calls.flatMap((c) => lengthBatches(c, batch, LOCAL_BATCH_CHARS).map((b) => b.map((i) => c[i])));
 	const cpu = process.cpuUsage();
 	const t0 = performance.now();
 	for (const c of calls) await provider.embedBatch(c);
@@ -140,13 +140,13 @@ async function main(): Promise<void> {
 		const file = join(work, "texts.json");
 		writeFileSync(file, JSON.stringify(texts));
 		const rows: Measured[] = [];
-		const load = loadavg()[0]!.toFixed(1);
+		const load = loadavg()[0].toFixed(1);
 		for (const order of ORDERS) {
-			const run = spawnSync(process.execPath, [process.argv[1]!, "--only", order, "--texts", file, "--model-dir", modelDir, "--batch", String(batch)], { encoding: "utf8", maxBuffer: 1 << 26 });
+			const run = spawnSync(process.execPath, [process.argv[1], "--only", order, "--texts", file, "--model-dir", modelDir, "--batch", String(batch)], { encoding: "utf8", maxBuffer: 1 << 26 });
 			if (run.status !== 0) throw new Error(`${order}: ${run.stderr}`);
 			rows.push(JSON.parse(run.stdout.trim().split("\n").at(-1)!) as Measured);
 		}
-		console.log(`embed-speed: ${notes} notes of ${vaultDir}, ${texts.length} texts, batch ${batch}, q8 all-MiniLM-L6-v2; load ${load} → ${loadavg()[0]!.toFixed(1)}`);
+		console.log(`embed-speed: ${notes} notes of ${vaultDir}, ${texts.length} texts, batch ${batch}, q8 all-MiniLM-L6-v2; load ${load} → ${loadavg()[0].toFixed(1)}`);
 		console.log("| order | texts | CPU s | texts / CPU s | wall s | padding | peak RSS |");
 		console.log("|---|---:|---:|---:|---:|---:|---:|");
 		for (const r of rows) {

@@ -31,12 +31,12 @@ export const LOCAL_BATCH_CHARS = 16_000;
  * Returns the texts' indices per batch.
  */
 export function lengthBatches(texts: readonly string[], maxCount: number, maxChars: number): number[][] {
-	const order = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length || a - b);
+	const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
 	const out: number[][] = [];
 	let current: number[] = [];
 	for (const i of order) {
 		// Sorted ascending: this text is the batch's longest, so the padded size is count × its length.
-		const padded = (current.length + 1) * Math.max(1, texts[i]!.length);
+		const padded = (current.length + 1) * Math.max(1, texts[i].length);
 		if (current.length > 0 && (current.length >= maxCount || padded > maxChars)) {
 			out.push(current);
 			current = [];
@@ -55,7 +55,7 @@ export async function embedByLength(
 ): Promise<Float32Array[]> {
 	const out = new Array<Float32Array>(texts.length);
 	for (const batch of lengthBatches(texts, limits.maxCount, limits.maxChars)) {
-		const vectors = await embedBatch(batch.map((i) => texts[i]!));
+		const vectors = await embedBatch(batch.map((i) => texts[i]));
 		batch.forEach((i, k) => (out[i] = vectors[k]!));
 	}
 	return out;
