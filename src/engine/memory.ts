@@ -264,9 +264,12 @@ export class Memory {
 
 	/** Removes one node for good (`erase`): its row, edges, words, vector, history and the note Engrama wrote for it. */
 	async hardForget(ctx: WriteContext, node: NodeRecord): Promise<{ node: NodeRecord; notes: NotesErased }> {
-		const { notes } = await this.erase({ scope: requireScope(ctx.scope), ids: new Set([node.id]) }, async () => {
-			await this.pipeline.hardDelete(ctx, node);
-			return { result: undefined, erased: [node] };
+		const scope = requireScope(ctx.scope);
+		const { notes } = await this.erase({ scope, ids: new Set([node.id]) }, async () => {
+			// As it is now: a note may have been written for it while the erase waited.
+			const current = (await this.graph.getNodeById(scope, node.id)) ?? node;
+			await this.pipeline.hardDelete(ctx, current);
+			return { result: undefined, erased: [current] };
 		});
 		return { node, notes };
 	}
