@@ -192,6 +192,7 @@ function registerForgetCommand(program: Command): void {
 							[
 								`${report.mode === "apply" ? "Removed" : "Would remove (dry run; --apply to do it)"} for ${report.scope.org_id}/${report.scope.user_id}:`,
 								`  ${c.nodes} nodes, ${c.edges} relations, ${c.vectors} vectors, ${c.fulltext} fulltext rows, ${c.history} history entries, ${c.name_index} name-index rows, ${c.passages} note passages`,
+								...notesLines(report.notes),
 							].join("\n"),
 						);
 						return;
@@ -208,15 +209,23 @@ function registerForgetCommand(program: Command): void {
 							[
 								`${report.mode === "apply" ? (report.action === "hard" ? "Removed" : "Archived") : "Would " + (report.action === "hard" ? "remove" : "archive") + " (dry run; --apply to do it)"} ${report.count} nodes not updated since ${report.cutoff}`,
 								...report.nodes.map((n) => `  ${n.label} "${n.name}"`),
+								...notesLines(report.notes),
 							].join("\n"),
 						);
 						return;
 					}
 					if (!options.name) throw new ValidationError("forget needs --name (and --label when the name is ambiguous), or --ttl, or --gdpr.");
 					const result = await skillsOf(run).forget(ctx, { label: options.label, name: options.name }, { hard: !!options.hard });
-					out.result(result, () => `${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`);
-				}),
+					out.result(result, () => [`${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`, ...notesLines(result.notes)].join("\n"));
+				}, { replicateToVault: true }),
 		);
+}
+
+/** What an erase did to the notes (with a vault): removed, and those kept that still hold it. */
+function notesLines(notes: { removed: number; kept: number; kept_paths: readonly string[] } | undefined): string[] {
+	if (!notes || notes.removed + notes.kept === 0) return [];
+	const kept = notes.kept > 0 ? `; kept ${notes.kept} that you wrote or changed (they still hold it): ${notes.kept_paths.join(", ")}${notes.kept > notes.kept_paths.length ? ", …" : ""}` : "";
+	return [`  notes: removed ${notes.removed} that Engrama wrote${kept}`];
 }
 
 function registerDecayCommand(program: Command): void {

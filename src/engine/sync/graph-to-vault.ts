@@ -1,4 +1,5 @@
 import { stringify } from "yaml";
+import { notesErased, targetsNode, type EraseHook, type EraseTarget, type NotesErased } from "../erase";
 import { EngramaError, ValidationError, errorMessage } from "../errors";
 import type { Memory, MemoryWriteEvent } from "../memory";
 import type { Profile } from "../profile";
@@ -34,6 +35,8 @@ export interface GraphToVaultDeps extends SyncLane {
 	readonly noteIndex: (lane: SyncLane) => Promise<NoteIndex>;
 	readonly onReport?: (report: SyncReport) => void;
 	readonly onError?: (error: unknown) => void;
+	/** Registered with `attach`: holds the vault's work around an erase (VaultSync's). */
+	readonly eraseHook?: EraseHook;
 }
 
 /**
@@ -55,14 +58,16 @@ export interface WrittenNote {
 	readonly hash: string;
 	/** `nodeStamp` of the node the note was rendered from. */
 	readonly stamp: string;
+	/** Engrama created the note and every text it held since was Engrama's: an erase removes it. */
+	readonly created: boolean;
 }
 
 export function writtenNoteOf(node: NodeRecord): WrittenNote | undefined {
 	const raw = node.props[NOTE_PROPS.written];
 	if (typeof raw !== "string") return undefined;
 	try {
-		const [path, hash, stamp] = JSON.parse(raw) as unknown[];
-		return typeof path === "string" && typeof hash === "string" && typeof stamp === "string" ? { path, hash, stamp } : undefined;
+		const [path, hash, stamp, created] = JSON.parse(raw) as unknown[];
+		return typeof path === "string" && typeof hash === "string" && typeof stamp === "string" ? { path, hash, stamp, created: created === 1 } : undefined;
 	} catch {
 		return undefined;
 	}
@@ -118,14 +123,62 @@ export class GraphToVault {
 	readonly problems: SyncProblem[] = [];
 
 	private readonly replication: SyncLane;
+	/** Erases under way: replications of their nodes are dropped. */
+	private readonly erasing: EraseTarget[] = [];
 
 	constructor(private readonly deps: GraphToVaultDeps) {
 		this.replication = deps.replication ?? deps;
 	}
 
-	/** Replicates writes made through `Memory` (remember, relate) from now on; returns the detach function. */
+	/**
+	 * Replicates writes made through `Memory` (remember, relate) from now on, and holds the vault's
+	 * work around erases; returns the detach function.
+	 */
 	attach(): () => void {
-		return this.replication.memory.onWrite((event) => this.onWrite(event));
+		const { memory } = this.replication;
+		const offWrite = memory.onWrite((event) => this.onWrite(event));
+		const offErase = this.deps.eraseHook ? memory.onErase(this.deps.eraseHook) : () => undefined;
+		return () => {
+			offWrite();
+			offErase();
+		};
+	}
+
+	/**
+	 * Runs `job` once the replications queued before it are done, dropping those of `target`'s
+	 * nodes (not yet started: they would write an erased node into a note) until `job` ends.
+	 */
+	async holding<T>(target: EraseTarget, job: () => Promise<T>): Promise<T> {
+		this.erasing.push(target);
+		try {
+			await this.idle();
+			return await job();
+		} finally {
+			this.erasing.splice(this.erasing.indexOf(target), 1);
+		}
+	}
+
+	private erased(id: string): boolean {
+		return this.erasing.some((target) => targetsNode(target, this.deps.scope, id));
+	}
+
+	/**
+	 * After an erase, its nodes' notes: one Engrama created and that holds exactly what Engrama last
+	 * wrote goes with the memory; any other (a person's note, or Engrama's edited since) is kept.
+	 */
+	async removeNotes(erased: readonly NodeRecord[]): Promise<NotesErased> {
+		const { source } = this.replication;
+		let removed = 0;
+		const kept: string[] = [];
+		for (const node of erased) {
+			const path = notePath(node);
+			if (!path || !(await source.stat(path))) continue;
+			const own = writtenNoteOf(node);
+			const ours = own?.created === true && own.path === path && source.remove !== undefined;
+			if (ours && (await source.remove!(path, own.hash))) removed++;
+			else kept.push(path);
+		}
+		return notesErased(removed, kept);
 	}
 
 	/** Resolves once every replication queued so far is done. */
@@ -139,7 +192,11 @@ export class GraphToVault {
 		// Another tenant's write (MCP scope headers) never lands in this person's vault.
 		if (event.ctx.scope.orgId !== scope.orgId || event.ctx.scope.userId !== scope.userId) return;
 		void this.queue
-			.run(() => (event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event)))
+			.run(() => {
+				const ids = event.kind === "entity" ? [event.write.node.id] : [event.write.from.id, event.write.to.id];
+				if (ids.some((id) => this.erased(id))) return Promise.resolve(null);
+				return event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event);
+			})
 			.then((report) => {
 				if (report) this.deps.onReport?.(report);
 			})
@@ -190,10 +247,10 @@ export class GraphToVault {
 	 * sync that finds that very text while the node has changed since does not read it back over
 	 * the newer state (`VaultSync`), even after a crash between the write and its sync back.
 	 */
-	private async recordWritten(lane: SyncLane, node: NodeRecord, path: string, hash: string): Promise<void> {
+	private async recordWritten(lane: SyncLane, node: NodeRecord, path: string, hash: string, created: boolean): Promise<void> {
 		const { memory } = lane;
 		const { scope } = this.deps;
-		const record = JSON.stringify([path, hash, nodeStamp(node)]);
+		const record = JSON.stringify([path, hash, nodeStamp(node), created ? 1 : 0]);
 		await memory.write(async () => {
 			// The stored node as it is now: the record must not carry an older update time back.
 			const current = await memory.graph.getNodeById(scope, node.id);
@@ -330,7 +387,7 @@ export class GraphToVault {
 		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(lane, e.node) });
 		const text = renderEntityNote(shown, relations, memory.profile);
 		// Before the file exists: a crash between the write and its sync back is covered too.
-		await this.recordWritten(lane, node, path, contentHash(text));
+		await this.recordWritten(lane, node, path, contentHash(text), true);
 		try {
 			await source.create(path, text);
 		} catch (error) {
@@ -348,17 +405,23 @@ export class GraphToVault {
 		return index.resolve(base)?.path === path ? `[[${base}]]` : `[[${path.slice(0, -3)}]]`;
 	}
 
-	/** Edits the note's frontmatter (written from `node`'s state) and records what it wrote. */
+	/**
+	 * Edits the note's frontmatter (written from `node`'s state) and records what it wrote; a note
+	 * Engrama created stays Engrama's only while nobody else changed it.
+	 */
 	private async edit(lane: SyncLane, path: string, node: NodeRecord, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
 		let hash: string;
+		let created = false;
 		try {
+			const own = writtenNoteOf(node);
+			if (own?.created && own.path === path) created = contentHash(await lane.source.read(path)) === own.hash;
 			const written = await lane.source.processFrontMatter(path, mutate);
 			// The text is known only once written (Obsidian's processFrontMatter returns none: read back).
 			hash = contentHash(typeof written === "string" ? written : await lane.source.read(path));
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
-		await this.recordWritten(lane, node, path, hash);
+		await this.recordWritten(lane, node, path, hash, created);
 	}
 }
 

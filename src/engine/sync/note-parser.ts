@@ -8,6 +8,7 @@ import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
 import { readNoteProvenance } from "./note-provenance";
+import { ENCODING_ACTIONS, looksUtf16 } from "./note-encoding";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
 import { noteBasename } from "./vault-source";
@@ -192,6 +193,9 @@ function unreadableText(text: string, settings: SyncSettings): ParseFailure | un
 			`The note is ${formatSize(text.length)}, over the ${formatSize(settings.maxNoteBytes)} sync limit.`,
 			"Split it into smaller notes, or raise the maximum note size in the sync settings.",
 		);
+	}
+	if (looksUtf16((i) => text.charCodeAt(i), text.length)) {
+		return failure("The note is UTF-16 text; Engrama reads and writes notes only as UTF-8.", ENCODING_ACTIONS.utf16);
 	}
 	if (looksBinary(text)) {
 		return failure("The file is not text (it looks binary) although its name ends in .md.", "Rename it to its real extension or move it out of the vault.");
