@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, type Pair } from "yaml";
+import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, YAMLMap, type Pair } from "yaml";
 import { errorMessage, ValidationError } from "../errors";
 
 /** Where the frontmatter block sits in a note's text. */
@@ -269,10 +269,12 @@ function updatedNode(doc: Document, old: unknown, value: unknown): unknown {
 		return old;
 	}
 	const node = doc.createNode(value);
+	// A map in a list (a relation entry that states its writer) reads best on one line.
+	visit(node, { Seq: (_, seq) => void seq.items.forEach((item) => isMap(item) && (item.flow = true)) });
 	if (isSeq(node)) {
-		// Short lists of scalars read best inline ([a, "[[b]]"]); an existing block list stays block.
-		const scalarsOnly = node.items.every((item) => isScalar(item));
-		node.flow = isSeq(old) ? !!old.flow : scalarsOnly;
+		// Short lists read best inline ([a, "[[b]]"]); an existing block list stays block.
+		const short = node.items.every((item) => isScalar(item) || isMap(item));
+		node.flow = isSeq(old) ? !!old.flow : short;
 	}
 	if (isScalar(old) && isScalar(node) && typeof old.value === typeof node.value && old.type) node.type = old.type;
 	return node;
