@@ -1,4 +1,4 @@
-import { stringify } from "yaml";
+import { Document, isMap, visit } from "yaml";
 import { notesErased, targetsNode, type EraseHook, type EraseTarget, type NotesErased } from "../erase";
 import { EngramaError, ValidationError, errorMessage } from "../errors";
 import type { Memory, MemoryWriteEvent } from "../memory";
@@ -9,7 +9,7 @@ import type { NodeRecord, PropValue, Scope } from "../types";
 import { contentHash } from "./content-hash";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
-import { applyProvenanceKeys, edgeWriter, provenanceKeys, withWriterMarks } from "./note-provenance";
+import { applyProvenanceKeys, provenanceKeys, RELATION_ENTRY_KEYS, relationEntry } from "./note-provenance";
 import { NOTE_ORIGIN, type PreparedNote, type SyncRun } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -265,17 +265,18 @@ export class GraphToVault {
 		const to = await memory.graph.getNodeById(scope, event.write.to.id);
 		if (!from || !to) return null;
 		const path = notePath(from);
-		// The relation is the writer's: an agent's is marked in the note (and so survives a rebuild from the vault).
-		const marked = event.write.created ? withWriterMarks(from, event.ctx) : from;
 		if (!path) {
 			if (!this.exportable(from)) return null;
-			const created = await this.createNote(lane, from, new Set(), marked);
+			const created = await this.createNote(lane, from, new Set());
 			return this.deps.syncPaths([created], lane);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
-		const ref = await this.refFor(lane, to);
+		// The relation is its writer's: an agent's entry states who made it (and so survives a
+		// rebuild from the vault), and the note's own text keeps its trust.
+		const edge = (await memory.graph.edgesOf(scope, from.id, "out")).find((e) => e.type === event.write.type && e.node.id === to.id);
+		const entry = relationEntry(await this.refFor(lane, to), edge?.edge.props ?? {}, from);
 		await this.edit(lane, path, from, (fm) => {
-			if (addRelation(fm, event.write.type, ref, to, memory.profile) && marked !== from) applyProvenanceKeys(fm, marked);
+			addRelation(fm, event.write.type, entry, to, memory.profile);
 		});
 		return this.deps.syncPaths([path], lane);
 	}
@@ -335,12 +336,10 @@ export class GraphToVault {
 		if (node.props.status === "archived") return false;
 		const foreign = (await memory.graph.edgesOf(scope, node.id, "out")).filter((e) => e.edge.props.origin !== NOTE_ORIGIN);
 		if (foreign.length === 0 || !(await source.stat(path))) return false;
-		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node), writer: edgeWriter(e.edge.props) })));
+		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, entry: relationEntry(await this.refFor(lane, e.node), e.edge.props, node) })));
 		try {
 			await this.edit(lane, path, node, (fm) => {
-				let marked = node;
-				for (const r of refs) if (addRelation(fm, r.type, r.ref, r.node, memory.profile) && r.writer) marked = withWriterMarks(marked, r.writer);
-				if (marked !== node) applyProvenanceKeys(fm, marked);
+				for (const r of refs) addRelation(fm, r.type, r.entry, r.node, memory.profile);
 			});
 			return true;
 		} catch (error) {
@@ -377,15 +376,15 @@ export class GraphToVault {
 		throw new ValidationError(`No free file name for ${node.label} "${node.key}" in ${this.folderFor(node)}.`);
 	}
 
-	/** Writes the node's note (as `shown`, where a relation's writer marks it) and returns its path. */
-	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>, shown: NodeRecord = node): Promise<string> {
+	/** Writes the node's note and returns its path. */
+	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<string> {
 		const { memory, source } = lane;
 		const { scope } = this.deps;
 		const path = await this.plannedPath(lane, node, reserved);
 		const edges = await memory.graph.edgesOf(scope, node.id, "out");
-		const relations: { type: string; ref: string }[] = [];
-		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(lane, e.node) });
-		const text = renderEntityNote(shown, relations, memory.profile);
+		const relations: { type: string; entry: RelationEntry }[] = [];
+		for (const e of edges) relations.push({ type: e.type, entry: relationEntry(await this.refFor(lane, e.node), e.edge.props, node) });
+		const text = renderEntityNote(node, relations, memory.profile);
 		// Before the file exists: a crash between the write and its sync back is covered too.
 		await this.recordWritten(lane, node, path, contentHash(text), true);
 		try {
@@ -439,8 +438,10 @@ function notePath(node: NodeRecord): string | undefined {
 	return typeof path === "string" && path !== "" ? path : undefined;
 }
 
-/** Adds `ref` to `relations[type]` unless the note already names that target; true when it added it. */
-function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): boolean {
+type RelationEntry = ReturnType<typeof relationEntry>;
+
+/** Adds `entry` to `relations[type]` unless the note already names that target; true when it added it. */
+function addRelation(fm: Record<string, unknown>, type: string, entry: RelationEntry, target: NodeRecord, profile: Profile): boolean {
 	const current = fm.relations;
 	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
 		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
@@ -449,17 +450,24 @@ function addRelation(fm: Record<string, unknown>, type: string, ref: string, tar
 	const key = Object.keys(relations).find((k) => profile.resolveRelationType(k) === type) ?? type;
 	const value = relations[key];
 	const list: unknown[] = value === undefined || value === null ? [] : Array.isArray(value) ? [...(value as unknown[])] : [value];
+	const ref = entryRef(entry) as string;
 	const names = new Set([target.key.toLowerCase(), ref.toLowerCase(), ref.replace(/^\[\[|\]\]$/g, "").toLowerCase()]);
-	const already = list.some((item) => {
+	const already = list.some((listed) => {
+		const item = entryRef(listed);
 		if (typeof item !== "string") return false;
 		const plain = item.replace(/^\[\[|\]\]$/g, "").split(/[|#]/)[0].trim().toLowerCase();
 		return names.has(item.toLowerCase()) || names.has(plain) || names.has(plain.slice(plain.lastIndexOf("/") + 1));
 	});
 	if (already) return false;
-	list.push(ref);
+	list.push(entry);
 	relations[key] = list;
 	fm.relations = relations;
 	return true;
+}
+
+/** The target an entry names: itself when plain, its `to` when it states a writer. */
+function entryRef(entry: unknown): unknown {
+	return entry && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, unknown>)[RELATION_ENTRY_KEYS.to] : entry;
 }
 
 function yamlValue(value: PropValue): unknown {
@@ -471,7 +479,7 @@ function yamlValue(value: PropValue): unknown {
  * profile knows and its relations; a body with the name and summary. Parsing it back gives the
  * same node (the description comes from the frontmatter, not the body).
  */
-export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; ref: string }[], profile: Profile): string {
+export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; entry: RelationEntry }[], profile: Profile): string {
 	const def = profile.resolveLabel(node.label);
 	const fm: Record<string, unknown> = {
 		engrama_id: node.id,
@@ -489,11 +497,14 @@ export function renderEntityNote(node: NodeRecord, relations: readonly { type: s
 	}
 	Object.assign(fm, provenanceKeys(node));
 	if (relations.length > 0) {
-		const map: Record<string, string[]> = {};
-		for (const r of relations) (map[r.type] ??= []).push(r.ref);
+		const map: Record<string, RelationEntry[]> = {};
+		for (const r of relations) (map[r.type] ??= []).push(r.entry);
 		fm.relations = map;
 	}
-	const yaml = stringify(fm, { lineWidth: 0, flowCollectionPadding: false, collectionStyle: "block" });
+	const doc = new Document(fm);
+	// Block lists, but a relation entry that states its writer on one line, as edits write it.
+	visit(doc, { Seq: (_, seq) => void seq.items.forEach((item) => isMap(item) && (item.flow = true)) });
+	const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 	const summary = typeof node.props.summary === "string" ? node.props.summary : typeof node.props.description === "string" ? node.props.description : "";
 	const quote = summary ? `\n> ${summary.replace(/\s*\n\s*/g, " ")}\n` : "";
 	return `---\n${yaml}---\n# ${node.key}\n${quote}`;

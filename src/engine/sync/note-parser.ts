@@ -7,7 +7,7 @@ import type { NodeProvenance } from "../write/provenance";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
-import { readNoteProvenance } from "./note-provenance";
+import { readNoteProvenance, readRelationProvenance, RELATION_ENTRY_KEYS } from "./note-provenance";
 import { ENCODING_ACTIONS, looksUtf16 } from "./note-encoding";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
@@ -19,6 +19,8 @@ import type { PassageInput } from "../protocols";
 export interface ParsedRelation {
 	readonly type: string;
 	readonly target: string;
+	/** The writer the entry states (`{to: "[[X]]", source: mcp, …}`); otherwise the note's. */
+	readonly provenance?: NodeProvenance;
 }
 
 export interface ParsedNote {
@@ -404,7 +406,8 @@ function parseRelations(
 		const items = targets === null || targets === undefined ? [] : Array.isArray(targets) ? targets : [targets];
 		let bad = false;
 		for (const item of items) {
-			const target = targetName(item);
+			const entry = isEntryMap(item) ? item : undefined;
+			const target = targetName(entry ? entry[RELATION_ENTRY_KEYS.to] : item);
 			if (target === undefined) {
 				bad = true;
 				continue;
@@ -413,17 +416,25 @@ function parseRelations(
 			const dedupe = `${type}|${target.toLowerCase()}`;
 			if (seen.has(dedupe)) continue;
 			seen.add(dedupe);
-			relations.push({ type, target });
+			const problems: string[] = [];
+			const provenance = entry ? readRelationProvenance(entry, problems) : undefined;
+			for (const problem of problems) warn(`relations.${rawType} → "${target}": ${problem}`, "Fix or remove it on that relation's line.");
+			relations.push({ type, target, ...(provenance ? { provenance } : {}) });
 		}
 		if (bad) {
 			frozenTypes.push(type);
 			warn(
 				`relations.${rawType} has a value that is not a name or a [[link]].`,
-				`List names or "[[links]]" only (quote numbers), e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
+				`List names or "[[links]]" only (quote numbers), or {to: "[[link]]", source: …} maps, e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
 			);
 		}
 	}
 	return { relations, frozenTypes, frozen: false };
+}
+
+/** A relation entry that states its writer: a map with a `to` target. */
+function isEntryMap(item: unknown): item is Record<string, unknown> {
+	return !!item && typeof item === "object" && !Array.isArray(item) && RELATION_ENTRY_KEYS.to in item;
 }
 
 /** A relation target: a name or a wikilink; `[[X]]` written unquoted in YAML arrives as [["X"]]. */
