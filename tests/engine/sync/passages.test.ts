@@ -193,3 +193,19 @@ describe("search over entities and notes", () => {
 		expect(noteSection(text, 4, { heading: "missing" }, 1000)).toBeNull();
 	});
 });
+
+describe("passage snippets", () => {
+	it("snippets mark only the query's content words: no function words, nothing inside a link, no doubled markers", () => {
+		const text = "To pin a note, open the menu of the tab and choose **Pin**. See https://help.obsidian.md/pin-tab or [the guide](https://example.com/open/pin).";
+		const snippet = passageSnippet(text, "how do I pin the tab open");
+		expect(snippet).toContain("**pin** a note");
+		expect(snippet).toContain("**open** the menu");
+		expect(snippet).toContain("choose **Pin**.");
+		expect(snippet).not.toContain("****");
+		expect(snippet).not.toMatch(/\*\*(the|to|of|and|a)\*\*/i);
+		expect(snippet).toContain("https://help.obsidian.md/pin-tab");
+		expect(snippet).toContain("(https://example.com/open/pin)");
+		// A query of function words only still marks them: nothing else would show why it matched.
+		expect(passageSnippet("what it is about", "what is it")).toBe("**what** **it** **is** about");
+	});
+});
