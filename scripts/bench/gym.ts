@@ -10,7 +10,7 @@
 // - Vaults come from scripts/bench/vault-retrieval/get-obsidian-hub.sh and
 //   scripts/bench/gym/get-vaults.sh; a missing one is skipped with a SKIP line.
 // - The model: scripts/bench/models/prepare-maven-model.sh minilm q8.
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { arg } from "./args";
@@ -24,7 +24,8 @@ import { MODELS, type ModelName } from "./vault-retrieval/vault-memory";
 const quick = process.argv.includes("--quick");
 const models = arg("models", quick ? "none" : "none,minilm").split(",") as ModelName[];
 const modelRoot = resolve(arg("model-root", ".bench-out/models/models"));
-const locomoFile = arg("locomo", "../shared/bench/locomo/locomo7.json");
+// The shared data folder beside the checkout (../shared from the main one, ../../shared from a worktree under wt/).
+const locomoFile = arg("locomo", ["../shared/bench/locomo/locomo7.json", "../../shared/bench/locomo/locomo7.json"].find((f) => existsSync(f)) ?? "../shared/bench/locomo/locomo7.json");
 const hubDistractors = Number(arg("hub-distractors", quick ? "300" : "1000"));
 const VAULTS: readonly VaultCorpus[] = [
 	{

@@ -11,6 +11,7 @@ import { TRUST_LEVELS } from "../write/write-pipeline";
 import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, nameWords, queryNames, type GraphSignal, type NodeRef } from "./graph-rerank";
+import { nameRarity } from "./name-rarity";
 import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./passage-hits";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 import { withSynonyms, type SynonymSource } from "./synonyms";
@@ -269,7 +270,7 @@ export class HybridSearch {
 				fanOutCap: s.fanOutCap,
 				cohesionDecay: s.cohesionDecay,
 				anchorWeight: s.anchorWeight,
-			}));
+			}, nameRarity(this.deps.graph, scope)));
 		}
 
 		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0);
