@@ -5,7 +5,7 @@
 // chosen leaving one corpus out.
 //
 // Usage: npm run bench -- gym [--quick] [--json FILE] [--models none,minilm] [--corpora a,b]
-//        [--locomo FILE] [--model-root DIR] [--hub-distractors N]
+//        [--locomo FILE] [--model-root DIR] [--hub-distractors N] [--candidate '{"graphWeight":0.05}' ...]
 // - --quick: no model, two LoCoMo conversations, 300 obsidian-hub distractors (a few minutes).
 // - Vaults come from scripts/bench/vault-retrieval/get-obsidian-hub.sh and
 //   scripts/bench/gym/get-vaults.sh; a missing one is skipped with a SKIP line.
@@ -18,7 +18,7 @@ import { benchEmbedder } from "./locomo/embedder";
 import { percentile } from "./stats";
 import { byWeights, groupSpread, leaveOneCorpusOut, measure, noise, plainBm25, plainRrf, type Fold } from "./gym/choose";
 import { runLocomo, runVault, type CorpusRun, type VaultCorpus } from "./gym/corpora";
-import { DEFAULT_WEIGHTS, TERMS } from "./gym/terms";
+import { DEFAULT_WEIGHTS, TERMS, type Weights } from "./gym/terms";
 import { MODELS, type ModelName } from "./vault-retrieval/vault-memory";
 
 const quick = process.argv.includes("--quick");
@@ -84,6 +84,16 @@ for (const run of runs) {
 	console.log(
 		`| ${run.corpus} | ${run.model} | ${run.measure} | ${run.asked.length} | **${f3(def)}** | ${f3(bm25)} | ${f3(rrf)} | ${(def - Math.max(bm25, rrf) >= 0 ? "+" : "") + (def - Math.max(bm25, rrf)).toFixed(3)} | ${without.join(" | ")} | ${spread} | ${p95.toFixed(0)} ms |`,
 	);
+}
+// `--candidate '{"graphWeight":0.05}'` (repeatable): the default with other weights, beside it and the baselines.
+const candidates = process.argv.flatMap((a, i) => (a === "--candidate" && process.argv[i + 1] ? [JSON.parse(process.argv[i + 1]) as Partial<Weights>] : []));
+if (candidates.length > 0) {
+	console.log(`\n| corpus | model | default | ${candidates.map((c) => JSON.stringify(c)).join(" | ")} | best baseline |`);
+	console.log(`| --- | --- | ---: | ${candidates.map(() => "---:").join(" | ")} | ---: |`);
+	for (const run of runs) {
+		const cells = candidates.map((c) => f3(measure(run, byWeights({ ...DEFAULT_WEIGHTS, ...c }))));
+		console.log(`| ${run.corpus} | ${run.model} | ${f3(measure(run, byWeights(DEFAULT_WEIGHTS)))} | ${cells.join(" | ")} | ${f3(Math.max(measure(run, plainBm25), measure(run, plainRrf)))} |`);
+	}
 }
 const mismatched = runs.filter((r) => r.rescoreMismatches > 0);
 if (mismatched.length > 0) console.log(`\nre-scoring differed from the engine's page on: ${mismatched.map((r) => `${r.corpus} ${r.model} (${r.rescoreMismatches})`).join(", ")}`);

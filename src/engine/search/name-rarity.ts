@@ -13,19 +13,40 @@ import { nameWords } from "./graph-rerank";
  */
 const RARITY_CAP = 200;
 
+/** A word's rarity is kept this long: it moves slowly, and counting a common word costs a search. */
+const RARITY_TTL_MS = 60_000;
+const RARITY_CACHE_MAX = 2048;
+
 export type NameRarity = (names: readonly string[]) => Promise<Map<string, number>>;
 
-/** Rarity of each name, looked up once per word for this search. */
-export function nameRarity(graph: GraphReads, scope: PartialScope): NameRarity {
-	const byWord = new Map<string, number>();
+/** Word rarities of one memory, by scope and word, each kept RARITY_TTL_MS (by the search's clock). */
+export class RarityCache {
+	private readonly words = new Map<string, { rarity: number; at: number }>();
+
+	constructor(private readonly now: () => number) {}
+
+	get(key: string): number | undefined {
+		const hit = this.words.get(key);
+		return hit && this.now() - hit.at < RARITY_TTL_MS ? hit.rarity : undefined;
+	}
+
+	set(key: string, rarity: number): void {
+		if (this.words.size >= RARITY_CACHE_MAX) this.words.clear();
+		this.words.set(key, { rarity, at: this.now() });
+	}
+}
+
+/** Rarity of each name in the scope's memory, words looked up through the cache. */
+export function nameRarity(graph: GraphReads, scope: PartialScope, cache: RarityCache): NameRarity {
 	let total: number | undefined;
 	const wordRarity = async (word: string): Promise<number> => {
-		const known = byWord.get(word);
+		const key = `${scope.orgId ?? ""}\u0000${scope.userId ?? ""}\u0000${word}`;
+		const known = cache.get(key);
 		if (known !== undefined) return known;
 		total ??= (await graph.counts(scope)).nodes;
 		const df = await documentsHolding(graph, scope, word);
 		const rarity = total < 2 ? 1 : df <= 1 ? 1 : df >= total ? 0 : Math.log(total / df) / Math.log(total);
-		byWord.set(word, rarity);
+		cache.set(key, rarity);
 		return rarity;
 	};
 	return async (names) => {
