@@ -11,6 +11,7 @@ import { TRUST_LEVELS } from "../write/write-pipeline";
 import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
 import { expandNeighbours, graphSignals, GraphWalker, nameWords, queryNames, type GraphSignal, type NodeRef } from "./graph-rerank";
+import { nameRarity, RarityCache } from "./name-rarity";
 import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./passage-hits";
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 import { withSynonyms, type SynonymSource } from "./synonyms";
@@ -191,9 +192,12 @@ interface VectorAnswer {
  */
 export class HybridSearch {
 	readonly settings: SearchSettings;
+	/** How rare the words of names are (the anchor term's weight), kept between searches. */
+	private readonly rarities: RarityCache;
 
 	constructor(private readonly deps: HybridSearchDeps) {
 		this.settings = { ...DEFAULT_SEARCH_SETTINGS, ...stripUndefined(deps.settings ?? {}) };
+		this.rarities = new RarityCache(() => deps.clock.now().getTime());
 	}
 
 	/** `request.labels` must be canonical (Memory.search resolves them against the profile). */
@@ -269,7 +273,7 @@ export class HybridSearch {
 				fanOutCap: s.fanOutCap,
 				cohesionDecay: s.cohesionDecay,
 				anchorWeight: s.anchorWeight,
-			}));
+			}, nameRarity(this.deps.graph, scope, this.rarities)));
 		}
 
 		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0);
