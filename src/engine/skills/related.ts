@@ -53,7 +53,7 @@ export const RELATED_LIMIT = 8;
  * frequency (headings counted twice), besides its name. bm25 then weighs them by rarity, so more
  * words find more of what the note is about (link recovery, npm run bench -- link-recovery).
  */
-const QUERY_WORDS = 32;
+const QUERY_WORDS = 12;
 /** Passages read for the words channel: a note's score is the sum of its passages' among them. */
 const PASSAGE_DEPTH = 80;
 /** Hits read per other channel before fusion. */
