@@ -195,16 +195,23 @@ export class ContextTab {
 	}
 }
 
-/** "Related notes": what skills.related answers, each note with the passage that makes it related. */
+/**
+ * "Related notes": what skills.related answers, each note with the passage that makes it related;
+ * notes already linked (which the relations above list too) under "Already linked", apart.
+ */
 function relatedSection(el: HTMLElement, view: RelatedView, open: (note: RelatedNoteView, line?: number) => void): void {
 	el.empty();
 	el.createDiv({ cls: "engrama-relation-type", text: "Related notes" });
-	if (view.related.length === 0) {
-		el.createDiv({ cls: "engrama-empty", text: "No related notes found yet." });
-		return;
-	}
+	if (view.related.length === 0) el.createDiv({ cls: "engrama-empty", text: view.linked.length > 0 ? "No related notes that are not linked yet." : "No related notes found yet." });
+	else relatedList(el, view.related, open);
+	if (view.linked.length === 0) return;
+	el.createDiv({ cls: "engrama-relation-type", text: "Already linked" });
+	relatedList(el, view.linked, open);
+}
+
+function relatedList(el: HTMLElement, notes: readonly RelatedNoteView[], open: (note: RelatedNoteView, line?: number) => void): void {
 	const list = el.createEl("ul", { cls: "engrama-related-list" });
-	for (const note of view.related) {
+	for (const note of notes) {
 		const li = list.createEl("li", { cls: "engrama-related-note" });
 		const link = li.createEl("a", { cls: "engrama-entity-link", text: note.name, attr: { "aria-label": `Open ${note.path}` } });
 		link.addEventListener("click", () => open(note));
