@@ -471,7 +471,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 		);
 		this.number(el, "RRF k", "Higher values flatten the rank differences (default 60).", this.s.search.rrfK, (n) => (s) => (s.search.rrfK = n));
 		this.number(el, "Vector weight (linear)", "α, 0–1 (default 0.6).", this.s.search.alpha, (n) => (s) => (s.search.alpha = n));
-		this.number(el, "Graph weight", "β, 0–1 (default 0.15).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
+		this.number(el, "Graph weight", "β, 0–1 (default 0.05).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
 		this.number(el, "Recency weight", "γ, 0–1 (default 0.1).", this.s.search.temporalWeight, (n) => (s) => (s.search.temporalWeight = n));
 		this.number(
 			el,
