@@ -35,6 +35,13 @@ beforeAll(async () => {
 	const vault = join(dir.path, "vault");
 	mkdirSync(vault);
 	writeNote(vault, "Projects/Billing Portal.md", "---\ntype: Project\n---\n# Billing Portal\n\nInvoices.\n");
+	// Twelve notes that all speak of invoices at length; one of them holds the answer.
+	const filler = (i: number) =>
+		`Invoices for clinic ${i} are sent monthly, and every invoice carries the clinic's tax number, the period, the amounts per service and the payment terms agreed in the contract.`;
+	for (let i = 0; i < 12; i++) {
+		const answer = i === 7 ? "\n\n## Retry limit\n\nA failed invoice delivery is retried at most 7 attempts, then the invoice goes to the manual queue.\n" : "";
+		writeNote(vault, `Billing/Invoice run ${i}.md`, `# Invoice run ${i}\n\n${filler(i)}\n\n## Delivery\n\n${filler(i + 100)} Invoice delivery uses the mail relay.${answer}\n## Notes\n\n${filler(i + 200)}\n`);
+	}
 	bridge = await startBridge({ dir: dir.path, vault });
 	client = await connectClient(bridge.url, bridge.token);
 	await ok(client, "engrama_sync_vault", {});
@@ -47,6 +54,28 @@ afterAll(async () => {
 });
 
 describe("agent ergonomics over real HTTP", () => {
+	it("tools/list costs at most 14 kB, and every input schema refuses undeclared properties", async () => {
+		const list = await client.listTools();
+		const bytes = Buffer.byteLength(JSON.stringify(list));
+		console.info(`tools/list: ${bytes} bytes`);
+		expect(bytes).toBeLessThanOrEqual(14_000);
+		for (const tool of list.tools) expect(tool.inputSchema, tool.name).toMatchObject({ type: "object", additionalProperties: false });
+	});
+
+	it("a default engrama_search costs at most 4 kB with the answer in it; per-signal scores only on request", async () => {
+		const result = await call(client, "engrama_search", { query: "invoice delivery retry limit" });
+		const bytes = wireBytes(result);
+		console.info(`default engrama_search: ${bytes} bytes, ${(result.structuredContent as { results: unknown[] }).results.length} results`);
+		expect(bytes).toBeLessThanOrEqual(4_000);
+		const view = result.structuredContent as { results: { path?: string; scores?: unknown; passages?: { heading: string; snippet: string }[] }[] };
+		expect(view.results.length).toBeGreaterThanOrEqual(10);
+		const answer = view.results.find((r) => r.path === "Billing/Invoice run 7.md");
+		expect(answer?.passages?.some((p) => p.snippet.includes("7 attempts"))).toBe(true);
+		expect(view.results.every((r) => r.scores === undefined)).toBe(true);
+		const scored = await ok<{ results: { scores: Record<string, number> }[] }>(client, "engrama_search", { query: "invoice delivery retry limit", scores: true });
+		expect(Object.keys(scored.results[0].scores)).toEqual(expect.arrayContaining(["rrf", "fulltext", "vector", "trust"]));
+	});
+
 	it("engrama_sync_note on a path that is not in the vault is an error naming it, not a success", async () => {
 		const result = await call(client, "engrama_sync_note", { path: "Projects/Nowhere.md" });
 		expect(result.isError).toBe(true);

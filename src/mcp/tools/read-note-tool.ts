@@ -12,12 +12,12 @@ export function readNoteTool(env: ToolEnv) {
 		name: "engrama_read_note",
 		title: "Read a note's section",
 		description:
-			"Read one section of a note of Engrama's own vault: the section under `heading` (a heading path from engrama_search's passages, e.g. 'Setup > Linux', or just its last heading), else the section holding `line`, else the note from its start, up to max_chars. Use it after engrama_search found a passage and you need the whole section. path is relative to the vault root; paths outside the vault (.., absolute, hidden folders, symlinks leading out) are refused.",
+			"Read one section of a note in Engrama's vault: by `heading` (a passage's heading path, e.g. 'Setup > Linux'; \"\" is the text before the first heading), else the section holding `line`, else from the start; up to max_chars.",
 		inputSchema: {
-			path: text("path", 1000, "Vault-relative path of the note, as engrama_search returns it, e.g. 'Guides/Setup.md'."),
-			heading: text("heading", 500, "Heading path of the section, e.g. 'Setup > Linux' (from a search result's passages).").optional(),
-			line: count("line", 1, 10_000_000, "A file line inside the section (from a search result's passages).").optional(),
-			max_chars: count("max_chars", 200, 20_000, "Most characters returned (200-20000).").default(DEFAULT_CHARS),
+			path: text("path", 1000, "Vault-relative, as engrama_search returns it."),
+			heading: text("heading", 500, "From a passage, e.g. 'Setup > Linux'.").optional(),
+			line: count("line", 1, 10_000_000, "A line inside the section.").optional(),
+			max_chars: count("max_chars", 200, 20_000, "").default(DEFAULT_CHARS),
 		},
 		outputSchema: { path: z.string(), heading: z.string(), line: z.number(), end_line: z.number(), truncated: z.boolean(), text: z.string() },
 		annotations: { ...READ_ONLY, title: "Read a note's section" },
