@@ -15,7 +15,7 @@ export function readNoteTool(env: ToolEnv) {
 			"Read one section of a note in Engrama's vault: by `heading` (a passage's heading path, e.g. 'Setup > Linux'; \"\" is the text before the first heading), else the section holding `line`, else from the start; up to max_chars.",
 		inputSchema: {
 			path: text("path", 1000, "Vault-relative, as engrama_search returns it."),
-			heading: text("heading", 500, "From a passage, e.g. 'Setup > Linux'.").optional(),
+			heading: text("heading", 500, "From a passage, e.g. 'Setup > Linux'.", 0).optional(),
 			line: count("line", 1, 10_000_000, "A line inside the section.").optional(),
 			max_chars: count("max_chars", 200, 20_000, "").default(DEFAULT_CHARS),
 		},
@@ -28,9 +28,10 @@ export function readNoteTool(env: ToolEnv) {
 			const note = await vault.source.read(path);
 			const section = noteSection(note, bodyLineOf(note), { heading: args.heading, line: args.line }, args.max_chars);
 			if (!section) throw new NotFoundError(`"${path}" has no heading "${args.heading ?? ""}". Give a heading path from engrama_search's passages, or a line.`);
+			// The section's text once, in structuredContent (older clients get it as JSON after the summary).
 			const structured = { path, heading: section.heading, line: section.line, end_line: section.endLine, truncated: section.truncated, text: section.text };
 			const where = section.heading ? ` # ${section.heading}` : "";
-			return { structured, summary: `${path}${where}, lines ${section.line}-${section.endLine}${section.truncated ? ` (first ${args.max_chars} characters)` : ""}:\n${section.text}` };
+			return { structured, summary: `${path}${where}, lines ${section.line}-${section.endLine}${section.truncated ? ` (first ${args.max_chars} characters)` : ""}.` };
 		},
 	});
 }

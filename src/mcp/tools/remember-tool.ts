@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError } from "../../engine/errors";
+import type { RelationOutcomeView } from "../../engine";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
 
 const target = z.union([
@@ -43,7 +44,7 @@ export function rememberTool(env: ToolEnv) {
 				.refine((r) => Object.keys(r).length <= 50, { error: "relations names more than 50 types; keep at most 50." })
 				.optional()
 				.describe('{"REL_TYPE": [target, ...]}; a target is a name or {"name", "label"}.'),
-			force_new: z.boolean().optional().describe("With ENGRAMA_REMEMBER_DEDUPE=block: create the node even though it looks like a duplicate."),
+			force_new: z.boolean().optional().describe("Create a new node even when it looks like a duplicate of another (when the memory refuses likely duplicates)."),
 		},
 		outputSchema: {
 			created: z.boolean(),
@@ -73,7 +74,7 @@ export function rememberTool(env: ToolEnv) {
 			});
 			const node = result.node;
 			const notes = [
-				result.relations.length > 0 ? `${result.relations.filter((r) => r.outcome === "resolved" || r.outcome === "stubbed").length}/${result.relations.length} relations written` : "",
+				relationsNote(result.relations),
 				result.orphan_warning ? "no relations yet: see suggested_relations" : "",
 				result.possible_duplicate_of.length > 0 ? `possible duplicate of ${result.possible_duplicate_of.map((d) => `${d.label} "${d.name}"`).join(", ")}` : "",
 				...result.warnings,
@@ -85,6 +86,14 @@ export function rememberTool(env: ToolEnv) {
 			};
 		},
 	});
+}
+
+/** "2/3 relations written (USES "X": why)": each relation not written, with its reason. */
+function relationsNote(relations: readonly RelationOutcomeView[]): string {
+	if (relations.length === 0) return "";
+	const written = relations.filter((r) => r.outcome === "resolved" || r.outcome === "stubbed");
+	const missed = relations.filter((r) => !written.includes(r)).map((r) => `${r.type} "${r.target}": ${r.message.replace(/\.$/, "")}`);
+	return `${written.length}/${relations.length} relations written${missed.length > 0 ? ` (${missed.join("; ")})` : ""}`;
 }
 
 function capitalise(text: string): string {

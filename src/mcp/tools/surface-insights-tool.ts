@@ -11,12 +11,22 @@ export function surfaceInsightsTool(env: ToolEnv) {
 			limit: count("limit", 1, 100, "").default(10),
 			title: text("title", 500, "One Insight, by exact title.").optional(),
 			query: text("query", 500, "Only Insights about this topic.").optional(),
+			status: z.enum(["pending", "approved", "dismissed"], { error: "status must be 'pending', 'approved' or 'dismissed'." }).default("pending").describe(""),
 		},
 		outputSchema: { insights: z.array(z.looseObject({ title: z.string(), body: z.string(), status: z.string() })) },
 		annotations: { ...READ_ONLY, title: "Pending Insights" },
 		async run(args, call) {
 			const { skills } = env;
 			const scope = call.scope.scope;
+			if (args.status !== "pending" && args.title === undefined) {
+				// Reviewed Insights: listed in review order (the topic search covers pending ones).
+				const insights = await skills.insights(scope, { status: args.status, limit: args.limit });
+				const n = insights.length;
+				return {
+					structured: { insights },
+					summary: n === 0 ? `No ${args.status} Insights.` : `${n} ${args.status} Insight${n === 1 ? "" : "s"}: ${insights.map((i) => `"${i.title}"`).slice(0, 5).join(", ")}${n > 5 ? ", ..." : ""}.`,
+				};
+			}
 			if (args.title !== undefined) {
 				const view = await skills.insight(scope, args.title);
 				const pending = view.status === "pending";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ValidationError } from "../../engine/errors";
+import { NotFoundError, ValidationError } from "../../engine/errors";
 import { defineTool, type ToolEnv } from "../tool-kit";
 import { resolveVaultFolder } from "../vault-path";
 import { requireVaultSync, syncReportView, syncSummary } from "./sync-shared";
@@ -28,6 +28,7 @@ export function syncVaultTool(env: ToolEnv) {
 			}
 			const prefix = `${folder.toLowerCase()}/`;
 			const paths = (await vault.source.list()).map((f) => f.path).filter((p) => p.toLowerCase().startsWith(prefix));
+			if (paths.length === 0) throw new NotFoundError(`No folder "${folder}" in the vault ${vault.path} (or it holds no notes); nothing was synced. Give a vault-relative folder, or none for the whole vault.`);
 			const report = await sync.syncPaths(paths);
 			return { structured: { folder, ...syncReportView(report) }, summary: `${folder}: ${syncSummary(report)}` };
 		},
