@@ -32,6 +32,7 @@ export default defineConfig([
 			"src/mcp/http-guard.ts",
 			"src/mcp/http-server.ts",
 			"src/mcp/http-sessions.ts",
+			"src/mcp/session-ids.ts",
 			"src/mcp/mcp-token.ts",
 			"src/mcp/node-vault-guard.ts",
 			"src/mcp/stdio-proxy.ts",

@@ -29,6 +29,7 @@ export type {
 	IngestResult,
 	RecallView,
 	RelateResult,
+	RelationOutcomeView,
 	RememberInput,
 	RememberResult,
 	TtlReport,

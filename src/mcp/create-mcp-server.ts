@@ -31,6 +31,36 @@ export function createToolEnv(input: McpServerInput): ToolEnv {
 	return { memory, services, skills, schemas: profileSchemas(memory) };
 }
 
+type JsonSchema = Record<string, unknown>;
+
+/** A schema without empty descriptions: a parameter whose name says it all is described as "" in its tool. */
+function withoutEmptyDescriptions(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(withoutEmptyDescriptions);
+	if (typeof value !== "object" || value === null) return value;
+	return Object.fromEntries(Object.entries(value).filter(([key, v]) => !(key === "description" && v === "")).map(([key, v]) => [key, withoutEmptyDescriptions(v)]));
+}
+
+/** An input schema as agents read it: no `$schema` line, and undeclared properties refused (as the server does). */
+function inputJsonSchema(tool: EngramaTool): Tool["inputSchema"] {
+	const { $schema: _, ...schema } = withoutEmptyDescriptions(toJsonSchemaCompat(z.object(tool.inputSchema), { strictUnions: true, pipeStrategy: "input" })) as JsonSchema;
+	return { ...schema, additionalProperties: false } as unknown as Tool["inputSchema"];
+}
+
+/**
+ * An output schema as the fields every success carries. The fields' shapes are in the tool's
+ * description; spelling them out here doubled tools/list, which every session pays for.
+ */
+function outputJsonSchema(tool: EngramaTool): Tool["outputSchema"] {
+	const full = toJsonSchemaCompat(z.looseObject(tool.outputSchema), { strictUnions: true, pipeStrategy: "output" });
+	return { type: "object", ...(full.required ? { required: full.required } : {}) } as Tool["outputSchema"];
+}
+
+/** The annotations without their title, which is the tool's own (already in the listing). */
+function annotationsOf(tool: EngramaTool): Tool["annotations"] {
+	const { title: _title, ...hints } = tool.annotations;
+	return hints;
+}
+
 // The JSON Schemas of the tools depend only on the profile: convert them once, not per tools/list
 // (the conversion costs ~0.1 s, and every client session lists the tools).
 const toolLists = new WeakMap<ToolEnv, ListToolsResult>();
@@ -44,9 +74,9 @@ function toolList(env: ToolEnv, tools: readonly EngramaTool[]): ListToolsResult 
 					name: tool.name,
 					title: tool.title,
 					description: tool.description,
-					inputSchema: toJsonSchemaCompat(z.object(tool.inputSchema), { strictUnions: true, pipeStrategy: "input" }) as Tool["inputSchema"],
-					outputSchema: toJsonSchemaCompat(z.looseObject(tool.outputSchema), { strictUnions: true, pipeStrategy: "output" }) as Tool["outputSchema"],
-					annotations: tool.annotations,
+					inputSchema: inputJsonSchema(tool),
+					outputSchema: outputJsonSchema(tool),
+					annotations: annotationsOf(tool),
 				}),
 			),
 		};

@@ -1,12 +1,13 @@
 // The bridge is desktop-only: Node's http in Electron (plugin) or in the command line. No express.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, type InitializeRequest, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { ValidationError, errorMessage } from "../engine/errors";
 import { createToolEnv } from "./create-mcp-server";
 import { checkRequest } from "./http-guard";
 import { readRpcBody } from "./jsonrpc-check";
 import { HttpFailure, McpSessionPool } from "./http-sessions";
+import { SessionIds } from "./session-ids";
 import { foreignTenantRefusal, scopeFromHeaders } from "./scope-headers";
 import type { McpServerInput } from "./mcp-services";
 import { hostClearInterval, hostSetInterval } from "../platform/host-timers";
@@ -137,7 +138,51 @@ interface Bridge {
 	readonly closing: () => boolean;
 }
 
-/** One HTTP request: checks, then a session's POST (initialize or not), GET or DELETE. */
+/** The body of a POST as JSON-RPC messages (one, or a batch), or the refusal that says why not. */
+async function readMessages(req: IncomingMessage, maxBody: number): Promise<{ messages: JSONRPCMessage[]; batch: boolean }> {
+	const type = header(req, "content-type") ?? "";
+	if (!type.toLowerCase().includes("application/json")) throw new HttpFailure(415, "Unsupported Media Type: send the body as Content-Type: application/json.");
+	const text = await readBody(req, maxBody);
+	let body: unknown;
+	try {
+		body = JSON.parse(text);
+	} catch (error) {
+		throw new HttpFailure(400, `Parse error: the body is not JSON (${errorMessage(error)}).`, -32700);
+	}
+	// The same -32600 and sentence as `mcp --stdio` and `mcp-proxy` (src/mcp/jsonrpc-check.ts).
+	const read = readRpcBody(body);
+	if ("refusal" in read) throw new HttpFailure(400, read.refusal.message, read.refusal.code, read.refusal.id);
+	return "single" in read ? { messages: [read.single], batch: false } : { messages: [...read.batch], batch: true };
+}
+
+/** The answers of one POST: none (202), one object, or the batch's array. */
+function sendAnswers(res: ServerResponse, answers: readonly JSONRPCMessage[], batch: boolean, sessionId: string): void {
+	if (answers.length === 0) {
+		res.writeHead(202, { "mcp-session-id": sessionId });
+		res.end();
+		return;
+	}
+	sendJson(res, 200, batch ? answers : answers[0], { "mcp-session-id": sessionId });
+}
+
+/** A POST: an initialize opens a session; anything else goes to the session its header names. */
+async function handlePost(bridge: Bridge, req: IncomingMessage, res: ServerResponse, sessionId: string | undefined): Promise<void> {
+	const { messages, batch } = await readMessages(req, bridge.maxBody);
+	const first = messages[0];
+	if (!batch && isInitializeRequest(first)) {
+		const opened = await bridge.sessions.initialize(first as InitializeRequest & JSONRPCRequest, req.headers);
+		sendAnswers(res, opened.answers, false, opened.sessionId);
+		return;
+	}
+	if (!sessionId) throw new HttpFailure(400, "Bad request: no Mcp-Session-Id header. Start with an initialize request.");
+	const version = header(req, "mcp-protocol-version");
+	if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+		throw new HttpFailure(400, `Bad request: MCP protocol version "${version.slice(0, 40)}" is not supported (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}).`);
+	}
+	sendAnswers(res, await bridge.sessions.handle(sessionId, messages, req.headers), batch, sessionId);
+}
+
+/** One HTTP request: checks, then a POST (initialize or a session's messages) or a DELETE that ends a session. */
 async function handleRequest(bridge: Bridge, req: IncomingMessage, res: ServerResponse): Promise<void> {
 	const url = new URL(req.url ?? "/", "http://127.0.0.1");
 	if (url.pathname !== MCP_PATH) {
@@ -152,28 +197,16 @@ async function handleRequest(bridge: Bridge, req: IncomingMessage, res: ServerRe
 	if (bridge.closing()) throw new HttpFailure(503, "The MCP bridge is shutting down.");
 	const sessionId = header(req, "mcp-session-id");
 	const method = req.method ?? "GET";
-	if (method === "POST") {
-		const text = await readBody(req, bridge.maxBody);
-		let body: unknown;
-		try {
-			body = JSON.parse(text);
-		} catch (error) {
-			throw new HttpFailure(400, `Parse error: the body is not JSON (${errorMessage(error)}).`, -32700);
-		}
-		// Before the SDK, whose transport answers a non-message with -32700: the same -32600 and
-		// sentence as `mcp --stdio` and `mcp-proxy` (src/mcp/jsonrpc-check.ts).
-		const read = readRpcBody(body);
-		if ("refusal" in read) throw new HttpFailure(400, read.refusal.message, read.refusal.code, read.refusal.id);
-		if (sessionId) return bridge.sessions.serve(sessionId, req, res, body);
-		const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
-		if (!initialize) throw new HttpFailure(400, "Bad request: no Mcp-Session-Id header. Start with an initialize request.");
-		return bridge.sessions.initialize(req, res, body);
-	}
-	if (method === "GET" || method === "DELETE") {
+	if (method === "POST") return handlePost(bridge, req, res, sessionId);
+	if (method === "DELETE") {
 		if (!sessionId) throw new HttpFailure(400, "Bad request: Mcp-Session-Id header required.");
-		return bridge.sessions.serve(sessionId, req, res, undefined);
+		bridge.sessions.end(sessionId);
+		res.writeHead(200).end();
+		return;
 	}
-	sendJson(res, 405, rpcError(-32000, `Method ${method} not allowed: use POST, GET or DELETE.`), { allow: "GET, POST, DELETE" });
+	// Answers come back on their POST; the bridge sends nothing unasked, so it offers no SSE stream at GET.
+	const allowed = method === "GET" ? "POST and DELETE (this bridge offers no event stream at GET)" : "POST or DELETE";
+	sendJson(res, 405, rpcError(-32000, `Method ${method} not allowed: use ${allowed}.`), { allow: "POST, DELETE" });
 }
 
 function createHttpServer(bridge: Bridge, log: (line: string) => void): Server {
@@ -232,7 +265,7 @@ export async function startMcpHttpServer(options: McpHttpOptions): Promise<McpHt
 	}
 	const port = options.port ?? DEFAULT_MCP_PORT;
 	const log = options.services.log ?? (() => undefined);
-	const sessions = new McpSessionPool(createToolEnv(options), options.maxSessions ?? 64, options.sessionIdleMs ?? 30 * 60_000, log);
+	const sessions = new McpSessionPool(createToolEnv(options), new SessionIds(options.token), options.maxSessions ?? 64, options.sessionIdleMs ?? 30 * 60_000, log);
 	let closing = false;
 	const http = createHttpServer({ options, sessions, maxBody: options.maxBodyBytes ?? 4 * 1024 * 1024, closing: () => closing }, log);
 	await listen(http, port, host);

@@ -70,6 +70,7 @@ class BridgeSession {
 	private readonly internal = new Map<string | number, (message: JSONRPCMessage) => void>();
 	private initialize: JSONRPCRequest | undefined;
 	private reconnecting: Promise<void> | null = null;
+	private closing = false;
 	/** The remote has no session: a reconnect was cut short. */
 	private sessionless = false;
 	private reconnects = 0;
@@ -127,6 +128,8 @@ class BridgeSession {
 	}
 
 	async close(): Promise<void> {
+		// Closing aborts the transport's open requests; their "aborted" errors are the close, not news.
+		this.closing = true;
 		await this.remote.terminateSession().catch(() => undefined);
 		await this.remote.close().catch(() => undefined);
 	}
@@ -145,7 +148,9 @@ class BridgeSession {
 			}
 			this.toClient(message);
 		};
-		transport.onerror = (error) => this.log(`engrama mcp-proxy: ${oneLine(error.message)}`);
+		transport.onerror = (error) => {
+			if (!this.closing) this.log(`engrama mcp-proxy: ${oneLine(error.message)}`);
+		};
 		return transport;
 	}
 

@@ -150,14 +150,10 @@ export function errorResult(tool: string, error: unknown, call: ToolCall | undef
 		message = `${tool} failed unexpectedly: ${errorMessage(error)}. Nothing further was done; retry, and report it if it repeats.`;
 		log?.(`engrama mcp: ${tool} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 	}
-	const payload = { error: { code, message, ...(Object.keys(details).length > 0 ? { details } : {}) } };
-	return {
-		isError: true,
-		content: [
-			{ type: "text", text: message },
-			{ type: "text", text: JSON.stringify(payload) },
-		],
-	};
+	// One block: the message once, then the code (and details, when any) as a short JSON line. Not
+	// structuredContent: clients check that against the tool's output schema, errors included.
+	const payload = { error: { code, ...(Object.keys(details).length > 0 ? { details } : {}) } };
+	return { isError: true, content: [{ type: "text", text: `${message}\n${JSON.stringify(payload)}` }] };
 }
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -35,6 +35,14 @@ beforeAll(async () => {
 	const vault = join(dir.path, "vault");
 	mkdirSync(vault);
 	writeNote(vault, "Projects/Billing Portal.md", "---\ntype: Project\n---\n# Billing Portal\n\nInvoices.\n");
+	writeNote(vault, "Guides/Preamble.md", "Text before any heading: the preamble.\n\n# Setup\n\nInstall it.\n");
+	// Twelve notes that all speak of invoices at length; one of them holds the answer.
+	const filler = (i: number) =>
+		`Invoices for clinic ${i} are sent monthly, and every invoice carries the clinic's tax number, the period, the amounts per service and the payment terms agreed in the contract.`;
+	for (let i = 0; i < 12; i++) {
+		const answer = i === 7 ? "\n\n## Retry limit\n\nA failed invoice delivery is retried at most 7 attempts, then the invoice goes to the manual queue.\n" : "";
+		writeNote(vault, `Billing/Invoice run ${i}.md`, `# Invoice run ${i}\n\n${filler(i)}\n\n## Delivery\n\n${filler(i + 100)} Invoice delivery uses the mail relay.${answer}\n## Notes\n\n${filler(i + 200)}\n`);
+	}
 	bridge = await startBridge({ dir: dir.path, vault });
 	client = await connectClient(bridge.url, bridge.token);
 	await ok(client, "engrama_sync_vault", {});
@@ -47,6 +55,28 @@ afterAll(async () => {
 });
 
 describe("agent ergonomics over real HTTP", () => {
+	it("tools/list costs at most 14 kB, and every input schema refuses undeclared properties", async () => {
+		const list = await client.listTools();
+		const bytes = Buffer.byteLength(JSON.stringify(list));
+		console.info(`tools/list: ${bytes} bytes`);
+		expect(bytes).toBeLessThanOrEqual(14_000);
+		for (const tool of list.tools) expect(tool.inputSchema, tool.name).toMatchObject({ type: "object", additionalProperties: false });
+	});
+
+	it("a default engrama_search costs at most 4 kB with the answer in it; per-signal scores only on request", async () => {
+		const result = await call(client, "engrama_search", { query: "invoice delivery retry limit" });
+		const bytes = wireBytes(result);
+		console.info(`default engrama_search: ${bytes} bytes, ${(result.structuredContent as { results: unknown[] }).results.length} results`);
+		expect(bytes).toBeLessThanOrEqual(4_000);
+		const view = result.structuredContent as { results: { path?: string; scores?: unknown; passages?: { heading: string; snippet: string }[] }[] };
+		expect(view.results.length).toBeGreaterThanOrEqual(10);
+		const answer = view.results.find((r) => r.path === "Billing/Invoice run 7.md");
+		expect(answer?.passages?.some((p) => p.snippet.includes("7 attempts"))).toBe(true);
+		expect(view.results.every((r) => r.scores === undefined)).toBe(true);
+		const scored = await ok<{ results: { scores: Record<string, number> }[] }>(client, "engrama_search", { query: "invoice delivery retry limit", scores: true });
+		expect(Object.keys(scored.results[0].scores)).toEqual(expect.arrayContaining(["rrf", "fulltext", "vector", "trust"]));
+	});
+
 	it("engrama_sync_note on a path that is not in the vault is an error naming it, not a success", async () => {
 		const result = await call(client, "engrama_sync_note", { path: "Projects/Nowhere.md" });
 		expect(result.isError).toBe(true);
@@ -102,5 +132,49 @@ describe("agent ergonomics over real HTTP", () => {
 		const all = await call(client, "engrama_context", { label: "Concept", name: "Hub", limit: 100, hops: 2 });
 		expect((all.structuredContent as { neighbours: unknown[]; truncated: boolean }).neighbours).toHaveLength(62);
 		console.info(`engrama_context of a 62-neighbour hub: ${wireBytes(result)} bytes by default, ${wireBytes(all)} with limit 100 at 2 hops (as before #26: ${oldWireBytes(all)} bytes)`);
+	});
+
+	it("engrama_read_note sends the section once, and reads the text before the first heading (heading \"\")", async () => {
+		const result = await call(client, "engrama_read_note", { path: "Guides/Preamble.md", heading: "" });
+		expect(result.isError, textOf(result)).toBeFalsy();
+		expect((result.structuredContent as { text: string }).text).toBe("Text before any heading: the preamble.");
+		expect(textOf(result)).not.toContain("the preamble");
+	});
+
+	it("errors carry their message once", async () => {
+		const result = await call(client, "engrama_context", { name: "Nothing Here At All" });
+		expect(result.isError).toBe(true);
+		expect(result.content).toHaveLength(1);
+	});
+
+	it("engrama_sync_vault on a folder that is not in the vault is an error naming it", async () => {
+		const result = await call(client, "engrama_sync_vault", { folder: "Nope" });
+		expect(result.isError).toBe(true);
+		expect(textOf(result)).toMatch(/No folder "Nope" in the vault/);
+	});
+
+	it("an unknown Insight title points to the MCP tool that lists Insights, which lists approved ones too", async () => {
+		const result = await call(client, "engrama_approve_insight", { title: "No such insight whatsoever" });
+		expect(result.isError).toBe(true);
+		expect(textOf(result)).toMatch(/engrama_surface_insights/);
+		expect(textOf(result)).not.toMatch(/List them with engrama insights\./);
+		const approved = await ok<{ insights: unknown[] }>(client, "engrama_surface_insights", { status: "approved" });
+		expect(approved.insights).toEqual([]);
+	});
+
+	it("remember says why a relation was not written; force_new names no environment variable; ingest says it stores nothing", async () => {
+		const result = await call(client, "engrama_remember", { label: "Concept", properties: { name: "Typo Relation" }, relations: { USSES: ["Postgres"] } });
+		expect(result.isError, textOf(result)).toBeFalsy();
+		expect(textOf(result)).toMatch(/0\/1 relations written \(USSES "Postgres": .*relation type/i);
+		const { tools } = await client.listTools();
+		const remember = tools.find((t) => t.name === "engrama_remember");
+		expect(JSON.stringify(remember?.inputSchema)).not.toMatch(/ENGRAMA_/);
+		expect(tools.find((t) => t.name === "engrama_ingest")?.description).toMatch(/^Stores nothing/);
+	});
+
+	it("engrama_context neighbours carry their note's path", async () => {
+		await ok(client, "engrama_relate", { from_label: "Project", from_name: "Billing Portal", rel_type: "RELATED_TO", to_label: "Note", to_name: "Invoice run 7" });
+		const view = await ok<{ neighbours: { name: string; path?: string }[] }>(client, "engrama_context", { label: "Project", name: "Billing Portal" });
+		expect(view.neighbours.find((n) => n.name === "Invoice run 7")?.path).toBe("Billing/Invoice run 7.md");
 	});
 });

@@ -100,7 +100,8 @@ describe("the command line and the MCP bridge give the same answer, verb by verb
 			const reader = await connectClient(onShared.info.url, onShared.token);
 			mcpAnswers.context = await ok(reader, "engrama_context", { label: "Project", name: "Billing Portal", hops: 2 });
 			mcpAnswers.contextByLooseName = await ok(reader, "engrama_context", { label: "Technology", name: "postgres", hops: 1 });
-			mcpAnswers.search = await ok(reader, "engrama_search", { query: "billing invoices" });
+			// The whole answer, as the command line gives it (by default the tool trims it for agents' context).
+			mcpAnswers.search = await ok(reader, "engrama_search", { query: "billing invoices", scores: true });
 			mcpAnswers.forgetDryRun = await ok(reader, "engrama_gdpr_forget", { mode: "dry-run" });
 			await reader.close();
 			const writer = await connectClient(onCopy.info.url, onCopy.token);

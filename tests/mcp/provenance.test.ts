@@ -42,7 +42,7 @@ describe("MCP with a vault: provenance survives the round trip", () => {
 	const idle = () => bridge.node.services.sync?.idle();
 	const read = (path: string) => readFileSync(join(vault, path), "utf8");
 	const trustOf = async (query: string, name: string) => {
-		const found = await ok<{ results: { name: string; scores: { trust: number } }[] }>(client, "engrama_search", { query, limit: 10 });
+		const found = await ok<{ results: { name: string; scores: { trust: number } }[] }>(client, "engrama_search", { query, limit: 10, scores: true });
 		return found.results.find((r) => r.name === name)?.scores.trust;
 	};
 

@@ -21,11 +21,16 @@ export interface ServeProcess {
 
 /**
  * Starts the real built `engrama --json <args> serve --port 0 <serveArgs>` and waits for its JSON announcement
- * (`portFlag: false` leaves --port out, for the environment's port).
+ * (`portFlag: false` leaves --port out, for the environment's port; `nodeArgs` go to Node, e.g. a heap limit).
  */
-export function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = {}, serveArgs: readonly string[] = [], options: { portFlag?: boolean } = {}): Promise<ServeProcess> {
+export function spawnServe(
+	args: readonly string[],
+	env: NodeJS.ProcessEnv = {},
+	serveArgs: readonly string[] = [],
+	options: { portFlag?: boolean; nodeArgs?: readonly string[] } = {},
+): Promise<ServeProcess> {
 	const port = options.portFlag === false ? [] : ["--port", "0"];
-	const child = spawn(process.execPath, [BIN, "--json", ...args, "serve", ...port, ...serveArgs], {
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, "--json", ...args, "serve", ...port, ...serveArgs], {
 		env: { ...process.env, ENGRAMA_DB_PATH: "", GRAPH_BACKEND: "", ENGRAMA_HTTP_HOST: "", ENGRAMA_HTTP_PORT: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "", ...env },
 		stdio: ["ignore", "pipe", "pipe"],
 	});

@@ -33,7 +33,7 @@ describe("engrama_search with dates, from notes", () => {
 		const all = await ok<Found>(client, "engrama_search", { query: "charity race" });
 		expect(all.results.map((r) => r.name).sort()).toEqual(["Charity race", "Winter race"]);
 		// "yesterday" in a note dated 2023-05-08 is 2023-05-07: only that date matches.
-		const day = await ok<Found>(client, "engrama_search", { query: "charity race", date_from: "2023-05-07", date_to: "2023-05-07" });
+		const day = await ok<Found>(client, "engrama_search", { query: "charity race", date_from: "2023-05-07", date_to: "2023-05-07", scores: true });
 		expect(day.results.map((r) => r.name)).toEqual(["Charity race"]);
 		expect(Object.keys(day.results[0].scores)).toEqual(expect.arrayContaining(["rrf", "fulltext", "vector", "graph", "temporal", "trust", "date", "when", "penalty"]));
 		const later = await ok<Found>(client, "engrama_search", { query: "charity race", date_from: "2024-01-01" });

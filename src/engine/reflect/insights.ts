@@ -98,7 +98,7 @@ export async function requireInsight(memory: ReflectDeps, scope: PartialScope, t
 	const hits = isFullScope(scope) ? await memory.graph.fulltext(scope, { text: key, limit: 5, labels: [INSIGHT_LABEL] }) : [];
 	const close = hits.map((h) => h.node).filter(isSystemInsight).map((n) => n.key).slice(0, 3);
 	throw new NotFoundError(
-		`No Insight is titled "${key}".${close.length > 0 ? ` Did you mean: ${close.map((t) => `"${t}"`).join(", ")}?` : " List them with engrama insights."}`,
+		`No Insight is titled "${key}".${close.length > 0 ? ` Did you mean: ${close.map((t) => `"${t}"`).join(", ")}?` : " List them with engrama_surface_insights (MCP) or engrama insights (command line)."}`,
 		{ title: key, did_you_mean: close },
 	);
 }

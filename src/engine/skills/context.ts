@@ -19,7 +19,8 @@ export interface ContextRelationView {
 /** Memory.context's shape, with ids, labels and direction on every relation. */
 export interface ContextSkillView {
 	readonly node: NodeView;
-	readonly neighbours: readonly { node_id: string; label: string; name: string; depth: number; status: string }[];
+	/** `path`: the neighbour's note (vault-relative), when it has one. */
+	readonly neighbours: readonly { node_id: string; label: string; name: string; depth: number; status: string; path?: string }[];
 	readonly relations: readonly ContextRelationView[];
 	readonly truncated: boolean;
 	/** How many neighbours the walk found, when `limit` showed fewer. */
@@ -56,6 +57,7 @@ export async function context(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 			name: n.node.key,
 			depth: n.depth,
 			status: typeof n.node.props.status === "string" ? n.node.props.status : "active",
+			...(typeof n.node.props.obsidian_path === "string" && n.node.props.obsidian_path ? { path: n.node.props.obsidian_path } : {}),
 		})),
 		relations: edges.map((e) => {
 			const from = nodes.get(e.fromId);

@@ -160,15 +160,17 @@ export function noteSection(text: string, bodyLine: number, where: { readonly he
 		headings.push({ line: i + 1, level, path: stack.filter(Boolean).join(" > "), title: heading[2].trim() });
 	}
 	let start: (typeof headings)[number] | undefined;
-	if (where.heading !== undefined && where.heading.trim() !== "") {
+	// Heading "" is what a passage before the first heading is called: that text, up to the first heading.
+	const preamble = where.heading !== undefined && where.heading.trim() === "";
+	if (!preamble && where.heading !== undefined) {
 		const wanted = norm(where.heading);
 		start = headings.find((h) => norm(h.path) === wanted) ?? headings.find((h) => norm(h.title) === wanted);
 		if (!start) return null;
-	} else if (where.line !== undefined) {
+	} else if (!preamble && where.line !== undefined) {
 		start = [...headings].reverse().find((h) => h.line <= (where.line ?? 0));
 	}
 	const from = start ? start.line : bodyLine;
-	const next = start ? headings.find((h) => h.line > start.line && h.level <= start.level) : undefined;
+	const next = start ? headings.find((h) => h.line > start.line && h.level <= start.level) : preamble ? headings[0] : undefined;
 	const to = next ? next.line - 1 : lines.length;
 	const whole = lines.slice(from - 1, to).join("\n").replace(/\s+$/, "");
 	return { heading: start?.path ?? "", line: from, endLine: to, text: whole.slice(0, maxChars), truncated: whole.length > maxChars };

@@ -6,11 +6,11 @@ export function approveInsightTool(env: ToolEnv) {
 		name: "engrama_approve_insight",
 		title: "Approve or dismiss an Insight",
 		description:
-			"Record the person's decision on an Insight proposed by reflect: action 'approve' or 'dismiss', with an optional reason. Call it only after the person decided. Reflect never resurfaces or rewrites a reviewed Insight; a dismissed one can still be approved later. An approved Insight can then be written into a note with engrama_write_insight_to_vault.",
+			"Record the person's decision on an Insight: 'approve' or 'dismiss', with an optional reason; only after they decided. An approved Insight can go into a note with engrama_write_insight_to_vault.",
 		inputSchema: {
-			title: text("title", 500, "Exact title of the Insight."),
-			action: z.enum(["approve", "dismiss"], { error: "action must be 'approve' or 'dismiss'." }).default("approve").describe("'approve' or 'dismiss'."),
-			reason: text("reason", 2000, "Why (optional), kept on the Insight.").optional(),
+			title: text("title", 500, ""),
+			action: z.enum(["approve", "dismiss"], { error: "action must be 'approve' or 'dismiss'." }).default("approve").describe(""),
+			reason: text("reason", 2000, "Kept on the Insight.").optional(),
 		},
 		outputSchema: {
 			insight: z.looseObject({ title: z.string(), status: z.string() }),

@@ -8,12 +8,12 @@ export function contextTool(env: ToolEnv) {
 		name: "engrama_context",
 		title: "Node context",
 		description:
-			"Fetch one node with all its properties (summary, details, tags, status, ...) and its neighbourhood up to `hops` relations away: the nearest `limit` neighbours (label, name, depth, status) and the relations between them (from, type, to, direction seen from the node). Use it before answering about a person, project or technology, and to see what a search result connects to. `label` may be left out when the name is unique (a name under several labels asks for it). Works for isolated nodes too (empty neighbours). `truncated: true` means more neighbours exist than shown (`neighbour_count` says how many): raise `limit` or lower `hops`.",
+			"One node with all its properties, its nearest neighbours up to `hops` away (each with its note path) and the relations between them. truncated: true means more exist (neighbour_count).",
 		inputSchema: {
-			name: text("name", 500, "Name (or title) of the node."),
-			label: env.schemas.label("Label of the node; optional when the name is unique.").optional(),
-			hops: count("hops", 1, 3, "How many relations away to walk (1-3).").default(1),
-			limit: count("limit", 1, 200, "Most neighbours to return, nearest first (1-200).").default(CONTEXT_LIMIT),
+			name: text("name", 500, ""),
+			label: env.schemas.label("Optional when the name is unique.").optional(),
+			hops: count("hops", 1, 3, "").default(1),
+			limit: count("limit", 1, 200, "Nearest first.").default(CONTEXT_LIMIT),
 		},
 		outputSchema: {
 			node: z.looseObject({ node_id: z.string(), label: z.string(), name: z.string() }),

@@ -6,7 +6,7 @@ export function gdprForgetTool(env: ToolEnv) {
 		name: "engrama_gdpr_forget",
 		title: "Erase my memory (GDPR)",
 		description:
-			"Permanently erase the caller's own memory (right to erasure): every node, relation, vector, fulltext row, history entry and name-index row of the calling identity, and nothing of anyone else. mode 'dry-run' (the default, safe) reports the counts that would be erased and writes nothing; mode 'apply' erases them. There is no undo. Only ever run 'apply' when the person explicitly asked to delete all of their memory. Notes Engrama itself wrote for that memory and nobody changed since are deleted with it; the person's own notes (and Engrama's notes they edited) are kept and named in notes.kept_paths.",
+			"Erase all of the caller's memory (nodes, relations, vectors, history) and the notes Engrama wrote for it that nobody changed (kept notes are named). 'dry-run' (default) reports counts; 'apply' erases with no undo: only when the person asked.",
 		inputSchema: {
 			mode: z.enum(["dry-run", "apply"], { error: "mode must be 'dry-run' (report only) or 'apply' (erase)." }).default("dry-run").describe("'dry-run' reports; 'apply' erases for good."),
 		},

@@ -8,14 +8,14 @@ export function ingestTool(env: ToolEnv) {
 		name: "engrama_ingest",
 		title: "Ingest content",
 		description:
-			"Read a note from Engrama's own vault, raw text or a conversation transcript, and get it back with extraction guidance built from the active profile (labels, key fields, allowed relations, anchors), the names it mentions, and dedup_hints: existing nodes that look related, whose exact names you should reuse. Nothing is written: you then call engrama_remember once per entity (with inline relations). source_type 'note' reads a vault-relative path (never outside the vault; to use a note from another Obsidian server, read it there and pass it here as 'text').",
+			"Stores nothing: returns a vault note, text or transcript with extraction guidance from the profile, the names it mentions and dedup_hints (existing nodes whose names to reuse). Then store each entity with engrama_remember.",
 		inputSchema: {
-			source: text("source", 200_000, "A vault-relative note path (source_type 'note') or the content itself ('text', 'conversation')."),
+			source: text("source", 200_000, "A vault-relative note path, or the content itself."),
 			source_type: z
 				.enum(["note", "text", "conversation"], { error: "source_type must be 'note', 'text' or 'conversation'." })
 				.default("note")
-				.describe("'note' reads the vault path in source; 'text' and 'conversation' take source as the content."),
-			context_hint: z.string().max(2000, { error: "context_hint is longer than 2000 characters; shorten it." }).default("").describe("Optional context (project, domain, course) to keep in mind while extracting."),
+				.describe(""),
+			context_hint: z.string().max(2000, { error: "context_hint is longer than 2000 characters; shorten it." }).default("").describe("Context to keep in mind (project, domain)."),
 		},
 		outputSchema: {
 			kind: z.string(),

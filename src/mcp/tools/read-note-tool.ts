@@ -12,12 +12,12 @@ export function readNoteTool(env: ToolEnv) {
 		name: "engrama_read_note",
 		title: "Read a note's section",
 		description:
-			"Read one section of a note of Engrama's own vault: the section under `heading` (a heading path from engrama_search's passages, e.g. 'Setup > Linux', or just its last heading), else the section holding `line`, else the note from its start, up to max_chars. Use it after engrama_search found a passage and you need the whole section. path is relative to the vault root; paths outside the vault (.., absolute, hidden folders, symlinks leading out) are refused.",
+			"Read one section of a note in Engrama's vault: by `heading` (a passage's heading path, e.g. 'Setup > Linux'; \"\" is the text before the first heading), else the section holding `line`, else from the start; up to max_chars.",
 		inputSchema: {
-			path: text("path", 1000, "Vault-relative path of the note, as engrama_search returns it, e.g. 'Guides/Setup.md'."),
-			heading: text("heading", 500, "Heading path of the section, e.g. 'Setup > Linux' (from a search result's passages).").optional(),
-			line: count("line", 1, 10_000_000, "A file line inside the section (from a search result's passages).").optional(),
-			max_chars: count("max_chars", 200, 20_000, "Most characters returned (200-20000).").default(DEFAULT_CHARS),
+			path: text("path", 1000, "Vault-relative, as engrama_search returns it."),
+			heading: text("heading", 500, "From a passage, e.g. 'Setup > Linux'.", 0).optional(),
+			line: count("line", 1, 10_000_000, "A line inside the section.").optional(),
+			max_chars: count("max_chars", 200, 20_000, "").default(DEFAULT_CHARS),
 		},
 		outputSchema: { path: z.string(), heading: z.string(), line: z.number(), end_line: z.number(), truncated: z.boolean(), text: z.string() },
 		annotations: { ...READ_ONLY, title: "Read a note's section" },
@@ -28,9 +28,10 @@ export function readNoteTool(env: ToolEnv) {
 			const note = await vault.source.read(path);
 			const section = noteSection(note, bodyLineOf(note), { heading: args.heading, line: args.line }, args.max_chars);
 			if (!section) throw new NotFoundError(`"${path}" has no heading "${args.heading ?? ""}". Give a heading path from engrama_search's passages, or a line.`);
+			// The section's text once, in structuredContent (older clients get it as JSON after the summary).
 			const structured = { path, heading: section.heading, line: section.line, end_line: section.endLine, truncated: section.truncated, text: section.text };
 			const where = section.heading ? ` # ${section.heading}` : "";
-			return { structured, summary: `${path}${where}, lines ${section.line}-${section.endLine}${section.truncated ? ` (first ${args.max_chars} characters)` : ""}:\n${section.text}` };
+			return { structured, summary: `${path}${where}, lines ${section.line}-${section.endLine}${section.truncated ? ` (first ${args.max_chars} characters)` : ""}.` };
 		},
 	});
 }

@@ -6,7 +6,7 @@ export function reflectTool(env: ToolEnv) {
 		name: "engrama_reflect",
 		title: "Reflect (find patterns)",
 		description:
-			"Look for cross-entity patterns in your memory and record each as a pending Insight linked ABOUT the entities involved: a solution from one project for an open problem in another, shared technologies, training opportunities, technique transfer, concept clusters, stale knowledge, under-connected nodes and much-used stubs. Adaptive: only detectors whose labels exist run (the report says which ran and why others were skipped). Re-running is safe: it never resurfaces or changes an Insight a person approved or dismissed. Then present the pending Insights with engrama_surface_insights and let the person approve or dismiss them; Insights never act by themselves.",
+			"Find patterns across the memory (a solution for an open problem elsewhere, shared technologies, clusters, stale nodes) and record each as a pending Insight; reviewed ones never change. Then show them with engrama_surface_insights.",
 		inputSchema: {},
 		outputSchema: {
 			created: z.number(),

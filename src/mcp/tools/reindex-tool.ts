@@ -6,11 +6,11 @@ export function reindexTool(env: ToolEnv) {
 		name: "engrama_reindex",
 		title: "Re-embed nodes missing their vector",
 		description:
-			"Find and repair nodes (and sections of notes) of your scope that have no vector (the embedder was down or off when they were written) or a stale one (the model or its dimension changed): such nodes are invisible to semantic search. Run it in order: mode 'detect' (read-only: how many, why, a sample), 'classify' (read-only: the same plan with the reason for each), then 'apply' with dry_run=false to embed up to `limit` nodes and `limit` note sections (dry_run defaults to true, which only simulates). If `deferred` or `passages.deferred` > 0, call apply again. Needs an embedder (see engrama_status).",
+			"Embed nodes and note sections with no or a stale vector (invisible to semantic search): mode 'detect', 'classify', then 'apply' with dry_run: false, again while deferred > 0.",
 		inputSchema: {
 			mode: z.enum(["detect", "classify", "apply"], { error: "mode must be 'detect', 'classify' or 'apply' (in that order)." }).describe("detect, classify, then apply."),
-			dry_run: z.boolean().default(true).describe("Only for mode 'apply': true simulates; pass false to embed and write."),
-			limit: count("limit", 1, 1000, "Most nodes to embed in this call (1-1000).").default(100),
+			dry_run: z.boolean().default(true).describe("For 'apply': false embeds and writes."),
+			limit: count("limit", 1, 1000, "").default(100),
 		},
 		outputSchema: { mode: z.string(), dry_run: z.boolean(), to_embed: z.number(), embedded: z.number() },
 		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Re-embed nodes missing their vector" },

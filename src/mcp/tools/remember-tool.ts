@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { ValidationError } from "../../engine/errors";
+import type { RelationOutcomeView } from "../../engine";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
 
 const target = z.union([
-	text("relation target", 500, "Target name."),
+	text("relation target", 500, ""),
 	z.object({
-		name: text("relation target name", 500, "Target name (or title)."),
-		label: text("relation target label", 64, "Pins the target's label, e.g. Technology.").optional(),
+		name: text("relation target name", 500, ""),
+		label: text("relation target label", 64, "").optional(),
 	}),
 ]);
 
@@ -20,13 +21,11 @@ export function rememberTool(env: ToolEnv) {
 		name: "engrama_remember",
 		title: "Remember (merge a node)",
 		description: [
-			"Store knowledge as a node in the memory graph. Always a MERGE: the same label + name updates the existing node, so it is safe to repeat.",
-			`properties must include 'name' (or 'title' for ${titled.join(", ")}). Make nodes rich: 'summary' (2-3 sentences: what it is, why it matters), 'details' (techniques, decisions, alternatives, examples), 'tags' (list of strings), 'status'. Thin nodes are nearly useless later.`,
-			`relations creates typed edges in the same call: {"USES": ["Python", {"name": "SQLite", "label": "Technology"}]}. Relation types: ${profile.relationTypes().join(", ")}. Targets are matched by name through the entity resolver; each target reports resolved, ambiguous (pick from did_you_mean), stubbed (a stub node was created) or rejected (with the reason).`,
-			"The answer reports degree, possible_duplicate_of, orphan_warning and suggested_relations when the node has no relations (relate it, then), and proactive_hint after many remembers (run engrama_reflect).",
+			`Store a node (a MERGE: the same label + name updates it). properties need 'name' ('title' for ${titled.join(", ")}); add 'summary', 'details', 'tags', 'status'.`,
+			`relations adds typed edges: {"USES": ["Python", {"name": "SQLite", "label": "Technology"}]}; types as in engrama_relate's rel_type. Each target comes back resolved, ambiguous (see did_you_mean), stubbed or rejected (with why). Act on orphan_warning and suggested_relations.`,
 		].join("\n"),
 		inputSchema: {
-			label: env.schemas.label("Node label from the active profile."),
+			label: env.schemas.label(""),
 			properties: z
 				.record(z.string().max(64), z.unknown(), {
 					error: (issue) =>
@@ -39,13 +38,13 @@ export function rememberTool(env: ToolEnv) {
 									: 'properties must be an object of property name → value, e.g. {"name": "Billing Portal", "summary": "..."}.',
 				})
 				.refine((p) => Object.keys(p).length <= 100, { error: "properties has more than 100 keys; keep at most 100." })
-				.describe("Node properties: name (or title), summary, details, tags, status and any profile property."),
+				.describe("name (or title), summary, details, tags, status, any profile property."),
 			relations: z
-				.record(text("relation type", 64, "Relation type."), z.union([target, z.array(target).max(100)]))
+				.record(text("relation type", 64, ""), z.union([target, z.array(target).max(100)]))
 				.refine((r) => Object.keys(r).length <= 50, { error: "relations names more than 50 types; keep at most 50." })
 				.optional()
-				.describe('Optional relations to create with the node: {"REL_TYPE": [target, ...]}; a target is a name or {"name", "label"}.'),
-			force_new: z.boolean().optional().describe("With ENGRAMA_REMEMBER_DEDUPE=block: create the node even though it looks like a duplicate."),
+				.describe('{"REL_TYPE": [target, ...]}; a target is a name or {"name", "label"}.'),
+			force_new: z.boolean().optional().describe("Create a new node even when it looks like a duplicate of another (when the memory refuses likely duplicates)."),
 		},
 		outputSchema: {
 			created: z.boolean(),
@@ -75,7 +74,7 @@ export function rememberTool(env: ToolEnv) {
 			});
 			const node = result.node;
 			const notes = [
-				result.relations.length > 0 ? `${result.relations.filter((r) => r.outcome === "resolved" || r.outcome === "stubbed").length}/${result.relations.length} relations written` : "",
+				relationsNote(result.relations),
 				result.orphan_warning ? "no relations yet: see suggested_relations" : "",
 				result.possible_duplicate_of.length > 0 ? `possible duplicate of ${result.possible_duplicate_of.map((d) => `${d.label} "${d.name}"`).join(", ")}` : "",
 				...result.warnings,
@@ -87,6 +86,14 @@ export function rememberTool(env: ToolEnv) {
 			};
 		},
 	});
+}
+
+/** "2/3 relations written (USES "X": why)": each relation not written, with its reason. */
+function relationsNote(relations: readonly RelationOutcomeView[]): string {
+	if (relations.length === 0) return "";
+	const written = relations.filter((r) => r.outcome === "resolved" || r.outcome === "stubbed");
+	const missed = relations.filter((r) => !written.includes(r)).map((r) => `${r.type} "${r.target}": ${r.message.replace(/\.$/, "")}`);
+	return `${written.length}/${relations.length} relations written${missed.length > 0 ? ` (${missed.join("; ")})` : ""}`;
 }
 
 function capitalise(text: string): string {

@@ -1,19 +1,54 @@
 import { z } from "zod";
+import type { SearchResultView, SearchView } from "../../engine";
 import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";
+
+/** Results that carry their passages; below them, the note's path says where to read on. */
+const RESULTS_WITH_PASSAGES = 2;
+/** A summary longer than this is cut (engrama_context has it whole): shorter below the first results. */
+const SUMMARY_CHARS = 160;
+const LOWER_SUMMARY_CHARS = 60;
+/** Results named in the one-line summary. */
+const SUMMARY_NAMES = 3;
+
+function cut(text: string, max: number): string {
+	return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+}
+
+/**
+ * A search answer at the cost an agent pays per byte (`scores: true` asks for the whole answer, as
+ * the command line gives it): no per-signal scores,
+ * passages on the first two results only (two on the first), summaries cut, scores to 3 places, no
+ * empty tags. A default answer of 10 results stays under 4 kB.
+ */
+function compactView(view: SearchView): SearchView {
+	const results = view.results.map((result, i): SearchResultView => {
+		const { scores: _scores, passages, tags, ...rest } = result;
+		const top = i < RESULTS_WITH_PASSAGES;
+		return {
+			...rest,
+			score: Math.round(rest.score * 1000) / 1000,
+			summary: cut(rest.summary, top ? SUMMARY_CHARS : LOWER_SUMMARY_CHARS),
+			...(tags.length > 0 ? { tags } : {}),
+			...(top && passages && passages.length > 0 ? { passages: i === 0 ? passages : passages.slice(0, 1) } : {}),
+		} as SearchResultView;
+	});
+	return { ...view, results };
+}
 
 export function searchTool(env: ToolEnv) {
 	return defineTool({
 		name: "engrama_search",
 		title: "Search memory",
 		description:
-			"Hybrid search of the memory graph (fulltext + vector similarity fused with RRF, reranked by graph closeness, recency and trust). Use it at the start of a session to load context on the topic, and before engrama_remember to check whether a node already exists. Each result has node_id, label, name, score, summary, tags, confidence, updated_at and the per-signal scores, plus path (its note, when it has one) and passages: the note's sections that matched, each {heading, line, snippet} with the matched words **marked**; read a whole section with engrama_read_note (path + heading), a node's full details and neighbours with engrama_context. proactive_hint appears when pending Insights relate to the query: present them with engrama_surface_insights. `degraded: true` means the vector channel was unavailable and the answer is fulltext only (reason says why). Plain words work best; search syntax is not interpreted.",
+			"Hybrid search (fulltext + vectors, reranked by graph, recency, trust); use it first on a topic and before engrama_remember. Results: node_id, label, name, score, summary, path (its note), passages that matched {heading, line, snippet}; read a section with engrama_read_note, a node with engrama_context. scores: true adds per-signal scores; degraded: true means fulltext only.",
 		inputSchema: {
-			query: text("query", 500, "What to look for, in plain words, e.g. 'websocket reconnect bug'."),
-			limit: count("limit", 1, 50, "Maximum results (1-50).").default(10),
-			labels: z.array(env.schemas.label("Only nodes of this label.")).max(20).optional().describe("Only nodes of these labels."),
-			valid_at: text("valid_at", 40, "Only nodes valid at this ISO date (valid_from ≤ date ≤ valid_to), e.g. 2026-01-31.").optional(),
-			date_from: text("date_from", 40, "Only items dated (valid_from) or mentioning a date on or after this day, e.g. 2026-01-01. Relative words in stored text ('yesterday', 'last week') are resolved against the item's date when written.").optional(),
-			date_to: text("date_to", 40, "Only items dated or mentioning a date on or before this day, e.g. 2026-01-31.").optional(),
+			query: text("query", 500, "Plain words, e.g. 'websocket reconnect bug'."),
+			limit: count("limit", 1, 50, "").default(10),
+			labels: z.array(env.schemas.label("")).max(20).optional().describe(""),
+			valid_at: text("valid_at", 40, "Only nodes valid at this ISO date.").optional(),
+			date_from: text("date_from", 40, "Only items dated or mentioning a date on or after this day (YYYY-MM-DD).").optional(),
+			date_to: text("date_to", 40, "… on or before this day.").optional(),
+			scores: z.boolean().default(false).describe("The whole answer: per-signal scores, every passage, whole summaries."),
 		},
 		outputSchema: {
 			query: z.string(),
@@ -31,16 +66,16 @@ export function searchTool(env: ToolEnv) {
 				dateTo: args.date_to,
 			});
 			const top = view.results
-				.slice(0, 5)
+				.slice(0, SUMMARY_NAMES)
 				.map((r) => `${r.label} "${r.name}"`)
 				.join(", ");
 			const summary =
 				view.results.length === 0
 					? `No results for "${args.query}".${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`
-					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > 5 ? ` and ${view.results.length - 5} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
+					: `${view.results.length} result${view.results.length === 1 ? "" : "s"} for "${args.query}": ${top}${view.results.length > SUMMARY_NAMES ? ` and ${view.results.length - SUMMARY_NAMES} more` : ""}.${view.degraded ? ` (degraded: ${view.reason ?? "vector channel unavailable"})` : ""}`;
 			// The seed's proactivity: the face computed the hint (pending Insights related to the query); the tool says how to review here.
 			const hint = view.proactive_hint;
-			return { structured: { ...view }, summary: hint ? `${summary} ${hint} Present them with engrama_surface_insights.` : summary };
+			return { structured: { ...(args.scores ? view : compactView(view)) }, summary: hint ? `${summary} ${hint} Present them with engrama_surface_insights.` : summary };
 		},
 	});
 }

@@ -17,7 +17,7 @@ export function statusTool(env: ToolEnv) {
 		name: "engrama_status",
 		title: "Engrama status",
 		description:
-			"Snapshot of this Engrama server: version, backend (name, ok, node count), the vault it owns (path, note count), the embedder, the search mode and degradation the next engrama_search will report (mode, degraded, reason, as engrama_search says them), and admin_tools. Call it at the start of a session, especially when other Obsidian-capable MCP servers are connected, so you know which vault 'the vault' means before syncing or ingesting. Read-only; no identity needed; counts are deployment-wide.",
+			"Version, backend, this server's vault (path, note count), embedder, and the mode the next search runs in. Call it first, to know which vault 'the vault' means.",
 		inputSchema: {},
 		outputSchema: {
 			version: z.string(),

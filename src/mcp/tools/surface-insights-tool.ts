@@ -6,17 +6,27 @@ export function surfaceInsightsTool(env: ToolEnv) {
 		name: "engrama_surface_insights",
 		title: "Pending Insights",
 		description:
-			"List pending Insights (proposed by engrama_reflect) for the person to review: title, body, confidence, detector and the entities each is about, highest confidence first. Present them and ask the person to approve or dismiss each with engrama_approve_insight; never act on an Insight yourself. `title` returns that one Insight (when it is still pending); `query` returns only Insights related to a topic (by title and body, by the entities they are about, or by meaning), best match first.",
+			"List Insights for the person to review, highest confidence first: pending ones, or those with `status` approved or dismissed. `title` gives one, `query` those about a topic. The person decides; record it with engrama_approve_insight.",
 		inputSchema: {
-			limit: count("limit", 1, 100, "Most Insights to return (1-100).").default(10),
-			title: text("title", 500, "Only the pending Insight with this exact title.").optional(),
-			query: text("query", 500, "Only pending Insights related to this topic (ignored when title is given).").optional(),
+			limit: count("limit", 1, 100, "").default(10),
+			title: text("title", 500, "One Insight, by exact title.").optional(),
+			query: text("query", 500, "Only Insights about this topic.").optional(),
+			status: z.enum(["pending", "approved", "dismissed"], { error: "status must be 'pending', 'approved' or 'dismissed'." }).default("pending").describe(""),
 		},
 		outputSchema: { insights: z.array(z.looseObject({ title: z.string(), body: z.string(), status: z.string() })) },
 		annotations: { ...READ_ONLY, title: "Pending Insights" },
 		async run(args, call) {
 			const { skills } = env;
 			const scope = call.scope.scope;
+			if (args.status !== "pending" && args.title === undefined) {
+				// Reviewed Insights: listed in review order (the topic search covers pending ones).
+				const insights = await skills.insights(scope, { status: args.status, limit: args.limit });
+				const n = insights.length;
+				return {
+					structured: { insights },
+					summary: n === 0 ? `No ${args.status} Insights.` : `${n} ${args.status} Insight${n === 1 ? "" : "s"}: ${insights.map((i) => `"${i.title}"`).slice(0, 5).join(", ")}${n > 5 ? ", ..." : ""}.`,
+				};
+			}
 			if (args.title !== undefined) {
 				const view = await skills.insight(scope, args.title);
 				const pending = view.status === "pending";

@@ -9,10 +9,10 @@ export function syncNoteTool(env: ToolEnv) {
 		name: "engrama_sync_note",
 		title: "Sync one note",
 		description:
-			"Sync one note of Engrama's own vault (see engrama_status for its path) into the graph: its node is merged, its relations reconciled with what the note now says, engrama_id written into its frontmatter if missing, and a deleted note's node archived. path is relative to the vault root (e.g. 'Projects/Billing.md'); paths outside the vault (.., absolute, symlinks leading out) are refused. Never use it for notes of another Obsidian vault. dry_run=true writes nothing and returns what the note states (label, name, relations, links, whether an engrama_id would be written).",
+			"Sync one note of Engrama's vault into the graph: node merged, relations reconciled, engrama_id written if missing, a deleted note's node archived.",
 		inputSchema: {
-			path: text("path", 1000, "Vault-relative path of the note, e.g. 'Projects/Billing Portal.md'."),
-			dry_run: z.boolean().default(false).describe("Preview only: write nothing to the graph or the note."),
+			path: text("path", 1000, "Vault-relative."),
+			dry_run: z.boolean().default(false).describe("Preview; write nothing."),
 		},
 		outputSchema: { dry_run: z.boolean(), path: z.string() },
 		annotations: { ...MERGE_WRITE, title: "Sync one note" },

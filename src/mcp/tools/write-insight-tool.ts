@@ -8,10 +8,10 @@ export function writeInsightTool(env: ToolEnv) {
 		name: "engrama_write_insight_to_vault",
 		title: "Write an approved Insight into a note",
 		description:
-			"Write an approved Insight into Engrama's own vault: appended as a dated section (with links to the notes of the entities it is about) to target_note, or, without target_note, as a new note in the Insights folder. target_note is vault-relative (e.g. 'Projects/Billing Portal.md') and must exist; paths outside the vault (.., absolute, symlinks leading out) are refused. Pending or dismissed Insights are refused: the person approves first (engrama_approve_insight). Writing the same Insight twice into a note is a no-op.",
+			"Write an approved Insight into Engrama's vault: appended to target_note, or as a new note in the Insights folder. Writing it twice is a no-op.",
 		inputSchema: {
-			title: text("title", 500, "Exact title of the approved Insight."),
-			target_note: text("target_note", 1000, "Vault-relative path of the note to append to; omit to create a note in the Insights folder.").optional(),
+			title: text("title", 500, ""),
+			target_note: text("target_note", 1000, "Vault-relative note to append to; omit for a new note.").optional(),
 		},
 		outputSchema: { title: z.string(), path: z.string(), created: z.boolean(), written: z.boolean() },
 		annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false, title: "Write an approved Insight into a note" },
