@@ -7,6 +7,7 @@ import type { Neo4jStoreContext } from "./store-context";
 import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeWord } from "./fts-query";
 import { PASSAGE_CORPUS, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
+import { countTerms, deletedDocs } from "./term-counts";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
 import { NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL, PASSAGE_VECTOR_INDEX, VECTOR_PROPERTY, ensureVectorIndex, vectorIndexDimensions } from "./schema";
 
@@ -92,6 +93,9 @@ export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, no
 						RETURN collect(keep) AS kept, collect(CASE WHEN keep IS NULL THEN row.ord END) AS added
 					}
 					WITH note, kept, added, [o IN old WHERE NOT o IN kept] AS gone
+					WITH note, kept, added, gone, ${deletedDocs("passages", "gone")}
+					WITH note, kept, added, gone, ftDocs + [r IN note.rows WHERE r.ord IN added | {new: [r.ft], newLen: r.len}] AS ftDocs
+					${countTerms("passages")}
 					FOREACH (g IN gone | DELETE g)
 					RETURN size(kept) AS kept, added, size(gone) AS removed
 				}
