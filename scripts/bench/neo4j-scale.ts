@@ -3,7 +3,7 @@
 // write, one note's re-sync, reflect, with the CPU of this process and of the Neo4j JVM per step.
 // Needs a Neo4j (NEO4J_* env); scripts/bench/neo4j-scale-run.sh starts one sized for N.
 // Usage: npm run bench -- neo4j-scale --nodes 100000 [--backend neo4j|sqlite] [--queries 100]
-//        [--batch 1000] [--dims 384] [--data-dir DIR] [--server-pid PID] [--json]
+//        [--batch 1000] [--dims 384] [--data-dir DIR] [--server-pid PID] [--json] [--summary FILE]
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,8 @@ const dims = Number(arg("dims", "384"));
 const dataDir = arg("data-dir", "");
 const serverPid = arg("server-pid", "");
 const json = process.argv.includes("--json");
+// The summary as JSON in a file too (neo4j-scale-run.sh puts both backends side by side from them).
+const summaryFile = arg("summary", "");
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
 const MODES: Record<string, SearchOptions> = {
 	fulltext: { channels: { vector: false }, graph: false },
@@ -203,6 +205,7 @@ await opened.close();
 rmSync(temp, { recursive: true, force: true });
 
 const summary = { backend, nodes, relations: relations.length, dims, batch, loadS, bytes, search, writeP50: percentile(writes, 50), writeP95: percentile(writes, 95), steps };
+if (summaryFile) writeFileSync(summaryFile, JSON.stringify(summary));
 if (json) console.log(JSON.stringify(summary, null, 2));
 else {
 	console.log(`\n${backend}, ${nodes} nodes, ${relations.length} relations, ${dims}-d vectors: loaded in ${loadS.toFixed(0)} s, ${(bytes / 1e6).toFixed(0)} MB on disk`);

@@ -1,7 +1,8 @@
 import type { IntegrityCheck, ScopeFootprint, ScopeForgetReport } from "../../engine/backend-kit";
 import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
-import type { Neo4jStoreContext } from "./store-context";
+import type { FtCorpusName, Neo4jStoreContext } from "./store-context";
+import { TERM_LABEL, countTerms, deletedDocs } from "./term-counts";
 import { EDGE_SCOPE, SCOPE, SIDE_SCOPE, assertScope, int } from "./rows";
 import { FRAGMENT_LABEL, HISTORY_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
 
@@ -45,25 +46,40 @@ export async function forgetScope(ctx: Neo4jStoreContext, scope: Scope): Promise
 	const edges =
 		(await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} MATCH (n)-[r]-() WITH DISTINCT r AS x`, params, "forget the scope's relations")) +
 		(await deleteInBatches(ctx, `MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH r AS x`, params, "forget the scope's relations"));
-	const nodes = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH n AS x`, params, "forget the scope's nodes", true);
+	const nodes = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH n AS x`, params, "forget the scope's nodes", { detach: true, corpus: "nodes" });
 	const nameIndex =
 		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names")) +
 		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names"));
 	const history = await deleteInBatches(ctx, `MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
 	// The sections of the scope's notes (their words and vectors are on them).
-	const passages = await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages");
+	const passages = await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages", {
+		corpus: "passages",
+	});
 	// Every node is one document of the fulltext index, removed with it.
 	return { nodes, edges, fulltext: nodes, history, nameIndex, passages };
 }
 
-/** Deletes what `match` binds to x, DELETE_BATCH at a time; returns how many. */
-export async function deleteInBatches(ctx: Neo4jStoreContext, match: string, params: Record<string, unknown>, what: string, detach = false): Promise<number> {
+/**
+ * Deletes what `match` binds to x, DELETE_BATCH at a time; returns how many. With `detach` its
+ * relations go too; with `corpus` the fulltext documents deleted leave its term counts.
+ */
+export async function deleteInBatches(
+	ctx: Neo4jStoreContext,
+	match: string,
+	params: Record<string, unknown>,
+	what: string,
+	options: { readonly detach?: boolean; readonly corpus?: FtCorpusName } = {},
+): Promise<number> {
+	const remove = `${options.detach ? "DETACH " : ""}DELETE x`;
+	const statement = options.corpus
+		? `${match} LIMIT $batch WITH collect(x) AS found
+			WITH found, ${deletedDocs(options.corpus, "found")}
+			${countTerms(options.corpus)}
+			FOREACH (x IN found | ${remove}) RETURN size(found) AS n`
+		: `${match} LIMIT $batch ${remove} RETURN count(*) AS n`;
 	let total = 0;
 	for (;;) {
-		const rows = await ctx.write(
-			(q) => q.run(`${match} LIMIT $batch ${detach ? "DETACH " : ""}DELETE x RETURN count(*) AS n`, { ...params, batch: int(DELETE_BATCH) }),
-			what,
-		);
+		const rows = await ctx.write((q) => q.run(statement, { ...params, batch: int(DELETE_BATCH) }), what);
 		const n = Number(rows[0]?.n ?? 0);
 		total += n;
 		if (n < DELETE_BATCH) return total;
@@ -143,8 +159,8 @@ export async function listMeta(ctx: Neo4jStoreContext): Promise<readonly (readon
 /** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
 export async function dropNamespace(ctx: Neo4jStoreContext): Promise<number> {
 	const ns = { ns: ctx.namespace };
-	const removed = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH n AS x`, ns, "drop the memory", true);
-	for (const label of [META_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL]) {
+	const removed = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH n AS x`, ns, "drop the memory", { detach: true });
+	for (const label of [META_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL]) {
 		await deleteInBatches(ctx, `MATCH (m:${label} {__ns: $ns}) WITH m AS x`, ns, "drop the memory");
 	}
 	return removed;

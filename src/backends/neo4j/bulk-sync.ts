@@ -5,6 +5,7 @@ import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/ty
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
 import { fulltextProperties, nodeScopeWords } from "./fts-query";
+import { columnList, countTerms } from "./term-counts";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
@@ -135,7 +136,9 @@ async function createAll(
 				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.__ft_scope = $ftScope, n.updated_at = r.now
 				WITH n, r
 				${createPostings("r.names", "r.fragments")}
-				RETURN collect({i: r.i, after: ${N}}) AS made
+				WITH collect({i: r.i, after: ${N}}) AS made, collect({new: ${columnList("nodes", "n")}, newLen: n.__ft_len}) AS ftDocs
+				${countTerms("nodes")}
+				RETURN made
 			}
 			RETURN found, made`,
 			ctx.params(scope, { label, rows, ids: first ? identities : [], ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label) }),

@@ -3,7 +3,6 @@ import { isFullScope } from "../../engine/backend-kit";
 import type { FulltextHit, PartialScope } from "../../engine/types";
 import type { FtCorpusName, FtStats, Neo4jStoreContext } from "./store-context";
 import {
-	FT_LENGTH_PROPERTY,
 	FT_SCOPE_PROPERTY,
 	NODE_COLUMNS,
 	PASSAGE_COLUMNS,
@@ -24,6 +23,7 @@ import {
 import type { CypherRunner } from "./neo4j-connection";
 import { LIVE, N, SCOPE, type StoredMap, int, toRecord } from "./rows";
 import { FULLTEXT_INDEX, NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL } from "./schema";
+import { CORPUS_KEY, TERM_LABEL, phraseTermKey } from "./term-counts";
 
 /** The fulltext role (FulltextStore): Lucene finds candidates, Cypher ranks them as FTS5 does (tokens and bm25 in fts-query.ts). */
 
@@ -153,9 +153,10 @@ export async function planQuery(ctx: Neo4jStoreContext, q: CypherRunner, corpus:
 
 /**
  * What bm25 needs beside the candidates, in at most one statement: the rows and tokens of this
- * memory's fulltext "table" (every node, any scope or status, as FTS5 keeps them) and the nodes
- * containing each phrase (FTS5's per-phrase hit count for idf). Both are cached until this store
- * writes, or for STATS_TTL_MS; inside a transaction they are read afresh.
+ * memory's fulltext "table" (every node, any scope or status, as FTS5 keeps them) and the
+ * documents containing each phrase (FTS5's per-phrase hit count for idf), read from the term
+ * counts (term-counts.ts); a phrase no count covers is counted in Lucene. Both are cached until
+ * this store writes, or for STATS_TTL_MS; inside a transaction they are read afresh.
  */
 export async function corpusFacts(
 	ctx: Neo4jStoreContext,
@@ -171,39 +172,61 @@ export async function corpusFacts(
 	const cache = slot.hits as NonNullable<typeof slot.hits>;
 	// The vocabulary lookup of common-word planning needs the exact (not prefix) counts too.
 	const all = [...phrases, ...phrases.filter((p) => p.prefix).map((p) => ({ ...p, prefix: false }))];
-	const missing = [...new Map(all.map((p) => [phraseKey(p), p])).entries()].filter(([key]) => !cache.hits.has(key));
+	const missing = [...new Map(all.map((p) => [phraseKey(p), p])).values()].filter((p) => !cache.hits.has(phraseKey(p)));
 	if (cachedStats && missing.length === 0) return { stats: cachedStats, hits: cache.hits };
-	const parts: string[] = [];
-	if (!cachedStats) {
-		parts.push(`CALL { MATCH (n:${corpus.label}) WHERE n.__ns = $ns RETURN count(n) AS rows, sum(coalesce(n.${FT_LENGTH_PROPERTY}, 0)) AS tokens }`);
-	}
-	if (missing.length > 0) {
-		// Lucene matches a phrase exactly, except a prefix phrase of several tokens (a superset): only
-		// those are checked against the stored columns.
-		parts.push(`CALL {
-			UNWIND $items AS item
-			CALL {
-				WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
-				WITH n WHERE ${corpus.memoryClause ? "true" : "n.__ns = $ns"}
-					AND (NOT item.verify OR ${corpus.columns.map((c) => `coalesce(n.${c.property}, '') CONTAINS item.pattern`).join(" OR ")})
-				RETURN count(n) AS hits
-			}
-			RETURN collect({key: item.key, hits: hits}) AS phraseHits
-		}`);
-	}
-	const rows = await q.run(`${parts.join("\n")}\nRETURN ${cachedStats ? "" : "rows, tokens, "}${missing.length > 0 ? "phraseHits" : "[] AS phraseHits"}`, {
-		ns: ctx.namespace,
-		index: corpus.index,
-		items: missing.map(([key, phrase]) => ({
-			key,
-			query: corpus.memoryClause ? `${corpus.memoryClause(ctx.namespace)} +(${luceneMatch([phrase], corpus.columns)})` : luceneMatch([phrase], corpus.columns),
-			pattern: phrasePattern(phrase),
-			verify: phrase.prefix && phrase.tokens.length > 1,
-		})),
+	const looked = missing.flatMap((p) => {
+		const key = phraseTermKey(p);
+		return key === null ? [] : [{ phrase: phraseKey(p), key }];
 	});
+	const counted = missing.filter((p) => phraseTermKey(p) === null);
+	const rows = await q.run(
+		`CALL {
+			UNWIND $keys AS item
+			OPTIONAL MATCH (t:${TERM_LABEL} {__ns: $ns, corpus: $corpus, key: item.key})
+			RETURN collect({key: item.phrase, hits: coalesce(t.df, 0), len: coalesce(t.len, 0)}) AS looked
+		}
+		${counted.length > 0 ? countedPhrases(corpus) : "WITH looked, [] AS phraseHits"}
+		RETURN looked, phraseHits`,
+		{
+			ns: ctx.namespace,
+			corpus: corpus.name,
+			index: corpus.index,
+			keys: [...(cachedStats ? [] : [{ phrase: null, key: CORPUS_KEY }]), ...looked],
+			items: counted.map((phrase) => ({
+				key: phraseKey(phrase),
+				query: corpus.memoryClause ? `${corpus.memoryClause(ctx.namespace)} +(${luceneMatch([phrase], corpus.columns)})` : luceneMatch([phrase], corpus.columns),
+				pattern: phrasePattern(phrase),
+				verify: phrase.prefix && phrase.tokens.length > 1,
+			})),
+		},
+	);
 	const row = rows[0] ?? {};
+	let stats = cachedStats;
+	for (const item of (row.looked as { key: string | null; hits: unknown; len: unknown }[] | undefined) ?? []) {
+		if (item.key === null) stats = { rows: Number(item.hits), tokens: Number(item.len), version: ctx.writeVersion, at: Date.now() };
+		else cache.hits.set(String(item.key), Number(item.hits));
+	}
 	for (const item of (row.phraseHits as { key: string; hits: unknown }[] | undefined) ?? []) cache.hits.set(String(item.key), Number(item.hits));
-	const stats = cachedStats ?? { rows: Number(row.rows ?? 0), tokens: Number(row.tokens ?? 0), version: ctx.writeVersion, at: Date.now() };
+	stats ??= { rows: 0, tokens: 0, version: ctx.writeVersion, at: Date.now() };
 	if (!ctx.conn.inTransaction()) slot.stats = stats;
 	return { stats, hits: cache.hits };
+}
+
+/**
+ * Cypher counting the documents of the phrases no term count covers ($items), in Lucene: it
+ * matches a phrase exactly, except a prefix phrase of several tokens (a superset), which is
+ * checked against the stored columns.
+ */
+function countedPhrases(corpus: FtCorpus): string {
+	return `CALL {
+		UNWIND $items AS item
+		CALL {
+			WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
+			WITH n WHERE ${corpus.memoryClause ? "true" : "n.__ns = $ns"}
+				AND (NOT item.verify OR ${corpus.columns.map((c) => `coalesce(n.${c.property}, '') CONTAINS item.pattern`).join(" OR ")})
+			RETURN count(n) AS hits
+		}
+		RETURN collect({key: item.key, hits: hits}) AS phraseHits
+	}
+	WITH looked, phraseHits`;
 }

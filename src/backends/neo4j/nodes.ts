@@ -4,6 +4,7 @@ import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../en
 import type { Neo4jStoreContext } from "./store-context";
 import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
+import { columnList, countTerms, deletedDocs } from "./term-counts";
 import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
@@ -43,7 +44,10 @@ export async function writeNode(
 	const gone = Object.keys(node.before).filter((name) => !(name in node.final));
 	const rows = await q.run(
 		`MATCH (n) WHERE elementId(n) = $eid
+		WITH n, ${columnList("nodes", "n")} AS old, n.__ft_len AS oldLen
 		SET n += $props, n += $ft, n.updated_at = $now
+		WITH n, [{old: old, oldLen: oldLen, new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] AS ftDocs
+		${countTerms("nodes")}
 		WITH n
 		${REPLACE_POSTINGS}
 		RETURN ${N} AS after`,
@@ -78,6 +82,8 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $props, n += $ft, n.__ft_scope = $ftScope, n.updated_at = $now
 		ON MATCH SET n.__seq = n.__seq
 		WITH n, n.__seq = $seq AS created
+		WITH n, created, CASE WHEN created THEN [{new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] ELSE [] END AS ftDocs
+		${countTerms("nodes")}
 		${createPostings("CASE WHEN created THEN $names ELSE [] END", "CASE WHEN created THEN $fragments ELSE [] END")}
 		RETURN ${N} AS node, created, elementId(n) AS eid`,
 		ctx.params(scope, {
@@ -198,14 +204,22 @@ export async function deleteNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 	assertScope(scope);
 	return ctx.write(async (q) => {
 		const rows = await q.run(
-			`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`,
+			`MATCH ${BY_ID} WHERE ${SCOPE} WITH collect(n) AS found
+			WITH found, ${deletedDocs("nodes", "found")}
+			${countTerms("nodes")}
+			FOREACH (n IN found | DETACH DELETE n) RETURN size(found) AS n`,
 			ctx.params(scope, { id }),
 		);
 		if (Number(rows[0]?.n ?? 0) === 0) return false;
 		await dropNamePostings(q, ctx.namespace, [id]);
 		// Its passages go with it (SQLite: ON DELETE CASCADE), in the history's statement.
 		await q.run(
-			`CALL { MATCH (p:${PASSAGE_LABEL} {__ns: $ns, node: $id}) DELETE p }
+			`CALL {
+				MATCH (p:${PASSAGE_LABEL} {__ns: $ns, node: $id}) WITH collect(p) AS gone
+				WITH gone, ${deletedDocs("passages", "gone")}
+				${countTerms("passages")}
+				FOREACH (p IN gone | DELETE p)
+			}
 			MATCH (h:${HISTORY_LABEL} {__ns: $ns, org_id: $org, user_id: $user, node: $id}) DELETE h`,
 			ctx.params(scope, { id }),
 		);

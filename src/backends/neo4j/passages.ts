@@ -5,8 +5,9 @@ import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./store-context";
 import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeWord } from "./fts-query";
-import { PASSAGE_CORPUS, planQuery } from "./fulltext";
+import { NODE_RANK_WINDOW, PASSAGE_CORPUS, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
+import { countTerms, deletedDocs } from "./term-counts";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
 import { NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL, PASSAGE_VECTOR_INDEX, VECTOR_PROPERTY, ensureVectorIndex, vectorIndexDimensions } from "./schema";
 
@@ -27,8 +28,11 @@ const DIMENSIONS_KEY = "embedding_dimensions";
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** Passages ranked exactly per search: Lucene's best this many (or 5 × limit) by its own bm25, within the scope. */
-export const RANK_WINDOW = 100;
+/**
+ * Passages ranked exactly per search: Lucene's best this many (or 5 × limit) by its own bm25,
+ * within the scope; node search's window, so up to that many matches both rank every one.
+ */
+export const RANK_WINDOW = NODE_RANK_WINDOW;
 
 const stored = (row: Row): StoredPassage => ({
 	id: String(row.id),
@@ -92,6 +96,9 @@ export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, no
 						RETURN collect(keep) AS kept, collect(CASE WHEN keep IS NULL THEN row.ord END) AS added
 					}
 					WITH note, kept, added, [o IN old WHERE NOT o IN kept] AS gone
+					WITH note, kept, added, gone, ${deletedDocs("passages", "gone")}
+					WITH note, kept, added, gone, ftDocs + [r IN note.rows WHERE r.ord IN added | {new: [r.ft], newLen: r.len}] AS ftDocs
+					${countTerms("passages")}
 					FOREACH (g IN gone | DELETE g)
 					RETURN size(kept) AS kept, added, size(gone) AS removed
 				}
@@ -249,25 +256,39 @@ export async function upsertPassageVectors(
 /** Neo4j's cosine score is (1 + cos) / 2; the protocol speaks plain cosine similarity. */
 const cosine = (score: number) => 2 * score - 1;
 
-/** The passages of live nodes of the scope nearest to `vector`, best first (exact scores). */
+/**
+ * The passages of live nodes of the scope nearest to `vector`, best first (exact scores). The
+ * passage vector index is asked only when the scope holds a passage vector (one statement checks
+ * and asks): a memory without passages, or whose passages have no vectors, costs one index seek.
+ */
 export async function passageKnn(ctx: Neo4jStoreContext, scope: PartialScope, vector: Float32Array, k: number): Promise<readonly PassageHit[]> {
 	if (!isFullScope(scope) || k <= 0 || vector.length === 0) return [];
 	const params = ctx.params(scope, { vector: Array.from(vector), k: int(k), dims: int(vector.length) });
 	return ctx.conn.read(async (q) => {
-		if ((await indexDimensions(ctx)) === vector.length) {
-			const ask = Math.min(4096, k * OVERSAMPLE);
-			const rows = await q.run(
-				`CALL db.index.vector.queryNodes('${PASSAGE_VECTOR_INDEX}', $ask, $vector) YIELD node AS p
+		const indexed = (await indexDimensions(ctx)) === vector.length;
+		const ask = Math.min(4096, k * OVERSAMPLE);
+		const rows = await q.run(
+			`CALL {
+				OPTIONAL MATCH (x:${P}) WHERE ${SIDE_SCOPE("x")} AND x.${VECTOR_PROPERTY} IS NOT NULL
+				RETURN x IS NOT NULL AS has LIMIT 1
+			}
+			CALL {
+				WITH has
+				WITH has WHERE has AND $indexed
+				CALL db.index.vector.queryNodes('${PASSAGE_VECTOR_INDEX}', $ask, $vector) YIELD node AS p
 				WITH collect(p) AS found
 				UNWIND found AS p WITH p, size(found) AS seen WHERE ${SIDE_SCOPE("p")}
 				${JOIN_LIVE}
-				WITH p, n, seen, vector.similarity.cosine(p.${VECTOR_PROPERTY}, $vector) AS score
-				RETURN ${PASSAGE}, ${N} AS node, score, seen ORDER BY score DESC, p.__seq LIMIT $k`,
-				{ ...params, ask: int(ask) },
-			);
-			// Enough hits survived the filters, or the index had nothing more to give.
-			if (rows.length >= k || (rows.length > 0 && Number(rows[0].seen) < ask)) return hitsOf(ctx, scope, rows, cosine);
-		}
+				WITH p, n, seen, vector.similarity.cosine(p.${VECTOR_PROPERTY}, $vector) AS score ORDER BY score DESC, p.__seq LIMIT $k
+				RETURN collect({id: p.pid, heading: p.heading, line: p.line, hash: p.hash, text: p.text, node: ${N}, score: score, seen: seen}) AS hits
+			}
+			RETURN has, hits`,
+			{ ...params, ask: int(ask), indexed },
+		);
+		if (rows[0]?.has !== true) return [];
+		const hits = rows[0].hits as Row[];
+		// Enough hits survived the filters, or the index had nothing more to give.
+		if (indexed && (hits.length >= k || (hits.length > 0 && Number(hits[0].seen) < ask))) return hitsOf(ctx, scope, hits, cosine);
 		return hitsOf(ctx, scope, await scan(q, params), cosine);
 	}, "search the passages' vectors");
 }

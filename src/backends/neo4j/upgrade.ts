@@ -2,7 +2,9 @@ import type { Neo4jStoreContext } from "./store-context";
 import { FT_COLUMNS, FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, ftProperty, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { decodeProps } from "./props-codec";
 import { int } from "./rows";
-import { NODE_LABEL } from "./schema";
+import { NODE_LABEL, PASSAGE_LABEL } from "./schema";
+import { TERM_LABEL, columnList, countTerms } from "./term-counts";
+import type { FtCorpusName } from "./store-context";
 
 /**
  * The fulltext format of a namespace's nodes, kept in its settings under a key listMeta leaves
@@ -12,9 +14,10 @@ import { NODE_LABEL } from "./schema";
  * before hold a whole run of those scripts as one token, which no query finds. 3 = every node
  * carries its memory's, scope's and label's words (`__ft_scope`), which the node fulltext index
  * keeps to. 4 = an item's own day as words in body (engine/node-text.ts itemDay): nodes with a
- * valid_from written before lack it.
+ * valid_from written before lack it. 5 = bm25's document frequencies kept as counts (term-counts.ts):
+ * a memory written before has none, so they are counted afresh.
  */
-export const FULLTEXT_VERSION = 4;
+export const FULLTEXT_VERSION = 5;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
 
 /** Nodes re-indexed per statement. */
@@ -46,6 +49,8 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 	if (version >= FULLTEXT_VERSION) return 0;
 	const rewritten = await rewriteWords(ctx, version);
 	const scoped = version < 3 ? await addScopeWords(ctx) : 0;
+	await recountTerms(ctx, "nodes");
+	await recountTerms(ctx, "passages");
 	await ctx.write(
 		(q) =>
 			q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = $value", {
@@ -118,4 +123,36 @@ async function addScopeWords(ctx: Neo4jStoreContext): Promise<number> {
 		after = Number(rows[rows.length - 1].seq);
 	}
 	return added;
+}
+
+/**
+ * Format 5: the term counts of a corpus counted afresh from its documents' stored columns (any
+ * counts there were are dropped first), a page of documents per statement.
+ */
+async function recountTerms(ctx: Neo4jStoreContext, corpus: FtCorpusName): Promise<void> {
+	const label = corpus === "nodes" ? NODE_LABEL : PASSAGE_LABEL;
+	for (;;) {
+		const rows = await ctx.write(
+			(q) => q.run(`MATCH (t:${TERM_LABEL} {__ns: $ns, corpus: $corpus}) WITH t LIMIT $page DELETE t RETURN count(*) AS n`, { ns: ctx.namespace, corpus, page: int(10 * PAGE) }),
+			"drop the term counts",
+		);
+		if (Number(rows[0]?.n ?? 0) < 10 * PAGE) break;
+	}
+	let after = -1;
+	for (;;) {
+		const rows = await ctx.write(
+			(q) =>
+				q.run(
+					`MATCH (d:${label}) WHERE d.__ns = $ns AND d.__seq > $after
+					WITH d ORDER BY d.__seq LIMIT $page
+					WITH collect({new: ${columnList(corpus, "d")}, newLen: d.__ft_len}) AS ftDocs, max(d.__seq) AS last, count(d) AS n
+					${countTerms(corpus)}
+					RETURN last, n`,
+					{ ns: ctx.namespace, after, page: int(PAGE) },
+				),
+			"count the terms",
+		);
+		if (Number(rows[0]?.n ?? 0) < PAGE) return;
+		after = Number(rows[0].last);
+	}
 }

@@ -50,12 +50,13 @@ describe.runIf(neo4j)("Neo4j passages", () => {
 		await write(other, theirs, [axis(dims, 0, 0)]);
 		await opened.memory.pipeline.archive({ scope, source: "cli" }, archived);
 
-		graph.conn.trace = true;
+		graph.conn.trace = "full";
 		graph.conn.resetCounts();
 		const near = await graph.passageKnn(scope, axis(dims, 0, 0), 2);
-		const log = graph.conn.resetCounts().log;
+		const run = graph.conn.resetCounts().statementsRun;
 		graph.conn.trace = false;
-		expect(log.some((line) => line.includes(`db.index.vector.queryNodes('${PASSAGE_VECTOR_INDEX}'`))).toBe(true);
+		// One statement: the index answered (no scan after it).
+		expect(run.map((s) => s.query.includes(`db.index.vector.queryNodes('${PASSAGE_VECTOR_INDEX}'`))).toEqual([true]);
 		expect(near.map((h) => [h.nodeId, h.passage.heading])).toEqual([
 			[mine.id, "Mine 0"],
 			[mine.id, "Mine 1"],
@@ -65,6 +66,12 @@ describe.runIf(neo4j)("Neo4j passages", () => {
 		expect(near[1].score).toBeCloseTo(0, 5);
 		// Another scope sees only its own.
 		expect((await graph.passageKnn(other, axis(dims, 0, 0), 5)).map((h) => h.nodeId)).toEqual([theirs.id]);
+		// A scope without passage vectors asks neither the index nor a scan: one statement finds it has none.
+		const bare: Scope = { orgId: scope.orgId, userId: `${scope.userId}-bare` };
+		await write(bare, await note(bare, "Bare"), []);
+		graph.conn.resetCounts();
+		expect(await graph.passageKnn(bare, axis(dims, 0, 0), 5)).toEqual([]);
+		expect(graph.conn.resetCounts().statements).toBe(1);
 		// Once the memory's vectors have a dimension, a passage vector of another one is refused.
 		await opened.stores.vectors?.upsert(scope, mine.id, axis(dims, 3));
 		const change = await graph.writePassages(scope, mine.id, [{ heading: "x", line: 1, text: "x", hash: "x" }]);

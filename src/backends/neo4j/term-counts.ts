@@ -1,0 +1,82 @@
+import type { FtCorpusName } from "./store-context";
+import { NODE_COLUMNS, PASSAGE_COLUMNS, type Phrase } from "./fts-query";
+
+/**
+ * bm25's document frequencies as a lookup. Per memory and fulltext corpus (nodes, passages) one
+ * :EngramaTerm node per key holds `df`, the documents containing it, kept by every statement that
+ * writes, re-indexes or deletes a document, in that statement's transaction. A key is a token
+ * ("word": documents holding it) or a prefix ("word*": documents holding a token it begins, as
+ * FTS5 counts a prefix phrase's rows) of PREFIX_KEY_MIN or more characters, or of one Han, kana
+ * or Hangul character. The empty key is the corpus itself: `df` its documents, `len` their tokens.
+ * A query reads its phrases' counts by key instead of counting Lucene's matches; a phrase no key
+ * covers (several tokens, a short prefix) is still counted (fulltext.ts).
+ */
+export const TERM_LABEL = "EngramaTerm";
+
+/** Prefix keys are kept from this many characters (code points) on: the shortest prefix a query asks for. */
+export const PREFIX_KEY_MIN = 4;
+
+/** The key of the corpus itself (no token is empty). */
+export const CORPUS_KEY = "";
+
+/** Below this character a one-character prefix has no key (Han, kana and Hangul are above it). */
+const WIDE_SCRIPTS = "\u1100";
+
+/** The key that holds a phrase's document count, or null when none does (it must be counted). */
+export function phraseTermKey(phrase: Phrase): string | null {
+	if (phrase.tokens.length !== 1) return null;
+	const token = phrase.tokens[0];
+	if (!phrase.prefix) return token;
+	const chars = Array.from(token).length;
+	return chars >= PREFIX_KEY_MIN || (chars === 1 && token >= WIDE_SCRIPTS) ? `${token}*` : null;
+}
+
+/** A document's stored token columns as a Cypher list, for variable `v` (null columns included). */
+export function columnList(corpus: FtCorpusName, v: string): string {
+	const columns = corpus === "nodes" ? NODE_COLUMNS : PASSAGE_COLUMNS;
+	return `[${columns.map((c) => `${v}.${c.property}`).join(", ")}]`;
+}
+
+/** Cypher: the distinct keys of `doc[field]` (a list of stored columns, or null: no document) as `out`. */
+function documentKeys(field: "old" | "new", out: string): string {
+	return `CALL {
+		WITH doc
+		UNWIND coalesce(doc.${field}, []) AS c
+		UNWIND split(trim(coalesce(c, '')), '  ') AS w
+		WITH DISTINCT w WHERE w <> ''
+		UNWIND [w] + [i IN range(${PREFIX_KEY_MIN}, size(w)) | substring(w, 0, i) + '*']
+			+ CASE WHEN substring(w, 0, 1) >= '${WIDE_SCRIPTS}' THEN [substring(w, 0, 1) + '*'] ELSE [] END AS k
+		RETURN collect(DISTINCT k) AS ${out}
+	}`;
+}
+
+/**
+ * Cypher (a unit subquery) that applies documents' changes to the corpus's counts. Variable
+ * `ftDocs` holds maps {old, oldLen, new, newLen}: a document's stored columns and token count
+ * before and after the statement (old null: it is new; new null: it is deleted). Keys are
+ * summed over all documents and written in key order (the same lock order in every writer);
+ * a key no document holds any more is removed.
+ */
+export function countTerms(corpus: FtCorpusName): string {
+	return `CALL {
+		WITH ftDocs
+		UNWIND ftDocs AS doc
+		${documentKeys("old", "before")}
+		${documentKeys("new", "after")}
+		UNWIND [k IN before | [k, -1, 0]] + [k IN after | [k, 1, 0]]
+			+ CASE WHEN doc.old IS NULL THEN [] ELSE [['${CORPUS_KEY}', -1, -coalesce(doc.oldLen, 0)]] END
+			+ CASE WHEN doc.new IS NULL THEN [] ELSE [['${CORPUS_KEY}', 1, coalesce(doc.newLen, 0)]] END AS change
+		WITH change[0] AS key, sum(change[1]) AS df, sum(change[2]) AS len
+		WITH key, df, len WHERE df <> 0 OR len <> 0
+		ORDER BY key
+		MERGE (t:${TERM_LABEL} {__ns: $ns, corpus: '${corpus}', key: key})
+		SET t.df = coalesce(t.df, 0) + df, t.len = coalesce(t.len, 0) + len
+		WITH t WHERE t.df <= 0
+		DELETE t
+	}`;
+}
+
+/** Cypher: `ftDocs` for deleting the documents in list variable `docs`. */
+export function deletedDocs(corpus: FtCorpusName, docs: string): string {
+	return `[d IN ${docs} | {old: ${columnList(corpus, "d")}, oldLen: d.__ft_len}] AS ftDocs`;
+}
