@@ -282,6 +282,41 @@ function storeWriteOffences(program: ts.Program): string[] {
 	return out;
 }
 
+/** Where `Backend` (an opened backend's two stores) is declared. */
+const BACKEND_DECLARATION = "src/backends/backend.ts";
+/** Plugin modules that host a memory (open its backend and build its Memory), as src/nodejs does for Node. */
+const PLUGIN_HOSTS = new Set(["src/plugin/engine-host.ts", "src/plugin/first-run.ts"]);
+
+/**
+ * Adapters never read a backend's stores (`Backend.graph`, `Backend.vectors`, through any name):
+ * they count, check health and close through the backends' door (src/backends/index.ts) and read
+ * a memory through the face. Hosts (src/nodejs and the plugin's) open the stores to build a Memory.
+ */
+function backendStoreOffences(program: ts.Program): string[] {
+	const checker = program.getTypeChecker();
+	const stores = new Set<ts.Declaration>();
+	const declaring = program.getSourceFiles().find((f) => repoPath(f.fileName) === BACKEND_DECLARATION);
+	declaring?.forEachChild((node) => {
+		if (ts.isInterfaceDeclaration(node) && node.name.text === "Backend") for (const member of node.members) stores.add(member);
+	});
+	const isStore = (symbol: ts.Symbol | undefined) =>
+		symbol !== undefined && checker.getRootSymbols(symbol).some((root) => (root.declarations ?? []).some((d) => stores.has(d)));
+	const out: string[] = [];
+	for (const file of program.getSourceFiles()) {
+		const path = repoPath(file.fileName);
+		const layer = layerOf(path)?.name;
+		if (!(layer === "cli" || layer === "mcp" || layer === "plugin" || layer === "main") || PLUGIN_HOSTS.has(path)) continue;
+		const visit = (node: ts.Node): void => {
+			if (isStore(namedProperty(checker, node))) {
+				out.push(`${path}:${file.getLineAndCharacterOfPosition(node.getStart()).line + 1} reads a backend's store (${node.getText().slice(0, 60)}): adapters go through the backends' door and the face`);
+			}
+			ts.forEachChild(node, visit);
+		};
+		visit(file);
+	}
+	return out;
+}
+
 /** The adapters' face (verbs and answers) and the two modules every caller needs as they are: errors and types. */
 const FACE = new Set(["src/engine/index.ts", "src/engine/errors.ts", "src/engine/types.ts"]);
 /** Hosts build a Memory and implement embedders and vault sources: the face and the host face. */
@@ -595,6 +630,30 @@ describe("architecture rules bite on synthetic sources", () => {
 		});
 	});
 
+	describe("adapters and a backend's stores, by type", { timeout: 120_000 }, () => {
+		const file = (path: string, line: string): Source => {
+			const backends = posix.relative(posix.dirname(path), "src/backends");
+			return { path, text: `import type { Backend } from "${backends.startsWith(".") ? backends : `./${backends}`}";\ndeclare const backend: Backend;\nexport async function run(): Promise<unknown> {\n\t${line}\n}\n` };
+		};
+		const reads = [
+			`return backend.graph.health();`,
+			`const b = backend; return b.vectors?.count({});`,
+			`const { graph } = backend; return graph.close();`,
+			`return backend["graph"].counts({});`,
+		];
+		const cases = [
+			...reads.flatMap((line, i) => ["src/cli/commands/x", "src/mcp/tools/x", "src/plugin/ui/x"].map((at) => ({ source: file(`${at}-${i}.ts`, line), expected: 1 }))),
+			...reads.map((line, i) => ({ source: file(`src/nodejs/host-${i}.ts`, line), expected: 0 })),
+			{ source: file("src/plugin/engine-host.ts", reads[0]), expected: 0 },
+			{ source: file("src/cli/commands/door.ts", `const other = { graph: 1 }; return other.graph;`), expected: 0 },
+		];
+		const found = backendStoreOffences(programOf(cases.map((c) => c.source)));
+
+		it.each(cases.map((c) => [c.source.path, c.expected] as const))("%s → %i", (path, expected) => {
+			expect(found.filter((o) => o.startsWith(`${path}:`))).toHaveLength(expected);
+		});
+	});
+
 	it("lets adapters import the engine's face, errors and types, and nothing else of it", () => {
 		const engine: Source[] = [
 			{ path: "src/engine/index.ts", text: `export const face = 1;` },
@@ -735,8 +794,14 @@ describe("the real tree", { timeout: 300_000 }, () => {
 		expect(tree.flatMap(hostGlobalOffences)).toEqual([]);
 	});
 
+	const program = programOf(tree);
+
 	it("lets nothing above the stores write but the write door (src/engine/write), built by Memory alone", () => {
-		expect(storeWriteOffences(programOf(tree))).toEqual([]);
+		expect(storeWriteOffences(program)).toEqual([]);
+	});
+
+	it("keeps adapters off a backend's stores (they count, check and close through the backends' door)", () => {
+		expect(backendStoreOffences(program)).toEqual([]);
 	});
 
 	it("lets adapters reach the engine only through its face, hosts also through the host face, backends only through the kit", () => {

@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import type { Backend } from "../backends";
 import { createNodeBackend } from "./node-backend";
 import type { EngramaConfig } from "../config/engrama-config";
 import { createSkills, type EmbeddingProvider, type GraphStore, Memory, memoryLocalModel, type Profile, recordVectorModel, resolveIdentity, STANDALONE_ID_META, type VectorStore } from "../engine/host";
@@ -98,7 +99,7 @@ export async function openMemory(
  * `engrama init` on a store just opened: gives a memory opened for the first time (no nodes, no
  * standalone identity) its identity; true when it did, false when the memory was there before.
  */
-export async function initialiseMemory(graph: GraphStore, config: EngramaConfig): Promise<boolean> {
+export async function initialiseMemory({ graph }: Backend, config: EngramaConfig): Promise<boolean> {
 	const existed = ((await graph.health()).nodes ?? 0) > 0 || (await graph.getMeta(STANDALONE_ID_META)) !== null;
 	// The identity is the memory's first write, through a Memory's write queue (the store stays open for the caller).
 	if (!existed) await resolveIdentity(new Memory({ graph, profile: loadProfileFromDisk(config.profile, config.modules) }), config);
