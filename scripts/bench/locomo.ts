@@ -25,7 +25,7 @@ import { WordNetSynonyms } from "../../src/nodejs/wordnet-synonyms";
 import { CATEGORIES, crossValidate, DEFAULT_RULE, spread, tallyOf, type QuestionOutcome, type Tally } from "./locomo/cross-validate";
 import { CATEGORY_NAMES, parseLocomo, type LocomoConversation } from "./locomo/dataset";
 import { benchEmbedder } from "./locomo/embedder";
-import { isTurnContext, loadConversation, sessionInstant, turnTexts, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
+import { askedAt, isTurnContext, loadConversation, turnTexts, warmEmbedder, type TurnContext } from "./locomo/load-conversation";
 import { TwoVectorStore } from "./locomo/two-vectors";
 import profileText from "./locomo/profile.yaml";
 import { fmt, percentile } from "./stats";
@@ -127,13 +127,6 @@ async function vectorsFor(opened: OpenedMemory, conv: LocomoConversation, turnId
 	const ids = [...turnIds.keys()];
 	const vectors = await embedder.embedBatch(ids.map((id) => texts.get(turnIds.get(id) as string) as string));
 	return new TwoVectorStore(store, new Map(ids.map((id, i) => [id, vectors[i]])));
-}
-
-/** The questions are asked the day after the last session: "in June" then means the conversation's June. */
-function askedAt(conv: LocomoConversation): Clock {
-	const last = Math.max(...conv.sessions.map((s) => Date.parse(sessionInstant(s.date))));
-	const at = new Date(last + 86_400_000);
-	return { now: () => at };
 }
 
 /** Per mode, per grid entry: what every question's search found. */

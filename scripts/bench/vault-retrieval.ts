@@ -18,33 +18,21 @@
 // - --setting key=value: a search setting for this run (JSON value), as locomo's --set.
 // Section-level hits read `passages[].heading` of a result; results without passages count as
 // "n.a." (no section is reported), not as misses.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { parseConfig } from "../../src/config/engrama-config";
+import { join, resolve } from "node:path";
 import type { SearchOptions, SearchResultView } from "../../src/engine/memory";
-import { reindex } from "../../src/engine/search/reindex";
-import type { EmbeddingProvider } from "../../src/engine/protocols";
 import { NOTE_PROPS } from "../../src/engine/sync/note-index";
-import { createNodeVaultSync, FolderVaultSource } from "../../src/nodejs/folder-vault-source";
-import { openMemory, type OpenedMemory } from "../../src/nodejs/open-memory";
-import { TransformersEmbeddingProvider } from "../../src/nodejs/embedders/transformers-embedding-provider";
+import type { OpenedMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
-import { CachedEmbeddingProvider } from "./locomo/vector-cache";
-import { percentile, seededRandom } from "./stats";
+import { percentile } from "./stats";
+import { chooseNotes, MODELS, openEmbedded, syncFresh, vaultEmbedder, type ModelName } from "./vault-retrieval/vault-memory";
 import { type QuestionFile, type Score, scoreQuestion, summarise } from "./vault-retrieval/scoring";
 
 const SETS = {
 	"obsidian-hub": { vault: ".bench-out/vault-retrieval/obsidian-hub-dae4bcf", questions: "scripts/bench/vault-retrieval/questions-obsidian-hub.json" },
 	multilingual: { vault: "tests/fixtures/multilingual-vault", questions: "tests/fixtures/multilingual-vault/questions.json" },
 } as const;
-const MODELS = {
-	minilm: { dir: "Xenova/all-MiniLM-L6-v2", label: "all-MiniLM-L6-v2" },
-	bge: { dir: "BAAI/bge-small-en-v1.5", label: "bge-small-en-v1.5" },
-	// The default since #27 (query: / passage: prompts applied by the provider).
-	e5: { dir: "Xenova/e5-small-v2", label: "e5-small-v2" },
-} as const;
-type ModelName = "none" | keyof typeof MODELS;
 const MODES: Record<string, SearchOptions> = {
 	default: {},
 	fulltext: { channels: { vector: false } },
@@ -92,58 +80,6 @@ if (setName === "obsidian-hub" && existsSync(join(vaultDir, ".pinned-commit"))) 
 }
 for (const q of questions) if (!existsSync(join(vaultDir, q.note))) fail(`Question ${q.id}: note "${q.note}" is not in ${vaultDir}.`);
 
-/** The notes to sync: the whole vault, or the questions' notes plus a fixed random sample. */
-async function chooseNotes(): Promise<string[]> {
-	const all = (await new FolderVaultSource(vaultDir).list()).map((f) => f.path).filter((p) => p.endsWith(".md") && !p.split("/").some((s) => s.startsWith(".")));
-	all.sort();
-	if (distractors === undefined) return all;
-	const wanted = new Set(questions.map((q) => q.note));
-	const others = all.filter((p) => !wanted.has(p));
-	const rand = seededRandom(seed);
-	for (let i = others.length - 1; i > 0; i--) {
-		const j = Math.floor(rand() * (i + 1));
-		[others[i], others[j]] = [others[j], others[i]];
-	}
-	return [...wanted, ...others.slice(0, distractors)].sort();
-}
-
-function embedderFor(model: ModelName, cacheDir: string): CachedEmbeddingProvider | null {
-	if (model === "none") return null;
-	const { dir } = MODELS[model];
-	if (!existsSync(join(modelRoot, dir, "onnx", dtype === "fp32" ? "model.onnx" : "model_quantized.onnx"))) {
-		fail(`No ${dtype} weights for ${dir} under ${modelRoot}. Run scripts/bench/models/prepare-maven-model.sh (${dtype === "q8" ? "q8" : "fp32"}), or pass --model-root.`);
-	}
-	const inner = new TransformersEmbeddingProvider({ model: dir, localModelPath: modelRoot, cacheDir: join(cacheDir, "hub-cache"), allowRemoteModels: false, dtype, batchSize: 32, dimensions: 384 });
-	mkdirSync(cacheDir, { recursive: true });
-	return new CachedEmbeddingProvider(inner, join(cacheDir, `${model}-${dtype}-vectors.json`), dtype);
-}
-
-const cpuSeconds = (since: NodeJS.CpuUsage) => {
-	const used = process.cpuUsage(since);
-	return (used.user + used.system) / 1e6;
-};
-
-/** Syncs the chosen notes into a fresh database without a model (what `engrama sync` does). */
-async function syncFresh(notes: readonly string[], work: string): Promise<{ dbPath: string; syncSeconds: number; syncCpu: number; problems: number }> {
-	const vault = join(work, "vault");
-	for (const path of notes) {
-		mkdirSync(dirname(join(vault, path)), { recursive: true });
-		copyFileSync(join(vaultDir, path), join(vault, path));
-	}
-	const dbPath = join(work, "memory.db");
-	const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath, vaultPath: vault }), { embedder: null });
-	const { sync } = await createNodeVaultSync({ memory: opened.memory, scope: opened.scope, vaultPath: vault, settings: { writeEngramaIds: false, writeGraphToVault: false } });
-	const t0 = performance.now();
-	const cpu = process.cpuUsage();
-	const report = await sync.fullSync();
-	const syncSeconds = (performance.now() - t0) / 1000;
-	const syncCpu = cpuSeconds(cpu);
-	await sync.stop();
-	await opened.close();
-	if (process.argv.includes("--problems")) for (const p of report.problems) console.log(`  ${p.path}: ${p.severity}: ${p.problem}`);
-	return { dbPath, syncSeconds, syncCpu, problems: report.problems.length };
-}
-
 async function pathOf(opened: OpenedMemory, result: SearchResultView, cache: Map<string, string>): Promise<string> {
 	const stated = (result as { path?: unknown }).path;
 	if (typeof stated === "string") return stated;
@@ -164,28 +100,8 @@ interface Run {
 }
 
 async function runModel(model: ModelName, dbPath: string, cacheDir: string): Promise<{ runs: Run[]; embedSeconds?: number; embedCpu?: number; embedded?: number }> {
-	const embedder = embedderFor(model, cacheDir);
-	const opened = await openMemory(parseConfig({ backend: "sqlite", dbPath, search: settings }), { embedder: embedder as EmbeddingProvider | null });
-	let embedSeconds: number | undefined;
-	let embedCpu: number | undefined;
-	let embedded: number | undefined;
-	if (embedder) {
-		const t0 = performance.now();
-		const cpu = process.cpuUsage();
-		const { memory } = opened;
-		const report = await reindex({ graph: memory.graph, vectors: memory.vectors, embedder, pipeline: memory.pipeline, write: (job) => memory.write(job) }, opened.scope, {
-			apply: true,
-			batchSize: 32,
-			onProgress: ({ done, total }) => {
-				if (done === total || done % 1024 < 32) console.error(`${model}: embedded ${done}/${total} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-			},
-		});
-		embedSeconds = (performance.now() - t0) / 1000;
-		embedCpu = cpuSeconds(cpu);
-		embedded = report.embedded;
-		embedder.save();
-		if (report.failed > 0) console.error(`reindex: ${report.failed} failed: ${report.errors.slice(0, 3).join("; ")}`);
-	}
+	const embedder = vaultEmbedder(model, modelRoot, dtype, cacheDir);
+	const { opened, embedSeconds, embedCpu, embedded } = await openEmbedded(dbPath, embedder, settings, model);
 	const paths = new Map<string, string>();
 	const runs: Run[] = [];
 	for (const mode of modes) {
@@ -251,14 +167,15 @@ function printRuns(runs: readonly Run[]): void {
 	}
 }
 
-const notes = await chooseNotes();
+const notes = await chooseNotes(vaultDir, new Set(questions.map((q) => q.note)), distractors, seed);
 const work = mkdtempSync(join(tmpdir(), "engrama-vault-retrieval-"));
 const cacheDir = resolve(".bench-out/vault-retrieval/vectors", setName);
 console.log(`${setName}: ${questions.length} questions, ${notes.length} notes synced${distractors !== undefined ? ` (the questions' ${new Set(questions.map((q) => q.note)).size} notes + ${distractors} distractors, seed ${seed})` : " (the whole vault)"}`);
 console.log(`load average at start ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 try {
-	const synced = await syncFresh(notes, work);
-	console.log(`sync (no model): ${synced.syncSeconds.toFixed(1)} s wall, ${synced.syncCpu.toFixed(1)} s CPU, ${synced.problems} problems reported`);
+	const synced = await syncFresh(vaultDir, notes, work);
+	if (process.argv.includes("--problems")) for (const p of synced.problems) console.log(`  ${p.path}: ${p.severity}: ${p.problem}`);
+	console.log(`sync (no model): ${synced.syncSeconds.toFixed(1)} s wall, ${synced.syncCpu.toFixed(1)} s CPU, ${synced.problems.length} problems reported`);
 	const runs: Run[] = [];
 	for (const model of models) {
 		const dbPath = join(work, `memory-${model}.db`);

@@ -23,6 +23,7 @@ export const COMMANDS: readonly CommandSummary[] = [
 	{ name: "relate", term: "relate <fromLabel> <fromName> <relation> <toLabel> <toName>", description: "create a typed relation (idempotent), validated against the profile", group: "memory" },
 	{ name: "get", term: "get [options]", description: "show one entity", group: "memory" },
 	{ name: "context", term: "context [options]", description: "show an entity's neighbourhood", group: "memory" },
+	{ name: "related", term: "related [options] <note>", description: "notes related to a note and not yet linked to it, with the passage they share; linked notes apart", group: "memory" },
 	{ name: "forget", term: "forget [options]", description: "archive an entity (--hard removes it), forget by age (--ttl), or erase your whole memory (--gdpr)", group: "memory" },
 	{ name: "decay", term: "decay [options]", description: "report what age does to ranking (read-only: stored confidence no longer decays)", group: "memory" },
 	{ name: "history", term: "history [options]", description: "every recorded property change of an entity, oldest first", group: "memory" },

@@ -56,7 +56,7 @@ export const engramaConfigSchema = z.object({
 			/** Legacy linear mode: weight of the vector channel (HYBRID_ALPHA). */
 			alpha: z.number().min(0).max(1).default(0.6),
 			/** β graph, γ temporal, δ trust (§6). */
-			graphWeight: z.number().min(0).default(0.15),
+			graphWeight: z.number().min(0).default(0.05),
 			temporalWeight: z.number().min(0).default(0.1),
 			trustWeight: z.number().min(0).default(0.1),
 			/** Unset: the engine's defaults (src/engine/search/hybrid-search.ts). */
@@ -70,7 +70,7 @@ export const engramaConfigSchema = z.object({
 			whenWeight: z.number().min(0).optional(),
 			hubPenalty: z.number().min(0).optional(),
 		})
-		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1 }),
+		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1 }),
 	/** Entity resolver thresholds and modes; defaults in src/engine/resolver/settings.ts. */
 	resolver: z
 		.object({

@@ -29,6 +29,8 @@ export { editFrontmatter } from "./sync/frontmatter";
 export {
 	chunk,
 	checkVector,
+	embedByLength,
+	LOCAL_BATCH_CHARS,
 	createHttpEmbeddingProvider,
 	EmbedderError,
 	HashEmbeddingProvider,

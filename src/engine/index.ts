@@ -53,4 +53,5 @@ export { noteSection } from "./sync/passages";
 export { safeFileName } from "./sync/markdown-text";
 export { normaliseVaultPath } from "./sync/vault-source";
 export { EARLIER_DEFAULT_LOCAL_MODEL } from "./embedding/vector-model";
+export { describeLanguages, languageShares, mostlyEnglish, type LanguageShare } from "./embedding/text-language";
 export type { ReflectDetectorId } from "./protocols/reflect-rows";

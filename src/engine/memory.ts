@@ -3,11 +3,12 @@ import { ValidationError } from "./errors";
 import { nodeConfidence, nodeSummary, nodeTags } from "./node-text";
 import type { Profile } from "./profile";
 import type { EmbeddingProvider, GraphReads, GraphStore, VectorReads, VectorStore } from "./protocols";
-import { isFullScope } from "./scope";
+import { isFullScope, requireScope } from "./scope";
 import { passageSnippet } from "./search/passage-hits";
 import { HybridSearch, type DegradedCause, type FusionMode, type SearchHit, type SearchSettings } from "./search/hybrid-search";
 import type { SearchOptions } from "./search/search-options";
 import { GroupCommitQueue, type GroupCommitStats, type WriteOptions } from "./group-commit";
+import { eraseWithin, type EraseHook, type EraseTarget, type NotesErased } from "./erase";
 import type { NodeRecord, PartialScope, Props } from "./types";
 import { resolveLabelOrThrow, sanitiseKey } from "./write/sanitise";
 import {
@@ -174,6 +175,7 @@ export class Memory {
 	readonly searcher: HybridSearch;
 	private readonly writes: GroupCommitQueue;
 	private readonly writeListeners: Set<MemoryWriteListener>;
+	private readonly eraseHooks: Set<EraseHook>;
 
 	private readonly store: GraphStore;
 
@@ -193,6 +195,7 @@ export class Memory {
 		});
 		this.writes = deps.sharesWritesWith?.writes ?? new GroupCommitQueue(this.pipeline, { yieldToInput: deps.yieldToInput });
 		this.writeListeners = deps.sharesWritesWith?.writeListeners ?? new Set();
+		this.eraseHooks = deps.sharesWritesWith?.eraseHooks ?? new Set();
 		this.searcher = new HybridSearch({
 			graph: this.graph,
 			vectors: this.vectors,
@@ -260,9 +263,48 @@ export class Memory {
 		return result;
 	}
 
-	/** Archives (soft) or removes (hard) one node. */
-	forget(ctx: WriteContext, ref: NodeRef, options: { hard?: boolean } = {}): Promise<NodeRecord> {
-		return this.write(() => (options.hard ? this.pipeline.hardDelete(ctx, ref) : this.pipeline.archive(ctx, ref)), REPLAYABLE);
+	/** Archives (soft) or erases (hard, `hardForget`) one node. */
+	async forget(ctx: WriteContext, ref: NodeRef, options: { hard?: boolean } = {}): Promise<NodeRecord> {
+		if (!options.hard) return this.write(() => this.pipeline.archive(ctx, ref), REPLAYABLE);
+		const node = await this.pipeline.requireNode(requireScope(ctx.scope), ref, "node");
+		return (await this.hardForget(ctx, node)).node;
+	}
+
+	/** Removes one node for good (`erase`): its row, edges, words, vector, history and the note Engrama wrote for it. */
+	async hardForget(ctx: WriteContext, node: NodeRecord): Promise<{ node: NodeRecord; notes: NotesErased }> {
+		const scope = requireScope(ctx.scope);
+		const { notes } = await this.erase({ scope, ids: new Set([node.id]) }, async () => {
+			// As it is now: a note may have been written for it while the erase waited.
+			const current = (await this.graph.getNodeById(scope, node.id)) ?? node;
+			await this.pipeline.hardDelete(ctx, current);
+			return { result: undefined, erased: [current] };
+		});
+		return { node, notes };
+	}
+
+	/** Calls `hook` around every erase from now on (the vault's copies); returns the function that stops it. */
+	onErase(hook: EraseHook): () => void {
+		this.eraseHooks.add(hook);
+		return () => this.eraseHooks.delete(hook);
+	}
+
+	/**
+	 * The one erase path (GDPR forget, hard forget, TTL expiry): `job` deletes in one unit of writes
+	 * and names the nodes it removed; then the store makes the deleted content unreadable in its
+	 * files (fulltext segments merged, the write-ahead log emptied). Around both, every erase hook
+	 * holds its own work, so a pending vault write cannot bring an erased node back, and answers
+	 * for the notes of the removed nodes.
+	 */
+	async erase<T>(target: EraseTarget, job: () => Promise<{ result: T; erased: readonly NodeRecord[] }>): Promise<{ result: T; notes: NotesErased }> {
+		let result!: T;
+		const notes = await eraseWithin([...this.eraseHooks], target, async () => {
+			const done = await this.write(() => this.pipeline.transaction(job));
+			result = done.result;
+			// Alone: SQLite refuses a WAL checkpoint inside a transaction.
+			await this.write(() => this.pipeline.purgeDeleted(), { alone: true });
+			return done.erased;
+		});
+		return { result, notes };
 	}
 
 	/** Looks a node up by label (any case) and key; null when absent or out of scope. */

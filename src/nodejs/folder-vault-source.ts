@@ -279,6 +279,13 @@ export class FolderVaultSource implements VaultSource {
 		await writeFile(abs, text, { encoding: "utf8", flag: "wx" });
 	}
 
+	async remove(path: string, ifHash: string): Promise<boolean> {
+		const abs = this.writable(path);
+		if (contentHash(await this.read(path)) !== ifHash) return false;
+		unlinkSync(abs);
+		return true;
+	}
+
 	async processFrontMatter(path: string, mutate: FrontmatterMutator, options: FrontmatterWriteOptions = {}): Promise<string | null> {
 		const text = await this.read(path);
 		// Optimistic check: the file must still be the version sync parsed.

@@ -10,6 +10,16 @@ export function realOrNull(path: string): string | null {
 	}
 }
 
+/** True when resolving `path` goes round in symbolic links (ELOOP): it names no file at all. */
+export function isSymlinkLoop(path: string): boolean {
+	try {
+		realpathSync.native(path);
+		return false;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ELOOP";
+	}
+}
+
 function isSymlink(path: string): boolean {
 	try {
 		return lstatSync(path).isSymbolicLink();

@@ -6,7 +6,7 @@ import type { Engine } from "./engine-host";
 import { approveInsight, dismissInsight, insightsWithStatus, personContext, runReflect, writeInsightToNote } from "./insight-actions";
 import { clientConfigurations } from "./mcp-bridge";
 import { replaceMcpToken } from "./secrets";
-import { formatCount, noticeError, noticeInfo } from "./notices";
+import { formatCount, NOT_STARTED, noticeError, noticeInfo } from "./notices";
 import { idsToWrite, vaultUnderGit } from "./first-run";
 import { EngramaView, VIEW_TYPE_ENGRAMA, type PanelTab } from "./ui/engrama-view";
 import { confirm, previewSync, promptText } from "./ui/modals";
@@ -31,12 +31,22 @@ export class EngramaActions implements PanelActions {
 
 	/** The engine, or null after telling the person why it is not there. */
 	private async engine(): Promise<Engine | null> {
+		if (this.controller.awaitingStart) {
+			await this.pointToWelcome();
+			return null;
+		}
 		try {
 			return await this.controller.ready();
 		} catch (error) {
 			noticeError("is not ready", error);
 			return null;
 		}
+	}
+
+	/** Before the welcome's Start: says so, and opens the panel that holds the welcome. */
+	async pointToWelcome(): Promise<void> {
+		noticeInfo(NOT_STARTED, 8000);
+		await this.openPanel();
 	}
 
 	private activeNote(): TFile | null {
@@ -315,6 +325,20 @@ export class EngramaActions implements PanelActions {
 		return true;
 	}
 
+	async downloadAndUseLocalModel(model: string): Promise<boolean> {
+		// The provider turns "local" only once the model is on this device: a failed or cancelled
+		// download leaves search by words, as it was, instead of an embedder that cannot load.
+		if (!(await this.controller.downloadLocalModel(model))) return false;
+		await this.controller.saveSettings((s) => {
+			s.embedding.provider = "local";
+			s.embedding.model = model;
+		}, { apply: false });
+		await this.controller.restart();
+		await this.controller.tasks.whenIdle();
+		await this.reembedMissing();
+		return true;
+	}
+
 	async reembedMissing(): Promise<void> {
 		const engine = await this.engine();
 		if (!engine) return;
@@ -327,7 +351,8 @@ export class EngramaActions implements PanelActions {
 			return;
 		}
 		const report = await this.controller.tasks.run("Embedding missing vectors", (control) =>
-			engine.skills.reindex(engine.scope, { apply: true, onProgress: (p) => control.report(`${formatCount(p.done)} / ${formatCount(p.total)}`) }),
+			// 64 texts per call: on the main thread (~30 ms a text) Cancel and the progress answer within about two seconds.
+			engine.skills.reindex(engine.scope, { apply: true, batchSize: 64, onProgress: (p) => control.report(`${formatCount(p.done)} / ${formatCount(p.total)}`) }),
 		);
 		if (report) {
 			noticeInfo(

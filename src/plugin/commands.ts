@@ -4,14 +4,17 @@ import type { EngramaController } from "./engrama-controller";
 
 /** The command palette entries (sentence case, no default hotkeys). */
 export function registerCommands(plugin: Plugin, controller: EngramaController, actions: EngramaActions): void {
-	const add = (id: string, name: string, run: () => unknown) => plugin.addCommand({ id, name, callback: () => void run() });
+	// Before the welcome's Start a command would save a setting or open a memory the person has not
+	// agreed to yet: each says so and opens the welcome instead (only "Open panel" runs as such).
+	const started = (run: () => unknown) => () => (controller.awaitingStart ? actions.pointToWelcome() : run());
+	const add = (id: string, name: string, run: () => unknown) => plugin.addCommand({ id, name, callback: () => void started(run)() });
 	const when = (id: string, name: string, available: () => boolean, run: () => unknown) =>
 		plugin.addCommand({
 			id,
 			name,
 			checkCallback: (checking) => {
 				if (!available()) return false;
-				if (!checking) void run();
+				if (!checking) void started(run)();
 				return true;
 			},
 		});
@@ -22,7 +25,7 @@ export function registerCommands(plugin: Plugin, controller: EngramaController, 
 	when("sync-current-note", "Sync current note", hasNote, () => actions.syncCurrentNote());
 	add("search-memory", "Search memory", () => actions.openSearch());
 	add("reflect-now", "Reflect now", () => actions.reflect());
-	add("open-panel", "Open panel", () => actions.openPanel());
+	plugin.addCommand({ id: "open-panel", name: "Open panel", callback: () => void actions.openPanel() });
 	when("show-context", "Show graph context of the current note", hasNote, () => actions.showContext());
 	when("add-relation", "Add a relation from the current note", hasNote, () => actions.addRelation());
 	add("approve-insight", "Approve the Insight under review", () => actions.approveUnderReview());

@@ -8,7 +8,7 @@ import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";
 import { modelStoreFor } from "./local-model/model-location";
 import { releaseRuntime } from "./local-model/runtime";
-import { applyChoices, previewFirstRun, vaultUnderGit, type FirstRunChoices, type FirstRunPreview } from "./first-run";
+import { applyChoices, notesWithoutId, previewFirstRun, vaultUnderGit, type FirstRunChoices, type FirstRunPreview } from "./first-run";
 import { writeIdsPaced, type IdBackfillResult } from "./id-backfill";
 import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
 import { McpBridge } from "./mcp-bridge";
@@ -187,7 +187,9 @@ export class EngramaController {
 		const engine = open ?? (await this.ready());
 		await this.tasks.whenIdle();
 		if (await vaultUnderGit(this.app)) noticeInfo("this vault is a git repository: each note that gets an engrama_id shows as changed. Commit them on their own to keep your history readable.", 10_000);
-		const result = await this.tasks.run("Writing engrama_id into notes", (control) => writeIdsPaced(this.app, engine.sync, control));
+		const result = await this.tasks.run("Writing engrama_id into notes", (control) => writeIdsPaced(this.app, engine.sync, control), {
+			afterCancel: "The notes written keep their id; the rest are followed by their path for now. The next start finishes them, or run “Write missing note ids into frontmatter”.",
+		});
 		if (result) noticeInfo(`wrote engrama_id into ${formatCount(result.written.length)} notes${result.problems.length > 0 ? `; ${formatCount(result.problems.length)} could not be written (see the sync report)` : ""}.`);
 		return result;
 	}
@@ -214,10 +216,22 @@ export class EngramaController {
 		if (options.first) return engine;
 		if (this.current.sync.autoSync && !this.unloaded) {
 			engine.sync.start();
-			// Catch up with what changed while Obsidian was closed (unchanged notes cost one stat each).
-			void this.fullSync(engine, { quiet: true });
+			void this.catchUp(engine);
 		}
 		return engine;
+	}
+
+	/**
+	 * Catches up with what changed while Obsidian was closed (unchanged notes cost one stat each),
+	 * then writes the ids still missing, paced with progress: a first run cancelled halfway, notes
+	 * that lost theirs, or a database rebuilt under notes that never had one. In the sync itself
+	 * they would be written in unpaced bursts.
+	 */
+	private async catchUp(engine: Engine): Promise<void> {
+		const report = await this.fullSync(engine, { quiet: true, writeIds: false });
+		if (!report || this.unloaded || !this.current.sync.writeEngramaIds) return;
+		const missing = await engine.sync.indexedPaths(notesWithoutId(this.app, (path) => engine.sync.isSyncedPath(path)));
+		if (missing.length > 0 && !this.unloaded) await this.writeMissingIds(engine);
 	}
 
 	/** The first sync after the welcome: the whole vault by path (no note written), then the ids, paced. */

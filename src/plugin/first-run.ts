@@ -1,8 +1,9 @@
 import type { App } from "obsidian";
 import { createBackend } from "../backends";
-import { type SyncProblem, type VaultSync } from "../engine";
+import { languageShares, type LanguageShare, type SyncProblem, type VaultSync } from "../engine";
 import { createVaultSync, Memory, resolveIdentity, type VaultSource } from "../engine/host";
 import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
+import { localModelOf } from "./local-model/catalogue";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
 import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedGraphStore, WorkGate } from "./work-gate";
@@ -16,6 +17,8 @@ export interface FirstRunChoices {
 	readonly agentsWriteNotes: boolean;
 	/** Download the local embedding model after the start. */
 	readonly downloadModel: boolean;
+	/** Which local model (a Hugging Face id): the English default, or the multilingual one for a vault mostly in other languages. */
+	readonly model: string;
 }
 
 /** The welcome's first answers: the settings' defaults; the model is offered checked on desktop (a phone pays for the download). */
@@ -25,6 +28,7 @@ export function choicesOf(settings: PluginSettings, desktop: boolean): FirstRunC
 		excludeFolders: settings.sync.excludeFolders,
 		agentsWriteNotes: settings.sync.writeGraphToVault,
 		downloadModel: desktop && settings.embedding.provider === "none",
+		model: localModelOf(settings.embedding.model),
 	};
 }
 
@@ -55,6 +59,8 @@ export interface FirstRunPreview {
 	readonly skipped: readonly SkipReason[];
 	/** Whether the vault folder holds a .git folder (ids then show as changed files). */
 	readonly git: boolean;
+	/** The languages the notes are written in (from a sample of them), most frequent first. */
+	readonly languages: readonly LanguageShare[];
 }
 
 /** Markdown notes without an engrama_id in their frontmatter, as Obsidian's metadata cache knows them. */
@@ -132,10 +138,26 @@ export async function previewFirstRun(app: App, pluginFolder: string, settings: 
 			relations: report.counts.relationsAdded,
 			skipped: skipReasons(app, sync, report.counts.filesSkipped, report.problems),
 			git: await vaultUnderGit(app),
+			languages: await sampleLanguages(source, (path) => sync.isSyncedPath(path)),
 		};
 	} finally {
 		await backend.graph.close();
 	}
+}
+
+/** Notes read for the language guess: enough to tell a vault's languages, few enough to stay quick on 50,000 notes. */
+const LANGUAGE_SAMPLE = 300;
+
+/** The languages of an even sample of the synced notes (the model offered depends on them). */
+async function sampleLanguages(source: VaultSource, synced: (path: string) => boolean): Promise<LanguageShare[]> {
+	const paths = (await source.list()).map((f) => f.path).filter(synced).sort();
+	const step = Math.max(1, Math.floor(paths.length / LANGUAGE_SAMPLE));
+	const texts: string[] = [];
+	for (let i = 0; i < paths.length && texts.length < LANGUAGE_SAMPLE; i += step) {
+		// A note that cannot be read is reported by the dry run's sync; here it only leaves the sample.
+		texts.push(await source.read(paths[i]).catch(() => ""));
+	}
+	return languageShares(texts);
 }
 
 /** The notes `writeMissingIds` would (dryRun) or did write, checked in calls of `slice` notes. */
@@ -156,6 +178,15 @@ function skipReasons(app: App, sync: VaultSync, untyped: number, problems: reado
 	if (leftOut.length > 0) out.push({ reason: "in folders left out", count: leftOut.length, examples: leftOut.slice(0, 3) });
 	if (untyped > 0) out.push({ reason: "untyped or over the size limit", count: untyped, examples: [] });
 	const errors = problems.filter((p) => p.severity === "error");
-	if (errors.length > 0) out.push({ reason: "cannot be read as notes (each is named after the start)", count: errors.length, examples: errors.slice(0, 3).map((p) => `${p.path}: ${p.problem}`) });
+	const offModule = errors.filter((p) => p.module !== undefined);
+	const unreadable = errors.filter((p) => p.module === undefined);
+	const modules = [...new Set(offModule.map((p) => p.module))].join(", ");
+	if (offModule.length > 0) out.push({ reason: `their type belongs to a module that is off (${modules}); turn it on in the settings after the start to index them`, count: offModule.length, examples: offModule.slice(0, 3).map((p) => p.path) });
+	if (unreadable.length > 0) out.push({ reason: "they cannot be read as notes; after the start the sync report names each one and what to do", count: unreadable.length, examples: unreadable.slice(0, 3).map((p) => `${p.path}: ${sentence(p.problem)}`) });
 	return out;
+}
+
+/** A problem as a clause of a list joined with "; " (no closing full stop). */
+function sentence(problem: string): string {
+	return problem.replace(/[.\s]+$/, "");
 }

@@ -23,7 +23,7 @@ export interface IdBackfillResult {
  * steps: the notes written keep their id, the rest stay synced by path until the next run.
  */
 export async function writeIdsPaced(app: App, sync: VaultSync, control: TaskControl, pace: { notes: number; pauseMs: number } = ID_PACE): Promise<IdBackfillResult> {
-	const paths = notesWithoutId(app, (path) => sync.isSyncedPath(path));
+	const paths = await sync.indexedPaths(notesWithoutId(app, (path) => sync.isSyncedPath(path)));
 	const written: string[] = [];
 	const problems: SyncProblem[] = [];
 	control.report(`0 / ${formatCount(paths.length)}`);

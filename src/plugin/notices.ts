@@ -17,3 +17,6 @@ export function formatCount(n: number): string {
 	const digits = String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 	return n < 0 && Math.round(n) !== 0 ? `-${digits}` : digits;
 }
+
+/** What a command or the panel says before the welcome's Start (after "Engrama: "). */
+export const NOT_STARTED = "not started in this vault yet. Its panel shows what starting does; check the choices there and press Start.";

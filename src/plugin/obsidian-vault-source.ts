@@ -1,7 +1,7 @@
 import { TFile, TFolder, normalizePath, type App, type EventRef, type TAbstractFile } from "obsidian";
 import { NotFoundError } from "../engine/errors";
 import { normaliseVaultPath } from "../engine";
-import { decodeNote, type FrontmatterMutator, isMarkdownPath, parentFolder, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource } from "../engine/host";
+import { contentHash, decodeNote, type FrontmatterMutator, isMarkdownPath, parentFolder, type VaultEvent, type VaultEventListener, type VaultFileInfo, type VaultSource } from "../engine/host";
 import type { Lane, WorkGate } from "./work-gate";
 
 export interface ObsidianVaultSourceOptions {
@@ -74,6 +74,15 @@ export class ObsidianVaultSource implements VaultSource {
 		const target = normalizePath(path);
 		await this.ensureFolder(parentFolder(target));
 		await this.app.vault.create(target, text);
+	}
+
+	/** As the person's own deletion setting says (Obsidian's trash, the system's, or for good). */
+	async remove(path: string, ifHash: string): Promise<boolean> {
+		await this.options.gate?.pass("vault.delete", this.options.lane);
+		const file = this.fileAt(path);
+		if (contentHash(await this.app.vault.read(file)) !== ifHash) return false;
+		await this.app.fileManager.trashFile(file);
+		return true;
 	}
 
 	async processFrontMatter(path: string, mutate: FrontmatterMutator): Promise<void> {

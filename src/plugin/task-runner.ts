@@ -58,7 +58,7 @@ export class TaskRunner {
 	async run<T>(
 		title: string,
 		work: (control: TaskControl) => Promise<T>,
-		options: { poll?: (control: TaskControl) => void; quiet?: boolean } = {},
+		options: { poll?: (control: TaskControl) => void; quiet?: boolean; afterCancel?: string } = {},
 	): Promise<T | null> {
 		if (this.active) {
 			noticeInfo(`${this.active.progress.title} is still running. Wait for it, or cancel it first.`);
@@ -95,7 +95,8 @@ export class TaskRunner {
 			if (options.poll) pollTimer = window.setInterval(() => options.poll?.(control), 250);
 			return await this.gate.run(title, controller.signal, () => work(control));
 		} catch (error) {
-			if (error instanceof CancelledError || controller.signal.aborted) noticeInfo(`${title} was cancelled.`);
+			// Work that leaves something to finish says how (afterCancel); a cancel is not a failure.
+			if (error instanceof CancelledError || controller.signal.aborted) noticeInfo(`${title} was cancelled.${options.afterCancel ? ` ${options.afterCancel}` : ""}`, options.afterCancel ? 12_000 : 5000);
 			else noticeError(`${title} failed`, error);
 			return null;
 		} finally {

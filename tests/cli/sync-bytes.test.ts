@@ -2,7 +2,7 @@
 // but for what it meant to change; a note that is not UTF-8, or a .md that is no regular file, is
 // reported and left alone, and never blocks the sync.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/run-cli";
@@ -78,5 +78,36 @@ describe("engrama sync and the bytes of notes", () => {
 		// Named on its own, it is refused at once rather than read.
 		const one = runCli(["--vault", vault, "--db", db, "sync-note", "Pipe.md", "--json"]).json<SyncJson>();
 		expect(one.problems.find((p) => p.path === "Pipe.md")?.problem).toMatch(/named pipe \(FIFO\)/);
+	});
+});
+
+describe("engrama sync names what a note really is", () => {
+	it("calls a UTF-16 note UTF-16 (with or without a byte-order mark) and says how to convert it, leaving it byte for byte", () => {
+		const { vault, db } = workspace();
+		const text = "---\nengrama_label: Concept\n---\n# Wide\n";
+		const withBom = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+		const bigEndian = Buffer.from(text, "utf16le").swap16();
+		writeFileSync(join(vault, "Le.md"), withBom);
+		writeFileSync(join(vault, "Be.md"), bigEndian);
+		const data = runCli(["--vault", vault, "--db", db, "sync", "--json"]).json<SyncJson>();
+		for (const path of ["Le.md", "Be.md"]) {
+			const problem = data.problems.find((p) => p.path === path);
+			expect(problem?.problem, path).toMatch(/is UTF-16 text/);
+			expect(problem?.problem, path).not.toMatch(/binary/);
+			expect(problem?.action, path).toMatch(/Save the note as UTF-8.*iconv -f UTF-16 -t UTF-8/);
+			expect(problem?.action, path).not.toMatch(/real extension/);
+		}
+		expect(readFileSync(join(vault, "Le.md")).equals(withBom)).toBe(true);
+		expect(readFileSync(join(vault, "Be.md")).equals(bigEndian)).toBe(true);
+	});
+
+	it("calls a symbolic link loop given to sync-note a loop, not a way out of the vault", () => {
+		const { vault, db } = workspace();
+		symlinkSync(join(vault, "B.md"), join(vault, "A.md"));
+		symlinkSync(join(vault, "A.md"), join(vault, "B.md"));
+		const result = runCli(["--vault", vault, "--db", db, "sync-note", "A.md", "--json"]);
+		expect(result.status, result.stdout).toBe(2);
+		expect(result.stderr).toMatch(/A\.md is a symbolic link loop/);
+		expect(result.stderr).not.toMatch(/outside the vault/);
 	});
 });

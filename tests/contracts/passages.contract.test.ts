@@ -278,12 +278,12 @@ describe.each(testBackends())("related notes on $name", (backend) => {
 		await side.sync.fullSync();
 		const view = await createSkills(side.memory).related(side.scope, { name: "Rendering" });
 		const names = view?.related.map((r) => r.name) ?? [];
-		expect(names.slice(0, 3).sort()).toEqual(["Charts", "Reading list", "Typesetting"]);
+		expect(names.slice(0, 2).sort()).toEqual(["Charts", "Typesetting"]);
 		expect(names).not.toContain("Cooking");
 		const charts = view?.related.find((r) => r.name === "Charts");
 		expect(charts).toMatchObject({ path: "Charts.md", passage: { heading: "Charts > Diagrams" } });
 		expect(charts?.reasons).toEqual(expect.arrayContaining(["meaning", "words"]));
-		expect(view?.related.find((r) => r.name === "Reading list")?.relation).toEqual({ type: "LINKS_TO", direction: "in" });
+		expect(view?.linked.find((r) => r.name === "Reading list")?.relation).toEqual({ type: "LINKS_TO", direction: "in" });
 	});
 });
 

@@ -76,7 +76,7 @@ describe("@modelcontextprotocol/inspector (CLI mode) against engrama", () => {
 		const stdioConfig = join(dir.path, "stdio.json");
 		writeFileSync(stdioConfig, JSON.stringify({ mcpServers: { engrama: { command: process.execPath, args: [BIN, "--db", join(dir.path, "stdio.db"), "mcp", "--stdio"] } } }));
 		const list = (await inspector(stdioConfig, ["--method", "tools/list"])) as { tools: { name: string }[] };
-		expect(list.tools).toHaveLength(15);
+		expect(list.tools).toHaveLength(16);
 		const status = (await inspector(stdioConfig, ["--method", "tools/call", "--tool-name", "engrama_status"])) as ToolCallOutput;
 		expect(status.structuredContent).toMatchObject({ backend: { name: "sqlite", ok: true }, vault: { configured: false }, embedder: { configured: false } });
 	}, 120_000);

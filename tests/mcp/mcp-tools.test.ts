@@ -35,7 +35,7 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		dir?.cleanup();
 	});
 
-	it("lists the fifteen tools with the Python names, annotations, profile enums and output schemas", async () => {
+	it("lists the sixteen tools with the Python names, annotations, profile enums and output schemas", async () => {
 		const { tools } = await client.listTools();
 		expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
 		for (const tool of tools) {

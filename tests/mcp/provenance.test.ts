@@ -77,32 +77,34 @@ describe("MCP with a vault: provenance survives the round trip", () => {
 		expect(await trustOf("Python language", "Python")).toBe(0.5);
 	});
 
-	it("an agent's relate on the person's note is marked in the note, and after a rebuild from the vault the relation is not the person's own (issue 25)", async () => {
+	it("an agent's relate on the person's note is the agent's on its own line and edge, through a rebuild from the vault; the note keeps trust 1", async () => {
 		await ok(client, "engrama_relate", { from_name: "Idempotency", from_label: "Concept", rel_type: "BELONGS_TO", to_name: "Payroll", to_label: "Project" });
 		await idle();
 		const text = read("Concepts/Idempotency.md");
-		expect(text).toMatch(/BELONGS_TO:\n\s+- "\[\[Payroll\]\]"/);
-		expect(text).toMatch(/^engrama_edited_by: engrama-test$/m);
-		expect(text).toMatch(/^engrama_edit_source: mcp$/m);
-		expect(text).toMatch(/^engrama_trust: 0\.5$/m);
-		expect(text).not.toMatch(/^engrama_source:/m);
 		const { memory, scope } = bridge.opened;
 		const live = await stored("Concept", "Idempotency");
-		expect(live.props).toMatchObject({ source: "sync", trust_level: 0.5, edited_by_source: "mcp", edited_by_agent: "engrama-test" });
 		const edge = (await memory.graph.edgesOf(scope, live.id, "out")).find((e) => e.type === "BELONGS_TO");
-		expect(edge?.edge.props).toMatchObject({ source: "mcp", source_agent: "engrama-test", trust_level: 0.5, origin: "note" });
+		const session = edge?.edge.props.source_session as string;
+		expect(session).toMatch(/\S/);
+		expect(text).toContain(`BELONGS_TO:\n    - {to: "[[Payroll]]", source: mcp, agent: engrama-test, session: ${session}, trust: 0.5}\n`);
+		expect(text).not.toMatch(/^engrama_(source|agent|session|trust|edit)/m);
+		expect(live.props).toMatchObject({ source: "sync", trust_level: 1 });
+		expect(live.props.edited_by_source ?? null).toBeNull();
+		const agents = { source: "mcp", source_agent: "engrama-test", source_session: session, trust_level: 0.5 };
+		expect(edge?.edge.props).toMatchObject({ ...agents, origin: "note" });
+		expect(await trustOf("Idempotency safe to repeat", "Idempotency")).toBe(1);
 
-		// Rebuilt from the vault alone (a new database file): the edit and the lowered trust come back.
+		// Rebuilt from the vault alone (a new database file): the relation is the agent's, agent and session included.
 		const config = parseConfig({ backend: "sqlite", dbPath: join(dir.path, "rebuilt.db"), vaultPath: vault, profile: "base" });
 		const rebuilt = await openMemory(config, { embedder: null });
 		try {
 			const { sync } = await createNodeVaultSync({ memory: rebuilt.memory, scope: rebuilt.scope, vaultPath: vault, watchMode: "poll" });
 			await sync.fullSync();
 			const node = await rebuilt.memory.graph.getNode(rebuilt.scope, "Concept", "Idempotency");
-			expect(node?.props).toMatchObject({ source: "sync", trust_level: 0.5, edited_by_source: "mcp", edited_by_agent: "engrama-test" });
+			expect(node?.props).toMatchObject({ source: "sync", trust_level: 1 });
 			const again = (await rebuilt.memory.graph.edgesOf(rebuilt.scope, node!.id, "out")).find((e) => e.type === "BELONGS_TO");
 			expect(again?.node.key).toBe("Payroll");
-			expect(again?.edge.props.trust_level).toBe(0.5);
+			expect(again?.edge.props).toMatchObject(agents);
 		} finally {
 			await rebuilt.close();
 		}

@@ -150,3 +150,20 @@ describe("FolderVaultSource", () => {
 		});
 	}
 });
+
+describe("FolderVaultSource.remove (an erase)", () => {
+	it("deletes the note only while it still holds the text whose hash it was given, and never through a symbolic link out of the vault", async () => {
+		const { contentHash } = await import("../../src/engine/host");
+		const { dir, source } = vault({ "Engrama/Project/A.md": "# A\n" });
+		expect(await source.remove("Engrama/Project/A.md", contentHash("# A, edited\n"))).toBe(false);
+		expect(existsSync(join(dir, "Engrama/Project/A.md"))).toBe(true);
+		expect(await source.remove("Engrama/Project/A.md", contentHash("# A\n"))).toBe(true);
+		expect(existsSync(join(dir, "Engrama/Project/A.md"))).toBe(false);
+		const outside = makeTempDir("engrama-outside-");
+		temps.push(outside);
+		writeFileSync(join(outside.path, "B.md"), "# B\n");
+		symlinkSync(outside.path, join(dir, "Out"));
+		await expect(source.remove("Out/B.md", contentHash("# B\n"))).rejects.toThrow(/leads outside the vault/);
+		expect(existsSync(join(outside.path, "B.md"))).toBe(true);
+	});
+});

@@ -38,6 +38,8 @@ function hubAnswer(path: string, range: string | undefined): { status: number; b
 
 let browser: Browser;
 let page: Page;
+/** A new tab with the page and its assets (main.js, styles.css, the model hub) served. */
+let openPage: () => Promise<Page>;
 
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8">
@@ -61,17 +63,21 @@ beforeAll(async () => {
 		executablePath,
 		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
 	});
-	page = await browser.newPage({ viewport: { width: 1280, height: 820 }, deviceScaleFactor: 1 });
+	openPage = async () => {
+		const opened = await browser.newPage({ viewport: { width: 1280, height: 820 }, deviceScaleFactor: 1 });
+		await opened.route(`${ORIGIN}/**`, async (route) => {
+			const path = new URL(route.request().url()).pathname;
+			if (path.startsWith("/hub/")) return route.fulfill(hubAnswer(path.slice("/hub".length), route.request().headers().range));
+			const asset = assets[path];
+			if (!asset) return route.fulfill({ status: 404, body: "not found" });
+			return route.fulfill({ status: 200, body: asset.body, contentType: asset.type });
+		});
+		await opened.goto(`${ORIGIN}/`);
+		return opened;
+	};
+	page = await openPage();
 	const errors: string[] = [];
 	page.on("pageerror", (error) => errors.push(error.message));
-	await page.route(`${ORIGIN}/**`, async (route) => {
-		const path = new URL(route.request().url()).pathname;
-		if (path.startsWith("/hub/")) return route.fulfill(hubAnswer(path.slice("/hub".length), route.request().headers().range));
-		const asset = assets[path];
-		if (!asset) return route.fulfill({ status: 404, body: "not found" });
-		return route.fulfill({ status: 200, body: asset.body, contentType: asset.type });
-	});
-	await page.goto(`${ORIGIN}/`);
 	const files = vaultFiles(join(ROOT, "examples", "vault"));
 	files[`${PLUGIN_DIR}/data.json`] = JSON.stringify({ modules: ["teaching"], sync: { debounceMs: 50 } });
 	await page.evaluate(
@@ -135,10 +141,13 @@ describe("in Chromium", () => {
 					if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) overlaps.push(`${texts[i].textContent} / ${texts[i + 1 + j].textContent}`);
 				}),
 			);
-			return { count: texts.length, overlaps };
+			return { count: texts.length, overlaps, texts: texts.map((t) => t.textContent ?? "") };
 		});
 		expect(labels.count).toBeGreaterThan(3);
 		expect(labels.overlaps).toEqual([]);
+		// Names are cut at a word, never to a stub of one ("Stale i…"); the dashed circle is explained.
+		expect(labels.texts.filter((t) => /\S{1,3}…$/.test(t) && / \S{1,3}…$/.test(t))).toEqual([]);
+		expect(await page.locator("#sidebar .engrama-graph-legend").textContent()).toContain("Dashed: a linked note that does not exist yet.");
 		await page.locator("#sidebar").screenshot({ path: join(SHOTS, "panel-context.png") });
 	});
 
@@ -168,6 +177,33 @@ describe("in Chromium", () => {
 			expect(statSync(join(SHOTS, name)).size).toBeGreaterThan(10_000);
 		}
 	});
+
+	test("a first run opens the welcome with the dry run's figures, and Start", async () => {
+		const first = await openPage();
+		const errors: string[] = [];
+		first.on("pageerror", (error) => errors.push(error.message));
+		try {
+			// The example vault as a person brings it: no data.json.
+			const files = vaultFiles(join(ROOT, "examples", "vault"));
+			await first.evaluate(
+				async ({ files, manifest }) => {
+					const main = await (await fetch("/main.js")).text();
+					await (window as unknown as { engramaBootWelcome(f: unknown, m: string, man: unknown): Promise<void> }).engramaBootWelcome(files, main, manifest);
+				},
+				{ files, manifest: manifest() },
+			);
+			const welcome = first.locator("#sidebar .engrama-welcome");
+			expect(await welcome.locator(".engrama-welcome-title").textContent()).toBe("Welcome to Engrama");
+			expect(await welcome.locator(".engrama-welcome-figures").textContent()).toMatch(/\d+ notes will be indexed/);
+			expect(await welcome.locator("button", { hasText: "Start" }).count()).toBe(1);
+			await first.locator("#sidebar").screenshot({ path: join(SHOTS, "welcome.png") });
+			expect(statSync(join(SHOTS, "welcome.png")).size).toBeGreaterThan(10_000);
+			expect(errors).toEqual([]);
+		} finally {
+			await first.evaluate("window.engrama && (window.engrama.plugin.unload(), window.engrama.plugin.closed)");
+			await first.close();
+		}
+	}, 180_000);
 
 	test("the local embedding model downloads and runs in Chromium (Obsidian's renderer engine)", async () => {
 		const result = (await scene(`localModel("${ORIGIN}/hub")`)) as { progress: string[]; state: string; note: string; degraded: boolean; reason?: string; vectorHits: number; status: string; worker: boolean };

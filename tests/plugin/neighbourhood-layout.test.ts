@@ -1,7 +1,7 @@
 // The neighbourhood picture's names never overlap one another or a dot, even on a crowded graph.
 import { describe, expect, test } from "vitest";
 import type { EdgeRecord, Neighbourhood, NodeRecord } from "../../src/engine/types";
-import { intersects, layoutNeighbourhood } from "../../src/plugin/ui/neighbourhood-svg";
+import { intersects, layoutNeighbourhood, shortName } from "../../src/plugin/ui/neighbourhood-svg";
 
 function node(i: number, key: string, label = "Concept"): NodeRecord {
 	return { id: `n${i}`, label, keyField: "name", key, props: {}, createdAt: "2026-01-01T00:00:00Z", updatedAt: "2026-01-01T00:00:00Z" };
@@ -50,5 +50,13 @@ describe("neighbourhood labels", () => {
 		const ring1 = ["Stripe", "Retries", "Webhooks", "Outbox"].map((k, i) => node(i + 1, k));
 		const layout = layoutNeighbourhood({ center, nodes: ring1.map((n) => ({ node: n, depth: 1 })), edges: ring1.map((n) => edge(center.id, n.id)), truncated: false });
 		expect(layout.labels.map((l) => l.text).sort()).toEqual(["Idempotency", "Outbox", "Retries", "Stripe", "Webhooks"]);
+	});
+
+	test("a shortened name is cut at a word and never to a stub of a word", () => {
+		expect(shortName("Stale invoice totals after a plan change", 15)).toBe("Stale invoice…");
+		expect(shortName("Idempotency", 15)).toBe("Idempotency");
+		expect(shortName("Supercalifragilistic", 11)).toBe("Supercalif…");
+		const layout = layoutNeighbourhood(dense(), 260, 240);
+		for (const label of layout.labels) expect(label.text.replace("…", "").length, label.text).toBeGreaterThanOrEqual(6);
 	});
 });

@@ -147,3 +147,14 @@ describe("cancelling", () => {
 		expect(gate.count("vault.read")).toBe(2);
 	});
 });
+
+describe("removing a note (an erase)", () => {
+	test("removes the note only while it still holds the text whose hash it was given", async () => {
+		const { contentHash } = await import("../../src/engine/host");
+		const text = readFileSync(join(dir.path, "Projects/Alpha.md"), "utf8");
+		expect(await source().remove("Projects/Alpha.md", contentHash(`${text}edited`))).toBe(false);
+		expect(await source().stat("Projects/Alpha.md")).not.toBeNull();
+		expect(await source().remove("Projects/Alpha.md", contentHash(text))).toBe(true);
+		expect(await source().stat("Projects/Alpha.md")).toBeNull();
+	});
+});

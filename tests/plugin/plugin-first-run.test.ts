@@ -1,6 +1,6 @@
 // The first run of the built main.js in a vault that never had the plugin (no data.json): the
 // welcome in the panel, its dry run, and nothing in the vault written before its Start.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
@@ -193,5 +193,132 @@ describe("who sees the welcome", () => {
 		await plugin.controller!.ready();
 		expect(app.workspace.getLeavesOfType("engrama-panel")).toEqual([]);
 		await waitFor(() => plugin.controller!.activity.lastReport, "the startup sync", 60_000);
+	});
+});
+
+describe("before Start", () => {
+	test("the settings tab, the commands and a failed model download save nothing and point to the welcome", async () => {
+		const vault = makeVault();
+		const { plugin, welcome, app } = await firstRun(vault);
+		await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
+		const dataJson = join(vault.path, PLUGIN_DIR, "data.json");
+		// The settings tab: no "Opening…", no keychain secret, no data.json; a way to the welcome.
+		const tab = app.settingTabs[0];
+		tab.display();
+		expect(tab.containerEl.textContent).toContain("Engrama has not started in this vault");
+		expect(tab.containerEl.textContent).not.toContain("Opening");
+		expect(tab.containerEl.textContent).not.toContain("Write engrama_id");
+		expect(app.secretStorage.listSecrets()).not.toContain("engrama-mcp-token");
+		// Commands: they say so instead of saving a setting or failing.
+		const command = (id: string) => app.commands.commands[`${String(manifest().id)}:${id}`];
+		command("start-mcp-bridge").checkCallback!(false);
+		command("sync-vault").callback!();
+		await waitFor(() => h.fake.fakeNotices.filter((n) => n.text.includes("not started in this vault yet")).length >= 2, "the commands' answers");
+		expect(h.fake.fakeNotices.some((n) => /is not ready|failed/.test(n.text))).toBe(false);
+		expect(existsSync(dataJson)).toBe(false);
+		expect(plugin.controller!.settings.mcp.enabled).toBe(false);
+		expect(app.secretStorage.listSecrets()).not.toContain("engrama-mcp-token");
+		// The model is downloaded first and only then chosen: a hub that cannot be reached leaves search by words.
+		await plugin.controller!.saveSettings((s) => (s.embedding.hubUrl = "http://127.0.0.1:9"), { save: false, apply: false });
+		expect(welcome.lastPreview).not.toBeNull();
+		await welcome.start();
+		const data = JSON.parse(readFileSync(dataJson, "utf8")) as { firstRun: string; embedding: { provider: string } };
+		expect(data).toMatchObject({ firstRun: "done", embedding: { provider: "none" } });
+		expect(plugin.controller!.settings.embedding.provider).toBe("none");
+	});
+});
+
+describe("a first run cancelled halfway", () => {
+	test("counts only the notes that get an id, says how to finish, and the next start finishes them paced", async () => {
+		const vault = makeVault();
+		// Two notes typed with a label of a module that is off: skipped, named as such, never promised an id.
+		mkdirSync(join(vault.path, "Lectures"));
+		for (const name of ["Intro", "Graphs"]) writeFileSync(join(vault.path, "Lectures", `${name}.md`), `---\nengrama_label: Course\n---\n# ${name}\n\nA lecture.\n`);
+		const { plugin, welcome, app } = await firstRun(vault);
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		const skipped = preview.skipped.find((s) => s.reason.includes("module that is off"));
+		// The example vault has notes of off modules too; ours are among them.
+		expect(skipped?.count).toBeGreaterThanOrEqual(2);
+		expect(skipped?.reason).toMatch(/off \(.*teaching.*\)/);
+		expect(panel.textContent).not.toContain(".;");
+		expect(panel.textContent).not.toContain("cannot be read as notes (each is named after the start)");
+		modelToggle(panel).click();
+
+		const details: string[] = [];
+		const controller = plugin.controller!;
+		const off = controller.tasks.onChange(() => {
+			const current = controller.tasks.current;
+			if (current?.title === "Writing engrama_id into notes" && current.detail !== "") details.push(current.detail);
+		});
+		const start = welcome.start();
+		await waitFor(() => details.some((d) => /^[1-9]/.test(d)), "the first ids written", 120_000);
+		controller.tasks.cancel();
+		await start;
+		off();
+		// The total is what the welcome promised, not every note lacking an id.
+		expect(details[0]).toBe(`0 / ${preview.ids}`);
+		expect(details.every((d) => d.endsWith(`/ ${preview.ids}`))).toBe(true);
+		expect(h.fake.fakeNotices.some((n) => n.text.includes("was cancelled") && n.text.includes("The next start finishes them"))).toBe(true);
+		const withId = () => preview.idPaths.filter((path) => idOf(readFileSync(join(vault.path, path), "utf8")) !== undefined);
+		const afterCancel = withId().length;
+		expect(afterCancel).toBeGreaterThan(0);
+		expect(afterCancel).toBeLessThan(preview.ids);
+
+		// The next start (Obsidian reopened): the catch-up finishes the ids as a paced task with progress.
+		plugin.unload();
+		await plugin.closed;
+		const again = new h.Plugin(app, manifest());
+		const steps: string[] = [];
+		await again.fakeLoad();
+		const offAgain = again.controller!.tasks.onChange(() => {
+			const current = again.controller!.tasks.current;
+			if (current?.title === "Writing engrama_id into notes" && current.detail !== "") steps.push(current.detail);
+		});
+		cleanup.push(async () => {
+			offAgain();
+			again.unload();
+			await again.closed;
+		});
+		await app.workspace.fakeLayoutReady();
+		await waitFor(() => withId().length === preview.ids, "every promised id written", 120_000);
+		expect(steps[0]).toBe(`0 / ${preview.ids - afterCancel}`);
+		// Paced: progress moved in steps of at most ten notes.
+		const done = steps.map((s) => Number(s.split(" / ")[0]));
+		for (let i = 1; i < done.length; i++) expect(done[i] - done[i - 1]).toBeLessThanOrEqual(10);
+	});
+});
+
+describe("a model that fits the vault", () => {
+	const modelSelect = (panel: HTMLElement) =>
+		Array.from(panel.querySelectorAll(".setting-item"))
+			.find((s) => s.textContent?.includes("Download the local model"))
+			?.querySelector<HTMLSelectElement>("select");
+
+	test("a vault mostly in Spanish is offered the multilingual model; an English one keeps the default", async () => {
+		const vault = makeVault({ example: false });
+		const spanish = [
+			"La reunión de planificación se movió al jueves porque el equipo de pagos no tenía tiempo para revisar los cambios del proveedor.",
+			"Los reintentos del webhook duplican los cobros cuando el consumidor se reinicia antes de guardar el identificador del evento.",
+			"Para la migración de la base de datos hay que copiar primero las tablas de clientes y después las facturas de cada mes.",
+			"El informe de ventas se genera cada noche y se envía por correo a los responsables de cada tienda con los totales del día.",
+		];
+		spanish.forEach((text, i) => writeFileSync(join(vault.path, `Nota ${i + 1}.md`), `# Nota ${i + 1}\n\n${text}\n`));
+		writeFileSync(join(vault.path, "Readme.md"), "# Readme\n\nThis folder holds the notes of the team, and the meeting minutes are in the other folder.\n");
+		const { welcome, app } = await firstRun(vault);
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
+		expect(preview.languages[0]).toEqual({ language: "es", share: 0.8 });
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		expect(modelSelect(panel)?.value).toBe("Xenova/paraphrase-multilingual-MiniLM-L12-v2");
+		expect(panel.textContent).toContain("mostly in other languages than English (Spanish 80 %, English 20 %)");
+	});
+
+	test("the example vault (English) keeps the English default", async () => {
+		const { welcome, app } = await firstRun(makeVault());
+		const preview = await waitFor(() => welcome.lastPreview, "the dry run", 90_000);
+		expect(preview.languages[0]?.language).toBe("en");
+		const panel = app.workspace.getLeavesOfType("engrama-panel")[0].view.containerEl;
+		expect(modelSelect(panel)?.value).toBe("Xenova/all-MiniLM-L6-v2");
+		expect(panel.textContent).toContain("Your notes are mostly English");
 	});
 });

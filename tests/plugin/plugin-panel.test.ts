@@ -210,15 +210,21 @@ describe("Context", () => {
 			return panel.querySelector(".engrama-node-name")?.textContent === "Idempotency" && found.length > 0 ? found : undefined;
 		}, "the related notes of Idempotency");
 		const expected = (await e.skills.related(e.scope, { label: "Concept", name: "Idempotency" }))!;
-		expect(items.map((li) => li.querySelector(".engrama-entity-link")!.textContent)).toEqual(expected.related.map((r) => r.name));
+		// Notes not yet linked first, then the linked ones under their own heading.
+		expect(expected.linked.length).toBeGreaterThan(0);
+		expect(items.map((li) => li.querySelector(".engrama-entity-link")!.textContent)).toEqual([...expected.related, ...expected.linked].map((r) => r.name));
+		const headings = Array.from(panel.querySelectorAll(".engrama-related .engrama-relation-type")).map((h) => h.textContent);
+		expect(headings).toEqual(["Related notes", "Already linked"]);
+		const lists = panel.querySelectorAll(".engrama-related .engrama-related-list");
+		expect(lists[0].querySelectorAll("li")).toHaveLength(expected.related.length);
 		expect(expected.related.map((r) => r.name)).not.toContain("Idempotency");
-		// The note whose body is about idempotent consumers is there, found by its words.
-		const outbox = expected.related.find((r) => r.name === "Use an outbox table with idempotent consumers");
+		// The note whose body is about idempotent consumers is there, found by its words (it links here: apart).
+		const outbox = expected.linked.find((r) => r.name === "Use an outbox table with idempotent consumers");
 		expect(outbox?.reasons).toContain("words");
 		const withPassage = items.find((li) => li.querySelector(".engrama-result-passage mark"));
 		expect(withPassage, "a related note shows its passage with the words found marked").toBeDefined();
 		const name = withPassage!.querySelector(".engrama-entity-link")!.textContent;
-		const shown = expected.related.find((r) => r.name === name)!;
+		const shown = [...expected.related, ...expected.linked].find((r) => r.name === name)!;
 		withPassage!.querySelector<HTMLElement>(".engrama-result-passage")!.click();
 		await waitFor(() => app.workspace.getActiveFile()?.path === shown.path, "the related note opened");
 	});

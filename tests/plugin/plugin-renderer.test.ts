@@ -58,7 +58,7 @@ test("desktop renderer: the MCP bridge starts inside the app and a real MCP clie
 		try {
 			const tools = await client.listTools();
 			expect(tools.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
-			expect(tools.tools).toHaveLength(15);
+			expect(tools.tools).toHaveLength(16);
 			const status = await ok<{ backend: { name: string; ok: boolean } }>(client, "engrama_status");
 			expect(status.backend).toMatchObject({ name: "sqlite", ok: true });
 		} finally {

@@ -1,6 +1,7 @@
 import * as chrono from "chrono-node";
 import { parseConfig, configFromEnv } from "../../../src/config/engrama-config";
 import { nodeToText } from "../../../src/engine/node-text";
+import type { Clock } from "../../../src/engine/clock";
 import type { Profile } from "../../../src/engine/profile";
 import type { EmbeddingProvider } from "../../../src/engine/protocols";
 import type { WriteContext } from "../../../src/engine/write/write-pipeline";
@@ -78,6 +79,13 @@ export function textsToEmbed(conv: LocomoConversation, context: TurnContext): { 
 	for (const sp of conv.speakers) texts.push(nodeToText({ label: "Speaker", key: sp, props: speakerProps(sp, conv) }));
 	const queries = conv.questions.filter((q) => q.category >= 1 && q.category <= 4).map((q) => q.question);
 	return { passages: texts, queries };
+}
+
+/** The questions are asked the day after the last session: "in June" then means the conversation's June. */
+export function askedAt(conv: LocomoConversation): Clock {
+	const last = Math.max(...conv.sessions.map((s) => Date.parse(sessionInstant(s.date))));
+	const at = new Date(last + 86_400_000);
+	return { now: () => at };
 }
 
 export interface LoadedConversation {

@@ -81,10 +81,17 @@ export function forgetScopeRows(ctx: SqliteStoreContext, scope: Scope): ScopeFor
 	ctx.conn.run(`DELETE FROM ${SCOPES_TABLE} WHERE org_id = ? AND user_id = ?`, params);
 	const history = ctx.conn.run("DELETE FROM node_history WHERE org_id = ? AND user_id = ?", params).changes;
 	const nodes = ctx.conn.run(`DELETE FROM nodes WHERE ${SCOPE_WHERE}`, params).changes;
-	// FTS5 keeps deleted terms in its segments until they are merged: merge them all now.
-	if (fulltext > 0) ctx.conn.run("INSERT INTO nodes_fts(nodes_fts) VALUES ('optimize')");
-	if (passages > 0) ctx.conn.run("INSERT INTO passages_fts(passages_fts) VALUES ('optimize')");
+	if (fulltext > 0) mergeFulltext(ctx, "nodes_fts");
+	if (passages > 0) mergeFulltext(ctx, "passages_fts");
 	return { nodes, edges, fulltext, history, nameIndex, passages };
+}
+
+/**
+ * FTS5 keeps a deleted row's terms in its segments (a delete only adds a marker) until they are
+ * merged: 'optimize' merges them all into one segment, and secure_delete zeroes the freed pages.
+ */
+function mergeFulltext(ctx: SqliteStoreContext, table: "nodes_fts" | "passages_fts"): void {
+	ctx.conn.run(`INSERT INTO ${table}(${table}) VALUES ('optimize')`);
 }
 
 export async function scopeFootprint(ctx: SqliteStoreContext, scope: PartialScope): Promise<ScopeFootprint> {
@@ -136,6 +143,9 @@ export async function listMeta(ctx: SqliteStoreContext): Promise<readonly (reado
 }
 
 export async function purgeDeleted(ctx: SqliteStoreContext): Promise<void> {
+	// A hard delete's words are still in the segments (a GDPR forget merged its own already: cheap).
+	mergeFulltext(ctx, "nodes_fts");
+	mergeFulltext(ctx, "passages_fts");
 	// Older frames of the WAL still hold the pages as they were before the forget.
 	ctx.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { ValidationError } from "../../engine/errors";
-import { CONTEXT_LIMIT, type IngestKind, type RememberResult, type Skills } from "../../engine";
+import { CONTEXT_LIMIT, RELATED_LIMIT, type IngestKind, type RelatedNoteView, type RememberResult, type Skills } from "../../engine";
 import { runWithMemory, type CommandRun } from "../run-command";
 
 function parseJsonObject(flag: string, text: string | undefined): Record<string, unknown> {
@@ -22,13 +22,14 @@ export function positiveInt(name: string, text: string): number {
 	return n;
 }
 
-/** status, remember, relate, get, context, forget, decay, history, at, ingest. */
+/** status, remember, relate, get, context, related, forget, decay, history, at, ingest. */
 export function registerMemoryCommands(program: Command, version: string): void {
 	registerStatusCommand(program, version);
 	registerRememberCommand(program);
 	registerRelateCommand(program);
 	registerGetCommand(program);
 	registerContextCommand(program);
+	registerRelatedCommand(program);
 	registerForgetCommand(program);
 	registerDecayCommand(program);
 	registerHistoryCommand(program);
@@ -162,6 +163,35 @@ function registerContextCommand(program: Command): void {
 		);
 }
 
+function registerRelatedCommand(program: Command): void {
+	program
+		.command("related")
+		.description("notes related to a note and not yet linked to it, with the passage they share; linked notes apart")
+		.argument("<note>", "the note's vault path (Guides/Setup.md) or its name")
+		.option("--limit <n>", "most notes in each list", String(RELATED_LIMIT))
+		.action(async (note: string, options: { limit: string }, command: Command) =>
+			runWithMemory(command, async (run) => {
+				const view = await skillsOf(run).relatedToNote(run.opened.scope, note, { limit: positiveInt("--limit", options.limit) });
+				if (!view) {
+					process.exitCode = 3;
+					run.out.result({ related: null }, () => `No note "${note}". Give its vault path (as search shows it) or its exact name.`);
+					return;
+				}
+				run.out.result(view, () => relatedText(view.related, view.linked));
+			}),
+		);
+}
+
+/** Each note on a line (path, then the shared passage indented); linked notes under their own heading. */
+function relatedText(related: readonly RelatedNoteView[], linked: readonly RelatedNoteView[]): string {
+	const lines = (notes: readonly RelatedNoteView[]) => notes.flatMap((n) => [`  ${n.path}${n.relation ? ` (${n.relation.type}, ${n.relation.direction})` : ""}`, ...(n.passage ? [`      ${n.passage.snippet}`] : [])]);
+	return [
+		related.length > 0 ? "Related, not yet linked:" : "No related notes that are not yet linked.",
+		...lines(related),
+		...(linked.length > 0 ? ["Already linked:", ...lines(linked)] : []),
+	].join("\n");
+}
+
 function registerForgetCommand(program: Command): void {
 	program
 		.command("forget")
@@ -192,6 +222,7 @@ function registerForgetCommand(program: Command): void {
 							[
 								`${report.mode === "apply" ? "Removed" : "Would remove (dry run; --apply to do it)"} for ${report.scope.org_id}/${report.scope.user_id}:`,
 								`  ${c.nodes} nodes, ${c.edges} relations, ${c.vectors} vectors, ${c.fulltext} fulltext rows, ${c.history} history entries, ${c.name_index} name-index rows, ${c.passages} note passages`,
+								...notesLines(report.notes),
 							].join("\n"),
 						);
 						return;
@@ -208,15 +239,23 @@ function registerForgetCommand(program: Command): void {
 							[
 								`${report.mode === "apply" ? (report.action === "hard" ? "Removed" : "Archived") : "Would " + (report.action === "hard" ? "remove" : "archive") + " (dry run; --apply to do it)"} ${report.count} nodes not updated since ${report.cutoff}`,
 								...report.nodes.map((n) => `  ${n.label} "${n.name}"`),
+								...notesLines(report.notes),
 							].join("\n"),
 						);
 						return;
 					}
 					if (!options.name) throw new ValidationError("forget needs --name (and --label when the name is ambiguous), or --ttl, or --gdpr.");
 					const result = await skillsOf(run).forget(ctx, { label: options.label, name: options.name }, { hard: !!options.hard });
-					out.result(result, () => `${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`);
-				}),
+					out.result(result, () => [`${options.hard ? "Removed" : "Archived"} ${result.forgotten.label} "${result.forgotten.name}"`, ...notesLines(result.notes)].join("\n"));
+				}, { replicateToVault: true }),
 		);
+}
+
+/** What an erase did to the notes (with a vault): removed, and those kept that still hold it. */
+function notesLines(notes: { removed: number; kept: number; kept_paths: readonly string[] } | undefined): string[] {
+	if (!notes || notes.removed + notes.kept === 0) return [];
+	const kept = notes.kept > 0 ? `; kept ${notes.kept} that you wrote or changed (they still hold it): ${notes.kept_paths.join(", ")}${notes.kept > notes.kept_paths.length ? ", …" : ""}` : "";
+	return [`  notes: removed ${notes.removed} that Engrama wrote${kept}`];
 }
 
 function registerDecayCommand(program: Command): void {

@@ -1,4 +1,4 @@
-export { chunk, embedInBatches } from "./batching";
+export { chunk, embedByLength, embedInBatches, LOCAL_BATCH_CHARS } from "./batching";
 export { LoadOnce } from "./load-once";
 export { KNOWN_MODEL_DIMENSIONS, checkVector, embedderIdentity, embedQuery, knownDimensions, modelKey, normalise, poolingOf, promptsOf, type Pooling, type TextPrompts } from "./dimensions";
 export { EmbedderError, isRetryableStatus, type EmbedderFailure } from "./embedder-error";

@@ -107,8 +107,10 @@ export interface StoreAdmin {
 	listScopes?(): Promise<readonly Scope[]>;
 	listMeta?(): Promise<readonly (readonly [string, string])[]>;
 	/**
-	 * Makes what was deleted unrecoverable from the backend's files where it can (after a GDPR
-	 * forget, outside any transaction): SQLite checkpoints and empties its write-ahead log.
+	 * Makes what was deleted unrecoverable from the backend's files where it can (after an erase:
+	 * GDPR forget, hard forget, TTL expiry; outside any transaction): SQLite merges its fulltext
+	 * segments (a deleted row's terms stay in them until merged), then checkpoints and empties its
+	 * write-ahead log.
 	 */
 	purgeDeleted?(): Promise<void>;
 	/**

@@ -5,6 +5,7 @@ import type { ReflectDeps } from "./reflect-deps";
 import { isSystemInsight } from "../resolver/system-insight";
 import { isFullScope, requireScope } from "../scope";
 import { safeFileName } from "../sync/markdown-text";
+import { INSIGHT_NOTE_KEY } from "../sync/note-parser";
 import { normaliseVaultPath, type VaultSource } from "../sync/vault-source";
 import type { NodeRecord, PartialScope } from "../types";
 import type { WriteContext } from "../write/write-pipeline";
@@ -210,7 +211,9 @@ export async function writeInsightToNote(
 		}
 		const existing = (await vault.stat(path)) ? await vault.read(path) : null;
 		if (existing === null) {
-			await vault.create(path, `---\ntags: [insight]\n---\n# ${headingText(node.key)}\n\n${section}`);
+			// engrama_insight names the Insight this note belongs to: sync leaves it to that Insight
+			// instead of reading it back as a new Note beside it.
+			await vault.create(path, `---\ntags: [insight]\n${INSIGHT_NOTE_KEY}: ${node.id}\n---\n# ${headingText(node.key)}\n\n${section}`);
 			created = true;
 		} else if (existing.includes(marker(node.id))) {
 			written = false;

@@ -18,7 +18,7 @@ export interface GraphSignal {
 	readonly graph: number;
 	/** Σ of the other candidates' scores, halving per hop, divided by the window's maximum. */
 	readonly cohesion: number;
-	/** 1/(1 + hops) to the nearest node named in the query (1 for the named node itself). */
+	/** rarity/(1 + hops) to the nearest node named in the query (its name's rarity for the named node itself). */
 	readonly anchor: number;
 }
 
@@ -183,6 +183,7 @@ export async function graphSignals(
 	window: ReadonlyMap<string, number>,
 	windowNodes: ReadonlyMap<string, NodeRecord>,
 	settings: GraphRerankSettings,
+	rarity?: (names: readonly string[]) => Promise<ReadonlyMap<string, number>>,
 ): Promise<{ signals: Map<string, GraphSignal>; anchors: NodeRef[] }> {
 	const ids = [...window.keys()];
 	const hops = Math.min(2, Math.max(1, Math.floor(settings.hops)));
@@ -201,6 +202,8 @@ export async function graphSignals(
 	const known = new Map<string, NodeRef>(walker.refs);
 	for (const [id, node] of windowNodes) known.set(id, { id, label: node.label, key: node.key });
 	const anchors = findAnchors(query, known.values());
+	// A name of common words (a page titled `open`) says little about the question: it weighs less.
+	const weights = rarity && anchors.length > 0 ? await rarity(anchors.map((a) => a.key)) : undefined;
 	// A hub anchor is only ever 1 hop away (never walked through): its own list is not needed.
 	if (hops >= 2) {
 		const lists: string[] = [];
@@ -213,7 +216,7 @@ export async function graphSignals(
 		let anchor = 0;
 		for (const a of anchors) {
 			const d = await walker.distance(id, a.id, hops);
-			if (d !== undefined) anchor = Math.max(anchor, 1 / (1 + d));
+			if (d !== undefined) anchor = Math.max(anchor, (weights?.get(a.key) ?? 1) / (1 + d));
 		}
 		const c = cohesion.get(id) ?? 0;
 		signals.set(id, { cohesion: c, anchor, graph: clamp01(c + settings.anchorWeight * anchor) });

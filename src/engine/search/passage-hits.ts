@@ -1,6 +1,7 @@
 import type { GraphReads, PassageHit } from "../protocols";
 import type { FulltextHit, NodeRecord, PartialScope } from "../types";
 import { nameWords, queryNames } from "./graph-rerank";
+import { isStopword } from "./query-text";
 import { queryTerms } from "./words";
 
 /**
@@ -92,7 +93,11 @@ export async function mergeFulltextHits(
 
 const SNIPPET_CHARS = 180;
 
-/** The words a query matches in text as the reader sees it: a phrase of pairs ("数据 据库") back to "数据库". */
+/**
+ * The words a query matches in text as the reader sees it: a phrase of pairs ("数据 据库") back to
+ * "数据库". Function words ("the", "how", "de") are left out when the query has any other word:
+ * they match everywhere and marking them says nothing about why the passage was found.
+ */
 function visibleTerms(query: string): string[] {
 	const out: string[] = [];
 	for (const term of queryTerms(query)) {
@@ -100,24 +105,49 @@ function visibleTerms(query: string): string[] {
 		const word = parts.length > 1 && parts.every((p) => Array.from(p).length === 2) ? parts[0] + parts.slice(1).map((p) => Array.from(p)[1]).join("") : term;
 		if (!out.includes(word)) out.push(word);
 	}
-	return out.sort((a, b) => b.length - a.length);
+	const content = out.filter((w) => !isStopword(w));
+	return (content.length > 0 ? content : out).sort((a, b) => b.length - a.length);
 }
 
 function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/**
- * About SNIPPET_CHARS of a passage around its first matched word, each matched word marked
- * **like this**; the passage's start when no word matches (a hit by meaning).
- */
-export function passageSnippet(text: string, query: string): string {
-	const flat = text.replace(/\s+/g, " ").trim();
+/** Links a reader does not read as words: a bare URL, or the target of a Markdown link. */
+const LINK_TARGET = /(?:https?:\/\/|www\.)[^\s)\]]+|\]\([^)\s]*\)/giu;
+/** Markdown emphasis around words (`**Pin**`, `__Pin__`): dropped, so a marked word is marked once. */
+const EMPHASIS = /(\*\*|__)(\S(?:.*?\S)?)\1/gu;
+
+/** The query's words in a passage, as a pattern (null when the query has no word). */
+function termPattern(query: string): RegExp | null {
 	const terms = visibleTerms(query);
+	if (terms.length === 0) return null;
 	// Latin words match at word starts (prefix search: "render" marks "rendered"); a Chinese or Thai
 	// letter before one is a word boundary ("迁移到PostgreSQL的").
-	const pattern = terms.length > 0 ? new RegExp(terms.map((t) => (/^[\p{L}\p{N}_]/u.test(t) && /^\p{Script=Latin}/u.test(t) ? `(?<![\\p{Script=Latin}\\p{N}])${escapeRegExp(t)}[\\p{Script=Latin}\\p{M}\\p{N}]*` : escapeRegExp(t))).join("|"), "giu") : null;
-	const first = pattern ? flat.search(pattern) : -1;
+	const parts = terms.map((t) => (/^[\p{L}\p{N}_]/u.test(t) && /^\p{Script=Latin}/u.test(t) ? `(?<![\\p{Script=Latin}\\p{N}])${escapeRegExp(t)}[\\p{Script=Latin}\\p{M}\\p{N}]*` : escapeRegExp(t)));
+	return new RegExp(parts.join("|"), "giu");
+}
+
+/** A test for "this offset is inside a link" over the text's links. */
+function insideLinks(text: string): (at: number) => boolean {
+	const links = [...text.matchAll(LINK_TARGET)].map((m) => [m.index ?? 0, (m.index ?? 0) + m[0].length] as const);
+	return (at) => links.some(([from, to]) => at >= from && at < to);
+}
+
+/** Each match of the pattern outside a link, marked **like this**. */
+function markOutsideLinks(piece: string, pattern: RegExp): string {
+	const inLink = insideLinks(piece);
+	return piece.replace(pattern, (m: string, at: number) => (inLink(at) ? m : `**${m}**`));
+}
+
+/**
+ * About SNIPPET_CHARS of a passage around its first matched word, each matched content word marked
+ * **like this** (never inside a link); the passage's start when no word matches (a hit by meaning).
+ */
+export function passageSnippet(text: string, query: string): string {
+	const flat = text.replace(/\s+/g, " ").trim().replace(EMPHASIS, "$2");
+	const pattern = termPattern(query);
+	const first = pattern ? firstOutsideLinks(flat, pattern) : -1;
 	let start = first <= 40 ? 0 : first - 40;
 	if (start > 0) {
 		const space = flat.indexOf(" ", start);
@@ -129,6 +159,13 @@ export function passageSnippet(text: string, query: string): string {
 		if (space > start + SNIPPET_CHARS / 2) end = space;
 	}
 	const piece = flat.slice(start, end);
-	const marked = pattern ? piece.replace(pattern, (m) => `**${m}**`) : piece;
+	const marked = pattern ? markOutsideLinks(piece, pattern) : piece;
 	return `${start > 0 ? "…" : ""}${marked}${end < flat.length ? "…" : ""}`;
+}
+
+/** Where the first match outside a link starts (-1: none). */
+function firstOutsideLinks(text: string, pattern: RegExp): number {
+	const inLink = insideLinks(text);
+	for (const m of text.matchAll(pattern)) if (!inLink(m.index ?? 0)) return m.index ?? 0;
+	return -1;
 }

@@ -1,5 +1,7 @@
 import { ValidationError } from "../errors";
+import type { NotesErased } from "../erase";
 import { nodeView, type NodeView } from "../memory";
+import { NOTE_PROPS } from "../system-props";
 import { requireScope } from "../scope";
 import { daysBefore, decayReport, type DecayOptions, type DecayReport } from "../temporal";
 import type { NodeRecord } from "../types";
@@ -13,14 +15,17 @@ import { nodeRef, type NodeRefView } from "./node-refs";
 export interface ForgetResult {
 	readonly forgotten: NodeView;
 	readonly mode: "archived" | "hard";
+	/** Hard: the note Engrama wrote for the node, removed when unchanged, else kept and named. */
+	readonly notes?: NotesErased;
 }
 
-/** Archives one node (soft: out of every read, restorable) or removes it with its edges and vector. */
+/** Archives one node (soft: out of every read, restorable) or erases it (`Memory.erase`). */
 export async function forgetNode(deps: SkillDeps, ctx: WriteContext, ref: NodeName, options: { hard?: boolean } = {}): Promise<ForgetResult> {
 	const scope = requireScope(ctx.scope);
 	const node = await findNode(deps, scope, ref);
-	const done = await deps.memory.forget(ctx, { label: node.label, key: node.key }, { hard: !!options.hard });
-	return { forgotten: nodeView(done), mode: options.hard ? "hard" : "archived" };
+	if (!options.hard) return { forgotten: nodeView(await deps.memory.forget(ctx, { label: node.label, key: node.key })), mode: "archived" };
+	const { notes } = await deps.memory.hardForget(ctx, node);
+	return { forgotten: nodeView(node), mode: "hard", notes };
 }
 
 export interface TtlOptions {
@@ -40,41 +45,55 @@ export interface TtlReport {
 	readonly count: number;
 	/** The first 50 nodes concerned. */
 	readonly nodes: readonly NodeRefView[];
+	/** Applied and hard: what became of their notes (`Memory.erase`). */
+	readonly notes?: NotesErased;
 }
 
 const PAGE = 500;
 const SAMPLE = 50;
 
-/** TTL forget: nodes untouched for more than `days`, archived (or removed) in one transaction. */
+/** TTL forget: nodes untouched for more than `days`, archived or erased in one transaction. */
 export async function forgetByTtl(deps: SkillDeps, ctx: WriteContext, options: TtlOptions): Promise<TtlReport> {
 	const scope = requireScope(ctx.scope);
 	if (!Number.isFinite(options.days) || options.days < 1) throw new ValidationError(`--ttl must be a whole number of days ≥ 1, got ${options.days}.`);
 	const { memory } = deps;
 	const label = options.label ? resolveLabelOrThrow(memory.profile, options.label).label : undefined;
 	const cutoff = daysBefore(memory.clock.now(), options.days);
-	return memory.write(() =>
-		memory.pipeline.transaction(async () => {
-			const expired: NodeRecord[] = [];
-			for (let offset = 0; ; offset += PAGE) {
-				const page = await memory.graph.listNodes(scope, { label, limit: PAGE, offset });
-				for (const node of page) if (node.updatedAt < cutoff) expired.push(node);
-				if (page.length < PAGE) break;
-			}
-			if (options.apply) {
-				for (const node of expired) {
-					if (options.hard) await memory.pipeline.hardDelete(ctx, node);
-					else await memory.pipeline.archive(ctx, node);
-				}
-			}
-			return {
-				mode: options.apply ? "apply" : "dry-run",
-				action: options.hard ? "hard" : "archive",
-				cutoff,
-				count: expired.length,
-				nodes: expired.slice(0, SAMPLE).map(nodeRef),
-			};
-		}),
-	);
+	const expiredNow = async () => {
+		const expired: NodeRecord[] = [];
+		for (let offset = 0; ; offset += PAGE) {
+			const page = await memory.graph.listNodes(scope, { label, limit: PAGE, offset });
+			for (const node of page) if (node.updatedAt < cutoff) expired.push(node);
+			if (page.length < PAGE) break;
+		}
+		return expired;
+	};
+	const report = (expired: readonly NodeRecord[], notes?: NotesErased): TtlReport => ({
+		mode: options.apply ? "apply" : "dry-run",
+		action: options.hard ? "hard" : "archive",
+		cutoff,
+		count: expired.length,
+		nodes: expired.slice(0, SAMPLE).map(nodeRef),
+		...(notes ? { notes } : {}),
+	});
+	if (!options.apply) return report(await expiredNow());
+	if (!options.hard) {
+		return memory.write(() =>
+			memory.pipeline.transaction(async () => {
+				const expired = await expiredNow();
+				for (const node of expired) await memory.pipeline.archive(ctx, node);
+				return report(expired);
+			}),
+		);
+	}
+	// The erase holds the vault's work for these nodes; inside it, what has expired is read again.
+	const ids = new Set((await expiredNow()).map((n) => n.id));
+	const { result, notes } = await memory.erase({ scope, ids }, async () => {
+		const expired = (await expiredNow()).filter((n) => ids.has(n.id));
+		for (const node of expired) await memory.pipeline.hardDelete(ctx, node);
+		return { result: expired, erased: expired };
+	});
+	return report(result, notes);
 }
 
 /**
@@ -104,6 +123,8 @@ export interface GdprReport {
 	readonly scope: { readonly org_id: string; readonly user_id: string };
 	/** Dry run: what apply would remove. Apply: what was removed. */
 	readonly counts: GdprCounts;
+	/** Apply: the notes Engrama wrote for the erased nodes, removed when unchanged, else kept and named. */
+	readonly notes?: NotesErased;
 }
 
 /**
@@ -131,41 +152,29 @@ export async function gdprForget(deps: SkillDeps, ctx: WriteContext, options: { 
 			},
 		};
 	}
-	const applied = await memory.write(() =>
-		memory.pipeline.transaction(async () => {
-			let vectors = 0;
-			if (memory.vectors) {
-				// Vectors are keyed by node, so they go first, while the nodes still resolve.
-				for (let offset = 0; ; offset += PAGE) {
-					const page = await memory.graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
-					vectors += await memory.pipeline.deleteVectors(scope, page.map((n) => n.id));
-					if (page.length < PAGE) break;
-				}
-			}
-			const report = await memory.pipeline.forgetScope(scope);
-			await forgetProactiveCounter(memory, scope);
-			return {
-				mode: "apply",
-				scope: scopeView,
-				counts: {
-					nodes: report.nodes,
-					edges: report.edges,
-					vectors,
-					fulltext: report.fulltext ?? report.nodes,
-					history: report.history ?? 0,
-					name_index: report.nameIndex ?? 0,
-					passages: report.passages ?? 0,
-				},
-			} satisfies GdprReport;
-		}),
-	);
-	// After the commit: no earlier version of the deleted rows stays readable in the files.
-	// Alone: SQLite refuses a WAL checkpoint inside a transaction.
-	await memory.write(
-		async () => {
-			await memory.pipeline.purgeDeleted();
-		},
-		{ alone: true },
-	);
-	return applied;
+	const { result, notes } = await memory.erase({ scope, wholeScope: true }, async () => {
+		let vectors = 0;
+		const erased: NodeRecord[] = [];
+		for (let offset = 0; ; offset += PAGE) {
+			const page = await memory.graph.listNodes(scope, { includeArchived: true, limit: PAGE, offset });
+			// Only nodes with a note matter to the erase hooks (the vault's copies).
+			for (const node of page) if (node.props[NOTE_PROPS.path]) erased.push(node);
+			// Vectors are keyed by node, so they go first, while the nodes still resolve.
+			if (memory.vectors) vectors += await memory.pipeline.deleteVectors(scope, page.map((n) => n.id));
+			if (page.length < PAGE) break;
+		}
+		const report = await memory.pipeline.forgetScope(scope);
+		await forgetProactiveCounter(memory, scope);
+		const counts: GdprCounts = {
+			nodes: report.nodes,
+			edges: report.edges,
+			vectors,
+			fulltext: report.fulltext ?? report.nodes,
+			history: report.history ?? 0,
+			name_index: report.nameIndex ?? 0,
+			passages: report.passages ?? 0,
+		};
+		return { result: counts, erased };
+	});
+	return { mode: "apply", scope: scopeView, counts: result, notes };
 }

@@ -22,7 +22,7 @@ import { decay, forgetByTtl, forgetNode, gdprForget, type ForgetResult, type Gdp
 import { ingest, type IngestInput, type IngestResult } from "./ingest";
 import { recall, search, type RecallOptions, type RecallView } from "./search";
 import { relate, type RelateResult } from "./relate";
-import { related, type RelatedOptions, type RelatedView } from "./related";
+import { related, relatedToNote, type RelatedOptions, type RelatedView } from "./related";
 import { remember, type RememberInput, type RememberResult } from "./remember";
 import { status, type StatusOptions, type StatusView } from "./status";
 import type { SkillDeps } from "./skill-deps";
@@ -114,6 +114,11 @@ export class Skills {
 	/** The notes most related to a note (by meaning, shared words and relations), each with the passage that makes it so. */
 	related(scope: PartialScope, ref: NodeName, options?: RelatedOptions): Promise<RelatedView | null> {
 		return related(this.deps, scope, ref, options);
+	}
+
+	/** `related` for a note given by its vault path ("Guides/Setup.md") or its name; null when there is none. */
+	relatedToNote(scope: PartialScope, note: string, options?: RelatedOptions): Promise<RelatedView | null> {
+		return relatedToNote(this.deps, scope, note, options);
 	}
 
 	forget(ctx: WriteContext, ref: NodeName, options?: { hard?: boolean }): Promise<ForgetResult> {

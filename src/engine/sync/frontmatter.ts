@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, YAMLMap, type Pair } from "yaml";
+import { Document, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, YAMLMap, type Pair } from "yaml";
 import { errorMessage, ValidationError } from "../errors";
 
 /** Where the frontmatter block sits in a note's text. */
@@ -11,12 +11,15 @@ export interface FrontmatterBlock {
 	readonly closeStart: number;
 	/** Offset of the first body character (after the closing fence line). */
 	readonly bodyStart: number;
-	readonly eol: "\n" | "\r\n";
+	/** The note's dominant line ending (what a new block takes). */
+	readonly eol: LineEnding;
 }
 
+export type LineEnding = "\n" | "\r\n";
+
 export type FrontmatterSplit =
-	| { readonly kind: "none"; readonly eol: "\n" | "\r\n" }
-	| { readonly kind: "unclosed"; readonly eol: "\n" | "\r\n" }
+	| { readonly kind: "none"; readonly eol: LineEnding }
+	| { readonly kind: "unclosed"; readonly eol: LineEnding }
 	| ({ readonly kind: "block" } & FrontmatterBlock);
 
 /**
@@ -25,7 +28,7 @@ export type FrontmatterSplit =
  * reported separately, because reading it as "no frontmatter" would drop the note's label.
  */
 export function splitFrontmatter(text: string): FrontmatterSplit {
-	const eol = text.includes("\r\n") ? "\r\n" : "\n";
+	const eol = dominantEnding(text);
 	const open = /^---[ \t]*\r?\n/.exec(text);
 	if (!open) return { kind: "none", eol };
 	const yamlStart = open[0].length;
@@ -35,6 +38,25 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
 	if (!match) return { kind: "unclosed", eol };
 	const closeStart = yamlStart + match.index;
 	return { kind: "block", yaml: rest.slice(0, match.index), yamlStart, closeStart, bodyStart: closeStart + match[0].length, eol };
+}
+
+/** CRLF when more lines end with it than with a bare LF (a tie or no line break: LF). */
+function dominantEnding(text: string): LineEnding {
+	const crlf = text.split("\r\n").length - 1;
+	const all = text.split("\n").length - 1;
+	return crlf > all - crlf ? "\r\n" : "\n";
+}
+
+/** The ending of the last line break in `text`, if there is one. */
+function lastEnding(text: string): LineEnding | undefined {
+	const at = text.lastIndexOf("\n");
+	if (at < 0) return undefined;
+	return at > 0 && text[at - 1] === "\r" ? "\r\n" : "\n";
+}
+
+/** Serialised YAML (LF only) with `ending` on every line. */
+function withEnding(text: string, ending: LineEnding): string {
+	return ending === "\n" ? text : text.replace(/\r?\n/g, "\r\n");
 }
 
 export interface ParsedFrontmatter {
@@ -121,30 +143,33 @@ export function editFrontmatter(
 	const after: Record<string, unknown> = structuredClone<Record<string, unknown>>(before);
 	mutate(after);
 
+	// Every untouched line keeps its own ending; a rewritten pair keeps its last line's, an added
+	// one takes the line before it (the opening fence when the block is empty).
 	const touchesExisting = Object.keys(before).some((key) => !(key in after) || !sameValue(before[key], after[key]));
 	let result = yaml;
 	let changed = false;
 	if (touchesExisting) {
 		doc ??= editableDocument(yaml);
-		result = rewriteExisting(doc, yaml, before, after);
+		result = rewriteExisting(doc, yaml, before, after, eol);
 		changed = true;
 	}
+	const fenceEnding = split.kind === "block" ? lastEnding(text.slice(0, split.yamlStart)) : undefined;
 	for (const [key, value] of Object.entries(after)) {
 		if (key in before) continue;
 		changed = true;
-		if (result.length > 0 && !result.endsWith("\n")) result += "\n";
+		const ending = lastEnding(result) ?? fenceEnding ?? eol;
+		if (result.length > 0 && !result.endsWith("\n")) result += ending;
 		if (PLAIN_KEY.test(key) && typeof value === "string" && UUID.test(value)) {
 			// engrama_id on a first sync: what the YAML serialiser would write, without building a document.
-			result += `${key}: ${value}\n`;
+			result += `${key}: ${value}${ending}`;
 			continue;
 		}
 		doc ??= new Document(null);
 		const pair = doc.createPair(key, value) as Pair;
 		pair.value = updatedNode(doc, null, value);
-		result += serialisePair(pair);
+		result += withEnding(serialisePair(pair), ending);
 	}
 	if (!changed) return original;
-	if (eol === "\r\n") result = result.replace(/\r?\n/g, "\r\n");
 	if (split.kind === "block") return bom + text.slice(0, split.yamlStart) + result + text.slice(split.closeStart);
 	return `${bom}---${eol}${result}---${eol}${text}`;
 }
@@ -168,7 +193,13 @@ function editableDocument(yaml: string): Document {
 }
 
 /** The YAML with its existing pairs kept verbatim, re-serialised where `after` changed them, or dropped. */
-function rewriteExisting(doc: Document, yaml: string, before: Readonly<Record<string, unknown>>, after: Record<string, unknown>): string {
+function rewriteExisting(
+	doc: Document,
+	yaml: string,
+	before: Readonly<Record<string, unknown>>,
+	after: Record<string, unknown>,
+	eol: LineEnding,
+): string {
 	const map = (doc.contents as YAMLMap | null) ?? new YAMLMap();
 	const pieces: string[] = [];
 	let cursor = 0;
@@ -184,7 +215,7 @@ function rewriteExisting(doc: Document, yaml: string, before: Readonly<Record<st
 			continue;
 		}
 		pair.value = updatedNode(doc, pair.value, after[key]);
-		pieces.push(serialisePair(pair));
+		pieces.push(withEnding(serialisePair(pair), lastEnding(yaml.slice(span[0], span[1])) ?? eol));
 	}
 	pieces.push(yaml.slice(cursor));
 	return pieces.join("");
@@ -238,10 +269,12 @@ function updatedNode(doc: Document, old: unknown, value: unknown): unknown {
 		return old;
 	}
 	const node = doc.createNode(value);
+	// A map in a list (a relation entry that states its writer) reads best on one line.
+	visit(node, { Seq: (_, seq) => void seq.items.forEach((item) => isMap(item) && (item.flow = true)) });
 	if (isSeq(node)) {
-		// Short lists of scalars read best inline ([a, "[[b]]"]); an existing block list stays block.
-		const scalarsOnly = node.items.every((item) => isScalar(item));
-		node.flow = isSeq(old) ? !!old.flow : scalarsOnly;
+		// Short lists read best inline ([a, "[[b]]"]); an existing block list stays block.
+		const short = node.items.every((item) => isScalar(item) || isMap(item));
+		node.flow = isSeq(old) ? !!old.flow : short;
 	}
 	if (isScalar(old) && isScalar(node) && typeof old.value === typeof node.value && old.type) node.type = old.type;
 	return node;

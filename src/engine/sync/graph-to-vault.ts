@@ -1,4 +1,5 @@
-import { stringify } from "yaml";
+import { Document, isMap, visit } from "yaml";
+import { notesErased, targetsNode, type EraseHook, type EraseTarget, type NotesErased } from "../erase";
 import { EngramaError, ValidationError, errorMessage } from "../errors";
 import type { Memory, MemoryWriteEvent } from "../memory";
 import type { Profile } from "../profile";
@@ -8,7 +9,7 @@ import type { NodeRecord, PropValue, Scope } from "../types";
 import { contentHash } from "./content-hash";
 import { safeFileName } from "./markdown-text";
 import { NOTE_PROPS, type NoteIndex } from "./note-index";
-import { applyProvenanceKeys, edgeWriter, provenanceKeys, withWriterMarks } from "./note-provenance";
+import { applyProvenanceKeys, provenanceKeys, RELATION_ENTRY_KEYS, relationEntry } from "./note-provenance";
 import { NOTE_ORIGIN, type PreparedNote, type SyncRun } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -34,6 +35,8 @@ export interface GraphToVaultDeps extends SyncLane {
 	readonly noteIndex: (lane: SyncLane) => Promise<NoteIndex>;
 	readonly onReport?: (report: SyncReport) => void;
 	readonly onError?: (error: unknown) => void;
+	/** Registered with `attach`: holds the vault's work around an erase (VaultSync's). */
+	readonly eraseHook?: EraseHook;
 }
 
 /**
@@ -55,14 +58,16 @@ export interface WrittenNote {
 	readonly hash: string;
 	/** `nodeStamp` of the node the note was rendered from. */
 	readonly stamp: string;
+	/** Engrama created the note and every text it held since was Engrama's: an erase removes it. */
+	readonly created: boolean;
 }
 
 export function writtenNoteOf(node: NodeRecord): WrittenNote | undefined {
 	const raw = node.props[NOTE_PROPS.written];
 	if (typeof raw !== "string") return undefined;
 	try {
-		const [path, hash, stamp] = JSON.parse(raw) as unknown[];
-		return typeof path === "string" && typeof hash === "string" && typeof stamp === "string" ? { path, hash, stamp } : undefined;
+		const [path, hash, stamp, created] = JSON.parse(raw) as unknown[];
+		return typeof path === "string" && typeof hash === "string" && typeof stamp === "string" ? { path, hash, stamp, created: created === 1 } : undefined;
 	} catch {
 		return undefined;
 	}
@@ -118,14 +123,62 @@ export class GraphToVault {
 	readonly problems: SyncProblem[] = [];
 
 	private readonly replication: SyncLane;
+	/** Erases under way: replications of their nodes are dropped. */
+	private readonly erasing: EraseTarget[] = [];
 
 	constructor(private readonly deps: GraphToVaultDeps) {
 		this.replication = deps.replication ?? deps;
 	}
 
-	/** Replicates writes made through `Memory` (remember, relate) from now on; returns the detach function. */
+	/**
+	 * Replicates writes made through `Memory` (remember, relate) from now on, and holds the vault's
+	 * work around erases; returns the detach function.
+	 */
 	attach(): () => void {
-		return this.replication.memory.onWrite((event) => this.onWrite(event));
+		const { memory } = this.replication;
+		const offWrite = memory.onWrite((event) => this.onWrite(event));
+		const offErase = this.deps.eraseHook ? memory.onErase(this.deps.eraseHook) : () => undefined;
+		return () => {
+			offWrite();
+			offErase();
+		};
+	}
+
+	/**
+	 * Runs `job` once the replications queued before it are done, dropping those of `target`'s
+	 * nodes (not yet started: they would write an erased node into a note) until `job` ends.
+	 */
+	async holding<T>(target: EraseTarget, job: () => Promise<T>): Promise<T> {
+		this.erasing.push(target);
+		try {
+			await this.idle();
+			return await job();
+		} finally {
+			this.erasing.splice(this.erasing.indexOf(target), 1);
+		}
+	}
+
+	private erased(id: string): boolean {
+		return this.erasing.some((target) => targetsNode(target, this.deps.scope, id));
+	}
+
+	/**
+	 * After an erase, its nodes' notes: one Engrama created and that holds exactly what Engrama last
+	 * wrote goes with the memory; any other (a person's note, or Engrama's edited since) is kept.
+	 */
+	async removeNotes(erased: readonly NodeRecord[]): Promise<NotesErased> {
+		const { source } = this.replication;
+		let removed = 0;
+		const kept: string[] = [];
+		for (const node of erased) {
+			const path = notePath(node);
+			if (!path || !(await source.stat(path))) continue;
+			const own = writtenNoteOf(node);
+			const ours = own?.created === true && own.path === path && source.remove !== undefined;
+			if (ours && (await source.remove!(path, own.hash))) removed++;
+			else kept.push(path);
+		}
+		return notesErased(removed, kept);
 	}
 
 	/** Resolves once every replication queued so far is done. */
@@ -139,7 +192,11 @@ export class GraphToVault {
 		// Another tenant's write (MCP scope headers) never lands in this person's vault.
 		if (event.ctx.scope.orgId !== scope.orgId || event.ctx.scope.userId !== scope.userId) return;
 		void this.queue
-			.run(() => (event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event)))
+			.run(() => {
+				const ids = event.kind === "entity" ? [event.write.node.id] : [event.write.from.id, event.write.to.id];
+				if (ids.some((id) => this.erased(id))) return Promise.resolve(null);
+				return event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event);
+			})
 			.then((report) => {
 				if (report) this.deps.onReport?.(report);
 			})
@@ -190,10 +247,10 @@ export class GraphToVault {
 	 * sync that finds that very text while the node has changed since does not read it back over
 	 * the newer state (`VaultSync`), even after a crash between the write and its sync back.
 	 */
-	private async recordWritten(lane: SyncLane, node: NodeRecord, path: string, hash: string): Promise<void> {
+	private async recordWritten(lane: SyncLane, node: NodeRecord, path: string, hash: string, created: boolean): Promise<void> {
 		const { memory } = lane;
 		const { scope } = this.deps;
-		const record = JSON.stringify([path, hash, nodeStamp(node)]);
+		const record = JSON.stringify([path, hash, nodeStamp(node), created ? 1 : 0]);
 		await memory.write(async () => {
 			// The stored node as it is now: the record must not carry an older update time back.
 			const current = await memory.graph.getNodeById(scope, node.id);
@@ -208,17 +265,18 @@ export class GraphToVault {
 		const to = await memory.graph.getNodeById(scope, event.write.to.id);
 		if (!from || !to) return null;
 		const path = notePath(from);
-		// The relation is the writer's: an agent's is marked in the note (and so survives a rebuild from the vault).
-		const marked = event.write.created ? withWriterMarks(from, event.ctx) : from;
 		if (!path) {
 			if (!this.exportable(from)) return null;
-			const created = await this.createNote(lane, from, new Set(), marked);
+			const created = await this.createNote(lane, from, new Set());
 			return this.deps.syncPaths([created], lane);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
-		const ref = await this.refFor(lane, to);
+		// The relation is its writer's: an agent's entry states who made it (and so survives a
+		// rebuild from the vault), and the note's own text keeps its trust.
+		const edge = (await memory.graph.edgesOf(scope, from.id, "out")).find((e) => e.type === event.write.type && e.node.id === to.id);
+		const entry = relationEntry(await this.refFor(lane, to), edge?.edge.props ?? {}, from);
 		await this.edit(lane, path, from, (fm) => {
-			if (addRelation(fm, event.write.type, ref, to, memory.profile) && marked !== from) applyProvenanceKeys(fm, marked);
+			addRelation(fm, event.write.type, entry, to, memory.profile);
 		});
 		return this.deps.syncPaths([path], lane);
 	}
@@ -278,12 +336,10 @@ export class GraphToVault {
 		if (node.props.status === "archived") return false;
 		const foreign = (await memory.graph.edgesOf(scope, node.id, "out")).filter((e) => e.edge.props.origin !== NOTE_ORIGIN);
 		if (foreign.length === 0 || !(await source.stat(path))) return false;
-		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, ref: await this.refFor(lane, e.node), writer: edgeWriter(e.edge.props) })));
+		const refs = await Promise.all(foreign.map(async (e) => ({ type: e.type, node: e.node, entry: relationEntry(await this.refFor(lane, e.node), e.edge.props, node) })));
 		try {
 			await this.edit(lane, path, node, (fm) => {
-				let marked = node;
-				for (const r of refs) if (addRelation(fm, r.type, r.ref, r.node, memory.profile) && r.writer) marked = withWriterMarks(marked, r.writer);
-				if (marked !== node) applyProvenanceKeys(fm, marked);
+				for (const r of refs) addRelation(fm, r.type, r.entry, r.node, memory.profile);
 			});
 			return true;
 		} catch (error) {
@@ -320,17 +376,17 @@ export class GraphToVault {
 		throw new ValidationError(`No free file name for ${node.label} "${node.key}" in ${this.folderFor(node)}.`);
 	}
 
-	/** Writes the node's note (as `shown`, where a relation's writer marks it) and returns its path. */
-	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>, shown: NodeRecord = node): Promise<string> {
+	/** Writes the node's note and returns its path. */
+	private async createNote(lane: SyncLane, node: NodeRecord, reserved: Set<string>): Promise<string> {
 		const { memory, source } = lane;
 		const { scope } = this.deps;
 		const path = await this.plannedPath(lane, node, reserved);
 		const edges = await memory.graph.edgesOf(scope, node.id, "out");
-		const relations: { type: string; ref: string }[] = [];
-		for (const e of edges) relations.push({ type: e.type, ref: await this.refFor(lane, e.node) });
-		const text = renderEntityNote(shown, relations, memory.profile);
+		const relations: { type: string; entry: RelationEntry }[] = [];
+		for (const e of edges) relations.push({ type: e.type, entry: relationEntry(await this.refFor(lane, e.node), e.edge.props, node) });
+		const text = renderEntityNote(node, relations, memory.profile);
 		// Before the file exists: a crash between the write and its sync back is covered too.
-		await this.recordWritten(lane, node, path, contentHash(text));
+		await this.recordWritten(lane, node, path, contentHash(text), true);
 		try {
 			await source.create(path, text);
 		} catch (error) {
@@ -348,17 +404,23 @@ export class GraphToVault {
 		return index.resolve(base)?.path === path ? `[[${base}]]` : `[[${path.slice(0, -3)}]]`;
 	}
 
-	/** Edits the note's frontmatter (written from `node`'s state) and records what it wrote. */
+	/**
+	 * Edits the note's frontmatter (written from `node`'s state) and records what it wrote; a note
+	 * Engrama created stays Engrama's only while nobody else changed it.
+	 */
 	private async edit(lane: SyncLane, path: string, node: NodeRecord, mutate: (fm: Record<string, unknown>) => void): Promise<void> {
 		let hash: string;
+		let created = false;
 		try {
+			const own = writtenNoteOf(node);
+			if (own?.created && own.path === path) created = contentHash(await lane.source.read(path)) === own.hash;
 			const written = await lane.source.processFrontMatter(path, mutate);
 			// The text is known only once written (Obsidian's processFrontMatter returns none: read back).
 			hash = contentHash(typeof written === "string" ? written : await lane.source.read(path));
 		} catch (error) {
 			throw new NoteWriteError(path, error);
 		}
-		await this.recordWritten(lane, node, path, hash);
+		await this.recordWritten(lane, node, path, hash, created);
 	}
 }
 
@@ -376,8 +438,10 @@ function notePath(node: NodeRecord): string | undefined {
 	return typeof path === "string" && path !== "" ? path : undefined;
 }
 
-/** Adds `ref` to `relations[type]` unless the note already names that target; true when it added it. */
-function addRelation(fm: Record<string, unknown>, type: string, ref: string, target: NodeRecord, profile: Profile): boolean {
+type RelationEntry = ReturnType<typeof relationEntry>;
+
+/** Adds `entry` to `relations[type]` unless the note already names that target; true when it added it. */
+function addRelation(fm: Record<string, unknown>, type: string, entry: RelationEntry, target: NodeRecord, profile: Profile): boolean {
 	const current = fm.relations;
 	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
 		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
@@ -386,17 +450,24 @@ function addRelation(fm: Record<string, unknown>, type: string, ref: string, tar
 	const key = Object.keys(relations).find((k) => profile.resolveRelationType(k) === type) ?? type;
 	const value = relations[key];
 	const list: unknown[] = value === undefined || value === null ? [] : Array.isArray(value) ? [...(value as unknown[])] : [value];
+	const ref = entryRef(entry) as string;
 	const names = new Set([target.key.toLowerCase(), ref.toLowerCase(), ref.replace(/^\[\[|\]\]$/g, "").toLowerCase()]);
-	const already = list.some((item) => {
+	const already = list.some((listed) => {
+		const item = entryRef(listed);
 		if (typeof item !== "string") return false;
 		const plain = item.replace(/^\[\[|\]\]$/g, "").split(/[|#]/)[0].trim().toLowerCase();
 		return names.has(item.toLowerCase()) || names.has(plain) || names.has(plain.slice(plain.lastIndexOf("/") + 1));
 	});
 	if (already) return false;
-	list.push(ref);
+	list.push(entry);
 	relations[key] = list;
 	fm.relations = relations;
 	return true;
+}
+
+/** The target an entry names: itself when plain, its `to` when it states a writer. */
+function entryRef(entry: unknown): unknown {
+	return entry && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, unknown>)[RELATION_ENTRY_KEYS.to] : entry;
 }
 
 function yamlValue(value: PropValue): unknown {
@@ -408,7 +479,7 @@ function yamlValue(value: PropValue): unknown {
  * profile knows and its relations; a body with the name and summary. Parsing it back gives the
  * same node (the description comes from the frontmatter, not the body).
  */
-export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; ref: string }[], profile: Profile): string {
+export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; entry: RelationEntry }[], profile: Profile): string {
 	const def = profile.resolveLabel(node.label);
 	const fm: Record<string, unknown> = {
 		engrama_id: node.id,
@@ -426,11 +497,14 @@ export function renderEntityNote(node: NodeRecord, relations: readonly { type: s
 	}
 	Object.assign(fm, provenanceKeys(node));
 	if (relations.length > 0) {
-		const map: Record<string, string[]> = {};
-		for (const r of relations) (map[r.type] ??= []).push(r.ref);
+		const map: Record<string, RelationEntry[]> = {};
+		for (const r of relations) (map[r.type] ??= []).push(r.entry);
 		fm.relations = map;
 	}
-	const yaml = stringify(fm, { lineWidth: 0, flowCollectionPadding: false, collectionStyle: "block" });
+	const doc = new Document(fm);
+	// Block lists, but a relation entry that states its writer on one line, as edits write it.
+	visit(doc, { Seq: (_, seq) => void seq.items.forEach((item) => isMap(item) && (item.flow = true)) });
+	const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 	const summary = typeof node.props.summary === "string" ? node.props.summary : typeof node.props.description === "string" ? node.props.description : "";
 	const quote = summary ? `\n> ${summary.replace(/\s*\n\s*/g, " ")}\n` : "";
 	return `---\n${yaml}---\n# ${node.key}\n${quote}`;

@@ -2,11 +2,17 @@ import { newEngramaId } from "../clock";
 import { EngramaError, ValidationError, errorMessage } from "../errors";
 import type { NodeRecord, PropValue } from "../types";
 import { sanitiseKey } from "../write/sanitise";
+import type { NodeProvenance } from "../write/provenance";
 import type { EntityInput, EntityWrite, NodeTarget, RelationInput } from "../write/write-pipeline";
 import { NOTE_ORIGIN, type RunState, type UpsertedNote } from "./run-state";
 import { noteBasename } from "./vault-source";
 
 const LINKS_TO = "LINKS_TO";
+
+/** True when an edge is stamped with exactly the writer and trust `p` states. */
+function sameProvenance(edge: Readonly<Record<string, PropValue>>, p: NodeProvenance): boolean {
+	return edge.source === p.source && (edge.source_agent ?? undefined) === p.agent && (edge.source_session ?? undefined) === p.session && edge.trust_level === p.trust;
+}
 
 /**
  * A note's links and `relations:` as edges: targets resolved (a note, an entity, else a new
@@ -69,10 +75,10 @@ export class NoteEdges {
 		const { deps, ctx, cache, counts } = this.run;
 		const { node } = upserted;
 		const note = upserted.prepared.note;
-		const declared = new Map<string, { type: string; target: NodeTarget }>();
+		const declared = new Map<string, { type: string; target: NodeTarget; stated?: NodeProvenance }>();
 		for (const rel of note.relations) {
 			const target = await this.resolveTarget(rel.type, rel.target, node, note.path);
-			if (target && target.id !== node.id) declared.set(`${rel.type}|${target.id}`, { type: rel.type, target });
+			if (target && target.id !== node.id) declared.set(`${rel.type}|${target.id}`, { type: rel.type, target, stated: rel.provenance });
 		}
 		for (const link of note.links) {
 			// Most links name a note: answered from the index without an async call.
@@ -90,12 +96,16 @@ export class NoteEdges {
 		}
 		const adds: RelationInput[] = [];
 		const props = { origin: NOTE_ORIGIN, note_path: note.path };
-		for (const [k, { type, target }] of declared) {
+		for (const [k, { type, target, stated }] of declared) {
 			const before = existing.get(k);
-			if (before && before.origin === NOTE_ORIGIN && before.note_path === note.path) continue;
+			const ours = before && before.origin === NOTE_ORIGIN && before.note_path === note.path;
+			// The entry's own statement wins when it changed (the person vouching with `trust: 1`).
+			if (ours && (!stated || sameProvenance(before, stated))) continue;
 			// An edge the note now declares that a writer made before (an agent's relation written into
-			// the note) keeps its own provenance; the note only takes it over. A new one takes the note's.
-			adds.push({ from: node, type, to: target, props, ...(before ? { keepProvenance: true } : { provenance: note.provenance }) });
+			// the note) keeps its own provenance; the note only takes it over. A new one takes what its
+			// entry states, else the note's.
+			const keep = before && !stated;
+			adds.push({ from: node, type, to: target, props, ...(keep ? { keepProvenance: true } : { provenance: stated ?? note.provenance }) });
 		}
 		return adds;
 	}

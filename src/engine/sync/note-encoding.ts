@@ -8,19 +8,55 @@ import { EngramaError } from "../errors";
 export class NoteEncodingError extends EngramaError {
 	readonly action: string;
 
-	constructor(path: string, offset: number, byte: number, binary: boolean) {
+	constructor(path: string, offset: number, byte: number, kind: NoteBytesKind) {
 		const where = `byte 0x${byte.toString(16).padStart(2, "0")} at offset ${offset}`;
-		super(
-			"invalid_input",
-			binary
-				? `${path} is not text (it looks binary) although its name ends in .md (${where}); Engrama neither syncs nor rewrites it`
-				: `${path} is not valid UTF-8 (${where}); Engrama reads and writes notes only as UTF-8, so it neither syncs nor rewrites this one`,
-			{ path, offset },
-		);
-		this.action = binary
-			? "Rename it to its real extension or move it out of the vault."
-			: "Save the note as UTF-8 (most editors can; on the command line: iconv -f latin1 -t utf-8). Engrama leaves it untouched until then.";
+		const why = kind === "binary" ? "Engrama neither syncs nor rewrites it" : "Engrama reads and writes notes only as UTF-8, so it neither syncs nor rewrites this one";
+		super("invalid_input", `${path} ${NOT_UTF8[kind]} (${where}); ${why}`, { path, offset });
+		this.action = ENCODING_ACTIONS[kind];
 	}
+}
+
+/** What a note that is not UTF-8 looks like: another text encoding, or no text at all. */
+export type NoteBytesKind = "binary" | "utf16" | "other";
+
+const NOT_UTF8: Record<NoteBytesKind, string> = {
+	binary: "is not text (it looks binary) although its name ends in .md",
+	utf16: "is UTF-16 text",
+	other: "is not valid UTF-8",
+};
+
+/** What to do about each kind; shared with the parser, which sees UTF-16 that happens to decode. */
+export const ENCODING_ACTIONS: Record<NoteBytesKind, string> = {
+	binary: "Rename it to its real extension or move it out of the vault.",
+	utf16: "Save the note as UTF-8 (in most editors: Save with encoding, UTF-8; on the command line: iconv -f UTF-16 -t UTF-8 note.md > note-utf8.md). Engrama leaves it untouched until then.",
+	other: "Save the note as UTF-8 (most editors can; on the command line: iconv -f latin1 -t utf-8). Engrama leaves it untouched until then.",
+};
+
+const SAMPLE = 8192;
+
+/**
+ * UTF-16 by its byte-order mark, or, without one, by its zero bytes: text in a Latin script
+ * stored as UTF-16 has a zero in every other byte, on the same side of each pair. `unitAt`
+ * gives the bytes (or, for text already decoded, the characters) one by one.
+ */
+export function looksUtf16(unitAt: (i: number) => number, length: number): boolean {
+	if (length >= 2 && ((unitAt(0) === 0xff && unitAt(1) === 0xfe) || (unitAt(0) === 0xfe && unitAt(1) === 0xff))) return true;
+	const n = Math.min(length, SAMPLE) & ~1;
+	if (n < 4) return false;
+	let even = 0;
+	let odd = 0;
+	for (let i = 0; i < n; i += 2) {
+		if (unitAt(i) === 0) even++;
+		if (unitAt(i + 1) === 0) odd++;
+	}
+	const pairs = n / 2;
+	// Most pairs zero on one side, almost none on the other (a binary file has zeros on both).
+	return Math.max(even, odd) >= pairs * 0.4 && Math.min(even, odd) <= pairs * 0.05;
+}
+
+function bytesKind(bytes: Uint8Array): NoteBytesKind {
+	if (looksUtf16((i) => bytes[i], bytes.length)) return "utf16";
+	return bytes.subarray(0, SAMPLE).includes(0) ? "binary" : "other";
 }
 
 /** The offset of the first byte that breaks UTF-8 (RFC 3629: no overlongs, surrogates or > U+10FFFF), or -1. */
@@ -68,6 +104,6 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 /** The note's text, decoded so that encoding it again gives the same bytes (a BOM kept); throws NoteEncodingError. */
 export function decodeNote(path: string, bytes: Uint8Array): string {
 	const at = invalidUtf8At(bytes);
-	if (at >= 0) throw new NoteEncodingError(path, at, bytes[at], bytes.subarray(0, 8192).includes(0));
+	if (at >= 0) throw new NoteEncodingError(path, at, bytes[at], bytesKind(bytes));
 	return decoder.decode(bytes);
 }

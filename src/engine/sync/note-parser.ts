@@ -7,7 +7,8 @@ import type { NodeProvenance } from "../write/provenance";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
 import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
-import { readNoteProvenance } from "./note-provenance";
+import { readNoteProvenance, readRelationProvenance, RELATION_ENTRY_KEYS } from "./note-provenance";
+import { ENCODING_ACTIONS, looksUtf16 } from "./note-encoding";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
 import type { SyncProblem } from "./sync-report";
 import { noteBasename } from "./vault-source";
@@ -18,6 +19,8 @@ import type { PassageInput } from "../protocols";
 export interface ParsedRelation {
 	readonly type: string;
 	readonly target: string;
+	/** The writer the entry states (`{to: "[[X]]", source: mcp, …}`); otherwise the note's. */
+	readonly provenance?: NodeProvenance;
 }
 
 export interface ParsedNote {
@@ -60,7 +63,7 @@ export interface ParsedNote {
 
 export type NoteParseResult =
 	| { readonly kind: "note"; readonly note: ParsedNote }
-	| { readonly kind: "skipped"; readonly path: string; readonly reason: "untyped" }
+	| { readonly kind: "skipped"; readonly path: string; readonly reason: "untyped" | "insight" }
 	| { readonly kind: "invalid"; readonly path: string; readonly problems: readonly SyncProblem[] };
 
 export interface NoteParseInput {
@@ -69,6 +72,9 @@ export interface NoteParseInput {
 	readonly settings: SyncSettings;
 	readonly profile: Profile;
 }
+
+/** Frontmatter key of a note Engrama created for an approved Insight: the Insight's id. */
+export const INSIGHT_NOTE_KEY = "engrama_insight";
 
 // Keys that steer sync rather than describe the entity.
 const RESERVED = new Set(["engrama_id", "engrama_label", "relations", "name", "title", "tags", "tag"]);
@@ -125,6 +131,8 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 	const badName = fileNameProblem(path);
 	if (badName) warn(badName.problem, badName.action);
 
+	// A note Engrama wrote for an approved Insight is that Insight's, not a Note of its own.
+	if (typeof data[INSIGHT_NOTE_KEY] === "string" && !broken) return { kind: "skipped", path, reason: "insight" };
 	const labelled = readLabel(data, path, settings, profile, warn);
 	if (labelled === "untyped") return broken ? invalid(broken) : { kind: "skipped", path, reason: "untyped" };
 	if (isFailure(labelled)) return invalid(broken ?? labelled);
@@ -187,6 +195,9 @@ function unreadableText(text: string, settings: SyncSettings): ParseFailure | un
 			`The note is ${formatSize(text.length)}, over the ${formatSize(settings.maxNoteBytes)} sync limit.`,
 			"Split it into smaller notes, or raise the maximum note size in the sync settings.",
 		);
+	}
+	if (looksUtf16((i) => text.charCodeAt(i), text.length)) {
+		return failure("The note is UTF-16 text; Engrama reads and writes notes only as UTF-8.", ENCODING_ACTIONS.utf16);
 	}
 	if (looksBinary(text)) {
 		return failure("The file is not text (it looks binary) although its name ends in .md.", "Rename it to its real extension or move it out of the vault.");
@@ -395,7 +406,8 @@ function parseRelations(
 		const items = targets === null || targets === undefined ? [] : Array.isArray(targets) ? targets : [targets];
 		let bad = false;
 		for (const item of items) {
-			const target = targetName(item);
+			const entry = isEntryMap(item) ? item : undefined;
+			const target = targetName(entry ? entry[RELATION_ENTRY_KEYS.to] : item);
 			if (target === undefined) {
 				bad = true;
 				continue;
@@ -404,17 +416,25 @@ function parseRelations(
 			const dedupe = `${type}|${target.toLowerCase()}`;
 			if (seen.has(dedupe)) continue;
 			seen.add(dedupe);
-			relations.push({ type, target });
+			const problems: string[] = [];
+			const provenance = entry ? readRelationProvenance(entry, problems) : undefined;
+			for (const problem of problems) warn(`relations.${rawType} → "${target}": ${problem}`, "Fix or remove it on that relation's line.");
+			relations.push({ type, target, ...(provenance ? { provenance } : {}) });
 		}
 		if (bad) {
 			frozenTypes.push(type);
 			warn(
 				`relations.${rawType} has a value that is not a name or a [[link]].`,
-				`List names or "[[links]]" only (quote numbers), e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
+				`List names or "[[links]]" only (quote numbers), or {to: "[[link]]", source: …} maps, e.g. ${rawType}: [Python, "[[Neo4j]]"]; until then its stored ${type} relations are kept.`,
 			);
 		}
 	}
 	return { relations, frozenTypes, frozen: false };
+}
+
+/** A relation entry that states its writer: a map with a `to` target. */
+function isEntryMap(item: unknown): item is Record<string, unknown> {
+	return !!item && typeof item === "object" && !Array.isArray(item) && RELATION_ENTRY_KEYS.to in item;
 }
 
 /** A relation target: a name or a wikilink; `[[X]]` written unquoted in YAML arrives as [["X"]]. */

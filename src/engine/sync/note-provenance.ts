@@ -1,5 +1,5 @@
 import type { NodeRecord, PropValue } from "../types";
-import { carriesAgentMarks, isPersonWriter, isProvenance, provenanceOf, TRUST_LEVELS, writeProvenance, type NodeProvenance, type Writer } from "../write/provenance";
+import { carriesAgentMarks, isPersonWriter, isProvenance, provenanceOf, TRUST_LEVELS, type NodeProvenance, type Writer } from "../write/provenance";
 
 /**
  * The flat frontmatter keys that carry a node's provenance in its note (flat: Obsidian's
@@ -31,26 +31,65 @@ export interface NoteProvenanceRead {
 export function readNoteProvenance(fm: Readonly<Record<string, unknown>>): NoteProvenanceRead {
 	if (!KEYS.some((k) => present(fm[k]))) return { problems: [] };
 	const problems: string[] = [];
-	const sourceOf = (key: string): NodeProvenance["source"] | undefined => {
-		const value = fm[key];
-		if (!present(value)) return undefined;
-		if (isProvenance(value)) return value;
-		problems.push(`${key} ${JSON.stringify(value).slice(0, 40)} is not one of ${Object.keys(TRUST_LEVELS).join(", ")}; it was read as "sync".`);
-		return "sync";
-	};
-	const source = sourceOf(PROVENANCE_KEYS.source) ?? "sync";
+	const source = sourceOf(fm, PROVENANCE_KEYS.source, problems) ?? "sync";
 	const author = writerOf(source, fm[PROVENANCE_KEYS.agent], fm[PROVENANCE_KEYS.session]);
 	// An editor named without its source (written by hand) is taken as the least trusted, mcp.
-	const editSource = sourceOf(PROVENANCE_KEYS.editSource) ?? (present(fm[PROVENANCE_KEYS.editedBy]) ? "mcp" : undefined);
+	const editSource = sourceOf(fm, PROVENANCE_KEYS.editSource, problems) ?? (present(fm[PROVENANCE_KEYS.editedBy]) ? "mcp" : undefined);
 	const edit = editSource ? writerOf(editSource, fm[PROVENANCE_KEYS.editedBy], fm[PROVENANCE_KEYS.editSession]) : undefined;
-	let trust = Math.min(TRUST_LEVELS[source], edit ? TRUST_LEVELS[edit.source] : 1);
-	const rawTrust = fm[PROVENANCE_KEYS.trust];
-	if (present(rawTrust)) {
-		const n = typeof rawTrust === "number" ? rawTrust : typeof rawTrust === "string" ? Number(rawTrust) : Number.NaN;
-		if (Number.isFinite(n) && n >= 0 && n <= 1) trust = n;
-		else problems.push(`${PROVENANCE_KEYS.trust} ${JSON.stringify(rawTrust).slice(0, 40)} is not a number between 0 and 1; ${trust} was used.`);
-	}
+	const trust = trustOf(fm, PROVENANCE_KEYS.trust, Math.min(TRUST_LEVELS[source], edit ? TRUST_LEVELS[edit.source] : 1), problems);
 	return { provenance: { ...author, trust, ...(edit ? { edit } : {}) }, problems };
+}
+
+/** The keys of a relation entry that states its own writer: `{to: "[[X]]", source: mcp, agent, session, trust}`. */
+export const RELATION_ENTRY_KEYS = { to: "to", source: "source", agent: "agent", session: "session", trust: "trust" } as const;
+
+/**
+ * The provenance a relation entry states (a map with `to`); undefined for a plain name or link,
+ * which takes the note's. Missing keys as for a note: source `sync`, the source's trust.
+ */
+export function readRelationProvenance(entry: Readonly<Record<string, unknown>>, problems: string[]): NodeProvenance | undefined {
+	const { source: s, agent, session, trust } = RELATION_ENTRY_KEYS;
+	if (![s, agent, session, trust].some((k) => present(entry[k]))) return undefined;
+	const source = sourceOf(entry, s, problems) ?? "sync";
+	return { ...writerOf(source, entry[agent], entry[session]), trust: trustOf(entry, trust, TRUST_LEVELS[source], problems) };
+}
+
+/**
+ * How a note lists a relation target: the plain `ref`, or, for a relation an agent made that is
+ * not the note's own author's, a map that states its writer. The relation's provenance then lives
+ * with the relation: the note's own keys (and its trust) stay as they are.
+ */
+export function relationEntry(ref: string, edge: Readonly<Record<string, PropValue>>, author: NodeRecord): string | Record<string, string | number> {
+	const writer = edgeWriter(edge);
+	if (!writer || isPersonWriter(writer.source)) return ref;
+	const trust = typeof edge.trust_level === "number" ? edge.trust_level : TRUST_LEVELS[writer.source];
+	const own = provenanceOf(author);
+	if (own && own.source === writer.source && own.agent === writer.agent && own.session === writer.session && own.trust === trust) return ref;
+	const k = RELATION_ENTRY_KEYS;
+	return {
+		[k.to]: ref,
+		[k.source]: writer.source,
+		...(writer.agent ? { [k.agent]: writer.agent } : {}),
+		...(writer.session ? { [k.session]: writer.session } : {}),
+		[k.trust]: trust,
+	};
+}
+
+function sourceOf(map: Readonly<Record<string, unknown>>, key: string, problems: string[]): NodeProvenance["source"] | undefined {
+	const value = map[key];
+	if (!present(value)) return undefined;
+	if (isProvenance(value)) return value;
+	problems.push(`${key} ${JSON.stringify(value).slice(0, 40)} is not one of ${Object.keys(TRUST_LEVELS).join(", ")}; it was read as "sync".`);
+	return "sync";
+}
+
+function trustOf(map: Readonly<Record<string, unknown>>, key: string, fallback: number, problems: string[]): number {
+	const raw = map[key];
+	if (!present(raw)) return fallback;
+	const n = typeof raw === "number" ? raw : typeof raw === "string" ? Number(raw) : Number.NaN;
+	if (Number.isFinite(n) && n >= 0 && n <= 1) return n;
+	problems.push(`${key} ${JSON.stringify(raw).slice(0, 40)} is not a number between 0 and 1; ${fallback} was used.`);
+	return fallback;
 }
 
 /**
@@ -90,20 +129,6 @@ export function applyProvenanceKeys(fm: Record<string, unknown>, node: NodeRecor
 		for (const k of group) if (!(k in keys)) delete fm[k];
 	}
 	Object.assign(fm, keys);
-}
-
-/**
- * `node` as its note must state it once `writer` added something to the note (a relation): an
- * agent's addition to a note it did not author is marked as its edit, with the trust lowered, as
- * an agent's remember marks it; a person's changes nothing. The node itself takes the marks from
- * the note when the note is synced back, and a rebuild from the vault finds them.
- */
-export function withWriterMarks(node: NodeRecord, writer: Writer): NodeRecord {
-	if (isPersonWriter(writer.source)) return node;
-	const { set, unset } = writeProvenance(writer, node);
-	const props: Record<string, PropValue> = { ...node.props, ...set };
-	for (const name of unset) if (!(name in set)) delete props[name];
-	return { ...node, props };
 }
 
 /** Who wrote an edge, from the provenance stamped on it; undefined when it carries none. */

@@ -9,7 +9,11 @@ import { contentHash } from "./content-hash";
  * passages are cut by the encoder.
  */
 export const MAX_PASSAGE_CHARS = 1000;
-/** Passages kept per note: a note of thousands of sections is searchable by its first ones. */
+/**
+ * Passages per note at most. A note with more pieces (20,000 headings, a 4 MB single line) has
+ * consecutive pieces packed into larger passages (`packed`): every word stays searchable, the
+ * rows and vectors a note costs stay bounded, and a packed passage's vector sees its start only.
+ */
 export const MAX_PASSAGES = 400;
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
@@ -84,13 +88,40 @@ export function splitPassages(body: string, firstLine = 1): PassageInput[] {
 		section = { path: stack.filter(Boolean).join(" > "), line: firstLine + i, lines: [line] };
 	});
 	sections.push(section);
-	const out: PassageInput[] = [];
-	for (const s of sections) {
-		for (const piece of pieces(s)) {
-			if (out.length >= MAX_PASSAGES) return out;
-			out.push({ heading: s.path, line: piece.line, text: piece.text, hash: contentHash(`${s.path}\n${piece.text}`) });
-		}
+	const all: Piece[] = [];
+	for (const s of sections) for (const piece of pieces(s)) all.push({ heading: s.path, ...piece });
+	return (all.length > MAX_PASSAGES ? packed(all) : all).map((p) => ({ ...p, hash: contentHash(`${p.heading}\n${p.text}`) }));
+}
+
+interface Piece {
+	readonly heading: string;
+	readonly line: number;
+	readonly text: string;
+}
+
+/**
+ * At most MAX_PASSAGES passages of consecutive pieces, each under the first's heading and line.
+ * Greedy: a passage closes when the next piece would pass `capacity`, so each closed one holds
+ * more than capacity − MAX_PASSAGE_CHARS (no piece is longer); with that margin set to
+ * total / (MAX_PASSAGES − 1), there are at most MAX_PASSAGES of them.
+ */
+function packed(all: readonly Piece[]): Piece[] {
+	const total = all.reduce((n, p) => n + p.text.length + 2, 0);
+	const capacity = MAX_PASSAGE_CHARS + Math.ceil(total / (MAX_PASSAGES - 1));
+	const out: Piece[] = [];
+	let group: Piece[] = [];
+	let size = 0;
+	const close = () => {
+		if (group.length > 0) out.push({ heading: group[0].heading, line: group[0].line, text: group.map((p) => p.text).join("\n\n") });
+		group = [];
+		size = 0;
+	};
+	for (const piece of all) {
+		if (size + piece.text.length + 2 > capacity) close();
+		group.push(piece);
+		size += piece.text.length + 2;
 	}
+	close();
 	return out;
 }
 

@@ -75,6 +75,12 @@ export interface VaultSource {
 	 * cannot (the Obsidian API) ignore `ifHash` and return nothing; sync then reads the file back.
 	 */
 	processFrontMatter(path: string, mutate: FrontmatterMutator, options?: FrontmatterWriteOptions): Promise<string | null | void>;
+	/**
+	 * Optional: deletes the note if its text still hashes to `ifHash` (contentHash); true when it
+	 * was deleted (an erase). A folder deletes it for good; Obsidian as the person's deletion
+	 * setting says. Without it, an erase keeps the note and names it.
+	 */
+	remove?(path: string, ifHash: string): Promise<boolean>;
 	/** Optional: the files the last `list()` left out on purpose, for the sync report. */
 	skippedFiles?(): readonly SkippedFile[];
 	/** Optional: why `path` (which `stat` says is no note) is left out on purpose, or null. */

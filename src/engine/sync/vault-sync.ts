@@ -1,7 +1,9 @@
 import { EngramaError, NotFoundError } from "../errors";
 import { SerialQueue } from "../serial-queue";
 import { GraphToVault, keptNewerState, notesToRead, type SyncLane } from "./graph-to-vault";
-import { NoteIndex, type NoteEntry } from "./note-index";
+import { NO_NOTES, type EraseTarget, type NotesErased } from "../erase";
+import type { NodeRecord } from "../types";
+import { NoteIndex, noteEntryOf, type NoteEntry } from "./note-index";
 import { parseNote, type NoteParseResult, type ParsedNote } from "./note-parser";
 import { idWriteProblem, recordWrittenIds, writeIdInto, type WrittenIdState } from "./note-ids";
 import { SyncRun, type PreparedNote, type UpsertedNote } from "./sync-run";
@@ -45,7 +47,33 @@ export class VaultSync {
 			noteIndex: (lane) => this.ensureIndex(lane),
 			onReport: (report) => deps.onBatch?.(report),
 			onError: (error) => deps.onError?.(error),
+			eraseHook: { around: (target, erase) => this.aroundErase(target, erase) },
 		});
+	}
+
+	/**
+	 * Around an erase of this vault's nodes: the graph → vault writes queued before it finish (those
+	 * of erased nodes are dropped), no event batch runs during it, and after it the pending events
+	 * of the erased notes are dropped (the erase, not a leftover event, decides about a kept note),
+	 * the note index is read afresh and the notes Engrama wrote for the erased nodes are removed.
+	 */
+	private async aroundErase(target: EraseTarget, erase: () => Promise<readonly NodeRecord[]>): Promise<NotesErased> {
+		const { scope } = this.deps;
+		if (target.scope.orgId !== scope.orgId || target.scope.userId !== scope.userId) {
+			await erase();
+			return NO_NOTES;
+		}
+		return this.writer.holding(target, () =>
+			this.batches.run(async () => {
+				const erased = await erase();
+				this.index = null;
+				for (const node of erased) {
+					const path = noteEntryOf(node)?.path;
+					if (path) this.pending.delete(path);
+				}
+				return this.writer.removeNotes(erased);
+			}),
+		);
 	}
 
 	/** True for paths sync handles: markdown notes outside the excluded folders. */
@@ -390,6 +418,19 @@ export class VaultSync {
 			index,
 			present,
 			freshGraph,
+		});
+	}
+
+	/**
+	 * The paths among `paths` that are synced notes (a node, not archived): those `writeMissingIds`
+	 * can give an id. A note that failed to sync (a label of a module that is off, broken YAML) has
+	 * no node, so a progress total counted from all notes would promise ids that never come.
+	 */
+	async indexedPaths(paths: readonly string[]): Promise<string[]> {
+		const index = await this.ensureIndex();
+		return paths.filter((path) => {
+			const entry = index.get(path);
+			return entry !== undefined && !entry.archived;
 		});
 	}
 

@@ -6,6 +6,7 @@ import { ingestTool } from "./ingest-tool";
 import { readNoteTool } from "./read-note-tool";
 import { reflectTool } from "./reflect-tool";
 import { reindexTool } from "./reindex-tool";
+import { relatedTool } from "./related-tool";
 import { relateTool } from "./relate-tool";
 import { rememberTool } from "./remember-tool";
 import { searchTool } from "./search-tool";
@@ -15,7 +16,7 @@ import { syncNoteTool } from "./sync-note-tool";
 import { syncVaultTool } from "./sync-vault-tool";
 import { writeInsightTool } from "./write-insight-tool";
 
-/** The fifteen tools (the Python engrama's fourteen and engrama_read_note), in the order agents usually need them. */
+/** The sixteen tools (the Python engrama's fourteen, engrama_read_note and engrama_related), in the order agents usually need them. */
 export function engramaTools(env: ToolEnv): EngramaTool[] {
 	return [
 		statusTool(env),
@@ -23,6 +24,7 @@ export function engramaTools(env: ToolEnv): EngramaTool[] {
 		rememberTool(env),
 		relateTool(env),
 		contextTool(env),
+		relatedTool(env),
 		readNoteTool(env),
 		syncNoteTool(env),
 		syncVaultTool(env),
@@ -42,6 +44,7 @@ export const TOOL_NAMES = [
 	"engrama_remember",
 	"engrama_relate",
 	"engrama_context",
+	"engrama_related",
 	"engrama_read_note",
 	"engrama_sync_note",
 	"engrama_sync_vault",

@@ -1,5 +1,5 @@
 import type { FeatureExtractionPipeline, ProgressInfo } from "@huggingface/transformers";
-import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine/host";
+import { EmbedderError, embedByLength, LOCAL_BATCH_CHARS, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine/host";
 import { errorMessage } from "../../engine/errors";
 
 /** The plugin's default too (src/plugin/local-model/catalogue.ts says why). */
@@ -135,17 +135,19 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 	private async run(texts: readonly string[], prompt: string): Promise<Float32Array[]> {
 		if (texts.length === 0) return [];
 		const extractor = await this.load();
-		const out: Float32Array[] = [];
-		for (const batch of chunk(texts, this.options.batchSize ?? 32)) {
+		// By length, under a padded-text budget: less padding to compute, and a peak that the budget sets.
+		const limits = { maxCount: this.options.batchSize ?? 32, maxChars: LOCAL_BATCH_CHARS };
+		return embedByLength(texts, limits, async (batch) => {
 			const tensor = await extractor(
 				batch.map((t) => prompt + (t.trim() || " ")),
 				{ pooling: this.pooling, normalize: true },
 			);
 			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);
-			out.push(...vectors);
+			// The output tensor holds ONNX Runtime memory until disposed; the vectors are copies.
+			tensor.dispose();
 			if (!this.learned) this.learned = vectors[0].length;
-		}
-		return out;
+			return vectors;
+		});
 	}
 
 	/** Loads the model and reports its dimension. */

@@ -15,11 +15,14 @@ export interface LocalModelChoice {
  */
 export const DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
 
+/** Offered by the welcome when a vault's notes are mostly not in English (first-run.ts samples them). */
+export const MULTILINGUAL_LOCAL_MODEL = "Xenova/paraphrase-multilingual-MiniLM-L12-v2";
+
 export const LOCAL_MODELS: readonly LocalModelChoice[] = [
 	{ id: DEFAULT_LOCAL_MODEL, label: "all-MiniLM-L6-v2 (English, fast)", dimensions: 384, approxMB: 23 },
 	{ id: "Xenova/e5-small-v2", label: "e5-small-v2 (English, best on conversations)", dimensions: 384, approxMB: 34 },
 	{ id: "Xenova/bge-small-en-v1.5", label: "bge-small-en-v1.5 (English)", dimensions: 384, approxMB: 34 },
-	{ id: "Xenova/paraphrase-multilingual-MiniLM-L12-v2", label: "paraphrase-multilingual-MiniLM-L12-v2 (50+ languages)", dimensions: 384, approxMB: 118 },
+	{ id: MULTILINGUAL_LOCAL_MODEL, label: "paraphrase-multilingual-MiniLM-L12-v2 (50+ languages)", dimensions: 384, approxMB: 118 },
 ];
 
 /** The files transformers.js reads for feature extraction with q8 weights. */

@@ -1,5 +1,5 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
-import { chunk, EmbedderError, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine/host";
+import { EmbedderError, embedByLength, LOCAL_BATCH_CHARS, type EmbedderHealth, type EmbeddingProvider, knownDimensions, LoadOnce, pooledVectors, type Pooling, poolingOf, promptsOf, type TextPrompts } from "../../engine/host";
 import { errorMessage } from "../../engine/errors";
 import { LOCAL_MODELS } from "./catalogue";
 import type { InstalledFile, ModelStore } from "./model-store";
@@ -125,12 +125,13 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 	private async run(texts: readonly string[], prompt: string): Promise<Float32Array[]> {
 		if (texts.length === 0) return [];
 		const extractor = await this.load();
-		const out: Float32Array[] = [];
 		let first = true;
 		// ONNX Runtime computes on Obsidian's main thread: small batches (single-threaded WASM gains
 		// nothing from larger ones: ~30 ms CPU per short text either way), and a macrotask between
-		// them, so a long reindex still lets Obsidian paint and handle input.
-		for (const batch of chunk(texts, this.options.batchSize ?? 2)) {
+		// them, so a long reindex still lets Obsidian paint and handle input. By length, so a short
+		// text is not padded to a long neighbour's length.
+		const limits = { maxCount: this.options.batchSize ?? 2, maxChars: LOCAL_BATCH_CHARS };
+		return embedByLength(texts, limits, async (batch) => {
 			if (!first) await new Promise<void>((resolve) => window.setTimeout(resolve, 0));
 			first = false;
 			const tensor = await extractor(
@@ -138,11 +139,10 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 				{ pooling: this.pooling, normalize: true },
 			);
 			const vectors = pooledVectors(tensor, batch.length, this.dimensions, `The local model ${this.model}`);
-			out.push(...vectors);
 			if (!this.learned) this.learned = vectors[0].length;
 			tensor.dispose();
-		}
-		return out;
+			return vectors;
+		});
 	}
 
 	async health(): Promise<EmbedderHealth> {

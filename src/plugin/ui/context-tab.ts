@@ -161,7 +161,10 @@ export class ContextTab {
 			const figure = root.createDiv({ cls: "engrama-graph-figure" });
 			const layout = layoutNeighbourhood(hood);
 			drawNeighbourhood(figure, layout, (n) => void this.actions.openNode(n.id));
-			if (layout.hidden > 0 || hood.truncated) figure.createDiv({ cls: "engrama-muted", text: `${layout.hidden} more not drawn.` });
+			// A dashed circle is a linked note that does not exist yet: say so under the picture.
+			const stubs = layout.nodes.some((n) => n.node.props.status === "stub");
+			const notes = [stubs ? "Dashed: a linked note that does not exist yet." : "", layout.hidden > 0 || hood.truncated ? `${layout.hidden} more not drawn.` : ""].filter((t) => t !== "");
+			if (notes.length > 0) figure.createDiv({ cls: "engrama-muted engrama-graph-legend", text: notes.join(" ") });
 		}
 
 		if (edges.length === 0) {
@@ -192,16 +195,23 @@ export class ContextTab {
 	}
 }
 
-/** "Related notes": what skills.related answers, each note with the passage that makes it related. */
+/**
+ * "Related notes": what skills.related answers, each note with the passage that makes it related;
+ * notes already linked (which the relations above list too) under "Already linked", apart.
+ */
 function relatedSection(el: HTMLElement, view: RelatedView, open: (note: RelatedNoteView, line?: number) => void): void {
 	el.empty();
 	el.createDiv({ cls: "engrama-relation-type", text: "Related notes" });
-	if (view.related.length === 0) {
-		el.createDiv({ cls: "engrama-empty", text: "No related notes found yet." });
-		return;
-	}
+	if (view.related.length === 0) el.createDiv({ cls: "engrama-empty", text: view.linked.length > 0 ? "No related notes that are not linked yet." : "No related notes found yet." });
+	else relatedList(el, view.related, open);
+	if (view.linked.length === 0) return;
+	el.createDiv({ cls: "engrama-relation-type", text: "Already linked" });
+	relatedList(el, view.linked, open);
+}
+
+function relatedList(el: HTMLElement, notes: readonly RelatedNoteView[], open: (note: RelatedNoteView, line?: number) => void): void {
 	const list = el.createEl("ul", { cls: "engrama-related-list" });
-	for (const note of view.related) {
+	for (const note of notes) {
 		const li = list.createEl("li", { cls: "engrama-related-note" });
 		const link = li.createEl("a", { cls: "engrama-entity-link", text: note.name, attr: { "aria-label": `Open ${note.path}` } });
 		link.addEventListener("click", () => open(note));

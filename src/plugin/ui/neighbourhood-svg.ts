@@ -108,7 +108,16 @@ export const LABEL_FONT_PX = 9;
 const CHAR_WIDTH = LABEL_FONT_PX * 0.62;
 const ASCENT = LABEL_FONT_PX * 0.95;
 const DESCENT = LABEL_FONT_PX * 0.3;
-const LENGTHS = [18, 12, 8];
+/** Label lengths tried in turn; below 11 characters a name says too little ("Stale i…"), so the dot's hover title names it. */
+const LENGTHS = [20, 15, 11];
+
+/** `key` in at most `max` characters: cut at a word boundary when one is near, marked with "…". */
+export function shortName(key: string, max: number): string {
+	if (key.length <= max) return key;
+	const cut = key.slice(0, max - 1);
+	const space = cut.lastIndexOf(" ");
+	return `${(space >= max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
 
 export function dotRadius(depth: number): number {
 	return depth === 0 ? 9 : depth === 1 ? 6 : 4;
@@ -133,7 +142,7 @@ function placeLabels(nodes: readonly PlacedNode[], width: number, height: number
 		const candidates = labelPositions(node, center);
 		let chosen: PlacedLabel | null = null;
 		for (const max of LENGTHS) {
-			const text = node.node.key.length > max ? `${node.node.key.slice(0, max - 1)}…` : node.node.key;
+			const text = shortName(node.node.key, max);
 			for (const c of candidates) {
 				const label = { node, text, ...c, box: boxOf(c.x, c.y, c.anchor, text.length) };
 				if (free(label.box)) {

@@ -13,4 +13,6 @@ export interface PanelActions {
 	showInsights(): Promise<void>;
 	/** Downloads the local model (progress notice with Cancel), then embeds the nodes without a vector. */
 	downloadLocalModel(): Promise<boolean>;
+	/** The welcome's choice: downloads the model and only then turns it on (a failed download changes no setting). */
+	downloadAndUseLocalModel(model: string): Promise<boolean>;
 }

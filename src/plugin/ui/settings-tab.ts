@@ -28,6 +28,7 @@ export interface SettingsActions {
 	regenerateToken(): Promise<void>;
 	copyMcpConfig(): Promise<void>;
 	switchToIds(): Promise<unknown>;
+	openPanel(): Promise<unknown>;
 }
 
 export class EngramaSettingTab extends PluginSettingTab {
@@ -53,12 +54,28 @@ export class EngramaSettingTab extends PluginSettingTab {
 		for (const off of this.unwatch.splice(0)) off();
 		containerEl.empty();
 		containerEl.addClass("engrama-settings");
+		if (this.controller.awaitingStart) {
+			this.beforeStart(containerEl);
+			return;
+		}
 		this.storage(containerEl);
 		this.embeddings(containerEl);
 		this.profile(containerEl);
 		this.sync(containerEl);
 		this.mcp(containerEl);
 		this.search(containerEl);
+	}
+
+	/**
+	 * Before the welcome's Start the choices live in the welcome: a change saved here would write
+	 * data.json (and the MCP token into the keychain) before the person started, and the welcome
+	 * would not show it. So the tab points to the welcome and touches nothing.
+	 */
+	private beforeStart(el: HTMLElement): void {
+		new Setting(el)
+			.setName("Engrama has not started in this vault")
+			.setDesc("Its panel shows what starting does (from a dry run that writes nothing) and the choices that matter; start it there, and the settings open here afterwards. Until then nothing is saved and no note is touched.")
+			.addButton((b) => b.setButtonText("Open the welcome").setCta().onClick(() => void this.actions.openPanel()));
 	}
 
 	private get s(): PluginSettings {
@@ -454,7 +471,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 		);
 		this.number(el, "RRF k", "Higher values flatten the rank differences (default 60).", this.s.search.rrfK, (n) => (s) => (s.search.rrfK = n));
 		this.number(el, "Vector weight (linear)", "α, 0–1 (default 0.6).", this.s.search.alpha, (n) => (s) => (s.search.alpha = n));
-		this.number(el, "Graph weight", "β, 0–1 (default 0.15).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
+		this.number(el, "Graph weight", "β, 0–1 (default 0.05).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
 		this.number(el, "Recency weight", "γ, 0–1 (default 0.1).", this.s.search.temporalWeight, (n) => (s) => (s.search.temporalWeight = n));
 		this.number(
 			el,
@@ -464,7 +481,6 @@ export class EngramaSettingTab extends PluginSettingTab {
 			(n) => (s) => (s.search.halfLifeDays = n),
 		);
 		this.number(el, "Trust weight", "δ, 0–1 (default 0.1).", this.s.search.trustWeight, (n) => (s) => (s.search.trustWeight = n));
-		this.number(el, "Decay rate", "No longer used: Run decay only reports; search applies age when ranking (see recency half-life).", this.s.decay.rate, (n) => (s) => (s.decay.rate = n));
 		this.number(el, "Decay after days", "Run decay lists nodes not updated for this long (default 90).", this.s.decay.maxAgeDays, (n) => (s) => (s.decay.maxAgeDays = n));
 	}
 }

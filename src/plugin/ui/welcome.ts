@@ -1,8 +1,9 @@
-import { Platform, Setting, type ButtonComponent } from "obsidian";
+import { Platform, Setting, type ButtonComponent, type DropdownComponent } from "obsidian";
+import { describeLanguages, mostlyEnglish } from "../../engine";
 import { errorMessage } from "../../engine/errors";
 import type { EngramaController } from "../engrama-controller";
 import { choicesOf, type FirstRunChoices, type FirstRunPreview } from "../first-run";
-import { LOCAL_MODELS, localModelOf } from "../local-model/catalogue";
+import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, MULTILINGUAL_LOCAL_MODEL } from "../local-model/catalogue";
 import { formatCount } from "../notices";
 import { parseFolderList } from "../settings";
 import type { PanelActions } from "./panel-actions";
@@ -28,6 +29,10 @@ export class WelcomePanel {
 	/** Which preview is current: a slower earlier one must not overwrite a newer one's figures. */
 	private generation = 0;
 	private started = false;
+	private modelDesc: HTMLElement | null = null;
+	private modelDropdown: DropdownComponent | null = null;
+	/** The person picked a model: the dry run's languages no longer change it. */
+	private modelChosen = false;
 	/** The last preview's figures (tests compare them with what the start did). */
 	lastPreview: FirstRunPreview | null = null;
 
@@ -45,7 +50,7 @@ export class WelcomePanel {
 		el.createEl("p", {
 			text: "Engrama keeps a graph memory of this vault: each note becomes a node, its links and typed properties become relations, and search finds notes by words, links and, with a model, by meaning. AI agents can use it over MCP when you turn that on.",
 		});
-		el.createEl("p", { cls: "engrama-welcome-promise", text: "Nothing in the vault changes until you press start. The figures below come from a dry run that wrote nothing." });
+		el.createEl("p", { cls: "engrama-welcome-promise", text: "Nothing in the vault changes until you start with the button below. The figures come from a dry run that wrote nothing." });
 		this.figuresEl = el.createDiv({ cls: "engrama-welcome-figures" });
 		this.renderChoices(el.createDiv({ cls: "engrama-welcome-choices" }));
 		const actions = new Setting(el).setClass("engrama-welcome-start");
@@ -76,13 +81,48 @@ export class WelcomePanel {
 			.setName("Agents may write notes")
 			.setDesc("When an agent connected over MCP remembers something, Engrama writes it as a note in the Engrama folder, so the vault stays your record. Off: agents' memories stay in the database only.")
 			.addToggle((t) => t.setValue(this.choices.agentsWriteNotes).onChange((v) => this.change({ agentsWriteNotes: v })));
-		const model = LOCAL_MODELS.find((m) => m.id === localModelOf(this.controller.settings.embedding.model)) ?? LOCAL_MODELS[0];
-		new Setting(el)
-			.setName("Download the local model")
-			.setDesc(
-				`${model?.label ?? "The default model"}: about ${model?.approxMB ?? 25} MB, plus 14 MB of runtime the first time. It adds search by meaning (a search for “stale cache” finds a note about outdated totals); without it search matches words and links only. It runs on this device; no note leaves it. Downloads after the start, with progress.`,
-			)
-			.addToggle((t) => t.setValue(this.choices.downloadModel).onChange((v) => this.change({ downloadModel: v }, false)));
+		const model = new Setting(el).setName("Download the local model");
+		this.modelDesc = model.descEl;
+		this.describeModel();
+		model.addDropdown((d) => {
+			for (const m of LOCAL_MODELS) d.addOption(m.id, m.label);
+			if (!LOCAL_MODELS.some((m) => m.id === this.choices.model)) d.addOption(this.choices.model, this.choices.model);
+			this.modelDropdown = d.setValue(this.choices.model).onChange((v) => {
+				this.modelChosen = true;
+				this.change({ model: v }, false);
+				this.describeModel();
+			});
+		});
+		model.addToggle((t) => t.setValue(this.choices.downloadModel).onChange((v) => this.change({ downloadModel: v }, false)));
+	}
+
+	/** The model's size and what it adds; after the dry run, the vault's languages and why this model. */
+	private describeModel(): void {
+		const el = this.modelDesc;
+		if (!el) return;
+		const model = LOCAL_MODELS.find((m) => m.id === this.choices.model);
+		el.empty();
+		el.createDiv({
+			text: `${model?.label ?? this.choices.model}: about ${model?.approxMB ?? 25} MB, plus 14 MB of runtime the first time. It adds search by meaning (a search for “stale cache” finds a note about outdated totals); without it search matches words and links only. It runs on this device; no note leaves it. It downloads from the model hub after the start, with progress; search by meaning is turned on once it is here.`,
+		});
+		const languages = this.lastPreview?.languages ?? [];
+		if (languages.length === 0) return;
+		const english = mostlyEnglish(languages);
+		el.createDiv({
+			cls: "engrama-welcome-languages",
+			text: english
+				? `Your notes are mostly English (${describeLanguages(languages)}).`
+				: `Your notes are mostly in other languages than English (${describeLanguages(languages)}): the multilingual model reads them; the English models match their words only loosely.`,
+		});
+	}
+
+	/** A vault mostly not in English is offered the multilingual model, unless the person chose one. */
+	private fitModel(preview: FirstRunPreview): void {
+		if (!this.modelChosen && this.choices.model === DEFAULT_LOCAL_MODEL && !mostlyEnglish(preview.languages)) {
+			this.choices = { ...this.choices, model: MULTILINGUAL_LOCAL_MODEL };
+			this.modelDropdown?.setValue(MULTILINGUAL_LOCAL_MODEL);
+		}
+		this.describeModel();
 	}
 
 	private change(patch: Partial<FirstRunChoices>, refigure = true): void {
@@ -112,6 +152,7 @@ export class WelcomePanel {
 			if (generation !== this.generation) return null;
 			this.lastPreview = preview;
 			this.showFigures(el, preview);
+			this.fitModel(preview);
 			this.startButton?.setDisabled(false);
 			return preview;
 		} catch (error) {
@@ -148,10 +189,7 @@ export class WelcomePanel {
 		this.startButton?.setDisabled(true).setButtonText("Starting…");
 		const choices = this.choices;
 		await this.controller.begin(choices);
-		if (choices.downloadModel && !this.controller.awaitingStart) {
-			await this.controller.saveSettings((s) => (s.embedding.provider = "local"), { apply: false });
-			await this.actions.downloadLocalModel();
-		}
+		if (choices.downloadModel && !this.controller.awaitingStart) await this.actions.downloadAndUseLocalModel(choices.model);
 	}
 
 	dispose(): void {

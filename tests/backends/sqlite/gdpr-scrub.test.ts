@@ -84,3 +84,44 @@ describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves no
 		expect(bytes.includes("marmosetvale")).toBe(true);
 	}, 120_000);
 });
+
+// A hard forget (one node, or TTL expiry) is an erasure too: its words must not stay in FTS5's
+// segments (nodes and passages) nor in old page images of the WAL.
+describe.each(["wasm", "native"] as const)("hard forget on SQLite (%s) leaves nothing readable of the node in the files", (engine) => {
+	let temp: ReturnType<typeof makeTempDir>;
+	beforeEach(() => {
+		temp = makeTempDir();
+	});
+	afterEach(() => temp.cleanup());
+
+	it("forget --hard and TTL --hard: name, description and note passages are gone from the database and its WAL", async () => {
+		const dbPath = temp.file("memory.db");
+		const config = parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath, orgId: ME.orgId, userId: ME.userId });
+		const { graph, vectors } = await createNodeBackend(config);
+		let now = new Date("2026-01-01T00:00:00Z");
+		const clock = { now: () => now };
+		const memory = new Memory({ graph, vectors, embedder: new BagOfWordsEmbedder(), profile: testProfile(), clock });
+		const skills = createSkills(memory);
+		const ctx = { scope: ME, source: "mcp" as const };
+		const sync = { scope: ME, source: "sync" as const };
+		const words = { hard: ["Plinthwhistle", "frobnoodle", "Kestrelquay"], ttl: ["Oxbowjangle", "quiltmorrow", "Tamarindhush"] };
+		for (const [name, description, passage] of [words.hard, words.ttl]) {
+			const node = (await skills.remember(ctx, { label: "Project", name, props: { description: `The ${description} plan` } })).node;
+			const record = await graph.getNodeById(ME, node.node_id);
+			await memory.pipeline.storeNotePassages(sync, record!, splitPassages(`# ${name}\n\nThe ${passage} section.\n\n## More\n\nAnother ${passage} line.`));
+		}
+		now = new Date("2026-03-01T00:00:00Z");
+		for (let i = 0; i < 20; i++) await skills.remember(ctx, { label: "Project", name: `Keeper ${i}`, props: { description: `Kept plan tamboline ${i}` } });
+		await skills.forget(ctx, { label: "Project", name: words.hard[0] }, { hard: true });
+		const ttl = await skills.forgetByTtl(ctx, { days: 30, hard: true, apply: true });
+		expect(ttl.count).toBe(1);
+		await memory.close();
+
+		const bytes = Buffer.concat([dbPath, `${dbPath}-wal`, `${dbPath}-journal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
+		for (const word of [...words.hard, ...words.ttl]) {
+			expect(bytes.includes(word), word).toBe(false);
+			expect(bytes.includes(word.toLowerCase()), word.toLowerCase()).toBe(false);
+		}
+		expect(bytes.includes("tamboline")).toBe(true);
+	}, 120_000);
+});

@@ -7,6 +7,7 @@ import { listInsights, reflect, reviewInsight } from "../../../src/engine/reflec
 import { searchProactiveHint, surfaceInsights, writeInsightToNote } from "../../../src/engine/reflect/proactive";
 import { CTX, openReflectHarness, SCOPE, type ReflectHarness } from "./reflect-fixture";
 import { createSkills } from "../../../src/engine/skills";
+import { VaultSync } from "../../../src/engine/sync/vault-sync";
 
 let h: ReflectHarness;
 afterEach(async () => h?.close());
@@ -197,9 +198,22 @@ describe("writing an approved Insight into the vault", () => {
 		const result = await writeInsightToNote(h.memory, CTX, source, "Hub stub: Elena Vidal (Person)", { folder: "Reviews/Insights" });
 		expect(result).toMatchObject({ path: "Reviews/Insights/Hub stub Elena Vidal (Person).md", created: true, written: true });
 		const text = readFileSync(join(h.vaultDir, result.path), "utf8");
-		expect(text.startsWith("---\ntags: [insight]\n---\n# Hub stub: Elena Vidal (Person)\n\n## Insight (2026-03-15)")).toBe(true);
+		expect(text.startsWith("---\ntags: [insight]\nengrama_insight: ")).toBe(true);
+		expect(text).toContain("---\n# Hub stub: Elena Vidal (Person)\n\n## Insight (2026-03-15)");
 		expect(text).toContain("[[Elena Vidal]]");
 		expect(text).toContain("[[Projects/Billing Portal|Billing Portal]]");
+
+		// The next sync sees the note as the Insight's own, not as a new Note beside it.
+		const before = await h.memory.graph.listNodes(SCOPE, {});
+		const again = new VaultSync({ memory: h.memory, source, scope: SCOPE, settings: { writeGraphToVault: false } });
+		const report = await again.fullSync();
+		expect(report.counts.nodesCreated).toBe(0);
+		const after = await h.memory.graph.listNodes(SCOPE, {});
+		expect(after.length).toBe(before.length);
+		expect(after.filter((n) => n.props.obsidian_path === result.path).map((n) => n.label)).toEqual([]);
+		const insight = after.find((n) => n.label === "Insight" && n.key === "Hub stub: Elena Vidal (Person)");
+		expect(insight?.props).toMatchObject({ status: "approved", written_to: result.path });
+		await again.stop();
 	});
 });
 

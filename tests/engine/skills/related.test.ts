@@ -23,7 +23,7 @@ describe("related notes (skills.related)", () => {
 		const rendering = (await h.memory.graph.findByKey(SCOPE, "Rendering"))[0];
 		expect(view?.node_id).toBe(rendering.id);
 		const names = view?.related.map((r) => r.name) ?? [];
-		expect(names.slice(0, 3).sort()).toEqual(["Charts", "Reading list", "Typesetting"]);
+		expect(names.slice(0, 2).sort()).toEqual(["Charts", "Typesetting"]);
 		expect(names).not.toContain("Rendering");
 		expect(names).not.toContain("Cooking");
 		const charts = view?.related.find((r) => r.name === "Charts");
@@ -32,10 +32,44 @@ describe("related notes (skills.related)", () => {
 		// Found both ways, it shows the passage the words found, those words marked.
 		expect(charts?.passage?.snippet).toMatch(/\*\*\w+\*\*/);
 		expect(charts?.passage?.line).toBe(h.read("Charts.md").split("\n").indexOf("## Diagrams") + 1);
-		// The note that links to it is related through the relation (the direction seen from Rendering).
-		const reading = view?.related.find((r) => r.name === "Reading list");
+		// The note that links to it is listed apart, with the relation (the direction seen from Rendering).
+		expect(names).not.toContain("Reading list");
+		const reading = view?.linked.find((r) => r.name === "Reading list");
 		expect(reading?.reasons).toContain("linked");
 		expect(reading?.relation).toEqual({ type: "LINKS_TO", direction: "in" });
+	});
+
+	it("keeps the list's places for notes not yet linked: linked notes, however close, are listed apart", async () => {
+		h = await openHarness({});
+		for (const [path, text] of Object.entries(NOTES)) h.write(path, text);
+		h.write("Maths tools.md", "# Maths tools\n\nLaTeX formulas between dollar signs, MathJax renders formulas. See [[Typesetting]].\n");
+		await h.sync.fullSync();
+		const view = await createSkills(h.memory).related(SCOPE, { name: "Typesetting" }, { limit: 1 });
+		expect(view?.linked.map((r) => r.name)).toEqual(["Maths tools"]);
+		expect(view?.related.map((r) => r.name)).toEqual(["Rendering"]);
+	});
+
+	it("shows why in plain text: no Markdown marks, never the note's own title, only content words both notes hold marked", async () => {
+		h = await openHarness({});
+		h.write("Snippets.md", "# Snippets\n\n> [!note] Callouts\n> The **callout** syntax quotes a [[Blocks|block]] of text with a type.\n");
+		h.write("Callout types.md", "# Callout types\n\nA callout block has a type: note, tip, warning. The syntax of the callout is a quote.\n");
+		await h.sync.fullSync();
+		const view = await createSkills(h.memory).related(SCOPE, { name: "Callout types" });
+		const snippet = view?.related.find((r) => r.name === "Snippets")?.passage?.snippet ?? "";
+		expect(snippet).toContain("**callout**");
+		expect(snippet).not.toMatch(/^#|\[\[|\]\]|(^|\s)>|\[!note\]|\*\*\*\*/);
+		expect(snippet).not.toMatch(/^Snippets\b/);
+		// "the", "of" and "a" are shared too, but say nothing: never marked.
+		expect(snippet).not.toMatch(/\*\*(the|of|a|with)\*\*/i);
+	});
+
+	it("finds the note by its vault path as well as by its name", async () => {
+		const skills = await open(false);
+		const byPath = await skills.relatedToNote(SCOPE, "Typesetting.md");
+		const byName = await skills.relatedToNote(SCOPE, "Typesetting");
+		expect(byPath?.related[0]?.name).toBe("Rendering");
+		expect(byName).toEqual(byPath);
+		expect(await skills.relatedToNote(SCOPE, "Nowhere.md")).toBeNull();
 	});
 
 	it("works without a model, by words and relations; words found are marked in the snippet", async () => {

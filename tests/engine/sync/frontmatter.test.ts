@@ -74,6 +74,40 @@ describe("editFrontmatter", () => {
 		expect(edited).toBe("\uFEFF---\r\nname: X\r\nengrama_id: id-1\r\n---\r\nBody\r\n");
 	});
 
+	it("keeps each untouched line's own ending in frontmatter with mixed line endings", () => {
+		// Lines ending \n and \r\n side by side: an added key takes its neighbour's ending.
+		const text = "---\r\ntitle: Mixed\nalias: a\r\ntags: [x]\n---\r\nBody\r\nmore\n";
+		const edited = editFrontmatter(text, (fm) => {
+			fm.engrama_id = "7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41";
+			fm.engrama_source = "mcp";
+		});
+		expect(edited).toBe(
+			"---\r\ntitle: Mixed\nalias: a\r\ntags: [x]\nengrama_id: 7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41\nengrama_source: mcp\n---\r\nBody\r\nmore\n",
+		);
+	});
+
+	it("re-serialises a changed key with the ending its own line had, the other lines untouched", () => {
+		const text = "---\ntitle: Old\r\nrelated: [\"[[A]]\"]\nnote: kept\r\n---\nBody\n";
+		const edited = editFrontmatter(text, (fm) => {
+			fm.title = "New";
+			(fm.related as string[]).push("[[B]]");
+		});
+		expect(edited).toBe("---\ntitle: New\r\nrelated: [\"[[A]]\", \"[[B]]\"]\nnote: kept\r\n---\nBody\n");
+	});
+
+	it("gives a multi-line value added to a mixed block the ending of the line before it", () => {
+		const text = "---\na: 1\r\n---\nBody\n";
+		const edited = editFrontmatter(text, (fm) => {
+			fm.nested = { deep: { to: "[[X]]" } };
+		});
+		expect(edited).toBe("---\na: 1\r\nnested:\r\n  deep:\r\n    to: \"[[X]]\"\r\n---\nBody\n");
+	});
+
+	it("gives a new block the note's dominant line ending", () => {
+		expect(editFrontmatter("a\r\nb\r\nc\n", (fm) => (fm.engrama_id = "id-1"))).toBe("---\r\nengrama_id: id-1\r\n---\r\na\r\nb\r\nc\n");
+		expect(editFrontmatter("a\nb\nc\r\n", (fm) => (fm.engrama_id = "id-1"))).toBe("---\nengrama_id: id-1\n---\na\nb\nc\r\n");
+	});
+
 	it("refuses to edit broken YAML, a non-map, or an unclosed block", () => {
 		expect(() => editFrontmatter("---\ntags: [a\n---\n", () => undefined)).toThrow(ValidationError);
 		expect(() => editFrontmatter("---\n- a\n- b\n---\n", () => undefined)).toThrow(ValidationError);

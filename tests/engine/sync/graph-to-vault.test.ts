@@ -210,7 +210,7 @@ describe("renderEntityNote", () => {
 				createdAt: "",
 				updatedAt: "",
 			},
-			[{ type: "USES", ref: "[[SQLite]]" }],
+			[{ type: "USES", entry: "[[SQLite]]" }],
 			profile,
 		);
 		expect(text).toBe(

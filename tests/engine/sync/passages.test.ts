@@ -142,6 +142,27 @@ describe("search over entities and notes", () => {
 		expect(entity?.passages).toBeUndefined();
 	});
 
+	it("a note whose title is a common word of the question never outranks the note that answers it", async () => {
+		h = await openHarness();
+		// API reference pages titled by one ordinary word, beside a guide that answers the question.
+		h.write("API/open.md", "# open\n\nOpens a file. Signature: open(path, options).\n");
+		h.write("API/close.md", "# close\n\nCloses the file you open with open().\n");
+		h.write("API/read.md", "# read\n\nReads from a file you open first.\n");
+		h.write("Guides/Views.md", "# Views\n\n## Pop-out windows\n\nTo keep the same view in a separate window, drag its tab out of the app or choose Move to new window.\n");
+		for (let i = 0; i < 4; i++) h.write(`Notes/Note ${i}.md`, `# Note ${i}\n\nOpen the menu and open item ${i}; the window shows it.\n`);
+		await h.sync.fullSync();
+		const results = (await h.memory.search(SCOPE, "open the same view in a separate window", { limit: 10 })).results;
+		const rank = (name: string) => results.findIndex((r) => r.name === name);
+		expect(rank("Views")).toBeGreaterThanOrEqual(0);
+		expect(rank("open") === -1 || rank("open") > rank("Views")).toBe(true);
+		// A rare name the query names still lifts its node: the anchor term is kept for names that say something.
+		h.write("Projects/Zephyrine.md", "# Zephyrine\n\nThe telescope project.\n");
+		h.write("Daily/2026-01-05.md", "Talked about the schedule of [[Zephyrine]] and the mirror grinding.\n");
+		await h.sync.fullSync();
+		const named = (await h.memory.search(SCOPE, "what is the schedule for Zephyrine", { limit: 5 })).results;
+		expect(named.find((r) => r.name === "Zephyrine")?.scores.anchor).toBeGreaterThan(0.5);
+	});
+
 	it("a search for a node's name finds that node first, not a note whose section mentions it, whatever its trust", async () => {
 		h = await openHarness();
 		h.write("Projects/Billing Portal.md", "---\nengrama_label: Project\n---\n# Billing Portal\n\nInvoices for clients, refunds and the yearly statements, built by the payments team.\n");
@@ -191,5 +212,21 @@ describe("search over entities and notes", () => {
 		expect(noteSection(text, 4, { line: 9 }, 1000)?.heading).toBe("T > A > A1");
 		expect(noteSection(text, 4, {}, 6)).toMatchObject({ text: "# T\nin", truncated: true });
 		expect(noteSection(text, 4, { heading: "missing" }, 1000)).toBeNull();
+	});
+});
+
+describe("passage snippets", () => {
+	it("snippets mark only the query's content words: no function words, nothing inside a link, no doubled markers", () => {
+		const text = "To pin a note, open the menu of the tab and choose **Pin**. See https://help.obsidian.md/pin-tab or [the guide](https://example.com/open/pin).";
+		const snippet = passageSnippet(text, "how do I pin the tab open");
+		expect(snippet).toContain("**pin** a note");
+		expect(snippet).toContain("**open** the menu");
+		expect(snippet).toContain("choose **Pin**.");
+		expect(snippet).not.toContain("****");
+		expect(snippet).not.toMatch(/\*\*(the|to|of|and|a)\*\*/i);
+		expect(snippet).toContain("https://help.obsidian.md/pin-tab");
+		expect(snippet).toContain("(https://example.com/open/pin)");
+		// A query of function words only still marks them: nothing else would show why it matched.
+		expect(passageSnippet("what it is about", "what is it")).toBe("**what** **it** **is** about");
 	});
 });

@@ -217,6 +217,56 @@ describe.each(testBackends())("provenance through the vault on $name", (backend)
 		expect(provenance((await node(fresh.memory, "Technology", "PostgreSQL")).props)).toMatchObject({ source: "sync", trust_level: 0.5, edited_in_session: "s-2" });
 	});
 
+	it("an agent's relation on a person's note is the agent's, on its own frontmatter line and its edge, through a rebuild; the note keeps trust 1", async () => {
+		const h = await world(backend, { from: EXAMPLE_VAULT });
+		await h.sync.fullSync();
+		h.sync.writer.attach();
+		await h.memory.relate(agent, { label: "Technology", key: "PostgreSQL" }, "IN_DOMAIN", { label: "Domain", key: "Payments" });
+		await h.sync.idle();
+		const path = "Technologies/PostgreSQL.md";
+		const text = h.read(path);
+		// The relation's own line says who made it; the note's keys are untouched (the person's text stays theirs).
+		expect(text).toContain('IN_DOMAIN: ["[[Web Development]]", {to: "[[Payments]]", source: mcp, agent: claude-desktop, session: s-1, trust: 0.5}]');
+		expect(text).not.toMatch(/^engrama_(source|agent|session|trust|edit)/m);
+		const live = await node(h.memory, "Technology", "PostgreSQL");
+		expect(provenance(live.props)).toEqual({ source: "sync", trust_level: 1 });
+		const edgeProvenance = async (memory: Memory, target: string) => {
+			const from = await node(memory, "Technology", "PostgreSQL");
+			const edge = (await memory.graph.edgesOf(SCOPE, from.id, "out")).find((e) => e.type === "IN_DOMAIN" && e.node.key === target);
+			return provenance(edge?.edge.props ?? {});
+		};
+		const agents = { source: "mcp", source_agent: "claude-desktop", source_session: "s-1", trust_level: 0.5 };
+		expect(await edgeProvenance(h.memory, "Payments")).toEqual(agents);
+		expect(await edgeProvenance(h.memory, "Web Development")).toEqual({ source: "sync", trust_level: 1 });
+
+		// Rebuilt from the vault alone: the edge is the agent's again, agent and session included, and the node the person's.
+		const fresh = await h.fresh();
+		await fresh.sync.fullSync();
+		expect(await edgeProvenance(fresh.memory, "Payments")).toEqual(agents);
+		expect(await edgeProvenance(fresh.memory, "Web Development")).toEqual({ source: "sync", trust_level: 1 });
+		expect(provenance((await node(fresh.memory, "Technology", "PostgreSQL")).props)).toEqual({ source: "sync", trust_level: 1 });
+
+		// The person vouches for the relation by stating full trust on its line.
+		h.write(path, h.read(path).replace("trust: 0.5}", "trust: 1}"));
+		await h.sync.fullSync();
+		expect(await edgeProvenance(h.memory, "Payments")).toEqual({ ...agents, trust_level: 1 });
+	});
+
+	it("an agent's relation does not cost the person's note its place: it stays first for its own question", async () => {
+		const h = await world(backend, { from: EXAMPLE_VAULT });
+		await h.sync.fullSync();
+		h.sync.writer.attach();
+		// First by a narrow margin (0.5 % over a decision note): a trust term at 0.5 would drop it.
+		const query = "Which relational database do I use?";
+		const first = async () => (await h.memory.search(SCOPE, query, { limit: 5 })).results[0];
+		expect((await first())?.name).toBe("PostgreSQL");
+		await h.memory.relate(agent, { label: "Technology", key: "PostgreSQL" }, "IN_DOMAIN", { label: "Domain", key: "Payments" });
+		await h.sync.idle();
+		const top = await first();
+		expect(top?.name).toBe("PostgreSQL");
+		expect(top?.scores.trust).toBe(1);
+	});
+
 	it("reports provenance keys it cannot read, by path, and reads them safely", async () => {
 		const h = await world(backend);
 		h.write("Tools/Odd.md", "---\nengrama_label: Technology\nengrama_source: robot\nengrama_trust: lots\n---\n# Odd\n");

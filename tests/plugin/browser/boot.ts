@@ -16,6 +16,24 @@ export interface Booted {
 }
 
 async function boot(files: Record<string, string>, mainJs: string, manifest: Record<string, unknown>): Promise<void> {
+	const { app, plugin } = await load(files, mainJs, manifest);
+	await plugin.controller?.ready();
+	for (let i = 0; i < 600 && plugin.controller?.tasks.current; i++) await new Promise((r) => setTimeout(r, 50));
+	(window as unknown as { engrama: Booted }).engrama = { fake, app, plugin };
+}
+
+/** A vault that never had the plugin (no data.json): the panel opens by itself on the welcome and its dry run. */
+async function bootWelcome(files: Record<string, string>, mainJs: string, manifest: Record<string, unknown>): Promise<void> {
+	const { app, plugin } = await load(files, mainJs, manifest);
+	(window as unknown as { engrama: Booted }).engrama = { fake, app, plugin };
+	await until(() => app.workspace.getLeavesOfType("engrama-panel").length > 0, "the panel", 60_000);
+	const leaf = app.workspace.getLeavesOfType("engrama-panel")[0];
+	document.getElementById("sidebar")!.appendChild(leaf.containerEl);
+	await until(() => leaf.containerEl.querySelectorAll(".engrama-welcome-figures li").length > 0, "the dry run's figures", 120_000);
+}
+
+/** Evaluates main.js as Obsidian does and loads the plugin up to layout ready. */
+async function load(files: Record<string, string>, mainJs: string, manifest: Record<string, unknown>): Promise<{ app: fake.App; plugin: BootedPlugin }> {
 	const app = fake.createFakeApp(fake.memoryFileSystem(files), { mobile: true });
 	const module = { exports: {} as { default?: new (app: unknown, manifest: unknown) => BootedPlugin } };
 	const requireShim = (id: string): unknown => {
@@ -30,12 +48,11 @@ async function boot(files: Record<string, string>, mainJs: string, manifest: Rec
 	const plugin = new Plugin(app, manifest);
 	await plugin.fakeLoad();
 	await app.workspace.fakeLayoutReady();
-	await plugin.controller?.ready();
-	for (let i = 0; i < 600 && plugin.controller?.tasks.current; i++) await new Promise((r) => setTimeout(r, 50));
-	(window as unknown as { engrama: Booted }).engrama = { fake, app, plugin };
+	return { app, plugin };
 }
 
-(window as unknown as { engramaBoot: typeof boot }).engramaBoot = boot;
+(window as unknown as { engramaBoot: typeof boot; engramaBootWelcome: typeof bootWelcome }).engramaBoot = boot;
+(window as unknown as { engramaBootWelcome: typeof bootWelcome }).engramaBootWelcome = bootWelcome;
 
 // ---- scenes the browser test drives (each leaves the page ready for a screenshot) ----
 

@@ -1,0 +1,70 @@
+/**
+ * The default search's terms as the gym varies them. Every term is additive over the fused base
+ * (hybrid-search.ts, score()), and every signal comes back with each hit, so one search per
+ * question (limit 200: every candidate) is re-scored for any weights; `checkRescore` proves the
+ * re-scored default is the engine's own page.
+ */
+import { compareHits, DEFAULT_SEARCH_SETTINGS, type SearchHit, type SearchSettings } from "../../../src/engine/search/hybrid-search";
+import { clamp01 } from "../../../src/engine/search/fusion";
+
+/** The weights of the terms, as in SearchSettings. */
+export type Weights = Pick<SearchSettings, "nameWeight" | "graphWeight" | "anchorWeight" | "temporalWeight" | "trustWeight" | "dateCueWeight" | "whenWeight" | "hubPenalty">;
+
+export const DEFAULT_WEIGHTS: Weights = {
+	nameWeight: DEFAULT_SEARCH_SETTINGS.nameWeight,
+	graphWeight: DEFAULT_SEARCH_SETTINGS.graphWeight,
+	anchorWeight: DEFAULT_SEARCH_SETTINGS.anchorWeight,
+	temporalWeight: DEFAULT_SEARCH_SETTINGS.temporalWeight,
+	trustWeight: DEFAULT_SEARCH_SETTINGS.trustWeight,
+	dateCueWeight: DEFAULT_SEARCH_SETTINGS.dateCueWeight,
+	whenWeight: DEFAULT_SEARCH_SETTINGS.whenWeight,
+	hubPenalty: DEFAULT_SEARCH_SETTINGS.hubPenalty,
+};
+
+/** Every term of the default, by the name the table gives it, and the weight that switches it off. */
+export const TERMS: Readonly<Record<string, keyof Weights>> = {
+	name: "nameWeight",
+	graph: "graphWeight",
+	anchor: "anchorWeight",
+	recency: "temporalWeight",
+	trust: "trustWeight",
+	date: "dateCueWeight",
+	when: "whenWeight",
+	hub: "hubPenalty",
+};
+
+/** The weights each term may take when it is chosen by leave-one-corpus-out (0: off). */
+export const GRID: Readonly<Record<keyof Weights, readonly number[]>> = {
+	nameWeight: [0, 0.4],
+	graphWeight: [0, 0.05, 0.1, 0.15],
+	anchorWeight: [0, 0.5, 1],
+	temporalWeight: [0, 0.05, 0.1],
+	trustWeight: [0, 0.05, 0.1],
+	dateCueWeight: [0, 0.1, 0.2],
+	whenWeight: [0, 0.1, 0.2],
+	hubPenalty: [0, 0.1],
+};
+
+/** A hit's score under other weights: the fused base plus each term, as HybridSearch.score and penaliseHubs add them. */
+export function scoreWith(hit: SearchHit, w: Weights): number {
+	const s = hit.signals;
+	const graph = clamp01(s.cohesion + w.anchorWeight * s.anchor);
+	const hub = s.penalty > 0 ? w.hubPenalty : 0;
+	return s.fusion + w.nameWeight * s.name + w.graphWeight * graph + w.temporalWeight * s.temporal + w.trustWeight * s.trust + w.dateCueWeight * s.date + w.whenWeight * s.when - hub;
+}
+
+/** The page under other weights (the engine's order: score, then its tie-breaks). */
+export function rescore(hits: readonly SearchHit[], w: Weights, k: number): SearchHit[] {
+	return hits.map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
+}
+
+/** Plain RRF over the same candidates: the fused base alone. */
+export function plainFusion(hits: readonly SearchHit[], k: number): SearchHit[] {
+	return hits.map((h) => ({ ...h, score: h.signals.fusion })).sort(compareHits).slice(0, k);
+}
+
+/** Pages where the re-scored default differs from the engine's (0 when the formula above is the engine's). */
+export function checkRescore(hits: readonly SearchHit[], k: number): boolean {
+	const mine = rescore(hits, DEFAULT_WEIGHTS, k).map((h) => h.node.id);
+	return hits.slice(0, k).every((h, i) => h.node.id === mine[i]);
+}
