@@ -7,6 +7,8 @@
  * main.js never holds it. tests/architecture.test.ts keeps callers to these doors.
  */
 import type { EngramaConfig } from "../config/engrama-config";
+import type { HealthReport } from "../engine/backend-kit";
+import type { PartialScope } from "../engine/types";
 import type { Backend } from "./backend";
 import type { MigrationOptions, MigrationReport } from "./migration/memory-migration";
 import type { Neo4jBackendOptions } from "./neo4j/neo4j-backend";
@@ -33,6 +35,21 @@ export async function testConnection(config: EngramaConfig): Promise<string | nu
 export async function createNeo4jBackend(config: EngramaConfig, options?: Neo4jBackendOptions): Promise<Backend> {
 	const neo4j = await import("./neo4j/neo4j-backend");
 	return neo4j.createNeo4jBackend(config, options);
+}
+
+/** Closes an opened backend: the graph store releases its file or connection (the vector store shares it). */
+export function closeBackend(backend: Backend): Promise<void> {
+	return backend.graph.close();
+}
+
+/** How an opened backend is (reachable, nodes, relations, schema, engine): one round trip to a server. */
+export function backendHealth(backend: Backend): Promise<HealthReport> {
+	return backend.graph.health();
+}
+
+/** How many nodes and relations a scope holds in an opened backend (what a copy into it would replace). */
+export function scopeCounts(backend: Backend, scope: PartialScope): Promise<{ readonly nodes: number; readonly edges: number }> {
+	return backend.graph.counts(scope);
 }
 
 /** `engrama migrate`: copies every scope of `source` into `target`, then verifies counts and content. */

@@ -9,6 +9,7 @@ export { createSkills, type SkillsOptions } from "./skills/skills";
 export { createVaultSync, type SyncTimers, type VaultSyncDeps } from "./sync/vault-sync";
 // --- Building one ---
 export { FAN_OUT_CAP, Memory, type MemoryDeps, type MemoryWriteEvent, type MemoryWriteListener } from "./memory";
+export type { MemoryMeta } from "./memory-meta";
 export { resolveIdentity, STANDALONE_ID_META, STANDALONE_ORG_META } from "./standalone-identity";
 export { labelsOfOtherModules, loadProfile, Profile, type LabelDef, type ProfileResult, type ProfileSource, type RelationDef } from "./profile";
 export { DEFAULT_SYNC_SETTINGS, syncSettings } from "./sync/sync-settings";

@@ -214,6 +214,14 @@ export class Memory {
 		return this.writes.run(job, options);
 	}
 
+	/**
+	 * The memory's own notes (its standalone identity, the model of its vectors, the writer stamp)
+	 * through the write queue, as any other write: the meta door for hosts opening a memory.
+	 */
+	writeMeta(key: string, value: string): Promise<void> {
+		return this.write(() => this.pipeline.setMeta(key, value), REPLAYABLE);
+	}
+
 	/** How many commits the writes took so far (benchmarks, diagnostics). */
 	get writeStats(): GroupCommitStats {
 		return this.writes.stats;

@@ -1,8 +1,7 @@
-import type { GraphStore } from "./protocols";
+import type { MemoryMeta } from "./memory-meta";
 import { newEngramaId } from "./clock";
 import { standaloneScope } from "./scope";
 import type { Scope } from "./types";
-import { StoreUpkeep } from "./write/store-upkeep";
 
 /** Meta key of the standalone identity (its presence means the memory was opened before). */
 export const STANDALONE_ID_META = "standalone_user_id";
@@ -16,19 +15,17 @@ const META_KEY = STANDALONE_ID_META;
  * the memory itself so every adapter opening the same file is the same person).
  */
 export async function resolveIdentity(
-	graph: GraphStore,
+	memory: MemoryMeta,
 	configured: { orgId?: string; userId?: string; localSub?: string },
 ): Promise<Scope> {
 	if (configured.orgId && configured.userId) return { orgId: configured.orgId, userId: configured.userId };
 	if (configured.localSub) return standaloneScope(`local-${configured.localSub}`);
-	const stored = await graph.getMeta(META_KEY);
+	const stored = await memory.graph.getMeta(META_KEY);
 	if (stored) {
-		const org = await graph.getMeta(STANDALONE_ORG_META);
+		const org = await memory.graph.getMeta(STANDALONE_ORG_META);
 		return org ? { orgId: org, userId: stored } : standaloneScope(stored);
 	}
 	const userId = `local-${newEngramaId()}`;
-	// Written before any Memory exists (the host opens the store, then asks who writes): the door's upkeep half.
-	const upkeep = new StoreUpkeep({ graph, vectors: null });
-	await upkeep.setMeta(META_KEY, userId);
+	await memory.writeMeta(META_KEY, userId);
 	return standaloneScope(userId);
 }

@@ -1,4 +1,5 @@
 import { dirname } from "node:path";
+import type { Backend } from "../backends";
 import { createNodeBackend } from "./node-backend";
 import type { EngramaConfig } from "../config/engrama-config";
 import { createSkills, type EmbeddingProvider, type GraphStore, Memory, memoryLocalModel, type Profile, recordVectorModel, resolveIdentity, STANDALONE_ID_META, type VectorStore } from "../engine/host";
@@ -47,14 +48,12 @@ export async function openMemory(
 	if (config.backend === "sqlite" && config.dbPath !== ":memory:") preparePrivateDir(dirname(config.dbPath));
 	const { graph, vectors } = await createNodeBackend(config);
 	try {
-		const scope = await resolveIdentity(graph, config);
 		const embedding = await withMemoryModel(config, graph, vectors);
 		const embedder =
 			options.embedder !== undefined ? options.embedder : createNodeEmbedder({ ...config, embedding }, {
 						onProgress: options.onModelProgress ?? stderrModelProgress(embedding.model || "local model"),
 					});
 		if (options.embedder === undefined) await resolveDimensions(embedder);
-		await recordVectorModel(graph, vectors, embedder);
 		const search = {
 			fusion: config.search.fusionMode,
 			rrfK: config.search.rrfK,
@@ -75,6 +74,9 @@ export async function openMemory(
 		// One event-loop turn before a group of writes commits: requests already received join it.
 		const yieldToInput = () => new Promise<void>((resolve) => setImmediate(resolve));
 		const memory = new Memory({ graph, vectors, embedder, profile, search, yieldToInput });
+		// The memory's own notes go through its write queue: who writes, and the model of its vectors.
+		const scope = await resolveIdentity(memory, config);
+		await recordVectorModel(memory);
 		const release = (embedder as { close?: () => Promise<void> } | null)?.close;
 		return {
 			memory,
@@ -97,8 +99,9 @@ export async function openMemory(
  * `engrama init` on a store just opened: gives a memory opened for the first time (no nodes, no
  * standalone identity) its identity; true when it did, false when the memory was there before.
  */
-export async function initialiseMemory(graph: GraphStore, config: EngramaConfig): Promise<boolean> {
+export async function initialiseMemory({ graph }: Backend, config: EngramaConfig): Promise<boolean> {
 	const existed = ((await graph.health()).nodes ?? 0) > 0 || (await graph.getMeta(STANDALONE_ID_META)) !== null;
-	if (!existed) await resolveIdentity(graph, config);
+	// The identity is the memory's first write, through a Memory's write queue (the store stays open for the caller).
+	if (!existed) await resolveIdentity(new Memory({ graph, profile: loadProfileFromDisk(config.profile, config.modules) }), config);
 	return !existed;
 }

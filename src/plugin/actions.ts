@@ -392,7 +392,7 @@ export class EngramaActions implements PanelActions {
 		const config = { ...engine.config, backend: "neo4j" as const, neo4j: { ...this.controller.settings.neo4j } };
 		const uri = config.neo4j.uri;
 		// Loaded on demand: the driver stays unevaluated unless Neo4j is used.
-		const { createNeo4jBackend, migrateMemory, testConnection } = await import("../backends");
+		const { closeBackend, createNeo4jBackend, migrateMemory, scopeCounts, testConnection } = await import("../backends");
 		const problem = await testConnection(config);
 		if (problem !== null) {
 			noticeInfo(`Neo4j did not answer: ${problem}`);
@@ -400,10 +400,10 @@ export class EngramaActions implements PanelActions {
 		}
 		const target = await createNeo4jBackend(config);
 		try {
-			const there = await target.graph.counts(engine.scope);
+			const there = await scopeCounts(target, engine.scope);
 			const replace = there.nodes > 0;
 			const message = replace
-				? `Neo4j at ${uri} already holds ${formatCount(there.nodes)} nodes of this memory. They will be replaced by a copy of the ${formatCount((await engine.backend.graph.counts(engine.scope)).nodes)} nodes in ${engine.location}. The SQLite file is not changed.`
+				? `Neo4j at ${uri} already holds ${formatCount(there.nodes)} nodes of this memory. They will be replaced by a copy of the ${formatCount((await scopeCounts(engine.backend, engine.scope)).nodes)} nodes in ${engine.location}. The SQLite file is not changed.`
 				: `Copies every node, relation, vector, history entry and Insight of ${engine.location} into Neo4j at ${uri}, then checks that both hold the same. The SQLite file is not changed.`;
 			if (!(await confirm(this.controller.app, "Copy memory to Neo4j", message, replace ? "Replace and copy" : "Copy", replace))) return;
 			const report = await this.controller.tasks.run("Copying the memory to Neo4j", async (control) => {
@@ -427,7 +427,7 @@ export class EngramaActions implements PanelActions {
 			if (report.verified) noticeInfo(`copied ${formatCount(nodes)} nodes and ${formatCount(edges)} relations to Neo4j and verified them. Choose Neo4j as the backend in settings to use the copy.`);
 			else noticeInfo(`the copy to Neo4j differs from this memory: ${report.scopes.flatMap((s) => s.differences).slice(0, 3).join("; ") || "counts differ"}. Run it again to replace it.`);
 		} finally {
-			await target.graph.close();
+			await closeBackend(target);
 		}
 	}
 

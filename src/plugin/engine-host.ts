@@ -271,13 +271,10 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 	const backend = await createBackend(config, { snapshot });
 	try {
 		await nextTask();
-		if (guard) await guard.claim(backend.graph, hooks.takeOver);
 		// Desktop writes reach the file at once: each one asks the guard first.
 		const graph = guard && onDisk ? guardedStore(backend.graph, guard) : backend.graph;
 		const vectors = guard && onDisk && backend.vectors ? guardedStore(backend.vectors, guard) : backend.vectors;
-		const scope = await resolveIdentity(backend.graph, config);
-		const { embedder, note, ready } = await buildEmbedder(config, modelStoreFor(adapter, deps.pluginFolder), await memoryLocalModel(backend.graph, backend.vectors));
-		await recordVectorModel(graph, vectors, embedder);
+		const { embedder, prepare } = createEmbedder(config, modelStoreFor(adapter, deps.pluginFolder), await memoryLocalModel(backend.graph, backend.vectors));
 		const search = {
 			fusion: config.search.fusionMode,
 			rrfK: config.search.rrfK,
@@ -300,6 +297,12 @@ async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: OpenHooks
 		// cancelled task only fails its own jobs (each rolls back its savepoint), never the commit.
 		const agentMemory = onLane("others");
 		const memory = onLane("task", agentMemory);
+		// The session's first writes, through the write queue of the lane no task cancels: the writer
+		// stamp (refused before the model loads), the standalone identity, then the vectors' model.
+		if (guard) await guard.claim(agentMemory, hooks.takeOver);
+		const scope = await resolveIdentity(agentMemory, config);
+		const { note, ready } = await prepare();
+		await recordVectorModel(agentMemory);
 		const skills = createSkills(memory, { resolver: config.resolver });
 		const moduleLabels = await bundledModuleLabels(profile, nextTask);
 		const notesFolder = settings.sync.notesFolder;
@@ -338,20 +341,31 @@ function nextTask(): Promise<void> {
 	return new Promise((resolve) => window.setTimeout(resolve, 0));
 }
 
-/** `memoryModel`: the local model of the memory's vectors, used when settings name none (memoryLocalModel). */
-async function buildEmbedder(config: EngramaConfig, store: ModelStore, memoryModel: string | undefined): Promise<{ embedder: EmbeddingProvider | null; note: string; ready: boolean }> {
+/**
+ * The configured embedder, and `prepare` that readies it (a local model loads there) and says how
+ * it stands. `memoryModel`: the local model of the memory's vectors, used when settings name none
+ * (memoryLocalModel).
+ */
+function createEmbedder(
+	config: EngramaConfig,
+	store: ModelStore,
+	memoryModel: string | undefined,
+): { embedder: EmbeddingProvider | null; prepare: () => Promise<{ note: string; ready: boolean }> } {
 	const settings = config.embedding;
 	switch (settings.provider) {
 		case "none":
-			return { embedder: null, note: "off", ready: false };
+			return { embedder: null, prepare: () => Promise.resolve({ note: "off", ready: false }) };
 		case "local": {
 			// transformers.js + onnxruntime-web in this renderer; model and runtime come from the model store (model-location.ts).
 			const embedder = new LocalEmbeddingProvider({ store, model: localModelOf(settings.model || memoryModel || "") });
-			const ready = await embedder.prepare();
-			return { embedder, note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };
+			const prepare = async () => {
+				const ready = await embedder.prepare();
+				return { note: ready ? `local ${embedder.model}` : notDownloadedMessage(embedder.model), ready };
+			};
+			return { embedder, prepare };
 		}
 		default:
-			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient(), windowSleep), note: `${settings.provider}`, ready: true };
+			return { embedder: createHttpEmbeddingProvider(settings, createRequestUrlHttpClient(), windowSleep), prepare: () => Promise.resolve({ note: `${settings.provider}`, ready: true }) };
 	}
 }
 

@@ -114,8 +114,8 @@ export async function previewFirstRun(app: App, pluginFolder: string, settings: 
 	const backend = await createBackend(config, { snapshot: { read: () => Promise.resolve(null), write: () => Promise.resolve() } });
 	const gate = new WorkGate();
 	try {
-		const scope = await resolveIdentity(backend.graph, config);
 		const memory = new Memory({ graph: gatedGraphStore(backend.graph, gate, "task"), vectors: null, embedder: null, profile });
+		const scope = await resolveIdentity(memory, config);
 		const source = new ObsidianVaultSource(app, {
 			includeFolders: () => settings.sync.includeFolders,
 			alwaysInclude: () => [settings.sync.notesFolder, settings.sync.insightsFolder],

@@ -7,7 +7,7 @@
 import type { NodeModules } from "../platform/node-builtins";
 import type { DataAdapter } from "obsidian";
 import { EngramaError } from "../engine/errors";
-import { GRAPH_STORE_WRITES, type GraphStore, VECTOR_STORE_WRITES, type VectorStore } from "../engine/host";
+import { GRAPH_STORE_WRITES, type GraphStore, type MemoryMeta, VECTOR_STORE_WRITES, type VectorStore } from "../engine/host";
 
 export const WRITER_META_KEY = "writer";
 export const DEVICE_STORAGE_KEY = "engrama-device-id";
@@ -60,10 +60,11 @@ export class WriterGuard {
 
 	/**
 	 * Checks the stamps and makes this device the writer. Refuses (SecondWriterError, nothing
-	 * written) when another device wrote last, unless `takeOver`.
+	 * written) when another device wrote last, unless `takeOver`. The stamp in the database goes
+	 * through the memory's write queue (its meta door), before any other write of the session.
 	 */
-	async claim(graph: Pick<GraphStore, "getMeta" | "setMeta">, takeOver: boolean): Promise<void> {
-		const inDb = parseStamp(await graph.getMeta(WRITER_META_KEY));
+	async claim(memory: MemoryMeta, takeOver: boolean): Promise<void> {
+		const inDb = parseStamp(await memory.graph.getMeta(WRITER_META_KEY));
 		const side = parseStamp(await this.file.read());
 		if (!takeOver) {
 			const other = [inDb, side].find((s) => s !== null && s.device !== this.device.id);
@@ -87,7 +88,7 @@ export class WriterGuard {
 		};
 		const text = JSON.stringify(stamp);
 		// The database first: a crash in between leaves the database ahead, which the next open accepts.
-		await graph.setMeta(WRITER_META_KEY, text);
+		await memory.writeMeta(WRITER_META_KEY, text);
 		await this.file.write(`${text}\n`);
 		this.written = `${text}\n`;
 	}

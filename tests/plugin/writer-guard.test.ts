@@ -18,8 +18,8 @@ function memoryMeta(initial: Record<string, string> = {}) {
 	const meta = new Map(Object.entries(initial));
 	return {
 		meta,
-		getMeta: (k: string) => Promise.resolve(meta.get(k) ?? null),
-		setMeta: (k: string, v: string) => {
+		graph: { getMeta: (k: string) => Promise.resolve(meta.get(k) ?? null) },
+		writeMeta: (k: string, v: string) => {
 			meta.set(k, v);
 			return Promise.resolve();
 		},

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import type { Command } from "commander";
+import type { Backend } from "../../backends";
 import { createNodeBackend } from "../../nodejs/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError, errorMessage } from "../../engine/errors";
@@ -76,16 +77,17 @@ async function checkBackend(config: EngramaConfig, ms: number): Promise<HealthVi
 			const problem = await within(ms, "Neo4j", testConnection(config));
 			if (problem) return { ...base, ok: false, detail: scrub(problem, config) };
 			const backend = await within(ms, "Neo4j", createNeo4jBackend(config, { retry: { maxElapsedMs: 0 } }));
-			return await report(backend.graph);
+			return await report(backend);
 		}
-		return await report((await createNodeBackend({ ...config, vectorBackend: "none" })).graph);
+		return await report(await createNodeBackend({ ...config, vectorBackend: "none" }));
 	} catch (error) {
 		return { ...base, ok: false, detail: scrub(errorMessage(error), config) };
 	}
 
-	async function report(graph: Awaited<ReturnType<typeof createNodeBackend>>["graph"]): Promise<HealthView["backend"]> {
+	async function report(backend: Backend): Promise<HealthView["backend"]> {
+		const { backendHealth, closeBackend } = await import("../../backends");
 		try {
-			const h = await within(ms, config.backend, graph.health());
+			const h = await within(ms, config.backend, backendHealth(backend));
 			return {
 				...base,
 				ok: h.ok,
@@ -96,7 +98,7 @@ async function checkBackend(config: EngramaConfig, ms: number): Promise<HealthVi
 				detail: h.ok ? null : scrub(h.detail ?? "unknown problem", config),
 			};
 		} finally {
-			await graph.close();
+			await closeBackend(backend);
 		}
 	}
 }

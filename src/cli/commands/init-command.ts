@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
+import { closeBackend } from "../../backends";
 import { createNodeBackend } from "../../nodejs/node-backend";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
@@ -63,11 +64,11 @@ export function registerInitCommand(program: Command): void {
 						view = { created: false, ...base };
 					} else {
 						preparePrivateDir(dirname(config.dbPath));
-						const { graph } = await createNodeBackend({ ...config, vectorBackend: "none" });
+						const backend = await createNodeBackend({ ...config, vectorBackend: "none" });
 						try {
-							await initialiseMemory(graph, config);
+							await initialiseMemory(backend, config);
 						} finally {
-							await graph.close();
+							await closeBackend(backend);
 						}
 						view = { created: true, ...base };
 					}
@@ -77,13 +78,13 @@ export function registerInitCommand(program: Command): void {
 					const problem = await testConnection(config);
 					if (problem) throw new ValidationError(`${problem} Nothing was set up.`);
 					// Creates the constraints and indexes that are missing; an existing schema is left as it is.
-					const { graph } = await createNeo4jBackend(config, { retry: { maxElapsedMs: 0 } });
+					const backend = await createNeo4jBackend(config, { retry: { maxElapsedMs: 0 } });
 					let existed = false;
 					try {
 						// Opened before: it holds nodes or a standalone identity.
-						existed = !(await initialiseMemory(graph, config));
+						existed = !(await initialiseMemory(backend, config));
 					} finally {
-						await graph.close();
+						await closeBackend(backend);
 					}
 					view = { created: !existed, backend: "neo4j", location, next_steps: nextSteps(options, config) };
 				} else {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Command } from "commander";
 import { createNodeBackend } from "../../nodejs/node-backend";
-import { createNeo4jBackend, migrateMemory, type Backend, type MigrationReport } from "../../backends";
+import { closeBackend, createNeo4jBackend, migrateMemory, type Backend, type MigrationReport } from "../../backends";
 import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import { preparePrivateDir } from "../../nodejs/private-dir";
@@ -77,10 +77,10 @@ export function registerMigrateCommand(program: Command): void {
 						out.result(report, () => describe(report));
 						if (!report.verified) process.exitCode = 2;
 					} finally {
-						await target.graph.close();
+						await closeBackend(target);
 					}
 				} finally {
-					await source.graph.close();
+					await closeBackend(source);
 				}
 			}),
 		);

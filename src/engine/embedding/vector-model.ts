@@ -1,5 +1,5 @@
-import { StoreUpkeep } from "../write/store-upkeep";
-import type { EmbeddingProvider, GraphStore, VectorStore } from "../protocols";
+import type { MemoryMeta } from "../memory-meta";
+import type { EmbeddingProvider, GraphStore, VectorReads, VectorStore } from "../protocols";
 import { embedderIdentity } from "./dimensions";
 
 /** Meta key holding `<provider>:<model>` (embedderIdentity) of the memory's vectors. */
@@ -35,15 +35,12 @@ export async function memoryLocalModel(graph: Pick<GraphStore, "getMeta">, vecto
  * model was never recorded is taken to hold this embedder's: that is the one its settings named.
  */
 export async function recordVectorModel(
-	graph: GraphStore,
-	vectors: Pick<VectorStore, "dimensions"> | null,
-	embedder: Pick<EmbeddingProvider, "name" | "model" | "pooling"> | null,
+	memory: MemoryMeta & { readonly vectors: Pick<VectorReads, "dimensions"> | null; readonly embedder: Pick<EmbeddingProvider, "name" | "model" | "pooling"> | null },
 ): Promise<void> {
+	const { vectors, embedder } = memory;
 	if (!embedder || !vectors || embedder.name === "none") return;
 	const identity = embedderIdentity(embedder);
-	const recorded = await graph.getMeta(EMBEDDING_MODEL_META);
+	const recorded = await memory.graph.getMeta(EMBEDDING_MODEL_META);
 	if (recorded === identity) return;
-	// Written as the host opens the memory, before any Memory exists: through the door's upkeep half.
-	const upkeep = new StoreUpkeep({ graph, vectors: null });
-	if (recorded === null || (await vectors.dimensions()) === 0) await upkeep.setMeta(EMBEDDING_MODEL_META, identity);
+	if (recorded === null || (await vectors.dimensions()) === 0) await memory.writeMeta(EMBEDDING_MODEL_META, identity);
 }

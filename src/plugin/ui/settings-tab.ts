@@ -1,5 +1,5 @@
 import { Platform, PluginSettingTab, SecretComponent, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
-import { createBackend, testConnection } from "../../backends";
+import { backendHealth, closeBackend, createBackend, testConnection } from "../../backends";
 import { createHttpEmbeddingProvider } from "../../engine/host";
 import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
 import type { EngramaController } from "../engrama-controller";
@@ -204,11 +204,11 @@ export class EngramaSettingTab extends PluginSettingTab {
 					}
 					const backend = await createBackend(config);
 					try {
-						const health = await backend.graph.health();
+						const health = await backendHealth(backend);
 						if (health.ok) noticeInfo(`Neo4j answered: ${health.nodes ?? 0} nodes, ${health.edges ?? 0} relations.`);
 						else noticeInfo(`Neo4j is not usable: ${health.detail ?? "unknown problem"}.`);
 					} finally {
-						await backend.graph.close();
+						await closeBackend(backend);
 					}
 				} catch (error) {
 					noticeError("could not connect to Neo4j", error);

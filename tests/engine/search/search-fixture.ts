@@ -42,8 +42,8 @@ export async function openSearchMemory(
 	const dbPath = options.dbPath ?? join(dir?.path ?? "", "memory.db");
 	const config = parseConfig({ backend: "sqlite", dbPath, orgId: "test-org", userId: "test-user" });
 	const { graph, vectors } = await createBackend(config);
-	const scope = await resolveIdentity(graph, config);
 	const memory = new Memory({ graph, vectors, embedder: options.embedder ?? null, profile: testProfile(), clock: options.clock, search: options.search });
+	const scope = await resolveIdentity(memory, config);
 	const ctx: WriteContext = { scope, source: "cli" };
 	const self: SearchMemory = {
 		memory,

@@ -34,9 +34,9 @@ describe("a memory embedded with another local model", () => {
 	async function legacyMemory(dbPath: string): Promise<void> {
 		const cfg = config(dbPath);
 		const { graph, vectors } = await createBackend(cfg);
-		const scope = await resolveIdentity(graph, cfg);
 		const embedder = new TransformersEmbeddingProvider({ model: EARLIER_DEFAULT_LOCAL_MODEL, cacheDir: join(dir.path, "cache"), localModelPath: models, allowRemoteModels: false, dimensions: TINY_DIMS });
 		const memory = new Memory({ graph, vectors, embedder, profile: testProfile() });
+		const scope = await resolveIdentity(memory, cfg);
 		for (const [i, text] of notes.entries()) await memory.remember({ scope, source: "cli" }, { label: "Concept", key: `Note ${i}`, props: { description: text } });
 		expect(await graph.getMeta(EMBEDDING_MODEL_META)).toBeNull();
 		await memory.close();
