@@ -39,6 +39,9 @@ describe("engrama_search's proactive hint", () => {
 			await ok(client, "engrama_remember", { label: "Project", properties: { name, summary: "Billing work." }, relations: { USES: ["Python"], APPLIES: ["Idempotency"] } });
 		}
 
+		// A first search counts how rare the named node's words are (name-rarity.ts; kept 60 s):
+		// the reads below are those of a search once that is known.
+		await ok(client, "engrama_search", { query: "Idempotency billing" });
 		const reads = countReads(bridge.opened.stores.graph);
 		await ok(client, "engrama_search", { query: "Idempotency billing" });
 		// No pending Insight: the search's own fulltext read only.

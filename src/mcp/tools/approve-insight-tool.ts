@@ -6,7 +6,7 @@ export function approveInsightTool(env: ToolEnv) {
 		name: "engrama_approve_insight",
 		title: "Approve or dismiss an Insight",
 		description:
-			"Record the person's decision on an Insight: 'approve' or 'dismiss', with an optional reason; only after they decided. An approved Insight can go into a note with engrama_write_insight_to_vault.",
+			"Record the person's decision on an Insight ('approve' or 'dismiss', optional reason), only after they decided. engrama_write_insight_to_vault puts an approved one in a note.",
 		inputSchema: {
 			title: text("title", 500, ""),
 			action: z.enum(["approve", "dismiss"], { error: "action must be 'approve' or 'dismiss'." }).default("approve").describe(""),

@@ -6,7 +6,7 @@ export function gdprForgetTool(env: ToolEnv) {
 		name: "engrama_gdpr_forget",
 		title: "Erase my memory (GDPR)",
 		description:
-			"Erase all of the caller's memory (nodes, relations, vectors, history) and the notes Engrama wrote for it that nobody changed (kept notes are named). 'dry-run' (default) reports counts; 'apply' erases with no undo: only when the person asked.",
+			"Erase all of the caller's memory and the notes Engrama wrote for it that nobody changed. 'dry-run' (default) reports counts; 'apply' erases, no undo: only when the person asked.",
 		inputSchema: {
 			mode: z.enum(["dry-run", "apply"], { error: "mode must be 'dry-run' (report only) or 'apply' (erase)." }).default("dry-run").describe("'dry-run' reports; 'apply' erases for good."),
 		},

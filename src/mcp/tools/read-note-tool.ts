@@ -12,7 +12,7 @@ export function readNoteTool(env: ToolEnv) {
 		name: "engrama_read_note",
 		title: "Read a note's section",
 		description:
-			"Read one section of a note in Engrama's vault: by `heading` (a passage's heading path, e.g. 'Setup > Linux'; \"\" is the text before the first heading), else the section holding `line`, else from the start; up to max_chars.",
+			"Read a section of a note: by `heading` (a passage's heading path, e.g. 'Setup > Linux'; \"\" is the text before the first heading), else the one holding `line`, else from the start; up to max_chars.",
 		inputSchema: {
 			path: text("path", 1000, "Vault-relative, as engrama_search returns it."),
 			heading: text("heading", 500, "From a passage, e.g. 'Setup > Linux'.", 0).optional(),

@@ -6,7 +6,7 @@ export function reflectTool(env: ToolEnv) {
 		name: "engrama_reflect",
 		title: "Reflect (find patterns)",
 		description:
-			"Find patterns across the memory (a solution for an open problem elsewhere, shared technologies, clusters, stale nodes) and record each as a pending Insight; reviewed ones never change. Then show them with engrama_surface_insights.",
+			"Find patterns across the memory (a solution for an open problem elsewhere, shared technologies, clusters, stale nodes) as pending Insights; show them with engrama_surface_insights.",
 		inputSchema: {},
 		outputSchema: {
 			created: z.number(),

@@ -19,15 +19,15 @@ export function relatedTool(env: ToolEnv) {
 		name: "engrama_related",
 		title: "Related notes",
 		description:
-			"Notes related to one note and not yet linked to it (shared words, close meaning), best first, each with `why`: the passage they share, shared words marked **like this**. Notes already linked either way are listed apart in `linked`. Give the note's vault path or its name.",
+			"Notes related to a note and not yet linked to it, best first; `why` is the shared passage, shared words in **bold**. Linked notes come apart in `linked`.",
 		inputSchema: {
-			note: text("note", 1000, "The note's vault-relative path ('Guides/Setup.md') or its name ('Setup')."),
-			limit: count("limit", 1, 30, "Most notes in each list (1-30).").default(RELATED_LIMIT),
+			note: text("note", 1000, "A vault path or a note's name."),
+			limit: count("limit", 1, 30, "").default(RELATED_LIMIT),
 		},
 		outputSchema: {
 			note: z.string(),
-			related: z.array(z.looseObject({ path: z.string(), title: z.string(), score: z.number() })),
-			linked: z.array(z.looseObject({ path: z.string(), title: z.string() })),
+			related: z.array(z.looseObject({})),
+			linked: z.array(z.looseObject({})),
 		},
 		annotations: { ...READ_ONLY, title: "Related notes" },
 		async run(args, call) {

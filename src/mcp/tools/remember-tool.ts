@@ -22,7 +22,7 @@ export function rememberTool(env: ToolEnv) {
 		title: "Remember (merge a node)",
 		description: [
 			`Store a node (a MERGE: the same label + name updates it). properties need 'name' ('title' for ${titled.join(", ")}); add 'summary', 'details', 'tags', 'status'.`,
-			`relations adds typed edges: {"USES": ["Python", {"name": "SQLite", "label": "Technology"}]}; types as in engrama_relate's rel_type. Each target comes back resolved, ambiguous (see did_you_mean), stubbed or rejected (with why). Act on orphan_warning and suggested_relations.`,
+			`relations: {"USES": ["Python", {"name": "SQLite", "label": "Technology"}]}, types as engrama_relate's rel_type; each target comes back resolved, ambiguous (did_you_mean), stubbed or rejected (why).`,
 		].join("\n"),
 		inputSchema: {
 			label: env.schemas.label(""),
@@ -38,13 +38,14 @@ export function rememberTool(env: ToolEnv) {
 									: 'properties must be an object of property name → value, e.g. {"name": "Billing Portal", "summary": "..."}.',
 				})
 				.refine((p) => Object.keys(p).length <= 100, { error: "properties has more than 100 keys; keep at most 100." })
-				.describe("name (or title), summary, details, tags, status, any profile property."),
+				.describe(""),
 			relations: z
-				.record(text("relation type", 64, ""), z.union([target, z.array(target).max(100)]))
+				// One target or a list: read as a list, so the schema shows the target's shape once.
+				.record(text("relation type", 64, ""), z.preprocess((v): unknown => (Array.isArray(v) ? (v as unknown[]) : [v]), z.array(target).max(100)))
 				.refine((r) => Object.keys(r).length <= 50, { error: "relations names more than 50 types; keep at most 50." })
 				.optional()
 				.describe('{"REL_TYPE": [target, ...]}; a target is a name or {"name", "label"}.'),
-			force_new: z.boolean().optional().describe("Create a new node even when it looks like a duplicate of another (when the memory refuses likely duplicates)."),
+			force_new: z.boolean().optional().describe("Create it even if it looks like a duplicate."),
 		},
 		outputSchema: {
 			created: z.boolean(),

@@ -40,7 +40,7 @@ export function searchTool(env: ToolEnv) {
 		name: "engrama_search",
 		title: "Search memory",
 		description:
-			"Hybrid search (fulltext + vectors, reranked by graph, recency, trust); use it first on a topic and before engrama_remember. Results: node_id, label, name, score, summary, path (its note), passages that matched {heading, line, snippet}; read a section with engrama_read_note, a node with engrama_context. scores: true adds per-signal scores; degraded: true means fulltext only.",
+			"Hybrid search (fulltext + vectors, reranked by graph, recency, trust); use it first on a topic and before engrama_remember. Results: node_id, label, name, score, summary, path, matched passages {heading, line, snippet}; read more with engrama_read_note or engrama_context. degraded: true means fulltext only.",
 		inputSchema: {
 			query: text("query", 500, "Plain words, e.g. 'websocket reconnect bug'."),
 			limit: count("limit", 1, 50, "").default(10),

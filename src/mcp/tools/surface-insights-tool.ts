@@ -6,7 +6,7 @@ export function surfaceInsightsTool(env: ToolEnv) {
 		name: "engrama_surface_insights",
 		title: "Pending Insights",
 		description:
-			"List Insights for the person to review, highest confidence first: pending ones, or those with `status` approved or dismissed. `title` gives one, `query` those about a topic. The person decides; record it with engrama_approve_insight.",
+			"List Insights, highest confidence first: pending ones, or `status` approved or dismissed; `title` gives one, `query` those on a topic. The person decides; record it with engrama_approve_insight.",
 		inputSchema: {
 			limit: count("limit", 1, 100, "").default(10),
 			title: text("title", 500, "One Insight, by exact title.").optional(),
