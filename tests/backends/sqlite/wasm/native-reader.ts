@@ -38,7 +38,7 @@ export async function hold(db: string): Promise<{ close: () => Promise<void> }> 
 }
 
 /** Peeks in a loop (open, read, close every few ms) until `stop()`, which resolves with the number of peeks. */
-export function peekLoop(db: string): { stop: () => Promise<number> } {
+export function peekLoop(db: string): { peeks: () => number; stop: () => Promise<number> } {
 	const child = spawn(requireTool("python3"), [READER, "loop", db], { stdio: ["pipe", "pipe", "pipe"] });
 	let out = "";
 	let err = "";
@@ -49,6 +49,7 @@ export function peekLoop(db: string): { stop: () => Promise<number> } {
 		child.on("exit", resolve);
 	});
 	return {
+		peeks: () => out.split("PEEKED").length - 1,
 		stop: async () => {
 			child.stdin.end();
 			const code = await exited;
