@@ -1,13 +1,14 @@
 /**
- * kill -9 loop: `engrama serve` under MCP write load is killed with SIGKILL at a random moment,
- * TRIALS times per mode. After each kill the memory is reopened: every acknowledged write must be
- * there and PRAGMA integrity_check must say ok. Writes refused while a native reader had the file
- * open (database_in_use) were never acknowledged and are counted apart.
+ * kill -9 loop: `engrama serve` under MCP write load is killed with SIGKILL (or stopped with
+ * SIGTERM, `--signals`) at a random moment, TRIALS times per mode, signal and client count. After
+ * each stop the memory is reopened: every acknowledged write must be there and PRAGMA
+ * integrity_check must say ok. Writes that failed were never acknowledged and are counted apart.
  *
  * Modes:
  * - plain: remembers only.
  * - reader: a native SQLite reader (python3's sqlite3, as the sqlite3 shell, DB Browser or a Python
- *   script) opens, queries and closes the file every ~40 ms; each close checkpoints and deletes the WAL.
+ *   script) opens, queries and closes the file every ~40 ms; each close checkpoints and deletes the
+ *   WAL it knows (`<db>-wal`: native SQLite's; the WASM engine's is `<db>.engrama-wal`).
  * - readonly: the same reader opened read-only (`sqlite3 -readonly`), which leaves `-shm` behind.
  * - vault: `serve --vault`, each write an entity created and at once updated (summary "first",
  *   then "second"); an acknowledged update must be the value after the kill, and after the
@@ -16,7 +17,10 @@
  * `--engine` picks serve's SQLite engine (native, the default of serve where it loads, or wasm);
  * `--reopen` the engine that reopens and checks the file afterwards (default: the same).
  *
- *   npm run bench -- kill9-loop [--trials 20] [--clients 2] [--min-ms 1500] [--max-ms 3500] [--modes plain,reader,readonly,vault] [--engine native|wasm] [--reopen native|wasm]
+ * `--clients` and `--signals` take lists (`--clients 2,4 --signals KILL,TERM`): every mode runs with
+ * each pair. "Malformed" counts trials whose reopen failed (the file damaged beyond opening).
+ *
+ *   npm run bench -- kill9-loop [--trials 20] [--clients 2] [--signals KILL] [--min-ms 1500] [--max-ms 3500] [--modes plain,reader,readonly,vault] [--engine native|wasm] [--reopen native|wasm]
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -33,7 +37,10 @@ import { connectClient, loadAverage, startServe } from "./serve-process";
 
 type Mode = "plain" | "reader" | "readonly" | "vault";
 const TRIALS = Number(arg("trials", "20"));
-const CLIENTS = Number(arg("clients", "2"));
+const CLIENT_COUNTS = arg("clients", "2").split(",").map(Number);
+const SIGNALS = arg("signals", "KILL").split(",") as ("KILL" | "TERM")[];
+// A SIGTERM'd serve closes the memory (a checkpoint); one that has not exited by then is killed and counted.
+const TERM_WAIT_MS = 60_000;
 const MIN_MS = Number(arg("min-ms", "1500"));
 const MAX_MS = Number(arg("max-ms", "3500"));
 const MODES = arg("modes", "plain,reader,readonly,vault").split(",") as Mode[];
@@ -41,13 +48,18 @@ const ENGINE = arg("engine", "native") as "native" | "wasm";
 const REOPEN = arg("reopen", ENGINE) as "native" | "wasm";
 
 // Opens, queries and closes the file until stdin closes: each read-write close checkpoints and
-// deletes the WAL; a read-only one leaves -shm behind.
+// deletes the WAL it knows; a read-only one leaves -shm behind.
 const READER_LOOP = `
 import sqlite3, sys, time, select
 uri = sys.argv[2] == "ro"
 while not select.select([sys.stdin], [], [], 0)[0]:
     c = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True) if uri else sqlite3.connect(sys.argv[1])
-    c.execute("SELECT count(*) FROM nodes").fetchone()
+    try:
+        c.execute("SELECT count(*) FROM nodes").fetchone()
+    except sqlite3.DatabaseError:
+        # Beside the WASM engine the database is as of its last checkpoint (maybe no tables yet), and a
+        # page read during a checkpoint may be torn: the reader's error, not the file's.
+        pass
     time.sleep(0.01)
     c.close()
     time.sleep(0.03)
@@ -63,13 +75,37 @@ interface Trial {
 	integrity: string;
 	/** Restore copies left beside the database after the restart. */
 	leftovers: number;
+	/** The reopen failed: the file is damaged beyond opening (the message is printed). */
+	malformed: boolean;
+	/** SIGTERM: serve had to be killed after TERM_WAIT_MS. */
+	hung: boolean;
+}
+
+interface Variant {
+	readonly mode: Mode;
+	readonly clients: number;
+	readonly signal: "KILL" | "TERM";
 }
 
 function text(result: CallToolResult): string {
 	return result.content.map((c) => (c.type === "text" ? c.text : "")).join(" ");
 }
 
-async function trial(index: number, mode: Mode): Promise<Trial> {
+/** Stops serve with the variant's signal; true when a SIGTERM'd serve had to be killed. */
+async function stopServe(serve: Awaited<ReturnType<typeof startServe>>, signal: "KILL" | "TERM"): Promise<boolean> {
+	serve.child.kill(`SIG${signal}`);
+	if (signal === "KILL") {
+		await serve.exited;
+		return false;
+	}
+	const timer = new Promise<"hung">((resolve) => setTimeout(() => resolve("hung"), TERM_WAIT_MS).unref());
+	if ((await Promise.race([serve.exited, timer])) !== "hung") return false;
+	serve.child.kill("SIGKILL");
+	await serve.exited;
+	return true;
+}
+
+async function trial(index: number, { mode, clients: clientCount, signal }: Variant): Promise<Trial> {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-kill9-"));
 	const db = join(dir, "memory.db");
 	const vault = join(dir, "vault");
@@ -79,7 +115,7 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 	let refused = 0;
 	let otherErrors = 0;
 	let dead = false;
-	const clients = await Promise.all(Array.from({ length: CLIENTS }, () => connectClient(serve.url, serve.token, "kill9")));
+	const clients = await Promise.all(Array.from({ length: clientCount }, () => connectClient(serve.url, serve.token, "kill9")));
 	let reader: ChildProcess | undefined;
 	if (mode === "reader" || mode === "readonly") reader = spawn("python3", ["-c", READER_LOOP, db, mode === "readonly" ? "ro" : "rw"], { stdio: ["pipe", "ignore", "inherit"] });
 	let counter = 0;
@@ -107,8 +143,7 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 	});
 	await new Promise((resolve) => setTimeout(resolve, MIN_MS + Math.random() * (MAX_MS - MIN_MS)));
 	dead = true;
-	serve.child.kill("SIGKILL");
-	await serve.exited;
+	const hung = await stopServe(serve, signal);
 	await Promise.allSettled(writers);
 	if (reader) {
 		// A clean stop between iterations: its last close checkpoints whatever it saw.
@@ -117,7 +152,14 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 	}
 	await Promise.allSettled(clients.map((c) => c.close()));
 
-	const lost = await countLost(db, acked, mode);
+	let lost: number;
+	try {
+		lost = await countLost(db, acked, mode);
+	} catch (error) {
+		console.log(`  reopen failed: ${(error as Error).message}`);
+		rmSync(dir, { recursive: true, force: true });
+		return { acked: acked.length, refused, otherErrors, lost: acked.length, lostAfterSync: 0, integrity: "not opened", leftovers: 0, malformed: true, hung };
+	}
 	let lostAfterSync = 0;
 	if (mode === "vault") {
 		// The person's next sync of the vault, with the real command line.
@@ -133,7 +175,7 @@ async function trial(index: number, mode: Mode): Promise<Trial> {
 	raw.close();
 	const leftovers = readdirSync(dir).filter((name) => name.includes("engrama-restore")).length;
 	rmSync(dir, { recursive: true, force: true });
-	return { acked: acked.length, refused, otherErrors, lost, lostAfterSync, integrity, leftovers };
+	return { acked: acked.length, refused, otherErrors, lost, lostAfterSync, integrity, leftovers, malformed: false, hung };
 }
 
 /** Acknowledged writes missing from the reopened memory (vault: or holding the first value). */
@@ -148,30 +190,42 @@ async function countLost(db: string, acked: readonly string[], mode: Mode): Prom
 	return lost;
 }
 
-async function main(): Promise<void> {
-	console.log(`kill -9 loop: serve on ${ENGINE} SQLite, reopened on ${REOPEN}; ${TRIALS} trials per mode, ${CLIENTS} MCP clients, kill after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`);
-	for (const mode of MODES) {
-		const totals = { acked: 0, refused: 0, otherErrors: 0, lost: 0, lostAfterSync: 0, integrityOk: 0, trialsLosing: 0, leftovers: 0 };
-		for (let i = 0; i < TRIALS; i++) {
-			const t = await trial(i, mode);
-			totals.acked += t.acked;
-			totals.refused += t.refused;
-			totals.otherErrors += t.otherErrors;
-			totals.lost += t.lost;
-			totals.lostAfterSync += t.lostAfterSync;
-			totals.leftovers += t.leftovers;
-			if (t.lost + t.lostAfterSync > 0) totals.trialsLosing++;
-			if (t.integrity === "ok") totals.integrityOk++;
-			const after = mode === "vault" ? `, lost after the next sync ${t.lostAfterSync}` : "";
-			console.log(`  ${mode} #${i + 1}: acknowledged ${t.acked}, lost ${t.lost}${after}, refused ${t.refused}, other errors ${t.otherErrors}, integrity ${t.integrity}, restore copies left ${t.leftovers}`);
-		}
-		const after = mode === "vault" ? `, ${totals.lostAfterSync} lost after the next sync` : "";
+async function runVariant(variant: Variant): Promise<void> {
+	const { mode, clients, signal } = variant;
+	const name = `${mode}, ${clients} clients, SIG${signal}`;
+	const totals = { acked: 0, refused: 0, otherErrors: 0, lost: 0, lostAfterSync: 0, integrityOk: 0, trialsLosing: 0, leftovers: 0, malformed: 0, hung: 0 };
+	for (let i = 0; i < TRIALS; i++) {
+		const t = await trial(i, variant);
+		totals.acked += t.acked;
+		totals.refused += t.refused;
+		totals.otherErrors += t.otherErrors;
+		totals.lost += t.lost;
+		totals.lostAfterSync += t.lostAfterSync;
+		totals.leftovers += t.leftovers;
+		if (t.malformed) totals.malformed++;
+		if (t.hung) totals.hung++;
+		if (t.lost + t.lostAfterSync > 0) totals.trialsLosing++;
+		if (t.integrity === "ok") totals.integrityOk++;
+		const after = mode === "vault" ? `, lost after the next sync ${t.lostAfterSync}` : "";
 		console.log(
-			`${mode}: ${TRIALS} trials, ${totals.acked} acknowledged writes, ${totals.lost} lost${after} (in ${totals.trialsLosing} trials), ` +
-				`${totals.refused} refused (database_in_use), ${totals.otherErrors} other errors, integrity ok ${totals.integrityOk}/${TRIALS}, ` +
-				`restore copies left ${totals.leftovers}; load ${loadAverage()}`,
+			`  ${name} #${i + 1}: acknowledged ${t.acked}, lost ${t.lost}${after}, refused ${t.refused}, other errors ${t.otherErrors}, ` +
+				`integrity ${t.integrity}, restore copies left ${t.leftovers}${t.hung ? ", serve did not exit on SIGTERM" : ""}`,
 		);
 	}
+	const after = mode === "vault" ? `, ${totals.lostAfterSync} lost after the next sync` : "";
+	console.log(
+		`${name}: ${TRIALS} trials, ${totals.acked} acknowledged writes, ${totals.lost} lost${after} (in ${totals.trialsLosing} trials), ` +
+			`${totals.refused} refused (database_in_use), ${totals.otherErrors} other errors, integrity ok ${totals.integrityOk}/${TRIALS}, ` +
+			`malformed ${totals.malformed}, restore copies left ${totals.leftovers}, SIGTERM not obeyed ${totals.hung}; load ${loadAverage()}`,
+	);
+}
+
+async function main(): Promise<void> {
+	console.log(
+		`kill -9 loop: serve on ${ENGINE} SQLite, reopened on ${REOPEN}; ${TRIALS} trials per variant, ${CLIENT_COUNTS.join(" or ")} MCP clients, ` +
+			`SIG${SIGNALS.join(" or SIG")} after ${MIN_MS}-${MAX_MS} ms; load ${loadAverage()}`,
+	);
+	for (const mode of MODES) for (const clients of CLIENT_COUNTS) for (const signal of SIGNALS) await runVariant({ mode, clients, signal });
 }
 
 await main();

@@ -19,7 +19,8 @@ export type { Neo4jBackendOptions } from "./neo4j/neo4j-backend";
 export type { SnapshotStorage } from "./sqlite/sqlite-connection";
 export { setSqliteWarmUp } from "./sqlite/wasm/warm-up-setting";
 export { acquireProcessLock, type ProcessLock } from "./sqlite/wasm/process-lock";
-export { DatabaseInUseError, DatabaseLockedError } from "./sqlite/wasm/errors";
+export { DatabaseLockedError } from "./sqlite/wasm/errors";
+export { MEMORY_LOG_SUFFIXES } from "./sqlite/wasm/engrama-log";
 
 /**
  * Why the configured server cannot be used, in words a person can act on, or null when it answers

@@ -2,10 +2,12 @@
 // (iCloud, Syncthing, Dropbox, git) never copy a live SQLite file between devices.
 import { EngramaError } from "../engine/errors";
 import type { NodeModules } from "../platform/node-builtins";
-import { acquireProcessLock } from "../backends";
+import { acquireProcessLock, MEMORY_LOG_SUFFIXES } from "../backends";
 
 export const DB_FILE = "engrama.db";
 const PRIVATE_DIR_MODE = 0o700;
+/** The database, then its logs (native SQLite's `-wal`, the WASM engine's `.engrama-wal`). */
+const MEMORY_SUFFIXES = ["", ...MEMORY_LOG_SUFFIXES];
 /** Written inside the copy before it takes its place: which legacy file it came from. */
 const MIGRATED_FROM = "migrated-from.json";
 
@@ -59,7 +61,7 @@ export function migrateLegacyDatabase(node: NodeModules, legacyPath: string, tar
 		preparePrivateDir(node, path.dirname(targetDir));
 		fs.mkdirSync(staging, { mode: PRIVATE_DIR_MODE });
 		const copied: string[] = [];
-		for (const suffix of ["", "-wal"]) {
+		for (const suffix of MEMORY_SUFFIXES) {
 			const from = legacyPath + suffix;
 			if (!fs.existsSync(from)) continue;
 			const to = path.join(staging, DB_FILE + suffix);
@@ -109,16 +111,17 @@ function renameAside(node: NodeModules, legacyPath: string, now: Date): void {
 	const stamp = now.toISOString().replace(/[:.]/g, "-");
 	// The database first: a crash before its WAL follows leaves only a stray WAL, never a
 	// database whose committed tail is missing.
-	for (const suffix of ["", "-wal"]) {
+	for (const suffix of MEMORY_SUFFIXES) {
 		if (fs.existsSync(legacyPath + suffix)) fs.renameSync(legacyPath + suffix, `${legacyPath}.moved-${stamp}${suffix}`);
 	}
 }
 
-/** Size and modification time of the old file and its WAL: unchanged means the copy is still the same memory. */
-function fingerprint(node: NodeModules, legacyPath: string): { size: number; mtimeMs: number; wal: number } {
+/** Size and modification time of the old file and its logs: unchanged means the copy is still the same memory. */
+function fingerprint(node: NodeModules, legacyPath: string): { size: number; mtimeMs: number; wal: number; log?: number } {
 	const stat = node.fs.statSync(legacyPath);
-	const wal = node.fs.statSync(`${legacyPath}-wal`, { throwIfNoEntry: false });
-	return { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs), wal: wal?.size ?? -1 };
+	const [wal, log] = MEMORY_LOG_SUFFIXES.map((suffix) => node.fs.statSync(`${legacyPath}${suffix}`, { throwIfNoEntry: false }));
+	// `log` only when the WASM engine's log exists, so a fingerprint recorded before it existed still matches.
+	return { size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs), wal: wal?.size ?? -1, ...(log ? { log: log.size } : {}) };
 }
 
 function fsyncFile(fs: NodeModules["fs"], file: string): void {

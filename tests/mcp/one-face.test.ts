@@ -59,7 +59,7 @@ function searchAnswer(view: Record<string, unknown>): unknown {
 }
 
 function copyMemory(from: string, to: string): void {
-	for (const suffix of ["", "-wal", "-journal"]) if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix);
+	for (const suffix of ["", "-wal", ".engrama-wal", "-journal"]) if (existsSync(from + suffix)) copyFileSync(from + suffix, to + suffix);
 }
 
 describe("the command line and the MCP bridge give the same answer, verb by verb", { timeout: 300_000 }, () => {

@@ -30,6 +30,15 @@ afterEach(() => tmp.cleanup());
 const aside = () => readdirSync(join(tmp.path, "plugin")).filter((f) => f.startsWith("engrama.db.moved-"));
 
 describe("migrateLegacyDatabase", () => {
+	test("carries the WASM engine's log (`.engrama-wal`, left by a plugin that stopped without closing) along", () => {
+		const log = Buffer.alloc(700, 5);
+		writeFileSync(`${legacy}.engrama-wal`, log);
+		migrateLegacyDatabase(node, legacy, target);
+		expect(readFileSync(join(target, "engrama.db.engrama-wal")).equals(log)).toBe(true);
+		expect(existsSync(`${legacy}.engrama-wal`)).toBe(false);
+		expect(aside().filter((f) => f.endsWith(".engrama-wal"))).toHaveLength(1);
+	});
+
 	test("copies the database and its WAL byte for byte, then renames the old ones aside (never deletes them)", () => {
 		const { moved } = migrateLegacyDatabase(node, legacy, target);
 		expect(moved).toContain(join(target, "engrama.db"));

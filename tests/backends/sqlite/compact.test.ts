@@ -46,7 +46,7 @@ describe("compact (VACUUM) of a SQLite memory", () => {
 			expect(view).toMatchObject({ backend: "sqlite", compacted: true });
 			expect(view.bytes_after).toBeLessThan(view.bytes_before ?? 0);
 			expect(statSync(path).size).toBe(view.bytes_after);
-			expect(statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+			for (const log of [`${path}-wal`, `${path}.engrama-wal`]) expect(statSync(log, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
 
 			expect(await exportLines(opened)).toEqual(before);
 			expect(await search()).toEqual(hitsBefore);

@@ -73,7 +73,7 @@ describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves no
 		expect(await graph.getMeta(`proactive.remembers_since_reflect:${OTHER.orgId}:${OTHER.userId}`)).not.toBeNull();
 		await memory.close();
 
-		const files = [dbPath, `${dbPath}-wal`, `${dbPath}-journal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
+		const files = [dbPath, `${dbPath}-wal`, `${dbPath}.engrama-wal`, `${dbPath}-journal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
 		const bytes = Buffer.concat(files);
 		for (const word of ["Zanzibarquux", "zanzibarquux", "wobblefrotz", "Quokkaglyph", "quokkaglyph", "alice"]) expect(bytes.includes(word), word).toBe(false);
 		for (const v of myVectors) expect(bytes.includes(v)).toBe(false);

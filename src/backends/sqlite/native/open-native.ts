@@ -4,6 +4,8 @@ import type { OpenedSqlite } from "../open-sqlite";
 import { DatabaseFileError } from "../wasm/errors";
 import { loadNodeModules, type NodeModules } from "../../../platform/node-builtins";
 import { acquireProcessLock } from "../wasm/process-lock";
+import { engramaLogPath, holdsFrames } from "../wasm/engrama-log";
+import { openDatabase } from "../wasm/open-database";
 import type { NativeDatabase } from "./native-api";
 import { NativeConnection } from "./native-connection";
 import { loadNativeDriver, type NativeDriver } from "./native-driver";
@@ -38,6 +40,7 @@ export async function openNativeDatabase(options: OpenDatabaseOptions): Promise<
 	const node = await loadNodeModules();
 	if (!node) throw new Error(`Cannot open ${options.path}: no file system access here.`);
 	const path = node.path.resolve(options.path);
+	await replayWasmLog(node, path);
 	const lock = acquireProcessLock(node, path);
 	let db: NativeDatabase | undefined;
 	try {
@@ -56,6 +59,18 @@ export async function openNativeDatabase(options: OpenDatabaseOptions): Promise<
 		}
 		throw error;
 	}
+}
+
+/**
+ * The WASM engine keeps its log at `<db>.engrama-wal`, where native SQLite never looks
+ * (wasm/engrama-log.ts). One that holds frames was left by a WASM session that stopped without
+ * closing (the plugin or `--sqlite-engine wasm` killed): the WASM engine opens the file, which
+ * replays it, and closes it, which checkpoints it into the database and deletes it. Its own lock
+ * keeps out other Engrama processes meanwhile; a foreign reader sees the database before or after.
+ */
+async function replayWasmLog(node: NodeModules, path: string): Promise<void> {
+	if (!holdsFrames(node, engramaLogPath(path))) return;
+	(await openDatabase({ path })).close();
 }
 
 /**

@@ -1,5 +1,4 @@
 // Named errors of the SQLite WASM layer. Each message says what happened and what to do.
-import { EngramaError } from "../../../engine/errors";
 
 const SQL_EXCERPT_LENGTH = 200;
 
@@ -48,31 +47,6 @@ export class DatabaseLockedError extends Error {
 		readonly sameProcess = false,
 	) {
 		super(`${path} is already open in ${holderDescription} (lock file ${lockPath}). ${advice}`);
-	}
-}
-
-/**
- * A native SQLite program (the sqlite3 shell, DB Browser, Python) has the database open, so a
- * write was refused before it was acknowledged: that program would delete the write-ahead log
- * when it closes. An EngramaError so the command line and MCP tools report it by its code.
- */
-export class DatabaseInUseError extends EngramaError {
-	constructor(
-		readonly path: string,
-		readonly shmPath: string,
-		/** The processes holding it open, where the platform shows them (Linux). */
-		readonly pids?: readonly number[],
-	) {
-		super(
-			"database_in_use",
-			`Another program (the sqlite3 shell, DB Browser for SQLite, the Python engrama…${pids?.length ? `; process ${pids.join(", ")}` : ""}) has ${path} open, ` +
-				"so Engrama refused to write: that program would delete the write-ahead log when it closes and lose the write. The write was " +
-				"not stored and nothing stored was lost. Close that program and retry; reading works meanwhile." +
-				(pids?.length
-					? ""
-					: ` If no such program is running, it crashed or opened the file read-only and left ${shmPath} behind: delete that file (on Linux Engrama tells a left-over file from an open one by itself).`),
-			{ path, shmPath, ...(pids?.length ? { pids: [...pids] } : {}) },
-		);
 	}
 }
 

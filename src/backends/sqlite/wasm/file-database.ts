@@ -6,8 +6,8 @@ import { installNodeFileVfs } from "./node-file-vfs";
 import { acquireProcessLock } from "./process-lock";
 import { assertDatabaseReadable } from "./validate-database";
 import { Oo1Connection } from "./oo1-connection";
-import { DatabaseInUseError } from "./errors";
 import { settleWalRestores } from "./wal-restore";
+import { adoptNativeLog } from "./engrama-log";
 
 export interface JournalSettings {
 	readonly journalMode: "DELETE" | "TRUNCATE" | "PERSIST" | "WAL";
@@ -43,8 +43,11 @@ export async function openFileDatabase(
 	const lock = acquireProcessLock(node, path);
 	let db: Sqlite3Db | undefined;
 	try {
-		// Under the lock, before SQLite looks for the WAL: a restore copy is used or removed.
+		// Under the lock, before SQLite looks for the WAL: a restore copy (left by versions that
+		// restored a WAL a native reader deleted) is used or removed, then a native session's log adopted.
 		for (const line of settleWalRestores(node, path)) console.warn(`Engrama: ${line}`);
+		const adopted = adoptNativeLog(node, path);
+		if (adopted) console.warn(`Engrama: ${adopted}`);
 		db = openDb(sqlite3, path, options.readonly === true, vfs.name, () => vfs.takeLastError());
 		// Before the first read: a WAL database can only be read in exclusive mode here.
 		db.exec(`PRAGMA locking_mode = ${journal.lockingMode}`);
@@ -63,12 +66,6 @@ export async function openFileDatabase(
 	}
 	return new Oo1Connection(sqlite3, db, path, {
 		describeIoError: () => vfs.takeLastError(),
-		explainIoError: () => {
-			const refusal = vfs.takeForeignRefusal();
-			if (!refusal) return undefined;
-			vfs.takeLastError();
-			return new DatabaseInUseError(refusal.dbPath, refusal.shmPath, refusal.pids);
-		},
 		afterClose: () => lock.release(),
 	});
 }

@@ -10,8 +10,6 @@ export interface ConnectionHooks {
 	afterWrite?(): void;
 	/** Extra detail for I/O errors, e.g. the file system error behind SQLITE_IOERR. */
 	describeIoError?(): string | undefined;
-	/** A named error to throw instead of an I/O error (e.g. the file layer refused a write). */
-	explainIoError?(): Error | undefined;
 	beforeClose?(): void;
 	afterClose?(): void;
 	flush?(): Promise<void>;
@@ -181,8 +179,6 @@ export class Oo1Connection implements SqliteConnection {
 		const resultCode = error.resultCode;
 		let message = error.message.replace(/sqlite3 result code \d+: /, "");
 		if (resultCode !== undefined && (resultCode & 0xff) === this.sqlite3.capi.SQLITE_IOERR) {
-			const named = this.hooks.explainIoError?.();
-			if (named) return named;
 			const detail = this.hooks.describeIoError?.();
 			if (detail) message += ` (${detail})`;
 		}

@@ -57,7 +57,7 @@ describe("durability under SIGKILL", () => {
 		expect(run.error).toBeUndefined();
 		expect(run.stdout).toContain("DONE");
 		const calls = readFileSync(trace, "utf8").split("\n");
-		const walCreated = calls.findIndex((line) => line.includes(`"${path}-wal", O_RDWR|O_CREAT`));
+		const walCreated = calls.findIndex((line) => line.includes(`"${path}.engrama-wal", O_RDWR|O_CREAT`));
 		expect(walCreated).toBeGreaterThan(0);
 		const dirOpen = calls.slice(walCreated).map((line) => new RegExp(`openat\\(AT_FDCWD, "${temp.dir}", O_RDONLY[^)]*\\) = (\\d+)`).exec(line)).find(Boolean);
 		expect(dirOpen, "the directory is opened after the WAL is created").toBeTruthy();

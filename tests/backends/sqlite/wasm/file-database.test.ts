@@ -63,7 +63,7 @@ describe("file databases (Node fs VFS)", () => {
 			for (let i = 0; i < 2000; i++) db.run("INSERT INTO blob (data) VALUES (?)", [randomBytes(2000)]);
 		});
 		db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-		const wal = temp.file("engrama.db-wal");
+		const wal = temp.file("engrama.db.engrama-wal");
 		const before = existsSync(wal) ? statSync(wal).size : 0;
 		db.run("INSERT INTO blob (data) VALUES (?)", [randomBytes(100)]);
 		const walGrowth = statSync(wal).size - before;

@@ -1,11 +1,12 @@
 // A native SQLite program (here Python's sqlite3 module, as the sqlite3 shell or DB Browser) opening
 // the database beside a running engine: it must neither lose acknowledged writes nor damage the file.
-import { copyFileSync, existsSync, readdirSync, renameSync, unlinkSync, utimesSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, renameSync, statSync, utimesSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openNativeDatabase } from "../../../../src/backends/sqlite/native/open-native";
 import { openDatabase } from "../../../../src/backends/sqlite/wasm/open-database";
 import { bundleChild, startChild, type RunningChild } from "./child-process";
 import { makeTempDir } from "./temp-dir";
-import { hold, peek } from "./native-reader";
+import { hold, peek, writeNativeAndDie } from "./native-reader";
 
 async function writeBatch(child: RunningChild, from: number, to: number): Promise<void> {
 	child.send(`write ${from} ${to}`);
@@ -60,22 +61,22 @@ describe("a native SQLite reader beside the engine", () => {
 		expect(integrity).toEqual({ integrity_check: "ok" });
 	}, TEST_TIMEOUT_MS);
 
-	it("refuses writes with a named error while a reader holds the file open, then writes again once it closes", async () => {
+	it("writes while a reader holds the file open, in a log the reader never finds; nothing is lost", async () => {
 		const db = temp.file("hold.db");
 		const child = startChild(bundle, ["on-command", db], temp.dir, { stdin: true });
 		await child.waitFor(/^READY$/);
 		await writeBatch(child, 0, 20);
 		const reader = await hold(db);
 		await writeBatch(child, 20, 25);
+		// The log is where native SQLite does not look; the reader's own `-wal` stays empty.
+		expect(statSync(`${db}.engrama-wal`).size).toBeGreaterThan(32);
+		expect(statSync(`${db}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
 		await reader.close();
 		await writeBatch(child, 25, 40);
 
-		const refused = child.lines.filter((line) => line.startsWith("REFUSED "));
-		expect(refused).toHaveLength(5);
-		expect(refused[0]).toMatch(/^REFUSED 20 DatabaseInUseError database_in_use Another program .* has .*hold\.db open/);
-		expect(refused[0]).toContain("Close that program and retry");
+		expect(child.lines.filter((line) => line.startsWith("REFUSED "))).toEqual([]);
 		const { rows, integrity } = await killAndReopen(child, db);
-		expect(rows).toEqual([...Array.from({ length: 20 }, (_, i) => i), ...Array.from({ length: 15 }, (_, i) => 25 + i)]);
+		expect(rows).toEqual(Array.from({ length: 40 }, (_, i) => i));
 		expect(integrity).toEqual({ integrity_check: "ok" });
 	}, TEST_TIMEOUT_MS);
 
@@ -101,9 +102,10 @@ describe("a native SQLite reader beside the engine", () => {
 		await writeBatch(child, 0, 30);
 		child.process.kill("SIGKILL");
 		await child.exited;
-		// Killed between copying the WAL and renaming the copy into place: the commits are only in the copy.
+		// Left by an older version killed between copying the WAL (then at `<db>-wal`) and renaming
+		// the copy into place: the commits are only in the copy.
 		const copy = `${db}-wal.engrama-restore-424242`;
-		renameSync(`${db}-wal`, copy);
+		renameSync(`${db}.engrama-wal`, copy);
 		const kept = temp.file("restore-copy.wal");
 		copyFileSync(copy, kept);
 		const reopened = await openDatabase({ path: db });
@@ -129,19 +131,57 @@ describe("a native SQLite reader beside the engine", () => {
 		expect(existsSync(copy)).toBe(false);
 	}, TEST_TIMEOUT_MS);
 
-	it("restores a WAL deleted behind its back even when no write follows", async () => {
-		const db = temp.file("deleted.db");
+	it("replays the log of a native session that stopped without closing (`<db>-wal`)", async () => {
+		const db = temp.file("native-crash.db");
+		const first = await openDatabase({ path: db });
+		first.exec("CREATE TABLE ack (i INTEGER PRIMARY KEY, payload TEXT NOT NULL)");
+		for (let i = 0; i < 10; i++) first.run("INSERT INTO ack (i, payload) VALUES (?, 'wasm')", [i]);
+		first.close();
+		// A native writer killed after its commits: they are only in `<db>-wal`.
+		writeNativeAndDie(db, 10, 20);
+		expect(statSync(`${db}-wal`).size).toBeGreaterThan(32);
+
+		const reopened = await openDatabase({ path: db });
+		try {
+			expect(reopened.all<{ i: number }>("SELECT i FROM ack ORDER BY i").map((row) => row.i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+			expect(reopened.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
+		} finally {
+			reopened.close();
+		}
+		expect(existsSync(`${db}-wal`)).toBe(false);
+		expect(existsSync(`${db}.engrama-wal`)).toBe(false);
+	}, TEST_TIMEOUT_MS);
+
+	it("hands a killed session's log to the native engine, which never finds it by its name", async () => {
+		const db = temp.file("to-native.db");
 		const child = startChild(bundle, ["on-command", db], temp.dir, { stdin: true });
 		await child.waitFor(/^READY$/);
 		await writeBatch(child, 0, 30);
-		// What a native reader's close does when it missed the last commits: the WAL is gone.
-		unlinkSync(`${db}-wal`);
-		const deadline = Date.now() + 60_000;
-		while (!existsSync(`${db}-wal`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+		child.process.kill("SIGKILL");
+		await child.exited;
 
-		const { rows, integrity } = await killAndReopen(child, db);
-		expect(rows).toEqual(acked(child));
-		expect(rows).toHaveLength(30);
-		expect(integrity).toEqual({ integrity_check: "ok" });
+		const { conn } = await openNativeDatabase({ path: db });
+		try {
+			expect(conn.all<{ i: number }>("SELECT i FROM ack ORDER BY i").map((row) => Number(row.i))).toEqual(acked(child));
+			expect(conn.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
+		} finally {
+			conn.close();
+		}
+		expect(acked(child)).toHaveLength(30);
+		expect(existsSync(`${db}.engrama-wal`)).toBe(false);
+	}, TEST_TIMEOUT_MS);
+
+	it("refuses to open when both its own log and a native one hold commits, and says which files to keep", async () => {
+		const db = temp.file("two-logs.db");
+		const child = startChild(bundle, ["on-command", db], temp.dir, { stdin: true });
+		await child.waitFor(/^READY$/);
+		await writeBatch(child, 0, 10);
+		child.process.kill("SIGKILL");
+		await child.exited;
+		// A native writer after the WASM engine was killed: it cannot know the WASM engine's log.
+		writeNativeAndDie(db, 10, 20);
+		await expect(openDatabase({ path: db })).rejects.toThrow(/two unfinished write-ahead logs: .*\.engrama-wal .*-wal/);
+		expect(statSync(`${db}.engrama-wal`).size).toBeGreaterThan(32);
+		expect(statSync(`${db}-wal`).size).toBeGreaterThan(32);
 	}, TEST_TIMEOUT_MS);
 });

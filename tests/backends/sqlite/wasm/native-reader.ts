@@ -36,3 +36,32 @@ export async function hold(db: string): Promise<{ close: () => Promise<void> }> 
 		},
 	};
 }
+
+/** Peeks in a loop (open, read, close every few ms) until `stop()`, which resolves with the number of peeks. */
+export function peekLoop(db: string): { peeks: () => number; stop: () => Promise<number> } {
+	const child = spawn(requireTool("python3"), [READER, "loop", db], { stdio: ["pipe", "pipe", "pipe"] });
+	let out = "";
+	let err = "";
+	child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+	child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+	const exited = new Promise<number | null>((resolve, reject) => {
+		child.on("error", reject);
+		child.on("exit", resolve);
+	});
+	return {
+		peeks: () => out.split("PEEKED").length - 1,
+		stop: async () => {
+			child.stdin.end();
+			const code = await exited;
+			const peeks = /PEEKS (\d+)/.exec(out);
+			if (code !== 0 || !peeks) throw new Error(`python3 reader loop failed (${code}): ${err}`);
+			return Number(peeks[1]);
+		},
+	};
+}
+
+/** A native writer that commits rows from..to-1 into `ack` and exits without closing, as if killed. */
+export function writeNativeAndDie(db: string, from: number, to: number): void {
+	const run = spawnSync(requireTool("python3"), [READER, "write-and-die", db, String(from), String(to)], { encoding: "utf8" });
+	if (run.status !== 0 || !run.stdout.includes("WRITTEN")) throw new Error(`python3 native writer failed: ${run.error?.message ?? run.stderr}`);
+}
