@@ -3,7 +3,7 @@
 //
 //   node scripts/bench/cpu-profile-summary.mjs DIR/*.cpuprofile [--top 15] [functionName ...]
 //
-// Used for the command line's start-up breakdown (docs/benchmarks.md, command line).
+// Used for the command line's start-up breakdown (docs/archive/benchmarks-history.md, command line).
 import { readFileSync } from "node:fs";
 
 const args = process.argv.slice(2);

@@ -1,6 +1,6 @@
 // Build step for the command line (esbuild.config.mjs): parses the shipped profile files once,
 // at build time, and puts the data in the bundle in place of shipped-profile-data.ts.
-// Parsing base.yaml and its modules took 40-60 ms of CPU in every command (docs/benchmarks.md).
+// Parsing base.yaml and its modules took 40-60 ms of CPU in every command (docs/archive/benchmarks-history.md).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +10,7 @@ import { parseDocument } from "yaml";
 
 /**
  * The key of a profile file's text: the text itself (23 kB for all shipped files), so a lookup
- * compares it whole; a hash would load node:crypto, 5-15 ms of every command (docs/benchmarks.md).
+ * compares it whole; a hash would load node:crypto, 5-15 ms of every command (docs/archive/benchmarks-history.md).
  */
 export function profileTextKey(text) {
 	return text;

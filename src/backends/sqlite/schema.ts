@@ -128,7 +128,7 @@ CREATE INDEX IF NOT EXISTS idx_node_history_node ON node_history(org_id, user_id
 
 // v6: idx_edges_from (from_id, rel_type) repeats the start of the UNIQUE(from_id, rel_type, to_id)
 // index, which answers the same lookups; keeping both cost ≈15 % of a vault rebuild's graph writes
-// (docs/benchmarks-sync.md). The Python engrama recreates it if it opens the file: harmless.
+// (docs/archive/benchmarks-sync-history.md). The Python engrama recreates it if it opens the file: harmless.
 const V6 = "DROP INDEX IF EXISTS idx_edges_from;";
 
 // v8 (engrama_meta.schema_version; 7 was the split from user_version): int8 codes of the vectors, which the vector channel scans before rescoring the best rows with

@@ -206,7 +206,7 @@ export class Skills {
 	}
 
 	// Export and import load their modules (and the export format's schemas) when first used:
-	// building those schemas was 5-15 ms of every command's start (docs/benchmarks.md, command line).
+	// building those schemas was 5-15 ms of every command's start (docs/archive/benchmarks-history.md, command line).
 	async *exportMemory(options: ExportOptions): AsyncGenerator<Envelope | ExportLine> {
 		const { exportMemory } = await import("../transfer/memory-export");
 		yield* exportMemory(this.memory.graph, this.memory.vectors, options);

@@ -14,7 +14,7 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 			for (const r of rows) console.log(`${r.verb}:\n  ${r.log.join("\n  ")}`);
 			for (const r of rows) for (const p of r.plans) console.log(`PLAN ${r.verb}: ${p.statement}\n  ${p.plan.filter((op) => /Seek|Scan|ProcedureCall|Expand/.test(op)).join("\n  ")}`);
 		}
-		// [statements, transactions, round trips]; docs/benchmarks-neo4j.md has the table before and after.
+		// [statements, transactions, round trips]; docs/archive/benchmarks-neo4j-history.md has the table before and after.
 		expect(Object.fromEntries(rows.map((r) => [r.verb, [r.statements, r.transactions, r.roundTrips]]))).toEqual({
 			"remember (new node)": [11, 1, 12],
 			"remember (update)": [13, 1, 14],

@@ -1,6 +1,6 @@
 // SQLite's constants as JSON, computed from sqlite3.wasm at build time (esbuild-wasm-plugin.mjs)
 // so the JS API bootstrap never calls sqlite3_wasm_enum_json(): V8 compiles that huge function
-// on its one call (45 ms of CPU, +39 MB RSS in a one-shot CLI command; docs/benchmarks.md).
+// on its one call (45 ms of CPU, +39 MB RSS in a one-shot CLI command; docs/archive/benchmarks-history.md).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
