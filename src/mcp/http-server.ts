@@ -55,7 +55,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 		return;
 	}
 	const text = JSON.stringify(body);
-	// With its length the answer is one write (headers and body together), not a chunked writev.
+	// With its length the answer goes out as headers plus body, without chunked framing around it.
 	res.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers });
 	res.end(text);
 }
