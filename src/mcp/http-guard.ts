@@ -52,9 +52,17 @@ function digest(text: string): Buffer {
 	return createHash("sha256").update(text, "utf8").digest();
 }
 
+/** The last expected value's digest: the bearer token is the same on every request. */
+let lastExpected: { readonly text: string; readonly digest: Buffer } | undefined;
+
+function expectedDigest(expected: string): Buffer {
+	if (lastExpected?.text !== expected) lastExpected = { text: expected, digest: digest(expected) };
+	return lastExpected.digest;
+}
+
 /** Compares in constant time (over fixed-length digests, so the length leaks nothing either). */
 export function tokenMatches(presented: string, expected: string): boolean {
-	return timingSafeEqual(digest(presented), digest(expected));
+	return timingSafeEqual(digest(presented), expectedDigest(expected));
 }
 
 /**

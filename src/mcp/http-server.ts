@@ -54,8 +54,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 		res.end();
 		return;
 	}
-	res.writeHead(status, { "content-type": "application/json", ...headers });
-	res.end(JSON.stringify(body));
+	const text = JSON.stringify(body);
+	// With its length the answer goes out as headers plus body, without chunked framing around it.
+	res.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)), ...headers });
+	res.end(text);
 }
 
 function rpcError(code: number, message: string, id: string | number | null = null): unknown {
@@ -169,7 +171,8 @@ function sendAnswers(res: ServerResponse, answers: readonly JSONRPCMessage[], ba
 async function handlePost(bridge: Bridge, req: IncomingMessage, res: ServerResponse, sessionId: string | undefined): Promise<void> {
 	const { messages, batch } = await readMessages(req, bridge.maxBody);
 	const first = messages[0];
-	if (!batch && isInitializeRequest(first)) {
+	// The method first: the schema check is for initialize only, not every call of a session.
+	if (!batch && "method" in first && first.method === "initialize" && isInitializeRequest(first)) {
 		const opened = await bridge.sessions.initialize(first as InitializeRequest & JSONRPCRequest, req.headers);
 		sendAnswers(res, opened.answers, false, opened.sessionId);
 		return;

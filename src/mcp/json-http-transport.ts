@@ -1,13 +1,13 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-	ErrorCode,
-	isJSONRPCErrorResponse,
-	isJSONRPCRequest,
-	isJSONRPCResultResponse,
-	type JSONRPCMessage,
-	type MessageExtraInfo,
-	type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCMessage, type JSONRPCRequest, type MessageExtraInfo, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/*
+ * Messages here are already JSON-RPC: the POST's were checked against the SDK's schemas
+ * (jsonrpc-check.ts), whose request and notification shapes are strict, and the SDK builds its
+ * own. So the members tell them apart, without parsing each message against the schemas again.
+ */
+const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => "method" in message && "id" in message;
+const isAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } => !("method" in message) && "id" in message;
 
 /**
  * One session's MCP transport over HTTP POSTs answered with plain JSON (no SSE stream). It holds a
@@ -28,8 +28,7 @@ export class JsonHttpTransport implements Transport {
 
 	/** Answers go to the POST that asked; a notification or request of the server has no stream here and is dropped. */
 	async send(message: JSONRPCMessage): Promise<void> {
-		if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
-		if (message.id === undefined) return;
+		if (!isAnswer(message) || message.id === undefined) return;
 		const answer = this.pending.get(message.id);
 		if (!answer) return;
 		this.pending.delete(message.id);
@@ -52,7 +51,7 @@ export class JsonHttpTransport implements Transport {
 		const answers: Promise<JSONRPCMessage>[] = [];
 		const delivered: JSONRPCMessage[] = [];
 		for (const message of messages) {
-			if (!isJSONRPCRequest(message)) {
+			if (!isRequest(message)) {
 				delivered.push(message);
 				continue;
 			}

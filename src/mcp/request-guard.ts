@@ -82,6 +82,10 @@ export function requestProblem(request: { method: string; params?: unknown }): s
 	if (request.method === "tools/call") {
 		const problem = toolCallProblem(request.params);
 		if (problem) return problem;
+		// Beyond name and arguments the schema checks only `_meta` and `task`: without them the call
+		// passes it, and the SDK parses it against the same schema anyway (once, not twice).
+		const params = request.params as Record<string, unknown>;
+		if (!("_meta" in params) && !("task" in params)) return undefined;
 	}
 	const schema = SCHEMAS[request.method];
 	const result = schema?.safeParse(request);

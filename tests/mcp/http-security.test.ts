@@ -91,6 +91,22 @@ describe("MCP bridge security", () => {
 		expect(good.headers["mcp-session-id"]).toBeTruthy();
 	});
 
+	it("sends every JSON answer with its length, not chunked, and checks the token on every request", async () => {
+		const opened = await raw(bridge.url, { headers: auth(), body: INIT });
+		const session = String(opened.headers["mcp-session-id"]);
+		const list = await raw(bridge.url, { headers: { ...auth(), "mcp-session-id": session }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+		const refused = await raw(bridge.url, { headers: { authorization: "Bearer not-the-token-at-all" }, body: INIT });
+		for (const answer of [opened, list, refused]) {
+			expect(answer.headers["transfer-encoding"]).toBeUndefined();
+			expect(answer.headers["content-length"]).toBe(String(Buffer.byteLength(answer.body)));
+		}
+		expect(list.status).toBe(200);
+		expect(refused.status).toBe(401);
+		// The token is checked again after another value was compared (a session id's signature).
+		expect((await raw(bridge.url, { method: "DELETE", headers: { ...auth(), "mcp-session-id": `${session}x` } })).status).toBe(404);
+		expect((await raw(bridge.url, { headers: auth(), body: INIT })).status).toBe(200);
+	});
+
 	it("answers 403 to a foreign Host or Origin (DNS rebinding), even with the right token", async () => {
 		const rebinding = await raw(bridge.url, { headers: { ...auth(), host: `evil.example:${new URL(bridge.url).port}` }, body: INIT });
 		expect(rebinding.status).toBe(403);

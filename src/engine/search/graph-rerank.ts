@@ -29,9 +29,19 @@ export interface NodeRef {
 	readonly key: string;
 }
 
+/** Names seen lately, as words: the same names come back search after search (the window's neighbours). */
+const nameWordsCache = new Map<string, string>();
+const NAME_WORDS_KEPT = 4096;
+
 /** Lowercase words without accents, for matching node names inside a query. */
 export function nameWords(text: string): string {
-	return (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+	let words = nameWordsCache.get(text);
+	if (words === undefined) {
+		words = (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+		if (nameWordsCache.size >= NAME_WORDS_KEPT) nameWordsCache.clear();
+		nameWordsCache.set(text, words);
+	}
+	return words;
 }
 
 /**
@@ -148,7 +158,7 @@ export class GraphWalker {
 
 	/** Known after the node's own list or a list that holds it was read (the fallback reads it). */
 	async isHub(id: string): Promise<boolean> {
-		let degree = this.entries.get(id)?.degree ?? this.degrees.get(id);
+		let degree = this.knownDegree(id);
 		if (degree === undefined) {
 			await this.load([id]);
 			degree = this.entries.get(id)?.degree ?? 0;
@@ -156,11 +166,47 @@ export class GraphWalker {
 		return degree > this.cap;
 	}
 
+	/** The relation count when known without a read. */
+	private knownDegree(id: string): number | undefined {
+		return this.entries.get(id)?.degree ?? this.degrees.get(id);
+	}
+
+	/**
+	 * `distance` without a read or an await, or null when it needs a relation count not read yet:
+	 * a window's pairs are hundreds of calls per search, nearly all answered from what is loaded.
+	 */
+	knownDistance(a: string, b: string, hops: number): number | undefined | null {
+		if (a === b) return 0;
+		const na = this.neighbours(a);
+		const nb = this.neighbours(b);
+		if (na.has(b) || nb.has(a)) return 1;
+		if (hops < 2) return undefined;
+		const hub = (id: string) => {
+			const degree = this.knownDegree(id);
+			return degree === undefined ? null : degree > this.cap;
+		};
+		// In `distance`'s order: a count not known yet is read there, and a read adds to `refs`.
+		const ha = hub(a);
+		if (ha !== false) return ha === null ? null : undefined;
+		const hb = hub(b);
+		if (hb !== false) return hb === null ? null : undefined;
+		const [small, large] = na.size <= nb.size ? [na, nb] : [nb, na];
+		for (const m of small) {
+			if (!large.has(m)) continue;
+			const hm = hub(m);
+			if (hm === null) return null;
+			if (!hm) return 2;
+		}
+		return undefined;
+	}
+
 	/**
 	 * Hops between two nodes whose lists were read (undefined beyond `hops`): 1 when linked; 2
 	 * through a shared neighbour that is not a hub, and only from a node that is not a hub itself.
 	 */
 	async distance(a: string, b: string, hops: number): Promise<number | undefined> {
+		const known = this.knownDistance(a, b, hops);
+		if (known !== null) return known;
 		if (a === b) return 0;
 		const na = this.neighbours(a);
 		const nb = this.neighbours(b);
@@ -189,15 +235,18 @@ export async function graphSignals(
 	const hops = Math.min(2, Math.max(1, Math.floor(settings.hops)));
 	await walker.load(ids);
 
-	const pairs = new Map<string, number | undefined>();
+	// Every pair's distance, in a matrix by window position (not a map keyed by joined ids).
+	const at = new Map(ids.map((id, i) => [id, i]));
+	const pairs: (number | undefined)[] = new Array<number | undefined>(ids.length * ids.length);
 	for (let i = 0; i < ids.length; i++) {
 		for (let j = i + 1; j < ids.length; j++) {
-			const d = await walker.distance(ids[i], ids[j], hops);
-			pairs.set(`${ids[i]}|${ids[j]}`, d);
-			pairs.set(`${ids[j]}|${ids[i]}`, d);
+			let d = walker.knownDistance(ids[i], ids[j], hops);
+			if (d === null) d = await walker.distance(ids[i], ids[j], hops);
+			pairs[i * ids.length + j] = d;
+			pairs[j * ids.length + i] = d;
 		}
 	}
-	const cohesion = cohesionScores(window, (a, b) => pairs.get(`${a}|${b}`), settings.cohesionDecay);
+	const cohesion = cohesionScores(window, (a, b) => pairs[(at.get(a) ?? 0) * ids.length + (at.get(b) ?? 0)], settings.cohesionDecay);
 
 	const known = new Map<string, NodeRef>(walker.refs);
 	for (const [id, node] of windowNodes) known.set(id, { id, label: node.label, key: node.key });
@@ -215,7 +264,8 @@ export async function graphSignals(
 	for (const id of ids) {
 		let anchor = 0;
 		for (const a of anchors) {
-			const d = await walker.distance(id, a.id, hops);
+			let d = walker.knownDistance(id, a.id, hops);
+			if (d === null) d = await walker.distance(id, a.id, hops);
 			if (d !== undefined) anchor = Math.max(anchor, (weights?.get(a.key) ?? 1) / (1 + d));
 		}
 		const c = cohesion.get(id) ?? 0;

@@ -68,6 +68,27 @@ describe("adjacency and the graph walk", () => {
 		}
 	});
 
+	it("answers a distance without a read when every count it needs is loaded, the same as distance, and says when it needs one", async () => {
+		m = await openSearchMemory();
+		const ids = await star();
+		const all = Object.values(ids);
+		const walker = new GraphWalker(m.memory.graph, m.scope, 4);
+		await walker.load(all);
+		for (const a of all) {
+			for (const b of all) {
+				for (const hops of [1, 2]) expect(walker.knownDistance(a, b, hops), `${a} ${b} ${hops}`).toBe(await walker.distance(a, b, hops));
+			}
+		}
+		// Without the capability a neighbour's count is unknown until its own list is read.
+		const slow = new GraphWalker(withoutAdjacency(m.memory.graph), m.scope, 4);
+		await slow.load([ids.Left, ids.Far]);
+		expect(slow.knownDistance(ids.Left, ids.Far, 2)).toBeUndefined();
+		await slow.load([ids.Right]);
+		expect(slow.knownDistance(ids.Left, ids.Right, 2)).toBeNull();
+		expect(await slow.distance(ids.Left, ids.Right, 2)).toBe(2);
+		expect(slow.knownDistance(ids.Left, ids.Right, 2)).toBe(2);
+	});
+
 	it("ranks identically through the fallback walk", async () => {
 		m = await openSearchMemory({ clock: new ManualClock() });
 		await star();
