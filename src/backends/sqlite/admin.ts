@@ -123,6 +123,8 @@ export async function getMeta(ctx: SqliteStoreContext, key: string): Promise<str
 }
 
 export async function setMeta(ctx: SqliteStoreContext, key: string, value: string): Promise<void> {
+	// The file's own settings are schema.ts's to write: an older file's export imported here brings its schema version, which is not this file's.
+	if (FILE_ONLY_META.has(key)) return;
 	ctx.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
 }
 
