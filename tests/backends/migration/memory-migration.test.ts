@@ -77,8 +77,11 @@ describe.each<[SqliteEngine, SqliteEngine]>([
 		const source = await open(from, "source.db");
 		await fill(source);
 		const target = await open(to, "target.db");
-		const report = await migrateMemory(source, target);
+		const progress: string[] = [];
+		const report = await migrateMemory(source, target, { onProgress: (line) => progress.push(line) });
 		expect(report).toMatchObject({ from: "sqlite", to: "sqlite", verified: true, renumbered: 0, meta: ["standalone_user_id"] });
+		// The lines `engrama migrate` prints as it goes, as before.
+		expect(progress).toEqual(["acme/ana: 5 nodes", "acme/bob: 1 nodes", "acme/ana: edges, vectors and history copied", "acme/bob: edges, vectors and history copied"]);
 		expect(report.scopes.map((s) => [`${s.orgId}/${s.userId}`, s.target.nodes, s.target.edges, s.target.vectors])).toEqual([
 			["acme/ana", 5, 2, 5],
 			["acme/bob", 1, 0, 0],
