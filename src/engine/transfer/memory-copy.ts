@@ -84,6 +84,7 @@ export async function copyMemory(source: CopySource, target: CopyTarget, options
 			keepsId: options.keepsId,
 			onNewId: (from, to) => newIds.set(from, to),
 			takeSettings: true,
+			fromStore: true,
 			onProgress: options.onProgress,
 		}),
 	);

@@ -37,6 +37,12 @@ export interface ImportOptions {
 	readonly onNewId?: (fileId: string, id: string) => void;
 	/** Write the file's settings even into a memory that holds other scopes (`engrama migrate`); otherwise only into an empty one. */
 	readonly takeSettings?: boolean;
+	/**
+	 * The lines are records straight from another memory's export in this process (`engrama
+	 * migrate`): taken as that store holds them, not held to the file format's limits (a store may
+	 * hold what a file may not, such as engrama-py's property names). References are still checked.
+	 */
+	readonly fromStore?: boolean;
 	/** A line every `PROGRESS` nodes written and at the end of each scope's nodes (`org/user: n nodes`). */
 	readonly onProgress?: (line: string) => void;
 }
@@ -90,7 +96,7 @@ function scopeOf(line: number, org: unknown, user: unknown, fallback: Scope): Sc
 	return fail(line, "a record names only one of org_id and user_id; give both or neither.");
 }
 
-function parseLine(text: string | object, line: number, fallback: Scope): Parsed | null {
+function parseLine(text: string | object, line: number, fallback: Scope, fromStore: boolean): Parsed | null {
 	if (typeof text === "string" && text.trim() === "") return null;
 	let raw: unknown = text;
 	try {
@@ -104,7 +110,7 @@ function parseLine(text: string | object, line: number, fallback: Scope): Parsed
 	// engrama-py skips types it does not know (a newer file); we do the same.
 	if (!(type in RECORD_SCHEMAS)) return { kind: "skip", line };
 	const schema = RECORD_SCHEMAS[type as keyof typeof RECORD_SCHEMAS];
-	const result = schema.safeParse(raw);
+	const result = fromStore && typeof text !== "string" ? { success: true as const, data: raw as ExportLine } : schema.safeParse(raw);
 	if (!result.success) {
 		const issue = result.error.issues[0];
 		const where = issue?.path.join(".") || type;
@@ -127,7 +133,7 @@ function parseLine(text: string | object, line: number, fallback: Scope): Parsed
 	}
 }
 
-async function* records(source: LineSource, fallback: Scope): AsyncGenerator<Parsed | { kind: "envelope"; line: number; envelope: Envelope }> {
+async function* records(source: LineSource, { callerScope: fallback, fromStore = false }: ImportOptions): AsyncGenerator<Parsed | { kind: "envelope"; line: number; envelope: Envelope }> {
 	let line = 0;
 	let sawEnvelope = false;
 	for await (const text of source()) {
@@ -150,7 +156,7 @@ async function* records(source: LineSource, fallback: Scope): AsyncGenerator<Par
 			yield { kind: "envelope", line, envelope: e };
 			continue;
 		}
-		const parsed = parseLine(text, line, fallback);
+		const parsed = parseLine(text, line, fallback, fromStore);
 		if (parsed) yield parsed;
 	}
 	if (!sawEnvelope) throw new ValidationError("The file is empty: nothing was imported.");
@@ -219,7 +225,7 @@ async function writeVectors(pipeline: StoreUpkeep, source: LineSource, idOf: (sc
 		if (page.length > 0) await pipeline.upsertVectors(scope, page);
 		page = [];
 	};
-	for await (const r of records(source, options.callerScope)) {
+	for await (const r of records(source, options)) {
 		if (r.kind !== "vector") continue;
 		if (scopeKey(r.scope) !== scopeKey(scope) || page.length >= FLUSH) await flush();
 		scope = r.scope;
@@ -255,7 +261,7 @@ async function readWholeFile(source: LineSource, options: ImportOptions): Promis
 	const unknownLabels = new Set<string>();
 	let vectorDims = 0;
 	let fileStandalone: string | undefined;
-	for await (const r of records(source, options.callerScope)) {
+	for await (const r of records(source, options)) {
 		if (end && r.kind !== "skip") fail(r.line, `comes after the end record (line ${end.line}).`);
 		switch (r.kind) {
 			case "envelope":
@@ -438,7 +444,7 @@ async function writeGraph(
 				history.set(sk, []);
 			}
 		};
-		for await (const r of records(source, options.callerScope)) {
+		for await (const r of records(source, options)) {
 			if (r.kind === "node") {
 				const props = r.rec.properties;
 				const id = idOf(r.scope, r.rec.label, r.rec.key_value);

@@ -121,6 +121,14 @@ describe.each<[SqliteEngine, SqliteEngine]>([
 		expect((await target.graph.getNodeById(other, portal.id))?.key).toBe("Eve's");
 	}, 60_000);
 
+	it("copies what a store holds even where an export file may not (an engrama-py property name), verbatim", async () => {
+		const source = await open(from, "source.db");
+		await source.graph.mergeNode(ana, { label: "Concept", keyField: "name", key: "Legacy", set: { name: "Legacy", "python-prop": "kept" }, setOnCreate: { engrama_id: crypto.randomUUID() }, now: "2025-01-01T00:00:00.000Z" });
+		const target = await open(to, "target.db");
+		expect((await migrateMemory(source, target)).verified).toBe(true);
+		expect((await target.graph.getNode(ana, "Concept", "Legacy"))?.props["python-prop"]).toBe("kept");
+	}, 60_000);
+
 	it("refuses a target scope that holds nodes; --replace forgets it there and copies again", async () => {
 		const source = await open(from, "source.db");
 		await fill(source);
