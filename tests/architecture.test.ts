@@ -198,8 +198,6 @@ const STORE_SIDE = [
 	"src/backends/null/",
 	"src/backends/role-facade.ts",
 	"src/plugin/work-gate.ts",
-	// Writes the target store directly until migrate is an export then an import through the door.
-	"src/backends/migration/memory-migration.ts",
 ];
 
 /** Compiler options for reading types only: the project's, nothing emitted. */

@@ -1,19 +1,15 @@
 import { ValidationError } from "../../engine/errors";
-import type { GraphStore, HistoryEntry, MergeEdgeInput } from "../../engine/backend-kit";
+import { loadMemoryCopy, type GraphReads, type VectorReads } from "../../engine/backend-kit";
 import type { NodeRecord, Scope } from "../../engine/types";
 import type { Backend } from "../backend";
-import { writeVectors } from "../neo4j/vector-batches";
-import { Neo4jGraphStore } from "../neo4j/neo4j-graph-store";
-import { FILE_ONLY_META } from "../sqlite/file-only-meta";
-import { SqliteGraphStore } from "../sqlite/sqlite-graph-store";
 
 /**
- * Copies a whole memory between backends (`engrama migrate`): every scope's nodes with their
- * props and timestamps, edges, vectors, history and the memory's settings, then verifies that
- * both sides count the same and that every node (props, times, vector) reads back identical. Node ids (engrama_id) are kept, so notes' frontmatter stays valid.
- * Backend-neutral: everything goes through the GraphStore/VectorStore protocols (the whole-memory
- * reads listScopes, listMeta and vectorsOf included); what is backend-specific lives with its
- * backend (sqlite/file-only-meta.ts: settings never copied; neo4j/vector-batches.ts: bulk vector writes).
+ * `engrama migrate`: copies a whole memory between any two backends the factory opens, then
+ * verifies that both sides count the same and that every node (props, times, vector) reads back
+ * identical. The copy is the source's export streamed into the target's import through the
+ * target's write door (engine/transfer/memory-copy.ts): nodes with their props, provenance and
+ * timestamps, edges, vectors, history and the memory's settings. Node ids (engrama_id) are kept,
+ * so notes' frontmatter stays valid. No backend is named here: the stores' protocols only.
  */
 
 export interface MigrationOptions {
@@ -60,33 +56,22 @@ export interface MigrationReport {
 	readonly verified: boolean;
 }
 
-/** The reads no protocol offers, per backend. */
-interface BackendInternals {
-	scopes(): Promise<Scope[]>;
-	meta(): Promise<[string, string][]>;
-	vectors(scope: Scope, ids: readonly string[]): Promise<Map<string, Float32Array>>;
-}
-
-const DIMENSIONS_KEY = "embedding_dimensions";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ALL_HISTORY = 1_000_000;
 
-function internalsOf(backend: Backend): BackendInternals {
-	const { graph, vectors } = backend;
-	if (!(graph instanceof SqliteGraphStore || graph instanceof Neo4jGraphStore)) {
-		throw new ValidationError(`Cannot migrate from or to the ${graph.name} backend: use sqlite or neo4j.`);
-	}
-	return {
-		scopes: async () => [...(await graph.listScopes())],
-		meta: async () => (await graph.listMeta()).map(([k, v]) => [k, v] as [string, string]),
-		async vectors(scope, ids) {
-			if (!vectors?.vectorsOf || (await vectors.dimensions()) === 0) return new Map();
-			return new Map(await vectors.vectorsOf(scope, ids));
-		},
-	};
+/** The memory's stores as verification reads them. */
+interface Reads {
+	readonly graph: GraphReads;
+	readonly vectors: VectorReads | null;
 }
 
-async function nodesOf(graph: GraphStore, scope: Scope, batch: number, each: (page: readonly NodeRecord[]) => Promise<void>): Promise<void> {
+/** The stored vectors of these nodes, where the store keeps any. */
+async function vectorsOf(backend: Reads, scope: Scope, ids: readonly string[]): Promise<ReadonlyMap<string, Float32Array>> {
+	const { vectors } = backend;
+	if (!vectors?.vectorsOf || (await vectors.dimensions()) === 0) return new Map();
+	return vectors.vectorsOf(scope, ids);
+}
+
+async function nodesOf(graph: GraphReads, scope: Scope, batch: number, each: (page: readonly NodeRecord[]) => Promise<void>): Promise<void> {
 	for (let offset = 0; ; offset += batch) {
 		const page = await graph.listNodes(scope, { includeArchived: true, limit: batch, offset });
 		if (page.length === 0) return;
@@ -95,7 +80,7 @@ async function nodesOf(graph: GraphStore, scope: Scope, batch: number, each: (pa
 	}
 }
 
-async function countsOf(backend: Backend, scope: Scope): Promise<ScopeCounts> {
+async function countsOf(backend: Reads, scope: Scope): Promise<ScopeCounts> {
 	const { nodes, edges } = await backend.graph.counts(scope);
 	const insights: Record<string, number> = {};
 	for (const insight of await backend.graph.listNodes(scope, { label: "Insight", includeArchived: true })) {
@@ -119,15 +104,14 @@ function sortedKeys(counts: Readonly<Record<string, number>>): Record<string, nu
 
 /** Each node of the scope as one canonical string (props with sorted keys, its vector), by id. */
 async function contentOf(
-	backend: Backend,
-	internals: BackendInternals,
+	backend: Reads,
 	scope: Scope,
 	batch: number,
 	idOf: (id: string) => string = (id) => id,
 ): Promise<Map<string, { name: string; node: string; vector: string }>> {
 	const out = new Map<string, { name: string; node: string; vector: string }>();
 	await nodesOf(backend.graph, scope, batch, async (page) => {
-		const vectors = backend.vectors ? await internals.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
+		const vectors = await vectorsOf(backend, scope, page.map((n) => n.id));
 		for (const n of page) {
 			const props: Record<string, unknown> = { ...n.props };
 			delete props.engrama_id;
@@ -161,8 +145,8 @@ export async function compareContent(
 ): Promise<{ count: number; lines: string[] }> {
 	const batch = options.batchSize ?? 500;
 	return contentDifferences(
-		await contentOf(source, internalsOf(source), scope, batch, options.idOf),
-		await contentOf(target, internalsOf(target), scope, batch),
+		await contentOf(source, scope, batch, options.idOf),
+		await contentOf(target, scope, batch),
 		options.max,
 	);
 }
@@ -193,92 +177,18 @@ function sameCounts(a: ScopeCounts, b: ScopeCounts): boolean {
 	return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Copies the scope's nodes, with their own created/updated times; returns how many got a new id. */
-async function copyNodes(source: Backend, target: Backend, scope: Scope, batch: number, ids: Map<string, string>, progress: (line: string) => void): Promise<number> {
-	let renumbered = 0;
-	let copied = 0;
-	await nodesOf(source.graph, scope, batch, async (page) => {
-		await target.graph.transaction(async () => {
-			for (const node of page) {
-				const id = UUID.test(node.id) ? node.id : crypto.randomUUID();
-				if (id !== node.id) renumbered++;
-				ids.set(node.id, id);
-				const props = { ...node.props };
-				delete props.engrama_id;
-				const { node: written } = await target.graph.mergeNode(scope, {
-					label: node.label,
-					keyField: node.keyField,
-					key: node.key,
-					set: props,
-					setOnCreate: { engrama_id: id },
-					now: node.createdAt,
-				});
-				if (node.updatedAt !== written.updatedAt) await target.graph.updateNode(scope, id, {}, [], node.updatedAt);
-			}
-		});
-		copied += page.length;
-		progress(`${scope.orgId}/${scope.userId}: ${copied} nodes`);
-	});
-	return renumbered;
-}
-
-/** Copies edges (each once, from its source end), vectors and history, page by page. */
-async function copyLinks(source: Backend, target: Backend, from: BackendInternals, scope: Scope, batch: number, idOf: (id: string) => string): Promise<void> {
-	await nodesOf(source.graph, scope, batch, async (page) => {
-		const vectors = target.vectors ? await from.vectors(scope, page.map((n) => n.id)) : new Map<string, Float32Array>();
-		const edges: MergeEdgeInput[] = [];
-		const history: HistoryEntry[] = [];
-		for (const node of page) {
-			for (const e of await source.graph.edgesOf(scope, node.id, "out")) {
-				edges.push({ fromId: idOf(e.edge.fromId), type: e.type, toId: idOf(e.edge.toId), props: e.edge.props, now: e.edge.createdAt });
-			}
-			for (const h of await source.graph.nodeHistory(scope, node.id, { limit: ALL_HISTORY })) history.push({ ...h, nodeId: idOf(h.nodeId) });
-		}
-		await target.graph.transaction(async () => {
-			if (target.graph.mergeEdges) await target.graph.mergeEdges(scope, edges);
-			else for (const edge of edges) await target.graph.mergeEdge(scope, edge);
-			if (history.length > 0) await target.graph.recordHistory(scope, history);
-		});
-		const entries = [...vectors].map(([id, vector]) => [idOf(id), vector] as const);
-		await writeVectors(target.vectors, scope, entries);
-	});
-}
-
-/** Copies `source` into `target` scope by scope and verifies the counts. Throws on a non-empty target scope. */
+/** Copies `source` into `target` (all scopes), then verifies counts and content per scope. Throws on a non-empty target scope. */
 export async function migrateMemory(source: Backend, target: Backend, options: MigrationOptions = {}): Promise<MigrationReport> {
 	const batch = options.batchSize ?? 500;
 	const progress = options.onProgress ?? (() => undefined);
-	const from = internalsOf(source);
-	internalsOf(target); // refuses a target it cannot verify
 	if (source.graph === target.graph) throw new ValidationError("The source and the target are the same memory.");
-	const scopes = await from.scopes();
+	const { copyMemory } = await loadMemoryCopy();
+	const copy = await copyMemory(source, target, { replace: options.replace, pageSize: batch, keepsId: (id) => UUID.test(id), onProgress: progress });
+	const idOf = (id: string) => copy.newIds.get(id) ?? id;
 
-	for (const scope of scopes) {
-		const existing = await target.graph.counts(scope);
-		if (existing.nodes > 0 && !options.replace) {
-			throw new ValidationError(
-				`The ${target.graph.name} memory already holds ${existing.nodes} nodes of ${scope.orgId}/${scope.userId}. Add --replace to forget them there first, or migrate into an empty memory.`,
-				{ scope },
-			);
-		}
-	}
-
-	let renumbered = 0;
 	const scopeReports: ScopeReport[] = [];
-	for (const scope of scopes) {
-		if (options.replace) {
-			// Vectors first: on SQLite they live in their own table, keyed by the rows about to go.
-			const vectors = target.vectors;
-			if (vectors) await nodesOf(target.graph, scope, batch, async (page) => void (await vectors.delete(scope, page.map((n) => n.id))));
-			await target.graph.forgetScope(scope);
-		}
-		const ids = new Map<string, string>();
-		const idOf = (id: string) => ids.get(id) ?? id;
-
-		renumbered += await copyNodes(source, target, scope, batch, ids, progress);
-		await copyLinks(source, target, from, scope, batch, idOf);
+	for (const scope of copy.scopes) {
 		progress(`${scope.orgId}/${scope.userId}: edges, vectors and history copied`);
-
 		const [sourceCounts, targetCounts] = [await countsOf(source, scope), await countsOf(target, scope)];
 		const diff = await compareContent(source, target, scope, { batchSize: batch, idOf });
 		if (diff.count > 0) progress(`${scope.orgId}/${scope.userId}: ${diff.count} nodes differ after the copy`);
@@ -292,21 +202,12 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 			differences: diff.count > diff.lines.length ? [...diff.lines, `… and ${diff.count - diff.lines.length} more`] : diff.lines,
 		});
 	}
-
-	// The memory's own settings (standalone identity, counters); the vector dimension follows the
-	// vectors, and a SQLite file's schema version describes that file only.
-	const meta: string[] = [];
-	for (const [key, value] of await from.meta()) {
-		if (key === DIMENSIONS_KEY || FILE_ONLY_META.has(key)) continue;
-		await target.graph.setMeta(key, value);
-		meta.push(key);
-	}
 	return {
 		from: source.graph.name,
 		to: target.graph.name,
 		scopes: scopeReports,
-		meta,
-		renumbered,
+		meta: copy.meta,
+		renumbered: copy.newIds.size,
 		verified: scopeReports.every((s) => s.identical && s.contentIdentical),
 	};
 }

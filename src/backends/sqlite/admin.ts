@@ -2,6 +2,7 @@ import type { CompactReport, IntegrityCheck, IntegrityCheckId, ScopeFootprint, S
 import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
+import { FILE_ONLY_META } from "./file-only-meta";
 import { writeFts } from "./fulltext";
 import { dropPassages } from "./passages";
 import { LIVE, SCOPE_WHERE, assertScope, parseProps, scopeParams } from "./rows";
@@ -122,6 +123,8 @@ export async function getMeta(ctx: SqliteStoreContext, key: string): Promise<str
 }
 
 export async function setMeta(ctx: SqliteStoreContext, key: string, value: string): Promise<void> {
+	// The file's own settings are schema.ts's to write: an older file's export imported here brings its schema version, which is not this file's.
+	if (FILE_ONLY_META.has(key)) return;
 	ctx.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [key, value]);
 }
 
@@ -138,8 +141,10 @@ export async function listScopes(ctx: SqliteStoreContext): Promise<readonly Scop
 		.map((r) => ({ orgId: String(r.org), userId: String(r.usr) }));
 }
 
+/** The memory's settings; the file's own (its schema version) stay with the file: never exported or migrated. */
 export async function listMeta(ctx: SqliteStoreContext): Promise<readonly (readonly [string, string])[]> {
-	return ctx.conn.all<{ key: string; value: string }>("SELECT key, value FROM engrama_meta ORDER BY key").map((r) => [r.key, r.value] as const);
+	const rows = ctx.conn.all<{ key: string; value: string }>("SELECT key, value FROM engrama_meta ORDER BY key");
+	return rows.filter((r) => !FILE_ONLY_META.has(r.key)).map((r) => [r.key, r.value] as const);
 }
 
 export async function purgeDeleted(ctx: SqliteStoreContext): Promise<void> {

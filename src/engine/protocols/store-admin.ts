@@ -102,7 +102,8 @@ export interface StoreAdmin {
 	deleteMeta(key: string): Promise<void>;
 	/**
 	 * Whole-memory reads for `engrama export` and `engrama migrate`, every tenant: the scopes that
-	 * hold nodes (ordered by org, then user) and every setting (ordered by key). Never a query path.
+	 * hold nodes (ordered by org, then user) and every setting of the memory (ordered by key; not
+	 * the store's own, such as a SQLite file's schema version). Never a query path.
 	 */
 	listScopes?(): Promise<readonly Scope[]>;
 	listMeta?(): Promise<readonly (readonly [string, string])[]>;

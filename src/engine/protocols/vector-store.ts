@@ -7,6 +7,8 @@ export interface VectorStore {
 	/** 0 until the first vector fixes the dimension. */
 	dimensions(): Promise<number>;
 	upsert(scope: Scope, nodeId: string, vector: Float32Array): Promise<void>;
+	/** Many upserts at once (an import, `engrama migrate`), where the store does that faster than one by one. */
+	upsertMany?(scope: Scope, entries: readonly (readonly [string, Float32Array])[]): Promise<void>;
 	delete(scope: Scope, nodeIds: readonly string[]): Promise<number>;
 	knn(scope: PartialScope, vector: Float32Array, k: number): Promise<readonly VectorHit[]>;
 	/** Ids (of the given ones) that have a vector. */
@@ -26,7 +28,7 @@ export interface VectorStore {
 	repairIntegrity?(): Promise<Partial<Record<IntegrityCheckId, number>>>;
 }
 
-const WRITES = ["upsert", "delete", "reset", "repairIntegrity"] as const satisfies readonly (keyof VectorStore)[];
+const WRITES = ["upsert", "upsertMany", "delete", "reset", "repairIntegrity"] as const satisfies readonly (keyof VectorStore)[];
 
 /** The VectorStore methods that change what is stored (the plugin's writer guard checks them). */
 export const VECTOR_STORE_WRITES: ReadonlySet<keyof VectorStore> = new Set<keyof VectorStore>(WRITES);

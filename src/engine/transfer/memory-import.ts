@@ -11,6 +11,7 @@ import {
 	envelopeSchema,
 	type EndLine,
 	type Envelope,
+	type ExportLine,
 	type HistoryLine,
 	type NodeLine,
 	type RelationLine,
@@ -30,6 +31,20 @@ export interface ImportOptions {
 	readonly now: string;
 	/** Labels the memory's profile knows; others are imported with a warning. */
 	readonly knownLabel?: (label: string) => boolean;
+	/** Which of the file's engrama_ids may be kept (`engrama migrate`: UUIDs only); the others get new ones, counted as renumbered. */
+	readonly keepsId?: (id: string) => boolean;
+	/** Told of every node whose engrama_id in the file was replaced (file id, id in this memory). */
+	readonly onNewId?: (fileId: string, id: string) => void;
+	/** Write the file's settings even into a memory that holds other scopes (`engrama migrate`); otherwise only into an empty one. */
+	readonly takeSettings?: boolean;
+	/**
+	 * The lines are records straight from another memory's export in this process (`engrama
+	 * migrate`): taken as that store holds them, not held to the file format's limits (a store may
+	 * hold what a file may not, such as engrama-py's property names). References are still checked.
+	 */
+	readonly fromStore?: boolean;
+	/** A line every `PROGRESS` nodes written and at the end of each scope's nodes (`org/user: n nodes`). */
+	readonly onProgress?: (line: string) => void;
 }
 
 export interface ImportReport {
@@ -47,8 +62,12 @@ export interface ImportReport {
 	readonly warnings: readonly string[];
 }
 
-/** Reads the file's lines; called once per pass (validation, then writing), so nothing holds the whole file. */
-export type LineSource = () => AsyncIterable<string>;
+/**
+ * Reads the file's lines; called once per pass (validation, then writing), so nothing holds the
+ * whole file. A line is text, or the record itself (`engrama migrate` streams an export straight
+ * in, without JSON text between): both are checked the same way.
+ */
+export type LineSource = () => AsyncIterable<string | Envelope | ExportLine>;
 
 type Planned = { id: string; exists: boolean };
 type Parsed =
@@ -61,6 +80,7 @@ type Parsed =
 	| { kind: "skip"; line: number };
 
 const FLUSH = 1000;
+const PROGRESS = 500;
 const scopeKey = (s: Scope) => `${s.orgId}\u0000${s.userId}`;
 const nodeKey = (s: Scope, label: string, key: string) => `${scopeKey(s)}\u0000${label}\u0000${key}`;
 
@@ -76,11 +96,11 @@ function scopeOf(line: number, org: unknown, user: unknown, fallback: Scope): Sc
 	return fail(line, "a record names only one of org_id and user_id; give both or neither.");
 }
 
-function parseLine(text: string, line: number, fallback: Scope): Parsed | null {
-	if (text.trim() === "") return null;
-	let raw: unknown;
+function parseLine(text: string | object, line: number, fallback: Scope, fromStore: boolean): Parsed | null {
+	if (typeof text === "string" && text.trim() === "") return null;
+	let raw: unknown = text;
 	try {
-		raw = JSON.parse(text);
+		if (typeof text === "string") raw = JSON.parse(text);
 	} catch {
 		return fail(line, "is not valid JSON (is the file cut short or edited by hand?).");
 	}
@@ -90,7 +110,7 @@ function parseLine(text: string, line: number, fallback: Scope): Parsed | null {
 	// engrama-py skips types it does not know (a newer file); we do the same.
 	if (!(type in RECORD_SCHEMAS)) return { kind: "skip", line };
 	const schema = RECORD_SCHEMAS[type as keyof typeof RECORD_SCHEMAS];
-	const result = schema.safeParse(raw);
+	const result = fromStore && typeof text !== "string" ? { success: true as const, data: raw as ExportLine } : schema.safeParse(raw);
 	if (!result.success) {
 		const issue = result.error.issues[0];
 		const where = issue?.path.join(".") || type;
@@ -113,16 +133,16 @@ function parseLine(text: string, line: number, fallback: Scope): Parsed | null {
 	}
 }
 
-async function* records(source: LineSource, fallback: Scope): AsyncGenerator<Parsed | { kind: "envelope"; line: number; envelope: Envelope }> {
+async function* records(source: LineSource, { callerScope: fallback, fromStore = false }: ImportOptions): AsyncGenerator<Parsed | { kind: "envelope"; line: number; envelope: Envelope }> {
 	let line = 0;
 	let sawEnvelope = false;
 	for await (const text of source()) {
 		line++;
 		if (!sawEnvelope) {
-			if (text.trim() === "") continue;
-			let raw: unknown;
+			if (typeof text === "string" && text.trim() === "") continue;
+			let raw: unknown = text;
 			try {
-				raw = JSON.parse(text);
+				if (typeof text === "string") raw = JSON.parse(text);
 			} catch {
 				fail(line, "is not valid JSON: this is not an engrama export (its first line is an object with \"engrama_export\").");
 			}
@@ -136,7 +156,7 @@ async function* records(source: LineSource, fallback: Scope): AsyncGenerator<Par
 			yield { kind: "envelope", line, envelope: e };
 			continue;
 		}
-		const parsed = parseLine(text, line, fallback);
+		const parsed = parseLine(text, line, fallback, fromStore);
 		if (parsed) yield parsed;
 	}
 	if (!sawEnvelope) throw new ValidationError("The file is empty: nothing was imported.");
@@ -172,6 +192,7 @@ export async function importMemory(memory: ImportTarget, source: LineSource, opt
 	const held = await checkAgainstMemory(graph, read, options);
 	const vectorSkip = await vectorSkipReason(vectors, read, options);
 	const { seen, scopes } = read;
+	const takesSettings = held.targetWasEmpty || !!options.takeSettings;
 	const report: ImportReport = {
 		producer: read.envelope.producer ?? "engrama-py",
 		dryRun: options.dryRun,
@@ -180,7 +201,7 @@ export async function importMemory(memory: ImportTarget, source: LineSource, opt
 		relations: seen.relations,
 		history: seen.history,
 		vectors: { stored: vectorSkip ? 0 : seen.vectors, skipped: vectorSkip ? seen.vectors : 0, ...(vectorSkip ? { reason: vectorSkip } : {}) },
-		meta: held.targetWasEmpty ? seen.meta : 0,
+		meta: takesSettings ? seen.meta : 0,
 		renumbered: held.renumbered,
 		warnings: importWarnings(read, held.targetWasEmpty, vectorSkip, options),
 	};
@@ -191,15 +212,26 @@ export async function importMemory(memory: ImportTarget, source: LineSource, opt
 		if (!p) throw new ValidationError(`${label} "${key}" vanished between the two reads of the file: was it changed during the import?`);
 		return p.id;
 	};
-	await writeGraph(pipeline, source, read, idOf, held.targetWasEmpty, options);
-	// ---- pass 3: vectors, after the graph committed (Neo4j writes them in their own transactions) ----
-	if (!vectorSkip && seen.vectors > 0 && vectors) {
-		for await (const r of records(source, options.callerScope)) {
-			if (r.kind !== "vector") continue;
-			await pipeline.upsertVector(r.scope, idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector));
-		}
-	}
+	await writeGraph(pipeline, source, read, idOf, takesSettings, options);
+	if (!vectorSkip && seen.vectors > 0 && vectors) await writeVectors(pipeline, source, idOf, options);
 	return report;
+}
+
+/** ---- pass 3: vectors, after the graph committed (Neo4j writes them in their own transactions), a page per call ---- */
+async function writeVectors(pipeline: StoreUpkeep, source: LineSource, idOf: (scope: Scope, label: string, key: string) => string, options: ImportOptions): Promise<void> {
+	let scope = options.callerScope;
+	let page: (readonly [string, Float32Array])[] = [];
+	const flush = async () => {
+		if (page.length > 0) await pipeline.upsertVectors(scope, page);
+		page = [];
+	};
+	for await (const r of records(source, options)) {
+		if (r.kind !== "vector") continue;
+		if (scopeKey(r.scope) !== scopeKey(scope) || page.length >= FLUSH) await flush();
+		scope = r.scope;
+		page.push([idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector)]);
+	}
+	await flush();
 }
 
 /** What pass 1 learnt from the file. */
@@ -229,7 +261,7 @@ async function readWholeFile(source: LineSource, options: ImportOptions): Promis
 	const unknownLabels = new Set<string>();
 	let vectorDims = 0;
 	let fileStandalone: string | undefined;
-	for await (const r of records(source, options.callerScope)) {
+	for await (const r of records(source, options)) {
 		if (end && r.kind !== "skip") fail(r.line, `comes after the end record (line ${end.line}).`);
 		switch (r.kind) {
 			case "envelope":
@@ -328,9 +360,13 @@ async function checkAgainstMemory(graph: GraphReads, read: FileReading, options:
 				if (holder) taken.add(p.id);
 			}
 		}
-		if (!p.id || taken.has(p.id)) {
-			if (p.id) renumbered++;
+		if (!p.id || taken.has(p.id) || !(options.keepsId?.(p.id) ?? true)) {
+			const fileId = p.id;
 			p.id = options.newId();
+			if (fileId) {
+				renumbered++;
+				options.onNewId?.(fileId, p.id);
+			}
 		}
 	}
 	for (const ref of pendingEnds) {
@@ -381,12 +417,13 @@ async function writeGraph(
 	source: LineSource,
 	read: FileReading,
 	idOf: (scope: Scope, label: string, key: string) => string,
-	targetWasEmpty: boolean,
+	takesSettings: boolean,
 	options: ImportOptions,
 ): Promise<void> {
 	const { plan, scopes } = read;
 	// Nodes already in this memory that the file's relations, vectors or history name (--merge).
 	const written = new Set<string>([...plan.values()].filter((p) => p.exists).map((p) => p.id));
+	const progress = nodeProgress(options.onProgress);
 	await pipeline.transaction(async () => {
 		const edges = new Map<string, MergeEdgeInput[]>();
 		const history = new Map<string, HistoryEntry[]>();
@@ -407,7 +444,7 @@ async function writeGraph(
 				history.set(sk, []);
 			}
 		};
-		for await (const r of records(source, options.callerScope)) {
+		for await (const r of records(source, options)) {
 			if (r.kind === "node") {
 				const props = r.rec.properties;
 				const id = idOf(r.scope, r.rec.label, r.rec.key_value);
@@ -416,7 +453,11 @@ async function writeGraph(
 				const input = { label: r.rec.label, keyField: r.rec.key_field, key: r.rec.key_value, set: ownProps(props), setOnCreate: { engrama_id: id }, now: created };
 				const { node } = await pipeline.importNode(r.scope, input, updatedAt);
 				written.add(node.id);
-			} else if (r.kind === "relation") {
+				progress.node(r.scope);
+				continue;
+			}
+			progress.end();
+			if (r.kind === "relation") {
 				const sk = scopeKey(r.scope);
 				scopes.set(sk, r.scope);
 				const list = edges.get(sk) ?? [];
@@ -436,11 +477,30 @@ async function writeGraph(
 				const list = history.get(sk) ?? [];
 				list.push({ nodeId: idOf(r.scope, r.rec.label, r.rec.key_value), at: r.rec.at, prop: r.rec.prop, before: r.rec.before as PropValue, after: r.rec.after as PropValue, source: r.rec.source });
 				history.set(sk, list);
-			} else if (r.kind === "meta" && targetWasEmpty && r.key !== "embedding_dimensions") {
+			} else if (r.kind === "meta" && takesSettings && r.key !== "embedding_dimensions") {
 				await pipeline.setMeta(r.key, r.value);
 			}
 			if (r.kind === "relation" || r.kind === "history") await flush(false);
 		}
+		progress.end();
 		await flush(true);
 	});
+}
+
+/** `org/user: n nodes`: every PROGRESS nodes written, and once more where a scope's nodes end. */
+function nodeProgress(report: ((line: string) => void) | undefined) {
+	let scope: Scope | null = null;
+	let count = 0;
+	const say = () => scope && report?.(`${scope.orgId}/${scope.userId}: ${count} nodes`);
+	const end = () => {
+		if (count % PROGRESS !== 0) say();
+		scope = null;
+		count = 0;
+	};
+	const node = (next: Scope) => {
+		if (scope && scopeKey(scope) !== scopeKey(next)) end();
+		scope = next;
+		if (++count % PROGRESS === 0) say();
+	};
+	return { node, end };
 }

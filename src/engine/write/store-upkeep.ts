@@ -43,6 +43,13 @@ export class StoreUpkeep<Deps extends UpkeepDeps = UpkeepDeps> {
 		await this.deps.vectors?.upsert(scope, nodeId, vector);
 	}
 
+	/** Stores many nodes' vectors (import, migrate): in one call where the store takes many, else one by one. */
+	async upsertVectors(scope: Scope, entries: readonly (readonly [string, Float32Array])[]): Promise<void> {
+		const { vectors } = this.deps;
+		if (vectors?.upsertMany) await vectors.upsertMany(scope, entries);
+		else for (const [id, vector] of entries) await vectors?.upsert(scope, id, vector);
+	}
+
 	/** Stores vectors of note passages (reindex); nothing where the store keeps no passages. */
 	async upsertPassageVectors(scope: Scope, vectors: readonly { readonly passageId: string; readonly vector: Float32Array }[]): Promise<void> {
 		await this.deps.graph.upsertPassageVectors?.(scope, vectors);
