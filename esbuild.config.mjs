@@ -8,7 +8,6 @@ import { basename, join } from "node:path";
 import { sqliteEnumJsonPlugin, sqliteWasmPlugin } from "./src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs";
 import { localModelPlugin } from "./src/plugin/local-model/esbuild-local-model-plugin.mjs";
 import { preparsedProfilesPlugin } from "./src/nodejs/preparse-profiles.mjs";
-import { zodTrimmed } from "./scripts/esbuild-zod.mjs";
 
 const mode = process.argv[2] ?? "dev";
 const production = mode === "production";
@@ -42,7 +41,7 @@ const plugin = {
 	minify: production,
 	outfile: "main.js",
 	// The local embedder's JavaScript is bundled; its 14 MB ONNX Runtime binary is downloaded on demand.
-	plugins: [sqliteWasmPlugin(), localModelPlugin(), zodTrimmed],
+	plugins: [sqliteWasmPlugin(), localModelPlugin()],
 	define,
 	loader: { ".yaml": "text" },
 };
@@ -86,7 +85,7 @@ const cli = {
 	external: [...cliExternal, ...builtins],
 	// The shipped profiles go in already parsed (src/nodejs/preparse-profiles.mjs), and SQLite's
 	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
-	plugins: [zodTrimmed, commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
+	plugins: [commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
 	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):
 	// packages outside the bundle are required, so each must have a CommonJS entry, and the one
 	// ESM-only package, sqlite-vec-wasm-demo, is bundled (its sqlite3.wasm still read from it).

@@ -66,8 +66,6 @@ async function buildMainJs(outfile: string, minify: boolean): Promise<void> {
 	const { sqliteWasmPlugin } = (await import(here("src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs"))) as typeof import("../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs");
 	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
 	const { localModelPlugin } = (await import(here("src/plugin/local-model/esbuild-local-model-plugin.mjs"))) as typeof import("../../src/plugin/local-model/esbuild-local-model-plugin.mjs");
-	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
-	const { zodTrimmed } = (await import(here("scripts/esbuild-zod.mjs"))) as typeof import("../../scripts/esbuild-zod.mjs");
 	await build({
 		absWorkingDir: ROOT,
 		entryPoints: ["src/main.ts"],
@@ -78,7 +76,7 @@ async function buildMainJs(outfile: string, minify: boolean): Promise<void> {
 		minify,
 		treeShaking: true,
 		outfile,
-		plugins: [sqliteWasmPlugin(), localModelPlugin(), zodTrimmed],
+		plugins: [sqliteWasmPlugin(), localModelPlugin()],
 		define: { ENGRAMA_VERSION: JSON.stringify(version) },
 		loader: { ".yaml": "text" },
 		logLevel: "error",
