@@ -5,6 +5,8 @@
 // Usage: npm run bench -- plugin-speed [--notes 10000] [--runs 20]
 // --chromium [--main <file>]: the same in headless Chromium (Obsidian's renderer engine), blocks
 // as long tasks; --main measures another build of main.js (a baseline) the same way.
+// --evaluate <main.js> [<main.js> …]: only evaluating main.js, CPU of compiling and of running it,
+// each in a fresh Node process, the files interleaved, --runs times (medians).
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -259,8 +261,43 @@ function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longes
 	return out;
 }
 
+/**
+ * What one evaluation of a main.js costs in a fresh Node process (no compile cache): CPU of the
+ * compile (V8 pre-parses every function) and of running its top level, against a stand-in
+ * `obsidian` whose every export is an empty class (enough to define the plugin's classes).
+ */
+const EVALUATE_ONCE = `
+const vm = require("node:vm"), fs = require("node:fs");
+const text = fs.readFileSync(process.argv[1], "utf8");
+const stub = new Proxy({}, { get: (_, k) => (k === "Platform" ? { isDesktop: true, isMobile: false } : class {}) });
+const req = (r) => { if (r === "obsidian") return stub; if (require("node:module").builtinModules.includes(r.replace(/^node:/, ""))) return require(r); throw new Error("no " + r); };
+const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+const a = cpu(); const script = new vm.Script("(function (require, module, exports) {" + text + "\\n})");
+const b = cpu(); const m = { exports: {} }; script.runInThisContext()(req, m, m.exports);
+const c = cpu(); if (!m.exports.default) throw new Error("no plugin class");
+console.log(JSON.stringify({ compile: b - a, run: c - b }));`;
+
+function evaluateMain(files: readonly string[]): void {
+	console.log(`machine: ${process.arch}, Node ${process.version}, load average ${loadAverage()}`);
+	const runs = new Map(files.map((f) => [f, [] as { compile: number; run: number }[]]));
+	for (let i = 0; i < RUNS; i++) {
+		for (const file of files) runs.get(file)?.push(JSON.parse(execFileSync(process.execPath, ["-e", EVALUATE_ONCE, file], { encoding: "utf8" })) as { compile: number; run: number });
+	}
+	for (const [file, r] of runs) {
+		const median = (pick: (x: { compile: number; run: number }) => number) => ms(quantile(r.map(pick), 0.5));
+		console.log(`${file} (${mb(readFileSync(file).length)}): evaluating, median CPU of ${r.length}: compile ${median((x) => x.compile)}, run ${median((x) => x.run)}, total ${median((x) => x.compile + x.run)}`);
+	}
+	console.log(`load average at the end ${loadAverage()}`);
+}
+
 async function main(): Promise<void> {
 	if (process.argv.includes("--chromium")) return chromiumMain();
+	const evaluate = process.argv.indexOf("--evaluate");
+	if (evaluate >= 0) {
+		const after = process.argv.slice(evaluate + 1);
+		const end = after.findIndex((a) => a.startsWith("--"));
+		return evaluateMain(end < 0 ? after : after.slice(0, end));
+	}
 	await buildBundles();
 	// Evaluating main.js (what Obsidian does before calling onload): the WASM bytes are decoded here.
 	const h = await loadPlugin();
