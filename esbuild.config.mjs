@@ -28,21 +28,6 @@ const cliExternal = Object.keys(JSON.parse(readFileSync("package.json", "utf8"))
 	.filter((name) => !CLI_BUNDLED.has(name))
 	.flatMap((name) => [name, `${name}/*`]);
 
-/**
- * zod re-exports all of its ~50 message locales as one namespace object, which defeats tree
- * shaking (260 kB of main.js). Nothing here switches locale, so the index serves English only.
- * @type {esbuild.Plugin}
- */
-const zodEnglishOnly = {
-	name: "zod-english-only",
-	setup(build) {
-		build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({
-			contents: 'export { default as en } from "./en.js";',
-			loader: "js",
-		}));
-	},
-};
-
 /** @type {esbuild.BuildOptions} */
 const plugin = {
 	entryPoints: ["src/main.ts"],
@@ -56,7 +41,7 @@ const plugin = {
 	minify: production,
 	outfile: "main.js",
 	// The local embedder's JavaScript is bundled; its 14 MB ONNX Runtime binary is downloaded on demand.
-	plugins: [sqliteWasmPlugin(), localModelPlugin(), zodEnglishOnly],
+	plugins: [sqliteWasmPlugin(), localModelPlugin()],
 	define,
 	loader: { ".yaml": "text" },
 };
@@ -100,7 +85,7 @@ const cli = {
 	external: [...cliExternal, ...builtins],
 	// The shipped profiles go in already parsed (src/nodejs/preparse-profiles.mjs), and SQLite's
 	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
-	plugins: [zodEnglishOnly, commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
+	plugins: [commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
 	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):
 	// packages outside the bundle are required, so each must have a CommonJS entry, and the one
 	// ESM-only package, sqlite-vec-wasm-demo, is bundled (its sqlite3.wasm still read from it).

@@ -5,6 +5,9 @@
 // Usage: npm run bench -- plugin-speed [--notes 10000] [--runs 20]
 // --chromium [--main <file>]: the same in headless Chromium (Obsidian's renderer engine), blocks
 // as long tasks; --main measures another build of main.js (a baseline) the same way.
+// --evaluate <main.js> [<main.js> …]: only evaluating main.js, CPU of compiling and of running it,
+// each in a fresh Node process, the files interleaved, --runs times (medians); with --chromium,
+// the main-thread CPU of the task that evaluates it, each time in a fresh page.
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -142,6 +145,58 @@ function vaultSource(): string {
 }
 
 
+const CHROMIUM = {
+	executablePath: "/usr/bin/chromium",
+	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+};
+const TRACE_CATEGORIES = ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"];
+
+/**
+ * In the page: main.js (fetched in an earlier task) evaluated in a task of its own between the
+ * marks tasksCpu reads, as Obsidian does (`new Function`, CommonJS), over a stand-in `obsidian`
+ * whose every export is an empty class.
+ */
+const EVALUATE_IN_PAGE = `(async () => {
+	const code = await (await fetch("/main.js")).text();
+	await new Promise((resolve) => setTimeout(resolve, 50));
+	console.timeStamp("engrama:evaluate:start");
+	const stub = new Proxy({}, { get: (_, k) => (k === "Platform" ? { isDesktop: false, isMobile: true } : class {}) });
+	const m = { exports: {} };
+	new Function("require", "module", "exports", code)((r) => { if (r === "obsidian") return stub; throw new Error("no " + r); }, m, m.exports);
+	console.timeStamp("engrama:evaluate:end");
+	await new Promise((resolve) => setTimeout(resolve, 50));
+	if (!m.exports.default) throw new Error("no plugin class");
+})()`;
+
+/** --chromium --evaluate: only evaluating each main.js, in a fresh page each time, the files interleaved. */
+async function chromiumEvaluate(files: readonly string[]): Promise<void> {
+	console.log(`machine: ${process.arch}, Chromium (/usr/bin/chromium), load average ${loadAverage()}`);
+	const cpu = new Map(files.map((f) => [f, [] as number[]]));
+	const browser = await chromium.launch(CHROMIUM);
+	try {
+		for (let i = 0; i < RUNS; i++) {
+			for (const file of files) {
+				const tab = await browser.newPage();
+				await tab.route("http://localhost:1/**", (route) =>
+					new URL(route.request().url()).pathname === "/main.js"
+						? route.fulfill({ status: 200, body: readFileSync(file), contentType: "text/javascript" })
+						: route.fulfill({ status: 200, body: "<!doctype html><body></body>", contentType: "text/html" }),
+				);
+				await tab.goto("http://localhost:1/");
+				await browser.startTracing(tab, { categories: TRACE_CATEGORIES });
+				await tab.evaluate(EVALUATE_IN_PAGE);
+				const phases = tasksCpu(JSON.parse((await browser.stopTracing()).toString("utf8")) as TraceFile);
+				cpu.get(file)?.push(phases.evaluate?.totalCpuMs ?? Number.NaN);
+				await tab.close();
+			}
+		}
+	} finally {
+		await browser.close();
+	}
+	for (const [file, values] of cpu) console.log(`${file} (${mb(readFileSync(file).length)}): evaluating, main-thread CPU, median of ${values.length} ${ms(quantile(values, 0.5))} (${values.map((v) => v.toFixed(1)).join(", ")})`);
+	console.log(`load average at the end ${loadAverage()}`);
+}
+
 /**
  * Chromium: main.js evaluated in a page as Obsidian does, over the fake with an in-memory vault
  * (the mobile adapter and snapshot storage: a page has no Node fs). Blocks are the main thread's
@@ -162,10 +217,7 @@ async function chromiumMain(): Promise<void> {
 	const size = readFileSync(mainJs).length;
 	console.log(`machine: ${process.arch}, Chromium (/usr/bin/chromium), load average ${loadAverage()}`);
 	console.log(`main.js: ${mb(size)} (${mb(gzipSync(readFileSync(mainJs)).length)} gzipped)`);
-	const browser = await chromium.launch({
-		executablePath: "/usr/bin/chromium",
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-	});
+	const browser = await chromium.launch(CHROMIUM);
 	try {
 		const tab = await browser.newPage();
 		tab.on("pageerror", (error) => console.error(`page error: ${error.message}`));
@@ -183,7 +235,7 @@ async function chromiumMain(): Promise<void> {
 		}
 		// Each main-thread task's CPU time (tdur) from Chromium's trace: wall-clock task lengths mostly
 		// measure the machine's load when other jobs share the cores.
-		await browser.startTracing(tab, { categories: ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"] });
+		await browser.startTracing(tab, { categories: TRACE_CATEGORIES });
 		type Phase = { ms: number; longestTaskMs: number; tasksOver50: number; longestGapMs: number };
 		const r = (await tab.evaluate(
 			async ({ manifest, runs, pluginDir }) => {
@@ -259,7 +311,43 @@ function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longes
 	return out;
 }
 
+/**
+ * What one evaluation of a main.js costs in a fresh Node process (no compile cache): CPU of the
+ * compile (V8 pre-parses every function) and of running its top level, against a stand-in
+ * `obsidian` whose every export is an empty class (enough to define the plugin's classes).
+ */
+const EVALUATE_ONCE = `
+const vm = require("node:vm"), fs = require("node:fs");
+const text = fs.readFileSync(process.argv[1], "utf8");
+const stub = new Proxy({}, { get: (_, k) => (k === "Platform" ? { isDesktop: true, isMobile: false } : class {}) });
+const req = (r) => { if (r === "obsidian") return stub; if (require("node:module").builtinModules.includes(r.replace(/^node:/, ""))) return require(r); throw new Error("no " + r); };
+const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+const a = cpu(); const script = new vm.Script("(function (require, module, exports) {" + text + "\\n})");
+const b = cpu(); const m = { exports: {} }; script.runInThisContext()(req, m, m.exports);
+const c = cpu(); if (!m.exports.default) throw new Error("no plugin class");
+console.log(JSON.stringify({ compile: b - a, run: c - b }));`;
+
+function evaluateMain(files: readonly string[]): void {
+	console.log(`machine: ${process.arch}, Node ${process.version}, load average ${loadAverage()}`);
+	const runs = new Map(files.map((f) => [f, [] as { compile: number; run: number }[]]));
+	for (let i = 0; i < RUNS; i++) {
+		for (const file of files) runs.get(file)?.push(JSON.parse(execFileSync(process.execPath, ["-e", EVALUATE_ONCE, file], { encoding: "utf8" })) as { compile: number; run: number });
+	}
+	for (const [file, r] of runs) {
+		const median = (pick: (x: { compile: number; run: number }) => number) => ms(quantile(r.map(pick), 0.5));
+		console.log(`${file} (${mb(readFileSync(file).length)}): evaluating, median CPU of ${r.length}: compile ${median((x) => x.compile)}, run ${median((x) => x.run)}, total ${median((x) => x.compile + x.run)}`);
+	}
+	console.log(`load average at the end ${loadAverage()}`);
+}
+
 async function main(): Promise<void> {
+	const evaluate = process.argv.indexOf("--evaluate");
+	if (evaluate >= 0) {
+		const after = process.argv.slice(evaluate + 1);
+		const end = after.findIndex((a) => a.startsWith("--"));
+		const files = end < 0 ? after : after.slice(0, end);
+		return process.argv.includes("--chromium") ? chromiumEvaluate(files) : evaluateMain(files);
+	}
 	if (process.argv.includes("--chromium")) return chromiumMain();
 	await buildBundles();
 	// Evaluating main.js (what Obsidian does before calling onload): the WASM bytes are decoded here.

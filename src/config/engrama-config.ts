@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ValidationError } from "../engine/errors";
 
 // The choices of the enum settings, shared by the schema and the environment variables' checks.

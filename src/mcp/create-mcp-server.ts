@@ -8,7 +8,7 @@ import {
 	type ListToolsResult,
 	type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { createSkills } from "../engine/host";
 import type { McpServerInput } from "./mcp-services";
 import type { ToolArguments } from "./request-guard";

@@ -1,5 +1,5 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { EngramaError, ScopeError, errorMessage } from "../engine/errors";
 import { isFullScope, type Skills, type WriteContext } from "../engine";
 import { type Memory } from "../engine/host";

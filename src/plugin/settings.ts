@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseConfig, type EngramaConfig } from "../config/engrama-config";
 import { DEFAULT_INSIGHTS_FOLDER, EARLIER_DEFAULT_LOCAL_MODEL, normaliseVaultPath, type SyncSettings } from "../engine";
 

@@ -41,30 +41,8 @@ async function buildNow(): Promise<Bundles> {
 	mkdirSync(OUT, { recursive: true });
 	// The repository is "type": "module"; Obsidian loads main.js as CommonJS.
 	writeFileSync(join(OUT, "package.json"), JSON.stringify({ type: "commonjs" }));
-	const version = (JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8")) as { version: string }).version;
 	const mainJs = join(OUT, "main.js");
-	// Imported at run time (not bundled): the plugin finds sqlite3.wasm relative to its own file.
-	const wasmPluginUrl = pathToFileURL(join(ROOT, "src", "backends", "sqlite", "wasm", "esbuild-wasm-plugin.mjs")).href;
-	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
-	const { sqliteWasmPlugin } = (await import(wasmPluginUrl)) as typeof import("../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs");
-	const localModelUrl = pathToFileURL(join(ROOT, "src", "plugin", "local-model", "esbuild-local-model-plugin.mjs")).href;
-	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
-	const { localModelPlugin } = (await import(localModelUrl)) as typeof import("../../src/plugin/local-model/esbuild-local-model-plugin.mjs");
-	await build({
-		absWorkingDir: ROOT,
-		entryPoints: ["src/main.ts"],
-		bundle: true,
-		external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...Module.builtinModules, ...Module.builtinModules.map((m) => `node:${m}`)],
-		format: "cjs",
-		target: "es2022",
-		minify: true,
-		treeShaking: true,
-		outfile: mainJs,
-		plugins: [sqliteWasmPlugin(), localModelPlugin()],
-		define: { ENGRAMA_VERSION: JSON.stringify(version) },
-		loader: { ".yaml": "text" },
-		logLevel: "error",
-	});
+	await buildMainJs(mainJs, true);
 	const fakeCjs = join(OUT, "obsidian-fake.cjs");
 	await build({
 		absWorkingDir: ROOT,
@@ -78,6 +56,50 @@ async function buildNow(): Promise<Bundles> {
 		logLevel: "error",
 	});
 	return { mainJs, fakeCjs };
+}
+
+/** The plugin options of esbuild.config.mjs (its plugins imported at run time: they find files relative to themselves). */
+async function buildMainJs(outfile: string, minify: boolean): Promise<void> {
+	const version = (JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8")) as { version: string }).version;
+	const here = (path: string) => pathToFileURL(join(ROOT, path)).href;
+	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
+	const { sqliteWasmPlugin } = (await import(here("src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs"))) as typeof import("../../src/backends/sqlite/wasm/esbuild-wasm-plugin.mjs");
+	// eslint-disable-next-line no-unsanitized/method -- a fixed file of this repository
+	const { localModelPlugin } = (await import(here("src/plugin/local-model/esbuild-local-model-plugin.mjs"))) as typeof import("../../src/plugin/local-model/esbuild-local-model-plugin.mjs");
+	await build({
+		absWorkingDir: ROOT,
+		entryPoints: ["src/main.ts"],
+		bundle: true,
+		external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...Module.builtinModules, ...Module.builtinModules.map((m) => `node:${m}`)],
+		format: "cjs",
+		target: "es2022",
+		minify,
+		treeShaking: true,
+		outfile,
+		plugins: [sqliteWasmPlugin(), localModelPlugin()],
+		define: { ENGRAMA_VERSION: JSON.stringify(version) },
+		loader: { ".yaml": "text" },
+		logLevel: "error",
+	});
+}
+
+/**
+ * main.js built as `npm run build` does but not minified, with esbuild's lazy module wrappers
+ * (`__esm`, `__commonJS`) recording each bundled module the first time it is evaluated, by path,
+ * into `globalThis.__engramaEvaluated`. Minifying changes names, not when a module is evaluated.
+ */
+export async function buildTracedMainJs(): Promise<string> {
+	await buildBundles();
+	const file = join(OUT, "main-traced.js");
+	await buildMainJs(file, false);
+	const record = (key: string) => `globalThis.__engramaEvaluated?.add(__getOwnPropNames(${key})[0]);`;
+	let patched = 0;
+	const text = readFileSync(file, "utf8")
+		.replace(/^var __esm = \((\w+), res, err\) => function __init\(\) \{$/m, (line: string, fn: string) => (patched++, `${line} if (${fn}) ${record(fn)}`))
+		.replace(/^var __commonJS = \((\w+), mod\) => function __require\(\) \{$/m, (line: string, cb: string) => (patched++, `${line} if (!mod) ${record(cb)}`));
+	if (patched !== 2) throw new Error("esbuild's __esm/__commonJS helpers changed shape: update buildTracedMainJs");
+	writeFileSync(file, text);
+	return file;
 }
 
 export interface LoadedPlugin {
@@ -105,9 +127,10 @@ const BUILTINS = new Set(Module.builtinModules);
  * function of (require, module, exports), with our renderer `require`. Each call evaluates main.js
  * afresh (a plugin update does too); the test shares the fake instance with the plugin.
  */
-export async function loadPlugin(options: { mode?: RendererMode } = {}): Promise<LoadedPlugin> {
+export async function loadPlugin(options: { mode?: RendererMode; mainJs?: string } = {}): Promise<LoadedPlugin> {
 	const mode = options.mode ?? "desktop";
 	const built = await buildBundles();
+	const mainJs = options.mainJs ?? built.mainJs;
 	const fake = requireHere(built.fakeCjs) as FakeObsidian;
 	const refused: string[] = [];
 	const rendererRequire = (request: string): unknown => {
@@ -117,8 +140,8 @@ export async function loadPlugin(options: { mode?: RendererMode } = {}): Promise
 		throw Object.assign(new Error(`Cannot find module '${request}'`), { code: "MODULE_NOT_FOUND" });
 	};
 	const started = performance.now();
-	const script = new vm.Script(`(function (require, module, exports) {${readFileSync(built.mainJs, "utf8")}\n})`, {
-		filename: built.mainJs,
+	const script = new vm.Script(`(function (require, module, exports) {${readFileSync(mainJs, "utf8")}\n})`, {
+		filename: mainJs,
 		importModuleDynamically: chromiumDynamicImport as unknown as vm.ScriptOptions["importModuleDynamically"],
 	});
 	const module = { exports: {} as { default?: new (app: unknown, manifest: unknown) => PluginInstance } };

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 export const LABEL_NAME = /^[A-Z][A-Za-z0-9_]*$/;
 export const RELATION_TYPE = /^[A-Z][A-Z0-9_]*$/;

@@ -21,9 +21,21 @@
 const PAIRED = String.raw`(?=[\p{L}\p{Nl}])[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]`;
 /** A letter or mark of a script whose words a dictionary finds. */
 const DICTIONARY = String.raw`(?=[\p{L}\p{M}])[\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}]`;
-const RUNS = new RegExp(String.raw`((?:${PAIRED})+)|((?:${DICTIONARY})+)`, "gu");
-const ANY_SPECIAL = new RegExp(String.raw`${PAIRED}|${DICTIONARY}`, "u");
-const IS_PAIRED = new RegExp(String.raw`^(?:${PAIRED})+$`, "u");
+
+let built: { readonly runs: RegExp; readonly anySpecial: RegExp; readonly isPaired: RegExp } | undefined;
+
+/**
+ * The patterns over those scripts, built on first use: building their \p{scx=…} classes took
+ * about 1.5 ms, which every Obsidian start paid while main.js was evaluated.
+ */
+function scripts() {
+	built ??= {
+		runs: new RegExp(String.raw`((?:${PAIRED})+)|((?:${DICTIONARY})+)`, "gu"),
+		anySpecial: new RegExp(String.raw`${PAIRED}|${DICTIONARY}`, "u"),
+		isPaired: new RegExp(String.raw`^(?:${PAIRED})+$`, "u"),
+	};
+	return built;
+}
 
 type Segment = { readonly segment: string; readonly isWordLike?: boolean };
 type WordSegmenter = { segment(text: string): Iterable<Segment> };
@@ -68,20 +80,20 @@ function pairPhrase(run: string): string {
 
 /** True when text holds a script whose indexed form differs from the text (what indexText changes). */
 export function needsSegmenting(text: string): boolean {
-	return ANY_SPECIAL.test(text);
+	return scripts().anySpecial.test(text);
 }
 
 /** Text as the fulltext index should see it: unchanged unless it holds one of the scripts above. */
 export function indexText(text: string): string {
-	if (!ANY_SPECIAL.test(text)) return text;
-	return text.replace(RUNS, (_match, paired: string | undefined, dictionary: string | undefined) =>
+	if (!scripts().anySpecial.test(text)) return text;
+	return text.replace(scripts().runs, (_match, paired: string | undefined, dictionary: string | undefined) =>
 		paired ? ` ${pairs(paired)} ` : ` ${dictionaryWords(dictionary ?? "").join(" ")} `,
 	);
 }
 
 /** True when a query term is one Han, kana or Hangul character: it must match as a prefix of a pair. */
 export function isSingleCharTerm(term: string): boolean {
-	return Array.from(term).length === 1 && IS_PAIRED.test(term);
+	return Array.from(term).length === 1 && scripts().isPaired.test(term);
 }
 
 /** The terms one query word of a paired script yields: its words' phrases and the whole run's. */
@@ -111,12 +123,12 @@ export function queryTerms(text: string, maxTerms = 32): string[] {
 		terms.push(lower);
 	};
 	for (const word of words) {
-		if (!ANY_SPECIAL.test(word)) {
+		if (!scripts().anySpecial.test(word)) {
 			if (/[\p{L}\p{N}_]/u.test(word)) add(word.replace(/^\p{M}+/u, ""));
 			continue;
 		}
 		let last = 0;
-		for (const match of word.matchAll(RUNS)) {
+		for (const match of word.matchAll(scripts().runs)) {
 			const index = match.index ?? 0;
 			if (index > last) add(word.slice(last, index));
 			if (match[1]) for (const term of pairedTerms(match[1])) add(term);

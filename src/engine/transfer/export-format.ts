@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { LABEL_NAME, RELATION_TYPE } from "../profile/profile-schema";
 import { LIMITS } from "../write/sanitise";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";
 
 export function approveInsightTool(env: ToolEnv) {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type ToolEnv } from "../tool-kit";
 
 export function gdprForgetTool(env: ToolEnv) {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError } from "../../engine/errors";
 import { READ_ONLY, defineTool, requireVault, text, type ToolEnv } from "../tool-kit";
 import { resolveVaultPath } from "../vault-path";

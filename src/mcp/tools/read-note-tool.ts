@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError } from "../../engine/errors";
 import { bodyLineOf, noteSection } from "../../engine";
 import { READ_ONLY, count, defineTool, requireVaultOwner, text, type ToolEnv } from "../tool-kit";

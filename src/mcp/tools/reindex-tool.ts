@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { count, defineTool, type ToolEnv } from "../tool-kit";
 
 export function reindexTool(env: ToolEnv) {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError } from "../../engine/errors";
 import { RELATED_LIMIT, type RelatedNoteView } from "../../engine";
 import { READ_ONLY, count, defineTool, text, type ToolEnv } from "../tool-kit";

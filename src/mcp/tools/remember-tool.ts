@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ValidationError } from "../../engine/errors";
 import type { RelationOutcomeView } from "../../engine";
 import { MERGE_WRITE, defineTool, text, type ToolEnv } from "../tool-kit";

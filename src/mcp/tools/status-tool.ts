@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage } from "../../engine/errors";
 import { READ_ONLY, defineTool, type ToolEnv } from "../tool-kit";
 

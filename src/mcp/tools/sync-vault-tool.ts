@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { NotFoundError, ValidationError } from "../../engine/errors";
 import { defineTool, type ToolEnv } from "../tool-kit";
 import { resolveVaultFolder } from "../vault-path";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_INSIGHTS_FOLDER } from "../../engine";
 import { defineTool, requireVaultOwner, text, type ToolEnv } from "../tool-kit";
 import { resolveVaultFolder, resolveVaultPath } from "../vault-path";

@@ -1,4 +1,4 @@
-type Transformers = typeof import("@huggingface/transformers");
+type Transformers = typeof import("./transformers-web");
 
 /**
  * transformers.js (web build) over onnxruntime-web's WebAssembly backend, loaded once per
@@ -67,7 +67,7 @@ async function open(readWasm: () => Promise<ArrayBuffer>): Promise<LocalRuntime>
 		globals.__engramaOrtWorkerUrl = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
 	}
 	const ort = await import("onnxruntime-web/wasm");
-	const transformers = await import("@huggingface/transformers");
+	const transformers = await import("./transformers-web");
 	const { env } = transformers;
 	// transformers.js pointed ONNX Runtime at a CDN copy of its glue and binary: use the inlined glue and our bytes.
 	const wasm = ort.env.wasm as { wasmPaths?: unknown; wasmBinary?: ArrayBuffer | Uint8Array; numThreads?: number; proxy?: boolean };
