@@ -249,6 +249,16 @@ export class FolderVaultSource implements VaultSource {
 
 	// Synchronous like reads: a first sync writes engrama_id into every note, and each async call
 	// is a thread-pool round trip.
+	//
+	// Crash rule: rename(2) swaps the name from the old file to the new one in one step, so the
+	// path always names one whole version; a crash before the rename leaves the old note (and a
+	// dot-file no listing shows). No fsync: ext4 in its default mode (data=ordered with
+	// auto_da_alloc) writes a file's data out before a rename over another file commits, so after
+	// a crash the note is the old one or the new one byte for byte. A file system that does not
+	// order them (XFS, for one) can leave an empty note after a power cut; an fsync before each
+	// rename would close that at 6× the wall time of a first sync's id writes
+	// (docs/benchmarks-sync.md, "Writing engrama_id"). Writing in place is 30× cheaper but can
+	// leave half a note, so it is never done.
 	async write(path: string, text: string): Promise<void> {
 		const abs = this.writable(path);
 		// Temporary dot-file + rename: a crash never leaves half a note.

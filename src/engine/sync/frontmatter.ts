@@ -40,11 +40,19 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
 	return { kind: "block", yaml: rest.slice(0, match.index), yamlStart, closeStart, bodyStart: closeStart + match[0].length, eol };
 }
 
-/** CRLF when more lines end with it than with a bare LF (a tie or no line break: LF). */
+/**
+ * CRLF when more lines end with it than with a bare LF (a tie or no line break: LF). Counted
+ * with indexOf, not split: every note is split up to three times in a first sync (parse, id
+ * write, body line), and splitting a note into an array of lines twice was half the garbage.
+ */
 function dominantEnding(text: string): LineEnding {
-	const crlf = text.split("\r\n").length - 1;
-	const all = text.split("\n").length - 1;
-	return crlf > all - crlf ? "\r\n" : "\n";
+	let crlf = 0;
+	let lf = 0;
+	for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
+		if (at > 0 && text.charCodeAt(at - 1) === 13) crlf++;
+		else lf++;
+	}
+	return crlf > lf ? "\r\n" : "\n";
 }
 
 /** The ending of the last line break in `text`, if there is one. */
@@ -285,5 +293,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-	return JSON.stringify(a) === JSON.stringify(b);
+	// Most values an edit leaves alone are strings or numbers: no need to serialise them.
+	return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

@@ -89,12 +89,18 @@ export interface VaultSource {
 	watch(listener: VaultEventListener): () => void;
 }
 
+// Printable ASCII without a backslash (NFC by itself), and no empty or "." segment.
+const PLAIN_ASCII = /^[\x20-\x5b\x5d-\x7e]*$/;
+const EMPTY_OR_DOT_SEGMENT = /(?:^|\/)\.?(?:\/|$)/;
+
 /**
  * "a\\b/./c.md" → "a/b/c.md": forward slashes, no leading "./" or "/", no empty segments, and
  * Unicode NFC (as Obsidian's normalizePath; macOS writes NFD file names). Sources map it back
  * to the name on disk.
  */
 export function normaliseVaultPath(path: string): string {
+	// Most paths are already normal (a sync asks for every note's several times): returned as they are.
+	if (PLAIN_ASCII.test(path) && !EMPTY_OR_DOT_SEGMENT.test(path)) return path;
 	return path
 		.normalize("NFC")
 		.replace(/\\/g, "/")
