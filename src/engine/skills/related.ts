@@ -75,8 +75,8 @@ const MIN_COSINE = 0.02;
 const MARKED_WORDS = 40;
 /** A name more notes bear than this says nothing about which one is meant. */
 const MAX_NAMESAKES = 3;
-/** The note names of a memory are read again after this long (a sync adds and renames notes). */
-const NAMES_TTL_MS = 30_000;
+/** The note names of a memory are read again after this long (a rename keeps the node count). */
+const NAMES_TTL_MS = 120_000;
 
 interface Candidate {
 	score: number;
@@ -248,17 +248,21 @@ function idfCache(graph: GraphReads): IdfCache {
 	return cache;
 }
 
-/** Note names of each graph and scope, read again after NAMES_TTL_MS. */
-const nameCaches = new WeakMap<object, Map<string, { at: number; dictionary: NameDictionary }>>();
+/**
+ * Note names of each graph and scope, read again when the scope's node count changes (a note added
+ * or deleted) or after NAMES_TTL_MS (a rename): reading them costs a list of every node.
+ */
+const nameCaches = new WeakMap<object, Map<string, { at: number; nodes: number; dictionary: NameDictionary }>>();
 async function noteNames(graph: GraphReads, scope: Scope): Promise<NameDictionary> {
-	const byScope = nameCaches.get(graph) ?? new Map<string, { at: number; dictionary: NameDictionary }>();
+	const byScope = nameCaches.get(graph) ?? new Map<string, { at: number; nodes: number; dictionary: NameDictionary }>();
 	nameCaches.set(graph, byScope);
 	const key = `${scope.orgId}\u0000${scope.userId}`;
 	const hit = byScope.get(key);
-	if (hit && Date.now() - hit.at < NAMES_TTL_MS) return hit.dictionary;
+	const { nodes: count } = await graph.counts(scope);
+	if (hit && hit.nodes === count && Date.now() - hit.at < NAMES_TTL_MS) return hit.dictionary;
 	const nodes = (await graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
 	const dictionary = nameDictionary(nodes);
-	byScope.set(key, { at: Date.now(), dictionary });
+	byScope.set(key, { at: Date.now(), nodes: count, dictionary });
 	return dictionary;
 }
 

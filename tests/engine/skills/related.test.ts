@@ -113,4 +113,16 @@ describe("related notes (skills.related)", () => {
 		// Words every note holds are not what makes a note related: never marked.
 		expect(stones?.passage?.snippet).not.toMatch(/\*\*(the|year)\*\*/i);
 	});
+
+	it("finds a note named in the text that was added since the last question", async () => {
+		h = await openHarness({});
+		for (const [path, text] of Object.entries(FIELD_VAULT)) h.write(path, text);
+		await h.sync.fullSync();
+		const skills = createSkills(h.memory);
+		expect((await skills.related(SCOPE, { name: "Monday" }))?.related.map((r) => r.name)).not.toContain("Heron");
+		h.write("Heron.md", "# Heron\n\nA wading bird that swallows fish whole and brings up pellets.\n");
+		await h.sync.fullSync();
+		const heron = (await skills.related(SCOPE, { name: "Monday" }))?.related.find((r) => r.name === "Heron");
+		expect(heron?.reasons).toContain("mentioned");
+	});
 });
