@@ -49,7 +49,11 @@ export interface RelatedOptions {
 }
 
 export const RELATED_LIMIT = 8;
-/** The note's heaviest words (tf·idf) that stand for it in the words channel, besides its name. */
+/**
+ * The note's heaviest words (tf·idf) that stand for it in the words channel, besides its name.
+ * Link recovery, no model: 8 words 0.808 / 0.975, 12 words 0.828 / 1.000 (each word is another
+ * posting list to rank: the words channel is most of a query's time at 10k notes).
+ */
 const QUERY_WORDS = 12;
 /** Passages read for the words channel, each note ranked by its best one. */
 const PASSAGE_DEPTH = 20;
