@@ -91,7 +91,9 @@ async function runVault(vault: string, dir: string, model: LinkRecoveryModel, op
 		const chosen = chooseNotes(notes, options.notes ?? 40, options.seed ?? 1);
 		const hidden = hideLinks(notes, chosen);
 		const copy = join(work, "vault");
-		cpSync(dir, copy, { recursive: true });
+		// Dereferenced: a vault folder that is a symlink must be copied, not linked (the hidden links
+		// would otherwise be written into the shared vault and change every later run).
+		cpSync(dir, copy, { recursive: true, dereference: true });
 		for (const path of chosen) writeFileSync(join(copy, path), hidden.get(path) ?? "");
 		const after = notes.map((n) => ({ path: n.path, text: hidden.get(n.path) ?? n.text }));
 		const graph = linkGraph(after);

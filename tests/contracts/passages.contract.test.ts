@@ -232,6 +232,22 @@ describe.each(testBackends())("passages on $name", (backend) => {
 		expect(view.results[0]?.passages?.[0].snippet).toContain(marked);
 	});
 
+	it("counts the passages holding each word, accents folded as the index folds them (related notes' term weights)", async () => {
+		side = await openSide(backend);
+		side.write("Cache.md", "# Cache\n\n## Warm\nThe cache is warmed at night.\n\n## Cold\nA cold cache is slow.\n\n## Other\nNothing here.\n");
+		side.write("Apuntes.md", "# Apuntes\n\n## Tema 1\nLa programación funcional.\n");
+		await side.sync.fullSync();
+		const counts = await side.graph.passageTermCounts?.(side.scope, ["cache", "warmed", "programación", "programacion", "zzzunknown"]);
+		const passages = [...(await side.graph.passagesOf?.(side.scope, (await node(side, "Note", "Cache")).id) ?? [])];
+		const holding = (word: string) => passages.filter((p) => p.text.toLowerCase().includes(word)).length;
+		expect(counts?.counts.get("cache")).toBe(holding("cache"));
+		expect(counts?.counts.get("warmed")).toBe(1);
+		expect(counts?.counts.get("programación")).toBe(1);
+		expect(counts?.counts.get("programacion")).toBe(1);
+		expect(counts?.counts.get("zzzunknown")).toBe(0);
+		expect(counts?.documents).toBeGreaterThanOrEqual(passages.length + 1);
+	});
+
 	it("with an embedder, every passage gets a vector and is found by meaning", async () => {
 		side = await openSide(backend, { vectors: true });
 		side.write("Rendering.md", NOTE);

@@ -1,11 +1,11 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/backend-kit";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageTermCounts, PassageToEmbed, StoredPassage } from "../../engine/backend-kit";
 import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./store-context";
-import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, scopeWord } from "./fts-query";
-import { NODE_RANK_WINDOW, PASSAGE_CORPUS, planQuery } from "./fulltext";
+import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, phraseKey, phraseOf, scopeWord } from "./fts-query";
+import { NODE_RANK_WINDOW, PASSAGE_CORPUS, corpusFacts, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 import { countTerms, deletedDocs } from "./term-counts";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
@@ -302,6 +302,13 @@ function scan(q: CypherRunner, params: Record<string, unknown>): Promise<Row[]> 
 		RETURN ${PASSAGE}, ${N} AS node, score ORDER BY score DESC, p.__seq LIMIT $k`,
 		params,
 	);
+}
+
+/** Passages holding each word, from bm25's term counts (:EngramaTerm df of the passage corpus, this memory). */
+export async function passageTermCounts(ctx: Neo4jStoreContext, _scope: PartialScope, words: readonly string[]): Promise<PassageTermCounts> {
+	const phrases = words.map((w) => phraseOf(w.toLowerCase(), false));
+	const { stats, hits } = await ctx.conn.read((q) => corpusFacts(ctx, q, phrases, PASSAGE_CORPUS), "read the passages' term counts");
+	return { documents: stats.rows, counts: new Map(words.map((w, i) => [w, hits.get(phraseKey(phrases[i])) ?? 0])) };
 }
 
 /** The vectors of a node's passages, by passage id (related notes). */

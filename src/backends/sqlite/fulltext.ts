@@ -286,6 +286,16 @@ export class SqliteFulltext {
 		return { lo: Number(row.lo ?? 0), hi: Number(row.hi ?? -1) };
 	}
 
+	/**
+	 * Documents of the index and how many hold each token (fts5vocab, cached with the planner's
+	 * stats), by the token asked. A token is in the index's form: unicode61 folds Latin accents.
+	 */
+	termDocuments(tokens: readonly string[]): { documents: number; counts: Map<string, number> } {
+		const documents = this.documentCount();
+		const stats = this.termStats(tokens, false);
+		return { documents, counts: new Map(tokens.map((t) => [t, stats.get(t)?.docs ?? 0])) };
+	}
+
 	/** Postings and documents per query word, from the FTS index itself (fts5vocab), cached briefly. */
 	private termStats(terms: readonly string[], prefix: boolean): Map<string, TermStats> {
 		const out = new Map<string, TermStats>();

@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageToEmbed, StoredPassage } from "../../engine/backend-kit";
+import type { FulltextQuery, NotePassages, PassageChange, PassageHit, PassageInput, PassageTermCounts, PassageToEmbed, StoredPassage } from "../../engine/backend-kit";
 import { isFullScope } from "../../engine/backend-kit";
 import { indexText, queryTerms } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
@@ -108,6 +108,18 @@ export function passagesOf(ctx: SqliteStoreContext, scope: PartialScope, nodeId:
 	return ctx.conn
 		.all<PassageRow>("SELECT id, heading, line, hash, coalesce(original, body) AS text FROM note_passages WHERE node_id = ? ORDER BY ord", [row.id])
 		.map(stored);
+}
+
+/** Passages holding each word, counted in the passages' FTS index (every scope, as its bm25 counts). */
+export function passageTermCounts(ctx: SqliteStoreContext, _scope: PartialScope, words: readonly string[]): PassageTermCounts {
+	const tokens = new Map(words.map((w) => [w, foldLatinAccents(w.toLowerCase())]));
+	const { documents, counts } = ctx.passageIndex.termDocuments([...new Set(tokens.values())]);
+	return { documents, counts: new Map(words.map((w) => [w, counts.get(tokens.get(w) ?? w) ?? 0])) };
+}
+
+/** FTS5's unicode61 tokens drop the accents of Latin letters ("programación" is "programacion"). */
+function foldLatinAccents(word: string): string {
+	return word.normalize("NFD").replace(/(\p{Script=Latin})\p{M}+/gu, "$1").normalize("NFC");
 }
 
 /** Rows of `ranked` whose node is live, in the scope and of the labels, in rank order. */

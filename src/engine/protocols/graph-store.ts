@@ -74,7 +74,7 @@ export const ROLE_METHODS = {
 	fulltext: ["fulltext"],
 	namesHistory: ["nameCandidates", "recordHistory", "nodeHistory", "nodesValidAt"],
 	bulkSync: ["rekeyNode", "mergeEdges", "mergeNodes", "getNodes", "buildDeferredIndexes", "listNodeFields"],
-	passages: ["writePassages", "writeManyPassages", "hasPassages", "passagesOf", "searchPassages", "upsertPassageVectors", "passageKnn", "passageVectorsOf", "passagesWithoutVectors", "countPassagesWithoutVectors"],
+	passages: ["writePassages", "writeManyPassages", "hasPassages", "passagesOf", "searchPassages", "upsertPassageVectors", "passageKnn", "passageVectorsOf", "passagesWithoutVectors", "countPassagesWithoutVectors", "passageTermCounts"],
 	admin: ["forgetScope", "getMeta", "setMeta", "deleteMeta", "listScopes", "listMeta", "purgeDeleted", "compact", "checkIntegrity", "repairIntegrity", "scopeFootprint"],
 } as const satisfies Record<string, readonly (keyof GraphStore)[]>;
 

@@ -74,4 +74,17 @@ export interface PassageStore {
 	passagesWithoutVectors(scope: Scope, limit: number): Promise<readonly PassageToEmbed[]>;
 	/** How many `passagesWithoutVectors` would return without a limit (reindex's dry run; optional: it reads them all instead). */
 	countPassagesWithoutVectors?(scope: Scope): Promise<number>;
+	/**
+	 * How many passages hold each word (lower-case, accents as the fulltext index folds them), and
+	 * how many passages there are: the document counts bm25 ranks with, for related notes' term
+	 * weights. Counted over the whole index, as bm25's idf is. Optional: related notes then weigh
+	 * words by their frequency in the note alone.
+	 */
+	passageTermCounts?(scope: PartialScope, words: readonly string[]): Promise<PassageTermCounts>;
+}
+
+/** Passages of the index and, per word asked, how many hold it (0: none). */
+export interface PassageTermCounts {
+	readonly documents: number;
+	readonly counts: ReadonlyMap<string, number>;
 }

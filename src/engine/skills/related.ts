@@ -1,16 +1,17 @@
 import { normalise } from "../embedding/dimensions";
 import { isArchived } from "../node-text";
-import type { PassageHit, StoredPassage } from "../protocols";
-import { contentWords, isStopword } from "../search/query-text";
+import type { GraphReads, PassageHit, StoredPassage } from "../protocols";
+import { contentWords } from "../search/query-text";
 import { passageSnippet } from "../search/passage-hits";
 import { isFullScope } from "../scope";
 import type { NodeRecord, PartialScope, Scope } from "../types";
 import { findNode, type NodeName } from "./find-node";
 import type { SkillDeps } from "./skill-deps";
 import { plainSnippetText } from "./related-snippet";
+import { cosine, heaviest, IdfCache, isContentWord, mentionsIn, nameDictionary, termCounts, termVector, type NameDictionary, type TermVector } from "./related-terms";
 
-/** Why a note is related: its text is close in meaning, it shares rare words, or a relation links it. */
-export type RelatedReason = "meaning" | "words" | "linked";
+/** Why a note is related: the note names it, its text is close in meaning, it shares rare words, or a relation links it. */
+export type RelatedReason = "mentioned" | "meaning" | "words" | "linked";
 
 export interface RelatedNoteView {
 	readonly node_id: string;
@@ -49,27 +50,37 @@ export interface RelatedOptions {
 
 export const RELATED_LIMIT = 8;
 /**
- * Words of the note that stand for it in the words channel: its content words by sublinear
- * frequency (headings counted twice), besides its name; bm25 weighs them by rarity. 32 words found
- * more hidden links (no model: 0.373 / 0.463 against 0.303 / 0.190 with 12, summed passages) but cost
- * seconds a query at 10k notes; every word is another posting list to rank.
+ * The note's heaviest words (tf·idf) that stand for it in the words channel, besides its name.
+ * Link recovery, no model: 8 words 0.808 / 0.975, 12 words 0.828 / 1.000 (each word is another
+ * posting list to rank: the words channel is most of a query's time at 10k notes).
  */
 const QUERY_WORDS = 12;
-/**
- * Passages read for the words channel, each note ranked by its best one. Link recovery, no model
- * (recall@8 on obsidian-help / apuntes): 80 passages 0.320 / 0.252, 40 0.346 / 0.356, 20 0.354 /
- * 0.375, and a note's best passage beat the sum of its passages at 80 (0.303 / 0.190): both vaults
- * agree, so neither was chosen on the figure of the other.
- */
+/** Passages read for the words channel, each note ranked by its best one. */
 const PASSAGE_DEPTH = 20;
 /** Hits read per other channel before fusion. */
 const CHANNEL_DEPTH = 40;
 const RRF_K = 60;
 /**
+ * Weights of the channels in the fusion. Link recovery, no model (recall@8 obsidian-help /
+ * apuntes), weights meaning, words, mentioned, cosine: 1,1,1,1 0.643 / 0.771; 1,1,2,1 0.759 /
+ * 1.000; 1,1,1,2 0.631 / 0.696; 1,1,2,0 0.767 / 1.000; 1,0.5,2,0.5 0.822 / 1.000; 1,0.5,2,1 0.828 /
+ * 1.000. Both vaults want a named note first; apuntes is then full, so the words' half weight is
+ * obsidian-help's choice that apuntes does not contradict.
+ */
+const WEIGHTS = { meaning: 1, words: 0.5, mentioned: 2, cosine: 1 } as const;
+/**
  * Cosine below which a passage is not "close in meaning" (a small vault would otherwise list every
  * note). Chosen, not tuned on data.
  */
 const MIN_SIMILARITY = 0.3;
+/** Whole-note term cosine below which two notes share nothing worth showing. */
+const MIN_COSINE = 0.02;
+/** The note's heaviest words a snippet may mark (with its name's words). */
+const MARKED_WORDS = 40;
+/** A name more notes bear than this says nothing about which one is meant. */
+const MAX_NAMESAKES = 3;
+/** The note names of a memory are read again after this long (a rename keeps the node count). */
+const NAMES_TTL_MS = 120_000;
 
 interface Candidate {
 	score: number;
@@ -92,11 +103,12 @@ export async function relatedToNote(deps: SkillDeps, scope: PartialScope, note: 
 }
 
 /**
- * The notes most related to one note and not yet linked to it: its words (the name and its most
- * frequent content words, ranked by bm25 over every passage, each note by its best passage)
- * and its passages' neighbours by vector (see meaningHits), fused by reciprocal rank, each note once
- * with the passage that makes it related. Notes a relation links either way go to `linked`. Only
- * nodes with a note are listed, never the note itself or an archived node. Reads only.
+ * The notes most related to one note and not yet linked to it, by four channels fused by reciprocal
+ * rank: the notes its text names (unlinked mentions, rare names first), its heaviest words (tf·idf)
+ * ranked by bm25 over every passage, its passages' neighbours by vector (see meaningHits), and the
+ * cosine of whole-note tf·idf vectors over the notes the others found. Each note once, with the
+ * passage that makes it related. Notes a relation links either way go to `linked`. Only nodes with
+ * a note are listed, never the note itself or an archived node. Reads only.
  */
 export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeName, options: RelatedOptions = {}): Promise<RelatedView | null> {
 	const { limit = RELATED_LIMIT, pause = () => Promise.resolve() } = options;
@@ -108,25 +120,33 @@ export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 	if (!node) return null;
 	const { graph } = deps.memory;
 	const passages = (await graph.passagesOf?.(scope, node.id)) ?? [];
+	const idfs = idfCache(graph);
+	const counts = termCounts(passages);
+	const own = termVector(counts, await idfs.idf(graph, scope, counts.keys()));
 	const candidates = new Map<string, Candidate>();
-	const add = (id: string, rank: number, reason: RelatedReason, passage?: StoredPassage) => {
+	const add = (id: string, rank: number, reason: RelatedReason, weight: number, passage?: StoredPassage) => {
 		if (id === node.id) return;
 		const seen = candidates.get(id) ?? { score: 0, reasons: new Set<RelatedReason>() };
-		seen.score += 1 / (RRF_K + rank);
+		seen.score += weight / (RRF_K + rank);
 		seen.reasons.add(reason);
 		// The words' passage shows why in shared words; one found by meaning only when none did.
 		if (passage && (!seen.passage || reason === "words")) seen.passage = passage;
 		candidates.set(id, seen);
 	};
-	(await meaningHits(deps, scope, node, passages)).forEach((hit, i) => add(hit.nodeId, i + 1, "meaning", hit.passage));
+	(await meaningHits(deps, scope, node, passages)).forEach((hit, i) => add(hit.nodeId, i + 1, "meaning", WEIGHTS.meaning, hit.passage));
 	await pause();
-	const words = queryWords(node, passages);
+	(await mentionedNotes(deps, scope, node, passages)).forEach((id, i) => add(id, i + 1, "mentioned", WEIGHTS.mentioned));
+	const words = queryWords(node, own);
 	if (words.length > 0) {
 		const text = words.join(" ");
-		bestPerNode((await graph.searchPassages?.(scope, { text, limit: PASSAGE_DEPTH })) ?? []).forEach((hit, i) => add(hit.nodeId, i + 1, "words", hit.passage));
-		(await graph.fulltext(scope, { text, limit: CHANNEL_DEPTH / 2 })).forEach((hit, i) => add(hit.node.id, i + 1, "words"));
+		bestPerNode((await graph.searchPassages?.(scope, { text, limit: PASSAGE_DEPTH })) ?? []).forEach((hit, i) => add(hit.nodeId, i + 1, "words", WEIGHTS.words, hit.passage));
+		(await graph.fulltext(scope, { text, limit: CHANNEL_DEPTH / 2 })).forEach((hit, i) => add(hit.node.id, i + 1, "words", WEIGHTS.words));
 	}
 	await pause();
+	const texts = await candidateTexts(deps, scope, [...candidates.keys()]);
+	(await byCosine(deps, scope, own, texts)).forEach(([id, score], i) => {
+		if (score >= MIN_COSINE) add(id, i + 1, "words", WEIGHTS.cosine);
+	});
 	const links = new Map<string, { type: string; direction: "out" | "in" }>();
 	for (const edge of await graph.edgesOf(scope, node.id, "both")) if (!links.has(edge.node.id)) links.set(edge.node.id, { type: edge.type, direction: edge.direction });
 	for (const [id, relation] of links) {
@@ -136,23 +156,32 @@ export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 		candidates.set(id, seen);
 	}
 	const ranked = [...candidates].filter(([id]) => id !== node.id).sort((a, b) => b[1].score - a[1].score);
-	const shared = new Set([...words, ...ownWords(passages)]);
+	const marked = new Set([...contentWords(node.key).filter(isContentWord), ...meaningful(own)]);
+	const why = { words: marked, own, texts };
 	return {
 		node_id: node.id,
-		related: await views(deps, scope, ranked.filter(([id]) => !links.has(id)), limit, shared),
-		linked: await views(deps, scope, ranked.filter(([id]) => links.has(id)), limit, shared),
+		related: await views(deps, scope, ranked.filter(([id]) => !links.has(id)), limit, why),
+		linked: await views(deps, scope, ranked.filter(([id]) => links.has(id)), limit, why),
 	};
 }
 
+/** What a listed note's snippet is chosen and marked by: the asking note's words and the candidates' passages. */
+interface Why {
+	readonly words: ReadonlySet<string>;
+	readonly own: TermVector;
+	readonly texts: ReadonlyMap<string, readonly StoredPassage[]>;
+}
+
 /** The first `limit` candidates that are live notes, as views. */
-async function views(deps: SkillDeps, scope: Scope, ranked: readonly [string, Candidate][], limit: number, words: ReadonlySet<string>): Promise<RelatedNoteView[]> {
+async function views(deps: SkillDeps, scope: Scope, ranked: readonly [string, Candidate][], limit: number, why: Why): Promise<RelatedNoteView[]> {
 	const out: RelatedNoteView[] = [];
 	for (const [id, found] of ranked) {
 		if (out.length >= limit) break;
 		const other = await deps.memory.graph.getNodeById(scope, id);
 		const path = other?.props.obsidian_path;
 		if (!other || isArchived(other) || typeof path !== "string" || !path) continue;
-		out.push(relatedView(other, path, found, words));
+		const passage = found.passage ?? (found.reasons.size > 0 && !found.relation ? sharedPassage(why.texts.get(id) ?? [], why.own) : undefined);
+		out.push(relatedView(other, path, { ...found, passage }, why.words));
 	}
 	return out;
 }
@@ -165,17 +194,29 @@ function relatedView(node: NodeRecord, path: string, found: Candidate, words: Re
 		name: node.key,
 		path,
 		score: Math.round(found.score * 1e6) / 1e6,
-		reasons: (["meaning", "words", "linked"] as const).filter((r) => found.reasons.has(r)),
+		reasons: (["mentioned", "meaning", "words", "linked"] as const).filter((r) => found.reasons.has(r)),
 		...(passage ? { passage: { heading: passage.heading, line: passage.line, snippet: whySnippet(passage, node.key, words) } } : {}),
 		...(found.relation ? { relation: found.relation } : {}),
 	};
 }
 
-/** The passage as plain text without the note's own title, the content words both notes hold marked. */
+/** The passage as plain text without the note's own title, the asking note's meaningful words it holds marked. */
 function whySnippet(passage: StoredPassage, name: string, words: ReadonlySet<string>): string {
 	const text = plainSnippetText(passage.text, name);
-	const marked = [...new Set(contentWords(text))].filter((w) => words.has(w) && isContentWord(w));
+	const marked = [...new Set(contentWords(text))].filter((w) => words.has(w));
 	return passageSnippet(text, marked.join(" "));
+}
+
+/** The passage sharing the most weight of the asking note's words (a note found by name or whole-note cosine). */
+function sharedPassage(passages: readonly StoredPassage[], own: TermVector): StoredPassage | undefined {
+	let best: StoredPassage | undefined;
+	let bestScore = 0;
+	for (const p of passages) {
+		let score = 0;
+		for (const word of new Set(contentWords(`${p.heading} ${p.text}`))) score += own.get(word) ?? 0;
+		if (score > bestScore) [best, bestScore] = [p, score];
+	}
+	return best;
 }
 
 /**
@@ -203,28 +244,75 @@ function meanDirection(vectors: readonly Float32Array[]): Float32Array | null {
 	return sum.some((x) => x !== 0) ? normalise(sum) : null;
 }
 
-/** A word that says what a note is about: not a function word, not a bare number, not one Latin letter or two. */
-function isContentWord(word: string): boolean {
-	return !isStopword(word) && !/^\p{N}+$/u.test(word) && !(/^\p{Script=Latin}+$/u.test(word) && word.length <= 2);
+/** The store's idf cache, one per graph (the counts are the store's, every scope's). */
+const idfCaches = new WeakMap<object, IdfCache>();
+function idfCache(graph: GraphReads): IdfCache {
+	let cache = idfCaches.get(graph);
+	if (!cache) idfCaches.set(graph, (cache = new IdfCache()));
+	return cache;
 }
 
-/** Every content word of the note's passages. */
-function ownWords(passages: readonly StoredPassage[]): string[] {
-	return passages.flatMap((p) => contentWords(`${p.heading} ${p.text}`)).filter(isContentWord);
+/**
+ * Note names of each graph and scope, read again when the scope's node count changes (a note added
+ * or deleted) or after NAMES_TTL_MS (a rename): reading them costs a list of every node.
+ */
+const nameCaches = new WeakMap<object, Map<string, { at: number; nodes: number; dictionary: NameDictionary }>>();
+async function noteNames(graph: GraphReads, scope: Scope): Promise<NameDictionary> {
+	const byScope = nameCaches.get(graph) ?? new Map<string, { at: number; nodes: number; dictionary: NameDictionary }>();
+	nameCaches.set(graph, byScope);
+	const key = `${scope.orgId}\u0000${scope.userId}`;
+	const hit = byScope.get(key);
+	const { nodes: count } = await graph.counts(scope);
+	if (hit && hit.nodes === count && Date.now() - hit.at < NAMES_TTL_MS) return hit.dictionary;
+	const nodes = (await graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
+	const dictionary = nameDictionary(nodes);
+	byScope.set(key, { at: Date.now(), nodes: count, dictionary });
+	return dictionary;
 }
 
-/** The note's name words, then its content words by sublinear frequency (headings counted twice). */
-function queryWords(node: NodeRecord, passages: readonly StoredPassage[]): string[] {
-	const counts = new Map<string, number>();
-	const count = (text: string, weight: number) => {
-		for (const word of contentWords(text)) if (isContentWord(word)) counts.set(word, (counts.get(word) ?? 0) + weight);
-	};
-	for (const p of passages) {
-		count(p.heading, 2);
-		count(p.text, 1);
+/**
+ * Notes the text names (title or alias) without linking them, the rarest names first: the sum of
+ * their words' idf, more for a name said more often. What Obsidian lists as unlinked mentions.
+ */
+async function mentionedNotes(deps: SkillDeps, scope: Scope, node: NodeRecord, passages: readonly StoredPassage[]): Promise<string[]> {
+	const { graph } = deps.memory;
+	const text = passages.map((p) => `${p.heading}\n${p.text}`).join("\n");
+	const mentions = mentionsIn(text, await noteNames(graph, scope)).filter((m) => m.ids.length <= MAX_NAMESAKES && !m.ids.includes(node.id));
+	const idf = await idfCache(graph).idf(graph, scope, mentions.flatMap((m) => m.words));
+	const scored = new Map<string, number>();
+	for (const m of mentions) {
+		const score = m.words.reduce((sum, w) => sum + (idf.get(w) ?? 0), 0) * (1 + Math.log(m.count));
+		for (const id of m.ids) scored.set(id, Math.max(scored.get(id) ?? 0, score));
 	}
+	return [...scored].filter(([, score]) => score > 0).sort((a, b) => b[1] - a[1]).slice(0, CHANNEL_DEPTH).map(([id]) => id);
+}
+
+/** Passages of each candidate note. */
+async function candidateTexts(deps: SkillDeps, scope: Scope, ids: readonly string[]): Promise<Map<string, readonly StoredPassage[]>> {
+	const out = new Map<string, readonly StoredPassage[]>();
+	for (const id of ids) out.set(id, (await deps.memory.graph.passagesOf?.(scope, id)) ?? []);
+	return out;
+}
+
+/** Candidates by the cosine of their whole-note term vector with the asking note's, best first. */
+async function byCosine(deps: SkillDeps, scope: Scope, own: TermVector, texts: ReadonlyMap<string, readonly StoredPassage[]>): Promise<[string, number][]> {
+	const { graph } = deps.memory;
+	const counts = new Map([...texts].map(([id, passages]) => [id, termCounts(passages)] as const));
+	const idf = await idfCache(graph).idf(graph, scope, [...counts.values()].flatMap((c) => [...c.keys()]));
+	return [...counts].map(([id, c]) => [id, cosine(own, termVector(c, idf))] as [string, number]).sort((a, b) => b[1] - a[1]);
+}
+
+/** The note's words a snippet marks: its heaviest, each weighing a quarter of the heaviest or more (a word every note holds weighs nothing). */
+function meaningful(own: TermVector): string[] {
+	const top = heaviest(own, MARKED_WORDS);
+	const floor = (own.get(top[0]) ?? 0) / 4;
+	return top.filter((w) => (own.get(w) ?? 0) >= floor);
+}
+
+/** The note's name words, then its heaviest words by tf·idf. */
+function queryWords(node: NodeRecord, own: TermVector): string[] {
 	const nameWords = contentWords(node.key).filter(isContentWord);
-	const top = [...counts].filter(([w]) => !nameWords.includes(w)).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, QUERY_WORDS).map(([w]) => w);
+	const top = heaviest(own, QUERY_WORDS + nameWords.length).filter((w) => !nameWords.includes(w)).slice(0, QUERY_WORDS);
 	return [...new Set([...nameWords, ...top])];
 }
 

@@ -223,7 +223,7 @@ function relatedList(el: HTMLElement, notes: readonly RelatedNoteView[], open: (
 
 /** The reasons a note is related, in words (the relation's own heading when one links them). */
 function whyRelated(note: RelatedNoteView): string {
-	const words: Record<string, string> = { meaning: "similar meaning", words: "shared words", linked: "linked" };
+	const words: Record<string, string> = { mentioned: "named in this note", meaning: "similar meaning", words: "shared words", linked: "linked" };
 	const linked = note.relation ? relationFromNode(note.relation.type, note.relation.direction) : null;
 	return note.reasons.map((r) => (r === "linked" && linked ? linked.toLowerCase() : words[r])).join(", ");
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSkills } from "../../../src/engine/skills";
 import { openHarness, SCOPE, type SyncHarness } from "../sync/sync-fixture";
 import { BagOfWordsEmbedder } from "./skill-fixture";
-import { RELATED_VAULT } from "../../fixtures/related-vault";
+import { FIELD_VAULT, RELATED_VAULT } from "../../fixtures/related-vault";
 
 const NOTES = RELATED_VAULT;
 
@@ -94,5 +94,35 @@ describe("related notes (skills.related)", () => {
 		expect(names).toContain("Typesetting");
 		expect(names).not.toContain("Charts");
 		expect(await skills.related(SCOPE, { name: "No such note" })).toBeNull();
+	});
+
+	it("finds a note the text names without linking it, and one sharing a rare word, over notes that only share common words", async () => {
+		h = await openHarness({});
+		for (const [path, text] of Object.entries(FIELD_VAULT)) h.write(path, text);
+		await h.sync.fullSync();
+		const view = await createSkills(h.memory).related(SCOPE, { name: "Monday" });
+		const names = view?.related.map((r) => r.name) ?? [];
+		expect(names.slice(0, 2).sort()).toEqual(["Fish ear stones", "Kestrel"]);
+		const kestrel = view?.related.find((r) => r.name === "Kestrel");
+		expect(kestrel?.reasons).toContain("mentioned");
+		// Why: its own passage, the shared word marked, not its title.
+		expect(kestrel?.passage?.snippet).toMatch(/^A small falcon/);
+		const stones = view?.related.find((r) => r.name === "Fish ear stones");
+		expect(stones?.passage?.snippet).toMatch(/\*\*otoliths\*\*/i);
+		expect(stones?.passage?.snippet).not.toMatch(/^Fish ear stones/);
+		// Words every note holds are not what makes a note related: never marked.
+		expect(stones?.passage?.snippet).not.toMatch(/\*\*(the|year)\*\*/i);
+	});
+
+	it("finds a note named in the text that was added since the last question", async () => {
+		h = await openHarness({});
+		for (const [path, text] of Object.entries(FIELD_VAULT)) h.write(path, text);
+		await h.sync.fullSync();
+		const skills = createSkills(h.memory);
+		expect((await skills.related(SCOPE, { name: "Monday" }))?.related.map((r) => r.name)).not.toContain("Heron");
+		h.write("Heron.md", "# Heron\n\nA wading bird that swallows fish whole and brings up pellets.\n");
+		await h.sync.fullSync();
+		const heron = (await skills.related(SCOPE, { name: "Monday" }))?.related.find((r) => r.name === "Heron");
+		expect(heron?.reasons).toContain("mentioned");
 	});
 });
