@@ -193,10 +193,14 @@ export class GraphToVault {
 		if (!settings.writeGraphToVault || event.ctx.source === "sync") return;
 		// Another tenant's write (MCP scope headers) never lands in this person's vault.
 		if (event.ctx.scope.orgId !== scope.orgId || event.ctx.scope.userId !== scope.userId) return;
+		// The writer's check, when it asks (at once, from `announce`), goes first: interleaved with the
+		// replication, the answer would wait for most of the replication's work.
+		let checked: Promise<unknown> = Promise.resolve();
 		void this.queue
-			.run(() => {
+			.run(async () => {
+				await checked;
 				const ids = event.kind === "entity" ? [event.write.node.id] : [event.write.from.id, event.write.to.id];
-				if (ids.some((id) => this.erased(id))) return Promise.resolve(null);
+				if (ids.some((id) => this.erased(id))) return null;
 				return event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event);
 			})
 			.then((report) => {
@@ -213,20 +217,25 @@ export class GraphToVault {
 				});
 				if (!(error instanceof EngramaError || error instanceof NoteWriteError)) this.deps.onError?.(error);
 			});
-		return () => this.refusal(event);
+		return () => {
+			const warnings = this.refusal(event);
+			checked = warnings;
+			return warnings;
+		};
 	}
 
 	/**
 	 * Why the note `event` is replicated into cannot take it (not UTF-8, frontmatter Engrama cannot
 	 * edit), as a warning for the writer's answer; none when it can or the write edits no note.
-	 * Checked on the note as it is now (one read), not by waiting for the queued replication.
+	 * Checked on the note as it is now (one read), not by waiting for the queued replication, and
+	 * from the node as the write left it: a graph read would wait for the replication's writes.
 	 */
 	private async refusal(event: MemoryWriteEvent): Promise<readonly string[]> {
 		const { memory, source } = this.replication;
 		try {
-			const node = await memory.graph.getNodeById(this.deps.scope, event.kind === "entity" ? event.write.node.id : event.write.from.id);
-			const path = node ? notePath(node) : undefined;
-			if (!node || !path || node.props.status === "archived") return [];
+			const node = event.kind === "entity" ? event.write.node : event.write.from;
+			const path = notePath(node);
+			if (!path || node.props.status === "archived") return [];
 			if (event.kind === "entity" && !editsNote(memory.profile, node, event.input.props)) return [];
 			if (!(await source.stat(path))) return [];
 			try {
