@@ -22,6 +22,8 @@ interface Breakage {
 	readonly explains: RegExp;
 	break(h: SyncHarness): void;
 	fix(h: SyncHarness): void;
+	/** How the fixed note is synced: a full sync, or the one note (an event batch's path). */
+	readonly resync: "full" | "note";
 }
 
 const person = "---\nengrama_label: Technology\ndescription: Café-grade key-value store.\n---\nA fork of Redis.\n";
@@ -32,12 +34,14 @@ const BREAKAGES: Breakage[] = [
 		explains: /not valid UTF-8.*Save the note as UTF-8/s,
 		break: (h) => writeFileSync(join(h.vaultDir, VALKEY), Buffer.from(h.read(VALKEY), "latin1")),
 		fix: (h) => writeFileSync(join(h.vaultDir, VALKEY), readFileSync(join(h.vaultDir, VALKEY)).toString("latin1"), "utf8"),
+		resync: "full",
 	},
 	{
 		name: "a note whose YAML broke",
 		explains: /frontmatter YAML is broken.*fix it/s,
 		break: (h) => h.write(VALKEY, h.read(VALKEY).replace("description:", "tags: [cache\ndescription:")),
 		fix: (h) => h.write(VALKEY, h.read(VALKEY).replace("tags: [cache\n", "tags: [cache]\n")),
+		resync: "note",
 	},
 ];
 
@@ -83,6 +87,8 @@ describe.each(BREAKAGES)("an agent's write to $name", (breakage) => {
 		// A sync that meets the broken note keeps the node and the agent's edge as the agent left them.
 		const report = await h.sync.fullSync();
 		expect(report.problems.some((p) => p.path === VALKEY)).toBe(true);
+		const one = await h.sync.syncNote(VALKEY);
+		expect(one.problems.find((p) => p.path === VALKEY && /still wait to be written/.test(p.problem))?.action).toMatch(/first sync of the fixed note/);
 		const kept = await node(h.memory, "Technology", "Valkey");
 		expect(kept.props).toMatchObject({ summary: "The agent's summary.", trust_level: 0.5, edited_by_agent: "claude-desktop", edited_in_session: "s-7" });
 		const [edge] = await outEdges(h.memory, kept, "DEPENDS_ON");
@@ -92,7 +98,8 @@ describe.each(BREAKAGES)("an agent's write to $name", (breakage) => {
 
 		// Fixed: the next sync writes the owed edit and its provenance into the note.
 		breakage.fix(h);
-		await h.sync.fullSync();
+		if (breakage.resync === "full") await h.sync.fullSync();
+		else await h.sync.syncNote(VALKEY);
 		const text = h.read(VALKEY);
 		expect(text).toMatch(/^summary: The agent's summary\.$/m);
 		expect(text).toMatch(/^engrama_trust: 0\.5$/m);
