@@ -1,17 +1,16 @@
-import { Document, isMap, visit } from "yaml";
 import { notesErased, targetsNode, type EraseHook, type EraseTarget, type NotesErased } from "../erase";
 import { EngramaError, ValidationError, errorMessage } from "../errors";
 import type { Memory, MemoryWriteCheck, MemoryWriteEvent } from "../memory";
 import type { Profile } from "../profile";
 import { SerialQueue } from "../serial-queue";
-import { NEVER_WRITTEN } from "../system-props";
-import type { NodeRecord, PropValue, Scope } from "../types";
+import type { NodeRecord, Scope } from "../types";
 import { contentHash } from "./content-hash";
+import { renderEntityNote, yamlValue, type RelationEntry } from "./entity-note";
 import { editFrontmatter } from "./frontmatter";
 import { safeFileName } from "./markdown-text";
-import { NoteEncodingError } from "./note-encoding";
 import { NOTE_PROPS, noteEntryOf, type NoteIndex } from "./note-index";
-import { applyProvenanceKeys, provenanceKeys, RELATION_ENTRY_KEYS, relationEntry } from "./note-provenance";
+import { editsNote, mergeOwed, NoteWriteError, OWED_UNTIL_FIXED, owedOf, refusalOf, writtenProps, type OwedEdit, type OwedRelation } from "./owed-edits";
+import { applyProvenanceKeys, RELATION_ENTRY_KEYS, relationEntry } from "./note-provenance";
 import { NOTE_ORIGIN, type PreparedNote, type SyncRun } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -539,86 +538,10 @@ export class GraphToVault {
 	}
 }
 
-class NoteWriteError extends Error {
-	constructor(
-		readonly path: string,
-		readonly reason: unknown,
-	) {
-		super(`${path}: ${errorMessage(reason)}`);
-	}
-}
-
-/** What an answer or a report says after a write that did not reach its note. */
-const OWED_UNTIL_FIXED = "The memory keeps the write with who made it and its trust; the first sync of the fixed note writes it in.";
-
-/** Why a note did not take a write and what the person does about it, from the engine's own explanation. */
-function refusalOf(error: unknown): { reason: string; action: string } {
-	const cause = error instanceof NoteWriteError ? error.reason : error;
-	const action =
-		cause instanceof NoteEncodingError
-			? cause.action
-			: cause instanceof ValidationError
-				? "Engrama edits only frontmatter it can read; the note is left as it is."
-				: "Check that the note exists and is writable.";
-	return { reason: errorMessage(cause).replace(/\.$/, ""), action };
-}
-
-/**
- * A write graph → vault owes a note (`NOTE_PROPS.pending`, a JSON list): the named props of its
- * node with the node's provenance, or one relation from it.
- */
-type OwedEdit = OwedProps | OwedRelation;
-interface OwedProps {
-	readonly props: readonly string[];
-}
-interface OwedRelation {
-	readonly type: string;
-	/** The target node's id. */
-	readonly to: string;
-}
-
-function owedOf(node: NodeRecord): OwedEdit[] {
-	const raw = node.props[NOTE_PROPS.pending];
-	if (typeof raw !== "string") return [];
-	try {
-		const list = JSON.parse(raw) as unknown;
-		return Array.isArray(list) ? list.filter(isOwedEdit) : [];
-	} catch {
-		return [];
-	}
-}
-
-function isOwedEdit(value: unknown): value is OwedEdit {
-	if (!value || typeof value !== "object") return false;
-	const e = value as Record<string, unknown>;
-	return Array.isArray(e.props) ? e.props.every((p) => typeof p === "string") : typeof e.type === "string" && typeof e.to === "string";
-}
-
-/** One props edit (the union of the names) and each relation once. */
-function mergeOwed(edits: readonly OwedEdit[]): OwedEdit[] {
-	const props = edits.filter((e): e is OwedProps => "props" in e);
-	const relations = new Map<string, OwedRelation>();
-	for (const e of edits) if ("type" in e) relations.set(`${e.type}\u0000${e.to}`, e);
-	return [...(props.length > 0 ? [{ props: [...new Set(props.flatMap((e) => e.props))] }] : []), ...relations.values()];
-}
-
-/** The props of a write that go into the node's note: the profile's, status and description. */
-function writtenProps(profile: Profile, node: NodeRecord, props: Readonly<Record<string, unknown>> | undefined): string[] {
-	const def = profile.resolveLabel(node.label);
-	return Object.keys(props ?? {}).filter((name) => !NEVER_WRITTEN.has(name) && (def?.properties.includes(name) || name === "status" || name === "description"));
-}
-
-/** An entity write edits its note when it sets a prop the note holds or the node has provenance to state. */
-function editsNote(profile: Profile, node: NodeRecord, props: Readonly<Record<string, unknown>> | undefined): boolean {
-	return writtenProps(profile, node, props).length > 0 || Object.keys(provenanceKeys(node)).length > 0;
-}
-
 function notePath(node: NodeRecord): string | undefined {
 	const path = node.props[NOTE_PROPS.path];
 	return typeof path === "string" && path !== "" ? path : undefined;
 }
-
-type RelationEntry = ReturnType<typeof relationEntry>;
 
 /** Adds `entry` to `relations[type]` unless the note already names that target; true when it added it. */
 function addRelation(fm: Record<string, unknown>, type: string, entry: RelationEntry, target: NodeRecord, profile: Profile): boolean {
@@ -653,44 +576,4 @@ function relationsOf(fm: Readonly<Record<string, unknown>>): Record<string, unkn
 /** The target an entry names: itself when plain, its `to` when it states a writer. */
 function entryRef(entry: unknown): unknown {
 	return entry && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, unknown>)[RELATION_ENTRY_KEYS.to] : entry;
-}
-
-function yamlValue(value: PropValue): unknown {
-	return Array.isArray(value) ? (value as readonly PropValue[]).map((v) => yamlValue(v)) : value;
-}
-
-/**
- * The note for an entity that has none: frontmatter with its id, label, key, the properties the
- * profile knows and its relations; a body with the name and summary. Parsing it back gives the
- * same node (the description comes from the frontmatter, not the body).
- */
-export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; entry: RelationEntry }[], profile: Profile): string {
-	const def = profile.resolveLabel(node.label);
-	const fm: Record<string, unknown> = {
-		engrama_id: node.id,
-		engrama_label: node.label,
-		[node.keyField]: node.key,
-	};
-	const known = new Set([...(def?.properties ?? []), "description", "status", "valid_to"]);
-	for (const name of [...(def?.properties ?? []), "description", "status", "confidence", "valid_to"]) {
-		if (name in fm || NEVER_WRITTEN.has(name)) continue;
-		const value = node.props[name];
-		if (value === undefined || value === null || value === "") continue;
-		if (name === "confidence" && value === 1) continue;
-		if (!known.has(name) && name !== "confidence") continue;
-		fm[name] = yamlValue(value);
-	}
-	Object.assign(fm, provenanceKeys(node));
-	if (relations.length > 0) {
-		const map: Record<string, RelationEntry[]> = {};
-		for (const r of relations) (map[r.type] ??= []).push(r.entry);
-		fm.relations = map;
-	}
-	const doc = new Document(fm);
-	// Block lists, but a relation entry that states its writer on one line, as edits write it.
-	visit(doc, { Seq: (_, seq) => void seq.items.forEach((item) => isMap(item) && (item.flow = true)) });
-	const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-	const summary = typeof node.props.summary === "string" ? node.props.summary : typeof node.props.description === "string" ? node.props.description : "";
-	const quote = summary ? `\n> ${summary.replace(/\s*\n\s*/g, " ")}\n` : "";
-	return `---\n${yaml}---\n# ${node.key}\n${quote}`;
 }
