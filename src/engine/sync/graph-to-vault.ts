@@ -329,6 +329,8 @@ export class GraphToVault {
 	 * stay owed); null when done or nothing was owed.
 	 */
 	async writeOwedFirst(lane: SyncLane, id: string): Promise<SyncProblem | null> {
+		// Writing into notes turned off since: the person chose the vault as it is.
+		if (!this.deps.settings.writeGraphToVault) return null;
 		const node = await lane.memory.graph.getNodeById(this.deps.scope, id);
 		const path = node ? notePath(node) : undefined;
 		if (!node || !path || owedOf(node).length === 0 || node.props.status === "archived" || this.erased(id)) return null;
