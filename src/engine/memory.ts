@@ -153,7 +153,13 @@ export type MemoryWriteEvent =
 	| { readonly kind: "entity"; readonly ctx: WriteContext; readonly input: EntityInput; readonly write: EntityWrite }
 	| { readonly kind: "relation"; readonly ctx: WriteContext; readonly write: RelationWrite };
 
-export type MemoryWriteListener = (event: MemoryWriteEvent) => void;
+/**
+ * What a listener may hand back for one write: a check the writer runs when it wants to tell its
+ * caller about the write's fate (graph → vault: the note cannot take it). It must not reject.
+ */
+export type MemoryWriteCheck = () => Promise<readonly string[]>;
+
+export type MemoryWriteListener = (event: MemoryWriteEvent) => MemoryWriteCheck | void;
 
 export const FAN_OUT_CAP = 64;
 
@@ -252,15 +258,28 @@ export class Memory {
 
 	/**
 	 * Reports writes a skill made through `pipeline` inside one `write()` job (remember's node,
-	 * its stubs and edges), once that job committed, exactly as remember/relate report theirs.
+	 * its stubs and edges), once that job committed, exactly as remember/relate report theirs, and
+	 * resolves to the warnings the listeners' checks found (each once): what the skill's answer says.
 	 */
-	announce(events: readonly MemoryWriteEvent[]): void {
-		for (const event of events) this.notify(event, undefined);
+	async announce(events: readonly MemoryWriteEvent[]): Promise<readonly string[]> {
+		const checks = events.flatMap((event) => this.tell(event));
+		const warnings = await Promise.all(checks.map((check) => check()));
+		return [...new Set(warnings.flat())];
 	}
 
+	/** Tells the listeners; `remember`/`relate` answer the write alone, so nobody runs the checks. */
 	private notify<T>(event: MemoryWriteEvent, result: T): T {
-		for (const listener of this.writeListeners) listener(event);
+		this.tell(event);
 		return result;
+	}
+
+	private tell(event: MemoryWriteEvent): MemoryWriteCheck[] {
+		const checks: MemoryWriteCheck[] = [];
+		for (const listener of this.writeListeners) {
+			const check = listener(event);
+			if (check) checks.push(check);
+		}
+		return checks;
 	}
 
 	/** Archives (soft) or erases (hard, `hardForget`) one node. */

@@ -46,6 +46,7 @@ const TABLE = {
 	note_props:        row(_, _, _, o, _),
 	note_provenance:   row(_, _, _, _, _),
 	note_written:      row(_, _, _, _, _),
+	note_pending:      row(_, _, _, _, _),
 	// Lifecycle and time.
 	status:            row(_, o, o, _, _),
 	status_note:       row(_, o, _, o, o),
@@ -102,4 +103,9 @@ export const NOTE_PROPS = {
 	 * after, so a note Engrama wrote is never read back over a newer state, even after a crash.
 	 */
 	written: "note_written",
+	/**
+	 * Writes made outside the vault that the note could not take yet (not UTF-8, broken YAML): a
+	 * JSON list of `OwedEdit`s (sync/graph-to-vault.ts), written in by the first sync that can.
+	 */
+	pending: "note_pending",
 } as const;

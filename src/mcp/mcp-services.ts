@@ -1,6 +1,7 @@
 import type { Skills, VaultSync } from "../engine";
 import type { Memory, VaultSource } from "../engine/host";
 import type { Scope } from "../engine/types";
+import type { VaultContainment } from "../nodejs/vault-containment";
 
 /** The vault the sync, ingest and insight tools may touch, and nothing outside it. */
 export interface McpVault {
@@ -8,10 +9,10 @@ export interface McpVault {
 	readonly path: string;
 	readonly source: VaultSource;
 	/**
-	 * Follows symlinks: false when a vault-relative path (existing, or about to be created) really
-	 * lives outside the vault. The Node implementation is `createNodeVaultGuard`.
+	 * Follows symlinks: where a vault-relative path (existing, or about to be created) really
+	 * leads; anything but "inside" is refused. The Node implementation is `createNodeVaultGuard`.
 	 */
-	readonly staysInside?: (relativePath: string) => Promise<boolean>;
+	readonly containment?: (relativePath: string) => Promise<VaultContainment>;
 }
 
 /** What the tools need besides the Memory; the CLI and the plugin each build one. */

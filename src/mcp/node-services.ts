@@ -38,7 +38,7 @@ export async function createNodeMcpServices(
 		sync = node.sync;
 		detach = sync.writer.attach();
 		if (options.watch) sync.start();
-		vault = { path: node.source.root, source: node.source, staysInside: createNodeVaultGuard(node.source.root) };
+		vault = { path: node.source.root, source: node.source, containment: createNodeVaultGuard(node.source.root) };
 	}
 	return {
 		services: { identity, version: options.version, skills, vault, sync, log },

@@ -1,11 +1,11 @@
 // The MCP bridge runs on desktop only (Node in Electron, or the command line): fs is available.
 import { join } from "node:path";
-import { staysInsideVault } from "../nodejs/vault-containment";
+import { vaultContainment, type VaultContainment } from "../nodejs/vault-containment";
 
 /**
- * `McpVault.staysInside` for a vault on disk (the CLI's write-insight and sync-note use it too):
- * a symlink inside the vault that points elsewhere is refused. See `staysInsideVault`.
+ * `McpVault.containment` for a vault on disk (the CLI's write-insight uses it too): where a
+ * vault path really leads, so a symlink pointing elsewhere, or round in a loop, is refused.
  */
-export function createNodeVaultGuard(vaultRoot: string): (relativePath: string) => Promise<boolean> {
-	return async (relativePath: string) => staysInsideVault(vaultRoot, join(vaultRoot, relativePath));
+export function createNodeVaultGuard(vaultRoot: string): (relativePath: string) => Promise<VaultContainment> {
+	return async (relativePath: string) => vaultContainment(vaultRoot, join(vaultRoot, relativePath));
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from "../engine/errors";
+import type { VaultContainment } from "../nodejs/vault-containment";
 import type { McpVault } from "./mcp-services";
 
 /**
@@ -37,15 +38,26 @@ export function checkNotePath(input: string, field: string): string {
 	return path;
 }
 
+/**
+ * Why a path whose symbolic links lead out of the vault, or round in a loop, is refused: the words
+ * the MCP tools and the CLI share. `name` is how the caller gave it (`path "A.md"`, `A.md`).
+ */
+export function containmentRefusal(name: string, where: Exclude<VaultContainment, "inside">, kind: "note" | "folder"): string {
+	return where === "symlink-loop"
+		? `${name} is a symbolic link loop: following it leads back to itself and never reaches a ${kind}. Point the link at a real ${kind} or remove it.`
+		: `${name} leads outside the vault through a symbolic link; only ${kind}s that really live inside the vault can be used.`;
+}
+
+/** The vault's own symlink check, when it has one. */
+async function checkContainment(vault: McpVault, path: string, field: string, kind: "note" | "folder"): Promise<void> {
+	const where = vault.containment ? await vault.containment(path) : "inside";
+	if (where !== "inside") throw new ValidationError(containmentRefusal(`${field} "${path}"`, where, kind), { path });
+}
+
 /** The note checks, then the vault's own symlink check when it has one. */
 export async function resolveVaultPath(vault: McpVault, input: string, field: string): Promise<string> {
 	const path = checkNotePath(input, field);
-	if (vault.staysInside && !(await vault.staysInside(path))) {
-		throw new ValidationError(
-			`${field} "${path}" leads outside the vault through a symbolic link. Only notes that really live inside the vault can be used.`,
-			{ path },
-		);
-	}
+	await checkContainment(vault, path, field, "note");
 	return path;
 }
 
@@ -53,8 +65,6 @@ export async function resolveVaultPath(vault: McpVault, input: string, field: st
 export async function resolveVaultFolder(vault: McpVault, input: string, field: string): Promise<string> {
 	if (input.trim() === "" || input.trim() === "." || input.trim() === "./") return "";
 	const path = checkVaultRelativePath(input, field);
-	if (vault.staysInside && !(await vault.staysInside(path))) {
-		throw new ValidationError(`${field} "${path}" leads outside the vault through a symbolic link.`, { path });
-	}
+	await checkContainment(vault, path, field, "folder");
 	return path;
 }

@@ -34,6 +34,15 @@ export function isWithin(root: string, real: string): boolean {
 	return rel === "" || (rel.split(sep)[0] !== ".." && !isAbsolute(rel));
 }
 
+/** Where a path of a vault on disk really leads, symbolic links followed. */
+export type VaultContainment = "inside" | "outside" | "symlink-loop";
+
+/** `staysInsideVault`, telling a symbolic link loop (it names no file at all) from a way out of the vault. */
+export function vaultContainment(vaultRoot: string, absolutePath: string): VaultContainment {
+	if (isSymlinkLoop(absolutePath)) return "symlink-loop";
+	return staysInsideVault(vaultRoot, absolutePath) ? "inside" : "outside";
+}
+
 /**
  * The one symlink check for every write into a vault on disk (CLI, MCP, graph → vault): the real
  * path of `absolutePath` (or, for a file about to be created, of its nearest existing parent

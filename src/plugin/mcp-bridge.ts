@@ -76,7 +76,7 @@ export class McpBridge {
 						version: this.version,
 						skills: engine.forAgents.skills,
 						sync: engine.sync,
-						vault: { path: root, source: engine.forAgents.source, ...(root ? { staysInside: mcp.createNodeVaultGuard(root) } : {}) },
+						vault: { path: root, source: engine.forAgents.source, ...(root ? { containment: mcp.createNodeVaultGuard(root) } : {}) },
 						log: (line) => console.warn(line),
 					},
 					token,

@@ -110,4 +110,29 @@ describe("engrama sync names what a note really is", () => {
 		expect(result.stderr).toMatch(/A\.md is a symbolic link loop/);
 		expect(result.stderr).not.toMatch(/outside the vault/);
 	});
+	it("says in the remember and relate answers that a Latin-1 note did not take the write, and a sync of the fixed note writes it in", () => {
+		const { vault, db } = workspace();
+		const cli = (...args: string[]) => runCli(["--vault", vault, "--db", db, ...args]);
+		writeFileSync(join(vault, "Idea.md"), "---\nengrama_label: Concept\n---\n# Idea\n\nCafé notes.\n");
+		writeFileSync(join(vault, "Fine.md"), "---\nengrama_label: Concept\n---\n# Fine\n");
+		expect(cli("sync").status).toBe(0);
+		const latin1 = Buffer.from(readFileSync(join(vault, "Idea.md"), "utf8"), "latin1");
+		writeFileSync(join(vault, "Idea.md"), latin1);
+
+		const remembered = cli("remember", "--label", "Concept", "--name", "Idea", "--props", '{"description":"An idea worth keeping."}');
+		expect(remembered.status, remembered.stderr).toBe(0);
+		expect(remembered.stderr).toMatch(/warning: Not written into the note Idea\.md: Idea\.md is not valid UTF-8.*iconv -f latin1 -t utf-8/s);
+		const related = cli("relate", "Concept", "Idea", "SIMILAR_TO", "Concept", "Fine", "--json");
+		expect(related.status, related.stderr).toBe(0);
+		expect(related.json<{ warnings: string[] }>().warnings[0]).toMatch(/Idea\.md is not valid UTF-8/);
+		expect(readFileSync(join(vault, "Idea.md")).equals(latin1)).toBe(true);
+
+		// Saved as UTF-8 again: the next sync writes the owed description and relation into it.
+		writeFileSync(join(vault, "Idea.md"), latin1.toString("latin1"), "utf8");
+		expect(cli("sync").status).toBe(0);
+		const text = readFileSync(join(vault, "Idea.md"), "utf8");
+		expect(text).toMatch(/^description: An idea worth keeping\.$/m);
+		expect(text).toMatch(/SIMILAR_TO:[\s\S]*Fine/);
+		expect(text).toContain("Café notes.");
+	});
 });

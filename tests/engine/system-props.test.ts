@@ -17,16 +17,16 @@ describe("the one table of system properties", () => {
 		const dates = ["mentioned_dates"];
 		expect(sorted(SYSTEM_PROPS)).toEqual(["engrama_id", "org_id", "user_id", "created_at", "updated_at", ...provenance, "trust_level", ...edit, ...dates].sort());
 		expect(sorted(NOT_TRACKED)).toEqual(
-			["created_at", "updated_at", ...provenance, "trust_level", ...edit, "org_id", "user_id", "engrama_id", "content_hash", "decayed_at", "obsidian_mtime", "obsidian_size", "note_props", "note_provenance", "note_written", ...dates].sort(),
+			["created_at", "updated_at", ...provenance, "trust_level", ...edit, "org_id", "user_id", "engrama_id", "content_hash", "decayed_at", "obsidian_mtime", "obsidian_size", "note_props", "note_provenance", "note_written", "note_pending", ...dates].sort(),
 		);
 		expect(sorted(NEVER_WRITTEN)).toEqual(
 			["engrama_id", "org_id", "user_id", "created_at", "updated_at", ...provenance, "trust_level", ...edit, "valid_from", "archived_at", "previous_status", "status_note", "name", "title", ...Object.values(NOTE_PROPS), ...dates].sort(),
 		);
 		expect(sorted(NOT_SEARCHED)).toEqual(
-			["engrama_id", "org_id", "user_id", ...provenance, ...edit, "status", "obsidian_path", "valid_from", "valid_to", "archived_at", "previous_status", "content_hash", "note_provenance", "note_written", ...dates].sort(),
+			["engrama_id", "org_id", "user_id", ...provenance, ...edit, "status", "obsidian_path", "valid_from", "valid_to", "archived_at", "previous_status", "content_hash", "note_provenance", "note_written", "note_pending", ...dates].sort(),
 		);
 		expect(sorted(HIDDEN_PROPS)).toEqual(
-			["engrama_id", "org_id", "user_id", "obsidian_path", "content_hash", "obsidian_mtime", "obsidian_size", "note_props", ...provenance, "trust_level", ...edit, "note_provenance", "note_written", "created_at", "updated_at", "status", "confidence", "name", "title", "description", "summary", "valid_from", "archived_at", "decayed_at", ...dates].sort(),
+			["engrama_id", "org_id", "user_id", "obsidian_path", "content_hash", "obsidian_mtime", "obsidian_size", "note_props", ...provenance, "trust_level", ...edit, "note_provenance", "note_written", "note_pending", "created_at", "updated_at", "status", "confidence", "name", "title", "description", "summary", "valid_from", "archived_at", "decayed_at", ...dates].sort(),
 		);
 	});
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,6 +14,7 @@ import { call, connectClient, ok, startBridge, textOf, writeNote, type Bridge } 
 let dir: ReturnType<typeof makeTempDir>;
 let bridge: Bridge;
 let client: Client;
+let vault: string;
 
 /** Bytes an agent receives: the text blocks plus structuredContent, as JSON on the wire. */
 function wireBytes(result: CallToolResult): number {
@@ -32,7 +33,7 @@ function oldWireBytes(result: CallToolResult): number {
 
 beforeAll(async () => {
 	dir = makeTempDir("engrama-mcp-ergonomics-");
-	const vault = join(dir.path, "vault");
+	vault = join(dir.path, "vault");
 	mkdirSync(vault);
 	writeNote(vault, "Projects/Billing Portal.md", "---\ntype: Project\n---\n# Billing Portal\n\nInvoices.\n");
 	writeNote(vault, "Guides/Preamble.md", "Text before any heading: the preamble.\n\n# Setup\n\nInstall it.\n");
@@ -176,5 +177,29 @@ describe("agent ergonomics over real HTTP", () => {
 		await ok(client, "engrama_relate", { from_label: "Project", from_name: "Billing Portal", rel_type: "RELATED_TO", to_label: "Note", to_name: "Invoice run 7" });
 		const view = await ok<{ neighbours: { name: string; path?: string }[] }>(client, "engrama_context", { label: "Project", name: "Billing Portal" });
 		expect(view.neighbours.find((n) => n.name === "Invoice run 7")?.path).toBe("Billing/Invoice run 7.md");
+	});
+	it("engrama_sync_note calls a symbolic link loop a loop, not a way out of the vault", async () => {
+		symlinkSync(join(vault, "Loop B.md"), join(vault, "Loop A.md"));
+		symlinkSync(join(vault, "Loop A.md"), join(vault, "Loop B.md"));
+		const result = await call(client, "engrama_sync_note", { path: "Loop A.md" });
+		expect(result.isError).toBe(true);
+		expect(textOf(result)).toMatch(/path "Loop A\.md" is a symbolic link loop: following it leads back to itself and never reaches a note/);
+		expect(textOf(result)).not.toMatch(/outside the vault/);
+	});
+
+	it("engrama_remember and engrama_relate say when the note cannot take the write, and why", async () => {
+		writeNote(vault, "Projects/Kiosk.md", "---\ntype: Project\n---\n# Kiosk\n\nSelf-service café kiosk.\n");
+		await ok(client, "engrama_sync_note", { path: "Projects/Kiosk.md" });
+		// Re-saved as Latin-1 since the sync.
+		writeFileSync(join(vault, "Projects/Kiosk.md"), Buffer.from(readFileSync(join(vault, "Projects/Kiosk.md"), "utf8"), "latin1"));
+		const remembered = await call(client, "engrama_remember", { label: "Project", properties: { name: "Kiosk", status: "active" } });
+		const warnings = (remembered.structuredContent as { warnings: string[] }).warnings;
+		expect(warnings.find((w) => w.includes("Projects/Kiosk.md"))).toMatch(/not valid UTF-8.*Save the note as UTF-8.*keeps the write/s);
+		expect(textOf(remembered)).toMatch(/Projects\/Kiosk\.md is not valid UTF-8/);
+		const related = await ok<{ warnings?: string[] }>(client, "engrama_relate", { from_name: "Kiosk", from_label: "Project", rel_type: "DEPENDS_ON", to_name: "Billing Portal", to_label: "Project" });
+		expect(related.warnings?.some((w) => /Projects\/Kiosk\.md.*not valid UTF-8/s.test(w))).toBe(true);
+		// A note that can take it: no warning.
+		const fine = await ok<{ warnings?: string[] }>(client, "engrama_relate", { from_name: "Billing Portal", from_label: "Project", rel_type: "DEPENDS_ON", to_name: "Kiosk", to_label: "Project" });
+		expect(fine.warnings).toBeUndefined();
 	});
 });

@@ -106,6 +106,7 @@ function registerRelateCommand(program: Command): void {
 		.action(async (fromLabel: string, fromName: string, relation: string, toLabel: string, toName: string, _o, command: Command) =>
 			runWithMemory(command, async (run) => {
 				const write = await skillsOf(run).relate(run.ctx, { label: fromLabel, name: fromName }, relation, { label: toLabel, name: toName });
+				for (const warning of write.warnings ?? []) if (!run.out.json) run.out.info(`warning: ${warning}`);
 				run.out.result(write, () => `${write.created ? "Related" : "Already related"}: ${write.from.name} -[${write.type}]-> ${write.to.name}`);
 			}, { replicateToVault: true }),
 		);

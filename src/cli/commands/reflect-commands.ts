@@ -125,7 +125,7 @@ export function registerReflectCommands(program: Command): void {
 			runWithMemory(command, async ({ skills, out, ctx, config }) => {
 				const vault = vaultSource(config);
 				// The MCP tool's checks (no .., no absolute path, no symlink leading out), same messages.
-				const guarded = { path: vault.root, source: vault, staysInside: createNodeVaultGuard(vault.root) };
+				const guarded = { path: vault.root, source: vault, containment: createNodeVaultGuard(vault.root) };
 				const given = flags.note === undefined ? undefined : isAbsolute(flags.note) ? vault.vaultPath(flags.note) : flags.note;
 				const note = given === undefined ? undefined : await resolveVaultPath(guarded, /\.md$/i.test(given) ? given : `${given}.md`, "--note");
 				const folder = await resolveVaultFolder(guarded, flags.folder, "--folder");

@@ -5,7 +5,8 @@ import type { EngramaConfig } from "../../config/engrama-config";
 import { ValidationError } from "../../engine/errors";
 import type { SyncProblem, SyncReport, SyncSettings, VaultSync } from "../../engine";
 import { createNodeVaultSync, type FolderVaultSource } from "../../nodejs/folder-vault-source";
-import { isSymlinkLoop, staysInsideVault } from "../../nodejs/vault-containment";
+import { vaultContainment } from "../../nodejs/vault-containment";
+import { containmentRefusal } from "../../mcp/vault-path";
 import type { OpenedMemory } from "../../nodejs/open-memory";
 import { runWithMemory } from "../run-command";
 import type { Output } from "../output";
@@ -208,12 +209,8 @@ export function registerSyncCommands(program: Command): void {
 			const abs = isAbsolute(path) ? path : existsSync(resolve(path)) ? resolve(path) : source.absolute(path);
 			const notePath = source.vaultPath(abs);
 			if (notePath.startsWith("..")) throw new ValidationError(`${path} is not inside the vault ${vault}.`);
-			if (isSymlinkLoop(source.absolute(notePath))) {
-				throw new ValidationError(`${notePath} is a symbolic link loop: following it leads back to itself and never reaches a note. Point the link at a real note or remove it.`);
-			}
-			if (!staysInsideVault(source.root, source.absolute(notePath))) {
-				throw new ValidationError(`${notePath} leads outside the vault ${vault} through a symbolic link; only notes that really live inside the vault are synced.`);
-			}
+			const where = vaultContainment(source.root, source.absolute(notePath));
+			if (where !== "inside") throw new ValidationError(containmentRefusal(notePath, where, "note"));
 			if (!sync.isSyncedPath(notePath)) {
 				throw new ValidationError(`${notePath} is not synced: only .md notes outside excluded folders (${sync.settings.excludedFolders.join(", ")}) and dot-folders are.`);
 			}

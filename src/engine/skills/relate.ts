@@ -1,4 +1,5 @@
 import { ValidationError } from "../errors";
+import { REPLAYABLE } from "../memory";
 import { requireScope } from "../scope";
 import type { WriteContext } from "../write/write-pipeline";
 import { findLiveNode, type NodeName } from "./find-node";
@@ -10,6 +11,8 @@ export interface RelateResult {
 	readonly from: NodeRefView;
 	readonly type: string;
 	readonly to: NodeRefView;
+	/** Set when the write did not reach its note (not UTF-8, broken frontmatter): which, why, what to do. */
+	readonly warnings?: readonly string[];
 }
 
 /**
@@ -24,6 +27,12 @@ export async function relate(deps: SkillDeps, ctx: WriteContext, from: NodeName,
 	if (source.id === target.id) {
 		throw new ValidationError(`A node cannot relate to itself (${source.label} "${source.key}"). Nothing was written.`);
 	}
-	const write = await deps.memory.relate(ctx, { label: source.label, key: source.key }, type, { label: target.label, key: target.key });
-	return { created: write.created, from: nodeRef(write.from), type: write.type, to: nodeRef(write.to) };
+	const { memory } = deps;
+	const write = await memory.write(
+		() => memory.pipeline.mergeRelation(ctx, { label: source.label, key: source.key }, type, { label: target.label, key: target.key }),
+		REPLAYABLE,
+	);
+	// As remember: announced once committed, and a note that cannot take it is said in the answer.
+	const warnings = await memory.announce([{ kind: "relation", ctx, write }]);
+	return { created: write.created, from: nodeRef(write.from), type: write.type, to: nodeRef(write.to), ...(warnings.length > 0 ? { warnings } : {}) };
 }

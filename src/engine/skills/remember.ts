@@ -145,8 +145,9 @@ export async function remember(deps: SkillDeps, ctx: WriteContext, input: Rememb
 			}),
 		REPLAYABLE,
 	);
-	memory.announce(events);
-	return result;
+	// A note that cannot take the write (not UTF-8, broken YAML) is said in the answer.
+	const unwritten = await memory.announce(events);
+	return unwritten.length > 0 ? { ...result, warnings: [...result.warnings, ...unwritten] } : result;
 }
 
 /** What remember checked before the write queue. */

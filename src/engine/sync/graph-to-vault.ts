@@ -1,15 +1,16 @@
-import { Document, isMap, visit } from "yaml";
 import { notesErased, targetsNode, type EraseHook, type EraseTarget, type NotesErased } from "../erase";
 import { EngramaError, ValidationError, errorMessage } from "../errors";
-import type { Memory, MemoryWriteEvent } from "../memory";
+import type { Memory, MemoryWriteCheck, MemoryWriteEvent } from "../memory";
 import type { Profile } from "../profile";
 import { SerialQueue } from "../serial-queue";
-import { NEVER_WRITTEN } from "../system-props";
-import type { NodeRecord, PropValue, Scope } from "../types";
+import type { NodeRecord, Scope } from "../types";
 import { contentHash } from "./content-hash";
+import { renderEntityNote, yamlValue, type RelationEntry } from "./entity-note";
+import { editFrontmatter } from "./frontmatter";
 import { safeFileName } from "./markdown-text";
-import { NOTE_PROPS, type NoteIndex } from "./note-index";
-import { applyProvenanceKeys, provenanceKeys, RELATION_ENTRY_KEYS, relationEntry } from "./note-provenance";
+import { NOTE_PROPS, noteEntryOf, type NoteIndex } from "./note-index";
+import { editsNote, mergeOwed, NoteWriteError, OWED_UNTIL_FIXED, owedOf, refusalOf, writtenProps, type OwedEdit, type OwedRelation } from "./owed-edits";
+import { applyProvenanceKeys, RELATION_ENTRY_KEYS, relationEntry } from "./note-provenance";
 import { NOTE_ORIGIN, type PreparedNote, type SyncRun } from "./sync-run";
 import type { SyncProblem, SyncReport } from "./sync-report";
 import type { SyncSettings } from "./sync-settings";
@@ -186,15 +187,19 @@ export class GraphToVault {
 		return this.queue.run(async () => undefined);
 	}
 
-	private onWrite(event: MemoryWriteEvent): void {
+	private onWrite(event: MemoryWriteEvent): MemoryWriteCheck | void {
 		const { scope, settings } = this.deps;
 		if (!settings.writeGraphToVault || event.ctx.source === "sync") return;
 		// Another tenant's write (MCP scope headers) never lands in this person's vault.
 		if (event.ctx.scope.orgId !== scope.orgId || event.ctx.scope.userId !== scope.userId) return;
+		// The writer's check, when it asks (at once, from `announce`), goes first: interleaved with the
+		// replication, the answer would wait for most of the replication's work.
+		let checked: Promise<unknown> = Promise.resolve();
 		void this.queue
-			.run(() => {
+			.run(async () => {
+				await checked;
 				const ids = event.kind === "entity" ? [event.write.node.id] : [event.write.from.id, event.write.to.id];
-				if (ids.some((id) => this.erased(id))) return Promise.resolve(null);
+				if (ids.some((id) => this.erased(id))) return null;
 				return event.kind === "entity" ? this.entityWritten(this.replication, event) : this.relationWritten(this.replication, event);
 			})
 			.then((report) => {
@@ -202,14 +207,48 @@ export class GraphToVault {
 			})
 			.catch((error: unknown) => {
 				const path = error instanceof NoteWriteError ? error.path : "(graph → vault)";
+				const refused = refusalOf(error);
 				this.problems.push({
 					path,
 					severity: "warning",
-					problem: `A change made outside the vault could not be written into the note: ${errorMessage(error)}`,
-					action: "Fix the note (or its frontmatter); a full sync writes it again later.",
+					problem: `A change made outside the vault could not be written into the note: ${refused.reason}.`,
+					action: `${refused.action} ${OWED_UNTIL_FIXED}`,
 				});
 				if (!(error instanceof EngramaError || error instanceof NoteWriteError)) this.deps.onError?.(error);
 			});
+		return () => {
+			const warnings = this.refusal(event);
+			checked = warnings;
+			return warnings;
+		};
+	}
+
+	/**
+	 * Why the note `event` is replicated into cannot take it (not UTF-8, frontmatter Engrama cannot
+	 * edit), as a warning for the writer's answer; none when it can or the write edits no note.
+	 * Checked on the note as it is now (one read), not by waiting for the queued replication, and
+	 * from the node as the write left it: a graph read would wait for the replication's writes.
+	 */
+	private async refusal(event: MemoryWriteEvent): Promise<readonly string[]> {
+		const { memory, source } = this.replication;
+		try {
+			const node = event.kind === "entity" ? event.write.node : event.write.from;
+			const path = notePath(node);
+			if (!path || node.props.status === "archived") return [];
+			if (event.kind === "entity" && !editsNote(memory.profile, node, event.input.props)) return [];
+			if (!(await source.stat(path))) return [];
+			try {
+				editFrontmatter(await source.read(path), event.kind === "relation" ? (fm) => void relationsOf(fm) : () => undefined);
+				return [];
+			} catch (error) {
+				const refused = refusalOf(error);
+				return [`Not written into the note ${path}: ${refused.reason}. ${refused.action} ${OWED_UNTIL_FIXED}`];
+			}
+		} catch (error) {
+			// The check is advice: the write committed and its replication reports its own failure.
+			this.deps.onError?.(error);
+			return [];
+		}
 	}
 
 	private async entityWritten(lane: SyncLane, event: Extract<MemoryWriteEvent, { kind: "entity" }>): Promise<SyncReport | null> {
@@ -220,21 +259,8 @@ export class GraphToVault {
 		const path = notePath(node);
 		if (path) {
 			if (node.props.status === "archived" || !(await source.stat(path))) return null;
-			const def = memory.profile.resolveLabel(node.label);
-			const written = Object.keys(event.input.props ?? {}).filter(
-				(name) => !NEVER_WRITTEN.has(name) && (def?.properties.includes(name) || name === "status" || name === "description"),
-			);
-			// An agent's write is stated in the note (who edited, the lowered trust); engine writes only
-			// set these keys, never remove them: removing them is how the person vouches.
-			if (written.length === 0 && Object.keys(provenanceKeys(node)).length === 0) return null;
-			await this.edit(lane, path, node, (fm) => {
-				for (const name of written) {
-					const value = node.props[name];
-					if (value === undefined || value === null) delete fm[name];
-					else fm[name] = yamlValue(value);
-				}
-				applyProvenanceKeys(fm, node);
-			});
+			if (!editsNote(memory.profile, node, event.input.props)) return null;
+			await this.writeOwed(lane, path, node, [{ props: writtenProps(memory.profile, node, event.input.props) }]);
 			return this.deps.syncPaths([path], lane);
 		}
 		if (!this.exportable(node)) return null;
@@ -251,11 +277,106 @@ export class GraphToVault {
 		const { memory } = lane;
 		const { scope } = this.deps;
 		const record = JSON.stringify([path, hash, nodeStamp(node), created ? 1 : 0]);
-		await memory.write(async () => {
+		const updated = await memory.write(async () => {
 			// The stored node as it is now: the record must not carry an older update time back.
 			const current = await memory.graph.getNodeById(scope, node.id);
-			if (current) await memory.pipeline.updateNoteState({ scope, source: "sync" }, current, { [NOTE_PROPS.written]: record });
+			if (!current) return null;
+			// What the note owed went in with this write, unless more was owed since `node` was read.
+			const paid = current.props[NOTE_PROPS.pending] !== undefined && current.props[NOTE_PROPS.pending] === node.props[NOTE_PROPS.pending];
+			const written = await memory.pipeline.updateNoteState({ scope, source: "sync" }, current, { [NOTE_PROPS.written]: record }, paid ? [NOTE_PROPS.pending] : []);
+			return paid ? written : null;
 		});
+		if (updated) await this.indexed(lane, updated);
+	}
+
+	/**
+	 * Writes into the note what `node` owes it (`NOTE_PROPS.pending`) and the edits `owed`. When the
+	 * note cannot take them (not UTF-8, broken YAML, unwritable) they stay owed on the node, so a
+	 * sync of the fixed note writes them in (`writeOwedFirst`) instead of reading the note over them.
+	 */
+	private async writeOwed(lane: SyncLane, path: string, node: NodeRecord, owed: readonly OwedEdit[]): Promise<void> {
+		const all = mergeOwed([...owedOf(node), ...owed]);
+		const mutate = await this.mutation(lane, node, all);
+		try {
+			await this.edit(lane, path, node, mutate);
+		} catch (error) {
+			if (error instanceof NoteWriteError) await this.recordOwed(lane, node, all);
+			throw error;
+		}
+	}
+
+	private async recordOwed(lane: SyncLane, node: NodeRecord, owed: readonly OwedEdit[]): Promise<void> {
+		const { memory } = lane;
+		const { scope } = this.deps;
+		const updated = await memory.write(async () => {
+			const current = await memory.graph.getNodeById(scope, node.id);
+			if (!current) return null;
+			const all = JSON.stringify(mergeOwed([...owedOf(current), ...owed]));
+			return memory.pipeline.updateNoteState({ scope, source: "sync" }, current, { [NOTE_PROPS.pending]: all });
+		});
+		if (updated) await this.indexed(lane, updated);
+	}
+
+	/** Keeps the note index's entry (which says whether the note is owed writes) in step with the node. */
+	private async indexed(lane: SyncLane, node: NodeRecord): Promise<void> {
+		const entry = noteEntryOf(node);
+		if (entry) (await this.deps.noteIndex(lane)).set(entry);
+	}
+
+	/**
+	 * Before a sync reads the note of node `id`: writes in what graph → vault owes it, so the fixed
+	 * note takes the write instead of being read over it. A problem when it still cannot (the edits
+	 * stay owed); null when done or nothing was owed.
+	 */
+	async writeOwedFirst(lane: SyncLane, id: string): Promise<SyncProblem | null> {
+		// Writing into notes turned off since: the person chose the vault as it is.
+		if (!this.deps.settings.writeGraphToVault) return null;
+		const node = await lane.memory.graph.getNodeById(this.deps.scope, id);
+		const path = node ? notePath(node) : undefined;
+		if (!node || !path || owedOf(node).length === 0 || node.props.status === "archived" || this.erased(id)) return null;
+		if (!(await lane.source.stat(path))) return null;
+		try {
+			await this.writeOwed(lane, path, node, []);
+			return null;
+		} catch (error) {
+			if (!(error instanceof NoteWriteError)) throw error;
+			const refused = refusalOf(error);
+			return {
+				path,
+				severity: "warning",
+				problem: `Changes made outside the vault still wait to be written into the note: ${refused.reason}.`,
+				action: `${refused.action} ${OWED_UNTIL_FIXED}`,
+			};
+		}
+	}
+
+	/**
+	 * The frontmatter edit for `owed`: the node's props named and its provenance keys (engine writes
+	 * only set these keys, never remove them: removing them is how the person vouches), and each
+	 * relation still in the graph, its entry stating its writer.
+	 */
+	private async mutation(lane: SyncLane, node: NodeRecord, owed: readonly OwedEdit[]): Promise<(fm: Record<string, unknown>) => void> {
+		const { memory } = lane;
+		const { scope } = this.deps;
+		const props = owed.flatMap((e) => ("props" in e ? e.props : []));
+		const ownState = owed.some((e) => "props" in e);
+		const wanted = owed.filter((e): e is OwedRelation => "type" in e);
+		const edges = wanted.length > 0 ? await memory.graph.edgesOf(scope, node.id, "out") : [];
+		const relations: { type: string; entry: RelationEntry; to: NodeRecord }[] = [];
+		for (const e of wanted) {
+			const edge = edges.find((x) => x.type === e.type && x.node.id === e.to);
+			// The relation's writer is stated with it (so it survives a rebuild from the vault).
+			if (edge) relations.push({ type: e.type, to: edge.node, entry: relationEntry(await this.refFor(lane, edge.node), edge.edge.props, node) });
+		}
+		return (fm) => {
+			for (const name of props) {
+				const value = node.props[name];
+				if (value === undefined || value === null) delete fm[name];
+				else fm[name] = yamlValue(value);
+			}
+			if (ownState) applyProvenanceKeys(fm, node);
+			for (const r of relations) addRelation(fm, r.type, r.entry, r.to, memory.profile);
+		};
 	}
 
 	private async relationWritten(lane: SyncLane, event: Extract<MemoryWriteEvent, { kind: "relation" }>): Promise<SyncReport | null> {
@@ -271,13 +392,8 @@ export class GraphToVault {
 			return this.deps.syncPaths([created], lane);
 		}
 		if (from.props.status === "archived" || !(await source.stat(path))) return null;
-		// The relation is its writer's: an agent's entry states who made it (and so survives a
-		// rebuild from the vault), and the note's own text keeps its trust.
-		const edge = (await memory.graph.edgesOf(scope, from.id, "out")).find((e) => e.type === event.write.type && e.node.id === to.id);
-		const entry = relationEntry(await this.refFor(lane, to), edge?.edge.props ?? {}, from);
-		await this.edit(lane, path, from, (fm) => {
-			addRelation(fm, event.write.type, entry, to, memory.profile);
-		});
+		// The relation is its writer's: its entry states who made it, the note's own text keeps its trust.
+		await this.writeOwed(lane, path, from, [{ type: event.write.type, to: to.id }]);
 		return this.deps.syncPaths([path], lane);
 	}
 
@@ -424,29 +540,14 @@ export class GraphToVault {
 	}
 }
 
-class NoteWriteError extends Error {
-	constructor(
-		readonly path: string,
-		cause: unknown,
-	) {
-		super(`${path}: ${errorMessage(cause)}`);
-	}
-}
-
 function notePath(node: NodeRecord): string | undefined {
 	const path = node.props[NOTE_PROPS.path];
 	return typeof path === "string" && path !== "" ? path : undefined;
 }
 
-type RelationEntry = ReturnType<typeof relationEntry>;
-
 /** Adds `entry` to `relations[type]` unless the note already names that target; true when it added it. */
 function addRelation(fm: Record<string, unknown>, type: string, entry: RelationEntry, target: NodeRecord, profile: Profile): boolean {
-	const current = fm.relations;
-	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
-		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
-	}
-	const relations = (current ?? {}) as Record<string, unknown>;
+	const relations = relationsOf(fm);
 	const key = Object.keys(relations).find((k) => profile.resolveRelationType(k) === type) ?? type;
 	const value = relations[key];
 	const list: unknown[] = value === undefined || value === null ? [] : Array.isArray(value) ? [...(value as unknown[])] : [value];
@@ -465,47 +566,16 @@ function addRelation(fm: Record<string, unknown>, type: string, entry: RelationE
 	return true;
 }
 
+/** The frontmatter's `relations` map ({} when none); throws when it is something else, which a relation cannot be added to. */
+function relationsOf(fm: Readonly<Record<string, unknown>>): Record<string, unknown> {
+	const current = fm.relations;
+	if (current !== undefined && current !== null && (typeof current !== "object" || Array.isArray(current))) {
+		throw new ValidationError('"relations" in the frontmatter is not a map, so the new relation cannot be added');
+	}
+	return (current ?? {}) as Record<string, unknown>;
+}
+
 /** The target an entry names: itself when plain, its `to` when it states a writer. */
 function entryRef(entry: unknown): unknown {
 	return entry && typeof entry === "object" && !Array.isArray(entry) ? (entry as Record<string, unknown>)[RELATION_ENTRY_KEYS.to] : entry;
-}
-
-function yamlValue(value: PropValue): unknown {
-	return Array.isArray(value) ? (value as readonly PropValue[]).map((v) => yamlValue(v)) : value;
-}
-
-/**
- * The note for an entity that has none: frontmatter with its id, label, key, the properties the
- * profile knows and its relations; a body with the name and summary. Parsing it back gives the
- * same node (the description comes from the frontmatter, not the body).
- */
-export function renderEntityNote(node: NodeRecord, relations: readonly { type: string; entry: RelationEntry }[], profile: Profile): string {
-	const def = profile.resolveLabel(node.label);
-	const fm: Record<string, unknown> = {
-		engrama_id: node.id,
-		engrama_label: node.label,
-		[node.keyField]: node.key,
-	};
-	const known = new Set([...(def?.properties ?? []), "description", "status", "valid_to"]);
-	for (const name of [...(def?.properties ?? []), "description", "status", "confidence", "valid_to"]) {
-		if (name in fm || NEVER_WRITTEN.has(name)) continue;
-		const value = node.props[name];
-		if (value === undefined || value === null || value === "") continue;
-		if (name === "confidence" && value === 1) continue;
-		if (!known.has(name) && name !== "confidence") continue;
-		fm[name] = yamlValue(value);
-	}
-	Object.assign(fm, provenanceKeys(node));
-	if (relations.length > 0) {
-		const map: Record<string, RelationEntry[]> = {};
-		for (const r of relations) (map[r.type] ??= []).push(r.entry);
-		fm.relations = map;
-	}
-	const doc = new Document(fm);
-	// Block lists, but a relation entry that states its writer on one line, as edits write it.
-	visit(doc, { Seq: (_, seq) => void seq.items.forEach((item) => isMap(item) && (item.flow = true)) });
-	const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-	const summary = typeof node.props.summary === "string" ? node.props.summary : typeof node.props.description === "string" ? node.props.description : "";
-	const quote = summary ? `\n> ${summary.replace(/\s*\n\s*/g, " ")}\n` : "";
-	return `---\n${yaml}---\n# ${node.key}\n${quote}`;
 }

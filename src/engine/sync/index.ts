@@ -1,6 +1,7 @@
 export { contentHash } from "./content-hash";
 export { editFrontmatter, parseFrontmatterYaml, splitFrontmatter, type FrontmatterSplit } from "./frontmatter";
-export { GraphToVault, renderEntityNote, type ExportResult, type SyncLane } from "./graph-to-vault";
+export { GraphToVault, type ExportResult, type SyncLane } from "./graph-to-vault";
+export { renderEntityNote } from "./entity-note";
 export { bodyWikilinks, firstHeading, firstParagraph, inlineTags, safeFileName } from "./markdown-text";
 export { NOTE_PROPS, NoteIndex, type NoteEntry } from "./note-index";
 export { parseNote, type NoteParseInput, type NoteParseResult, type ParsedNote, type ParsedRelation } from "./note-parser";

@@ -13,6 +13,8 @@ export interface NoteEntry {
 	readonly mtime: number;
 	readonly size: number;
 	readonly archived: boolean;
+	/** Writes made outside the vault wait to be written into the note (`NOTE_PROPS.pending`). */
+	readonly pending: boolean;
 }
 
 export { NOTE_PROPS };
@@ -35,6 +37,7 @@ function entryFrom(id: string, label: string, key: string, props: Readonly<Recor
 		mtime: num(props[NOTE_PROPS.mtime]),
 		size: num(props[NOTE_PROPS.size]),
 		archived: props.status === "archived",
+		pending: typeof props[NOTE_PROPS.pending] === "string",
 	};
 }
 
@@ -65,7 +68,7 @@ export class NoteIndex {
 			else if (props.status !== "stub" && props.status !== "archived") index.unnoted.push(id);
 		};
 		// Only the bookkeeping props: decoding 10k whole nodes cost more than reading the vault's mtimes.
-		const fields = [NOTE_PROPS.path, NOTE_PROPS.hash, NOTE_PROPS.mtime, NOTE_PROPS.size, "status"];
+		const fields = [NOTE_PROPS.path, NOTE_PROPS.hash, NOTE_PROPS.mtime, NOTE_PROPS.size, NOTE_PROPS.pending, "status"];
 		if (graph.listNodeFields) {
 			// One call: the rows are small (a 50k-note vault is a few MB).
 			for (const row of await graph.listNodeFields(scope, { includeArchived: true, fields })) add(row.id, row.label, row.key, row.fields);

@@ -126,8 +126,9 @@ export class VaultSync {
 		const touched: { entry: NoteEntry; info: VaultFileInfo; note?: ParsedNote }[] = [];
 		// A memory from before passages (schema 11) gets them from this sync: every note is read.
 		const backfill = !dryRun && index.nodeCount > 0 && (await memory.graph.hasPassages?.(this.deps.scope)) === false;
-		for (const info of files) {
-			const entry = index.get(info.path);
+		for (const file of files) {
+			const entry = index.get(file.path);
+			const info = entry?.pending && !dryRun ? await this.writeOwedFirst(this.deps, run, entry, file) : file;
 			if (!backfill && entry && !entry.archived && entry.mtime === info.mtime && entry.size === info.size) {
 				run.counts.filesUnchanged++;
 				continue;
@@ -330,8 +331,10 @@ export class VaultSync {
 		const prepared: PreparedNote[] = [];
 		const touched: { entry: NoteEntry; info: VaultFileInfo }[] = [];
 		const vanished: NoteEntry[] = [];
-		const accept = async (info: VaultFileInfo, moveFrom?: NoteEntry) => {
+		const accept = async (file: VaultFileInfo, moveFrom?: NoteEntry) => {
 			run.counts.filesScanned++;
+			const entry = index.get(file.path);
+			const info = entry?.pending ? await this.writeOwedFirst(lane, run, entry, file) : file;
 			const outcome = await run.read(info);
 			if (outcome.kind === "prepared") {
 				if (moveFrom) outcome.prepared.moveFrom = moveFrom;
@@ -392,6 +395,20 @@ export class VaultSync {
 			problems: run.problems,
 			timings: { totalMs: round(this.now() - started) },
 		};
+	}
+
+	/**
+	 * A note owed writes made outside the vault (it could not take them: not UTF-8, broken YAML)
+	 * gets them before it is read, so the fixed note is not read over them; its info afresh when
+	 * written. Still refused: reported, and the note is read (or refused) as it is.
+	 */
+	private async writeOwedFirst(lane: SyncLane, run: SyncRun, entry: NoteEntry, info: VaultFileInfo): Promise<VaultFileInfo> {
+		const problem = await this.writer.writeOwedFirst(lane, entry.id);
+		if (problem) {
+			run.problems.push(problem);
+			return info;
+		}
+		return (await lane.source.stat(info.path)) ?? info;
 	}
 
 	/** The note index, loaded from the graph once and then kept in step. */

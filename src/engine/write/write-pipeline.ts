@@ -503,18 +503,18 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	}
 
 	/**
-	 * Vault sync's bookkeeping about a node's note (where it is, its hash, mtime, size), written
-	 * without touching the node's updated_at, history or provenance: it says where the fact is
-	 * written, not who wrote it. Only sync may write it, and nothing else this way.
+	 * Vault sync's bookkeeping about a node's note (where it is, its hash, mtime, size, writes owed
+	 * to it), set or unset without touching the node's updated_at, history or provenance: it says
+	 * where the fact is written, not who wrote it. Only sync may write it, and nothing else this way.
 	 */
-	async updateNoteState(ctx: WriteContext, node: NodeRecord, set: Readonly<Record<string, PropValue>>): Promise<NodeRecord | null> {
+	async updateNoteState(ctx: WriteContext, node: NodeRecord, set: Readonly<Record<string, PropValue>>, unset: readonly string[] = []): Promise<NodeRecord | null> {
 		const scope = requireScope(ctx.scope);
 		if (ctx.source !== "sync") throw new ValidationError(`Only vault sync records a note's state; a ${ctx.source} write cannot.`);
-		const other = Object.keys(set).filter((name) => !BOOKKEEPING_SET.has(name));
+		const other = [...Object.keys(set), ...unset].filter((name) => !BOOKKEEPING_SET.has(name));
 		if (other.length > 0) {
 			throw new ValidationError(`${other.map((n) => `"${n}"`).join(", ")} is not note bookkeeping (${SYNC_BOOKKEEPING.join(", ")}); write it with mergeEntity.`);
 		}
-		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [], node.updatedAt));
+		return this.guard("update note state", () => this.deps.graph.updateNode(scope, node.id, { ...set }, [...unset], node.updatedAt));
 	}
 
 	/** A note's passages (sections) for its node, the new ones embedded: sync only (passage-writes.ts). */

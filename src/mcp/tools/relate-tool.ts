@@ -15,7 +15,7 @@ export function relateTool(env: ToolEnv) {
 			to_name: text("to_name", 500, ""),
 			to_label: env.schemas.label(""),
 		},
-		outputSchema: { created: z.boolean(), from: nodeRef, type: z.string(), to: nodeRef },
+		outputSchema: { created: z.boolean(), from: nodeRef, type: z.string(), to: nodeRef, warnings: z.array(z.string()).optional() },
 		annotations: { ...MERGE_WRITE, title: "Relate two nodes" },
 		async run(args, call) {
 			const result = await env.skills.relate(
@@ -26,7 +26,10 @@ export function relateTool(env: ToolEnv) {
 			);
 			return {
 				structured: { ...result },
-				summary: `${result.created ? "Related" : "Already related"}: ${result.from.label} "${result.from.name}" -[${result.type}]-> ${result.to.label} "${result.to.name}".`,
+				summary: [
+					`${result.created ? "Related" : "Already related"}: ${result.from.label} "${result.from.name}" -[${result.type}]-> ${result.to.label} "${result.to.name}".`,
+					...(result.warnings ?? []),
+				].join(" "),
 			};
 		},
 	});

@@ -46,7 +46,7 @@ describe.each(testBackends())("remember with inline relations on $name", (backen
 
 	it("announces its node, stubs and edges to Memory.onWrite after commit, and nothing when refused", async () => {
 		const seen: string[] = [];
-		f.memory.onWrite((e) => seen.push(e.kind === "entity" ? `entity:${e.write.node.key}` : `relation:${e.write.type}:${e.write.to.key}`));
+		f.memory.onWrite((e) => void seen.push(e.kind === "entity" ? `entity:${e.write.node.key}` : `relation:${e.write.type}:${e.write.to.key}`));
 		await remember("Technology", "Python");
 		await remember("Project", "Shop", {}, { USES: ["python", "Stripe"] });
 		expect(seen).toEqual(["entity:Python", "entity:Shop", "relation:USES:Python", "entity:Stripe", "relation:USES:Stripe"]);

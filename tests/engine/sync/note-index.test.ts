@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NoteIndex, type NoteEntry } from "../../../src/engine/sync/note-index";
 
-const entry = (id: string, path: string): NoteEntry => ({ id, path, label: "Note", key: id, hash: "", mtime: 0, size: 0, archived: false });
+const entry = (id: string, path: string): NoteEntry => ({ id, path, label: "Note", key: id, hash: "", mtime: 0, size: 0, archived: false, pending: false });
 
 describe("NoteIndex.resolve", () => {
 	it("follows Obsidian's rules and stays right as notes are added, moved and deleted", () => {
