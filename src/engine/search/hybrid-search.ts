@@ -60,6 +60,10 @@ export interface SearchSettings {
 	readonly hubPenalty: number;
 	/** Weight of the name term: the query is the node's name or an alias (graph-rerank.ts, queryNames). */
 	readonly nameWeight: number;
+	/** Weight of the words channel's own score (bm25 of node or passage over the best hit's): RRF keeps only ranks. */
+	readonly fulltextWeight: number;
+	/** Weight of the vector channel's cosine similarity. */
+	readonly vectorWeight: number;
 	/** Pseudo-relevance feedback (RRF only): the best this many fused candidates give words for a second fulltext query (0: off). */
 	readonly feedbackDocs: number;
 	/** Words taken from them. */
@@ -104,6 +108,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	// finds that node first, not a daily note whose short section mentions it (and ranks higher by
 	// bm25). Questions are never a node's whole name: LoCoMo and the vault benchmarks do not move.
 	nameWeight: 0.4,
+	fulltextWeight: 0,
+	vectorWeight: 0,
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
@@ -351,8 +357,12 @@ export class HybridSearch {
 			const date = dateNearness(candidate.node, cues.ranges);
 			const when = cues.asksWhen && mentionsDate(candidate.node) ? 1 : 0;
 			const name = queryNames(queryWords, candidate.node) ? 1 : 0;
+			const words = candidate.fulltext !== undefined && topFulltext > 0 ? clamp01(candidate.fulltext / topFulltext) : 0;
+			const vector = candidate.vector ?? 0;
 			const score =
 				fused +
+				s.fulltextWeight * words +
+				s.vectorWeight * vector +
 				s.nameWeight * name +
 				s.graphWeight * (g?.graph ?? 0) +
 				(withTime ? s.temporalWeight * temporal + s.trustWeight * trust + s.dateCueWeight * date + s.whenWeight * when : 0);
@@ -360,8 +370,8 @@ export class HybridSearch {
 				node: candidate.node,
 				score,
 				signals: {
-					fulltext: candidate.fulltext !== undefined && topFulltext > 0 ? clamp01(candidate.fulltext / topFulltext) : 0,
-					vector: candidate.vector ?? 0,
+					fulltext: words,
+					vector,
 					fusion: fused,
 					graph: g?.graph ?? 0,
 					cohesion: g?.cohesion ?? 0,
