@@ -55,6 +55,7 @@ const runs: CorpusRun[] = [];
 const skipped: string[] = [];
 
 const saved = arg("runs", "");
+const saveTo = arg("save-runs", "");
 if (saved) runs.push(...saved.split(",").flatMap(loadRuns));
 for (const model of saved ? [] : models) {
 	if (model !== "none" && !MODELS[model]) throw new Error(`--models takes none or ${Object.keys(MODELS).join(", ")}`);
@@ -73,13 +74,12 @@ for (const model of saved ? [] : models) {
 			if (!skipped.includes(run)) skipped.push(run);
 		} else {
 			runs.push(run);
+			// Kept after every corpus: a long run stopped half-way still leaves what it measured.
+			if (saveTo) saveRuns(saveTo, runs);
 			console.error(`${run.corpus} ${run.model}: ${run.asked.length} questions, ${run.notes}`);
 		}
 	}
 }
-
-const saveTo = arg("save-runs", "");
-if (saveTo) saveRuns(saveTo, runs);
 
 const termNames = Object.keys(TERMS);
 console.log(`\n## Retrieval gym (${new Date().toISOString().slice(0, 10)}; load ${loadAtStart.map((l) => l.toFixed(1)).join(" ")} at start)`);
