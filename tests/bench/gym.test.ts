@@ -18,9 +18,10 @@ const run = (corpus: string, answer: string, n: number): CorpusRun => ({ corpus,
 
 describe("retrieval gym", () => {
 	it("re-fuses the candidates with another RRF constant from the ranks they kept, as the engine fuses them", () => {
-		const fused = rrfFuse(["a", "b", "c"], ["c", "a"], 30);
+		const k = DEFAULT_WEIGHTS.rrfK / 2;
+		const fused = rrfFuse(["a", "b", "c"], ["c", "a"], k);
 		const hits = [...fused].map(([id, f]) => hit(id, { fusion: 0, fulltextRank: f.fulltextRank, vectorRank: f.vectorRank }));
-		const page = rescore(hits, { ...DEFAULT_WEIGHTS, rrfK: 30, graphWeight: 0, temporalWeight: 0, trustWeight: 0 }, 3);
+		const page = rescore(hits, { ...DEFAULT_WEIGHTS, rrfK: k, graphWeight: 0, temporalWeight: 0, trustWeight: 0, fulltextWeight: 0, vectorWeight: 0 }, 3);
 		for (const h of page) expect(h.signals.fusion).toBeCloseTo(fused.get(h.node.id)?.score ?? -1, 12);
 		expect(page.map((h) => h.node.id)).toEqual(["a", "c", "b"]);
 	});
@@ -29,7 +30,8 @@ describe("retrieval gym", () => {
 		// The graph term helps one large corpus and hurts two small ones. The large one does not outvote the
 		// rest by its size: left out, a small one is a tie (large for, small against), which goes to the earlier option.
 		const runs = [run("large", "linked", 100), run("small-a", "good", 3), run("small-b", "good", 3)];
-		const options = [{ ...DEFAULT_WEIGHTS, graphWeight: 0 }, { ...DEFAULT_WEIGHTS, graphWeight: 0.1 }];
+		const plain = { ...DEFAULT_WEIGHTS, fulltextWeight: 0, vectorWeight: 0 };
+		const options = [{ ...plain, graphWeight: 0 }, { ...plain, graphWeight: 0.1 }];
 		expect(chooseLeavingOneOut(runs, options)).toEqual([
 			{ heldOut: "large", chosen: 0 },
 			{ heldOut: "small-a", chosen: 0 },

@@ -65,7 +65,10 @@ export function scoreWith(hit: SearchHit, w: Weights): number {
 	return s.fusion + w.fulltextWeight * s.fulltext + w.vectorWeight * s.vector + terms - hub;
 }
 
-/** The fused base of every hit again with another RRF constant, from the channel ranks each hit kept (fusion.ts, rrfFuse). */
+/**
+ * The fused base of every hit again, from the channel ranks each hit kept (fusion.ts, rrfFuse), so
+ * runs saved under another default's constant re-score right (pseudo-relevance feedback is off by default).
+ */
 function refuse(hits: readonly SearchHit[], rrfK: number): SearchHit[] {
 	const lists = (hits.some((h) => h.signals.fulltextRank !== undefined) ? 1 : 0) + (hits.some((h) => h.signals.vectorRank !== undefined) ? 1 : 0);
 	const best = lists / (rrfK + 1);
@@ -75,13 +78,18 @@ function refuse(hits: readonly SearchHit[], rrfK: number): SearchHit[] {
 
 /** The page under other weights (the engine's order: score, then its tie-breaks). */
 export function rescore(hits: readonly SearchHit[], w: Weights, k: number): SearchHit[] {
-	const fused = w.rrfK === DEFAULT_SEARCH_SETTINGS.rrfK ? hits : refuse(hits, w.rrfK);
-	return fused.map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
+	return refuse(hits, w.rrfK).map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
 }
+
+/** The textbook constant of plain RRF (the baseline), whatever the default's. */
+const PLAIN_RRF_K = 60;
 
 /** Plain RRF over the same candidates: the fused base alone. */
 export function plainFusion(hits: readonly SearchHit[], k: number): SearchHit[] {
-	return hits.map((h) => ({ ...h, score: h.signals.fusion })).sort(compareHits).slice(0, k);
+	return refuse(hits, PLAIN_RRF_K)
+		.map((h) => ({ ...h, score: h.signals.fusion }))
+		.sort(compareHits)
+		.slice(0, k);
 }
 
 /** Pages where the re-scored default differs from the engine's (0 when the formula above is the engine's). */

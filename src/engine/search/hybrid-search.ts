@@ -76,7 +76,9 @@ export interface SearchSettings {
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	fusion: "rrf",
-	rrfK: 60,
+	// 30 rather than 60, with the channels' own scores at 0.2 (#38): chosen leaving one corpus out of the retrieval gym;
+	// the wider rank gaps keep the graph term from lifting a weak match over a far better one (docs/benchmarks-search.md).
+	rrfK: 30,
 	channelK: 20,
 	fulltextK: 0,
 	vectorK: 0,
@@ -108,8 +110,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	// finds that node first, not a daily note whose short section mentions it (and ranks higher by
 	// bm25). Questions are never a node's whole name: LoCoMo and the vault benchmarks do not move.
 	nameWeight: 0.4,
-	fulltextWeight: 0,
-	vectorWeight: 0,
+	// RRF keeps only ranks: a note far ahead by its words (or its meaning) says so through these (#38, rrfK above).
+	fulltextWeight: 0.2,
+	vectorWeight: 0.2,
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
