@@ -199,7 +199,8 @@ interface VectorAnswer {
 
 /**
  * Hybrid search over the protocols: a fulltext channel and a vector channel (top channelK each),
- * fused by RRF (or the legacy linear blend), then β·graph + γ·temporal + δ·trust. Without an
+ * fused by RRF (or the legacy linear blend), plus each channel's own score (bm25 share, cosine), then
+ * β·graph + γ·temporal + δ·trust. Without an
  * embedder, or when it fails, fulltext still answers and the outcome says why it is degraded.
  */
 export class HybridSearch {
@@ -335,7 +336,7 @@ export class HybridSearch {
 		return { base, ranks };
 	}
 
-	/** Base + β·graph + γ·temporal + δ·trust (+ the date and when cues) for every fused candidate, best first. */
+	/** Base + the channels' scores + β·graph + γ·temporal + δ·trust (+ the date and when cues) for every fused candidate, best first. */
 	private score(
 		text: string,
 		withTime: boolean,
