@@ -5,20 +5,24 @@
 // chosen leaving one corpus out.
 //
 // Usage: npm run bench -- gym [--quick] [--json FILE] [--models none,minilm] [--corpora a,b]
-//        [--locomo FILE] [--model-root DIR] [--hub-distractors N] [--candidate '{"graphWeight":0.05}' ...]
+//        [--locomo FILE] [--model-root DIR] [--dtype q8|fp32] [--hub-distractors N] [--candidate '{"graphWeight":0.05}' ...]
+//        [--save-runs FILE] [--runs FILE,FILE] [--settings '{"channelK":40}']
 // - --quick: no model, two LoCoMo conversations, 300 obsidian-hub distractors (a few minutes).
 // - Vaults come from scripts/bench/vault-retrieval/get-obsidian-hub.sh and
 //   scripts/bench/gym/get-vaults.sh; a missing one is skipped with a SKIP line.
-// - The model: scripts/bench/models/prepare-maven-model.sh minilm q8.
+// - The model: scripts/bench/models/prepare-maven-model.sh minilm q8 (--dtype fp32: the unquantized weights).
+// - --save-runs FILE keeps every question's candidates and signals; --runs FILE,FILE prints the
+//   tables from saved runs without searching again (weights are re-scored, not re-searched).
 import { existsSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { arg } from "./args";
 import { benchEmbedder } from "./locomo/embedder";
 import { percentile } from "./stats";
-import { byWeights, groupSpread, leaveOneCorpusOut, measure, noise, plainBm25, plainRrf, type Fold } from "./gym/choose";
-import { runLocomo, runVault, type CorpusRun, type VaultCorpus } from "./gym/corpora";
+import { byWeights, chooseLeavingOneOut, groupSpread, leaveOneCorpusOut, measure, noise, plainBm25, plainRrf, type Fold } from "./gym/choose";
+import { loadRuns, runLocomo, runVault, saveRuns, type CorpusRun, type VaultCorpus } from "./gym/corpora";
 import { DEFAULT_WEIGHTS, TERMS, type Weights } from "./gym/terms";
+import type { SearchSettings } from "../../src/engine/search/hybrid-search";
 import { MODELS, type ModelName } from "./vault-retrieval/vault-memory";
 
 const quick = process.argv.includes("--quick");
@@ -26,6 +30,9 @@ const models = arg("models", quick ? "none" : "none,minilm").split(",") as Model
 const modelRoot = resolve(arg("model-root", ".bench-out/models/models"));
 // The shared data folder beside the checkout (../shared from the main one, ../../shared from a worktree under wt/).
 const locomoFile = arg("locomo", ["../shared/bench/locomo/locomo7.json", "../../shared/bench/locomo/locomo7.json"].find((f) => existsSync(f)) ?? "../shared/bench/locomo/locomo7.json");
+const dtype = arg("dtype", "q8") as "q8" | "fp32";
+// `--settings '{"channelK":40}'`: the engine's settings for every search (a change re-scoring cannot show).
+const settings = JSON.parse(arg("settings", "{}")) as Partial<SearchSettings>;
 const hubDistractors = Number(arg("hub-distractors", quick ? "300" : "1000"));
 const VAULTS: readonly VaultCorpus[] = [
 	{
@@ -47,23 +54,28 @@ const loadAtStart = loadavg();
 const runs: CorpusRun[] = [];
 const skipped: string[] = [];
 
-for (const model of models) {
+const saved = arg("runs", "");
+const saveTo = arg("save-runs", "");
+if (saved) runs.push(...saved.split(",").flatMap(loadRuns));
+for (const model of saved ? [] : models) {
 	if (model !== "none" && !MODELS[model]) throw new Error(`--models takes none or ${Object.keys(MODELS).join(", ")}`);
 	for (const name of corpora) {
 		let run: CorpusRun | string;
 		if (name === "locomo") {
-			const embedder = model === "none" ? null : (await benchEmbedder(["--model-dir", join(modelRoot, MODELS[model].dir), "--dtype", "q8"], join(".bench-out", "locomo"))).embedder;
-			run = await runLocomo(locomoFile, model, embedder, quick ? 2 : Infinity);
+			const embedder = model === "none" ? null : (await benchEmbedder(["--model-dir", join(modelRoot, MODELS[model].dir), "--dtype", dtype], join(".bench-out", "gym", "vectors", "locomo"))).embedder;
+			run = await runLocomo(locomoFile, model, embedder, quick ? 2 : Infinity, settings);
 		} else {
 			const corpus = VAULTS.find((v) => v.name === name);
 			if (!corpus) throw new Error(`--corpora takes locomo, ${VAULTS.map((v) => v.name).join(", ")}`);
-			run = await runVault(corpus, model, modelRoot);
+			run = await runVault(corpus, model, modelRoot, dtype, settings);
 		}
 		if (typeof run === "string") {
 			console.error(run);
 			if (!skipped.includes(run)) skipped.push(run);
 		} else {
 			runs.push(run);
+			// Kept after every corpus: a long run stopped half-way still leaves what it measured.
+			if (saveTo) saveRuns(saveTo, runs);
 			console.error(`${run.corpus} ${run.model}: ${run.asked.length} questions, ${run.notes}`);
 		}
 	}
@@ -93,6 +105,20 @@ if (candidates.length > 0) {
 	for (const run of runs) {
 		const cells = candidates.map((c) => f3(measure(run, byWeights({ ...DEFAULT_WEIGHTS, ...c }))));
 		console.log(`| ${run.corpus} | ${run.model} | ${f3(measure(run, byWeights(DEFAULT_WEIGHTS)))} | ${cells.join(" | ")} | ${f3(Math.max(measure(run, plainBm25), measure(run, plainRrf)))} |`);
+	}
+}
+// The default and the candidates, one of them chosen leaving each corpus out: the figure a change may quote.
+if (candidates.length > 0 && new Set(runs.map((r) => r.corpus)).size >= 2) {
+	const options = [DEFAULT_WEIGHTS, ...candidates.map((c) => ({ ...DEFAULT_WEIGHTS, ...c }))];
+	const label = (i: number) => (i === 0 ? "default" : JSON.stringify(candidates[i - 1]));
+	console.log("\n### The default or a candidate, chosen leaving one corpus out (chosen on the others; held out: chosen / default / best baseline)");
+	console.log("\n| held out | chosen | model | chosen | default | best baseline |");
+	console.log("| --- | --- | --- | ---: | ---: | ---: |");
+	for (const { heldOut, chosen } of chooseLeavingOneOut(runs, options)) {
+		for (const run of runs.filter((r) => r.corpus === heldOut)) {
+			const baseline = Math.max(measure(run, plainBm25), measure(run, plainRrf));
+			console.log(`| ${heldOut} | ${label(chosen)} | ${run.model} | ${f3(measure(run, byWeights(options[chosen])))} | ${f3(measure(run, byWeights(DEFAULT_WEIGHTS)))} | ${f3(baseline)} |`);
+		}
 	}
 }
 const mismatched = runs.filter((r) => r.rescoreMismatches > 0);

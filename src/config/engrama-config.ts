@@ -50,7 +50,7 @@ export const engramaConfigSchema = z.object({
 	search: z
 		.object({
 			fusionMode: z.enum(FUSION_MODES).default("rrf"),
-			rrfK: z.number().positive().default(60),
+			rrfK: z.number().positive().default(30),
 			graphRerank: z.boolean().default(true),
 			graphHops: z.number().int().min(0).max(4).default(2),
 			/** Legacy linear mode: weight of the vector channel (HYBRID_ALPHA). */
@@ -70,7 +70,7 @@ export const engramaConfigSchema = z.object({
 			whenWeight: z.number().min(0).optional(),
 			hubPenalty: z.number().min(0).optional(),
 		})
-		.default({ fusionMode: "rrf", rrfK: 60, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1 }),
+		.default({ fusionMode: "rrf", rrfK: 30, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1 }),
 	/** Entity resolver thresholds and modes; defaults in src/engine/resolver/settings.ts. */
 	resolver: z
 		.object({

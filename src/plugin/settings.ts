@@ -120,7 +120,7 @@ export const pluginSettingsSchema = z.object({
 	search: z
 		.object({
 			fusionMode: z.enum(["rrf", "linear"]).default("rrf"),
-			rrfK: z.number().min(1).max(1000).default(60),
+			rrfK: z.number().min(1).max(1000).default(30),
 			alpha: z.number().min(0).max(1).default(0.6),
 			graphWeight: z.number().min(0).max(1).default(0.05),
 			temporalWeight: z.number().min(0).max(1).default(0.1),
@@ -128,7 +128,7 @@ export const pluginSettingsSchema = z.object({
 			/** Days after which the recency term counts a note half (ENGRAMA_RECENCY_HALF_LIFE on the command line). */
 			halfLifeDays: z.number().gt(0).max(36_500).default(30),
 		})
-		.default({ fusionMode: "rrf", rrfK: 60, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1, halfLifeDays: 30 }),
+		.default({ fusionMode: "rrf", rrfK: 30, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1, halfLifeDays: 30 }),
 	decay: z
 		.object({ rate: z.number().min(0).max(1).default(0.01), maxAgeDays: z.number().min(0).max(36_500).default(90) })
 		.default({ rate: 0.01, maxAgeDays: 90 }),

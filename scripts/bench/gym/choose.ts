@@ -42,30 +42,44 @@ export interface Fold {
 
 /** For one weight: each corpus left out in turn, the grid value best on the rest (ties: the smaller), scored on it. */
 export function leaveOneCorpusOut(runs: readonly CorpusRun[], key: keyof Weights, base: Weights = DEFAULT_WEIGHTS): Fold[] {
-	const corpora = [...new Set(runs.map((r) => r.corpus))];
+	const grid = GRID[key];
 	const at = (run: CorpusRun, value: number) => measure(run, byWeights({ ...base, [key]: value }));
-	const folds: Fold[] = [];
-	for (const heldOut of corpora) {
-		const training = runs.filter((r) => r.corpus !== heldOut);
-		let best = GRID[key][0];
-		let bestScore = -Infinity;
-		for (const value of GRID[key]) {
-			const perCorpus = corpora.filter((c) => c !== heldOut).map((c) => mean(training.filter((r) => r.corpus === c).map((r) => at(r, value))));
-			const score = mean(perCorpus);
-			if (score > bestScore + 1e-9) {
-				best = value;
-				bestScore = score;
-			}
-		}
-		const byModel = runs
+	return chooseLeavingOneOut(runs, grid.map((value) => ({ ...base, [key]: value }))).map(({ heldOut, chosen }) => ({
+		heldOut,
+		chosen: grid[chosen],
+		byModel: runs
 			.filter((r) => r.corpus === heldOut)
 			.map((r) => {
-				const chosen = at(r, best);
-				return { model: r.model, chosen, off: at(r, 0), today: at(r, DEFAULT_WEIGHTS[key]), noise: noise(chosen, r.asked.length) };
-			});
-		folds.push({ heldOut, chosen: best, byModel });
-	}
-	return folds;
+				const score = at(r, grid[chosen]);
+				return { model: r.model, chosen: score, off: at(r, 0), today: at(r, DEFAULT_WEIGHTS[key]), noise: noise(score, r.asked.length) };
+			}),
+	}));
+}
+
+/**
+ * Each corpus left out in turn, the weights best on the others (the mean over corpora of the mean
+ * over models, each corpus weighing the same; ties to the earlier in the list), as its index.
+ */
+export function chooseLeavingOneOut(runs: readonly CorpusRun[], options: readonly Weights[]): { heldOut: string; chosen: number }[] {
+	const corpora = [...new Set(runs.map((r) => r.corpus))];
+	const cache = new Map<string, number>();
+	const at = (corpus: string, i: number) => {
+		const key = `${corpus}\u0000${i}`;
+		if (!cache.has(key)) cache.set(key, mean(runs.filter((r) => r.corpus === corpus).map((r) => measure(r, byWeights(options[i])))));
+		return cache.get(key) ?? Number.NaN;
+	};
+	return corpora.map((heldOut) => {
+		let chosen = 0;
+		let bestScore = -Infinity;
+		options.forEach((_, i) => {
+			const score = mean(corpora.filter((c) => c !== heldOut).map((c) => at(c, i)));
+			if (score > bestScore + 1e-9) {
+				chosen = i;
+				bestScore = score;
+			}
+		});
+		return { heldOut, chosen };
+	});
 }
 
 function mean(xs: readonly number[]): number {

@@ -4,12 +4,12 @@
  * other weights re-score it) and, when there is a model, once more with the fulltext channel
  * alone (plain BM25).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Clock } from "../../../src/engine/clock";
 import { loadProfile } from "../../../src/engine/profile";
-import { HybridSearch, type SearchHit } from "../../../src/engine/search/hybrid-search";
+import { HybridSearch, type SearchHit, type SearchSettings } from "../../../src/engine/search/hybrid-search";
 import type { NodeRecord } from "../../../src/engine/types";
 import { NOTE_PROPS } from "../../../src/engine/sync/note-index";
 import type { OpenedMemory } from "../../../src/nodejs/open-memory";
@@ -65,13 +65,14 @@ async function ask(engine: HybridSearch, opened: OpenedMemory, question: string,
 	return { hits: [...outcome.hits], bm25: plainFusion(words, 10).map((h) => h.node.id), latencyMs };
 }
 
-function engineOf(opened: OpenedMemory, clock: Clock): HybridSearch {
+/** The memory's search engine, with `settings` over its own (the gym's --settings: a change to the channels, searched again). */
+function engineOf(opened: OpenedMemory, clock: Clock, settings: Partial<SearchSettings> = {}): HybridSearch {
 	const { memory } = opened;
-	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock, settings: memory.searcher.settings });
+	return new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder: memory.embedder, clock, settings: { ...memory.searcher.settings, ...settings } });
 }
 
 /** A vault corpus, or a line saying why it was skipped. */
-export async function runVault(corpus: VaultCorpus, model: ModelName, modelRoot: string): Promise<CorpusRun | string> {
+export async function runVault(corpus: VaultCorpus, model: ModelName, modelRoot: string, dtype: "q8" | "fp32" = "q8", settings: Partial<SearchSettings> = {}): Promise<CorpusRun | string> {
 	const vaultDir = resolve(corpus.vault);
 	if (!existsSync(vaultDir)) return `SKIP ${corpus.name}: no vault at ${corpus.vault} (${corpus.hint})`;
 	const file = JSON.parse(readFileSync(corpus.questions, "utf8")) as QuestionFile;
@@ -81,9 +82,9 @@ export async function runVault(corpus: VaultCorpus, model: ModelName, modelRoot:
 	const work = mkdtempSync(join(tmpdir(), "engrama-gym-"));
 	try {
 		const synced = await syncFresh(vaultDir, notes, work);
-		const embedder = vaultEmbedder(model, modelRoot, "q8", resolve(".bench-out/gym/vectors", corpus.name));
+		const embedder = vaultEmbedder(model, modelRoot, dtype, resolve(".bench-out/gym/vectors", corpus.name));
 		const { opened, embedSeconds } = await openEmbedded(synced.dbPath, embedder, {}, `${corpus.name} ${model}`);
-		const engine = engineOf(opened, opened.memory.clock);
+		const engine = engineOf(opened, opened.memory.clock, settings);
 		const asked: Asked[] = [];
 		let mismatches = 0;
 		for (const q of file.questions) {
@@ -103,7 +104,7 @@ export async function runVault(corpus: VaultCorpus, model: ModelName, modelRoot:
 }
 
 /** LoCoMo: one memory per conversation (turns with the turn they answer), categories 1–4, any evidence turn in the top 10. */
-export async function runLocomo(file: string, model: ModelName, embedder: CachedEmbeddingProvider | null, conversations: number): Promise<CorpusRun | string> {
+export async function runLocomo(file: string, model: ModelName, embedder: CachedEmbeddingProvider | null, conversations: number, settings: Partial<SearchSettings> = {}): Promise<CorpusRun | string> {
 	if (!existsSync(file)) return `SKIP locomo: no ${file}`;
 	const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 	const convs = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(0, conversations);
@@ -112,7 +113,7 @@ export async function runLocomo(file: string, model: ModelName, embedder: Cached
 	for (const [ci, conv] of convs.entries()) {
 		if (embedder) await warmEmbedder(embedder, conv, "previous");
 		const { opened, turnIds } = await loadConversation(conv, profile, embedder, "previous");
-		const engine = engineOf(opened, askedAt(conv));
+		const engine = engineOf(opened, askedAt(conv), settings);
 		for (const q of conv.questions) {
 			if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
 			const { hits, bm25, latencyMs } = await ask(engine, opened, q.question, embedder !== null);
@@ -125,4 +126,16 @@ export async function runLocomo(file: string, model: ModelName, embedder: Cached
 		process.stderr.write(`locomo ${model}: ${conv.id} done\n`);
 	}
 	return { corpus: "locomo", model, k: 10, measure: "any@10", asked, rescoreMismatches: mismatches, notes: `${convs.length} conversations, turn + the turn it answers` };
+}
+
+/** Every run with its candidates and signals, so other weights can be tried without searching again. */
+export function saveRuns(file: string, runs: readonly CorpusRun[]): void {
+	const plain = runs.map((r) => ({ ...r, asked: r.asked.map((a) => ({ ...a, answers: [...a.answers] })) }));
+	writeFileSync(file, JSON.stringify(plain));
+}
+
+/** Runs kept by saveRuns. */
+export function loadRuns(file: string): CorpusRun[] {
+	const plain = JSON.parse(readFileSync(file, "utf8")) as (Omit<CorpusRun, "asked"> & { asked: (Omit<Asked, "answers"> & { answers: string[] })[] })[];
+	return plain.map((r) => ({ ...r, asked: r.asked.map((a) => ({ ...a, answers: new Set(a.answers) })) }));
 }

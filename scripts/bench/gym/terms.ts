@@ -8,7 +8,10 @@ import { compareHits, DEFAULT_SEARCH_SETTINGS, type SearchHit, type SearchSettin
 import { clamp01 } from "../../../src/engine/search/fusion";
 
 /** The weights of the terms, as in SearchSettings. */
-export type Weights = Pick<SearchSettings, "nameWeight" | "graphWeight" | "anchorWeight" | "temporalWeight" | "trustWeight" | "dateCueWeight" | "whenWeight" | "hubPenalty">;
+export type Weights = Pick<
+	SearchSettings,
+	"nameWeight" | "graphWeight" | "anchorWeight" | "temporalWeight" | "trustWeight" | "dateCueWeight" | "whenWeight" | "hubPenalty" | "fulltextWeight" | "vectorWeight" | "rrfK"
+>;
 
 export const DEFAULT_WEIGHTS: Weights = {
 	nameWeight: DEFAULT_SEARCH_SETTINGS.nameWeight,
@@ -19,10 +22,13 @@ export const DEFAULT_WEIGHTS: Weights = {
 	dateCueWeight: DEFAULT_SEARCH_SETTINGS.dateCueWeight,
 	whenWeight: DEFAULT_SEARCH_SETTINGS.whenWeight,
 	hubPenalty: DEFAULT_SEARCH_SETTINGS.hubPenalty,
+	fulltextWeight: DEFAULT_SEARCH_SETTINGS.fulltextWeight,
+	vectorWeight: DEFAULT_SEARCH_SETTINGS.vectorWeight,
+	rrfK: DEFAULT_SEARCH_SETTINGS.rrfK,
 };
 
 /** Every term of the default, by the name the table gives it, and the weight that switches it off. */
-export const TERMS: Readonly<Record<string, keyof Weights>> = {
+export const TERMS: Readonly<Record<string, Exclude<keyof Weights, "rrfK">>> = {
 	name: "nameWeight",
 	graph: "graphWeight",
 	anchor: "anchorWeight",
@@ -31,6 +37,8 @@ export const TERMS: Readonly<Record<string, keyof Weights>> = {
 	date: "dateCueWeight",
 	when: "whenWeight",
 	hub: "hubPenalty",
+	bm25: "fulltextWeight",
+	cosine: "vectorWeight",
 };
 
 /** The weights each term may take when it is chosen by leave-one-corpus-out (0: off). */
@@ -43,6 +51,9 @@ export const GRID: Readonly<Record<keyof Weights, readonly number[]>> = {
 	dateCueWeight: [0, 0.1, 0.2],
 	whenWeight: [0, 0.1, 0.2],
 	hubPenalty: [0, 0.1],
+	fulltextWeight: [0, 0.1, 0.2],
+	vectorWeight: [0, 0.1, 0.2],
+	rrfK: [60, 30],
 };
 
 /** A hit's score under other weights: the fused base plus each term, as HybridSearch.score and penaliseHubs add them. */
@@ -50,17 +61,35 @@ export function scoreWith(hit: SearchHit, w: Weights): number {
 	const s = hit.signals;
 	const graph = clamp01(s.cohesion + w.anchorWeight * s.anchor);
 	const hub = s.penalty > 0 ? w.hubPenalty : 0;
-	return s.fusion + w.nameWeight * s.name + w.graphWeight * graph + w.temporalWeight * s.temporal + w.trustWeight * s.trust + w.dateCueWeight * s.date + w.whenWeight * s.when - hub;
+	const terms = w.nameWeight * s.name + w.graphWeight * graph + w.temporalWeight * s.temporal + w.trustWeight * s.trust + w.dateCueWeight * s.date + w.whenWeight * s.when;
+	return s.fusion + w.fulltextWeight * s.fulltext + w.vectorWeight * s.vector + terms - hub;
+}
+
+/**
+ * The fused base of every hit again, from the channel ranks each hit kept (fusion.ts, rrfFuse), so
+ * runs saved under another default's constant re-score right (pseudo-relevance feedback is off by default).
+ */
+function refuse(hits: readonly SearchHit[], rrfK: number): SearchHit[] {
+	const lists = (hits.some((h) => h.signals.fulltextRank !== undefined) ? 1 : 0) + (hits.some((h) => h.signals.vectorRank !== undefined) ? 1 : 0);
+	const best = lists / (rrfK + 1);
+	const part = (rank: number | undefined) => (rank ? 1 / (rrfK + rank) : 0);
+	return hits.map((h) => ({ ...h, signals: { ...h.signals, fusion: best > 0 ? (part(h.signals.fulltextRank) + part(h.signals.vectorRank)) / best : 0 } }));
 }
 
 /** The page under other weights (the engine's order: score, then its tie-breaks). */
 export function rescore(hits: readonly SearchHit[], w: Weights, k: number): SearchHit[] {
-	return hits.map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
+	return refuse(hits, w.rrfK).map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
 }
+
+/** The textbook constant of plain RRF (the baseline), whatever the default's. */
+const PLAIN_RRF_K = 60;
 
 /** Plain RRF over the same candidates: the fused base alone. */
 export function plainFusion(hits: readonly SearchHit[], k: number): SearchHit[] {
-	return hits.map((h) => ({ ...h, score: h.signals.fusion })).sort(compareHits).slice(0, k);
+	return refuse(hits, PLAIN_RRF_K)
+		.map((h) => ({ ...h, score: h.signals.fusion }))
+		.sort(compareHits)
+		.slice(0, k);
 }
 
 /** Pages where the re-scored default differs from the engine's (0 when the formula above is the engine's). */

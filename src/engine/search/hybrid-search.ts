@@ -60,6 +60,10 @@ export interface SearchSettings {
 	readonly hubPenalty: number;
 	/** Weight of the name term: the query is the node's name or an alias (graph-rerank.ts, queryNames). */
 	readonly nameWeight: number;
+	/** Weight of the words channel's own score (bm25 of node or passage over the best hit's): RRF keeps only ranks. */
+	readonly fulltextWeight: number;
+	/** Weight of the vector channel's cosine similarity. */
+	readonly vectorWeight: number;
 	/** Pseudo-relevance feedback (RRF only): the best this many fused candidates give words for a second fulltext query (0: off). */
 	readonly feedbackDocs: number;
 	/** Words taken from them. */
@@ -72,7 +76,9 @@ export interface SearchSettings {
 
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	fusion: "rrf",
-	rrfK: 60,
+	// 30 rather than 60, with the channels' own scores at 0.2 (#38): chosen leaving one corpus out of the retrieval gym;
+	// the wider rank gaps keep the graph term from lifting a weak match over a far better one (docs/benchmarks-search.md).
+	rrfK: 30,
 	channelK: 20,
 	fulltextK: 0,
 	vectorK: 0,
@@ -104,6 +110,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	// finds that node first, not a daily note whose short section mentions it (and ranks higher by
 	// bm25). Questions are never a node's whole name: LoCoMo and the vault benchmarks do not move.
 	nameWeight: 0.4,
+	// RRF keeps only ranks: a note far ahead by its words (or its meaning) says so through these (#38, rrfK above).
+	fulltextWeight: 0.2,
+	vectorWeight: 0.2,
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
@@ -190,7 +199,8 @@ interface VectorAnswer {
 
 /**
  * Hybrid search over the protocols: a fulltext channel and a vector channel (top channelK each),
- * fused by RRF (or the legacy linear blend), then β·graph + γ·temporal + δ·trust. Without an
+ * fused by RRF (or the legacy linear blend), plus each channel's own score (bm25 share, cosine), then
+ * β·graph + γ·temporal + δ·trust. Without an
  * embedder, or when it fails, fulltext still answers and the outcome says why it is degraded.
  */
 export class HybridSearch {
@@ -326,7 +336,7 @@ export class HybridSearch {
 		return { base, ranks };
 	}
 
-	/** Base + β·graph + γ·temporal + δ·trust (+ the date and when cues) for every fused candidate, best first. */
+	/** Base + the channels' scores + β·graph + γ·temporal + δ·trust (+ the date and when cues) for every fused candidate, best first. */
 	private score(
 		text: string,
 		withTime: boolean,
@@ -351,8 +361,12 @@ export class HybridSearch {
 			const date = dateNearness(candidate.node, cues.ranges);
 			const when = cues.asksWhen && mentionsDate(candidate.node) ? 1 : 0;
 			const name = queryNames(queryWords, candidate.node) ? 1 : 0;
+			const words = candidate.fulltext !== undefined && topFulltext > 0 ? clamp01(candidate.fulltext / topFulltext) : 0;
+			const vector = candidate.vector ?? 0;
 			const score =
 				fused +
+				s.fulltextWeight * words +
+				s.vectorWeight * vector +
 				s.nameWeight * name +
 				s.graphWeight * (g?.graph ?? 0) +
 				(withTime ? s.temporalWeight * temporal + s.trustWeight * trust + s.dateCueWeight * date + s.whenWeight * when : 0);
@@ -360,8 +374,8 @@ export class HybridSearch {
 				node: candidate.node,
 				score,
 				signals: {
-					fulltext: candidate.fulltext !== undefined && topFulltext > 0 ? clamp01(candidate.fulltext / topFulltext) : 0,
-					vector: candidate.vector ?? 0,
+					fulltext: words,
+					vector,
 					fusion: fused,
 					graph: g?.graph ?? 0,
 					cohesion: g?.cohesion ?? 0,

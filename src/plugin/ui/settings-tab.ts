@@ -469,7 +469,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 				.setValue(this.s.search.fusionMode)
 				.onChange((v) => void this.save(mode, (s) => (s.search.fusionMode = v === "linear" ? "linear" : "rrf"))),
 		);
-		this.number(el, "RRF k", "Higher values flatten the rank differences (default 60).", this.s.search.rrfK, (n) => (s) => (s.search.rrfK = n));
+		this.number(el, "RRF k", "Higher values flatten the rank differences (default 30).", this.s.search.rrfK, (n) => (s) => (s.search.rrfK = n));
 		this.number(el, "Vector weight (linear)", "α, 0–1 (default 0.6).", this.s.search.alpha, (n) => (s) => (s.search.alpha = n));
 		this.number(el, "Graph weight", "β, 0–1 (default 0.05).", this.s.search.graphWeight, (n) => (s) => (s.search.graphWeight = n));
 		this.number(el, "Recency weight", "γ, 0–1 (default 0.1).", this.s.search.temporalWeight, (n) => (s) => (s.search.temporalWeight = n));

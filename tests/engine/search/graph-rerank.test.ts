@@ -57,6 +57,24 @@ describe("graph rerank on a real memory", () => {
 		expect(scores["Isolated eviction note"].graph).toBe(0);
 	});
 
+	it("keeps a far better words match first: the graph lifts near-ties, not a weak match over a strong one", async () => {
+		// obsidian-hub's "recompile the stylesheet automatically on every save with --watch": the guide that
+		// answers was 4th by its words and fell out of the top 5 under two weaker matches linked to others.
+		m = await openSearchMemory();
+		await m.remember("Concept", "Sass watch guide", { description: "recompile the stylesheet on save: sass watch recompiles the stylesheet automatically" });
+		await m.remember("Concept", "Theme notes", { description: "notes about colours, fonts, spacing, icons and the stylesheet of a community theme kept for reference" });
+		await m.remember("Concept", "Fonts", { description: "fonts a theme loads, and how the stylesheet names them" });
+		await m.remember("Concept", "Icons", { description: "icon sets a theme ships beside its stylesheet" });
+		await m.relate(["Concept", "Theme notes"], "RELATED_TO", ["Concept", "Fonts"]);
+		await m.relate(["Concept", "Theme notes"], "RELATED_TO", ["Concept", "Icons"]);
+
+		const view = await m.memory.search(m.scope, "recompile the stylesheet with sass watch", { temporal: false });
+		const scores = Object.fromEntries(view.results.map((r) => [r.name, r.scores]));
+		expect(scores["Theme notes"].cohesion).toBe(1);
+		expect(scores["Sass watch guide"].cohesion).toBe(0);
+		expect(view.results[0].name).toBe("Sass watch guide");
+	});
+
 	it("boosts nodes close to a node the query names, by 1/(1 + hops)", async () => {
 		m = await openSearchMemory();
 		await m.remember("Technology", "SQLite", { description: "embedded database" });

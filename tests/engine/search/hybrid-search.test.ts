@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-embedding-provider";
 import { ValidationError } from "../../../src/engine/errors";
+import { DEFAULT_SEARCH_SETTINGS } from "../../../src/engine/search/hybrid-search";
 import { createFetchHttpClient } from "../../../src/nodejs/embedders/fetch-http-client";
 import { EmbeddingServer, closedPort } from "../embedding/embedding-server";
 import { ManualClock, openSearchMemory, type SearchMemory } from "./search-fixture";
@@ -41,8 +42,11 @@ describe("hybrid search", () => {
 		m = await openSearchMemory({ embedder: new HashEmbeddingProvider(256) });
 		await seed(m);
 		const view = await m.memory.search(m.scope, "circuit breaker failing service", { graph: false, temporal: false });
-		expect(view.results[0]).toMatchObject({ name: "Circuit breaker", scores: { rrf: 1, fulltext_rank: 1, vector_rank: 1 } });
-		expect(view.results[0].score).toBe(1);
+		const top = view.results[0];
+		expect(top).toMatchObject({ name: "Circuit breaker", scores: { rrf: 1, fulltext_rank: 1, vector_rank: 1, fulltext: 1 } });
+		// The fused base, plus the channels' own scores (graph and time are off).
+		const { fulltextWeight, vectorWeight } = DEFAULT_SEARCH_SETTINGS;
+		expect(top.score).toBeCloseTo(1 + fulltextWeight * top.scores.fulltext + vectorWeight * top.scores.vector, 4);
 	});
 
 	it("takes each channel's window size from its own setting", async () => {
