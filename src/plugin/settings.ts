@@ -19,8 +19,17 @@ const urlString = z
 	.trim()
 	.refine((v) => v === "" || /^https?:\/\/[^\s/]+/i.test(v), { error: "must start with http:// or https://" });
 
-/** 1: an unset local model is named (all-MiniLM-L6-v2), so a later default cannot change it under the user. */
-export const SETTINGS_VERSION = 1;
+/**
+ * 1: an unset local model is named (all-MiniLM-L6-v2), so a later default cannot change it under the user.
+ * 2: search values still at an earlier default take today's (rrfK 60 → 30, graphWeight 0.15 → 0.05).
+ */
+export const SETTINGS_VERSION = 2;
+
+/** Search defaults of earlier versions and today's: a value equal to the old default was never chosen. */
+const EARLIER_SEARCH_DEFAULTS: readonly (readonly [key: string, earlier: number, now: number])[] = [
+	["rrfK", 60, 30],
+	["graphWeight", 0.15, 0.05],
+];
 
 /**
  * Everything the plugin stores in data.json. Validated on load and on every change, so a
@@ -172,10 +181,27 @@ export function loadSettings(raw: unknown): SettingsLoad {
  * the current default.
  */
 function migrateSettings(input: Record<string, unknown>): Record<string, unknown> {
-	if (Object.keys(input).length === 0 || "settingsVersion" in input) return input;
+	if (Object.keys(input).length === 0) return input;
+	const version = typeof input.settingsVersion === "number" ? input.settingsVersion : 0;
+	if (version >= SETTINGS_VERSION) return input;
+	let output: Record<string, unknown> = { ...input, settingsVersion: SETTINGS_VERSION };
+	if (version < 1) output = nameEarlierLocalModel(output);
+	if (version < 2) output = takeNewSearchDefaults(output);
+	return output;
+}
+
+function nameEarlierLocalModel(input: Record<string, unknown>): Record<string, unknown> {
 	const embedding = input.embedding && typeof input.embedding === "object" ? (input.embedding as Record<string, unknown>) : undefined;
 	const unset = embedding?.provider === "local" && (typeof embedding.model !== "string" || embedding.model.trim() === "");
-	return { ...input, ...(unset ? { embedding: { ...embedding, model: EARLIER_DEFAULT_LOCAL_MODEL } } : {}), settingsVersion: SETTINGS_VERSION };
+	return unset ? { ...input, embedding: { ...embedding, model: EARLIER_DEFAULT_LOCAL_MODEL } } : input;
+}
+
+/** data.json stores every value, defaults included: one still at an earlier default moves with the default (the gym chose it). */
+function takeNewSearchDefaults(input: Record<string, unknown>): Record<string, unknown> {
+	if (!input.search || typeof input.search !== "object") return input;
+	const search = { ...(input.search as Record<string, unknown>) };
+	for (const [key, earlier, now] of EARLIER_SEARCH_DEFAULTS) if (search[key] === earlier) search[key] = now;
+	return { ...input, search };
 }
 
 function removePath(target: Record<string, unknown>, path: readonly PropertyKey[]): void {

@@ -60,6 +60,19 @@ describe("loading data.json", () => {
 		expect(loadSettings({ settingsVersion: SETTINGS_VERSION, embedding: { provider: "local", model: "" } }).settings.embedding.model).toBe("");
 		expect(DEFAULT_SETTINGS.settingsVersion).toBe(SETTINGS_VERSION);
 	});
+	test("a file from before version 2 moves search values still at an earlier default to today's; values a person chose stay", () => {
+		const earlier = loadSettings({ settingsVersion: 1, search: { fusionMode: "rrf", rrfK: 60, alpha: 0.6, graphWeight: 0.15, temporalWeight: 0.1, trustWeight: 0.1, halfLifeDays: 30 } }).settings;
+		expect(earlier.search).toMatchObject({ rrfK: 30, graphWeight: 0.05, alpha: 0.6 });
+		expect(earlier.settingsVersion).toBe(SETTINGS_VERSION);
+		const chosen = loadSettings({ settingsVersion: 1, search: { fusionMode: "rrf", rrfK: 45, alpha: 0.6, graphWeight: 0.3, temporalWeight: 0.1, trustWeight: 0.1, halfLifeDays: 30 } }).settings;
+		expect(chosen.search).toMatchObject({ rrfK: 45, graphWeight: 0.3 });
+		// Written by this version: 60 is then a choice, and it stays.
+		expect(loadSettings({ settingsVersion: SETTINGS_VERSION, search: { ...earlier.search, rrfK: 60 } }).settings.search.rrfK).toBe(60);
+		// Before version 1 too: both migrations apply.
+		const oldest = loadSettings({ embedding: { provider: "local", model: "" }, search: { ...earlier.search, rrfK: 60 } }).settings;
+		expect(oldest.embedding.model).toBe("Xenova/all-MiniLM-L6-v2");
+		expect(oldest.search.rrfK).toBe(30);
+	});
 });
 
 describe("changing settings", () => {
