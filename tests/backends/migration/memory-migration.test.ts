@@ -52,6 +52,43 @@ async function snapshot(backend: Backend, scope: Scope) {
 
 const plain = (n: NodeRecord) => ({ ...n, props: { ...n.props } });
 
+/** `n` nodes of ana in a chain of edges, each with a vector and a history entry: more than one commit's worth. */
+async function fillMany(backend: Backend, n: number): Promise<void> {
+	const at = "2026-03-01T08:00:00.000Z";
+	await backend.graph.transaction(async () => {
+		const ids: string[] = [];
+		for (let i = 0; i < n; i++) {
+			const key = `Concept ${i}`;
+			const { node } = await backend.graph.mergeNode(ana, { label: "Concept", keyField: "name", key, set: { name: key, notes: `note ${i}` }, setOnCreate: { engrama_id: crypto.randomUUID() }, now: at });
+			ids.push(node.id);
+			await backend.graph.recordHistory(ana, [{ nodeId: node.id, at, prop: "notes", before: null, after: `note ${i}`, source: "cli" }]);
+			if (i > 0) await backend.graph.mergeEdge(ana, { fromId: ids[i - 1] ?? "", type: "RELATED_TO", toId: node.id, props: { source: "cli" }, now: at });
+		}
+		for (const [i, id] of ids.entries()) await backend.vectors?.upsert(ana, id, Float32Array.from([Math.cos(i), Math.sin(i), 0.5, 0.25]));
+	});
+}
+
+/**
+ * Counts the commits the real store makes (outermost transactions; nested ones are savepoints),
+ * and fails the one numbered `failAt` (from 1) as a server refusing a commit would.
+ */
+function countCommits(backend: Backend, failAt = Infinity): { count: number; failAt: number } {
+	const graph = backend.graph;
+	const real = graph.transaction.bind(graph);
+	const state = { count: 0, failAt };
+	let depth = 0;
+	graph.transaction = async <T>(fn: () => Promise<T>): Promise<T> => {
+		if (depth === 0 && ++state.count >= state.failAt) throw new Error(`commit ${state.count} refused`);
+		depth++;
+		try {
+			return await real(fn);
+		} finally {
+			depth--;
+		}
+	};
+	return state;
+}
+
 describe.each<[SqliteEngine, SqliteEngine]>([
 	["native", "wasm"],
 	["wasm", "native"],
@@ -128,6 +165,31 @@ describe.each<[SqliteEngine, SqliteEngine]>([
 		expect((await migrateMemory(source, target)).verified).toBe(true);
 		expect((await target.graph.getNode(ana, "Concept", "Legacy"))?.props["python-prop"]).toBe("kept");
 	}, 60_000);
+
+	it("commits a memory larger than a chunk in several transactions of the target, and verifies the whole copy", async () => {
+		const source = await open(from, "source.db");
+		await fillMany(source, 1200);
+		const target = await open(to, "target.db");
+		const commits = countCommits(target);
+		const report = await migrateMemory(source, target);
+		expect(report.verified).toBe(true);
+		expect(report.scopes.map((s) => [s.target.nodes, s.target.edges, s.target.vectors, s.target.history])).toEqual([[1200, 1199, 1200, 1200]]);
+		// 1200 nodes at 500 a commit, then the edges, history and vectors, each page its own commit.
+		expect(commits.count).toBeGreaterThanOrEqual(3);
+	}, 120_000);
+
+	it("a copy that fails partway leaves what it committed, which the next run refuses and --replace starts over", async () => {
+		const source = await open(from, "source.db");
+		await fillMany(source, 1200);
+		const target = await open(to, "target.db");
+		const commits = countCommits(target, 3);
+		await expect(migrateMemory(source, target)).rejects.toThrow(/stopped partway.*--replace/s);
+		commits.failAt = Infinity;
+		await expect(migrateMemory(source, target)).rejects.toThrow(/already holds 1000 nodes of acme\/ana.*--replace/);
+		const again = await migrateMemory(source, target, { replace: true });
+		expect(again.verified).toBe(true);
+		expect(again.scopes[0]?.target.nodes).toBe(1200);
+	}, 120_000);
 
 	it("refuses a target scope that holds nodes; --replace forgets it there and copies again", async () => {
 		const source = await open(from, "source.db");
