@@ -9,6 +9,7 @@ import type { WriteContext } from "../../../src/engine/write/write-pipeline";
 import { createNodeBackend } from "../../../src/nodejs/node-backend";
 import { testProfile } from "../../contracts/backends";
 import { TestClock } from "../../engine/skills/skill-fixture";
+import { countCommits, fillMany } from "../../helpers/migration-fixture";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 const ana: Scope = { orgId: "acme", userId: "ana" };
@@ -51,43 +52,6 @@ async function snapshot(backend: Backend, scope: Scope) {
 }
 
 const plain = (n: NodeRecord) => ({ ...n, props: { ...n.props } });
-
-/** `n` nodes of ana in a chain of edges, each with a vector and a history entry: more than one commit's worth. */
-async function fillMany(backend: Backend, n: number): Promise<void> {
-	const at = "2026-03-01T08:00:00.000Z";
-	await backend.graph.transaction(async () => {
-		const ids: string[] = [];
-		for (let i = 0; i < n; i++) {
-			const key = `Concept ${i}`;
-			const { node } = await backend.graph.mergeNode(ana, { label: "Concept", keyField: "name", key, set: { name: key, notes: `note ${i}` }, setOnCreate: { engrama_id: crypto.randomUUID() }, now: at });
-			ids.push(node.id);
-			await backend.graph.recordHistory(ana, [{ nodeId: node.id, at, prop: "notes", before: null, after: `note ${i}`, source: "cli" }]);
-			if (i > 0) await backend.graph.mergeEdge(ana, { fromId: ids[i - 1] ?? "", type: "RELATED_TO", toId: node.id, props: { source: "cli" }, now: at });
-		}
-		for (const [i, id] of ids.entries()) await backend.vectors?.upsert(ana, id, Float32Array.from([Math.cos(i), Math.sin(i), 0.5, 0.25]));
-	});
-}
-
-/**
- * Counts the commits the real store makes (outermost transactions; nested ones are savepoints),
- * and fails the one numbered `failAt` (from 1) as a server refusing a commit would.
- */
-function countCommits(backend: Backend, failAt = Infinity): { count: number; failAt: number } {
-	const graph = backend.graph;
-	const real = graph.transaction.bind(graph);
-	const state = { count: 0, failAt };
-	let depth = 0;
-	graph.transaction = async <T>(fn: () => Promise<T>): Promise<T> => {
-		if (depth === 0 && ++state.count >= state.failAt) throw new Error(`commit ${state.count} refused`);
-		depth++;
-		try {
-			return await real(fn);
-		} finally {
-			depth--;
-		}
-	};
-	return state;
-}
 
 describe.each<[SqliteEngine, SqliteEngine]>([
 	["native", "wasm"],
@@ -168,7 +132,7 @@ describe.each<[SqliteEngine, SqliteEngine]>([
 
 	it("commits a memory larger than a chunk in several transactions of the target, and verifies the whole copy", async () => {
 		const source = await open(from, "source.db");
-		await fillMany(source, 1200);
+		await fillMany(source, ana, 1200);
 		const target = await open(to, "target.db");
 		const commits = countCommits(target);
 		const report = await migrateMemory(source, target);
@@ -180,7 +144,7 @@ describe.each<[SqliteEngine, SqliteEngine]>([
 
 	it("a copy that fails partway leaves what it committed, which the next run refuses and --replace starts over", async () => {
 		const source = await open(from, "source.db");
-		await fillMany(source, 1200);
+		await fillMany(source, ana, 1200);
 		const target = await open(to, "target.db");
 		const commits = countCommits(target, 3);
 		await expect(migrateMemory(source, target)).rejects.toThrow(/stopped partway.*--replace/s);
