@@ -15,7 +15,7 @@ import type { Backend } from "../backend";
 export interface MigrationOptions {
 	/** Forget the scopes in the target first (otherwise a target scope must be empty). */
 	readonly replace?: boolean;
-	/** Nodes per target transaction. */
+	/** Records (nodes, relations, history entries) per commit of the target, and nodes per page read. */
 	readonly batchSize?: number;
 	readonly onProgress?: (line: string) => void;
 }
