@@ -1,7 +1,7 @@
 // `engrama migrate` between two SQLite engines: a memory built once with the native engine through the
 // write pipeline (384-d hash vectors, ~2 relations per node, a hub every 50 nodes, the same shape as
 // neo4j-search), then copied into a new WASM file, `--runs` times; wall time and process CPU per copy.
-// Usage: npm run bench -- migrate-speed [--size 10000] [--runs 3] [--keep <dir>]
+// Usage: npm run bench -- migrate-speed [--size 10000] [--runs 3] [--keep <dir>] [--batch 500] (records per commit and nodes per page)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +20,7 @@ const runs = Number(arg("runs", "3"));
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
 const scope = { orgId: "bench", userId: "migrate" };
 const keep = arg("keep", "");
+const batchSize = Number(arg("batch", "500"));
 const dir = keep || mkdtempSync(join(tmpdir(), "engrama-migrate-speed-"));
 mkdirSync(dir, { recursive: true });
 const sourcePath = join(dir, `source-${size}.db`);
@@ -60,14 +61,14 @@ for (let run = 0; run < runs; run++) {
 	const into = await wasm(target);
 	const cpu0 = process.cpuUsage();
 	const t0 = performance.now();
-	const report = await migrateMemory(source, into);
+	const report = await migrateMemory(source, into, { batchSize });
 	const wall = (performance.now() - t0) / 1000;
 	const cpu = process.cpuUsage(cpu0);
 	await into.graph.close();
 	await source.graph.close();
 	const counts = report.scopes.map((s) => `${s.target.nodes} nodes, ${s.target.edges} edges, ${s.target.vectors} vectors, ${s.target.history} history`).join("; ");
 	console.log(
-		`run ${run + 1}: native → WASM ${size} nodes: wall ${wall.toFixed(2)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, verified ${report.verified} (${counts})`,
+		`run ${run + 1}: native → WASM ${size} nodes, batch ${batchSize}: wall ${wall.toFixed(2)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, verified ${report.verified} (${counts})`,
 	);
 	rmSync(copy, { force: true });
 	rmSync(target, { force: true });

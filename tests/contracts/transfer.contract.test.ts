@@ -131,6 +131,22 @@ describe.each(testBackends())("export and import on $name", (backend) => {
 		expect(hits.map((h) => h.node.key)).toContain("Billing Portal");
 	});
 
+	it("is one commit unless told to commit every n records (migrate), which writes the same memory over several commits", async () => {
+		const lines = await exportLines(source);
+		const whole = await open();
+		const before = whole.memory.writeStats.groups;
+		await importInto(whole, lines);
+		expect(whole.memory.writeStats.groups - before).toBe(1);
+
+		const chunked = await open();
+		const start = chunked.memory.writeStats.groups;
+		const report = await importMemory(chunked.memory, linesOf(lines), importOptions(chunked, { commitEvery: 2 }));
+		expect(report).toMatchObject({ nodes: { created: 5, updated: 0 }, relations: 2, vectors: { stored: 4, skipped: 0 } });
+		// 5 nodes, 2 relations and the history at 2 a commit; the vectors a page a commit.
+		expect(chunked.memory.writeStats.groups - start).toBeGreaterThanOrEqual(3);
+		expect(await snapshot(chunked)).toEqual(await snapshot(source));
+	});
+
 	it("without --vectors the file has none and the import says nothing is missing but embeddings", async () => {
 		const lines = await exportLines(source, false);
 		expect(lines.some((l) => l.includes('"type":"vector"'))).toBe(false);

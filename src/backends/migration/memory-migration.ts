@@ -15,7 +15,7 @@ import type { Backend } from "../backend";
 export interface MigrationOptions {
 	/** Forget the scopes in the target first (otherwise a target scope must be empty). */
 	readonly replace?: boolean;
-	/** Nodes per target transaction. */
+	/** Records (nodes, relations, history entries) per commit of the target, and nodes per page read. */
 	readonly batchSize?: number;
 	readonly onProgress?: (line: string) => void;
 }
@@ -183,7 +183,7 @@ export async function migrateMemory(source: Backend, target: Backend, options: M
 	const progress = options.onProgress ?? (() => undefined);
 	if (source.graph === target.graph) throw new ValidationError("The source and the target are the same memory.");
 	const { copyMemory } = await loadMemoryCopy();
-	const copy = await copyMemory(source, target, { replace: options.replace, pageSize: batch, keepsId: (id) => UUID.test(id), onProgress: progress });
+	const copy = await copyMemory(source, target, { replace: options.replace, pageSize: batch, commitEvery: batch, keepsId: (id) => UUID.test(id), onProgress: progress });
 	const idOf = (id: string) => copy.newIds.get(id) ?? id;
 
 	const scopeReports: ScopeReport[] = [];

@@ -1,5 +1,5 @@
 import { newEngramaId } from "../clock";
-import { ValidationError } from "../errors";
+import { EngramaError, ValidationError, errorMessage } from "../errors";
 import { Memory } from "../memory";
 import { Profile } from "../profile";
 import type { GraphReads, GraphStore, VectorReads, VectorStore } from "../protocols";
@@ -25,6 +25,8 @@ export interface CopyOptions {
 	readonly replace?: boolean;
 	/** Nodes the export reads per page. */
 	readonly pageSize?: number;
+	/** Records (nodes, relations, history entries) per commit of the target; vectors a page a commit. Default 500. */
+	readonly commitEvery?: number;
 	/** Which engrama_ids may be kept; the others get new ones. */
 	readonly keepsId?: (id: string) => boolean;
 	readonly onProgress?: (line: string) => void;
@@ -46,9 +48,16 @@ const SAME_MODEL = "the source memory's model";
 const COPY_PROFILE = new Profile("copy", [], []);
 
 /**
+ * Records per commit of the target, as the migrate before the export/import one committed. Larger
+ * commits save little: docs/benchmarks-migrate.md.
+ */
+const COMMIT_EVERY = 500;
+
+/**
  * Copies every scope of `source` into `target` (`engrama migrate`): the source's export, the same
  * records `engrama export` writes read page by page, streamed into the target's import through
- * its write door (one `Memory.write` job), without JSON text or a file between. Nodes keep their
+ * its write door (a `Memory.write` job every `commitEvery` records: a memory of a million nodes is
+ * no one transaction), without JSON text or a file between. Nodes keep their
  * engrama_id (unless `keepsId` refuses it or another scope of the target holds it), props,
  * provenance and times; edges, history, vectors and the memory's settings follow.
  */
@@ -73,8 +82,7 @@ export async function copyMemory(source: CopySource, target: CopyTarget, options
 		}
 	}
 	const newIds = new Map<string, string>();
-	const report = await memory.write(() =>
-		importMemory(memory, records, {
+	const report = await importMemory(memory, records, {
 			merge: false,
 			dryRun: false,
 			callerScope: scopes[0] ?? { orgId: "", userId: "" },
@@ -86,10 +94,28 @@ export async function copyMemory(source: CopySource, target: CopyTarget, options
 			takeSettings: true,
 			fromStore: true,
 			onProgress: options.onProgress,
-		}),
-	);
+			commitEvery: options.commitEvery ?? COMMIT_EVERY,
+		}).catch(async (error: unknown) => Promise.reject(await stoppedPartway(target.graph, scopes, error)));
 	if (report.vectors.reason) options.onProgress?.(`${report.vectors.skipped} vectors not copied: ${report.vectors.reason}`);
 	return { scopes, meta, newIds };
+}
+
+/**
+ * The error of a copy that failed after some of its commits: what they wrote stays in the target,
+ * which the next run refuses until --replace forgets it. A copy that wrote nothing fails as it did.
+ */
+async function stoppedPartway(graph: GraphReads, scopes: readonly Scope[], error: unknown): Promise<unknown> {
+	let held: number | undefined;
+	try {
+		held = 0;
+		for (const scope of scopes) held += (await graph.counts(scope)).nodes;
+	} catch {
+		held = undefined; // The target cannot be read (the connection that failed the copy).
+	}
+	if (held === 0) return error;
+	const code = error instanceof EngramaError ? error.code : "migration_incomplete";
+	const holds = held === undefined ? "may hold part of it" : `holds ${held} nodes of it`;
+	return new EngramaError(code, `${errorMessage(error)} The copy stopped partway: the target ${holds}. Run the migration again with --replace to start over.`, { heldNodes: held });
 }
 
 /** A copy never mixes with what a target scope holds: refused, or (replace) forgotten first. */

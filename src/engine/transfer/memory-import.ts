@@ -45,6 +45,13 @@ export interface ImportOptions {
 	readonly fromStore?: boolean;
 	/** A line every `PROGRESS` nodes written and at the end of each scope's nodes (`org/user: n nodes`). */
 	readonly onProgress?: (line: string) => void;
+	/**
+	 * Commit every this many records (nodes, relations, history entries; vectors a page a commit),
+	 * each commit a write job of its own (`engrama migrate`: no transaction the size of the memory).
+	 * The caller then holds no write job around the import. Without it the graph is one
+	 * transaction: all or nothing.
+	 */
+	readonly commitEvery?: number;
 }
 
 export interface ImportReport {
@@ -184,6 +191,8 @@ export interface ImportTarget {
 	readonly graph: GraphReads;
 	readonly vectors: VectorReads | null;
 	readonly pipeline: StoreUpkeep;
+	/** Runs a job as one commit, queued with the memory's other writes (`Memory.write`): `commitEvery`'s commits. */
+	write<T>(job: () => Promise<T>): Promise<T>;
 }
 
 export async function importMemory(memory: ImportTarget, source: LineSource, options: ImportOptions): Promise<ImportReport> {
@@ -212,26 +221,67 @@ export async function importMemory(memory: ImportTarget, source: LineSource, opt
 		if (!p) throw new ValidationError(`${label} "${key}" vanished between the two reads of the file: was it changed during the import?`);
 		return p.id;
 	};
-	await writeGraph(pipeline, source, read, idOf, takesSettings, options);
-	if (!vectorSkip && seen.vectors > 0 && vectors) await writeVectors(pipeline, source, idOf, options);
+	await writeGraph(memory, source, read, idOf, takesSettings, options);
+	if (!vectorSkip && seen.vectors > 0 && vectors) await writeVectors(memory, source, idOf, options);
 	return report;
 }
 
+/**
+ * How a pass writes: each write at once, inside the pass's one transaction (import: all or
+ * nothing), or queued and committed every `commitEvery` records as a write job of its own
+ * (migrate). Queued writes run in the order they were added, so a write added after another is
+ * written after it: an edge after its ends.
+ */
+interface PassWrites {
+	/** Writes `op` (of `records` records), or queues it and commits the queue once it holds `commitEvery` records. */
+	add(records: number, op: () => Promise<void>): Promise<void>;
+	/** Runs the pass: in one transaction (`transaction`) or none; then commits what is still queued. */
+	pass(body: () => Promise<void>): Promise<void>;
+}
+
+function passWrites(target: ImportTarget, every: number | undefined, transaction: boolean): PassWrites {
+	const { pipeline } = target;
+	if (!every) return { add: (_records, op) => op(), pass: (body) => (transaction ? pipeline.transaction(body) : body()) };
+	let queued: (() => Promise<void>)[] = [];
+	let records = 0;
+	const commit = async () => {
+		if (queued.length === 0) return;
+		const ops = queued;
+		queued = [];
+		records = 0;
+		const job = async () => {
+			for (const op of ops) await op();
+		};
+		// On a store whose write jobs hold no transaction of their own (Neo4j), the commit opens one.
+		await target.write(() => (transaction ? pipeline.transaction(job) : job()));
+	};
+	const add = async (n: number, op: () => Promise<void>) => {
+		queued.push(op);
+		records += n;
+		if (records >= every) await commit();
+	};
+	return { add, pass: async (body) => (await body(), await commit()) };
+}
+
 /** ---- pass 3: vectors, after the graph committed (Neo4j writes them in their own transactions), a page per call ---- */
-async function writeVectors(pipeline: StoreUpkeep, source: LineSource, idOf: (scope: Scope, label: string, key: string) => string, options: ImportOptions): Promise<void> {
+async function writeVectors(target: ImportTarget, source: LineSource, idOf: (scope: Scope, label: string, key: string) => string, options: ImportOptions): Promise<void> {
+	const writes = passWrites(target, options.commitEvery, false);
 	let scope = options.callerScope;
 	let page: (readonly [string, Float32Array])[] = [];
 	const flush = async () => {
-		if (page.length > 0) await pipeline.upsertVectors(scope, page);
+		const [full, at] = [page, scope];
+		if (full.length > 0) await writes.add(full.length, () => target.pipeline.upsertVectors(at, full));
 		page = [];
 	};
-	for await (const r of records(source, options)) {
-		if (r.kind !== "vector") continue;
-		if (scopeKey(r.scope) !== scopeKey(scope) || page.length >= FLUSH) await flush();
-		scope = r.scope;
-		page.push([idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector)]);
-	}
-	await flush();
+	await writes.pass(async () => {
+		for await (const r of records(source, options)) {
+			if (r.kind !== "vector") continue;
+			if (scopeKey(r.scope) !== scopeKey(scope) || page.length >= FLUSH) await flush();
+			scope = r.scope;
+			page.push([idOf(r.scope, r.rec.label, r.rec.key_value), Float32Array.from(r.rec.vector)]);
+		}
+		await flush();
+	});
 }
 
 /** What pass 1 learnt from the file. */
@@ -411,9 +461,9 @@ function importWarnings(read: FileReading, targetWasEmpty: boolean, vectorSkip: 
 	return warnings;
 }
 
-/** ---- pass 2: the graph, one transaction ---- */
+/** ---- pass 2: the graph, one transaction (or a commit every `commitEvery` records) ---- */
 async function writeGraph(
-	pipeline: StoreUpkeep,
+	target: ImportTarget,
 	source: LineSource,
 	read: FileReading,
 	idOf: (scope: Scope, label: string, key: string) => string,
@@ -421,10 +471,13 @@ async function writeGraph(
 	options: ImportOptions,
 ): Promise<void> {
 	const { plan, scopes } = read;
-	// Nodes already in this memory that the file's relations, vectors or history name (--merge).
+	const { pipeline } = target;
+	// Nodes written (or queued, so written before anything queued later), with those already in
+	// this memory that the file's relations, vectors or history name (--merge).
 	const written = new Set<string>([...plan.values()].filter((p) => p.exists).map((p) => p.id));
 	const progress = nodeProgress(options.onProgress);
-	await pipeline.transaction(async () => {
+	const writes = passWrites(target, options.commitEvery, true);
+	await writes.pass(async () => {
 		const edges = new Map<string, MergeEdgeInput[]>();
 		const history = new Map<string, HistoryEntry[]>();
 		// A buffer is written when it is full and every node it names is already written (files list
@@ -435,12 +488,13 @@ async function writeGraph(
 			for (const [sk, list] of edges) {
 				if (list.length === 0 || (!all && (list.length % FLUSH !== 0 || !ready(list)))) continue;
 				const scope = scopes.get(sk) ?? options.callerScope;
-				await pipeline.mergeStampedEdges(scope, list);
+				await writes.add(list.length, () => pipeline.mergeStampedEdges(scope, list));
 				edges.set(sk, []);
 			}
 			for (const [sk, list] of history) {
 				if (list.length === 0 || (!all && (list.length % FLUSH !== 0 || !ready(list)))) continue;
-				await pipeline.importHistory(scopes.get(sk) ?? options.callerScope, list);
+				const scope = scopes.get(sk) ?? options.callerScope;
+				await writes.add(list.length, () => pipeline.importHistory(scope, list));
 				history.set(sk, []);
 			}
 		};
@@ -451,8 +505,9 @@ async function writeGraph(
 				const created = timeOf(props.created_at as PropValue | undefined, options.now);
 				const updatedAt = timeOf(props.updated_at as PropValue | undefined, created);
 				const input = { label: r.rec.label, keyField: r.rec.key_field, key: r.rec.key_value, set: ownProps(props), setOnCreate: { engrama_id: id }, now: created };
-				const { node } = await pipeline.importNode(r.scope, input, updatedAt);
-				written.add(node.id);
+				// The node's id is the planned one: its own in the file, or the one already here (--merge).
+				await writes.add(1, async () => void (await pipeline.importNode(r.scope, input, updatedAt)));
+				written.add(id);
 				progress.node(r.scope);
 				continue;
 			}
@@ -478,7 +533,8 @@ async function writeGraph(
 				list.push({ nodeId: idOf(r.scope, r.rec.label, r.rec.key_value), at: r.rec.at, prop: r.rec.prop, before: r.rec.before as PropValue, after: r.rec.after as PropValue, source: r.rec.source });
 				history.set(sk, list);
 			} else if (r.kind === "meta" && takesSettings && r.key !== "embedding_dimensions") {
-				await pipeline.setMeta(r.key, r.value);
+				const { key, value } = r;
+				await writes.add(0, () => pipeline.setMeta(key, value));
 			}
 			if (r.kind === "relation" || r.kind === "history") await flush(false);
 		}

@@ -9,6 +9,7 @@ import type { WriteContext } from "../../../src/engine/write/write-pipeline";
 import { createNodeBackend } from "../../../src/nodejs/node-backend";
 import { testProfile } from "../../contracts/backends";
 import { TestClock } from "../../engine/skills/skill-fixture";
+import { countCommits, fillMany } from "../../helpers/migration-fixture";
 import { makeTempDir } from "../../helpers/temp-dir";
 
 const ana: Scope = { orgId: "acme", userId: "ana" };
@@ -128,6 +129,31 @@ describe.each<[SqliteEngine, SqliteEngine]>([
 		expect((await migrateMemory(source, target)).verified).toBe(true);
 		expect((await target.graph.getNode(ana, "Concept", "Legacy"))?.props["python-prop"]).toBe("kept");
 	}, 60_000);
+
+	it("commits a memory larger than a chunk in several transactions of the target, and verifies the whole copy", async () => {
+		const source = await open(from, "source.db");
+		await fillMany(source, ana, 1200);
+		const target = await open(to, "target.db");
+		const commits = countCommits(target);
+		const report = await migrateMemory(source, target);
+		expect(report.verified).toBe(true);
+		expect(report.scopes.map((s) => [s.target.nodes, s.target.edges, s.target.vectors, s.target.history])).toEqual([[1200, 1199, 1200, 1200]]);
+		// 1200 nodes at 500 a commit, then the edges, history and vectors, each page its own commit.
+		expect(commits.count).toBeGreaterThanOrEqual(3);
+	}, 120_000);
+
+	it("a copy that fails partway leaves what it committed, which the next run refuses and --replace starts over", async () => {
+		const source = await open(from, "source.db");
+		await fillMany(source, ana, 1200);
+		const target = await open(to, "target.db");
+		const commits = countCommits(target, 3);
+		await expect(migrateMemory(source, target)).rejects.toThrow(/stopped partway.*--replace/s);
+		commits.failAt = Infinity;
+		await expect(migrateMemory(source, target)).rejects.toThrow(/already holds 1000 nodes of acme\/ana.*--replace/);
+		const again = await migrateMemory(source, target, { replace: true });
+		expect(again.verified).toBe(true);
+		expect(again.scopes[0]?.target.nodes).toBe(1200);
+	}, 120_000);
 
 	it("refuses a target scope that holds nodes; --replace forgets it there and copies again", async () => {
 		const source = await open(from, "source.db");

@@ -13,6 +13,7 @@ import type { WriteContext } from "../../../src/engine/write/write-pipeline";
 import { neo4jTestSettings } from "../../contracts/neo4j-backend";
 import { testProfile } from "../../contracts/backends";
 import { TestClock } from "../../engine/skills/skill-fixture";
+import { countCommits, fillMany } from "../../helpers/migration-fixture";
 import { makeTempDir } from "../../helpers/temp-dir";
 import { runCli } from "../../helpers/run-cli";
 
@@ -132,6 +133,24 @@ describe.each(TARGETS)("engrama migrate between sqlite and %s", (targetName) => 
 			await back.graph.close();
 		}
 	}, 120_000);
+
+	it("copies a memory larger than a commit in several commits of the target; one that fails partway is refused until --replace starts over", async () => {
+		const big = await openSqlite("big.db");
+		try {
+			await fillMany(big, bob, 1200);
+			const commits = countCommits(target, 3);
+			await expect(migrateMemory(big, target)).rejects.toThrow(/stopped partway.*--replace/s);
+			commits.failAt = Infinity;
+			await expect(migrateMemory(big, target)).rejects.toThrow(/already holds 1000 nodes of acme\/bob.*--replace/);
+			commits.count = 0;
+			const report = await migrateMemory(big, target, { replace: true });
+			expect(report.verified).toBe(true);
+			expect(report.scopes.map((s) => [s.target.nodes, s.target.edges, s.target.vectors, s.target.history])).toEqual([[1200, 1199, 1200, 1200]]);
+			expect(commits.count).toBeGreaterThanOrEqual(3);
+		} finally {
+			await big.graph.close();
+		}
+	}, 240_000);
 
 	it("the content check finds a node whose props, times or vector changed, one missing and one extra", async () => {
 		await migrateMemory(sqlite, target);
