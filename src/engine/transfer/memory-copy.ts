@@ -104,7 +104,7 @@ export async function copyMemory(source: CopySource, target: CopyTarget, options
  * The error of a copy that failed after some of its commits: what they wrote stays in the target,
  * which the next run refuses until --replace forgets it. A copy that wrote nothing fails as it did.
  */
-async function stoppedPartway(graph: GraphReads, scopes: readonly Scope[], error: unknown): Promise<unknown> {
+async function stoppedPartway(graph: GraphReads, scopes: readonly Scope[], error: unknown): Promise<Error> {
 	let held: number | undefined;
 	try {
 		held = 0;
@@ -112,7 +112,7 @@ async function stoppedPartway(graph: GraphReads, scopes: readonly Scope[], error
 	} catch {
 		held = undefined; // The target cannot be read (the connection that failed the copy).
 	}
-	if (held === 0) return error;
+	if (held === 0) return error instanceof Error ? error : new Error(errorMessage(error));
 	const code = error instanceof EngramaError ? error.code : "migration_incomplete";
 	const holds = held === undefined ? "may hold part of it" : `holds ${held} nodes of it`;
 	return new EngramaError(code, `${errorMessage(error)} The copy stopped partway: the target ${holds}. Run the migration again with --replace to start over.`, { heldNodes: held });

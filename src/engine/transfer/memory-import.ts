@@ -196,7 +196,7 @@ export interface ImportTarget {
 }
 
 export async function importMemory(memory: ImportTarget, source: LineSource, options: ImportOptions): Promise<ImportReport> {
-	const { graph, vectors, pipeline } = memory;
+	const { graph, vectors } = memory;
 	const read = await readWholeFile(source, options);
 	const held = await checkAgainstMemory(graph, read, options);
 	const vectorSkip = await vectorSkipReason(vectors, read, options);
