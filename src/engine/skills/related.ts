@@ -252,21 +252,37 @@ function idfCache(graph: GraphReads): IdfCache {
 	return cache;
 }
 
+interface CachedNames {
+	readonly at: number;
+	readonly nodes: number;
+	/** The memory's write jobs when the names were read (Memory.writeStats). */
+	readonly jobs: number;
+	readonly dictionary: NameDictionary;
+}
+
 /**
- * Note names of each graph and scope, read again when the scope's node count changes (a note added
- * or deleted) or after NAMES_TTL_MS (a rename): reading them costs a list of every node.
+ * Note names of each graph and scope, read again after NAMES_TTL_MS (a rename, or a note another
+ * process added) or, once this memory wrote since they were read, when the scope's node count
+ * changed (a note added or deleted): reading them costs a list of every node, and counting costs a
+ * scan of every edge (≈75 ms at 10k notes in WASM), so neither runs while nothing was written.
  */
-const nameCaches = new WeakMap<object, Map<string, { at: number; nodes: number; dictionary: NameDictionary }>>();
-async function noteNames(graph: GraphReads, scope: Scope): Promise<NameDictionary> {
-	const byScope = nameCaches.get(graph) ?? new Map<string, { at: number; nodes: number; dictionary: NameDictionary }>();
+const nameCaches = new WeakMap<object, Map<string, CachedNames>>();
+async function noteNames(deps: SkillDeps, scope: Scope): Promise<NameDictionary> {
+	const { graph, writeStats } = deps.memory;
+	const byScope = nameCaches.get(graph) ?? new Map<string, CachedNames>();
 	nameCaches.set(graph, byScope);
 	const key = `${scope.orgId}\u0000${scope.userId}`;
 	const hit = byScope.get(key);
+	const fresh = hit && Date.now() - hit.at < NAMES_TTL_MS;
+	if (fresh && hit.jobs === writeStats.jobs) return hit.dictionary;
 	const { nodes: count } = await graph.counts(scope);
-	if (hit && hit.nodes === count && Date.now() - hit.at < NAMES_TTL_MS) return hit.dictionary;
+	if (fresh && hit.nodes === count) {
+		byScope.set(key, { ...hit, jobs: writeStats.jobs });
+		return hit.dictionary;
+	}
 	const nodes = (await graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
 	const dictionary = nameDictionary(nodes);
-	byScope.set(key, { at: Date.now(), nodes: count, dictionary });
+	byScope.set(key, { at: Date.now(), nodes: count, jobs: writeStats.jobs, dictionary });
 	return dictionary;
 }
 
@@ -277,7 +293,7 @@ async function noteNames(graph: GraphReads, scope: Scope): Promise<NameDictionar
 async function mentionedNotes(deps: SkillDeps, scope: Scope, node: NodeRecord, passages: readonly StoredPassage[]): Promise<string[]> {
 	const { graph } = deps.memory;
 	const text = passages.map((p) => `${p.heading}\n${p.text}`).join("\n");
-	const mentions = mentionsIn(text, await noteNames(graph, scope)).filter((m) => m.ids.length <= MAX_NAMESAKES && !m.ids.includes(node.id));
+	const mentions = mentionsIn(text, await noteNames(deps, scope)).filter((m) => m.ids.length <= MAX_NAMESAKES && !m.ids.includes(node.id));
 	const idf = await idfCache(graph).idf(graph, scope, mentions.flatMap((m) => m.words));
 	const scored = new Map<string, number>();
 	for (const m of mentions) {

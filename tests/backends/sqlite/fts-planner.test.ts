@@ -166,6 +166,26 @@ describe("planned fulltext", () => {
 		}
 	});
 
+	it("matches the pairs of common words once per search, the recent members read and then ranked", () => {
+		const pairMatches: string[] = [];
+		const record = (sql: string, params: unknown) => {
+			const pairs = (Array.isArray(params) ? params : []).filter((p) => /^\("[^"]+" AND "[^"]+"\) OR \(/.test(String(p)));
+			pairMatches.push(...pairs.map(() => sql));
+		};
+		const recording: SqliteConnection = {
+			...conn,
+			path: conn.path,
+			all: (sql, params) => (record(sql, params), conn.all(sql, params)),
+			get: (sql, params) => (record(sql, params), conn.get(sql, params)),
+		};
+		for (const tuning of [PLANNED_NARROW, PLANNED_WIDE]) {
+			pairMatches.length = 0;
+			const planned = new SqliteFulltext(recording, tuning).search(SCOPE, { text: "w3x w4x w5x w6x", limit: 10 });
+			expect(planned.map((h) => h.key_value)).toEqual(search(tuning, "w3x w4x w5x w6x").map((h) => h.key_value));
+			expect(pairMatches).toHaveLength(1);
+		}
+	});
+
 	it("keeps FTS5 syntax in the query inert", async () => {
 		const before = Number(conn.get<{ n: number }>("SELECT count(*) AS n FROM nodes")?.n);
 		const plain = search(PLANNED_NARROW, "alpha beta and not near", { limit: 20 }).map((h) => h.id);

@@ -125,4 +125,19 @@ describe("related notes (skills.related)", () => {
 		const heron = (await skills.related(SCOPE, { name: "Monday" }))?.related.find((r) => r.name === "Heron");
 		expect(heron?.reasons).toContain("mentioned");
 	});
+
+	it("asks the store for no count of the graph while nothing was written since the names were read", async () => {
+		h = await openHarness({});
+		for (const [path, text] of Object.entries(FIELD_VAULT)) h.write(path, text);
+		await h.sync.fullSync();
+		const skills = createSkills(h.memory);
+		const graph = h.memory.graph;
+		const counts = graph.counts.bind(graph);
+		let counted = 0;
+		Object.assign(graph, { counts: (...args: Parameters<typeof counts>) => (counted++, counts(...args)) });
+		const first = await skills.related(SCOPE, { name: "Monday" });
+		const before = counted;
+		expect(await skills.related(SCOPE, { name: "Monday" })).toEqual(first);
+		expect(counted).toBe(before);
+	});
 });
