@@ -205,14 +205,18 @@ describe("Context", () => {
 		const e = engine();
 		await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("Concepts/Idempotency.md")!);
 		tab("Context");
+		const expected = (await e.skills.related(e.scope, { label: "Concept", name: "Idempotency" }))!;
+		const names = (found: HTMLElement[]) => found.map((li) => li.querySelector(".engrama-entity-link")!.textContent);
+		// The list the earlier test left may still be on screen while the panel reloads: wait for this note's
+		// whole list, then hold it to what skills.related answers.
 		const items = await waitFor(() => {
 			const found = Array.from(panel.querySelectorAll<HTMLElement>(".engrama-related-note"));
-			return panel.querySelector(".engrama-node-name")?.textContent === "Idempotency" && found.length > 0 ? found : undefined;
+			const ready = panel.querySelector(".engrama-node-name")?.textContent === "Idempotency" && found.length === expected.related.length + expected.linked.length;
+			return ready ? found : undefined;
 		}, "the related notes of Idempotency");
-		const expected = (await e.skills.related(e.scope, { label: "Concept", name: "Idempotency" }))!;
 		// Notes not yet linked first, then the linked ones under their own heading.
 		expect(expected.linked.length).toBeGreaterThan(0);
-		expect(items.map((li) => li.querySelector(".engrama-entity-link")!.textContent)).toEqual([...expected.related, ...expected.linked].map((r) => r.name));
+		expect(names(items)).toEqual([...expected.related, ...expected.linked].map((r) => r.name));
 		const headings = Array.from(panel.querySelectorAll(".engrama-related .engrama-relation-type")).map((h) => h.textContent);
 		expect(headings).toEqual(["Related notes", "Already linked"]);
 		const lists = panel.querySelectorAll(".engrama-related .engrama-related-list");
