@@ -175,10 +175,8 @@ export function loadSettings(raw: unknown): SettingsLoad {
 }
 
 /**
- * data.json from before version 1: a local provider with no model named meant all-MiniLM-L6-v2,
- * whose files the user downloaded and whose vectors the memory holds, so it is named now (the
- * settings then show the model in use; choosing another re-embeds). A new install (no file) gets
- * the current default.
+ * Brings an older data.json to SETTINGS_VERSION, one step per version; a new install (no file)
+ * gets the current defaults and a file of this version is taken as it is.
  */
 function migrateSettings(input: Record<string, unknown>): Record<string, unknown> {
 	if (Object.keys(input).length === 0) return input;
@@ -190,6 +188,11 @@ function migrateSettings(input: Record<string, unknown>): Record<string, unknown
 	return output;
 }
 
+/**
+ * Before version 1 a local provider with no model named meant all-MiniLM-L6-v2, whose files the
+ * user downloaded and whose vectors the memory holds, so it is named now (the settings then show
+ * the model in use; choosing another re-embeds).
+ */
 function nameEarlierLocalModel(input: Record<string, unknown>): Record<string, unknown> {
 	const embedding = input.embedding && typeof input.embedding === "object" ? (input.embedding as Record<string, unknown>) : undefined;
 	const unset = embedding?.provider === "local" && (typeof embedding.model !== "string" || embedding.model.trim() === "");
