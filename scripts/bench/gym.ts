@@ -9,7 +9,7 @@
 //        [--save-runs FILE] [--runs FILE,FILE] [--settings '{"channelK":40}']
 // - --quick: no model, two LoCoMo conversations, 300 obsidian-hub distractors (a few minutes).
 // - Vaults come from scripts/bench/vault-retrieval/get-obsidian-hub.sh and
-//   scripts/bench/gym/get-vaults.sh; a missing one is skipped with a SKIP line.
+//   scripts/bench/get-vaults.sh; a missing one is skipped with a SKIP line.
 // - The model: scripts/bench/models/prepare-maven-model.sh minilm q8 (--dtype fp32: the unquantized weights).
 // - --save-runs FILE keeps every question's candidates and signals; --runs FILE,FILE prints the
 //   tables from saved runs without searching again (weights are re-scored, not re-searched).
@@ -43,8 +43,8 @@ const VAULTS: readonly VaultCorpus[] = [
 		hint: "scripts/bench/vault-retrieval/get-obsidian-hub.sh",
 	},
 	{ name: "multilingual", vault: "tests/fixtures/multilingual-vault", questions: "tests/fixtures/multilingual-vault/questions.json", hint: "in the repository" },
-	{ name: "tasks-docs", vault: ".bench-out/gym/tasks-docs-cc0fce3", questions: "scripts/bench/gym/questions-tasks-docs.json", hint: "scripts/bench/gym/get-vaults.sh" },
-	{ name: "apuntes-es", vault: ".bench-out/gym/apuntes-7f17b20", questions: "scripts/bench/gym/questions-apuntes.json", hint: "scripts/bench/gym/get-vaults.sh" },
+	{ name: "tasks-docs", vault: ".bench-out/vaults/tasks-docs-cc0fce3", questions: "scripts/bench/gym/questions-tasks-docs.json", hint: "scripts/bench/get-vaults.sh" },
+	{ name: "apuntes-es", vault: ".bench-out/vaults/apuntes-7f17b20", questions: "scripts/bench/gym/questions-apuntes.json", hint: "scripts/bench/get-vaults.sh" },
 ];
 const corpora = arg("corpora", ["locomo", ...VAULTS.map((v) => v.name)].join(",")).split(",");
 

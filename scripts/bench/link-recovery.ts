@@ -12,7 +12,7 @@
 //
 // Usage: npm run bench -- link-recovery [--vaults obsidian-help,apuntes] [--models none,minilm]
 //        [--notes 40] [--seed 1] [--model-root DIR] [--show N] [--json FILE]
-// Vaults: scripts/bench/link-recovery/get-vaults.sh (pinned commits; a missing vault is SKIPped).
+// Vaults: scripts/bench/get-vaults.sh (pinned commits; a missing vault is SKIPped).
 // Models: none, minilm (all-MiniLM-L6-v2, scripts/bench/models/prepare-minilm-maven.sh).
 // The gym calls linkRecovery() and reads its rows.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -32,8 +32,8 @@ import { CachedEmbeddingProvider } from "./locomo/vector-cache";
 import { seededRandom } from "./stats";
 
 export const LINK_RECOVERY_VAULTS = {
-	"obsidian-help": ".bench-out/link-recovery/obsidian-help-fa179e9",
-	apuntes: ".bench-out/link-recovery/apuntes-7f17b20",
+	"obsidian-help": ".bench-out/vaults/obsidian-help-fa179e9",
+	apuntes: ".bench-out/vaults/apuntes-7f17b20",
 } as const;
 export type LinkRecoveryVault = keyof typeof LINK_RECOVERY_VAULTS;
 export type LinkRecoveryModel = "none" | "minilm";
@@ -76,7 +76,7 @@ export async function linkRecovery(options: LinkRecoveryOptions = {}): Promise<L
 	for (const vault of vaults) {
 		const dir = resolve(LINK_RECOVERY_VAULTS[vault]);
 		if (!existsSync(dir)) {
-			log(`SKIP ${vault}: no vault at ${dir} (run scripts/bench/link-recovery/get-vaults.sh)`);
+			log(`SKIP ${vault}: no vault at ${dir} (run scripts/bench/get-vaults.sh)`);
 			continue;
 		}
 		for (const model of models) rows.push(...(await runVault(vault, dir, model, options, log)));
