@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { parseConfig, type EngramaConfig } from "../config/engrama-config";
-import { DEFAULT_INSIGHTS_FOLDER, EARLIER_DEFAULT_LOCAL_MODEL, normaliseVaultPath, type SyncSettings } from "../engine";
+import type { SyncSettings } from "../engine";
+import { DEFAULT_INSIGHTS_FOLDER, EARLIER_DEFAULT_LOCAL_MODEL, normaliseVaultPath } from "../engine/plain-values";
 
 /** The MCP bridge's default port (the command line's `engrama serve` uses the same). */
 export const DEFAULT_MCP_PORT = 27182;
