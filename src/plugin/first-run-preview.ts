@@ -7,7 +7,8 @@ import { createVaultSync, Memory, resolveIdentity, type VaultSource } from "../e
 import { bundledModuleLabels, loadBundledProfile } from "./bundled-profiles";
 import { idsToWrite, vaultUnderGit, type FirstRunPreview, type SkipReason } from "./first-run";
 import { ObsidianVaultSource } from "./obsidian-vault-source";
-import { activeModules, engineConfig, syncSettingsOf, type PluginSettings } from "./settings";
+import { engineConfig } from "./engine-config";
+import { activeModules, syncSettingsOf, type PluginSettings } from "./settings";
 import { gatedGraphStore, WorkGate } from "./work-gate";
 
 /**

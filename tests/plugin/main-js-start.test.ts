@@ -19,11 +19,11 @@ const OPTIONAL: Readonly<Record<string, RegExp>> = {
 };
 
 /**
- * The engine, the backends and the packages only they use, by bundled module path. Before layout
- * ready the plugin may evaluate only the engine's errors and its plain values
- * (src/engine/plain-values.ts, each from a module that imports nothing).
+ * The engine, the backends, the engine's configuration schema and the packages only they use, by
+ * bundled module path. Before layout ready the plugin may evaluate only the engine's errors and its
+ * plain values (src/engine/plain-values.ts, each from a module that imports nothing).
  */
-const ENGINE = /^(src\/(engine|backends)\/|node_modules\/(yaml|chrono-node)\/)/;
+const ENGINE = /^(src\/(engine|backends|config)\/|node_modules\/(yaml|chrono-node)\/)/;
 const BEFORE_THE_ENGINE = new Set([
 	"src/engine/errors.ts",
 	"src/engine/plain-values.ts",
@@ -92,7 +92,7 @@ test("every engine module is in main.js behind a lazy wrapper, so it runs when f
 	expect(bundled.filter((path) => ENGINE.test(path) && !wrapped.has(path))).toEqual([]);
 });
 
-test("evaluating main.js runs none of the engine (nor the backends, yaml, chrono-node): it opens after layout ready", () => {
+test("evaluating main.js runs none of the engine (nor the backends, its configuration schema, yaml, chrono-node): it opens after layout ready", () => {
 	expect(engineIn(evaluated)).toEqual([]);
 });
 

@@ -7,7 +7,7 @@ import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { withSecrets } from "../secrets";
 import { destructive } from "./destructive";
 import { noticeError, noticeInfo } from "../notices";
-import { engineConfig, formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
+import { formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
 
 type Change = (draft: PluginSettings) => void;
 
@@ -191,6 +191,7 @@ export class EngramaSettingTab extends PluginSettingTab {
 			b.setButtonText("Test connection").onClick(async () => {
 				b.setDisabled(true);
 				try {
+					const { engineConfig } = await import("../engine-config");
 					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
 					// The backends' door is loaded here, not with main.js; it loads the driver on demand, so the
 					// driver stays unevaluated unless Neo4j is used. One attempt, no retry window: the person
@@ -250,9 +251,13 @@ export class EngramaSettingTab extends PluginSettingTab {
 			b.setButtonText("Test").onClick(async () => {
 				b.setDisabled(true);
 				try {
+					// The configuration's schema and the engine's embedders are loaded on first use, not with main.js.
+					const [{ engineConfig }, { createHttpEmbeddingProvider }, { createRequestUrlHttpClient, windowSleep }] = await Promise.all([
+						import("../engine-config"),
+						import("../../engine/host"),
+						import("../request-url-http-client"),
+					]);
 					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
-					// The engine's embedders are loaded on first use, not with main.js.
-					const [{ createHttpEmbeddingProvider }, { createRequestUrlHttpClient, windowSleep }] = await Promise.all([import("../../engine/host"), import("../request-url-http-client")]);
 					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient(), windowSleep);
 					const vector = await embedder.embed("Engrama connection test");
 					noticeInfo(`the embedder answered with ${vector.length} dimensions.`);
