@@ -73,7 +73,8 @@ const commanderLazyChildProcess = {
  * @type {esbuild.BuildOptions}
  */
 const cli = {
-	entryPoints: ["src/cli/entry.ts"],
+	// entry.ts: every command; flags-entry.ts: a bare --help/--version, commander and the command table only.
+	entryPoints: ["src/cli/entry.ts", "src/cli/flags-entry.ts"],
 	bundle: true,
 	platform: "node",
 	format: "cjs",
@@ -99,19 +100,21 @@ const cli = {
 };
 
 /**
- * Builds the command line and names it in dist/cli.json for bin/engrama.mjs (the file's name
- * carries its content hash, which keys the code cache). Bundles and caches of earlier builds are
- * removed once an hour old: a process started before the rebuild (a running serve) may still
- * read them.
+ * Builds the command line and names its two bundles in dist/cli.json for bin/engrama.mjs: `bundle`
+ * (every command) and `flags` (a bare --help or --version); each file's name carries its content
+ * hash, which keys the code cache. Bundles and caches of earlier builds are removed once an hour
+ * old: a process started before the rebuild (a running serve) may still read them.
  */
 async function buildCli() {
 	const result = await esbuild.build(cli);
-	const bundle = Object.keys(result.metafile.outputs).map((file) => basename(file)).find((name) => name.endsWith(".cjs"));
-	writeFileSync("dist/cli.json", `${JSON.stringify({ bundle })}\n`);
+	const outputOf = (entry) => basename(Object.entries(result.metafile.outputs).find(([, out]) => out.entryPoint === entry)[0]);
+	const bundles = { bundle: outputOf("src/cli/entry.ts"), flags: outputOf("src/cli/flags-entry.ts") };
+	writeFileSync("dist/cli.json", `${JSON.stringify(bundles)}\n`);
+	const current = Object.values(bundles).map((name) => name.replace(/\.cjs$/, ""));
 	for (const dir of ["dist", "dist/cache", "dist/chunks"]) {
 		for (const name of existsSync(dir) ? readdirSync(dir) : []) {
 			const file = join(dir, name);
-			const stale = name !== bundle && !name.startsWith(bundle.replace(/\.cjs$/, "")) && /\.(cjs|mjs|v8)$/.test(name);
+			const stale = !current.some((stem) => name.startsWith(stem)) && /\.(cjs|mjs|v8)$/.test(name);
 			if (stale && statSync(file).isFile() && Date.now() - statSync(file).mtimeMs > 3_600_000) rmSync(file, { force: true });
 		}
 	}

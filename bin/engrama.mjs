@@ -21,7 +21,6 @@ if (!existsSync(manifest)) {
 	process.stderr.write("engrama: the command line is not built yet. Run `npm install` (or `npm run build`) in the Engrama folder.\n");
 	process.exit(1);
 }
-const file = join(dist, JSON.parse(readFileSync(manifest, "utf8")).bundle);
 
 /**
  * V8's code cache of the bundle: parsing and compiling 2 MB of JavaScript was most of a one-shot
@@ -37,6 +36,10 @@ const cacheDir = process.env.ENGRAMA_CODE_CACHE_DIR || join(dist, "cache");
 // a command's (1 MB) would cost more to read than it saves there.
 const ranCommand = process.argv.slice(2).some((arg) => !arg.startsWith("-"));
 const kind = longRunning ? "long" : ranCommand ? "oneshot" : "flags";
+// Without a command, the small bundle of commander and the command table: reading the commands'
+// 2.4 MB as text was most of what --help cost above Node's own start.
+const bundles = JSON.parse(readFileSync(manifest, "utf8"));
+const file = join(dist, kind === "flags" && bundles.flags ? bundles.flags : bundles.bundle);
 const cacheFile = join(cacheDir, `${file.split(/[\\/]/).pop().replace(/\.cjs$/, "")}-${process.version}-${process.arch}-${kind}.v8`);
 let cachedData;
 try {

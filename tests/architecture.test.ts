@@ -283,7 +283,7 @@ function storeWriteOffences(program: ts.Program): string[] {
 /** Where `Backend` (an opened backend's two stores) is declared. */
 const BACKEND_DECLARATION = "src/backends/backend.ts";
 /** Plugin modules that host a memory (open its backend and build its Memory), as src/nodejs does for Node. */
-const PLUGIN_HOSTS = new Set(["src/plugin/engine-host.ts", "src/plugin/first-run.ts"]);
+const PLUGIN_HOSTS = new Set(["src/plugin/engine-open.ts", "src/plugin/first-run-preview.ts"]);
 
 /**
  * Adapters never read a backend's stores (`Backend.graph`, `Backend.vectors`, through any name):
@@ -315,8 +315,11 @@ function backendStoreOffences(program: ts.Program): string[] {
 	return out;
 }
 
-/** The adapters' face (verbs and answers) and the two modules every caller needs as they are: errors and types. */
-const FACE = new Set(["src/engine/index.ts", "src/engine/errors.ts", "src/engine/types.ts"]);
+/**
+ * The adapters' face (verbs and answers), the two modules every caller needs as they are (errors and
+ * types), and the face's plain values, which code that runs before the engine opens takes alone.
+ */
+const FACE = new Set(["src/engine/index.ts", "src/engine/errors.ts", "src/engine/types.ts", "src/engine/plain-values.ts"]);
 /** Hosts build a Memory and implement embedders and vault sources: the face and the host face. */
 const HOST_FACE = new Set([...FACE, "src/engine/host.ts"]);
 /** Backends implement the protocols: the kit, errors and types. */
@@ -642,7 +645,7 @@ describe("architecture rules bite on synthetic sources", () => {
 		const cases = [
 			...reads.flatMap((line, i) => ["src/cli/commands/x", "src/mcp/tools/x", "src/plugin/ui/x"].map((at) => ({ source: file(`${at}-${i}.ts`, line), expected: 1 }))),
 			...reads.map((line, i) => ({ source: file(`src/nodejs/host-${i}.ts`, line), expected: 0 })),
-			{ source: file("src/plugin/engine-host.ts", reads[0]), expected: 0 },
+			{ source: file("src/plugin/engine-open.ts", reads[0]), expected: 0 },
 			{ source: file("src/cli/commands/door.ts", `const other = { graph: 1 }; return other.graph;`), expected: 0 },
 		];
 		const found = backendStoreOffences(programOf(cases.map((c) => c.source)));

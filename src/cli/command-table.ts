@@ -1,7 +1,7 @@
 // What the command line shows before it loads a command: names, usage terms and descriptions of
 // every command, so `--help` and `--version` load no engine, WASM, driver or MCP SDK. Checked
 // against the registered commands by tests/cli/lazy-commands.test.ts.
-import { Command } from "commander";
+import { Command, Help } from "commander";
 
 declare const ENGRAMA_VERSION: string | undefined;
 export const version = typeof ENGRAMA_VERSION === "string" ? ENGRAMA_VERSION : "0.0.0-dev";
@@ -68,4 +68,44 @@ export function baseProgram(): Command {
 		.option("--sqlite-engine <engine>", "auto (native SQLite if it loads, else WASM), native or wasm (env ENGRAMA_SQLITE_ENGINE)")
 		.option("--json", "machine-readable output on stdout; errors as JSON on stderr")
 		.showHelpAfterError();
+}
+
+/** Registers a group's commands on the program. */
+export type Register = (program: Command) => void;
+
+/** The operands of argv (after node and the script): the command first, or none. */
+export function commandOperands(args: readonly string[]): string[] {
+	const operands: string[] = [];
+	for (let i = 0; i < args.length; i++) {
+		const arg = args[i];
+		if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+		else if (!arg.startsWith("-")) operands.push(arg);
+	}
+	return operands;
+}
+
+/**
+ * The program for these arguments: the named command's group registered for real (`load`), every
+ * other command as a summary (name, usage, description) that loads nothing, for help and errors.
+ */
+export async function programFor(args: readonly string[], load: (group: CommandGroup) => Promise<Register>): Promise<Command> {
+	const program = baseProgram();
+	const [first, second] = commandOperands(args);
+	const wanted = COMMANDS.find((c) => c.name === (first === "help" ? second : first));
+	const register = wanted ? await load(wanted.group) : undefined;
+	const terms = new Map<Command, string>();
+	// In the listed order of the full program (each group's commands are consecutive).
+	for (const summary of COMMANDS) {
+		if (summary.group !== wanted?.group) terms.set(program.command(summary.name).description(summary.description), summary.term);
+		else if (!program.commands.some((c) => c.name() === summary.name)) register?.(program);
+	}
+	const help = new Help();
+	program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
+	return program;
+}
+
+/** How either entry reports a failure nothing else caught. */
+export function reportFailure(error: unknown): void {
+	process.stderr.write(`engrama: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.exitCode = 1;
 }

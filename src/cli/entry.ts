@@ -1,6 +1,4 @@
+import { reportFailure } from "./command-table";
 import { main } from "./main";
 
-main(process.argv).catch((error: unknown) => {
-	process.stderr.write(`engrama: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-	process.exitCode = 1;
-});
+main(process.argv).catch(reportFailure);

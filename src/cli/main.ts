@@ -1,7 +1,5 @@
-import { Help, type Command } from "commander";
-import { COMMANDS, GLOBAL_OPTIONS_WITH_VALUE, baseProgram, version, type CommandGroup } from "./command-table";
-
-type Register = (program: Command) => void;
+import type { Command } from "commander";
+import { programFor, version, type CommandGroup, type Register } from "./command-table";
 
 // One dynamic import per group: a command loads its own module (and what that imports) only.
 const GROUPS: Record<CommandGroup, () => Promise<Register>> = {
@@ -33,35 +31,9 @@ const GROUPS: Record<CommandGroup, () => Promise<Register>> = {
 	},
 };
 
-/** The first operand of argv (after node and the script): the command, or undefined. */
-export function commandOperands(args: readonly string[]): string[] {
-	const operands: string[] = [];
-	for (let i = 0; i < args.length; i++) {
-		const arg = args[i];
-		if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
-		else if (!arg.startsWith("-")) operands.push(arg);
-	}
-	return operands;
-}
-
-/**
- * The program for these arguments: the named command's group registered for real, every other
- * command as a summary (name, usage, description) that loads nothing, for help and errors.
- */
-export async function loadProgram(args: readonly string[]): Promise<Command> {
-	const program = baseProgram();
-	const [first, second] = commandOperands(args);
-	const wanted = COMMANDS.find((c) => c.name === (first === "help" ? second : first));
-	const register = wanted ? await GROUPS[wanted.group]() : undefined;
-	const terms = new Map<Command, string>();
-	// In the listed order of the full program (each group's commands are consecutive).
-	for (const summary of COMMANDS) {
-		if (summary.group !== wanted?.group) terms.set(program.command(summary.name).description(summary.description), summary.term);
-		else if (!program.commands.some((c) => c.name() === summary.name)) register?.(program);
-	}
-	const help = new Help();
-	program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
-	return program;
+/** The program for these arguments, with the named command's group loaded (command-table.ts). */
+export function loadProgram(args: readonly string[]): Promise<Command> {
+	return programFor(args, (group) => GROUPS[group]());
 }
 
 export async function main(argv: readonly string[]): Promise<void> {

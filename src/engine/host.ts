@@ -49,4 +49,4 @@ export { pooledVectors, promptsOf, type TextPrompts } from "./embedding/dimensio
 export { memoryLocalModel, recordVectorModel } from "./embedding/vector-model";
 export type { SynonymSource } from "./search/synonyms";
 export { decodeNote } from "./sync/note-encoding";
-export { sha256Hex } from "./sha256";
+export { sha256Hex } from "./plain-values";

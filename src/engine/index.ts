@@ -38,21 +38,26 @@ export type { NodeName } from "./skills/find-node";
 export { CONTEXT_LIMIT } from "./skills/context";
 export { RELATED_LIMIT, type RelatedNoteView, type RelatedOptions, type RelatedReason, type RelatedView } from "./skills/related";
 export { INSIGHT_STATUSES, REFLECT_DETECTORS, type InsightStatus, type InsightView, type ListInsightsOptions, type ReflectOptions, type ReflectReport, type ReviewResult } from "./reflect";
-export { DEFAULT_INSIGHTS_FOLDER, type SurfaceResult, type WriteInsightResult } from "./reflect/proactive";
+export type { SurfaceResult, WriteInsightResult } from "./reflect/proactive";
 export type { ReindexOptions, ReindexProgress, ReindexReport } from "./search/reindex";
 export { describeCompact, INTEGRITY_ADVICE, type CompactView, type VerifyReport } from "./verify";
 export type { ExportCounts } from "./transfer/memory-export";
 export type { ImportReport, LineSource } from "./transfer/memory-import";
-export { isNoop, type SyncCounts, type SyncProblem, type SyncReport } from "./sync/sync-report";
+export type { SyncCounts, SyncProblem, SyncReport } from "./sync/sync-report";
 export type { DecayOptions, DecayReport } from "./temporal";
 export type { WriteContext } from "./write/write-pipeline";
-export { HIDDEN_PROPS } from "./system-props";
-
-export { isSystemInsight } from "./resolver/system-insight";
+export {
+	DEFAULT_INSIGHTS_FOLDER,
+	describeLanguages,
+	EARLIER_DEFAULT_LOCAL_MODEL,
+	HIDDEN_PROPS,
+	isNoop,
+	isSystemInsight,
+	mostlyEnglish,
+	normaliseVaultPath,
+	safeFileName,
+} from "./plain-values";
 export { bodyLineOf } from "./sync/note-parser";
 export { noteSection } from "./sync/passages";
-export { safeFileName } from "./sync/markdown-text";
-export { normaliseVaultPath } from "./sync/vault-source";
-export { EARLIER_DEFAULT_LOCAL_MODEL } from "./embedding/vector-model";
-export { describeLanguages, languageShares, mostlyEnglish, type LanguageShare } from "./embedding/text-language";
+export { languageShares, type LanguageShare } from "./embedding/text-language";
 export type { ReflectDetectorId } from "./protocols/reflect-rows";

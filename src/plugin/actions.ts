@@ -1,5 +1,5 @@
 import { TFile, type App, type WorkspaceLeaf } from "obsidian";
-import { describeCompact, isNoop, safeFileName } from "../engine";
+import { isNoop, safeFileName } from "../engine/plain-values";
 import { EngramaController } from "./engrama-controller";
 import { CancelledError } from "./work-gate";
 import type { Engine } from "./engine-host";
@@ -371,6 +371,8 @@ export class EngramaActions implements PanelActions {
 	async compactMemory(): Promise<void> {
 		const engine = await this.engine();
 		if (!engine) return;
+		// The face, evaluated with the engine when it opened; imported here so main.js's load does not evaluate it.
+		const { describeCompact } = await import("../engine");
 		if (!engine.skills.compacts) {
 			noticeInfo(lowerFirst(describeCompact({ backend: engine.skills.backendName, compacted: false, bytes_before: null, bytes_after: null })));
 			return;

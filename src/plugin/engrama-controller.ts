@@ -8,7 +8,7 @@ import { localModelOf } from "./local-model/catalogue";
 import { ModelDownloads } from "./local-model/model-downloads";
 import { modelStoreFor } from "./local-model/model-location";
 import { releaseRuntime } from "./local-model/runtime";
-import { applyChoices, notesWithoutId, previewFirstRun, vaultUnderGit, type FirstRunChoices, type FirstRunPreview } from "./first-run";
+import { applyChoices, notesWithoutId, vaultUnderGit, type FirstRunChoices, type FirstRunPreview } from "./first-run";
 import { writeIdsPaced, type IdBackfillResult } from "./id-backfill";
 import { afterEarlierInstancesClosed, markClosing } from "./instance-handover";
 import { McpBridge } from "./mcp-bridge";
@@ -128,10 +128,11 @@ export class EngramaController {
 		return this.current.firstRun === "pending";
 	}
 
-	/** The welcome's figures: a dry run in memory that writes nothing (first-run.ts). */
-	preview(choices: FirstRunChoices): Promise<FirstRunPreview> {
+	/** The welcome's figures: a dry run in memory that writes nothing (first-run-preview.ts, loaded with the engine). */
+	async preview(choices: FirstRunChoices): Promise<FirstRunPreview> {
 		const draft = structuredClone(this.current);
 		applyChoices(draft, choices);
+		const { previewFirstRun } = await import("./first-run-preview");
 		return previewFirstRun(this.app, this.folder, draft);
 	}
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { parseConfig, type EngramaConfig } from "../config/engrama-config";
-import { DEFAULT_INSIGHTS_FOLDER, EARLIER_DEFAULT_LOCAL_MODEL, normaliseVaultPath, type SyncSettings } from "../engine";
+import type { SyncSettings } from "../engine";
+import { DEFAULT_INSIGHTS_FOLDER, EARLIER_DEFAULT_LOCAL_MODEL, normaliseVaultPath } from "../engine/plain-values";
 
 /** The MCP bridge's default port (the command line's `engrama serve` uses the same). */
 export const DEFAULT_MCP_PORT = 27182;
@@ -254,37 +254,6 @@ export const NEO4J_DESKTOP_ONLY = "Neo4j is desktop only: its driver needs parts
 export function settingsForDevice(settings: PluginSettings, canUseNeo4j: boolean): { settings: PluginSettings; neo4jFallback: boolean } {
 	if (canUseNeo4j || settings.backend !== "neo4j") return { settings, neo4jFallback: false };
 	return { settings: { ...settings, backend: "sqlite" }, neo4jFallback: true };
-}
-
-/**
- * The engine configuration the settings describe. `dbPath` is resolved by the caller (absolute on
- * desktop, vault-relative for the mobile snapshot).
- */
-export function engineConfig(settings: PluginSettings, dbPath: string): EngramaConfig {
-	return parseConfig({
-		backend: settings.backend,
-		dbPath,
-		profile: settings.profile,
-		modules: activeModules(settings),
-		neo4j: { uri: settings.neo4j.uri, username: settings.neo4j.username, password: settings.neo4j.password, database: settings.neo4j.database },
-		embedding: {
-			provider: settings.embedding.provider,
-			model: settings.embedding.model,
-			baseUrl: settings.embedding.baseUrl,
-			apiKey: settings.embedding.apiKey,
-			dimensions: settings.embedding.dimensions,
-		},
-		search: {
-			fusionMode: settings.search.fusionMode,
-			rrfK: settings.search.rrfK,
-			alpha: settings.search.alpha,
-			graphWeight: settings.search.graphWeight,
-			temporalWeight: settings.search.temporalWeight,
-			trustWeight: settings.search.trustWeight,
-			halfLifeDays: settings.search.halfLifeDays,
-		},
-		decay: { ...settings.decay },
-	});
 }
 
 /** The sync engine's settings; the plugin's own folder and Obsidian's config folder are never synced. */

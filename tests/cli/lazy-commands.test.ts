@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Help } from "commander";
@@ -64,5 +64,23 @@ describe("the command line loads only the command it runs", () => {
 		}
 		// The WASM engine when asked for: one module compiled.
 		expect(loadedBy(["--db", "$DIR/m.db", "--sqlite-engine", "wasm", "remember", "--label", "Concept", "--name", "Lazy"]).wasmModules).toBe(1);
+	});
+
+	it("a bare --help or --version runs a bundle of its own, under a tenth of the commands' one, and prints what the full program prints", () => {
+		const { bundle, flags } = JSON.parse(readFileSync(join(ROOT, "dist", "cli.json"), "utf8")) as { bundle: string; flags?: string };
+		expect(flags).toMatch(/^cli-\w+\.cjs$/);
+		expect(statSync(join(ROOT, "dist", flags!)).size).toBeLessThan(statSync(join(ROOT, "dist", bundle)).size / 10);
+		const cache = mkdtempSync(join(tmpdir(), "engrama-flags-"));
+		try {
+			const run = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, "bin", "engrama.mjs"), ...args], { env: { ...process.env, ENGRAMA_CODE_CACHE_DIR: cache }, encoding: "utf8" });
+			const full = buildProgram();
+			expect(run("--help")).toBe(full.helpInformation());
+			// The built bundles carry manifest.json's version (under vitest the sources say 0.0.0-dev).
+			expect(run("--version")).toBe(`${(JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8")) as { version: string }).version}\n`);
+			// The code cache is named after the bundle that ran.
+			expect(readdirSync(cache)).toEqual([`${flags!.replace(/\.cjs$/, "")}-${process.version}-${process.arch}-flags.v8`]);
+		} finally {
+			rmSync(cache, { recursive: true, force: true });
+		}
 	});
 });

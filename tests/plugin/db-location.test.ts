@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { loadNodeModules, type NodeModules } from "../../src/platform/node-builtins";
 import { acquireProcessLock } from "../../src/backends/sqlite/wasm/process-lock";
-import { migrateLegacyDatabase, preparePrivateDir } from "../../src/plugin/db-location";
+import { preparePrivateDir } from "../../src/plugin/db-location";
+import { migrateLegacyDatabase } from "../../src/plugin/legacy-database";
 import { makeTempDir } from "../helpers/temp-dir";
 
 let node: NodeModules;

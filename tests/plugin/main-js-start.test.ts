@@ -1,6 +1,7 @@
 // What evaluating main.js runs: Obsidian evaluates it at every start, before onload, so it should
-// be the plugin and what onload needs, while the optional parts (the Neo4j driver, the MCP server and
-// SDK, export/import, the local model's runtime) wait in the bundle until first used (#39). Each
+// be the plugin and what onload needs, while the engine waits for layout ready and the optional parts
+// (the Neo4j driver, the MCP server and SDK, export/import, the local model's runtime) wait in the
+// bundle until first used (#39). Each
 // bundled module records its first evaluation (buildTracedMainJs); the assertions are on which
 // modules ran, not on timings.
 import { readFileSync } from "node:fs";
@@ -16,6 +17,29 @@ const OPTIONAL: Readonly<Record<string, RegExp>> = {
 	"export and import": /^src\/engine\/transfer\//,
 	"the local model's runtime": /^node_modules\/(@huggingface\/transformers|onnxruntime-web|onnxruntime-common)\//,
 };
+
+/**
+ * The engine, the backends, the engine's configuration schema and the packages only they use, by
+ * bundled module path. Before layout ready the plugin may evaluate only the engine's errors and its
+ * plain values (src/engine/plain-values.ts, each from a module that imports nothing).
+ */
+const ENGINE = /^(src\/(engine|backends|config)\/|node_modules\/(yaml|chrono-node)\/)/;
+const BEFORE_THE_ENGINE = new Set([
+	"src/engine/errors.ts",
+	"src/engine/plain-values.ts",
+	"src/engine/sync/vault-source.ts",
+	"src/engine/system-props.ts",
+	"src/engine/resolver/system-insight.ts",
+	"src/engine/sync/sync-report.ts",
+	"src/engine/sync/markdown-text.ts",
+	"src/engine/embedding/text-language.ts",
+	"src/engine/sha256.ts",
+]);
+
+/** The engine's modules in `paths` that may not run before layout ready. */
+function engineIn(paths: Iterable<string>): string[] {
+	return [...paths].filter((path) => ENGINE.test(path) && !BEFORE_THE_ENGINE.has(path)).sort();
+}
 
 declare global {
 	var __engramaEvaluated: Set<string> | undefined;
@@ -61,12 +85,24 @@ test("evaluating main.js runs none of the optional parts; the recorder works (zo
 	expect([...evaluated].some((path) => path.startsWith("node_modules/zod/"))).toBe(true);
 });
 
+test("every engine module is in main.js behind a lazy wrapper, so it runs when first used", () => {
+	const bundled = [...text.matchAll(/^\/\/ (\S+)$/gm)].map((m) => m[1] ?? "");
+	const wrapped = new Set([...text.matchAll(/^var \w+ = __(?:esm|commonJS)\(\{\n\s+"([^"]+)"\(/gm)].map((m) => m[1] ?? ""));
+	expect(bundled.filter((path) => path.startsWith("src/engine/")).length).toBeGreaterThan(100);
+	expect(bundled.filter((path) => ENGINE.test(path) && !wrapped.has(path))).toEqual([]);
+});
+
+test("evaluating main.js runs none of the engine (nor the backends, its configuration schema, yaml, chrono-node): it opens after layout ready", () => {
+	expect(engineIn(evaluated)).toEqual([]);
+});
+
 test("nor do onload, layout ready and opening the default engine (SQLite) with its first sync", async () => {
 	vault = makeVault({ settings: { sync: { debounceMs: 30 } } });
 	const app = h.fake.createFakeApp(vault.path);
 	const plugin = new h.Plugin(app, manifest());
 	await plugin.fakeLoad();
 	expect(optionalIn(evaluated)).toEqual({});
+	expect(engineIn(evaluated)).toEqual([]);
 	await app.workspace.fakeLayoutReady();
 	const controller = await waitFor(() => plugin.controller, "the controller");
 	const engine = await controller.ready();
@@ -74,6 +110,7 @@ test("nor do onload, layout ready and opening the default engine (SQLite) with i
 	await engine.sync.idle();
 	// The engine did open: SQLite's WASM glue, evaluated on first use, was recorded.
 	expect([...evaluated].some((path) => path.startsWith("node_modules/sqlite-vec-wasm-demo/"))).toBe(true);
+	expect(engineIn(evaluated)).toContain("src/engine/memory.ts");
 	expect(optionalIn(evaluated)).toEqual({});
 	plugin.unload();
 	await plugin.closed;

@@ -3,7 +3,6 @@ import {
 	DEFAULT_SETTINGS,
 	SETTINGS_VERSION,
 	activeModules,
-	engineConfig,
 	formatFolderLabels,
 	loadSettings,
 	parseFolderLabels,
@@ -12,6 +11,7 @@ import {
 	syncSettingsOf,
 	updateSettings,
 } from "../../src/plugin/settings";
+import { engineConfig } from "../../src/plugin/engine-config";
 
 describe("loading data.json", () => {
 	test("missing or garbage data gives the defaults without complaint", () => {

@@ -1,15 +1,11 @@
 import type { MemoryMeta } from "../memory-meta";
 import type { EmbeddingProvider, GraphStore, VectorReads, VectorStore } from "../protocols";
 import { embedderIdentity } from "./dimensions";
+import { EARLIER_DEFAULT_LOCAL_MODEL } from "../plain-values";
 
 /** Meta key holding `<provider>:<model>` (embedderIdentity) of the memory's vectors. */
 export const EMBEDDING_MODEL_META = "embedding_model";
 
-/**
- * The local model every release used when none was chosen, before the model was recorded: vectors written
- * before the model was recorded came from it, unless the user named another.
- */
-export const EARLIER_DEFAULT_LOCAL_MODEL = "Xenova/all-MiniLM-L6-v2";
 
 /** The model part of a recorded `local:<model>[#pooling]`; undefined for another provider's vectors. */
 export function localModelOfIdentity(identity: string): string | undefined {

@@ -1,6 +1,7 @@
 import { embedQuery } from "../embedding/dimensions";
 import { isNullEmbedder } from "../embedding/null-embedding-provider";
 import { NotFoundError, ValidationError, errorMessage } from "../errors";
+import { DEFAULT_INSIGHTS_FOLDER } from "../plain-values";
 import type { ReflectDeps } from "./reflect-deps";
 import { isSystemInsight } from "../resolver/system-insight";
 import { isFullScope, requireScope } from "../scope";
@@ -140,9 +141,6 @@ export async function searchProactiveHint(
 }
 
 // --- Writing an approved Insight into the vault ---
-
-/** Beside the notes sync writes for entities (Engrama/<Label>/): the same place in the CLI, MCP and the plugin. */
-export const DEFAULT_INSIGHTS_FOLDER = "Engrama/Insights";
 
 export interface WriteInsightOptions {
 	/** Vault path of an existing note to append a dated section to. */

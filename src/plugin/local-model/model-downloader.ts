@@ -1,6 +1,6 @@
 import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import { sha256Hex } from "../../engine/host";
+import { sha256Hex } from "../../engine/plain-values";
 import { CancelledError } from "../work-gate";
 import { MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 import type { InstalledFile, InstalledModel, InstalledRuntime, ModelStore } from "./model-store";

@@ -4,7 +4,6 @@ import { noticeError, noticeInfo } from "../notices";
 import { ProgressNotice } from "../task-runner";
 import { CancelledError } from "../work-gate";
 import { DEFAULT_HUB_URL, DEFAULT_RUNTIME_URL, isValidModelId } from "./catalogue";
-import { LocalEmbeddingProvider } from "./local-embedding-provider";
 import { downloadModel, ModelDownloadError, type DownloadProgress, type RequestFn } from "./model-downloader";
 import type { InstalledModel, ModelStore } from "./model-store";
 import { bundledOrtVersion } from "./runtime";
@@ -89,6 +88,8 @@ export class ModelDownloads {
 					this.set({ kind: "downloading", model, progress });
 				},
 				check: async (folder) => {
+					// The embedder (the engine's embedding helpers) loads here, on the first download, not with main.js.
+					const { LocalEmbeddingProvider } = await import("./local-embedding-provider");
 					const probe = new LocalEmbeddingProvider({ store: this.store, model, folder });
 					try {
 						return (await probe.embed("Engrama checks the downloaded model")).length;

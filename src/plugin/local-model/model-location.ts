@@ -4,7 +4,7 @@
 // the plugin folder, through Obsidian's adapter.
 import { FileSystemAdapter, Platform, type DataAdapter } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import { sha256Hex } from "../../engine/host";
+import { sha256Hex } from "../../engine/plain-values";
 import { loadNodeModules, type NodeModules } from "../../platform/node-builtins";
 import { preparePrivateDir } from "../db-location";
 import { noticeError, noticeInfo } from "../notices";

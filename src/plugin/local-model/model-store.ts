@@ -1,5 +1,5 @@
 import type { ModelFiles } from "./model-files";
-import { sha256Hex } from "../../engine/host";
+import { sha256Hex } from "../../engine/plain-values";
 import { isValidModelId, MODEL_FILES, ORT_RELEASE, ORT_WASM_FILE } from "./catalogue";
 
 /** What a finished download left: written last, so a model without it is never used. */

@@ -1,6 +1,7 @@
 import { TFile } from "obsidian";
 import { errorMessage } from "../../engine/errors";
-import { type ContextSkillView, HIDDEN_PROPS, isSystemInsight, type RelatedNoteView, type RelatedView } from "../../engine";
+import type { ContextSkillView, RelatedNoteView, RelatedView } from "../../engine";
+import { HIDDEN_PROPS, isSystemInsight } from "../../engine/plain-values";
 import type { NodeRecord } from "../../engine/types";
 import type { Engine } from "../engine-host";
 import type { EngramaController } from "../engrama-controller";

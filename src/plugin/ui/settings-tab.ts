@@ -1,7 +1,5 @@
 import { Platform, PluginSettingTab, SecretComponent, Setting, type ButtonComponent, type Plugin, type TextComponent } from "obsidian";
-import { backendHealth, closeBackend, createBackend, testConnection } from "../../backends";
-import { createHttpEmbeddingProvider } from "../../engine/host";
-import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../bundled-profiles";
+import { BUNDLED_MODULE_NAMES, BUNDLED_PROFILE_NAMES } from "../profile-texts";
 import type { EngramaController } from "../engrama-controller";
 import { LOCAL_MODELS, localModelOf, MODELS_DESKTOP_NOTE, MODELS_MOBILE_NOTE } from "../local-model/catalogue";
 import { describeProgress, formatMB } from "../local-model/model-downloads";
@@ -9,8 +7,7 @@ import { clientConfigurations, mcpUrl } from "../mcp-bridge";
 import { withSecrets } from "../secrets";
 import { destructive } from "./destructive";
 import { noticeError, noticeInfo } from "../notices";
-import { createRequestUrlHttpClient, windowSleep } from "../request-url-http-client";
-import { engineConfig, formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
+import { formatFolderLabels, MOBILE_DB_NOTE, NEO4J_DESKTOP_ONLY, parseFolderLabels, parseFolderList, type PluginSettings } from "../settings";
 
 type Change = (draft: PluginSettings) => void;
 
@@ -194,9 +191,12 @@ export class EngramaSettingTab extends PluginSettingTab {
 			b.setButtonText("Test connection").onClick(async () => {
 				b.setDisabled(true);
 				try {
+					const { engineConfig } = await import("../engine-config");
 					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
-					// One attempt, no retry window: the person waits for an answer, not for the backoff.
-					// The door loads the driver on demand: it stays unevaluated unless Neo4j is used.
+					// The backends' door is loaded here, not with main.js; it loads the driver on demand, so the
+					// driver stays unevaluated unless Neo4j is used. One attempt, no retry window: the person
+					// waits for an answer, not for the backoff.
+					const { backendHealth, closeBackend, createBackend, testConnection } = await import("../../backends");
 					const problem = await testConnection(config);
 					if (problem !== null) {
 						noticeInfo(`Neo4j did not answer: ${problem}`);
@@ -251,6 +251,12 @@ export class EngramaSettingTab extends PluginSettingTab {
 			b.setButtonText("Test").onClick(async () => {
 				b.setDisabled(true);
 				try {
+					// The configuration's schema and the engine's embedders are loaded on first use, not with main.js.
+					const [{ engineConfig }, { createHttpEmbeddingProvider }, { createRequestUrlHttpClient, windowSleep }] = await Promise.all([
+						import("../engine-config"),
+						import("../../engine/host"),
+						import("../request-url-http-client"),
+					]);
 					const config = engineConfig(withSecrets(this.app, this.s), ":memory:");
 					const embedder = createHttpEmbeddingProvider(config.embedding, createRequestUrlHttpClient(), windowSleep);
 					const vector = await embedder.embed("Engrama connection test");

@@ -1,5 +1,5 @@
 import { Platform, Setting, type ButtonComponent, type DropdownComponent } from "obsidian";
-import { describeLanguages, mostlyEnglish } from "../../engine";
+import { describeLanguages, mostlyEnglish } from "../../engine/plain-values";
 import { errorMessage } from "../../engine/errors";
 import type { EngramaController } from "../engrama-controller";
 import { choicesOf, type FirstRunChoices, type FirstRunPreview } from "../first-run";
