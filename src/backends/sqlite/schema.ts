@@ -137,9 +137,10 @@ export const QUANTISED_TABLE = "node_embeddings_int8";
 
 // v13: the float vectors in chunks of FLOAT_CHUNK_ROWS rows. The vector channel rescores the int8
 // scan's best rows with their floats, one vec0 point read each, and a point read walks its chunk's
-// overflow pages up to the row: in vec0's default 1,024-row chunks (1.5 MB at 384-d) that was
-// ≈0.25 ms a row, 80 rows a search, half the default search at 50k nodes; in 64-row chunks ≈0.03 ms
-// (docs/benchmarks.md, search at 50k). Only the fallback full float scan (no int8 codes) is slower.
+// overflow pages up to the row: in vec0's default 1,024-row chunks (1.5 MB at 384-d) ≈0.25 ms a
+// row, 80 rows a search; in 64-row chunks ≈0.03 ms. At 50k nodes the vector statement went from
+// 37 to 29 ms CPU native (docs/benchmarks.md, search at 50k). Only the fallback full float scan
+// (no int8 codes) is slower.
 export const FLOAT_CHUNK_ROWS = 64;
 
 /** The float vector table as this engine declares it: cosine, small chunks (v13); the Python layout's columns. */
