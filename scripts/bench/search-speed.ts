@@ -4,7 +4,11 @@
 // Usage: npm run bench -- search-speed [--sizes 1000,10000,50000] [--queries 100] [--json]
 //   [--reuse DIR]: keep each size's file as DIR/search-<size>.db and, when it is there, search a
 //   copy of it instead of loading again (interleaved before/after runs on the same data).
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+//   [--answers FILE]: write every query's Memory.search answer (ids and scores) to FILE, to check
+//   that a change to the search's speed left its results alone.
+//   [--profile]: also print where a default search's time goes, channel by channel (search-profile.ts),
+//   with warm read caches and with caches emptied before each search (as after a write).
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
@@ -14,11 +18,13 @@ import type { VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
+import { profileSearch } from "./search-profile";
 import { fmt, percentile, seededRandom } from "./stats";
 
 const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
 const queries = Number(arg("queries", "100"));
 const reuse = arg("reuse", "");
+const answersFile = arg("answers", "");
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
 const MODES: Record<string, SearchOptions> = {
 	fulltext: { channels: { vector: false }, graph: false },
@@ -122,13 +128,19 @@ for (const size of sizes) {
 		row.vectorOverlap = overlap / texts.length;
 	}
 	const full: number[] = [];
+	const answers: string[] = [];
 	const c0 = process.cpuUsage();
 	for (const q of texts) {
 		const s0 = performance.now();
-		await memory.search(scope, q, { limit: 10 });
+		const view = await memory.search(scope, q, { limit: 10 });
 		full.push(performance.now() - s0);
+		answers.push(`${q}\t${view.results.map((r) => `${r.node_id}:${r.score}`).join(" ")}`);
 	}
+	if (answersFile) writeFileSync(answersFile.replace("{size}", String(size)), `${answers.join("\n")}\n`);
 	row["Memory.search"] = { p50: percentile(full, 50), p95: percentile(full, 95), cpu: cpuMs(c0) / texts.length };
+	if (process.argv.includes("--profile")) {
+		row.profile = `${await profileSearch(memory, embedder, scope, texts)}\n\nThe same searches, each after the store's read caches were emptied (as a write empties them):\n${await profileSearch(memory, embedder, scope, texts, true)}`;
+	}
 	rows.push(row);
 	await opened.close();
 	if (kept !== "" && !reused) copyFileSync(join(dir, "bench.db"), kept);
@@ -153,4 +165,5 @@ if (process.argv.includes("--json")) {
 	}
 	const overlaps = rows.filter((r) => r.vectorOverlap !== undefined).map((r) => `${String(r.nodes)}: ${(r.vectorOverlap as number).toFixed(3)}`);
 	if (overlaps.length > 0) console.log(`\nQuantised vector channel, top-10 overlap with the float scan: ${overlaps.join(", ")}`);
+	for (const row of rows.filter((r) => r.profile !== undefined)) console.log(`\nMemory.search at ${String(row.nodes)} nodes, per channel:\n${String(row.profile)}`);
 }

@@ -1,5 +1,5 @@
 import { STANDALONE_ID_META, STANDALONE_ORG_META } from "../../engine/backend-kit";
-import { ORG_EXPR as ORG, USER_EXPR as USER } from "./schema";
+import { ORG_EXPR as ORG, USER_EXPR as USER, rebuildFloatVectors } from "./schema";
 import type { SqliteConnection } from "./sqlite-connection";
 
 // What the Python engrama (0.18.1) leaves in a memory file that this engine reads differently.
@@ -21,7 +21,10 @@ export function repairAfterPython(conn: SqliteConnection): void {
 		// It recreates the indexes schemas 6 and 9 dropped (one duplicates the UNIQUE index; the
 		// other costs a tenth of the file and only whole-scope counts would read it).
 		if (dropIndex) conn.exec("DROP INDEX IF EXISTS idx_edges_from; DROP INDEX IF EXISTS idx_edges_scope");
-		if (vectorDims !== null) rebuildVectorsAsCosine(conn, vectorDims);
+		// vec0 fixes the metric at CREATE: the same vectors (bytes unchanged) in a cosine table of the
+		// same name. The Python engrama reads it as before (same columns) and its `1 - distance`
+		// scores become the cosine similarities it meant.
+		if (vectorDims !== null) rebuildFloatVectors(conn, vectorDims);
 		if (owner) {
 			conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [STANDALONE_ORG_META, owner.org]);
 			conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [STANDALONE_ID_META, owner.user]);
@@ -44,20 +47,6 @@ function l2VectorTableDims(conn: SqliteConnection): number | null {
 	if (!decl || /distance_metric\s*=\s*cosine/i.test(decl)) return null;
 	const dims = /float\[(\d+)\]/i.exec(decl);
 	return dims ? Number(dims[1]) : null;
-}
-
-/**
- * vec0 fixes the metric at CREATE: copies the vectors (bytes unchanged) into a cosine table of the
- * same name. The Python engrama reads it as before (same columns) and its `1 - distance` scores
- * become the cosine similarities it meant.
- */
-function rebuildVectorsAsCosine(conn: SqliteConnection, dims: number): void {
-	conn.exec(`CREATE TEMP TABLE engrama_py_vectors AS SELECT node_id, embedding FROM ${VECTOR_TABLE}`);
-	conn.exec(`DROP TABLE ${VECTOR_TABLE}`);
-	conn.exec(`CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(node_id INTEGER PRIMARY KEY, embedding float[${dims}] distance_metric=cosine)`);
-	conn.exec(`INSERT INTO ${VECTOR_TABLE}(node_id, embedding) SELECT node_id, embedding FROM temp.engrama_py_vectors ORDER BY node_id`);
-	conn.exec("DROP TABLE temp.engrama_py_vectors");
-	conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES ('embedding_dimensions', ?)", [String(dims)]);
 }
 
 /**

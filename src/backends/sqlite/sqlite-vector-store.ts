@@ -3,7 +3,7 @@ import type { IntegrityCheck, IntegrityCheckId, VectorStore } from "../../engine
 import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope, VectorHit } from "../../engine/types";
 import { PASSAGE_VECTORS } from "./passages";
-import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, quantisedTableSql } from "./schema";
+import { ID_EXPR, ORG_EXPR, QUANTISED_TABLE, STATUS_EXPR, USER_EXPR, floatVectorTableSql, quantisedTableSql } from "./schema";
 import type { SqliteGraphStore } from "./sqlite-graph-store";
 
 // Passage vectors whose passage is gone (vec0 rows do not follow a cascade).
@@ -60,7 +60,7 @@ export class SqliteVectorStore implements VectorStore {
 				{ stored: current, given: dims },
 			);
 		}
-		this.conn.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${TABLE} USING vec0(node_id INTEGER PRIMARY KEY, embedding float[${dims}] distance_metric=cosine)`);
+		this.conn.exec(floatVectorTableSql(dims));
 		this.conn.exec(quantisedTableSql(dims));
 		this.conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES ('embedding_dimensions', ?)", [String(dims)]);
 		this.dims = dims;

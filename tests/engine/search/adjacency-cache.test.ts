@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { SqliteGraphStore } from "../../../src/backends/sqlite/sqlite-graph-store";
 import { openSearchMemory, type SearchMemory } from "./search-fixture";
 
 // The SQLite store keeps neighbour lists between searches; every write must make it read again.
@@ -40,5 +41,26 @@ describe("adjacency kept between searches", () => {
 			}),
 		).rejects.toThrow("abandon");
 		expect((await read())?.degree).toBe(2);
+	});
+
+	it("reads a window's lists in a few statements, not one per node, and finds each node once", async () => {
+		m = await openSearchMemory();
+		const ids: string[] = [];
+		for (let i = 0; i < 30; i++) ids.push(await m.remember("Concept", `Node ${i}`));
+		for (let i = 1; i < 30; i++) await m.relate(["Concept", `Node ${i}`], "RELATED_TO", ["Concept", `Node ${i - 1}`]);
+		const conn = (m.memory.graph as unknown as SqliteGraphStore).connection();
+		let statements = 0;
+		for (const method of ["all", "get", "run"] as const) {
+			const original = conn[method].bind(conn) as (...args: unknown[]) => unknown;
+			(conn as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+				statements++;
+				return original(...args);
+			};
+		}
+		const found = await m.memory.graph.adjacency?.(m.scope, [...ids, ids[3], "no-such-id"], 8);
+		expect(statements).toBeLessThanOrEqual(5);
+		expect([...(found?.keys() ?? [])]).toEqual(ids);
+		expect(found?.get(ids[3])?.neighbours.map((n) => n.key).sort()).toEqual(["Node 2", "Node 4"]);
+		expect(found?.get(ids[29])?.degree).toBe(1);
 	});
 });
