@@ -313,7 +313,7 @@ export class Neo4jConnection {
 				for (const child of op.children ?? []) walk(child);
 			};
 			const root = result.summary.profile;
-			if (root) walk(root as unknown as ProfiledPlanNode);
+			if (root) walk(root);
 			return out;
 		} finally {
 			await tx.rollback().catch(() => undefined);
