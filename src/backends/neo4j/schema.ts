@@ -149,6 +149,10 @@ export function synchronousFulltextIndexes(indexes: readonly ListedIndex[]): str
 	return indexes.filter((i) => ours.has(i.name) && i.type === "FULLTEXT" && i.eventual !== true).map((i) => i.name);
 }
 
+/** Seconds to wait for new indexes; a fulltext index made again over a large memory re-reads every node. */
+const INDEX_WAIT_S = 120;
+const REBUILD_WAIT_S = 3600;
+
 const ALREADY_THERE = /EquivalentSchemaRuleAlreadyExists|IndexAlreadyExists|ConstraintAlreadyExists|IndexWithNameAlreadyExists|ConstraintWithNameAlreadyExists/;
 
 /** Creates the missing constraints and indexes; concurrent openers may race harmlessly. */
@@ -156,8 +160,8 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 	const rows = await conn.read(
 		(q) =>
 			q.run(
-				`SHOW INDEXES YIELD name, type, options WHERE name STARTS WITH 'engrama_'
-				RETURN name, type, options.indexConfig.\`fulltext.eventually_consistent\` AS eventual`,
+				`SHOW INDEXES YIELD name, type, state, options WHERE name STARTS WITH 'engrama_'
+				RETURN name, type, state, options.indexConfig.\`fulltext.eventually_consistent\` AS eventual`,
 			),
 		"read the schema",
 	);
@@ -165,12 +169,15 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 	const present = new Set(listed.map((i) => i.name));
 	// Nothing reads the first node fulltext index any more; it only slowed every write.
 	if (present.has(LEGACY_FULLTEXT_INDEX)) await conn.schema(`DROP INDEX ${LEGACY_FULLTEXT_INDEX} IF EXISTS`);
-	for (const name of synchronousFulltextIndexes(listed)) {
+	const rebuilt = synchronousFulltextIndexes(listed);
+	for (const name of rebuilt) {
 		await conn.schema(`DROP INDEX ${name} IF EXISTS`);
 		present.delete(name);
 	}
 	const missing = SCHEMA.filter((item) => !present.has(item.name));
-	if (missing.length === 0) return;
+	// An open interrupted while an index was made again finds it still populating: it waits too.
+	const populating = rows.some((row) => row.state === "POPULATING");
+	if (missing.length === 0 && !populating) return;
 	for (const item of missing) {
 		try {
 			await conn.schema(item.create);
@@ -179,7 +186,7 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 			if (!ALREADY_THERE.test(code)) throw error;
 		}
 	}
-	await conn.schema("CALL db.awaitIndexes(120)");
+	await conn.schema(`CALL db.awaitIndexes(${rebuilt.length > 0 || populating ? REBUILD_WAIT_S : INDEX_WAIT_S})`);
 }
 
 /** The vector index covers :Embedded nodes of every label (passages: their own); its dimension is fixed at creation. */
