@@ -4,6 +4,7 @@
 // Needs a Neo4j (NEO4J_* env); scripts/bench/neo4j-scale-run.sh starts one sized for N.
 // Usage: npm run bench -- neo4j-scale --nodes 100000 [--backend neo4j|sqlite] [--queries 100]
 //        [--batch 1000] [--dims 384] [--data-dir DIR] [--server-pid PID] [--json] [--summary FILE]
+//        [--profile-writes] (Neo4j: each single write's statements and COMMIT timed, and PROFILEd)
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,7 @@ import type { EntityInput, RelationInput, WriteContext } from "../../src/engine/
 import { FolderVaultSource } from "../../src/nodejs/folder-vault-source";
 import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
+import { WriteProfiler } from "./neo4j-write-profile";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
 
 const nodes = Number(arg("nodes", "100000"));
@@ -171,17 +173,22 @@ for (const [mode, options] of Object.entries(MODES)) {
 
 // 5. One acknowledged write (remember with its embedding), 100 times, one at a time.
 const writes: number[] = [];
+const graphStore = opened.memory.graph instanceof Neo4jGraphStore ? opened.memory.graph : undefined;
+const profiler = process.argv.includes("--profile-writes") && graphStore ? new WriteProfiler(graphStore.conn) : undefined;
 await step(
 	"single writes",
 	async () => {
 		for (let i = 0; i < 100; i++) {
+			profiler?.start();
 			const t = performance.now();
 			await memory.remember(ctx, { label: "Concept", key: `Single write ${i}`, props: { description: sentence(rand, 10) } });
 			writes.push(performance.now() - t);
+			profiler?.stop(writes[writes.length - 1]);
 		}
 	},
 	() => `p50 ${fmt(percentile(writes, 50))}, p95 ${fmt(percentile(writes, 95))}`,
 );
+if (profiler) console.log(await profiler.report());
 
 // 6. One note's re-sync: a vault note synced once (the note index loads), edited, synced again.
 const vault = join(temp, "vault");

@@ -87,7 +87,10 @@ export async function mergeNodes(ctx: Neo4jStoreContext, scope: Scope, inputs: r
 		const identities = inputs.map((i) => ({ label: i.label, key: i.key }));
 		const distinct = new Set(identities.map((i) => `${i.label}\u0000${i.key}`)).size === inputs.length;
 		const created = distinct ? await createAll(ctx, q, scope, inputs, identities) : null;
-		if (created) return created;
+		if (created) {
+			ctx.wroteWords(created.map((r) => r.node.id));
+			return created;
+		}
 		const results: MergeNodeResult[] = [];
 		for (const input of inputs) results.push(await mergeNodeIn(ctx, q, scope, input));
 		return results;

@@ -22,7 +22,7 @@ import {
 } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
 import { LIVE, N, SCOPE, type StoredMap, int, toRecord } from "./rows";
-import { FULLTEXT_INDEX, NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL } from "./schema";
+import { AWAIT_FULLTEXT, FULLTEXT_INDEX, NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL } from "./schema";
 import { CORPUS_KEY, TERM_LABEL, phraseTermKey } from "./term-counts";
 
 /** The fulltext role (FulltextStore): Lucene finds candidates, Cypher ranks them as FTS5 does (tokens and bm25 in fts-query.ts). */
@@ -35,6 +35,8 @@ export interface FtCorpus {
 	readonly columns: readonly FtWeightedColumn[];
 	/** The Lucene clause that keeps to one memory, when its documents carry the memory's word (nodes). */
 	readonly memoryClause?: (namespace: string) => string;
+	/** The property holding the engrama_id of a document's node (the node's own, or its passage's link). */
+	readonly nodeId: string;
 }
 
 export const NODE_CORPUS: FtCorpus = {
@@ -43,8 +45,32 @@ export const NODE_CORPUS: FtCorpus = {
 	index: FULLTEXT_INDEX,
 	columns: NODE_COLUMNS,
 	memoryClause: (namespace) => `+${FT_SCOPE_PROPERTY}:${memoryWord(namespace)}`,
+	nodeId: "engrama_id",
 };
-export const PASSAGE_CORPUS: FtCorpus = { name: "passages", label: PASSAGE_LABEL, index: PASSAGE_FULLTEXT_INDEX, columns: PASSAGE_COLUMNS };
+export const PASSAGE_CORPUS: FtCorpus = { name: "passages", label: PASSAGE_LABEL, index: PASSAGE_FULLTEXT_INDEX, columns: PASSAGE_COLUMNS, nodeId: "node" };
+
+/**
+ * Cypher that collects a corpus's candidates for $query (Lucene's best $window) into `found`, as
+ * variable `v`. It first waits for Lucene to hold every committed write (the indexes are
+ * eventually consistent: a search still sees each acknowledged write). Inside a transaction that
+ * wrote words, Lucene has only their committed version: those documents ($written, by node) are
+ * read from the store instead, and scored on their words as the transaction left them.
+ */
+export function candidatesCypher(ctx: Neo4jStoreContext, corpus: FtCorpus, v: string): { cypher: string; params: Record<string, unknown> } {
+	const written = [...ctx.wordsWrittenInTransaction];
+	const lucene = `${AWAIT_FULLTEXT}
+		CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS ${v}`;
+	if (written.length === 0) return { cypher: `${lucene}
+		WITH collect(${v}) AS found`, params: {} };
+	return {
+		cypher: `${lucene}
+		WITH ${v} WHERE NOT ${v}.${corpus.nodeId} IN $written
+		WITH collect(${v}) AS lucene
+		CALL { MATCH (${v}:${corpus.label} {__ns: $ns}) WHERE ${v}.${corpus.nodeId} IN $written RETURN collect(${v}) AS mine }
+		WITH lucene + mine AS found`,
+		params: { written },
+	};
+}
 
 /** Same as SQLite: below this many documents per word, no word counts as common. */
 export const COMMON_TERM_FLOOR = 200;
@@ -74,10 +100,10 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 		const window = Math.max(NODE_RANK_WINDOW, query.limit * 5);
 		// Labels asked for keep Lucene to them too, so other labels never fill the window.
 		const labelClause = labels.length > 0 ? ` +${FT_SCOPE_PROPERTY}:(${labels.map(labelWord).join(" OR ")})` : "";
+		const found = candidatesCypher(ctx, NODE_CORPUS, "n");
 		const ranked = async (limit: number) => {
 			const rows = await q.run(
-				`CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS n
-				WITH collect(n) AS found
+				`${found.cypher}
 				CALL {
 					WITH found
 					UNWIND found AS n WITH n WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
@@ -89,6 +115,7 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
 					...plan,
+					...found.params,
 					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}${labelClause} +(${plan.query})`,
 					index: FULLTEXT_INDEX,
 					labels,
@@ -179,18 +206,21 @@ export async function corpusFacts(
 		return key === null ? [] : [{ phrase: phraseKey(p), key }];
 	});
 	const counted = missing.filter((p) => phraseTermKey(p) === null);
+	const written = [...ctx.wordsWrittenInTransaction];
 	const rows = await q.run(
-		`CALL {
+		`${counted.length > 0 ? AWAIT_FULLTEXT : ""}
+		CALL {
 			UNWIND $keys AS item
 			OPTIONAL MATCH (t:${TERM_LABEL} {__ns: $ns, corpus: $corpus, key: item.key})
 			RETURN collect({key: item.phrase, hits: coalesce(t.df, 0), len: coalesce(t.len, 0)}) AS looked
 		}
-		${counted.length > 0 ? countedPhrases(corpus) : "WITH looked, [] AS phraseHits"}
+		${counted.length > 0 ? countedPhrases(corpus, written.length > 0) : "WITH looked, [] AS phraseHits"}
 		RETURN looked, phraseHits`,
 		{
 			ns: ctx.namespace,
 			corpus: corpus.name,
 			index: corpus.index,
+			written,
 			keys: [...(cachedStats ? [] : [{ phrase: null, key: CORPUS_KEY }]), ...looked],
 			items: counted.map((phrase) => ({
 				key: phraseKey(phrase),
@@ -215,18 +245,22 @@ export async function corpusFacts(
 /**
  * Cypher counting the documents of the phrases no term count covers ($items), in Lucene: it
  * matches a phrase exactly, except a prefix phrase of several tokens (a superset), which is
- * checked against the stored columns.
+ * checked against the stored columns. Documents this transaction wrote words of ($written) are
+ * counted on their words as it left them, not as Lucene has them.
  */
-function countedPhrases(corpus: FtCorpus): string {
+function countedPhrases(corpus: FtCorpus, written: boolean): string {
+	const holds = (v: string) => corpus.columns.map((c) => `coalesce(${v}.${c.property}, '') CONTAINS item.pattern`).join(" OR ");
+	const mine = written ? `CALL { MATCH (d:${corpus.label} {__ns: $ns}) WHERE d.${corpus.nodeId} IN $written RETURN collect(d) AS mine }` : "WITH [] AS mine";
 	return `CALL {
+		${mine}
 		UNWIND $items AS item
 		CALL {
 			WITH item CALL db.index.fulltext.queryNodes($index, item.query) YIELD node AS n
-			WITH n WHERE ${corpus.memoryClause ? "true" : "n.__ns = $ns"}
-				AND (NOT item.verify OR ${corpus.columns.map((c) => `coalesce(n.${c.property}, '') CONTAINS item.pattern`).join(" OR ")})
+			WITH n WHERE ${corpus.memoryClause ? "true" : "n.__ns = $ns"}${written ? ` AND NOT n.${corpus.nodeId} IN $written` : ""}
+				AND (NOT item.verify OR ${holds("n")})
 			RETURN count(n) AS hits
 		}
-		RETURN collect({key: item.key, hits: hits}) AS phraseHits
+		RETURN collect({key: item.key, hits: hits + size([d IN mine WHERE ${holds("d")}])}) AS phraseHits
 	}
 	WITH looked, phraseHits`;
 }

@@ -42,12 +42,21 @@ export interface CypherCounts {
 	roundTrips: number;
 	/** The first line of each statement, when tracing (`Neo4jConnection.trace`). */
 	readonly log: string[];
-	/** Each statement whole with its parameters, when tracing "full" (plan checks). */
-	readonly statementsRun: { readonly query: string; readonly params: Readonly<Record<string, unknown>> }[];
+	/** Each statement whole with its parameters and its time to answer, when tracing "full" (plan checks, write profiles). */
+	readonly statementsRun: TracedStatement[];
+	/** Milliseconds each COMMIT took to answer, when tracing "full" (where the index updates are paid). */
+	readonly commitsMs: number[];
+}
+
+export interface TracedStatement {
+	readonly query: string;
+	readonly params: Readonly<Record<string, unknown>>;
+	/** Milliseconds from sending the statement to its last row (set when it answered). */
+	ms?: number;
 }
 
 function zeroCounts(): CypherCounts {
-	return { statements: 0, transactions: 0, roundTrips: 0, log: [], statementsRun: [] };
+	return { statements: 0, transactions: 0, roundTrips: 0, log: [], statementsRun: [], commitsMs: [] };
 }
 
 const ROLLED_BACK = " The transaction was rolled back: none of its writes were kept.";
@@ -137,14 +146,17 @@ export class Neo4jConnection {
 		return before;
 	}
 
-	private readonly count = (query: string, params: Readonly<Record<string, unknown>>): void => this.counted(query, params);
+	private readonly count = (query: string, params: Readonly<Record<string, unknown>>): TracedStatement | undefined => this.counted(query, params);
 
-	/** Every statement goes through here, so the counts are complete. */
-	private counted(query: string, params: Readonly<Record<string, unknown>> = {}): void {
+	/** Every statement goes through here, so the counts are complete; returns its trace entry when tracing "full". */
+	private counted(query: string, params: Readonly<Record<string, unknown>> = {}): TracedStatement | undefined {
 		this.counts.statements++;
 		this.counts.roundTrips++;
 		if (this.trace) this.counts.log.push(query.trim().split("\n")[0].trim().slice(0, 120));
-		if (this.trace === "full") this.counts.statementsRun.push({ query, params });
+		if (this.trace !== "full") return undefined;
+		const entry: TracedStatement = { query, params };
+		this.counts.statementsRun.push(entry);
+		return entry;
 	}
 
 	/**
@@ -225,7 +237,7 @@ export class Neo4jConnection {
 				this.counts.roundTrips++;
 				try {
 					const result = await work(serialRunner(tx, this.count));
-					await tx.commit();
+					await this.commit(tx);
 					return result;
 				} catch (error) {
 					await tx.rollback().catch(() => undefined);
@@ -265,7 +277,7 @@ export class Neo4jConnection {
 			} finally {
 				this.open = undefined;
 			}
-			await tx.commit();
+			await this.commit(tx);
 			return result;
 		} catch (error) {
 			await tx.rollback().catch(() => undefined);
@@ -274,6 +286,38 @@ export class Neo4jConnection {
 			throw this.failure("commit the transaction", error, ROLLED_BACK);
 		} finally {
 			await session.close().catch(() => undefined);
+		}
+	}
+
+	private async commit(tx: Transaction): Promise<void> {
+		if (this.trace !== "full") return tx.commit();
+		const t0 = performance.now();
+		await tx.commit();
+		this.counts.commitsMs.push(performance.now() - t0);
+	}
+
+	/**
+	 * PROFILE of a statement in a transaction that is rolled back (a write leaves nothing): its
+	 * operators, root first, with rows, db hits and time. For profiling, never on a hot path.
+	 */
+	async profile(query: string, params: Readonly<Record<string, unknown>> = {}): Promise<ProfiledOperator[]> {
+		const session = this.session("WRITE");
+		const tx = session.beginTransaction();
+		try {
+			const result = await tx.run(`PROFILE ${query}`, params);
+			const out: ProfiledOperator[] = [];
+			const walk = (op: ProfiledPlanNode) => {
+				const details = typeof op.arguments?.Details === "string" ? op.arguments.Details : "";
+				const time = Number(op.arguments?.Time ?? 0);
+				out.push({ operator: op.operatorType.replace(/@.*$/, ""), details, rows: op.rows, dbHits: op.dbHits, timeMs: time / 1e6 });
+				for (const child of op.children ?? []) walk(child);
+			};
+			const root = result.summary.profile;
+			if (root) walk(root);
+			return out;
+		} finally {
+			await tx.rollback().catch(() => undefined);
+			await session.close();
 		}
 	}
 
@@ -361,13 +405,36 @@ interface PlanNode {
 	readonly children?: readonly PlanNode[];
 }
 
-type Counter = (query: string, params: Readonly<Record<string, unknown>>) => void;
+export interface ProfiledOperator {
+	readonly operator: string;
+	readonly details: string;
+	readonly rows: number;
+	readonly dbHits: number;
+	readonly timeMs: number;
+}
+
+interface ProfiledPlanNode extends PlanNode {
+	readonly rows: number;
+	readonly dbHits: number;
+	readonly children?: readonly ProfiledPlanNode[];
+}
+
+type Counter = (query: string, params: Readonly<Record<string, unknown>>) => TracedStatement | undefined;
+
+/** Runs one statement, timing it into its trace entry when there is one. */
+async function timed(entry: TracedStatement | undefined, run: () => Promise<Row[]>): Promise<Row[]> {
+	if (!entry) return run();
+	const t0 = performance.now();
+	const rows = await run();
+	entry.ms = performance.now() - t0;
+	return rows;
+}
 
 function autoCommitRunner(session: Session, count: Counter): CypherRunner {
 	return {
 		run: async (query, params = {}) => {
-			count(query, params);
-			return toRows((await session.run(query, params)).records);
+			const entry = count(query, params);
+			return timed(entry, async () => toRows((await session.run(query, params)).records));
 		},
 	};
 }
@@ -378,8 +445,8 @@ function serialRunner(tx: Transaction, count: Counter): CypherRunner {
 	return {
 		run(query, params = {}) {
 			const next = tail.then(async () => {
-				count(query, params);
-				return toRows((await tx.run(query, params)).records);
+				const entry = count(query, params);
+				return timed(entry, async () => toRows((await tx.run(query, params)).records));
 			});
 			tail = next.catch(() => undefined);
 			return next;

@@ -60,7 +60,9 @@ export async function writeNode(
 			...postingParams(node.reindex, node.dropPostings, node.key, node.final),
 		},
 	);
-	return toRecord(rows[0].after as StoredMap);
+	const after = toRecord(rows[0].after as StoredMap);
+	ctx.wroteWords([after.id]);
+	return after;
 }
 
 export async function mergeNode(ctx: Neo4jStoreContext, scope: Scope, input: MergeNodeInput): Promise<MergeNodeResult> {
@@ -99,7 +101,10 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		}),
 	);
 	const row = rows[0];
-	if (row.created === true) return { node: toRecord(row.node as StoredMap), created: true };
+	if (row.created === true) {
+		ctx.wroteWords([id]);
+		return { node: toRecord(row.node as StoredMap), created: true };
+	}
 	const before = decodeProps(row.node as StoredMap);
 	// The same arithmetic as SQLite's mergeNode.
 	const node = await writeNode(ctx, q, {

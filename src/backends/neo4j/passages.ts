@@ -5,7 +5,7 @@ import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./store-context";
 import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, phraseKey, phraseOf, scopeWord } from "./fts-query";
-import { NODE_RANK_WINDOW, PASSAGE_CORPUS, corpusFacts, planQuery } from "./fulltext";
+import { NODE_RANK_WINDOW, PASSAGE_CORPUS, candidatesCypher, corpusFacts, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 import { countTerms, deletedDocs } from "./term-counts";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
@@ -74,6 +74,7 @@ export async function writeManyPassages(ctx: Neo4jStoreContext, scope: Scope, no
 	if (notes.length === 0) return [];
 	const input = notes.map((note) => ({ id: note.nodeId, rows: passageRows(note.passages) }));
 	if (ctx.conn.inTransaction()) ctx.passagesInTransaction = true;
+	ctx.wroteWords(notes.map((note) => note.nodeId));
 	const result = await ctx.write(
 		(q) =>
 			q.run(
@@ -158,10 +159,10 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 		const plan = await planQuery(ctx, q, PASSAGE_CORPUS, query);
 		if (!plan) return [];
 		const window = Math.max(RANK_WINDOW, query.limit * 5);
+		const found = candidatesCypher(ctx, PASSAGE_CORPUS, "p");
 		const ranked = async (limit: number) => {
 			const rows = await q.run(
-				`CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS p
-				WITH collect(p) AS found
+				`${found.cypher}
 				CALL {
 					WITH found
 					UNWIND found AS p WITH p WHERE ${SIDE_SCOPE("p")}
@@ -175,6 +176,7 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
 					...plan,
+					...found.params,
 					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
 					index: PASSAGE_FULLTEXT_INDEX,
 					labels,

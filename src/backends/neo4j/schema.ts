@@ -19,12 +19,20 @@ export const FRAGMENT_LABEL = "EngramaFragment";
 export const HISTORY_LABEL = "EngramaHistory";
 /** A section of a note (passages.ts): linked to its node by engrama_id, as the name postings are. */
 export const PASSAGE_LABEL = "EngramaPassage";
-/** The node fulltext index: the token columns and the scope words (the first one, without them, is dropped at open). */
+/**
+ * The node fulltext index: the token columns and the scope words (the first one, without them, is
+ * dropped at open). Both fulltext indexes are eventually consistent: Lucene is updated after the
+ * commit, off the write's path, and every fulltext read first waits for the pending updates
+ * (AWAIT_FULLTEXT), so a search still sees every committed write; inside a transaction the
+ * documents it wrote are added to Lucene's (fulltext.ts).
+ */
 export const FULLTEXT_INDEX = "engrama_node_words";
 const LEGACY_FULLTEXT_INDEX = "engrama_fulltext";
 export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_words";
 export const PASSAGE_VECTOR_INDEX = "engrama_passage_embedding";
 export const VECTOR_INDEX = "engrama_embedding";
+/** Cypher that waits until Lucene holds every committed write (the fulltext indexes are eventually consistent). */
+export const AWAIT_FULLTEXT = "CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()";
 export const VECTOR_PROPERTY = "embedding";
 /** The memory in a database when no namespace is configured. */
 export const DEFAULT_NAMESPACE = "default";
@@ -90,7 +98,7 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 	{
 		name: FULLTEXT_INDEX,
 		create: `CREATE FULLTEXT INDEX ${FULLTEXT_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}, n.${FT_SCOPE_PROPERTY}]
-			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
+			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: true}}`,
 	},
 	{ name: "engrama_passage_ns", create: `CREATE INDEX engrama_passage_ns IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns)` },
 	{ name: "engrama_passage_node", create: `CREATE INDEX engrama_passage_node IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON (p.__ns, p.node)` },
@@ -103,7 +111,7 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		// One column of pre-tokenised words, as the node index (fts-query.ts), and the scope as a word.
 		name: PASSAGE_FULLTEXT_INDEX,
 		create: `CREATE FULLTEXT INDEX ${PASSAGE_FULLTEXT_INDEX} IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON EACH [p.${ftProperty("body")}, p.__ft_scope]
-			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: false}}`,
+			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: true}}`,
 	},
 	{
 		name: "engrama_name_norm",
@@ -125,6 +133,26 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 	},
 ];
 
+/** An index as SHOW INDEXES lists it: its name, type and, for fulltext, whether it is eventually consistent. */
+export interface ListedIndex {
+	readonly name: string;
+	readonly type: string;
+	readonly eventual: boolean | null;
+}
+
+/**
+ * This store's fulltext indexes that still update Lucene inside the commit (made before they were
+ * eventually consistent): an index's settings cannot change, so these are dropped and made again.
+ */
+export function synchronousFulltextIndexes(indexes: readonly ListedIndex[]): string[] {
+	const ours = new Set([FULLTEXT_INDEX, PASSAGE_FULLTEXT_INDEX]);
+	return indexes.filter((i) => ours.has(i.name) && i.type === "FULLTEXT" && i.eventual !== true).map((i) => i.name);
+}
+
+/** Seconds to wait for new indexes; a fulltext index made again over a large memory re-reads every node. */
+const INDEX_WAIT_S = 120;
+const REBUILD_WAIT_S = 3600;
+
 const ALREADY_THERE = /EquivalentSchemaRuleAlreadyExists|IndexAlreadyExists|ConstraintAlreadyExists|IndexWithNameAlreadyExists|ConstraintWithNameAlreadyExists/;
 
 /** Creates the missing constraints and indexes; concurrent openers may race harmlessly. */
@@ -132,15 +160,24 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 	const rows = await conn.read(
 		(q) =>
 			q.run(
-				`SHOW INDEXES YIELD name WHERE name STARTS WITH 'engrama_' RETURN collect(name) AS names`,
+				`SHOW INDEXES YIELD name, type, state, options WHERE name STARTS WITH 'engrama_'
+				RETURN name, type, state, options.indexConfig.\`fulltext.eventually_consistent\` AS eventual`,
 			),
 		"read the schema",
 	);
-	const present = new Set((rows[0]?.names as string[] | undefined) ?? []);
+	const listed = rows.map((row) => ({ name: String(row.name), type: String(row.type), eventual: typeof row.eventual === "boolean" ? row.eventual : null }));
+	const present = new Set(listed.map((i) => i.name));
 	// Nothing reads the first node fulltext index any more; it only slowed every write.
 	if (present.has(LEGACY_FULLTEXT_INDEX)) await conn.schema(`DROP INDEX ${LEGACY_FULLTEXT_INDEX} IF EXISTS`);
+	const rebuilt = synchronousFulltextIndexes(listed);
+	for (const name of rebuilt) {
+		await conn.schema(`DROP INDEX ${name} IF EXISTS`);
+		present.delete(name);
+	}
 	const missing = SCHEMA.filter((item) => !present.has(item.name));
-	if (missing.length === 0) return;
+	// An open interrupted while an index was made again finds it still populating: it waits too.
+	const populating = rows.some((row) => row.state === "POPULATING");
+	if (missing.length === 0 && !populating) return;
 	for (const item of missing) {
 		try {
 			await conn.schema(item.create);
@@ -149,7 +186,7 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 			if (!ALREADY_THERE.test(code)) throw error;
 		}
 	}
-	await conn.schema("CALL db.awaitIndexes(120)");
+	await conn.schema(`CALL db.awaitIndexes(${rebuilt.length > 0 || populating ? REBUILD_WAIT_S : INDEX_WAIT_S})`);
 }
 
 /** The vector index covers :Embedded nodes of every label (passages: their own); its dimension is fixed at creation. */

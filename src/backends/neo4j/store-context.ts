@@ -37,6 +37,19 @@ export class Neo4jStoreContext {
 	passagesInTransaction = false;
 
 	/**
+	 * The nodes whose words (their own, or their passages') the open transaction wrote. The
+	 * fulltext indexes only hold committed writes, so a search inside the transaction reads these
+	 * from the store beside Lucene's candidates (fulltext.ts).
+	 */
+	readonly wordsWrittenInTransaction = new Set<string>();
+
+	/** Notes that node ids' words were written, when a transaction is open (no search can miss them after its commit). */
+	wroteWords(ids: Iterable<string>): void {
+		if (!this.conn.inTransaction()) return;
+		for (const id of ids) this.wordsWrittenInTransaction.add(id);
+	}
+
+	/**
 	 * Nodes the vector channel just read whole with its hits: the fusion and the resolver ask for
 	 * each hit by id right after, and get it from here instead of a statement each. Valid while
 	 * this store has not written since, for PREFETCH_MS; each entry is taken once.
@@ -72,7 +85,10 @@ export class Neo4jStoreContext {
 		} finally {
 			// A rolled-back transaction may have been seen by cached statistics.
 			this.writeVersion++;
-			if (!this.conn.inTransaction()) this.passagesInTransaction = false;
+			if (!this.conn.inTransaction()) {
+				this.passagesInTransaction = false;
+				this.wordsWrittenInTransaction.clear();
+			}
 		}
 	}
 

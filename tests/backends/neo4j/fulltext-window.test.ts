@@ -41,10 +41,11 @@ describe.runIf(neo4j)("Neo4j node fulltext: Lucene's window within the scope, ra
 		const ctx = { scope, source: "cli" as const };
 		const mine = (await opened.memory.remember(ctx, { label: "Concept", key: "Mine", props: { description: "a long text that mentions a lantern once among many other words here" } })).node;
 		const ranking = async (text: string, s: Scope = scope, labels?: string[]) => {
-			graph.conn.trace = true;
+			graph.conn.trace = "full";
 			graph.conn.resetCounts();
 			const found = await graph.fulltext(s, { text, limit: 5, labels });
-			const log = graph.conn.resetCounts().log.filter((line) => line.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
+			// The ranking statements: each asks Lucene for a window (after waiting for its pending updates).
+			const log = graph.conn.resetCounts().statementsRun.filter((run) => run.query.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
 			graph.conn.trace = false;
 			return { found: found.map((h) => h.node.key), rankings: log.length };
 		};

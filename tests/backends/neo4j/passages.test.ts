@@ -106,10 +106,11 @@ describe.runIf(neo4j)("Neo4j passages", () => {
 		const mine = (await opened.memory.pipeline.mergeEntity({ scope, source: "cli" }, { label: "Concept", key: "Mine" })).node;
 		await graph.writePassages(scope, mine.id, [{ heading: "Mine", line: 3, text: "a long section that mentions a lantern once among many other words here", hash: "m" }]);
 		const ranking = async () => {
-			graph.conn.trace = true;
+			graph.conn.trace = "full";
 			graph.conn.resetCounts();
 			const found = await graph.searchPassages(scope, { text: "lantern", limit: 5 });
-			const log = graph.conn.resetCounts().log.filter((line) => line.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
+			// The ranking statements: each asks Lucene for a window (after waiting for its pending updates).
+			const log = graph.conn.resetCounts().statementsRun.filter((run) => run.query.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
 			graph.conn.trace = false;
 			return { found, rankings: log.length };
 		};
