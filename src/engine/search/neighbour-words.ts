@@ -21,9 +21,10 @@ export interface NeighbourWords {
 }
 
 /**
- * The words hits with each item's score raised by its neighbours' (see NeighbourWords), best
- * first; an item that no word of the query matched but whose neighbours did joins the list,
- * read with `nodeOf`. `limit` caps the list (its best).
+ * The words hits with each item's score raised by its neighbours' (see NeighbourWords): a raised
+ * item moves up past the items it now beats, the others keep their order (the named nodes first,
+ * passage-hits.ts); an item no word of the query matched but whose neighbours did joins the list,
+ * read with `nodeOf`. `limit` caps the list. Without a source (every hit a note) it is the hits.
  */
 export async function withNeighbourWords(
 	hits: readonly FulltextHit[],
@@ -32,25 +33,36 @@ export async function withNeighbourWords(
 	options: NeighbourWords,
 	limit: number,
 ): Promise<FulltextHit[]> {
-	if (options.weight <= 0 || options.hops <= 0 || hits.length === 0) return [...hits];
-	await preload(walker, hits, options.hops);
-	const labelOf = new Map(hits.map((h) => [h.node.id, h.node.label]));
-	const score = new Map(hits.map((h) => [h.node.id, h.score]));
-	const known = new Map(hits.map((h) => [h.node.id, h.node]));
-	for (const hit of hits) {
-		if (isNote(hit.node)) continue;
+	const sources = options.weight > 0 && options.hops > 0 ? hits.filter((h) => !isNote(h.node)) : [];
+	if (sources.length === 0) return hits.slice(0, limit);
+	await preload(walker, sources, options.hops);
+	const known = new Map(hits.map((h) => [h.node.id, h]));
+	const gain = new Map<string, { label: string; score: number }>();
+	for (const hit of sources) {
 		for (const id of await sequenceNeighbours(walker, hit.node.id, hit.node.label, options.hops)) {
-			const node = known.get(id);
+			const node = known.get(id)?.node;
 			if (node && isNote(node)) continue;
-			score.set(id, (score.get(id) ?? 0) + options.weight * hit.score);
-			labelOf.set(id, hit.node.label);
+			gain.set(id, { label: hit.node.label, score: (gain.get(id)?.score ?? 0) + options.weight * hit.score });
 		}
 	}
+	const raised: FulltextHit[] = [];
+	for (const [id, g] of gain) {
+		const hit = known.get(id);
+		const node = hit?.node ?? (await nodeOf(id));
+		if (node && node.label === g.label && !isNote(node)) raised.push({ node, score: (hit?.score ?? 0) + g.score });
+	}
+	raised.sort((a, b) => b.score - a.score || a.node.id.localeCompare(b.node.id));
+	return mergeInOrder(hits.filter((h) => !gain.has(h.node.id)), raised, limit);
+}
+
+/** Two lists, each kept in its order, merged by score (ties to `kept`), at most `limit`. */
+function mergeInOrder(kept: readonly FulltextHit[], raised: readonly FulltextHit[], limit: number): FulltextHit[] {
 	const out: FulltextHit[] = [];
-	for (const [id, s] of [...score].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
-		if (out.length >= limit) break;
-		const node = known.get(id) ?? (await nodeOf(id));
-		if (node && node.label === labelOf.get(id) && (known.has(id) || !isNote(node))) out.push({ node, score: s });
+	let i = 0;
+	let j = 0;
+	while (out.length < limit && (i < kept.length || j < raised.length)) {
+		const takeRaised = j < raised.length && (i >= kept.length || raised[j].score > kept[i].score);
+		out.push(takeRaised ? raised[j++] : kept[i++]);
 	}
 	return out;
 }

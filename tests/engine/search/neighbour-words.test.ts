@@ -19,8 +19,8 @@ describe("neighbour words: a sequence's items share their words", () => {
 		await m.close();
 	});
 
-	it("finds a turn by the words of the turns around it, and ranks the turn between two matches first", async () => {
-		m = await openSearchMemory({ search: { neighbourWordsWeight: 0.5, neighbourWordsHops: 2 } });
+	it("finds a turn by the words of the turns around it, and ranks the turn between two matches first (the default)", async () => {
+		m = await openSearchMemory();
 		await conversation(m);
 		const found = await names(m, "lake cabin");
 		// Turn 3 holds neither word: Turn 2 (cabin, next to it) and Turn 1 (lake, two turns back) do.
@@ -29,19 +29,30 @@ describe("neighbour words: a sequence's items share their words", () => {
 		expect(found.indexOf("Turn 2")).toBeLessThan(found.indexOf("Lake map"));
 	});
 
-	it("is off by default: only items holding a word of the query are found", async () => {
-		m = await openSearchMemory();
+	it("at weight 0 only items holding a word of the query are found", async () => {
+		m = await openSearchMemory({ search: { neighbourWordsWeight: 0 } });
 		await conversation(m);
 		expect(await names(m, "lake cabin")).not.toContain("Turn 3");
 	});
 
 	it("passes nothing between linked notes that are not a chain (an item related to three or more of its label)", async () => {
-		m = await openSearchMemory({ search: { neighbourWordsWeight: 0.5, neighbourWordsHops: 2 } });
+		m = await openSearchMemory();
 		await m.remember("Concept", "Lake house", { description: "The lake house by the pier" });
 		for (const key of ["Recipes", "Garden", "Taxes"]) {
 			await m.remember("Concept", key, { description: `Notes on ${key.toLowerCase()}` });
 			await m.relate(["Concept", "Lake house"], "RELATED_TO", ["Concept", key]);
 		}
 		expect(await names(m, "lake pier")).toEqual(["Lake house"]);
+	});
+
+	it("leaves notes out: linked notes in a row neither give nor take words", async () => {
+		m = await openSearchMemory();
+		const note = (key: string, description: string) => m.remember("Concept", key, { description, obsidian_path: `${key}.md` }, "sync");
+		await note("Lake trip", "The weekend at the lake");
+		await note("Cabin", "We rented a cabin");
+		await note("Packing", "Warm blankets and board games");
+		await m.relate(["Concept", "Lake trip"], "RELATED_TO", ["Concept", "Cabin"]);
+		await m.relate(["Concept", "Cabin"], "RELATED_TO", ["Concept", "Packing"]);
+		expect(await names(m, "lake cabin")).not.toContain("Packing");
 	});
 });
