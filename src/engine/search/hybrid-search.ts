@@ -244,7 +244,8 @@ export class HybridSearch {
 		const vectorK = s.vectorK > 0 ? s.vectorK : s.channelK;
 		// Filters run after the vector channel, so ask for more when they may remove hits.
 		const over = filtered ? 3 : 1;
-		const neighbours = s.neighbourWordsWeight > 0 && s.neighbourWordsHops > 0;
+		// A walk of the graph: off with the graph term for the call (plain words, the fulltext-only mode).
+		const neighbours = s.neighbourWordsWeight > 0 && s.neighbourWordsHops > 0 && (request.graph ?? s.graphRerank);
 		const words = { text: this.fulltextQuery(text), limit: fulltextK * over, labels: request.labels, prefix: s.fulltextPrefix };
 		// Neighbour words read more items (notes, the passages' owners, take no part in it).
 		const nodeWords = neighbours ? { ...words, limit: Math.max(fulltextK, s.neighbourWordsPool) * over } : words;

@@ -11,7 +11,7 @@ async function conversation(m: SearchMemory): Promise<void> {
 	await m.relate(["Concept", "Turn 2"], "RELATED_TO", ["Concept", "Turn 3"]);
 }
 
-const names = async (m: SearchMemory, query: string) => (await m.memory.search(m.scope, query, { temporal: false })).results.map((r) => r.name);
+const names = async (m: SearchMemory, query: string, graph?: boolean) => (await m.memory.search(m.scope, query, { temporal: false, graph })).results.map((r) => r.name);
 
 describe("neighbour words: a sequence's items share their words", () => {
 	let m: SearchMemory;
@@ -27,6 +27,8 @@ describe("neighbour words: a sequence's items share their words", () => {
 		expect(found).toContain("Turn 3");
 		// Turn 2 has "cabin" and the lake of the turn it answers; the map only the lake.
 		expect(found.indexOf("Turn 2")).toBeLessThan(found.indexOf("Lake map"));
+		// A walk of the graph: a search without the graph term does not take it.
+		expect(await names(m, "lake cabin", false)).not.toContain("Turn 3");
 	});
 
 	it("at weight 0 only items holding a word of the query are found", async () => {
