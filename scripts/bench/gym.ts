@@ -6,7 +6,7 @@
 //
 // Usage: npm run bench -- gym [--quick] [--json FILE] [--models none,minilm] [--corpora a,b]
 //        [--locomo FILE] [--model-root DIR] [--dtype q8|fp32] [--hub-distractors N] [--candidate '{"graphWeight":0.05}' ...]
-//        [--save-runs FILE] [--runs FILE,FILE] [--settings '{"channelK":40}']
+//        [--save-runs FILE] [--runs FILE,FILE] [--settings '{"channelK":40}'] [--locomo-context previous|none|window2]
 // - --quick: no model, two LoCoMo conversations, 300 obsidian-hub distractors (a few minutes).
 // - Vaults come from scripts/bench/vault-retrieval/get-obsidian-hub.sh and
 //   scripts/bench/get-vaults.sh; a missing one is skipped with a SKIP line.
@@ -18,6 +18,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { arg } from "./args";
 import { benchEmbedder } from "./locomo/embedder";
+import { isTurnContext } from "./locomo/load-conversation";
 import { percentile } from "./stats";
 import { byWeights, chooseLeavingOneOut, groupSpread, leaveOneCorpusOut, measure, noise, plainBm25, plainRrf, type Fold } from "./gym/choose";
 import { loadRuns, runLocomo, runVault, saveRuns, type CorpusRun, type VaultCorpus } from "./gym/corpora";
@@ -33,6 +34,9 @@ const locomoFile = arg("locomo", ["../shared/bench/locomo/locomo7.json", "../../
 const dtype = arg("dtype", "q8") as "q8" | "fp32";
 // `--settings '{"channelK":40}'`: the engine's settings for every search (a change re-scoring cannot show).
 const settings = JSON.parse(arg("settings", "{}")) as Partial<SearchSettings>;
+// What a LoCoMo turn holds besides its words (load-conversation.ts): the turn it answers by default.
+const locomoContext = arg("locomo-context", "previous");
+if (!isTurnContext(locomoContext)) throw new Error("--locomo-context takes none, previous or window1 … window9");
 const hubDistractors = Number(arg("hub-distractors", quick ? "300" : "1000"));
 const VAULTS: readonly VaultCorpus[] = [
 	{
@@ -63,7 +67,7 @@ for (const model of saved ? [] : models) {
 		let run: CorpusRun | string;
 		if (name === "locomo") {
 			const embedder = model === "none" ? null : (await benchEmbedder(["--model-dir", join(modelRoot, MODELS[model].dir), "--dtype", dtype], join(".bench-out", "gym", "vectors", "locomo"))).embedder;
-			run = await runLocomo(locomoFile, model, embedder, quick ? 2 : Infinity, settings);
+			run = await runLocomo(locomoFile, model, embedder, quick ? 2 : Infinity, settings, locomoContext);
 		} else {
 			const corpus = VAULTS.find((v) => v.name === name);
 			if (!corpus) throw new Error(`--corpora takes locomo, ${VAULTS.map((v) => v.name).join(", ")}`);

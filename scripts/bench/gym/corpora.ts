@@ -14,7 +14,7 @@ import type { NodeRecord } from "../../../src/engine/types";
 import { NOTE_PROPS } from "../../../src/engine/sync/note-index";
 import type { OpenedMemory } from "../../../src/nodejs/open-memory";
 import { parseLocomo } from "../locomo/dataset";
-import { askedAt, loadConversation, warmEmbedder } from "../locomo/load-conversation";
+import { askedAt, loadConversation, warmEmbedder, type TurnContext } from "../locomo/load-conversation";
 import profileText from "../locomo/profile.yaml";
 import type { CachedEmbeddingProvider } from "../locomo/vector-cache";
 import type { QuestionFile } from "../vault-retrieval/scoring";
@@ -104,15 +104,22 @@ export async function runVault(corpus: VaultCorpus, model: ModelName, modelRoot:
 }
 
 /** LoCoMo: one memory per conversation (turns with the turn they answer), categories 1–4, any evidence turn in the top 10. */
-export async function runLocomo(file: string, model: ModelName, embedder: CachedEmbeddingProvider | null, conversations: number, settings: Partial<SearchSettings> = {}): Promise<CorpusRun | string> {
+export async function runLocomo(
+	file: string,
+	model: ModelName,
+	embedder: CachedEmbeddingProvider | null,
+	conversations: number,
+	settings: Partial<SearchSettings> = {},
+	context: TurnContext = "previous",
+): Promise<CorpusRun | string> {
 	if (!existsSync(file)) return `SKIP locomo: no ${file}`;
 	const profile = loadProfile([{ file: "scripts/bench/locomo/profile.yaml", text: profileText }]);
 	const convs = parseLocomo(JSON.parse(readFileSync(file, "utf8"))).slice(0, conversations);
 	const asked: Asked[] = [];
 	let mismatches = 0;
 	for (const [ci, conv] of convs.entries()) {
-		if (embedder) await warmEmbedder(embedder, conv, "previous");
-		const { opened, turnIds } = await loadConversation(conv, profile, embedder, "previous");
+		if (embedder) await warmEmbedder(embedder, conv, context);
+		const { opened, turnIds } = await loadConversation(conv, profile, embedder, context);
 		const engine = engineOf(opened, askedAt(conv), settings);
 		for (const q of conv.questions) {
 			if (q.category < 1 || q.category > 4 || q.evidence.length === 0) continue;
@@ -125,7 +132,7 @@ export async function runLocomo(file: string, model: ModelName, embedder: Cached
 		embedder?.save();
 		process.stderr.write(`locomo ${model}: ${conv.id} done\n`);
 	}
-	return { corpus: "locomo", model, k: 10, measure: "any@10", asked, rescoreMismatches: mismatches, notes: `${convs.length} conversations, turn + the turn it answers` };
+	return { corpus: "locomo", model, k: 10, measure: "any@10", asked, rescoreMismatches: mismatches, notes: `${convs.length} conversations, turn context ${context}` };
 }
 
 /** Every run with its candidates and signals, so other weights can be tried without searching again. */

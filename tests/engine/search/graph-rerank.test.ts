@@ -35,7 +35,8 @@ describe("graph rerank on a real memory", () => {
 	});
 
 	it("raises a candidate that sits near other strong candidates above an isolated one", async () => {
-		m = await openSearchMemory();
+		// The graph term alone: neighbour words would raise the connected note in the words channel too (neighbour-words.test.ts).
+		m = await openSearchMemory({ search: { neighbourWordsWeight: 0 } });
 		await m.remember("Concept", "Isolated eviction note", { description: "cache eviction cache eviction policy" });
 		await m.remember("Concept", "Connected eviction note", { description: "cache eviction policy" });
 		await m.remember("Concept", "LRU", { description: "least recently used cache eviction" });
