@@ -58,6 +58,8 @@ export class SqliteGraphStore extends roleFacade<SqliteStoreContext, typeof ROLE
 		this.conn.exec("PRAGMA secure_delete = ON");
 		const rewritten = migrate(this.conn);
 		repairAfterPython(this.conn);
+		// Passages of nodes another program deleted since the last open still have their words indexed.
+		this.ctx.atomic(() => passages.unindexGone(this.ctx));
 		// A bulk load that stopped before its fulltext and name index were built (crash, kill).
 		while (bulkSync.buildDeferredIndexes(this.ctx, DEFERRED_INDEX_SLICE));
 		namesHistory.backfillNameIndex(this.ctx);
