@@ -221,7 +221,7 @@ describe("note passages synced here, their node purged by engrama-py 0.18.1", ()
 			conn.close();
 		}
 		// engrama-py leaves the vectors of what it deletes (vec0 does not cascade; verify --fix removes them): nothing else.
-		const checks = (runCli(["--db", db, "--json", "verify"], { env: baseEnv() }).json() as { checks: { check: string; ok: boolean }[] }).checks;
+		const checks = runCli(["--db", db, "--json", "verify"], { env: baseEnv() }).json<{ checks: { check: string; ok: boolean }[] }>().checks;
 		expect(checks.filter((c) => !c.ok).map((c) => c.check)).toEqual(["vector_orphans"]);
 	}, 240_000);
 });
