@@ -7,7 +7,8 @@
 # this Python's SQLite (engrama-py's), that a contentless FTS5 row deleted with its distinct tokens
 # and its token count, in any order, leaves the index as if the row had never been there.
 # Usage: python3 scripts/bench/passage-bytes.py DB VAULT
-#   (DB: the rebuilt b.db of `node scripts/bench/sync-bench.mjs --sizes 2000 --keep`)
+#   (DB: the rebuilt b.db of `node scripts/bench/sync-bench.mjs --sizes 2000 --keep`, made by a
+#   schema 12 tree: it reads the text from note_passages, which schema 13 deflates per note)
 import json, os, random, re, shutil, sqlite3, subprocess, sys, tempfile, unicodedata, zlib
 from collections import Counter
 from itertools import groupby
