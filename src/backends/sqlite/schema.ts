@@ -283,8 +283,10 @@ const V13_PAGE = 500;
  * v12 → v13, in the open transaction: each note's passage text packed into note_passage_text, the
  * external-content index dropped and every passage indexed again, contentless (same text, so the
  * same words and bm25), then the text columns dropped. Passage ids (and their vectors) are kept.
+ * Returns how many passages it moved (the text's old pages stay in the file until a VACUUM).
  */
-function migrateV13Passages(conn: SqliteConnection): void {
+function migrateV13Passages(conn: SqliteConnection): number {
+	let moved = 0;
 	conn.exec("DROP TRIGGER IF EXISTS engrama_passage_deleted; DROP TABLE IF EXISTS passages_fts_vocab; DROP TABLE IF EXISTS passages_fts");
 	conn.exec(PASSAGES_V13);
 	for (let after = -1; ; ) {
@@ -300,9 +302,11 @@ function migrateV13Passages(conn: SqliteConnection): void {
 			conn.run("INSERT INTO note_passage_text(node_id, packed) VALUES (?, ?)", [nodeId, packPassageText(passages)]);
 			for (const p of passages) conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [p.id, p.body]);
 		}
+		moved += rows.length;
 		after = rows[rows.length - 1].node_id;
 	}
 	conn.exec("ALTER TABLE note_passages DROP COLUMN body; ALTER TABLE note_passages DROP COLUMN original");
+	return moved;
 }
 
 /** Props text that holds an item's date (schema 12 indexes its day as words: node-text.ts itemDay). */
@@ -365,7 +369,7 @@ export function ownSchemaVersion(conn: SqliteConnection): number {
  * Creates or upgrades the schema in one transaction; refuses files from a newer Engrama or a newer
  * Python engrama layout. user_version is set only where it was ours to set (a new file, or one an
  * older Engrama marked 4 to 6), and then to the Python layout the file really has (3).
- * Returns how many edge rows it rewrote (their old pages stay in the file until a VACUUM).
+ * Returns how many rows it rewrote (edges, v10; passages, v13): their old pages stay in the file until a VACUUM.
  */
 export function migrate(conn: SqliteConnection): number {
 	const userVersion = Number(conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
@@ -402,7 +406,7 @@ export function migrate(conn: SqliteConnection): number {
 		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
 		if (!fresh && own < 11) reindexFulltext(conn, (props) => needsSegmenting(props) || holdsValidFrom(props));
 		else if (!fresh && own < 12) reindexFulltext(conn, holdsValidFrom);
-		if (hasColumn(conn, "note_passages", "body")) migrateV13Passages(conn);
+		if (hasColumn(conn, "note_passages", "body")) rewritten += migrateV13Passages(conn);
 		conn.exec(PASSAGES_V13);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);

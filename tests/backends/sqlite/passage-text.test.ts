@@ -75,6 +75,33 @@ describe.each(["wasm", "native"] as const)("passage text on SQLite (%s)", (engin
 		return { graph, conn, node, vocab, integrity, answers, close: () => memory.close() };
 	}
 
+	/** Turns an open schema 13 file into the layout schema 12 wrote (text in the rows, an external-content index) holding these passages. */
+	function writeV12(old: Awaited<ReturnType<typeof open>>, ids: readonly string[], passagesFor: (i: number) => PassageInput[]): Map<string, number> {
+		old.conn.exec(`DROP TRIGGER engrama_passage_text_deleted; DROP TABLE passages_fts_vocab; DROP TABLE passages_fts;
+			DROP TABLE note_passage_text; DROP TABLE note_passage_text_gone; DROP TABLE note_passages; ${V12_PASSAGES}`);
+		const rowIds = new Map<string, number>();
+		for (const [i, nodeId] of ids.entries()) {
+			const rowId = old.conn.get<{ id: number }>("SELECT id FROM nodes WHERE json_extract(props, '$.engrama_id') = ?", [nodeId])!.id;
+			for (const [ord, p] of passagesFor(i).entries()) {
+				const body = indexText(p.text);
+				old.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash, body, original) VALUES (?, ?, ?, ?, ?, ?, ?)", [
+					rowId,
+					ord,
+					p.heading,
+					p.line,
+					p.hash,
+					body,
+					body === p.text ? null : p.text,
+				]);
+				const id = old.conn.get<{ id: number }>("SELECT last_insert_rowid() AS id")!.id;
+				old.conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [id, body]);
+				rowIds.set(`${i}:${p.hash}`, id);
+			}
+		}
+		old.conn.run("UPDATE engrama_meta SET value = '12' WHERE key = 'schema_version'");
+		return rowIds;
+	}
+
 	it("edits, emptied notes, deletes and a scope's forget leave the index as one built from the passages that remain", async () => {
 		const edited = await open("edited.db");
 		const fresh = await open("fresh.db");
@@ -141,29 +168,7 @@ describe.each(["wasm", "native"] as const)("passage text on SQLite (%s)", (engin
 		const old = await open("v12.db");
 		const ids: string[] = [];
 		for (let i = 0; i < NOTES; i++) ids.push(await old.node(ME, i));
-		// The file as schema 12 wrote it: text in the rows, indexed through the external content.
-		old.conn.exec(`DROP TRIGGER engrama_passage_text_deleted; DROP TABLE passages_fts_vocab; DROP TABLE passages_fts;
-			DROP TABLE note_passage_text; DROP TABLE note_passage_text_gone; DROP TABLE note_passages; ${V12_PASSAGES}`);
-		const rowIds = new Map<string, number>();
-		for (const [i, nodeId] of ids.entries()) {
-			const rowId = old.conn.get<{ id: number }>("SELECT id FROM nodes WHERE json_extract(props, '$.engrama_id') = ?", [nodeId])!.id;
-			for (const [ord, p] of passagesOf(i, 1).entries()) {
-				const body = indexText(p.text);
-				old.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash, body, original) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-					rowId,
-					ord,
-					p.heading,
-					p.line,
-					p.hash,
-					body,
-					body === p.text ? null : p.text,
-				]);
-				const id = old.conn.get<{ id: number }>("SELECT last_insert_rowid() AS id")!.id;
-				old.conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [id, body]);
-				rowIds.set(`${i}:${p.hash}`, id);
-			}
-		}
-		old.conn.run("UPDATE engrama_meta SET value = '12' WHERE key = 'schema_version'");
+		const rowIds = writeV12(old, ids, (i) => passagesOf(i, 1));
 		const before = { vocab: old.vocab() };
 		expect(before.vocab.some((t) => t.term === "quokkas")).toBe(true);
 		await old.close();
@@ -190,6 +195,23 @@ describe.each(["wasm", "native"] as const)("passage text on SQLite (%s)", (engin
 			// And the migrated text is what the next edit un-indexes.
 			await upgraded.graph.writePassages!(ME, ids[2], passagesOf(2, 2));
 			expect(upgraded.vocab().find((t) => t.term === "burrow1")?.doc).toBe(NOTES - 1);
+			upgraded.integrity();
+		} finally {
+			await upgraded.close();
+		}
+	});
+	it("a schema 12 file with many passages is compacted once migrated: the text's old pages do not stay", async () => {
+		const old = await open("big.db");
+		const ids: string[] = [];
+		for (let i = 0; i < NOTES; i++) ids.push(await old.node(ME, i));
+		const many = (i: number): PassageInput[] =>
+			Array.from({ length: 150 }, (_, k) => ({ heading: `Part ${k}`, line: 3 * k + 1, text: `Part ${k} of note ${i}: ${"lorem ipsum dolor ".repeat(20)}${k * i}`, hash: `p${i}-${k}` }));
+		writeV12(old, ids, many);
+		await old.close();
+		const upgraded = await open("big.db");
+		try {
+			expect(upgraded.conn.get<{ freelist_count: number }>("PRAGMA freelist_count")?.freelist_count).toBe(0);
+			expect((await upgraded.graph.passagesOf!(ME, ids[5])).map((p) => p.text)).toEqual(many(5).map((p) => p.text));
 			upgraded.integrity();
 		} finally {
 			await upgraded.close();
