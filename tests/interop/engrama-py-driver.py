@@ -2,6 +2,7 @@
 
 write <db>: remembers two entities and a relation through its SDK (vectors from its embedder).
 add <db>:   remembers a third entity, related to the first.
+purge <db> <label> <name>: deletes that node for good (its SQL: one DELETE, foreign keys on).
 read <db>:  prints as JSON what it sees: identity, fulltext hits, a node, neighbours, vector hits.
 Identity and embedder come from the environment, as for any engrama-py user.
 """
@@ -24,6 +25,11 @@ def add(db: str) -> None:
     with Engrama(db_path=db) as m:
         m.remember("Technology", "Quokka", "Message queue", description="Queue for airship telemetry")
         m.associate("Zeppelin", "Project", "USES", "Quokka", "Technology")
+
+
+def purge(db: str, label: str, name: str) -> None:
+    with Engrama(db_path=db) as m:
+        print(json.dumps(m.forget(label, name, purge=True)))
 
 
 def read(db: str, query: str) -> None:
@@ -53,5 +59,7 @@ if __name__ == "__main__":
         write(path)
     elif command == "add":
         add(path)
+    elif command == "purge":
+        purge(path, sys.argv[3], sys.argv[4])
     else:
         read(path, sys.argv[3])

@@ -3,7 +3,7 @@
 // creates with scripts/engrama-py-venv.sh; when it is missing the test runs that script itself
 // (PyPI), and fails with the script's error if it cannot.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../../src/backends/sqlite/schema";
@@ -182,5 +182,46 @@ describe("a memory written here, opened by engrama-py 0.18.1", () => {
 		const again = cli(db, ["status"]) as { backend: { node_count: number; edge_count: number }; identity: unknown };
 		expect(again).toMatchObject({ backend: { node_count: 3, edge_count: 2 }, identity });
 		expect((cli(db, ["verify"]) as { ok: boolean }).ok).toBe(true);
+	}, 240_000);
+});
+
+describe("note passages synced here, their node purged by engrama-py 0.18.1", () => {
+	let dir: ReturnType<typeof makeTempDir>;
+	beforeEach(() => {
+		dir = makeTempDir("engrama-interop-");
+	});
+	afterEach(() => dir.cleanup());
+
+	it("engrama-py opens the file (contentless passage index, deflated text), and the next open here takes the purged note's words out of the index", async () => {
+		const db = join(dir.path, "memory.db");
+		const vault = join(dir.path, "vault");
+		mkdirSync(vault, { recursive: true });
+		writeFileSync(join(vault, "Zeppelin.md"), "---\nengrama_label: Project\n---\n# Zeppelin\n\nOcelotquill routes.\n\n## Fleet\n\nThe ocelotquill fleet flies north.\n");
+		writeFileSync(join(vault, "Yonder.md"), "---\nengrama_label: Technology\n---\n# Yonder\n\nTelemetry of the quokkafleet.\n");
+		const inVault = (...args: string[]) => runCli(["--db", db, "--vault", vault, "--json", ...args], { env: baseEnv() });
+		expect(inVault("sync").status).toBe(0);
+		const identity = (cli(db, ["status"]) as { identity: { org_id: string; user_id: string } }).identity;
+		const ids = { ENGRAMA_ORG_ID: identity.org_id, ENGRAMA_USER_ID: identity.user_id };
+		const found = (word: string) => (cli(db, ["search", word]) as unknown as SearchJson).results.map((r) => r.name);
+		expect(found("ocelotquill")).toContain("Zeppelin");
+
+		expect(pyReads(db, ids).node).toMatchObject({ name: "Zeppelin" });
+		expect(JSON.parse(python(["purge", db, "Project", "Zeppelin"], ids))).toMatchObject({ matched: true });
+
+		// The next open here un-indexes what the cascade took (a search opens the file).
+		expect(found("ocelotquill")).not.toContain("Zeppelin");
+		expect(found("quokkafleet")).toContain("Yonder");
+		const conn = await openDatabase({ path: db });
+		try {
+			// Rows, not count(*): fts5vocab counts a term whose every posting was deleted but not yet merged away.
+			expect(conn.all("SELECT term, doc FROM passages_fts_vocab WHERE term IN ('ocelotquill', 'quokkafleet')")).toEqual([{ term: "quokkafleet", doc: 1 }]);
+			expect(conn.get<{ n: number }>("SELECT count(*) AS n FROM note_passage_text_gone")?.n).toBe(0);
+			conn.run("INSERT INTO passages_fts(passages_fts) VALUES ('integrity-check')");
+		} finally {
+			conn.close();
+		}
+		// engrama-py leaves the vectors of what it deletes (vec0 does not cascade; verify --fix removes them): nothing else.
+		const checks = runCli(["--db", db, "--json", "verify"], { env: baseEnv() }).json<{ checks: { check: string; ok: boolean }[] }>().checks;
+		expect(checks.filter((c) => !c.ok).map((c) => c.check)).toEqual(["vector_orphans"]);
 	}, 240_000);
 });

@@ -73,7 +73,7 @@ export function forgetScopeRows(ctx: SqliteStoreContext, scope: Scope): ScopeFor
 	let edges = ctx.conn.run(`DELETE FROM edges WHERE from_id IN (${mine}) OR to_id IN (${mine})`, [...params, ...params]).changes;
 	const fulltext = ctx.conn.run(`DELETE FROM nodes_fts WHERE rowid IN (${mine})`, params).changes;
 	// Passages, their words and their vectors (vec0 does not cascade).
-	const passages = dropPassages(ctx, `SELECT id FROM note_passages WHERE node_id IN (${mine})`, params);
+	const passages = dropPassages(ctx, mine, params);
 	edges += ctx.conn.run("DELETE FROM edges WHERE org_id = ? AND user_id = ?", params).changes;
 	const nameIndex =
 		ctx.conn.run(`DELETE FROM node_name_fragments WHERE scope = ${SCOPE_NUMBER}`, params).changes +

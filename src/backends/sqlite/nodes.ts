@@ -117,7 +117,7 @@ export async function deleteNode(ctx: SqliteStoreContext, scope: Scope, id: stri
 			toRecord(row).id,
 		]);
 		// The cascade would take the passages, not their vectors.
-		dropPassages(ctx, "SELECT id FROM note_passages WHERE node_id = ?", [row.id]);
+		dropPassages(ctx, "SELECT ?", [row.id]);
 		ctx.conn.run("DELETE FROM nodes WHERE id = ?", [row.id]);
 		return true;
 	});

@@ -7,8 +7,12 @@ import type { SqliteStoreContext } from "./store-context";
 import type { Ranked } from "./fulltext";
 import { ID_EXPR, ORG_EXPR, STATUS_EXPR, USER_EXPR } from "./schema";
 import type { SqlValue } from "./sqlite-connection";
+import { type PassageText, packPassageText, unpackPassageText } from "./passage-text";
 
-/** The passages of notes (schema 11, PASSAGES_V11 in schema.ts): rows, words (passages_fts) and vectors. */
+/**
+ * The passages of notes (PASSAGES_V13 in schema.ts): rows without their text, each note's text
+ * deflated as one blob (passage-text.ts), words in a contentless FTS index (passages_fts) and vectors.
+ */
 
 export const PASSAGE_VECTORS = "passage_embeddings";
 // vec0 returns the global top k; scope and archive filters run after, so ask for more.
@@ -16,21 +20,84 @@ const OVERSAMPLE = 4;
 
 const N_SCOPE = `${ORG_EXPR.replace("props", "n.props")} = ? AND ${USER_EXPR.replace("props", "n.props")} = ?`;
 const N_LIVE = `${STATUS_EXPR.replace("props", "n.props")} != 'archived'`;
-const HIT_COLS = `p.id, p.heading, p.line, p.hash, coalesce(p.original, p.body) AS text, ${ID_EXPR.replace("props", "n.props")} AS node`;
+const HIT_COLS = `p.id, p.node_id, p.heading, p.line, p.hash, ${ID_EXPR.replace("props", "n.props")} AS node`;
 
 interface PassageRow {
 	id: number;
+	node_id: number;
 	heading: string;
 	line: number;
 	hash: string;
-	text: string;
 }
 
 interface HitRow extends PassageRow {
 	node: string;
 }
 
-const stored = (row: PassageRow): StoredPassage => ({ id: String(row.id), heading: row.heading, line: Number(row.line), text: row.text, hash: row.hash });
+/**
+ * `rows` as stored passages whose text is inflated when first read, from the blobs read now (so a
+ * later write does not change it): name rarity reads up to 400 hits per word for their node
+ * alone, and inflating every hit's note tripled a search's time. One inflate per note at most.
+ */
+function withText<R extends PassageRow>(ctx: SqliteStoreContext, rows: readonly R[]): { row: R; passage: StoredPassage }[] {
+	const nodes = [...new Set(rows.map((r) => r.node_id))];
+	const packed = new Map(
+		nodes.length === 0
+			? []
+			: ctx.conn
+					.all<{ node_id: number; packed: Uint8Array }>("SELECT node_id, packed FROM note_passage_text WHERE node_id IN (SELECT value FROM json_each(?))", [
+						JSON.stringify(nodes),
+					])
+					.map((r) => [r.node_id, r.packed]),
+	);
+	const inflated = new Map<number, Map<number, string>>();
+	const textOf = (row: PassageRow): string => {
+		let texts = inflated.get(row.node_id);
+		if (!texts) {
+			const blob = packed.get(row.node_id);
+			texts = new Map(blob ? unpackPassageText(blob).map((p) => [p.id, p.text]) : []);
+			inflated.set(row.node_id, texts);
+		}
+		// A row whose note has no text row (no write leaves one) reads as empty.
+		return texts.get(row.id) ?? "";
+	};
+	return rows.map((row) => ({
+		row,
+		passage: {
+			id: String(row.id),
+			heading: row.heading,
+			line: Number(row.line),
+			hash: row.hash,
+			get text() {
+				return textOf(row);
+			},
+		},
+	}));
+}
+
+/** The texts a note's passages were indexed with (empty when it has none). */
+function indexedTexts(ctx: SqliteStoreContext, rowId: number): PassageText[] {
+	const row = ctx.conn.get<{ packed: Uint8Array }>("SELECT packed FROM note_passage_text WHERE node_id = ?", [rowId]);
+	return row ? unpackPassageText(row.packed) : [];
+}
+
+/** Takes passages out of the contentless index: FTS5 needs the very text each was indexed with. */
+function unindex(ctx: SqliteStoreContext, passages: readonly PassageText[]): void {
+	for (const p of passages) ctx.conn.run("INSERT INTO passages_fts(passages_fts, rowid, body) VALUES ('delete', ?, ?)", [p.id, p.body]);
+}
+
+/**
+ * Un-indexes the text of notes whose text row was deleted (the trigger keeps it in
+ * note_passage_text_gone): this engine's deletes of whole notes, and a node deleted by another
+ * program on the file (the Python engrama: its rows cascade), at the next open.
+ */
+export function unindexGone(ctx: SqliteStoreContext): void {
+	const gone = ctx.conn.all<{ rowid: number; packed: Uint8Array }>("SELECT rowid, packed FROM note_passage_text_gone");
+	for (const row of gone) {
+		unindex(ctx, unpackPassageText(row.packed));
+		ctx.conn.run("DELETE FROM note_passage_text_gone WHERE rowid = ?", [row.rowid]);
+	}
+}
 
 function nodeRowId(ctx: SqliteStoreContext, scope: Scope, nodeId: string): number {
 	const row = ctx.rowById(scope, nodeId);
@@ -57,11 +124,14 @@ export function writeManyPassages(ctx: SqliteStoreContext, scope: Scope, notes: 
 
 function replacePassages(ctx: SqliteStoreContext, scope: Scope, nodeId: string, passages: readonly PassageInput[]): PassageChange {
 	const rowId = nodeRowId(ctx, scope, nodeId);
+	if (passages.length === 0) return { added: [], kept: 0, removed: dropPassages(ctx, "SELECT ?", [rowId]) };
 	const old = ctx.conn.all<{ id: number; hash: string; ord: number; line: number }>("SELECT id, hash, ord, line FROM note_passages WHERE node_id = ?", [
 		rowId,
 	]);
 	const unused = new Map<string, { id: number; ord: number; line: number }[]>();
 	for (const row of old) unused.set(row.hash, [...(unused.get(row.hash) ?? []), row]);
+	const before = new Map(indexedTexts(ctx, rowId).map((p) => [p.id, p]));
+	const texts: PassageText[] = [];
 	const added: StoredPassage[] = [];
 	let kept = 0;
 	passages.forEach((passage, ord) => {
@@ -69,27 +139,28 @@ function replacePassages(ctx: SqliteStoreContext, scope: Scope, nodeId: string, 
 		if (same) {
 			kept++;
 			if (same.ord !== ord || same.line !== passage.line) ctx.conn.run("UPDATE note_passages SET ord = ?, line = ? WHERE id = ?", [ord, passage.line, same.id]);
+			texts.push(before.get(same.id) ?? { id: same.id, text: passage.text, body: indexText(passage.text) });
 			return;
 		}
 		const body = indexText(passage.text);
-		ctx.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash, body, original) VALUES (?, ?, ?, ?, ?, ?, ?)", [
-			rowId,
-			ord,
-			passage.heading,
-			passage.line,
-			passage.hash,
-			body,
-			body === passage.text ? null : passage.text,
-		]);
+		ctx.conn.run("INSERT INTO note_passages(node_id, ord, heading, line, hash) VALUES (?, ?, ?, ?, ?)", [rowId, ord, passage.heading, passage.line, passage.hash]);
 		const id = ctx.conn.get<{ id: number }>("SELECT last_insert_rowid() AS id")?.id ?? 0;
 		ctx.conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [id, body]);
+		texts.push({ id, text: passage.text, body });
 		added.push({ ...passage, id: String(id) });
 	});
 	const gone = [...unused.values()].flat().map((r) => r.id);
 	if (gone.length > 0) {
-		// The trigger removes their words; their vectors go here.
+		unindex(ctx, gone.flatMap((id) => before.get(id) ?? []));
 		ctx.conn.run("DELETE FROM note_passages WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(gone)]);
 		if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (SELECT value FROM json_each(?))`, [JSON.stringify(gone)]);
+	}
+	if (added.length > 0 || gone.length > 0 || before.size === 0) {
+		// An upsert, not INSERT OR REPLACE: a replaced row would be a delete (and its text un-indexed twice).
+		ctx.conn.run("INSERT INTO note_passage_text(node_id, packed) VALUES (?, ?) ON CONFLICT(node_id) DO UPDATE SET packed = excluded.packed", [
+			rowId,
+			packPassageText(texts),
+		]);
 	}
 	return { added, kept, removed: gone.length };
 }
@@ -105,9 +176,8 @@ export function passagesOf(ctx: SqliteStoreContext, scope: PartialScope, nodeId:
 	if (!isFullScope(scope)) return [];
 	const row = ctx.rowById(scope, nodeId);
 	if (!row) return [];
-	return ctx.conn
-		.all<PassageRow>("SELECT id, heading, line, hash, coalesce(original, body) AS text FROM note_passages WHERE node_id = ? ORDER BY ord", [row.id])
-		.map(stored);
+	const rows = ctx.conn.all<PassageRow>("SELECT id, node_id, heading, line, hash FROM note_passages WHERE node_id = ? ORDER BY ord", [row.id]);
+	return withText(ctx, rows).map((r) => r.passage);
 }
 
 /** Passages holding each word, counted in the passages' FTS index (every scope, as its bm25 counts). */
@@ -125,7 +195,7 @@ function foldLatinAccents(word: string): string {
 /** Rows of `ranked` whose node is live, in the scope and of the labels, in rank order. */
 function hitsOf(ctx: SqliteStoreContext, scope: Scope, ranked: readonly Ranked[], labels: readonly string[], limit: number): PassageHit[] {
 	const labelFilter = labels.length > 0 ? ` AND n.label IN (${labels.map(() => "?").join(", ")})` : "";
-	const out: PassageHit[] = [];
+	const out: { row: HitRow; score: number }[] = [];
 	const chunk = Math.max(2 * limit, 50);
 	for (let start = 0; start < ranked.length && out.length < limit; start += chunk) {
 		const part = ranked.slice(start, start + chunk);
@@ -137,10 +207,14 @@ function hitsOf(ctx: SqliteStoreContext, scope: Scope, ranked: readonly Ranked[]
 		const byId = new Map(rows.map((row) => [row.id, row]));
 		for (const r of part) {
 			const row = byId.get(r.rowid);
-			if (row && out.length < limit) out.push({ nodeId: row.node, passage: stored(row), score: -Number(r.rank) });
+			if (row && out.length < limit) out.push({ row, score: -Number(r.rank) });
 		}
 	}
-	return out;
+	// Text only for the hits returned: one inflate per note.
+	return withText(
+		ctx,
+		out.map((o) => o.row),
+	).map(({ row, passage }, i) => ({ nodeId: row.node, passage, score: out[i].score }));
 }
 
 /** The best passages for the query's words (bm25, planned as node search is), of live nodes of the scope. */
@@ -204,26 +278,28 @@ export function passageVectorsOf(ctx: SqliteStoreContext, scope: PartialScope, n
 }
 
 /**
- * Removes the passages whose ids `idsSql` selects (with `params`), their words (the trigger) and
- * their vectors (vec0 tables do not cascade: a node's delete or a forget must drop them here).
- * How many passages were removed.
+ * Removes the passages of the nodes whose row ids `nodeIdsSql` selects (with `params`): their
+ * vectors (vec0 tables do not cascade: a node's delete or a forget must drop them here), rows,
+ * text and words (the text row's trigger keeps the text for unindexGone). How many passages were removed.
  */
-export function dropPassages(ctx: SqliteStoreContext, idsSql: string, params: readonly SqlValue[]): number {
-	if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (${idsSql})`, params);
-	return ctx.conn.run(`DELETE FROM note_passages WHERE id IN (${idsSql})`, params).changes;
+export function dropPassages(ctx: SqliteStoreContext, nodeIdsSql: string, params: readonly SqlValue[]): number {
+	const ids = `SELECT id FROM note_passages WHERE node_id IN (${nodeIdsSql})`;
+	if (hasVectorTable(ctx)) ctx.conn.run(`DELETE FROM ${PASSAGE_VECTORS} WHERE passage_id IN (${ids})`, params);
+	const removed = ctx.conn.run(`DELETE FROM note_passages WHERE id IN (${ids})`, params).changes;
+	ctx.conn.run(`DELETE FROM note_passage_text WHERE node_id IN (${nodeIdsSql})`, params);
+	unindexGone(ctx);
+	return removed;
 }
 
 const missingVector = (ctx: SqliteStoreContext) => (hasVectorTable(ctx) ? ` AND p.id NOT IN (SELECT passage_id FROM ${PASSAGE_VECTORS})` : "");
 
 /** Passages of the scope's live nodes without a vector (reindex fills them), at most `limit`. */
 export function passagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope, limit: number): readonly PassageToEmbed[] {
-	return ctx.conn
-		.all<HitRow>(`SELECT ${HIT_COLS} FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} AND ${N_LIVE}${missingVector(ctx)} ORDER BY p.id LIMIT ?`, [
-			scope.orgId,
-			scope.userId,
-			limit,
-		])
-		.map((row) => ({ ...stored(row), nodeId: row.node }));
+	const rows = ctx.conn.all<HitRow>(
+		`SELECT ${HIT_COLS} FROM note_passages p JOIN nodes n ON n.id = p.node_id WHERE ${N_SCOPE} AND ${N_LIVE}${missingVector(ctx)} ORDER BY p.id LIMIT ?`,
+		[scope.orgId, scope.userId, limit],
+	);
+	return withText(ctx, rows).map(({ row, passage }) => ({ ...passage, nodeId: row.node }));
 }
 
 export function countPassagesWithoutVectors(ctx: SqliteStoreContext, scope: Scope): number {

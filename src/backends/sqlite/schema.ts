@@ -3,6 +3,7 @@ import type { PropValue } from "../../engine/types";
 import { needsSegmenting } from "../../engine/backend-kit";
 import { ELIDED_AGENT, ELIDED_SCOPE, ELIDED_SESSION, NOTE_PATH_TRIGGERS, packEdgeProps, unpackEdgeProps } from "./edge-props";
 import { ftsValues } from "./fts-values";
+import { type PassageText, packPassageText } from "./passage-text";
 import type { SqlValue, SqliteConnection } from "./sqlite-connection";
 
 /**
@@ -14,7 +15,7 @@ import type { SqlValue, SqliteConnection } from "./sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 13;
+export const SCHEMA_VERSION = 14;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
@@ -280,28 +281,67 @@ function migrateV10Edges(conn: SqliteConnection): number {
 }
 
 // v11: words of scripts written without spaces indexed apart (engine/search/words.ts), and the
-// passages of notes (sections by heading): rows in note_passages, words in passages_fts, an
-// external-content FTS5 table over their indexed text (the Python engrama's SQLite, 3.40, has no
-// contentless_delete; these rows follow their node through ON DELETE CASCADE and a trigger).
-// `original` holds the text only where the indexed form differs from it (scripts indexed in pairs).
-export const PASSAGES_V11 = `
+// passages of notes (sections by heading). v14: their text stored once per note, deflated
+// (passage-text.ts), and passages_fts contentless: v11 and v12 kept each passage's text in
+// note_passages (`body`, the indexed form, and `original` where it differed) under an
+// external-content index. A contentless row is deleted by giving the text it was indexed with
+// (the Python engrama's SQLite, 3.40, has no contentless_delete): this engine reads it from the
+// note's blob before it replaces or removes passages; a node another program deletes takes its
+// rows with it (ON DELETE CASCADE) and the trigger keeps its blob for unindexGone (passages.ts).
+export const PASSAGES_V14 = `
 CREATE TABLE IF NOT EXISTS note_passages (
 	id       INTEGER PRIMARY KEY,
 	node_id  INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
 	ord      INTEGER NOT NULL,
 	heading  TEXT NOT NULL,
 	line     INTEGER NOT NULL,
-	hash     TEXT NOT NULL,
-	body     TEXT NOT NULL,
-	original TEXT
+	hash     TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS idx_note_passages_node ON note_passages(node_id, ord);
-CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(body, content='note_passages', content_rowid='id');
+CREATE TABLE IF NOT EXISTS note_passage_text (
+	node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,
+	packed  BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS note_passage_text_gone (packed BLOB NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(body, content='');
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_vocab USING fts5vocab(passages_fts, 'row');
-CREATE TRIGGER IF NOT EXISTS engrama_passage_deleted AFTER DELETE ON note_passages BEGIN
-	INSERT INTO passages_fts(passages_fts, rowid, body) VALUES ('delete', old.id, old.body);
+CREATE TRIGGER IF NOT EXISTS engrama_passage_text_deleted AFTER DELETE ON note_passage_text BEGIN
+	INSERT INTO note_passage_text_gone(packed) VALUES (old.packed);
 END;
 `;
+
+/** Notes per page while packing v12 passage text. */
+const V14_PAGE = 500;
+
+/**
+ * v12/v13 → v14, in the open transaction: each note's passage text packed into note_passage_text, the
+ * external-content index dropped and every passage indexed again, contentless (same text, so the
+ * same words and bm25), then the text columns dropped. Passage ids (and their vectors) are kept.
+ * Returns how many passages it moved (the text's old pages stay in the file until a VACUUM).
+ */
+function migrateV14Passages(conn: SqliteConnection): number {
+	let moved = 0;
+	conn.exec("DROP TRIGGER IF EXISTS engrama_passage_deleted; DROP TABLE IF EXISTS passages_fts_vocab; DROP TABLE IF EXISTS passages_fts");
+	conn.exec(PASSAGES_V14);
+	for (let after = -1; ; ) {
+		const rows = conn.all<{ node_id: number; id: number; text: string; body: string }>(
+			`SELECT node_id, id, coalesce(original, body) AS text, body FROM note_passages
+			WHERE node_id IN (SELECT DISTINCT node_id FROM note_passages WHERE node_id > ? ORDER BY node_id LIMIT ?) ORDER BY node_id, ord`,
+			[after, V14_PAGE],
+		);
+		if (rows.length === 0) break;
+		const notes = new Map<number, PassageText[]>();
+		for (const r of rows) notes.set(r.node_id, [...(notes.get(r.node_id) ?? []), { id: r.id, text: r.text, body: r.body }]);
+		for (const [nodeId, passages] of notes) {
+			conn.run("INSERT INTO note_passage_text(node_id, packed) VALUES (?, ?)", [nodeId, packPassageText(passages)]);
+			for (const p of passages) conn.run("INSERT INTO passages_fts(rowid, body) VALUES (?, ?)", [p.id, p.body]);
+		}
+		moved += rows.length;
+		after = rows[rows.length - 1].node_id;
+	}
+	conn.exec("ALTER TABLE note_passages DROP COLUMN body; ALTER TABLE note_passages DROP COLUMN original");
+	return moved;
+}
 
 /** Props text that holds an item's date (schema 12 indexes its day as words: node-text.ts itemDay). */
 const holdsValidFrom = (props: string): boolean => props.includes('"valid_from"');
@@ -363,7 +403,7 @@ export function ownSchemaVersion(conn: SqliteConnection): number {
  * Creates or upgrades the schema in one transaction; refuses files from a newer Engrama or a newer
  * Python engrama layout. user_version is set only where it was ours to set (a new file, or one an
  * older Engrama marked 4 to 6), and then to the Python layout the file really has (3).
- * Returns how many edge rows it rewrote (their old pages stay in the file until a VACUUM).
+ * Returns how many rows it rewrote (edges, v10; passages, v14): their old pages stay in the file until a VACUUM.
  */
 export function migrate(conn: SqliteConnection): number {
 	const userVersion = Number(conn.get<{ user_version: number }>("PRAGMA user_version")?.user_version ?? 0);
@@ -400,8 +440,9 @@ export function migrate(conn: SqliteConnection): number {
 		if (!fresh && own < 10) rewritten = migrateV10Edges(conn);
 		if (!fresh && own < 11) reindexFulltext(conn, (props) => needsSegmenting(props) || holdsValidFrom(props));
 		else if (!fresh && own < 12) reindexFulltext(conn, holdsValidFrom);
-		conn.exec(PASSAGES_V11);
 		if (!fresh && own < 13) migrateV13(conn);
+		if (hasColumn(conn, "note_passages", "body")) rewritten += migrateV14Passages(conn);
+		conn.exec(PASSAGES_V14);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);
 		if (setUserVersion) conn.exec(`PRAGMA user_version = ${PY_LAYOUT_VERSION}`);
 		conn.exec("COMMIT");

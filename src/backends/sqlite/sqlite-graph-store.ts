@@ -14,7 +14,7 @@ import { sqliteReflectRows } from "./reflect-queries";
 import { migrate, ownSchemaVersion } from "./schema";
 import type { SqliteConnection } from "./sqlite-connection";
 
-/** Edge rows a migration rewrites from which it compacts the file right after (smaller files gain little). */
+/** Rows (edges, passages) a migration rewrites from which it compacts the file right after (smaller files gain little). */
 const COMPACT_AFTER_REWRITING = 1000;
 /** Nodes per unit when an open finishes an interrupted bulk load's indexes (the read-back grows faster than linearly past a few thousand). */
 const DEFERRED_INDEX_SLICE = 2000;
@@ -58,11 +58,14 @@ export class SqliteGraphStore extends roleFacade<SqliteStoreContext, typeof ROLE
 		this.conn.exec("PRAGMA secure_delete = ON");
 		const rewritten = migrate(this.conn);
 		repairAfterPython(this.conn);
+		// Passages of nodes another program deleted since the last open still have their words indexed.
+		this.ctx.atomic(() => passages.unindexGone(this.ctx));
 		// A bulk load that stopped before its fulltext and name index were built (crash, kill).
 		while (bulkSync.buildDeferredIndexes(this.ctx, DEFERRED_INDEX_SLICE));
 		namesHistory.backfillNameIndex(this.ctx);
-		// A migration that rewrote the edges leaves the file bigger than before (half-empty pages):
-		// compacted once, now (10k notes: ≈2.5 s CPU, 51 → 37 MB). The migration is committed
+		// A migration that rewrote the edges or moved the passage text (v13) leaves the file bigger
+		// than before (half-empty pages): compacted once, now (10k notes: ≈2.5 s CPU, 51 → 37 MB;
+		// 2,000 notes' passages: 16.9 → 11.1 MB). The migration is committed
 		// already, so a failed VACUUM (disk full) only leaves the file as big as it was.
 		if (rewritten >= COMPACT_AFTER_REWRITING) {
 			try {

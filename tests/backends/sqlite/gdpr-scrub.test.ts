@@ -69,6 +69,12 @@ describe.each(["wasm", "native"] as const)("GDPR forget on SQLite (%s) leaves no
 		// The other tenant's passages still answer, by words and by vector.
 		expect(await graph.searchPassages?.(OTHER, { text: "marmosetvale", limit: 100 })).toHaveLength(80);
 		expect(conn.get<{ n: number }>("SELECT count(*) AS n FROM passage_embeddings")?.n).toBe(80);
+		// The passage text is deflated (no plain bytes to look for): none of the caller's is left, nor its words in the index.
+		expect(conn.get<{ n: number }>("SELECT count(*) AS n FROM note_passage_text")?.n).toBe(40);
+		expect(conn.get<{ n: number }>("SELECT count(*) AS n FROM note_passage_text_gone")?.n).toBe(0);
+		expect(conn.all("SELECT term FROM passages_fts_vocab WHERE term = 'quokkaglyph'")).toEqual([]);
+		expect(conn.get<{ doc: number }>("SELECT doc FROM passages_fts_vocab WHERE term = 'marmosetvale'")?.doc).toBe(80);
+		conn.run("INSERT INTO passages_fts(passages_fts) VALUES ('integrity-check')");
 		expect(await graph.getMeta(`proactive.remembers_since_reflect:${ME.orgId}:${ME.userId}`)).toBeNull();
 		expect(await graph.getMeta(`proactive.remembers_since_reflect:${OTHER.orgId}:${OTHER.userId}`)).not.toBeNull();
 		await memory.close();
@@ -115,6 +121,9 @@ describe.each(["wasm", "native"] as const)("hard forget on SQLite (%s) leaves no
 		await skills.forget(ctx, { label: "Project", name: words.hard[0] }, { hard: true });
 		const ttl = await skills.forgetByTtl(ctx, { days: 30, hard: true, apply: true });
 		expect(ttl.count).toBe(1);
+		const conn = (graph as SqliteGraphStore).connection();
+		expect(conn.get<{ n: number }>("SELECT count(*) AS n FROM note_passage_text")?.n).toBe(0);
+		expect(conn.all("SELECT term FROM passages_fts_vocab")).toEqual([]);
 		await memory.close();
 
 		const bytes = Buffer.concat([dbPath, `${dbPath}-wal`, `${dbPath}-journal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)));
