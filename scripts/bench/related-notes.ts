@@ -4,8 +4,10 @@
 // Usage: npm run bench -- related-notes [--notes 10000] [--queries 100] [--engine wasm|native]
 //   [--vault DIR]: a real vault instead (read only: no id is written), e.g. obsidian-hub from
 //   scripts/bench/vault-retrieval/get-obsidian-hub.sh
+//   [--db FILE]: keep the synced memory in FILE and, when FILE exists, ask it without syncing again
+//   (to compare code on the same memory; the memory's format must not have changed in between)
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
@@ -23,20 +25,23 @@ const engine = arg("engine", "wasm") as SqliteEngine;
 const realVault = arg("vault", "");
 /** Print the lists of the first N notes asked about (to read what it finds). */
 const show = Number(arg("show", "0"));
+const keptDb = arg("db", "");
 
 const dir = mkdtempSync(join(tmpdir(), "engrama-related-"));
 try {
 	const vault = realVault || join(dir, "vault");
-	if (!realVault) execFileSync(process.execPath, ["scripts/bench/generate-vault.mjs", "--notes", String(notes), "--out", vault, "--seed", "7"], { stdio: "ignore" });
-	const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath: join(dir, "m.db"), orgId: "b", userId: "b" }), {
+	const kept = keptDb !== "" && existsSync(keptDb);
+	if (!realVault && !kept) execFileSync(process.execPath, ["scripts/bench/generate-vault.mjs", "--notes", String(notes), "--out", vault, "--seed", "7"], { stdio: "ignore" });
+	const opened = await openMemory(parseConfig({ backend: "sqlite", sqliteEngine: engine, dbPath: keptDb || join(dir, "m.db"), orgId: "b", userId: "b" }), {
 		embedder: new HashEmbeddingProvider(384),
 	});
 	const { memory, scope } = opened;
 	const source = new FolderVaultSource(vault, { watchMode: "fs" });
 	const sync = new VaultSync({ memory, source, scope, settings: { writeEngramaIds: false } });
 	const started = performance.now();
-	await sync.fullSync();
-	console.log(`synced ${realVault || `${notes} generated notes`} in ${((performance.now() - started) / 1000).toFixed(1)} s (load ${loadavg()[0].toFixed(1)})`);
+	if (kept) console.log(`asking the kept memory ${keptDb} (not synced again)`);
+	else await sync.fullSync();
+	if (!kept) console.log(`synced ${realVault || `${notes} generated notes`} in ${((performance.now() - started) / 1000).toFixed(1)} s (load ${loadavg()[0].toFixed(1)})`);
 	const skills = createSkills(memory);
 	const all = (await memory.graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
 	const rand = seededRandom(3);
