@@ -46,17 +46,22 @@ try {
 	const all = (await memory.graph.listNodes(scope, {})).filter((n) => typeof n.props.obsidian_path === "string");
 	const rand = seededRandom(3);
 	const samples: number[] = [];
+	/** CPU time of this process per question: steadier than wall time on a shared machine. */
+	const cpu: number[] = [];
 	let listed = 0;
 	for (let i = 0; i < queries; i++) {
 		const node = all[Math.floor(rand() * all.length)];
 		const t0 = performance.now();
+		const c0 = process.cpuUsage();
 		const view = await skills.related(scope, { label: node.label, name: node.key });
 		samples.push(performance.now() - t0);
+		const used = process.cpuUsage(c0);
+		cpu.push((used.user + used.system) / 1000);
 		listed += view?.related.length ?? 0;
 		if (i < show) console.log(`${node.props.obsidian_path as string}\n${(view?.related ?? []).map((r) => `  ${r.path} [${r.reasons.join(", ")}] ${r.passage?.heading ?? ""}`).join("\n")}`);
 	}
 	console.log(
-		`related notes, ${engine}, ${all.length} notes: p50 ${fmt(percentile(samples, 50))}, p95 ${fmt(percentile(samples, 95))}, max ${fmt(Math.max(...samples))}; ${(listed / queries).toFixed(1)} notes listed on average (load ${loadavg()[0].toFixed(1)})`,
+		`related notes, ${engine}, ${all.length} notes: p50 ${fmt(percentile(samples, 50))}, p95 ${fmt(percentile(samples, 95))}, max ${fmt(Math.max(...samples))}; CPU p50 ${fmt(percentile(cpu, 50))}, p95 ${fmt(percentile(cpu, 95))}; ${(listed / queries).toFixed(1)} notes listed on average (load ${loadavg()[0].toFixed(1)})`,
 	);
 	await sync.stop();
 	await opened.close();
