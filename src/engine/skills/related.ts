@@ -123,7 +123,13 @@ export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 		throw error;
 	});
 	if (!node) return null;
-	const { graph } = deps.memory;
+	return keptView(deps, scope, node.id, limit) ?? keepView(deps, scope, limit, await relatedTo(deps, scope, node, limit, pause));
+}
+
+/** Related notes of a found note (see related). */
+async function relatedTo(deps: SkillDeps, scope: Scope, node: NodeRecord, limit: number, pause: () => Promise<void>): Promise<{ jobs: number; view: RelatedView }> {
+	const { graph, writeStats } = deps.memory;
+	const jobs = writeStats.jobs;
 	const passages = (await graph.passagesOf?.(scope, node.id)) ?? [];
 	const idfs = idfCache(graph);
 	const counts = termCounts(passages);
@@ -164,11 +170,50 @@ export async function related(deps: SkillDeps, scope: PartialScope, ref: NodeNam
 	const ranked = [...candidates].filter(([id]) => id !== node.id).sort((a, b) => b[1].score - a[1].score);
 	const marked = new Set([...contentWords(node.key).filter(isContentWord), ...meaningful(own)]);
 	const why = { words: marked, own, texts };
-	return {
+	const view = {
 		node_id: node.id,
 		related: await views(deps, scope, ranked.filter(([id]) => !links.has(id)), limit, why),
 		linked: await views(deps, scope, ranked.filter(([id]) => links.has(id)), limit, why),
 	};
+	return { jobs, view };
+}
+
+interface KeptView {
+	readonly at: number;
+	/** The memory's write jobs when the list was made (Memory.writeStats). */
+	readonly jobs: number;
+	readonly view: RelatedView;
+}
+
+/**
+ * Related lists of each graph, by scope, note and limit: a note opened again is answered from its
+ * list while this memory wrote nothing since (a write anywhere may change any list: a note edited,
+ * added, linked or archived, or the words' counts) and for at most NAMES_TTL_MS (what another
+ * process wrote is seen after that, as with the note names). At most KEPT_VIEWS lists, the oldest
+ * dropped first.
+ */
+const keptViews = new WeakMap<object, Map<string, KeptView>>();
+const KEPT_VIEWS = 256;
+
+function viewKey(scope: Scope, nodeId: string, limit: number): string {
+	return `${scope.orgId}\u0000${scope.userId}\u0000${nodeId}\u0000${limit}`;
+}
+
+function keptView(deps: SkillDeps, scope: Scope, nodeId: string, limit: number): RelatedView | null {
+	const hit = keptViews.get(deps.memory.graph)?.get(viewKey(scope, nodeId, limit));
+	return hit && hit.jobs === deps.memory.writeStats.jobs && Date.now() - hit.at < NAMES_TTL_MS ? hit.view : null;
+}
+
+/** Keeps the list made while the memory was at `jobs` write jobs; a write during it makes it stale at once. */
+function keepView(deps: SkillDeps, scope: Scope, limit: number, made: { readonly jobs: number; readonly view: RelatedView }): RelatedView {
+	const { graph } = deps.memory;
+	const kept = keptViews.get(graph) ?? new Map<string, KeptView>();
+	keptViews.set(graph, kept);
+	const key = viewKey(scope, made.view.node_id, limit);
+	kept.delete(key);
+	if (kept.size >= KEPT_VIEWS) kept.delete(kept.keys().next().value as string);
+	kept.set(key, { at: Date.now(), jobs: made.jobs, view: made.view });
+	return made.view;
 }
 
 /** What a listed note's snippet is chosen and marked by: the asking note's words and the candidates' passages. */
