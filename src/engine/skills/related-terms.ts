@@ -92,6 +92,10 @@ export interface NameDictionary {
 	readonly names: ReadonlyMap<string, readonly string[]>;
 	/** Longest name, in words. */
 	readonly longest: number;
+	/** Every name (long ones too), with the notes that bear it. */
+	readonly titles: ReadonlyMap<string, readonly string[]>;
+	/** The titles holding each word. */
+	readonly byWord: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Words a name may have at most to be matched in a text (longer titles are sentences, not names). */
@@ -99,21 +103,45 @@ const MAX_NAME_WORDS = 6;
 
 export function nameDictionary(nodes: readonly NodeRecord[]): NameDictionary {
 	const names = new Map<string, string[]>();
+	const titles = new Map<string, string[]>();
 	let longest = 0;
 	for (const node of nodes) {
 		const aliases = node.props.aliases;
 		const all = [node.key, ...(Array.isArray(aliases) ? aliases.filter((a): a is string => typeof a === "string") : typeof aliases === "string" ? [aliases] : [])];
 		for (const name of all) {
 			const words = mentionWords(name);
-			if (words.length === 0 || words.length > MAX_NAME_WORDS || !words.some(isContentWord)) continue;
+			if (words.length === 0) continue;
 			const key = words.join(" ");
-			const ids = names.get(key) ?? [];
-			if (!ids.includes(node.id)) ids.push(node.id);
-			names.set(key, ids);
+			bear(titles, key, node.id);
+			if (words.length > MAX_NAME_WORDS || !words.some(isContentWord)) continue;
+			bear(names, key, node.id);
 			longest = Math.max(longest, words.length);
 		}
 	}
-	return { names, longest };
+	const byWord = new Map<string, string[]>();
+	for (const title of titles.keys()) for (const word of new Set(title.split(" "))) bear(byWord, word, title);
+	return { names, longest, titles, byWord };
+}
+
+function bear(map: Map<string, string[]>, key: string, value: string): void {
+	const values = map.get(key) ?? [];
+	if (!values.includes(value)) values.push(value);
+	map.set(key, values);
+}
+
+/**
+ * Notes whose name (title or alias) holds some of the words, best first: the summed weight of the
+ * words a name holds, the shorter name first on a tie; each note by its best name.
+ */
+export function notesNamedBy(weights: ReadonlyMap<string, number>, dictionary: NameDictionary): string[] {
+	const held = new Map<string, number>();
+	for (const [word, weight] of weights) {
+		for (const w of new Set(mentionWords(word))) for (const name of dictionary.byWord.get(w) ?? []) held.set(name, (held.get(name) ?? 0) + weight);
+	}
+	const best = new Map<string, number>();
+	const ranked = [...held].sort((a, b) => b[1] - a[1] || a[0].split(" ").length - b[0].split(" ").length);
+	for (const [name, score] of ranked) for (const id of dictionary.titles.get(name) ?? []) if (score > 0 && !best.has(id)) best.set(id, score);
+	return [...best.keys()];
 }
 
 /** A name the text mentions: the notes that bear it, its content words and how often it occurs. */

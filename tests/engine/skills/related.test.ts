@@ -140,4 +140,24 @@ describe("related notes (skills.related)", () => {
 		expect(await skills.related(SCOPE, { name: "Monday" })).toEqual(first);
 		expect(counted).toBe(before);
 	});
+
+	it("answers a note asked again from the list it kept, until this memory writes: an edit is seen at the next question", async () => {
+		const skills = await open(false);
+		const graph = h.memory.graph;
+		const searchPassages = graph.searchPassages?.bind(graph);
+		let searched = 0;
+		Object.assign(graph, { searchPassages: (...args: Parameters<NonNullable<typeof searchPassages>>) => (searched++, searchPassages?.(...args)) });
+		const first = await skills.related(SCOPE, { name: "Typesetting" });
+		expect(first?.related.map((r) => r.name)).not.toContain("Cooking");
+		const asked = searched;
+		expect(await skills.related(SCOPE, { name: "Typesetting" })).toEqual(first);
+		expect(searched).toBe(asked);
+		// Another limit is another list.
+		expect((await skills.related(SCOPE, { name: "Typesetting" }, { limit: 1 }))?.related).toHaveLength(1);
+		h.write("Cooking.md", "# Cooking\n\n## Menus\nMenus typeset with LaTeX formulas between dollar signs, MathJax renders them.\n");
+		await h.sync.fullSync();
+		const after = await skills.related(SCOPE, { name: "Typesetting" });
+		expect(after?.related.map((r) => r.name)).toContain("Cooking");
+		expect(searched).toBeGreaterThan(asked);
+	});
 });

@@ -205,6 +205,14 @@ describe("search over entities and notes", () => {
 		expect(passageSnippet("Rendered with MathJax", "render")).toBe("**Rendered** with MathJax");
 	});
 
+	it("snippets mark a Latin word only at a word start, a Latin letter or digit before it (or one outside the BMP) is not one", () => {
+		expect(passageSnippet("prerender 2render 𝟎render (render) café-render", "render")).toBe("prerender 2render 𝟎render (**render**) café-**render**");
+		// Many words at once (up to 32, as the query's words): each marked where it stands.
+		const words = Array.from({ length: 40 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${i}`);
+		const snippet = passageSnippet(`${words.slice(0, 10).join(" ")} toolsmith`, ["tool", ...words.slice(0, 30)].join(" "));
+		expect(snippet).toBe(`${words.slice(0, 10).map((w) => `**${w}**`).join(" ")} **toolsmith**`);
+	});
+
 	it("noteSection reads a section by heading path, by last heading or by line, within a bound", () => {
 		const text = "---\na: 1\n---\n# T\nintro\n## A\none\n### A1\ndeep\n## B\ntwo\n";
 		expect(noteSection(text, 4, { heading: "T > A" }, 1000)).toMatchObject({ heading: "T > A", line: 6, endLine: 9, text: "## A\none\n### A1\ndeep" });
