@@ -1,5 +1,6 @@
 import type { Clock } from "../clock";
-import { embedderIdentity, embedQuery } from "../embedding/dimensions";
+import { embedderIdentity, embedQuery, readsEnglishOnly } from "../embedding/dimensions";
+import { queryLanguage } from "../embedding/text-language";
 import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
@@ -64,6 +65,8 @@ export interface SearchSettings {
 	readonly fulltextWeight: number;
 	/** Weight of the vector channel's cosine similarity. */
 	readonly vectorWeight: number;
+	/** The vector channel's share (its RRF weight and cosine term) when the model reads English only and the query is in another language. */
+	readonly foreignVectorShare: number;
 	/** Pseudo-relevance feedback (RRF only): the best this many fused candidates give words for a second fulltext query (0: off). */
 	readonly feedbackDocs: number;
 	/** Words taken from them. */
@@ -113,6 +116,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 	// RRF keeps only ranks: a note far ahead by its words (or its meaning) says so through these (#38, rrfK above).
 	fulltextWeight: 0.2,
 	vectorWeight: 0.2,
+	// An English-only model's vectors of a Spanish question say little: with them at full share the
+	// Spanish notes fell below plain BM25 (#38). Chosen leaving one corpus out (docs/benchmarks-search.md).
+	foreignVectorShare: 0,
 	feedbackDocs: 0,
 	feedbackTerms: 8,
 	feedbackWeight: 0.5,
@@ -143,6 +149,8 @@ export interface SignalScores {
 	readonly penalty: number;
 	/** 1 when the query is the node's name or an alias. */
 	readonly name: number;
+	/** 1 when the model reads English only and the query is in another language (the vector channel weighs foreignVectorShare); absent otherwise. */
+	readonly languageMismatch?: number;
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
 	/** Rank in the answer of the pseudo-relevance feedback query (absent when off or not found by it). */
@@ -261,11 +269,13 @@ export class HybridSearch {
 			vectorIds.push(node.id);
 		}
 
+		const mismatch = wantVector && this.languageMismatch(text);
+		const vectorShare = mismatch ? s.foreignVectorShare : 1;
 		const feedbackIds =
 			fusion === "rrf" && wantFulltext && s.feedbackDocs > 0 && s.feedbackTerms > 0 && candidates.size > 0
-				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK), candidates, fulltextK, over, request, keep)
+				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK, undefined, vectorShare), candidates, fulltextK, over, request, keep)
 				: [];
-		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds);
+		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds, vectorShare);
 
 		let graph = new Map<string, GraphSignal>();
 		let anchors: NodeRef[] = [];
@@ -289,7 +299,7 @@ export class HybridSearch {
 			}, nameRarity(this.deps.graph, scope, this.rarities)));
 		}
 
-		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0);
+		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0, mismatch);
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
 		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
 		return {
@@ -309,20 +319,30 @@ export class HybridSearch {
 		return source && s.synonymsPerWord > 0 ? withSynonyms(words, text, source, s.synonymsPerWord, s.fulltextPrefix) : words;
 	}
 
-	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
+	/**
+	 * True when the model reads English only and the query is in another language: its vectors of
+	 * that text say little (an English model ranked the Spanish notes' answers below plain BM25).
+	 */
+	private languageMismatch(text: string): boolean {
+		const { embedder } = this.deps;
+		return embedder !== null && !isNullEmbedder(embedder) && readsEnglishOnly(embedder.model) && queryLanguage(text) === "other";
+	}
+
+	/** The fused base of each candidate (RRF, or the linear blend; `vectorShare`: the vector list's RRF weight) and its rank in each channel. */
 	private fuse(
 		fusion: FusionMode,
 		fulltextIds: readonly string[],
 		vectorIds: readonly string[],
 		candidates: ReadonlyMap<string, Candidate>,
 		feedbackIds: readonly string[],
+		vectorShare: number,
 	) {
 		const s = this.settings;
 		const base = new Map<string, number>();
 		const ranks = new Map<string, ChannelRanks>();
 		if (fusion === "rrf") {
 			const feedback = feedbackIds.length > 0 ? { ids: feedbackIds, weight: s.feedbackWeight } : undefined;
-			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK, feedback)) {
+			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK, feedback, vectorShare)) {
 				base.set(id, fused.score);
 				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank, ...(fused.feedbackRank ? { feedbackRank: fused.feedbackRank } : {}) });
 			}
@@ -345,8 +365,10 @@ export class HybridSearch {
 		graph: ReadonlyMap<string, GraphSignal>,
 		ranks: ReadonlyMap<string, ChannelRanks>,
 		topFulltext: number,
+		mismatch: boolean,
 	): SearchHit[] {
 		const s = this.settings;
+		const vectorWeight = s.vectorWeight * (mismatch ? s.foreignVectorShare : 1);
 		const now = this.deps.clock.now();
 		// Computed even at weight 0, so every result reports its date and when signals.
 		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
@@ -366,7 +388,7 @@ export class HybridSearch {
 			const score =
 				fused +
 				s.fulltextWeight * words +
-				s.vectorWeight * vector +
+				vectorWeight * vector +
 				s.nameWeight * name +
 				s.graphWeight * (g?.graph ?? 0) +
 				(withTime ? s.temporalWeight * temporal + s.trustWeight * trust + s.dateCueWeight * date + s.whenWeight * when : 0);
@@ -386,6 +408,7 @@ export class HybridSearch {
 					when,
 					penalty: 0,
 					name,
+					...(mismatch ? { languageMismatch: 1 } : {}),
 					...ranks.get(id),
 				},
 			});
