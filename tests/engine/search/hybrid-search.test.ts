@@ -184,6 +184,9 @@ describe("an English-only model and a query in another language", () => {
 		await seedBoth();
 		expect((await top(spanish))[0]).toBe("Aislamiento");
 		expect((await top(english))[0]).toBe("Cinema");
+		const view = await m.memory.search(m.scope, spanish, { graph: false, temporal: false });
+		expect(view.results[0].scores.language_mismatch).toBe(1);
+		expect((await m.memory.search(m.scope, english, { graph: false, temporal: false })).results[0].scores.language_mismatch).toBeUndefined();
 		const outcome = await m.memory.searcher.search(m.scope, spanish, { graph: false, temporal: false });
 		expect(outcome.hits.every((h) => h.signals.languageMismatch === 1)).toBe(true);
 		const cinema = outcome.hits.find((h) => h.node.key === "Películas de cine");
