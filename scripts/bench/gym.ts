@@ -5,7 +5,7 @@
 // chosen leaving one corpus out.
 //
 // Usage: npm run bench -- gym [--quick] [--json FILE] [--models none,minilm] [--corpora a,b]
-//        [--locomo FILE] [--model-root DIR] [--dtype q8|fp32] [--hub-distractors N] [--candidate '{"graphWeight":0.05}' ...]
+//        [--locomo FILE] [--model-root DIR] [--dtype q8|fp32] [--hub-distractors N] [--apuntes-distractors N] [--candidate '{"graphWeight":0.05}' ...]
 //        [--save-runs FILE] [--runs FILE,FILE] [--settings '{"channelK":40}'] [--locomo-context previous|none|window2]
 // - --quick: no model, two LoCoMo conversations, 300 obsidian-hub distractors (a few minutes).
 // - Vaults come from scripts/bench/vault-retrieval/get-obsidian-hub.sh and
@@ -38,6 +38,8 @@ const settings = JSON.parse(arg("settings", "{}")) as Partial<SearchSettings>;
 const locomoContext = arg("locomo-context", "previous");
 if (!isTurnContext(locomoContext)) throw new Error("--locomo-context takes none, previous or window1 … window9");
 const hubDistractors = Number(arg("hub-distractors", quick ? "300" : "1000"));
+// The Spanish notes are embedded whole by default (686 notes, 5,890 passages: an hour on a loaded machine); N: their questions' notes + N others.
+const apuntesDistractors = process.argv.includes("--apuntes-distractors") ? Number(arg("apuntes-distractors", "150")) : undefined;
 const VAULTS: readonly VaultCorpus[] = [
 	{
 		name: "obsidian-hub",
@@ -48,7 +50,7 @@ const VAULTS: readonly VaultCorpus[] = [
 	},
 	{ name: "multilingual", vault: "tests/fixtures/multilingual-vault", questions: "tests/fixtures/multilingual-vault/questions.json", hint: "in the repository" },
 	{ name: "tasks-docs", vault: ".bench-out/vaults/tasks-docs-cc0fce3", questions: "scripts/bench/gym/questions-tasks-docs.json", hint: "scripts/bench/get-vaults.sh" },
-	{ name: "apuntes-es", vault: ".bench-out/vaults/apuntes-7f17b20", questions: "scripts/bench/gym/questions-apuntes.json", hint: "scripts/bench/get-vaults.sh" },
+	{ name: "apuntes-es", vault: ".bench-out/vaults/apuntes-7f17b20", questions: "scripts/bench/gym/questions-apuntes.json", distractors: apuntesDistractors, hint: "scripts/bench/get-vaults.sh" },
 ];
 const corpora = arg("corpora", ["locomo", ...VAULTS.map((v) => v.name)].join(",")).split(",");
 

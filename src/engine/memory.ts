@@ -109,6 +109,7 @@ export function hybridResultView(hit: SearchHit, mode: FusionMode, query = ""): 
 	};
 	// Only when it applies: most results are not named by the query (agents pay per byte).
 	if (s.name > 0) scores.name = s.name;
+	if (s.languageMismatch) scores.language_mismatch = s.languageMismatch;
 	if (s.fulltextRank !== undefined) scores.fulltext_rank = s.fulltextRank;
 	if (s.vectorRank !== undefined) scores.vector_rank = s.vectorRank;
 	const view = searchResultView(hit.node, round(hit.score), scores);

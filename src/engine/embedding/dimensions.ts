@@ -27,6 +27,29 @@ export const KNOWN_MODEL_DIMENSIONS: Readonly<Record<string, number>> = {
 	"gte-small": 384,
 };
 
+/**
+ * Models trained on English text only: their vectors of another language's text say little about
+ * its meaning (all-MiniLM-L6-v2 on Spanish notes: docs/benchmarks-search.md), so search trusts
+ * them less there (HybridSearch, foreignVectorShare). Unknown models count as reading any language.
+ */
+const ENGLISH_ONLY_MODELS = new Set([
+	"all-minilm",
+	"all-minilm-l6-v2",
+	"all-minilm-l12-v2",
+	"bge-small-en-v1.5",
+	"bge-base-en-v1.5",
+	"e5-small-v2",
+	"e5-base-v2",
+	"gte-small",
+	"nomic-embed-text",
+	"nomic-embed-text-v1.5",
+	"mxbai-embed-large",
+]);
+
+export function readsEnglishOnly(model: string): boolean {
+	return ENGLISH_ONLY_MODELS.has(modelKey(model));
+}
+
 /** "Xenova/all-MiniLM-L6-v2", "nomic-embed-text:latest" → the table's key form. */
 export function modelKey(model: string): string {
 	const base = model.trim().toLowerCase().split("/").pop() ?? "";

@@ -66,6 +66,31 @@ export function guessLanguage(text: string): string | null {
 	return ranked[0]?.[0] ?? null;
 }
 
+/**
+ * English words of questions and commands beside the function words: a query is a few words, so
+ * one of these is enough to call it English (shared words such as "a", "no", "do" are left out).
+ */
+const ENGLISH_QUERY_WORDS = new Set([...FUNCTION_WORDS.en, "what", "which", "who", "how", "why", "when", "where", "did", "does", "was", "were", "my", "i", "at", "from", "by", "an", "his", "her", "she", "they", "we", "your", "their", "its", "would", "could", "will", "has", "had", "been", "if", "any", "there", "can", "should", "about"]);
+/** A Latin letter with an accent (é, ñ, ü, ç, ø, …). */
+const ACCENTED = /[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]/u;
+
+/**
+ * Whether a short text such as a search query is English, where guessLanguage needs a paragraph:
+ * "other" when another script makes up its letters, or it holds no English function word and
+ * either two of another language's or an accented word ("qué pasa con las lecturas fantasma");
+ * "en" with one English function word ("the café" stays English); null when it cannot tell
+ * ("PostgreSQL", "SFIA define siete niveles").
+ */
+export function queryLanguage(text: string): "en" | "other" | null {
+	const letters = (text.match(/\p{L}/gu) ?? []).length;
+	if (letters === 0) return null;
+	if (SCRIPTS.some(({ pattern }) => (text.match(pattern) ?? []).length / letters >= 0.3)) return "other";
+	const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
+	if (words.some((w) => ENGLISH_QUERY_WORDS.has(w))) return "en";
+	const foreign = words.filter((w) => WORD_LANGUAGES.has(w)).length;
+	return foreign >= 2 || words.some((w) => ACCENTED.test(w)) ? "other" : null;
+}
+
 export interface LanguageShare {
 	readonly language: string;
 	/** Share of the texts whose language could be told, 0–1. */

@@ -36,25 +36,26 @@ export interface WeightedList {
 }
 
 /**
- * RRF: Σ over channels of weight/(k + rank) (weight 1 but for the feedback list), divided by the
- * best possible sum over the lists that answered, so a node first in every answering list scores 1
- * and scores mean the same thing whatever the window holds. Only ranks count: rescaling a
- * channel's scores changes nothing.
+ * RRF: Σ over channels of weight/(k + rank) (weight 1 but for the feedback list and, when the
+ * model is trusted less for the query, the vector list), divided by the best possible sum over the
+ * lists that answered, so a node first in every answering list scores 1 and scores mean the same
+ * thing whatever the window holds. Only ranks count: rescaling a channel's scores changes nothing.
  */
-export function rrfFuse(fulltext: RankedIds, vector: RankedIds, k: number, feedback?: WeightedList): Map<string, FusedScore> {
+export function rrfFuse(fulltext: RankedIds, vector: RankedIds, k: number, feedback?: WeightedList, vectorWeight = 1): Map<string, FusedScore> {
 	if (!(k > 0)) throw new RangeError(`RRF k must be positive, got ${k}.`);
 	const f = ranks(fulltext);
 	const v = ranks(vector);
 	const p = ranks(feedback?.ids ?? []);
 	const w = Math.max(0, feedback?.weight ?? 0);
-	const best = ((f.size > 0 ? 1 : 0) + (v.size > 0 ? 1 : 0) + (p.size > 0 ? w : 0)) / (k + 1);
+	const vw = Math.max(0, vectorWeight);
+	const best = ((f.size > 0 ? 1 : 0) + (v.size > 0 ? vw : 0) + (p.size > 0 ? w : 0)) / (k + 1);
 	const out = new Map<string, FusedScore>();
 	for (const id of [...f.keys(), ...v.keys(), ...p.keys()]) {
 		if (out.has(id)) continue;
 		const fr = f.get(id);
 		const vr = v.get(id);
 		const pr = p.get(id);
-		const raw = (fr ? 1 / (k + fr) : 0) + (vr ? 1 / (k + vr) : 0) + (pr ? w / (k + pr) : 0);
+		const raw = (fr ? 1 / (k + fr) : 0) + (vr ? vw / (k + vr) : 0) + (pr ? w / (k + pr) : 0);
 		out.set(id, { fulltextRank: fr, vectorRank: vr, ...(pr ? { feedbackRank: pr } : {}), score: best > 0 ? raw / best : 0 });
 	}
 	return out;

@@ -1,5 +1,6 @@
 import type { Clock } from "../clock";
-import { embedderIdentity, embedQuery } from "../embedding/dimensions";
+import { embedderIdentity, embedQuery, readsEnglishOnly } from "../embedding/dimensions";
+import { queryLanguage } from "../embedding/text-language";
 import { EMBEDDING_MODEL_META } from "../embedding/vector-model";
 import { isNullEmbedder, NO_EMBEDDER_REASON } from "../embedding/null-embedding-provider";
 import { errorMessage } from "../errors";
@@ -17,120 +18,9 @@ import { mergeFulltextHits, mergeNodeAndPassageRanks, passagesByNode } from "./p
 import { keywordQuery, stemmedKeywordQuery } from "./query-text";
 import { withSynonyms, type SynonymSource } from "./synonyms";
 import { dayRangeFromInput, gapDays, itemRanges, MENTIONED_DATES, overlaps, queryTimeCues, type DayRange } from "../temporal/time-mentions";
-import type { FusionMode, SearchOptions } from "./search-options";
+import { DEFAULT_SEARCH_SETTINGS, type FusionMode, type SearchOptions, type SearchSettings } from "./search-options";
 
-export type { FusionMode, SearchOptions } from "./search-options";
-
-/** Tuning knobs; defaults are the spec's (§6). */
-export interface SearchSettings {
-	readonly fusion: FusionMode;
-	/** RRF constant (ENGRAMA_RRF_K). */
-	readonly rrfK: number;
-	/** Candidates per channel. */
-	readonly channelK: number;
-	/** Candidates of the fulltext channel; 0: channelK. */
-	readonly fulltextK: number;
-	/** Candidates of the vector channel; 0: channelK. */
-	readonly vectorK: number;
-	readonly graphRerank: boolean;
-	/** BFS depth of the graph term: 1 or 2 (more counts as 2). */
-	readonly graphHops: number;
-	readonly fanOutCap: number;
-	readonly cohesionDecay: number;
-	readonly anchorWeight: number;
-	/** Neighbours of this many top candidates join the window (0: rerank only). */
-	readonly graphExpand: number;
-	/** An added neighbour starts at its parent's fused score × this. */
-	readonly expandDecay: number;
-	/** Linear mode: weight of the vector channel. */
-	readonly alpha: number;
-	/** β, γ, δ. */
-	readonly graphWeight: number;
-	readonly temporalWeight: number;
-	readonly trustWeight: number;
-	readonly halfLifeDays: number;
-	/** Fulltext matches word stems as prefixes ("research" finds "researching"). */
-	readonly fulltextPrefix: boolean;
-	/** Longer queries are cut before they reach the channels. */
-	readonly maxQueryChars: number;
-	/** Weight of the date term: the query names a date ("in May 2023") and the item's date or a date it mentions is near it. */
-	readonly dateCueWeight: number;
-	/** Weight of the "when" term: the query asks when ("When did…") and the item's text mentions a date. */
-	readonly whenWeight: number;
-	/** Subtracted from hubs (more relations than fanOutCap: people, sessions everything links to), so they do not crowd the page. */
-	readonly hubPenalty: number;
-	/** Weight of the name term: the query is the node's name or an alias (graph-rerank.ts, queryNames). */
-	readonly nameWeight: number;
-	/** Weight of the words channel's own score (bm25 of node or passage over the best hit's): RRF keeps only ranks. */
-	readonly fulltextWeight: number;
-	/** Weight of the vector channel's cosine similarity. */
-	readonly vectorWeight: number;
-	/** Pseudo-relevance feedback (RRF only): the best this many fused candidates give words for a second fulltext query (0: off). */
-	readonly feedbackDocs: number;
-	/** Words taken from them. */
-	readonly feedbackTerms: number;
-	/** RRF weight of the feedback query's answer (the channels weigh 1). */
-	readonly feedbackWeight: number;
-	/** Synonyms of each query word added to the fulltext query (needs HybridSearchDeps.synonyms; 0: off). */
-	readonly synonymsPerWord: number;
-	/** Share of the words score of items of the same label nearby (a conversation's turns) an item takes in (neighbour-words.ts; 0: off). */
-	readonly neighbourWordsWeight: number;
-	/** How many relations away those items may be. */
-	readonly neighbourWordsHops: number;
-	/** Words hits read for it (the channel keeps its fulltextK best after). */
-	readonly neighbourWordsPool: number;
-}
-
-export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
-	fusion: "rrf",
-	// 30 rather than 60, with the channels' own scores at 0.2 (#38): chosen leaving one corpus out of the retrieval gym;
-	// the wider rank gaps keep the graph term from lifting a weak match over a far better one (docs/benchmarks-search.md).
-	rrfK: 30,
-	channelK: 20,
-	fulltextK: 0,
-	vectorK: 0,
-	graphRerank: true,
-	graphHops: 2,
-	fanOutCap: 64,
-	cohesionDecay: 0.5,
-	// 1 rather than 0.5: +0.003 to +0.008 any@10 and +0.004 to +0.017 any@5 on LoCoMo with both
-	// offline encoders, with and without turn context (docs/benchmarks-search.md), same latency.
-	anchorWeight: 1,
-	graphExpand: 0,
-	expandDecay: 0.5,
-	alpha: 0.6,
-	// 0.05 rather than 0.15 (#38): chosen leaving one corpus out of the retrieval gym (LoCoMo, obsidian-hub,
-	// the multilingual fixture, obsidian-tasks' docs, Spanish course notes), no fold chose 0.15, which
-	// cost obsidian-hub 0.060 and the Spanish notes 0.100 of note hit@5 (docs/benchmarks-search.md).
-	graphWeight: 0.05,
-	temporalWeight: 0.1,
-	trustWeight: 0.1,
-	halfLifeDays: 30,
-	fulltextPrefix: true,
-	maxQueryChars: 2000,
-	// Chosen by 7-fold cross-validation on LoCoMo (docs/benchmarks-search.md): every fold chose
-	// these; held-out any@10 0.785 → 0.809 with all-MiniLM-L6-v2, 0.760 → 0.764 without a model.
-	dateCueWeight: 0.1,
-	whenWeight: 0.1,
-	hubPenalty: 0.1,
-	// Above what trust, recency and the graph can move (0.35 together): a search for "Billing Portal"
-	// finds that node first, not a daily note whose short section mentions it (and ranks higher by
-	// bm25). Questions are never a node's whole name: LoCoMo and the vault benchmarks do not move.
-	nameWeight: 0.4,
-	// RRF keeps only ranks: a note far ahead by its words (or its meaning) says so through these (#38, rrfK above).
-	fulltextWeight: 0.2,
-	vectorWeight: 0.2,
-	feedbackDocs: 0,
-	feedbackTerms: 8,
-	feedbackWeight: 0.5,
-	synonymsPerWord: 0,
-	// A conversation's turn takes in half the words score of the turns up to two relations away (#38): LoCoMo any@10
-	// 0.778 → 0.805 without a model (0.803 with the weight chosen leaving one conversation out), 0.810 → 0.819 with
-	// all-MiniLM-L6-v2; notes take no part, so the vault corpora cannot move (docs/benchmarks-search.md).
-	neighbourWordsWeight: 0.5,
-	neighbourWordsHops: 2,
-	neighbourWordsPool: 60,
-};
+export { DEFAULT_SEARCH_SETTINGS, type FusionMode, type SearchOptions, type SearchSettings } from "./search-options";
 
 /** A candidate's rank in each list that fusion saw. */
 type ChannelRanks = { fulltextRank?: number; vectorRank?: number; feedbackRank?: number };
@@ -156,6 +46,8 @@ export interface SignalScores {
 	readonly penalty: number;
 	/** 1 when the query is the node's name or an alias. */
 	readonly name: number;
+	/** 1 when the model reads English only and the query is in another language (the vector channel weighs foreignVectorShare); absent otherwise. */
+	readonly languageMismatch?: number;
 	readonly fulltextRank?: number;
 	readonly vectorRank?: number;
 	/** Rank in the answer of the pseudo-relevance feedback query (absent when off or not found by it). */
@@ -282,11 +174,13 @@ export class HybridSearch {
 			vectorIds.push(node.id);
 		}
 
+		const mismatch = wantVector && this.languageMismatch(text);
+		const vectorShare = mismatch ? s.foreignVectorShare : 1;
 		const feedbackIds =
 			fusion === "rrf" && wantFulltext && s.feedbackDocs > 0 && s.feedbackTerms > 0 && candidates.size > 0
-				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK), candidates, fulltextK, over, request, keep)
+				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK, undefined, vectorShare), candidates, fulltextK, over, request, keep)
 				: [];
-		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds);
+		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds, vectorShare);
 
 		let graph = new Map<string, GraphSignal>();
 		let anchors: NodeRef[] = [];
@@ -309,7 +203,7 @@ export class HybridSearch {
 			}, nameRarity(this.deps.graph, scope, this.rarities)));
 		}
 
-		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0);
+		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0, mismatch);
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
 		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
 		return {
@@ -329,20 +223,30 @@ export class HybridSearch {
 		return source && s.synonymsPerWord > 0 ? withSynonyms(words, text, source, s.synonymsPerWord, s.fulltextPrefix) : words;
 	}
 
-	/** The fused base of each candidate (RRF, or the linear blend) and its rank in each channel. */
+	/**
+	 * True when the model reads English only and the query is in another language: its vectors of
+	 * that text say little (an English model ranked the Spanish notes' answers below plain BM25).
+	 */
+	private languageMismatch(text: string): boolean {
+		const { embedder } = this.deps;
+		return embedder !== null && !isNullEmbedder(embedder) && readsEnglishOnly(embedder.model) && queryLanguage(text) === "other";
+	}
+
+	/** The fused base of each candidate (RRF, or the linear blend; `vectorShare`: the vector list's RRF weight) and its rank in each channel. */
 	private fuse(
 		fusion: FusionMode,
 		fulltextIds: readonly string[],
 		vectorIds: readonly string[],
 		candidates: ReadonlyMap<string, Candidate>,
 		feedbackIds: readonly string[],
+		vectorShare: number,
 	) {
 		const s = this.settings;
 		const base = new Map<string, number>();
 		const ranks = new Map<string, ChannelRanks>();
 		if (fusion === "rrf") {
 			const feedback = feedbackIds.length > 0 ? { ids: feedbackIds, weight: s.feedbackWeight } : undefined;
-			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK, feedback)) {
+			for (const [id, fused] of rrfFuse(fulltextIds, vectorIds, s.rrfK, feedback, vectorShare)) {
 				base.set(id, fused.score);
 				ranks.set(id, { fulltextRank: fused.fulltextRank, vectorRank: fused.vectorRank, ...(fused.feedbackRank ? { feedbackRank: fused.feedbackRank } : {}) });
 			}
@@ -365,8 +269,10 @@ export class HybridSearch {
 		graph: ReadonlyMap<string, GraphSignal>,
 		ranks: ReadonlyMap<string, ChannelRanks>,
 		topFulltext: number,
+		mismatch: boolean,
 	): SearchHit[] {
 		const s = this.settings;
+		const vectorWeight = s.vectorWeight * (mismatch ? s.foreignVectorShare : 1);
 		const now = this.deps.clock.now();
 		// Computed even at weight 0, so every result reports its date and when signals.
 		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
@@ -386,7 +292,7 @@ export class HybridSearch {
 			const score =
 				fused +
 				s.fulltextWeight * words +
-				s.vectorWeight * vector +
+				vectorWeight * vector +
 				s.nameWeight * name +
 				s.graphWeight * (g?.graph ?? 0) +
 				(withTime ? s.temporalWeight * temporal + s.trustWeight * trust + s.dateCueWeight * date + s.whenWeight * when : 0);
@@ -406,6 +312,7 @@ export class HybridSearch {
 					when,
 					penalty: 0,
 					name,
+					...(mismatch ? { languageMismatch: 1 } : {}),
 					...ranks.get(id),
 				},
 			});

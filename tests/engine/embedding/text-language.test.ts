@@ -1,6 +1,7 @@
 // The welcome offers a model by the vault's languages: each text's language, and a vault's shares.
 import { describe, expect, test } from "vitest";
-import { describeLanguages, guessLanguage, languageShares, mostlyEnglish } from "../../../src/engine/embedding/text-language";
+import { readsEnglishOnly } from "../../../src/engine/embedding/dimensions";
+import { describeLanguages, guessLanguage, languageShares, mostlyEnglish, queryLanguage } from "../../../src/engine/embedding/text-language";
 
 const SAMPLES: Record<string, string> = {
 	en: "The cache is invalidated when the plan changes, and the invoice totals are computed again for the customer.",
@@ -45,5 +46,35 @@ describe("a vault's languages", () => {
 		expect(mostlyEnglish(languageShares([SAMPLES.en, SAMPLES.fr]))).toBe(true);
 		// Nothing could be told (empty notes): the English default stays.
 		expect(mostlyEnglish(languageShares(["", "ok"]))).toBe(true);
+	});
+});
+
+// Search trusts an English-only model less for a query in another language (HybridSearch, foreignVectorShare).
+describe("the language of a search query", () => {
+	test.each([
+		["qué pasa con las lecturas fantasma si no uso aislamiento serializable", "other"],
+		["enrutamiento cebolla con relays para navegar sin revelar el origen", "other"],
+		["deshacer o rehacer transacciones a partir de los ficheros de registro tras un fallo", "other"],
+		["数据库迁移", "other"],
+		["réunion", "other"],
+		["why do all my tasks have the same urgency score", "en"],
+		// One English word decides over an accent or two words other languages share ("as", "a").
+		["What precautionary sign did Melanie see at the café?", "en"],
+		["Would Caroline pursue writing as a career option?", "en"],
+		["PostgreSQL", null],
+		["SFIA define siete niveles", null],
+		["", null],
+	] as const)("%s → %s", (query, language) => {
+		expect(queryLanguage(query)).toBe(language);
+	});
+
+	test("English-only models by name, whatever the prefix or tag; unknown and multilingual ones read any language", () => {
+		expect(readsEnglishOnly("Xenova/all-MiniLM-L6-v2")).toBe(true);
+		expect(readsEnglishOnly("BAAI/bge-small-en-v1.5")).toBe(true);
+		expect(readsEnglishOnly("nomic-embed-text:latest")).toBe(true);
+		expect(readsEnglishOnly("Xenova/paraphrase-multilingual-MiniLM-L12-v2")).toBe(false);
+		expect(readsEnglishOnly("multilingual-e5-small")).toBe(false);
+		expect(readsEnglishOnly("text-embedding-3-small")).toBe(false);
+		expect(readsEnglishOnly("hash-256")).toBe(false);
 	});
 });

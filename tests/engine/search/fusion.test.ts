@@ -33,6 +33,18 @@ describe("Reciprocal Rank Fusion", () => {
 		expect(rrfFuse(["a", "b"], [], 60, { ids: [], weight: 0.5 })).toEqual(rrfFuse(["a", "b"], [], 60));
 	});
 
+	it("weighs the vector list at its share, counted in the best possible sum; at 0 only its ranks are kept", () => {
+		const fused = rrfFuse(["a", "b"], ["b", "c"], 60, undefined, 0.25);
+		const best = 1.25 / 61;
+		expect(fused.get("a")?.score).toBeCloseTo(1 / 61 / best, 12);
+		expect(fused.get("b")?.score).toBeCloseTo((1 / 62 + 0.25 / 61) / best, 12);
+		expect(fused.get("c")?.score).toBeCloseTo(0.25 / 62 / best, 12);
+		const off = rrfFuse(["a", "b"], ["b", "c"], 60, undefined, 0);
+		expect([off.get("a")?.score, off.get("c")?.score]).toEqual([1, 0]);
+		expect(off.get("c")?.vectorRank).toBe(2);
+		expect(rrfFuse(["a", "b"], ["b", "c"], 60, undefined, 1)).toEqual(rrfFuse(["a", "b"], ["b", "c"], 60));
+	});
+
 	it("falls back to the one channel that answered (its first node scores 1)", () => {
 		const fused = rrfFuse(["a", "b"], [], 60);
 		expect(fused.get("a")?.score).toBe(1);

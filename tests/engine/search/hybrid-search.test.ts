@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
 import { OpenAiEmbeddingProvider } from "../../../src/engine/embedding/openai-embedding-provider";
 import { ValidationError } from "../../../src/engine/errors";
-import { DEFAULT_SEARCH_SETTINGS } from "../../../src/engine/search/hybrid-search";
+import type { EmbedderHealth, EmbeddingProvider } from "../../../src/engine/protocols";
+import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from "../../../src/engine/search/hybrid-search";
 import { createFetchHttpClient } from "../../../src/nodejs/embedders/fetch-http-client";
 import { EmbeddingServer, closedPort } from "../embedding/embedding-server";
 import { ManualClock, openSearchMemory, type SearchMemory } from "./search-fixture";
@@ -139,6 +140,64 @@ describe("hybrid search", () => {
 		await seed(m);
 		expect((await m.memory.search({ orgId: m.scope.orgId }, "invoices")).results).toEqual([]);
 		expect((await m.memory.search({ orgId: m.scope.orgId, userId: "someone-else" }, "invoices")).results).toEqual([]);
+	});
+});
+
+/**
+ * A model by name English-only, its vectors from a table: the query and every text about cinema
+ * point one way, the rest another, so the vector channel ranks the cinema note first whatever its words.
+ */
+class EnglishOnlyTableEmbedder implements EmbeddingProvider {
+	readonly name = "local";
+	readonly model = "Xenova/all-MiniLM-L6-v2";
+	readonly dimensions = 2;
+	constructor(private readonly queries: readonly string[]) {}
+	async embed(text: string): Promise<Float32Array> {
+		return this.queries.includes(text) || /cine/i.test(text) ? new Float32Array([1, 0]) : new Float32Array([0, 1]);
+	}
+	async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		return Promise.all(texts.map((t) => this.embed(t)));
+	}
+	async health(): Promise<EmbedderHealth> {
+		return { ok: true };
+	}
+}
+
+describe("an English-only model and a query in another language", () => {
+	const spanish = "las lecturas fantasma con aislamiento serializable";
+	const english = "phantom reads under serializable isolation";
+	let m: SearchMemory;
+	afterEach(async () => {
+		await m.close();
+	});
+	async function seedBoth(search: Partial<SearchSettings> = {}): Promise<void> {
+		m = await openSearchMemory({ embedder: new EnglishOnlyTableEmbedder([spanish, english]), search });
+		// The answers match every word; the cinema notes fewer, but the (table) model puts them first.
+		await m.remember("Concept", "Aislamiento", { description: "lecturas fantasma con aislamiento serializable en las transacciones" });
+		await m.remember("Concept", "Películas de cine", { description: "lecturas sobre fantasmas del cine" });
+		await m.remember("Concept", "Isolation", { description: "phantom reads under serializable isolation in transactions" });
+		await m.remember("Concept", "Cinema", { description: "phantom reads about cinema ghosts" });
+	}
+	const top = async (query: string) => (await m.memory.search(m.scope, query, { graph: false, temporal: false })).results.map((r) => r.name);
+
+	it("the words decide for the Spanish query; the model still counts for the English one", async () => {
+		await seedBoth();
+		expect((await top(spanish))[0]).toBe("Aislamiento");
+		expect((await top(english))[0]).toBe("Cinema");
+		const view = await m.memory.search(m.scope, spanish, { graph: false, temporal: false });
+		expect(view.results[0].scores.language_mismatch).toBe(1);
+		expect((await m.memory.search(m.scope, english, { graph: false, temporal: false })).results[0].scores.language_mismatch).toBeUndefined();
+		const outcome = await m.memory.searcher.search(m.scope, spanish, { graph: false, temporal: false });
+		expect(outcome.hits.every((h) => h.signals.languageMismatch === 1)).toBe(true);
+		const cinema = outcome.hits.find((h) => h.node.key === "Películas de cine");
+		// Share 0: the vector list neither fuses nor adds its cosine.
+		expect(cinema?.signals.vectorRank).toBeLessThanOrEqual(2);
+		expect(cinema?.score).toBeCloseTo((cinema?.signals.fusion ?? 0) + DEFAULT_SEARCH_SETTINGS.fulltextWeight * (cinema?.signals.fulltext ?? 0), 6);
+	});
+
+	it("at full share the model outvotes the words in Spanish too (what the setting guards against)", async () => {
+		await seedBoth({ foreignVectorShare: 1 });
+		expect((await top(spanish))[0]).toBe("Películas de cine");
 	});
 });
 
