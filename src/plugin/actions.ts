@@ -7,6 +7,7 @@ import { approveInsight, dismissInsight, insightsWithStatus, personContext, runR
 import { clientConfigurations } from "./mcp-bridge";
 import { replaceMcpToken } from "./secrets";
 import { formatCount, NOT_STARTED, noticeError, noticeInfo } from "./notices";
+import { TimeLeft } from "./time-left";
 import { idsToWrite, vaultUnderGit } from "./first-run";
 import { EngramaView, VIEW_TYPE_ENGRAMA, type PanelTab } from "./ui/engrama-view";
 import { confirm, previewSync, promptText } from "./ui/modals";
@@ -350,9 +351,10 @@ export class EngramaActions implements PanelActions {
 			noticeInfo(engine.embedderNote);
 			return;
 		}
+		const left = new TimeLeft();
 		const report = await this.controller.tasks.run("Embedding missing vectors", (control) =>
 			// 64 texts per call: on the main thread (~30 ms a text) Cancel and the progress answer within about two seconds.
-			engine.skills.reindex(engine.scope, { apply: true, batchSize: 64, onProgress: (p) => control.report(`${formatCount(p.done)} / ${formatCount(p.total)}`) }),
+			engine.skills.reindex(engine.scope, { apply: true, batchSize: 64, onProgress: (p) => control.report(left.progress(p.done, p.total, Date.now())) }),
 		);
 		if (report) {
 			noticeInfo(

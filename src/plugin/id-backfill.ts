@@ -1,8 +1,8 @@
 import type { App } from "obsidian";
 import type { SyncProblem, VaultSync } from "../engine";
 import { notesWithoutId } from "./first-run";
-import { formatCount } from "./notices";
 import type { TaskControl } from "./task-runner";
+import { TimeLeft } from "./time-left";
 import { CancelledError } from "./work-gate";
 
 /**
@@ -19,20 +19,21 @@ export interface IdBackfillResult {
 
 /**
  * Writes engrama_id into every synced note that lacks one, paced by `ID_PACE`, reporting
- * "n / total" to the task (progress notice with Cancel, status bar). Cancel stops between two
- * steps: the notes written keep their id, the rest stay synced by path until the next run.
+ * "n / total" and the time left to the task (progress notice with Cancel, status bar). Cancel stops
+ * between two steps: the notes written keep their id, the rest stay synced by path until the next run.
  */
 export async function writeIdsPaced(app: App, sync: VaultSync, control: TaskControl, pace: { notes: number; pauseMs: number } = ID_PACE): Promise<IdBackfillResult> {
 	const paths = await sync.indexedPaths(notesWithoutId(app, (path) => sync.isSyncedPath(path)));
 	const written: string[] = [];
 	const problems: SyncProblem[] = [];
-	control.report(`0 / ${formatCount(paths.length)}`);
+	const left = new TimeLeft();
+	control.report(left.progress(0, paths.length, Date.now()));
 	for (let i = 0; i < paths.length; i += pace.notes) {
 		if (control.signal.aborted) throw new CancelledError("Writing engrama_id into notes");
 		const step = await sync.writeMissingIds(paths.slice(i, i + pace.notes));
 		written.push(...step.written);
 		problems.push(...step.problems);
-		control.report(`${formatCount(Math.min(i + pace.notes, paths.length))} / ${formatCount(paths.length)}`);
+		control.report(left.progress(Math.min(i + pace.notes, paths.length), paths.length, Date.now()));
 		if (i + pace.notes < paths.length) await pause(pace.pauseMs, control.signal);
 	}
 	return { written, problems };

@@ -30,3 +30,15 @@ test("on a current app the task shows its progress notice with Cancel, and hides
 	expect(seen).toContain("Cancel");
 	expect(fakeNotices.at(-1)?.hidden).toBe(true);
 });
+
+test("the progress bar reads the counts when the time left follows them", async () => {
+	const runner = new TaskRunner(new WorkGate());
+	let bar: HTMLProgressElement | null = null;
+	await runner.run("Embedding missing vectors", (control) => {
+		control.report("1,200 / 5,000 · about 1 h 20 min left");
+		bar = fakeNotices.at(-1)?.messageEl.querySelector("progress") ?? null;
+		return Promise.resolve(null);
+	});
+	expect(bar).not.toBeNull();
+	expect({ value: bar!.value, max: bar!.max }).toEqual({ value: 1200, max: 5000 });
+});
