@@ -87,6 +87,7 @@ async function buildMainJs(outfile: string, minify: boolean): Promise<void> {
  * main.js built as `npm run build` does but not minified, with esbuild's lazy module wrappers
  * (`__esm`, `__commonJS`) recording each bundled module the first time it is evaluated, by path,
  * into `globalThis.__engramaEvaluated`. Minifying changes names, not when a module is evaluated.
+ * esbuild renames a helper's parameters (err → err2) when a bundled module declares the same name at top level.
  */
 export async function buildTracedMainJs(): Promise<string> {
 	await buildBundles();
@@ -95,8 +96,8 @@ export async function buildTracedMainJs(): Promise<string> {
 	const record = (key: string) => `globalThis.__engramaEvaluated?.add(__getOwnPropNames(${key})[0]);`;
 	let patched = 0;
 	const text = readFileSync(file, "utf8")
-		.replace(/^var __esm = \((\w+), res, err\) => function __init\(\) \{$/m, (line: string, fn: string) => (patched++, `${line} if (${fn}) ${record(fn)}`))
-		.replace(/^var __commonJS = \((\w+), mod\) => function __require\(\) \{$/m, (line: string, cb: string) => (patched++, `${line} if (!mod) ${record(cb)}`));
+		.replace(/^var __esm = \((\w+), res\d*, err\d*\) => function __init\(\) \{$/m, (line: string, fn: string) => (patched++, `${line} if (${fn}) ${record(fn)}`))
+		.replace(/^var __commonJS = \((\w+), (mod\d*)\) => function __require\(\) \{$/m, (line: string, cb: string, mod: string) => (patched++, `${line} if (!${mod}) ${record(cb)}`));
 	if (patched !== 2) throw new Error("esbuild's __esm/__commonJS helpers changed shape: update buildTracedMainJs");
 	writeFileSync(file, text);
 	return file;
