@@ -10,7 +10,7 @@ import type { SqlValue } from "./sqlite-connection";
 import { type PassageText, packPassageText, unpackPassageText } from "./passage-text";
 
 /**
- * The passages of notes (PASSAGES_V13 in schema.ts): rows without their text, each note's text
+ * The passages of notes (PASSAGES_V14 in schema.ts): rows without their text, each note's text
  * deflated as one blob (passage-text.ts), words in a contentless FTS index (passages_fts) and vectors.
  */
 
