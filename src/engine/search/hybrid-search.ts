@@ -236,9 +236,10 @@ export class HybridSearch {
 	 * The vector channel's share of this query, decided once before any channel runs. A mismatch: the
 	 * model reads English only and the query is in another language, so its vectors of that text say
 	 * little (an English model ranked the Spanish notes' answers below plain BM25). Under RRF the share
-	 * weighs both the vector list and its cosine term: at 0 nothing the channel found would score, only
-	 * join the tail at a fused 0, so it is not asked (embedding the query and scanning every vector
-	 * are most of a search's CPU). The linear blend ignores the share (alpha weighs the channel).
+	 * weighs both the vector list and its cosine term: at 0 nothing the channel finds scores (its own
+	 * candidates would only trail the page at a fused 0, and take part in the graph term's scaling), so
+	 * it is not asked: embedding the query and scanning every vector are most of a search's CPU. The
+	 * linear blend ignores the share (alpha weighs the channel), so it still asks.
 	 */
 	private vectorShare(text: string, wantVector: boolean, fusion: FusionMode, vectorK: number): VectorShare {
 		const { embedder } = this.deps;
