@@ -153,7 +153,7 @@ export class HybridSearch {
 		const nodeWords = neighbours ? { ...words, limit: Math.max(fulltextK, s.neighbourWordsPool) * over } : words;
 		const store = this.deps.graph;
 		const walker = new GraphWalker(this.deps.graph, scope, s.fanOutCap);
-		const share = this.vectorShare(text, wantVector, fusion, vectorK);
+		const share = this.vectorShare(text, { fulltext: wantFulltext, vector: wantVector }, fusion, vectorK);
 		const [nodeHits, passageHits, vectorAnswer] = await Promise.all([
 			wantFulltext ? store.fulltext(scope, nodeWords) : Promise.resolve([]),
 			// A note's sections count for its node (passage-hits.ts).
@@ -239,13 +239,15 @@ export class HybridSearch {
 	 * weighs both the vector list and its cosine term: at 0 nothing the channel finds scores (its own
 	 * candidates would only trail the page at a fused 0, and take part in the graph term's scaling), so
 	 * it is not asked: embedding the query and scanning every vector are most of a search's CPU. The
-	 * linear blend ignores the share (alpha weighs the channel), so it still asks.
+	 * linear blend ignores the share (alpha weighs the channel), so it still asks; so does a caller that
+	 * turned the words off (the vectors are all it asked for: their ranks order the page on ties).
 	 */
-	private vectorShare(text: string, wantVector: boolean, fusion: FusionMode, vectorK: number): VectorShare {
+	private vectorShare(text: string, channels: { readonly fulltext: boolean; readonly vector: boolean }, fusion: FusionMode, vectorK: number): VectorShare {
+		const wantVector = channels.vector;
 		const { embedder } = this.deps;
 		const mismatch = wantVector && embedder !== null && !isNullEmbedder(embedder) && readsEnglishOnly(embedder.model) && queryLanguage(text) === "other";
 		const weight = mismatch ? this.settings.foreignVectorShare : 1;
-		return { mismatch, weight, ask: wantVector && vectorK > 0 && (fusion === "linear" || weight > 0) };
+		return { mismatch, weight, ask: wantVector && vectorK > 0 && (fusion === "linear" || weight > 0 || !channels.fulltext) };
 	}
 
 	/** The fused base of each candidate (RRF, or the linear blend; `vectorShare`: the vector list's RRF weight) and its rank in each channel. */

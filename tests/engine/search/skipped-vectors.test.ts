@@ -89,13 +89,18 @@ describe("the vector channel is not asked when it would count for nothing", () =
 		expect(english.hits.every((h) => h.signals.languageMismatch === undefined)).toBe(true);
 	});
 
-	it("asks whenever the channel counts: a share above 0, or the linear blend (alpha weighs it, not the share)", async () => {
+	it("asks whenever the channel counts: a share above 0, the linear blend (alpha weighs it, not the share), or the vectors alone asked for", async () => {
 		const { engine, reads } = await open();
 		embedder.embedded = 0;
 		await engine({ foreignVectorShare: 0.5 }).search(m.scope, SPANISH);
 		expect([embedder.embedded, reads()]).toEqual([1, 2]);
 		await engine().search(m.scope, SPANISH, { fusion: "linear" });
 		expect([embedder.embedded, reads()]).toEqual([2, 4]);
+		// Only the vectors: every fused score is 0 at share 0, but the caller asked for them (their ranks break ties, compareHits).
+		const alone = await engine().search(m.scope, SPANISH, { channels: { fulltext: false } });
+		expect([embedder.embedded, reads()]).toEqual([3, 6]);
+		expect(alone.hits.length).toBeGreaterThan(0);
+		expect(alone.hits.every((h) => h.signals.vectorRank !== undefined && h.signals.fusion === 0)).toBe(true);
 	});
 
 	it("keeps the words' hits, their order and scores (a memory without links), and drops only the candidates the channel alone found", async () => {
