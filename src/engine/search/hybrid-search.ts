@@ -381,7 +381,7 @@ export class HybridSearch {
 		return "cause" in state ? { fusion, degraded: true, ...state } : { fusion, degraded: false };
 	}
 
-	/** What is missing for the vector channel, found without embedding anything (readiness and search ask the same). */
+	/** What the memory lacks for the vector channel, found without embedding anything (readiness, and a search that does not ask the channel). */
 	private async vectorState(): Promise<VectorsReady | Degraded> {
 		const { embedder, vectors } = this.deps;
 		if (isNullEmbedder(embedder) || !embedder) return { reason: NO_EMBEDDER_REASON, cause: "no_embedder" };
@@ -389,36 +389,31 @@ export class HybridSearch {
 		const stored = await vectors.dimensions();
 		if (stored === 0) return { reason: NO_VECTORS_YET, cause: "no_vectors" };
 		if (embedder.dimensions > 0 && embedder.dimensions !== stored) return { reason: dimensionMismatch(embedder, embedder.dimensions, stored), cause: "dimension_mismatch" };
-		return { embedder, vectors, stored };
+		return { embedder };
 	}
 
 	/**
-	 * The vector channel, or the reason it cannot answer (never throws for an embedder fault). What
-	 * can be known without the embedder is checked first, so a memory that cannot answer by vectors
-	 * embeds nothing; `ask` false (the channel counts for nothing, `vectorShare`) stops after those
-	 * checks, so the outcome still says what is missing.
+	 * The vector channel, or the reason it cannot answer (never throws for an embedder fault). The
+	 * query is embedded before the store is asked: when the embedder is down that is the cause a
+	 * person must fix first (reindex would fail on it too), even in a memory with no vectors yet.
 	 */
 	private async vectorChannel(scope: PartialScope, text: string, k: number, ask: boolean): Promise<VectorAnswer> {
-		let state: VectorsReady | Degraded;
-		try {
-			state = await this.vectorState();
-			if ("cause" in state) return { hits: [], ...state };
-			// Same size, other model (all 384-d models look alike): its vectors would answer nonsense.
-			const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
-			if (recorded !== null && recorded !== embedderIdentity(state.embedder)) return { hits: [], ...modelChanged(recorded, state.embedder) };
-		} catch (error) {
-			return { hits: [], reason: vectorStoreFailed(error), cause: "vector_store_failed" };
-		}
-		if (!ask) return { hits: [] };
-		const { embedder, vectors, stored } = state;
+		if (!ask) return this.unaskedVectors();
+		const { embedder, vectors } = this.deps;
+		if (isNullEmbedder(embedder) || !embedder) return { hits: [], reason: NO_EMBEDDER_REASON, cause: "no_embedder" };
+		if (!vectors) return { hits: [], reason: NO_VECTOR_STORE, cause: "no_vector_store" };
 		let query: Float32Array;
 		try {
 			query = await embedQuery(embedder, text);
 		} catch (error) {
 			return { hits: [], reason: `the ${embedder.name} embedder failed, so results are fulltext only: ${errorMessage(error)}`, cause: "embedder_failed" };
 		}
-		if (query.length !== stored) return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
 		try {
+			const stored = await vectors.dimensions();
+			if (stored === 0) return { hits: [], reason: NO_VECTORS_YET, cause: "no_vectors" };
+			if (query.length !== stored) return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
+			const changed = await this.modelChanged(embedder);
+			if (changed) return { hits: [], ...changed };
 			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
 			const merged = mergeNodeAndPassageRanks(
 				nodeHits.map((h) => ({ id: h.nodeId, score: h.similarity })),
@@ -429,6 +424,32 @@ export class HybridSearch {
 			return { hits: [], reason: vectorStoreFailed(error), cause: "vector_store_failed" };
 		}
 	}
+
+	/**
+	 * The vector channel not asked (it would count for nothing, `vectorShare`): no query embedded, no
+	 * vector read, but what the memory lacks for vectors is still said, as for any other query. An
+	 * embedder that would fail is only found by a call, so it is not said here.
+	 */
+	private async unaskedVectors(): Promise<VectorAnswer> {
+		try {
+			const state = await this.vectorState();
+			if ("cause" in state) return { hits: [], ...state };
+			const changed = await this.modelChanged(state.embedder);
+			return changed ? { hits: [], ...changed } : { hits: [] };
+		} catch (error) {
+			return { hits: [], reason: vectorStoreFailed(error), cause: "vector_store_failed" };
+		}
+	}
+
+	/** Same size, other model (all 384-d models look alike): its vectors would answer nonsense. */
+	private async modelChanged(embedder: EmbeddingProvider): Promise<Degraded | null> {
+		const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
+		if (recorded === null || recorded === embedderIdentity(embedder)) return null;
+		return {
+			reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
+			cause: "model_changed",
+		};
+	}
 }
 
 /** Why the vector channel cannot answer, as `SearchOutcome` words it. */
@@ -437,18 +458,9 @@ interface Degraded {
 	readonly cause: DegradedCause;
 }
 
-/** An embedder and a vector store whose vectors are the embedder's size. */
+/** An embedder whose size the stored vectors have (as far as it declares one). */
 interface VectorsReady {
 	readonly embedder: EmbeddingProvider;
-	readonly vectors: VectorReads;
-	readonly stored: number;
-}
-
-function modelChanged(recorded: string, embedder: EmbeddingProvider): Degraded {
-	return {
-		reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
-		cause: "model_changed",
-	};
 }
 
 function vectorStoreFailed(error: unknown): string {

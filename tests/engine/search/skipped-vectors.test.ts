@@ -125,16 +125,19 @@ describe("the vector channel is not asked when it would count for nothing", () =
 		}
 	});
 
-	it("a memory with no vectors embeds nothing, whatever the language, and still says why", async () => {
+	it("a memory with no vectors says so for a query the channel is not asked for, as for any other", async () => {
 		embedder = new CountingEnglishEmbedder();
 		const plain = await openSearchMemory({ embedder: null });
 		await seed(plain);
 		m = await plain.reopen(embedder);
-		for (const query of [ENGLISH, SPANISH]) {
-			const outcome = await m.memory.searcher.search(m.scope, query);
+		const spanish = await m.memory.searcher.search(m.scope, SPANISH);
+		expect(embedder.embedded).toBe(0);
+		// An English query still embeds first: an embedder that is down is the cause to fix before any reindex.
+		const english = await m.memory.searcher.search(m.scope, ENGLISH);
+		expect(embedder.embedded).toBe(1);
+		for (const outcome of [spanish, english]) {
 			expect(outcome).toMatchObject({ degraded: true, cause: "no_vectors" });
 			expect(outcome.hits.length).toBeGreaterThan(0);
 		}
-		expect(embedder.embedded).toBe(0);
 	});
 });
