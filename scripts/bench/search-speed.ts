@@ -8,12 +8,22 @@
 //   that a change to the search's speed left its results alone.
 //   [--profile]: also print where a default search's time goes, channel by channel (search-profile.ts),
 //   with warm read caches and with caches emptied before each search (as after a write).
+//   [--spanish]: the hash vectors under an English-only model's name (all-MiniLM-L6-v2) and every
+//   query in Spanish (its words + "de las"): the vector channel weighs foreignVectorShare. A file
+//   kept by --reuse must have been made with the same flag (the model's name is stored with it).
+//   [--search-settings JSON]: settings over the engine's for the engine's columns (not Memory.search),
+//   e.g. '{"foreignVectorShare":5e-324}': the vector channel is asked but each of its terms rounds
+//   to 0, so the results are the skipped channel's and only the work differs.
+//   [--engine-answers FILE]: the same as --answers for the engine's default search (with --search-settings).
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig, type SqliteEngine } from "../../src/config/engrama-config";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
+import { queryLanguage } from "../../src/engine/embedding/text-language";
 import type { SearchOptions } from "../../src/engine/memory";
+import type { EmbedderHealth, EmbeddingProvider } from "../../src/engine/protocols";
+import { HybridSearch, type SearchSettings } from "../../src/engine/search/hybrid-search";
 import type { VectorStore } from "../../src/engine/protocols";
 import type { WriteContext } from "../../src/engine/write/write-pipeline";
 import { openMemory } from "../../src/nodejs/open-memory";
@@ -25,6 +35,9 @@ const sizes = arg("sizes", "1000,10000,50000").split(",").map(Number);
 const queries = Number(arg("queries", "100"));
 const reuse = arg("reuse", "");
 const answersFile = arg("answers", "");
+const spanish = process.argv.includes("--spanish");
+const searchSettings = JSON.parse(arg("search-settings", "{}")) as Partial<SearchSettings>;
+const engineAnswersFile = arg("engine-answers", "");
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
 const MODES: Record<string, SearchOptions> = {
 	fulltext: { channels: { vector: false }, graph: false },
@@ -63,6 +76,33 @@ function zipfText(seed: number): (words: number) => string {
 	return (words) => Array.from({ length: words }, pick).join(" ");
 }
 
+/** The hash embedder under the name of an English-only model (--spanish). */
+class EnglishOnlyHashEmbedder implements EmbeddingProvider {
+	readonly name = "local";
+	readonly model = "Xenova/all-MiniLM-L6-v2";
+	private readonly hash = new HashEmbeddingProvider(384);
+	readonly dimensions = this.hash.dimensions;
+	embed(text: string): Promise<Float32Array> {
+		return this.hash.embed(text);
+	}
+	embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
+		return this.hash.embedBatch(texts);
+	}
+	health(): Promise<EmbedderHealth> {
+		return this.hash.health();
+	}
+}
+
+/** `count` queries of 3 words; with --spanish each ends "de las" and is one queryLanguage calls another language. */
+function queryTexts(words: (n: number) => string, count: number): string[] {
+	const out: string[] = [];
+	while (out.length < count) {
+		const q = spanish ? `${words(3)} de las` : words(3);
+		if (!spanish || queryLanguage(q) === "other") out.push(q);
+	}
+	return out;
+}
+
 /** CPU time (user + system) of this process since `start`, in ms: the wall time minus waiting. */
 function cpuMs(start: NodeJS.CpuUsage): number {
 	const d = process.cpuUsage(start);
@@ -76,7 +116,7 @@ for (const size of sizes) {
 	const reused = kept !== "" && existsSync(kept);
 	if (reused) copyFileSync(kept, join(dir, "bench.db"));
 	const config = parseConfig({ backend: "sqlite", sqliteEngine: (process.env.ENGRAMA_SQLITE_ENGINE || "auto") as SqliteEngine, dbPath: process.env.BENCH_MEMORY ? ":memory:" : join(dir, "bench.db"), orgId: "bench", userId: "search" });
-	const embedder = new HashEmbeddingProvider(384);
+	const embedder = spanish ? new EnglishOnlyHashEmbedder() : new HashEmbeddingProvider(384);
 	const opened = await openMemory(config, { embedder });
 	const { memory, scope } = opened;
 	const ctx: WriteContext = { scope, source: "cli" };
@@ -101,16 +141,17 @@ for (const size of sizes) {
 	});
 	const loadMs = performance.now() - t0;
 	const query = zipfText(7);
-	const texts = Array.from({ length: queries }, () => query(3));
+	const texts = queryTexts(query, queries);
+	const searcher = new HybridSearch({ graph: memory.graph, vectors: memory.vectors, embedder, clock: memory.clock, settings: { ...memory.searcher.settings, ...searchSettings } });
 	const row: Record<string, unknown> = { nodes: size, loadSeconds: +(loadMs / 1000).toFixed(1) };
 	// The hybrid engine itself; Memory.search adds the proactive hint (its own fulltext queries).
 	for (const [mode, options] of Object.entries(MODES)) {
-		await memory.searcher.search(scope, texts[0], options);
+		await searcher.search(scope, texts[0], options);
 		const samples: number[] = [];
 		const c0 = process.cpuUsage();
 		for (const q of texts) {
 			const s0 = performance.now();
-			await memory.searcher.search(scope, q, { ...options, limit: 10 });
+			await searcher.search(scope, q, { ...options, limit: 10 });
 			samples.push(performance.now() - s0);
 		}
 		row[mode] = { p50: percentile(samples, 50), p95: percentile(samples, 95), cpu: cpuMs(c0) / texts.length };
@@ -126,6 +167,11 @@ for (const size of sizes) {
 			overlap += truth.filter((id) => got.has(id)).length / Math.max(1, truth.length);
 		}
 		row.vectorOverlap = overlap / texts.length;
+	}
+	if (engineAnswersFile) {
+		const lines: string[] = [];
+		for (const q of texts) lines.push(`${q}\t${(await searcher.search(scope, q, { limit: 10 })).hits.map((h) => `${h.node.id}:${h.score}`).join(" ")}`);
+		writeFileSync(engineAnswersFile.replace("{size}", String(size)), `${lines.join("\n")}\n`);
 	}
 	const full: number[] = [];
 	const answers: string[] = [];
@@ -151,7 +197,8 @@ for (const size of sizes) {
 if (process.argv.includes("--json")) {
 	console.log(JSON.stringify(rows, null, 2));
 } else {
-	console.log(`\nSearch latency (p50 / p95 wall, mean CPU per query), ${queries} queries of 3 Zipf-distributed words, limit 10, 384-d hash vectors, SQLite ${process.env.ENGRAMA_SQLITE_ENGINE || "auto"} engine (file)`);
+	const how = `${spanish ? ", in Spanish (+ \"de las\") against an English-only model's name" : ""}${arg("search-settings", "") ? `, engine settings ${arg("search-settings", "")}` : ""}`;
+	console.log(`\nSearch latency (p50 / p95 wall, mean CPU per query), ${queries} queries of 3 Zipf-distributed words${how}, limit 10, 384-d hash vectors, SQLite ${process.env.ENGRAMA_SQLITE_ENGINE || "auto"} engine (file)`);
 	const columns = [...Object.keys(MODES), "Memory.search"];
 	console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 	console.log(`| nodes | ${columns.map((m) => `${m} p50 / p95 / CPU`).join(" | ")} |`);

@@ -40,6 +40,16 @@ describe("scores", () => {
 			"Match 75% of the best result of this search.\nFound by words 0.80, meaning 0.41.",
 		);
 	});
+
+	test("say when meaning was left out or weighed less for the search's language", () => {
+		const english = "the embedding model reads English only and this search is in another language.";
+		expect(scoreExplanation(result(0.04, { rrf: 1, fulltext: 1, vector: 0, language_mismatch: 1, fulltext_rank: 1 }), 0.04)).toBe(
+			`Match 100% of the best result of this search.\nFound by words 1.00.\nNot found by meaning: ${english}`,
+		);
+		expect(scoreExplanation(result(0.04, { rrf: 1, fulltext: 1, vector: 0.5, language_mismatch: 1, fulltext_rank: 1, vector_rank: 2 }), 0.04)).toBe(
+			`Match 100% of the best result of this search.\nFound by words 1.00, meaning 0.50.\nMeaning counted less: ${english}`,
+		);
+	});
 });
 
 test("relation types read as words", () => {

@@ -54,6 +54,9 @@ export const GRID: Readonly<Record<keyof Weights, readonly number[]>> = {
 	hubPenalty: [0, 0.1],
 	fulltextWeight: [0, 0.1, 0.2],
 	vectorWeight: [0, 0.1, 0.2],
+	// At the default share of 0 the engine does not ask the vector channel for a flagged query, so runs saved
+	// then hold no vector ranks for it and every share re-scores alike: search again at a share above 0
+	// (--settings '{"foreignVectorShare":1}') to compare shares.
 	foreignVectorShare: [0, 0.25, 0.5, 1],
 	rrfK: [60, 30],
 };

@@ -94,6 +94,16 @@ interface Candidate {
 /** Why search answered without its vector channel. */
 export type DegradedCause = "no_embedder" | "no_vector_store" | "embedder_failed" | "no_vectors" | "dimension_mismatch" | "model_changed" | "vector_store_failed";
 
+/** HybridSearch.vectorShare: how much the vector channel counts for one query, and whether it is asked at all. */
+interface VectorShare {
+	/** The model reads English only and the query is in another language. */
+	readonly mismatch: boolean;
+	/** The vector list's RRF weight and the factor on its cosine term (foreignVectorShare on a mismatch, else 1). */
+	readonly weight: number;
+	/** False when nothing the channel could find would count: no query is embedded and no vector read. */
+	readonly ask: boolean;
+}
+
 interface VectorAnswer {
 	readonly hits: readonly { readonly nodeId: string; readonly similarity: number }[];
 	/** Passages nearest the query (their nodes are merged into `hits`). */
@@ -143,11 +153,12 @@ export class HybridSearch {
 		const nodeWords = neighbours ? { ...words, limit: Math.max(fulltextK, s.neighbourWordsPool) * over } : words;
 		const store = this.deps.graph;
 		const walker = new GraphWalker(this.deps.graph, scope, s.fanOutCap);
+		const share = this.vectorShare(text, { fulltext: wantFulltext, vector: wantVector }, fusion, vectorK);
 		const [nodeHits, passageHits, vectorAnswer] = await Promise.all([
 			wantFulltext ? store.fulltext(scope, nodeWords) : Promise.resolve([]),
 			// A note's sections count for its node (passage-hits.ts).
 			wantFulltext && store.searchPassages ? store.searchPassages(scope, { ...words, limit: words.limit * 2 }) : Promise.resolve([]),
-			wantVector ? this.vectorChannel(scope, text, vectorK * over) : Promise.resolve<VectorAnswer>({ hits: [] }),
+			wantVector ? this.vectorChannel(scope, text, vectorK * over, share.ask) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
 		const merged = await mergeFulltextHits(store, scope, nodeHits, passageHits, text);
 		const fulltextHits = neighbours
@@ -174,13 +185,11 @@ export class HybridSearch {
 			vectorIds.push(node.id);
 		}
 
-		const mismatch = wantVector && this.languageMismatch(text);
-		const vectorShare = mismatch ? s.foreignVectorShare : 1;
 		const feedbackIds =
 			fusion === "rrf" && wantFulltext && s.feedbackDocs > 0 && s.feedbackTerms > 0 && candidates.size > 0
-				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK, undefined, vectorShare), candidates, fulltextK, over, request, keep)
+				? await this.feedbackChannel(scope, text, rrfFuse(fulltextIds, vectorIds, s.rrfK, undefined, share.weight), candidates, fulltextK, over, request, keep)
 				: [];
-		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds, vectorShare);
+		const { base, ranks } = this.fuse(fusion, fulltextIds, vectorIds, candidates, feedbackIds, share.weight);
 
 		let graph = new Map<string, GraphSignal>();
 		let anchors: NodeRef[] = [];
@@ -203,7 +212,7 @@ export class HybridSearch {
 			}, nameRarity(this.deps.graph, scope, this.rarities)));
 		}
 
-		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0, mismatch);
+		const hits = this.score(text, request.temporal ?? true, base, candidates, graph, ranks, fulltextHits[0]?.score ?? 0, share);
 		const degraded = wantVector && vectorAnswer.reason !== undefined;
 		const page = useGraph && s.hubPenalty > 0 ? await penaliseHubs(walker, hits, limit, s.hubPenalty) : hits.slice(0, limit);
 		return {
@@ -224,12 +233,21 @@ export class HybridSearch {
 	}
 
 	/**
-	 * True when the model reads English only and the query is in another language: its vectors of
-	 * that text say little (an English model ranked the Spanish notes' answers below plain BM25).
+	 * The vector channel's share of this query, decided once before any channel runs. A mismatch: the
+	 * model reads English only and the query is in another language, so its vectors of that text say
+	 * little (an English model ranked the Spanish notes' answers below plain BM25). Under RRF the share
+	 * weighs both the vector list and its cosine term: at 0 nothing the channel finds scores (its own
+	 * candidates would only trail the page at a fused 0, and take part in the graph term's scaling), so
+	 * it is not asked: embedding the query and scanning every vector are most of a search's CPU. The
+	 * linear blend ignores the share (alpha weighs the channel), so it still asks; so does a caller that
+	 * turned the words off (the vectors are all it asked for: their ranks order the page on ties).
 	 */
-	private languageMismatch(text: string): boolean {
+	private vectorShare(text: string, channels: { readonly fulltext: boolean; readonly vector: boolean }, fusion: FusionMode, vectorK: number): VectorShare {
+		const wantVector = channels.vector;
 		const { embedder } = this.deps;
-		return embedder !== null && !isNullEmbedder(embedder) && readsEnglishOnly(embedder.model) && queryLanguage(text) === "other";
+		const mismatch = wantVector && embedder !== null && !isNullEmbedder(embedder) && readsEnglishOnly(embedder.model) && queryLanguage(text) === "other";
+		const weight = mismatch ? this.settings.foreignVectorShare : 1;
+		return { mismatch, weight, ask: wantVector && vectorK > 0 && (fusion === "linear" || weight > 0 || !channels.fulltext) };
 	}
 
 	/** The fused base of each candidate (RRF, or the linear blend; `vectorShare`: the vector list's RRF weight) and its rank in each channel. */
@@ -269,10 +287,10 @@ export class HybridSearch {
 		graph: ReadonlyMap<string, GraphSignal>,
 		ranks: ReadonlyMap<string, ChannelRanks>,
 		topFulltext: number,
-		mismatch: boolean,
+		share: VectorShare,
 	): SearchHit[] {
 		const s = this.settings;
-		const vectorWeight = s.vectorWeight * (mismatch ? s.foreignVectorShare : 1);
+		const vectorWeight = s.vectorWeight * share.weight;
 		const now = this.deps.clock.now();
 		// Computed even at weight 0, so every result reports its date and when signals.
 		const cues = withTime ? queryTimeCues(text, now) : { ranges: [], asksWhen: false };
@@ -312,7 +330,7 @@ export class HybridSearch {
 					when,
 					penalty: 0,
 					name,
-					...(mismatch ? { languageMismatch: 1 } : {}),
+					...(share.mismatch ? { languageMismatch: 1 } : {}),
 					...ranks.get(id),
 				},
 			});
@@ -359,18 +377,28 @@ export class HybridSearch {
 	 */
 	async readiness(): Promise<SearchReadiness> {
 		const fusion = this.settings.fusion;
-		const { embedder, vectors } = this.deps;
-		const down = (reason: string, cause: DegradedCause): SearchReadiness => ({ fusion, degraded: true, reason, cause });
-		if (isNullEmbedder(embedder) || !embedder) return down(NO_EMBEDDER_REASON, "no_embedder");
-		if (!vectors) return down(NO_VECTOR_STORE, "no_vector_store");
-		const stored = await vectors.dimensions();
-		if (stored === 0) return down(NO_VECTORS_YET, "no_vectors");
-		if (embedder.dimensions > 0 && embedder.dimensions !== stored) return down(dimensionMismatch(embedder, embedder.dimensions, stored), "dimension_mismatch");
-		return { fusion, degraded: false };
+		const state = await this.vectorState();
+		return "cause" in state ? { fusion, degraded: true, ...state } : { fusion, degraded: false };
 	}
 
-	/** The vector channel, or the reason it cannot answer (never throws for an embedder fault). */
-	private async vectorChannel(scope: PartialScope, text: string, k: number): Promise<VectorAnswer> {
+	/** What the memory lacks for the vector channel, found without embedding anything (readiness, and a search that does not ask the channel). */
+	private async vectorState(): Promise<VectorsReady | Degraded> {
+		const { embedder, vectors } = this.deps;
+		if (isNullEmbedder(embedder) || !embedder) return { reason: NO_EMBEDDER_REASON, cause: "no_embedder" };
+		if (!vectors) return { reason: NO_VECTOR_STORE, cause: "no_vector_store" };
+		const stored = await vectors.dimensions();
+		if (stored === 0) return { reason: NO_VECTORS_YET, cause: "no_vectors" };
+		if (embedder.dimensions > 0 && embedder.dimensions !== stored) return { reason: dimensionMismatch(embedder, embedder.dimensions, stored), cause: "dimension_mismatch" };
+		return { embedder };
+	}
+
+	/**
+	 * The vector channel, or the reason it cannot answer (never throws for an embedder fault). The
+	 * query is embedded before the store is asked: when the embedder is down that is the cause a
+	 * person must fix first (reindex would fail on it too), even in a memory with no vectors yet.
+	 */
+	private async vectorChannel(scope: PartialScope, text: string, k: number, ask: boolean): Promise<VectorAnswer> {
+		if (!ask) return this.unaskedVectors();
 		const { embedder, vectors } = this.deps;
 		if (isNullEmbedder(embedder) || !embedder) return { hits: [], reason: NO_EMBEDDER_REASON, cause: "no_embedder" };
 		if (!vectors) return { hits: [], reason: NO_VECTOR_STORE, cause: "no_vector_store" };
@@ -382,21 +410,10 @@ export class HybridSearch {
 		}
 		try {
 			const stored = await vectors.dimensions();
-			if (stored === 0) {
-				return { hits: [], reason: NO_VECTORS_YET, cause: "no_vectors" };
-			}
-			if (query.length !== stored) {
-				return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
-			}
-			// Same size, other model (all 384-d models look alike): its vectors would answer nonsense.
-			const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
-			if (recorded !== null && recorded !== embedderIdentity(embedder)) {
-				return {
-					hits: [],
-					reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
-					cause: "model_changed",
-				};
-			}
+			if (stored === 0) return { hits: [], reason: NO_VECTORS_YET, cause: "no_vectors" };
+			if (query.length !== stored) return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
+			const changed = await this.modelChanged(embedder);
+			if (changed) return { hits: [], ...changed };
 			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
 			const merged = mergeNodeAndPassageRanks(
 				nodeHits.map((h) => ({ id: h.nodeId, score: h.similarity })),
@@ -404,9 +421,50 @@ export class HybridSearch {
 			);
 			return { hits: merged.map((m) => ({ nodeId: m.id, similarity: m.score })), passages: passageHits };
 		} catch (error) {
-			return { hits: [], reason: `the vector store failed, so results are fulltext only: ${errorMessage(error)}`, cause: "vector_store_failed" };
+			return { hits: [], reason: vectorStoreFailed(error), cause: "vector_store_failed" };
 		}
 	}
+
+	/**
+	 * The vector channel not asked (it would count for nothing, `vectorShare`): no query embedded, no
+	 * vector read, but what the memory lacks for vectors is still said, as for any other query. An
+	 * embedder that would fail is only found by a call, so it is not said here.
+	 */
+	private async unaskedVectors(): Promise<VectorAnswer> {
+		try {
+			const state = await this.vectorState();
+			if ("cause" in state) return { hits: [], ...state };
+			const changed = await this.modelChanged(state.embedder);
+			return changed ? { hits: [], ...changed } : { hits: [] };
+		} catch (error) {
+			return { hits: [], reason: vectorStoreFailed(error), cause: "vector_store_failed" };
+		}
+	}
+
+	/** Same size, other model (all 384-d models look alike): its vectors would answer nonsense. */
+	private async modelChanged(embedder: EmbeddingProvider): Promise<Degraded | null> {
+		const recorded = await this.deps.graph.getMeta(EMBEDDING_MODEL_META);
+		if (recorded === null || recorded === embedderIdentity(embedder)) return null;
+		return {
+			reason: `the memory's vectors were made by ${recorded}, but the embedder is ${embedderIdentity(embedder)}: results are fulltext only until the memory is embedded again ("engrama reindex --apply"; in Obsidian the command Re-embed missing vectors).`,
+			cause: "model_changed",
+		};
+	}
+}
+
+/** Why the vector channel cannot answer, as `SearchOutcome` words it. */
+interface Degraded {
+	readonly reason: string;
+	readonly cause: DegradedCause;
+}
+
+/** An embedder whose size the stored vectors have (as far as it declares one). */
+interface VectorsReady {
+	readonly embedder: EmbeddingProvider;
+}
+
+function vectorStoreFailed(error: unknown): string {
+	return `the vector store failed, so results are fulltext only: ${errorMessage(error)}`;
 }
 
 /** `HybridSearch.readiness`: the mode and degradation the next search will report. */

@@ -11,6 +11,8 @@ const SIGNALS: readonly (readonly [string, string])[] = [
 	["trust", "trust"],
 ];
 
+const ENGLISH_ONLY = "the embedding model reads English only and this search is in another language.";
+
 /** 0–100: the result's score against the best one of this search (scores mean nothing across searches). */
 export function relativeScore(result: SearchResultView, top: number): number {
 	if (!(top > 0)) return 0;
@@ -22,6 +24,8 @@ export function scoreExplanation(result: SearchResultView, top: number): string 
 	const found = SIGNALS.filter(([k]) => (result.scores[k] ?? 0) > 0).map(([k, name]) => `${name} ${(result.scores[k] ?? 0).toFixed(2)}`);
 	const lines = [`Match ${relativeScore(result, top)}% of the best result of this search.`];
 	if (found.length > 0) lines.push(`Found by ${found.join(", ")}.`);
+	// The engine leaves meaning out (or weighs it less) when an English-only model meets another language.
+	if (result.scores.language_mismatch) lines.push(`${result.scores.vector_rank === undefined ? "Not found by meaning" : "Meaning counted less"}: ${ENGLISH_ONLY}`);
 	return lines.join("\n");
 }
 
