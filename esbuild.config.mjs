@@ -23,7 +23,7 @@ const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
  * which has no CommonJS entry (its sqlite3.wasm is still read from the package at run time). The
  * rest stay there: model runtimes, the Neo4j driver, the MCP SDK (loaded only by their commands).
  */
-const CLI_BUNDLED = new Set(["chrono-node", "commander", "yaml", "zod", "sqlite-vec-wasm-demo"]);
+const CLI_BUNDLED = new Set(["chrono-node", "commander", "fflate", "yaml", "zod", "sqlite-vec-wasm-demo"]);
 const cliExternal = Object.keys(JSON.parse(readFileSync("package.json", "utf8")).dependencies)
 	.filter((name) => !CLI_BUNDLED.has(name))
 	.flatMap((name) => [name, `${name}/*`]);
@@ -84,6 +84,10 @@ const cli = {
 	outExtension: { ".js": ".cjs" },
 	metafile: true,
 	external: [...cliExternal, ...builtins],
+	// fflate's build for the web, as main.js has it: its Node build requires node:worker_threads at
+	// load for the asynchronous API, which the engine never calls (it deflates synchronously);
+	// requiring it and the package was ≈ 15 ms of a `remember` (docs/benchmarks.md, command line).
+	alias: { fflate: "fflate/browser" },
 	// The shipped profiles go in already parsed (src/nodejs/preparse-profiles.mjs), and SQLite's
 	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
 	plugins: [commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
