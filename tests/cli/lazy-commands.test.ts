@@ -84,4 +84,25 @@ describe("the command line loads only the command it runs", () => {
 			rmSync(cache, { recursive: true, force: true });
 		}
 	});
+
+	it("both bundles are ASCII, read as Latin-1, and the non-ASCII words in them still match: a Spanish date is found", () => {
+		const manifest = JSON.parse(readFileSync(join(ROOT, "dist", "cli.json"), "utf8")) as { bundle: string; flags: string; ascii?: boolean };
+		expect(manifest.ascii).toBe(true);
+		for (const name of [manifest.bundle, manifest.flags]) expect(readFileSync(join(ROOT, "dist", name)).every((byte) => byte < 0x80), name).toBe(true);
+		const dir = mkdtempSync(join(tmpdir(), "engrama-ascii-"));
+		try {
+			const remember = (summary: string) =>
+				JSON.parse(
+					execFileSync(process.execPath, [join(ROOT, "bin", "engrama.mjs"), "--db", join(dir, "m.db"), "--json", "remember", "--label", "Concept", "--name", summary, "--props", JSON.stringify({ summary, valid_from: "2024-05-10" })], {
+						env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "none", ENGRAMA_CODE_CACHE_DIR: join(dir, "cache") },
+						encoding: "utf8",
+					}),
+				) as { node: { props: { mentioned_dates?: string[] } } };
+			// "mañana" (chrono-node's pattern holds the ñ) and "miércoles" (the prefilter's word list).
+			expect(remember("Lo vemos mañana").node.props.mentioned_dates).toEqual(["2024-05-11"]);
+			expect(remember("Nos vimos el miércoles").node.props.mentioned_dates).toHaveLength(1);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
 });
