@@ -24,9 +24,16 @@ const builtins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
  * rest stay there: model runtimes, the Neo4j driver, the MCP SDK (loaded only by their commands).
  */
 const CLI_BUNDLED = new Set(["chrono-node", "commander", "fflate", "yaml", "zod", "sqlite-vec-wasm-demo"]);
-const cliExternal = Object.keys(JSON.parse(readFileSync("package.json", "utf8")).dependencies)
-	.filter((name) => !CLI_BUNDLED.has(name))
-	.flatMap((name) => [name, `${name}/*`]);
+const packageJson = JSON.parse(readFileSync("package.json", "utf8"));
+/**
+ * The native engine's optional packages, better-sqlite3 and sqlite-vec, are bundled too where they
+ * are installed (their JavaScript file by file was ≈ 12 ms of every command; the addon and vec0
+ * stay in node_modules: src/backends/sqlite/native/native-driver.ts), left out where they are not
+ * (the command line then runs WASM, as before). `bindings`, better-sqlite3's addon finder, is not
+ * used from the bundle.
+ */
+const nativeMissing = Object.keys(packageJson.optionalDependencies ?? {}).filter((name) => !existsSync(join("node_modules", name, "package.json")));
+const cliExternal = [...Object.keys(packageJson.dependencies).filter((name) => !CLI_BUNDLED.has(name)), ...nativeMissing, "bindings"].flatMap((name) => [name, `${name}/*`]);
 
 /** @type {esbuild.BuildOptions} */
 const plugin = {

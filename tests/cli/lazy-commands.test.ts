@@ -59,9 +59,10 @@ describe("the command line loads only the command it runs", () => {
 		// evaluated only when chosen) compiles nothing.
 		const remember = loadedBy(["--db", "$DIR/m.db", "remember", "--label", "Concept", "--name", "Lazy"]);
 		expect(remember.wasmModules).toBe(0);
-		// Native SQLite, sqlite-vec and the two packages better-sqlite3 finds its addon with; nothing
-		// else (no driver, MCP SDK, model runtime; fflate is bundled, its web build: no worker_threads).
-		expect(remember.packages).toEqual(["better-sqlite3", "bindings", "file-uri-to-path", "sqlite-vec"]);
+		// Only native SQLite's addon: better-sqlite3's and sqlite-vec's JavaScript are bundled (the addon
+		// named to it, so no `bindings` lookup), as is fflate (its web build: no worker_threads); no
+		// driver, MCP SDK or model runtime.
+		expect(remember.packages).toEqual(["better-sqlite3"]);
 		expect(remember.builtins).not.toContain("worker_threads");
 		// The WASM engine when asked for: one module compiled.
 		expect(loadedBy(["--db", "$DIR/m.db", "--sqlite-engine", "wasm", "remember", "--label", "Concept", "--name", "Lazy"]).wasmModules).toBe(1);
