@@ -73,6 +73,36 @@ const commanderLazyChildProcess = {
 };
 
 /**
+ * A bundled package evaluated on the first call of one of its functions rather than when the
+ * module importing it is: fflate builds its Huffman and bit-reversal tables at load, ≈ 6-8 ms of
+ * every command that opens a SQLite memory (schema.ts imports passage-text.ts), where only a sync of
+ * note passages deflates. `functions` are the names importers may use, plain functions (not
+ * classes): importing another fails the build ("No matching export").
+ * @param {string} name the import path importers use
+ * @param {string} target the package entry to bundle
+ * @param {string[]} functions
+ * @returns {esbuild.Plugin}
+ */
+function lazyPackage(name, target, functions) {
+	const filter = new RegExp(`^${name.replace(/[/\\^$.*+?()[\]{}|-]/g, "\\$&")}$`);
+	return {
+		name: `lazy-${name}`,
+		setup(build) {
+			build.onResolve({ filter }, () => ({ path: name, namespace: "lazy-package" }));
+			build.onLoad({ filter, namespace: "lazy-package" }, () => ({
+				resolveDir: process.cwd(),
+				loader: "js",
+				contents: [
+					"let loaded;",
+					`const load = () => (loaded ??= require(${JSON.stringify(target)}));`,
+					...functions.map((fn) => `export function ${fn}(...args) { return load().${fn}(...args); }`),
+				].join("\n"),
+			}));
+		},
+	};
+}
+
+/**
  * The command line: one CommonJS file that bin/engrama.mjs compiles with V8's code cache (its
  * cache file under dist/cache), so a one-shot command neither parses nor compiles the bundle
  * again (docs/benchmarks.md, command line). Command groups are still imported dynamically in the
@@ -91,13 +121,18 @@ const cli = {
 	outExtension: { ".js": ".cjs" },
 	metafile: true,
 	external: [...cliExternal, ...builtins],
+	// The shipped profiles go in already parsed (src/nodejs/preparse-profiles.mjs), and SQLite's
+	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
 	// fflate's build for the web, as main.js has it: its Node build requires node:worker_threads at
 	// load for the asynchronous API, which the engine never calls (it deflates synchronously);
 	// requiring it and the package was ≈ 15 ms of a `remember` (docs/benchmarks.md, command line).
-	alias: { fflate: "fflate/browser" },
-	// The shipped profiles go in already parsed (src/nodejs/preparse-profiles.mjs), and SQLite's
-	// constants as JSON computed from sqlite3.wasm (used while the package's file has that hash).
-	plugins: [commanderLazyChildProcess, preparsedProfilesPlugin("profiles"), sqliteEnumJsonPlugin()],
+	// Evaluated when a passage is first deflated or inflated.
+	plugins: [
+		commanderLazyChildProcess,
+		preparsedProfilesPlugin("profiles"),
+		sqliteEnumJsonPlugin(),
+		lazyPackage("fflate", "fflate/browser", ["deflateSync", "inflateSync", "strFromU8", "strToU8"]),
+	],
 	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):
 	// packages outside the bundle are required, so each must have a CommonJS entry, and the one
 	// ESM-only package, sqlite-vec-wasm-demo, is bundled (its sqlite3.wasm still read from it).
