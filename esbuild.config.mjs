@@ -76,7 +76,7 @@ const commanderLazyChildProcess = {
  * A bundled package evaluated on the first call of one of its functions rather than when the
  * module importing it is: fflate builds its Huffman and bit-reversal tables at load, ≈ 6-8 ms of
  * every command that opens a SQLite memory (schema.ts imports passage-text.ts), where only a sync of
- * note passages deflates. `functions` are the names importers may use, plain functions (not
+ * note passages deflates; chrono-node's two locales, ≈ 2 ms, run only on text that may hold a date. `functions` are the names importers may use, plain functions (not
  * classes): importing another fails the build ("No matching export").
  * @param {string} name the import path importers use
  * @param {string} target the package entry to bundle
@@ -88,7 +88,8 @@ function lazyPackage(name, target, functions) {
 	return {
 		name: `lazy-${name}`,
 		setup(build) {
-			build.onResolve({ filter }, () => ({ path: name, namespace: "lazy-package" }));
+			// The shim's own require of the package (target may be the same path) resolves as usual.
+			build.onResolve({ filter }, (args) => (args.namespace === "lazy-package" ? undefined : { path: name, namespace: "lazy-package" }));
 			build.onLoad({ filter, namespace: "lazy-package" }, () => ({
 				resolveDir: process.cwd(),
 				loader: "js",
@@ -132,6 +133,9 @@ const cli = {
 		preparsedProfilesPlugin("profiles"),
 		sqliteEnumJsonPlugin(),
 		lazyPackage("fflate", "fflate/browser", ["deflateSync", "inflateSync", "strFromU8", "strToU8"]),
+		// chrono-node's English and Spanish parsers: only text that may mention a date runs them.
+		lazyPackage("chrono-node/en", "chrono-node/en", ["parse"]),
+		lazyPackage("chrono-node/es", "chrono-node/es", ["parse"]),
 	],
 	// A script compiled with a code cache has no import() on Node 20 (vm needs a flag for it):
 	// packages outside the bundle are required, so each must have a CommonJS entry, and the one

@@ -64,3 +64,10 @@ test("the trace sees a remember: the memory commands, the write pipeline, native
 test("a remember does not evaluate fflate: passages are deflated only by a sync of notes", () => {
 	expect(remember.filter((path) => path.includes("node_modules/fflate/"))).toEqual([]);
 });
+
+test("chrono-node is evaluated only for text that may hold a date: not for this remember, and then for one that says tomorrow", () => {
+	const chrono = (paths: readonly string[]) => paths.filter((path) => path.includes("node_modules/chrono-node/"));
+	expect(chrono(remember)).toEqual([]);
+	const dated = evaluatedBy(bin, ["--db", join(dir, "memory.db"), "remember", "--label", "Concept", "--name", "Third", "--props", JSON.stringify({ summary: "see you tomorrow" })]);
+	expect(chrono(dated).length).toBeGreaterThan(10);
+});

@@ -4,7 +4,9 @@
  * against the item's own date when it is written (stored as `mentioned_dates`), a query's against
  * now; search matches the two as date ranges.
  */
-import * as chrono from "chrono-node";
+import type { ParsedComponents } from "chrono-node";
+import { parse as parseEnglish } from "chrono-node/en";
+import { parse as parseSpanish } from "chrono-node/es";
 import { ValidationError } from "../errors";
 import type { NodeRecord } from "../types";
 import { DAY_MS } from "./dates";
@@ -24,7 +26,8 @@ export interface TimeMention extends DayRange {
 export const MENTIONED_DATES = "mentioned_dates";
 /** Enough for a note; more would mostly be noise from a long text. */
 const MAX_MENTIONS = 32;
-const PARSERS = [chrono.casual, chrono.es.casual];
+/** chrono's casual parsers (chrono.casual, chrono.es.casual) by their locales' own `parse`: plain functions, which the command line's bundle loads on first call. */
+const PARSERS = [parseEnglish, parseSpanish];
 
 /*
  * What every match of those two parsers must contain, so that text without it skips chrono (a
@@ -80,7 +83,7 @@ export function mayMentionTime(text: string): boolean {
 
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
 
-function rangeOf(c: chrono.ParsedComponents): DayRange {
+function rangeOf(c: ParsedComponents): DayRange {
 	const y = c.get("year") ?? 1970;
 	const m = c.get("month") ?? 1;
 	const d = c.get("day") ?? 1;
@@ -100,8 +103,8 @@ export function resolveTimeMentions(text: string, reference: Date): TimeMention[
 	const ref = { instant: reference, timezone: 0 };
 	const taken: [number, number][] = [];
 	const out: TimeMention[] = [];
-	for (const parser of PARSERS) {
-		for (const r of parser.parse(text, ref)) {
+	for (const parse of PARSERS) {
+		for (const r of parse(text, ref)) {
 			const end = r.index + r.text.length;
 			if (taken.some(([a, b]) => r.index < b && end > a)) continue;
 			if (/^(for|durante|por)\s/i.test(r.text)) continue;
