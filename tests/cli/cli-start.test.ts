@@ -71,3 +71,7 @@ test("chrono-node is evaluated only for text that may hold a date: not for this 
 	const dated = evaluatedBy(bin, ["--db", join(dir, "memory.db"), "remember", "--label", "Concept", "--name", "Third", "--props", JSON.stringify({ summary: "see you tomorrow" })]);
 	expect(chrono(dated).length).toBeGreaterThan(10);
 });
+
+test("without a vault, a remember does not evaluate the vault writer or the folder vault", () => {
+	expect(remember.filter((path) => path === "src/cli/vault-writer.ts" || path === "src/nodejs/folder-vault-source.ts")).toEqual([]);
+});
