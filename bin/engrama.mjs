@@ -48,8 +48,9 @@ try {
 	cachedData = undefined;
 }
 // The bundle is CommonJS's wrapper function (esbuild.config.mjs); it has no import(), which a
-// script compiled with a cache cannot run on Node 20.
-const script = new vm.Script(readFileSync(file, "utf8"), { filename: file, cachedData });
+// script compiled with a cache cannot run on Node 20. A build that made it ASCII (`ascii`) is read
+// as Latin-1, a third of the CPU of decoding UTF-8 (docs/benchmarks.md, command line).
+const script = new vm.Script(readFileSync(file, bundles.ascii ? "latin1" : "utf8"), { filename: file, cachedData });
 const cacheWanted = cachedData === undefined || script.cachedDataRejected === true;
 if (cacheWanted) {
 	process.once("exit", () => {

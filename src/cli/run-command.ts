@@ -74,8 +74,8 @@ export async function runWithMemory(
 			throw new ValidationError(`No memory at ${config.dbPath}. Run engrama init to create it, or point --db (or ENGRAMA_DB_PATH) at an existing file.`);
 		}
 		opened = await openMemory(config);
-		if (options.replicateToVault) {
-			// Loaded only by commands that write into the vault.
+		if (options.replicateToVault && config.vaultPath) {
+			// Loaded only by commands that write into a vault, when one is configured.
 			const { attachVaultWriter } = await import("./vault-writer");
 			finishVaultWrites = await attachVaultWriter(opened, config);
 		}

@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
 import { ValidationError } from "../engine/errors";
 
 // The choices of the enum settings, shared by the schema and the environment variables' checks.
@@ -12,94 +13,109 @@ const TAG_LINKING_MODES = ["off", "suggest", "auto"] as const;
 export const SQLITE_ENGINES = ["auto", "native", "wasm"] as const;
 export type SqliteEngine = (typeof SQLITE_ENGINES)[number];
 
+/*
+ * zod's mini build: one schema object per setting, its checks given together, where the classic
+ * build's chained methods (.int().min(0).max(4).default(2)) clone a schema object, with its ~40
+ * methods, at every link. Building the classic schema was ≈ 7 ms of every command line command
+ * (docs/benchmarks.md, command line start-up); the messages are the same (parseConfig).
+ */
+const anyText = () => z.string();
+const filledText = () => z.string().check(z.minLength(1));
+const fraction = () => z.number().check(z.minimum(0), z.maximum(1));
+const atLeastZero = () => z.number().check(z.minimum(0));
+const withDefault = <T extends z.core.SomeType>(schema: T, value: z.core.util.NoUndefined<z.core.output<T>>) => z._default(schema, value);
+
 /** Everything needed to build an engine, whatever the adapter (plugin settings, CLI env/flags). */
 export const engramaConfigSchema = z.object({
-	backend: z.enum(GRAPH_BACKENDS).default("sqlite"),
-	vectorBackend: z.enum(VECTOR_BACKENDS).default("auto"),
-	dbPath: z.string().min(1),
+	backend: withDefault(z.enum(GRAPH_BACKENDS), "sqlite"),
+	vectorBackend: withDefault(z.enum(VECTOR_BACKENDS), "auto"),
+	dbPath: filledText(),
 	/** The command line's and `engrama serve`'s SQLite engine (ENGRAMA_SQLITE_ENGINE, --sqlite-engine); the plugin ignores it. */
-	sqliteEngine: z.enum(SQLITE_ENGINES).default("auto"),
-	vaultPath: z.string().optional(),
-	profile: z.string().min(1).default("base"),
-	modules: z.array(z.string().min(1)).default([]),
-	orgId: z.string().min(1).optional(),
-	userId: z.string().min(1).optional(),
-	localSub: z.string().min(1).optional(),
-	neo4j: z
-		.object({
-			uri: z.string().default("bolt://localhost:7687"),
-			username: z.string().default("neo4j"),
-			password: z.string().default(""),
-			database: z.string().default("neo4j"),
-		})
-		.default({ uri: "bolt://localhost:7687", username: "neo4j", password: "", database: "neo4j" }),
-	embedding: z
-		.object({
-			provider: z.enum(EMBEDDING_PROVIDERS).default("none"),
-			model: z.string().default(""),
-			dimensions: z.number().int().nonnegative().default(0),
-			baseUrl: z.string().default(""),
-			apiKey: z.string().default(""),
+	sqliteEngine: withDefault(z.enum(SQLITE_ENGINES), "auto"),
+	vaultPath: z.optional(anyText()),
+	profile: withDefault(filledText(), "base"),
+	modules: withDefault(z.array(filledText()), []),
+	orgId: z.optional(filledText()),
+	userId: z.optional(filledText()),
+	localSub: z.optional(filledText()),
+	neo4j: withDefault(
+		z.object({
+			uri: withDefault(anyText(), "bolt://localhost:7687"),
+			username: withDefault(anyText(), "neo4j"),
+			password: withDefault(anyText(), ""),
+			database: withDefault(anyText(), "neo4j"),
+		}),
+		{ uri: "bolt://localhost:7687", username: "neo4j", password: "", database: "neo4j" },
+	),
+	embedding: withDefault(
+		z.object({
+			provider: withDefault(z.enum(EMBEDDING_PROVIDERS), "none"),
+			model: withDefault(anyText(), ""),
+			dimensions: withDefault(z.int().check(z.nonnegative()), 0),
+			baseUrl: withDefault(anyText(), ""),
+			apiKey: withDefault(anyText(), ""),
 			/** local: download the model on first use (false = offline; it must be on disk). */
-			allowRemoteModels: z.boolean().default(true),
+			allowRemoteModels: withDefault(z.boolean(), true),
 			/** local: a folder of models already on disk (looked up before the cache beside the database). */
-			localModelPath: z.string().default(""),
-			timeoutMs: z.number().int().positive().default(30_000),
-		})
-		.default({ provider: "none", model: "", dimensions: 0, baseUrl: "", apiKey: "", allowRemoteModels: true, localModelPath: "", timeoutMs: 30_000 }),
-	search: z
-		.object({
-			fusionMode: z.enum(FUSION_MODES).default("rrf"),
-			rrfK: z.number().positive().default(30),
-			graphRerank: z.boolean().default(true),
-			graphHops: z.number().int().min(0).max(4).default(2),
+			localModelPath: withDefault(anyText(), ""),
+			timeoutMs: withDefault(z.int().check(z.positive()), 30_000),
+		}),
+		{ provider: "none", model: "", dimensions: 0, baseUrl: "", apiKey: "", allowRemoteModels: true, localModelPath: "", timeoutMs: 30_000 },
+	),
+	search: withDefault(
+		z.object({
+			fusionMode: withDefault(z.enum(FUSION_MODES), "rrf"),
+			rrfK: withDefault(z.number().check(z.positive()), 30),
+			graphRerank: withDefault(z.boolean(), true),
+			graphHops: withDefault(z.int().check(z.minimum(0), z.maximum(4)), 2),
 			/** Legacy linear mode: weight of the vector channel (HYBRID_ALPHA). */
-			alpha: z.number().min(0).max(1).default(0.6),
+			alpha: withDefault(fraction(), 0.6),
 			/** β graph, γ temporal, δ trust (§6). */
-			graphWeight: z.number().min(0).default(0.05),
-			temporalWeight: z.number().min(0).default(0.1),
-			trustWeight: z.number().min(0).default(0.1),
+			graphWeight: withDefault(atLeastZero(), 0.05),
+			temporalWeight: withDefault(atLeastZero(), 0.1),
+			trustWeight: withDefault(atLeastZero(), 0.1),
 			/** Unset: the engine's defaults (src/engine/search/hybrid-search.ts). */
-			anchorWeight: z.number().min(0).optional(),
-			cohesionDecay: z.number().gt(0).max(1).optional(),
-			fanOutCap: z.number().int().min(1).optional(),
+			anchorWeight: z.optional(atLeastZero()),
+			cohesionDecay: z.optional(z.number().check(z.gt(0), z.maximum(1))),
+			fanOutCap: z.optional(z.int().check(z.minimum(1))),
 			/** Days after which the temporal term counts a node half (SPEC §6; read-time decay). */
-			halfLifeDays: z.number().gt(0).optional(),
+			halfLifeDays: z.optional(z.number().check(z.gt(0))),
 			/** Weights of the query's date cues, of when-questions, and the penalty of hub nodes (#14). */
-			dateCueWeight: z.number().min(0).optional(),
-			whenWeight: z.number().min(0).optional(),
-			hubPenalty: z.number().min(0).optional(),
-		})
-		.default({ fusionMode: "rrf", rrfK: 30, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1 }),
+			dateCueWeight: z.optional(atLeastZero()),
+			whenWeight: z.optional(atLeastZero()),
+			hubPenalty: z.optional(atLeastZero()),
+		}),
+		{ fusionMode: "rrf", rrfK: 30, graphRerank: true, graphHops: 2, alpha: 0.6, graphWeight: 0.05, temporalWeight: 0.1, trustWeight: 0.1 },
+	),
 	/** Entity resolver thresholds and modes; defaults in src/engine/resolver/settings.ts. */
-	resolver: z
-		.object({
-			connect: z.number().min(0).max(1).default(0.9),
-			margin: z.number().min(0).max(1).default(0.08),
-			suggest: z.number().min(0).max(1).default(0.6),
-			duplicate: z.number().min(0).max(1).default(0.85),
-			vector: z.number().min(-1).max(1).default(0.9),
-			dedupe: z.enum(DEDUPE_MODES).default("warn"),
-			tagLinking: z.enum(TAG_LINKING_MODES).default("suggest"),
-			requireRelations: z.boolean().default(false),
-		})
-		.default({ connect: 0.9, margin: 0.08, suggest: 0.6, duplicate: 0.85, vector: 0.9, dedupe: "warn", tagLinking: "suggest", requireRelations: false }),
+	resolver: withDefault(
+		z.object({
+			connect: withDefault(fraction(), 0.9),
+			margin: withDefault(fraction(), 0.08),
+			suggest: withDefault(fraction(), 0.6),
+			duplicate: withDefault(fraction(), 0.85),
+			vector: withDefault(z.number().check(z.minimum(-1), z.maximum(1)), 0.9),
+			dedupe: withDefault(z.enum(DEDUPE_MODES), "warn"),
+			tagLinking: withDefault(z.enum(TAG_LINKING_MODES), "suggest"),
+			requireRelations: withDefault(z.boolean(), false),
+		}),
+		{ connect: 0.9, margin: 0.08, suggest: 0.6, duplicate: 0.85, vector: 0.9, dedupe: "warn", tagLinking: "suggest", requireRelations: false },
+	),
 	/** `engrama decay` defaults (DECAY_RATE, DECAY_MAX_AGE_DAYS). */
-	decay: z
-		.object({ rate: z.number().min(0).default(0.01), maxAgeDays: z.number().min(0).default(90) })
-		.default({ rate: 0.01, maxAgeDays: 90 }),
+	decay: withDefault(z.object({ rate: withDefault(atLeastZero(), 0.01), maxAgeDays: withDefault(atLeastZero(), 90) }), { rate: 0.01, maxAgeDays: 90 }),
 	/** The MCP bridge (`engrama serve`). allowTenantHeaders: gateway mode (ENGRAMA_ALLOW_TENANT_HEADERS). */
 	/** allowedOrigins: web origins accepted besides loopback (ENGRAMA_ALLOWED_ORIGINS); requireIdentity: refuse requests without tenant headers (ENGRAMA_REQUIRE_IDENTITY). */
 	/** httpHost / httpPort: where `engrama serve` listens unless --host / --port say (ENGRAMA_HTTP_HOST / ENGRAMA_HTTP_PORT). */
-	mcp: z
-		.object({
-			allowTenantHeaders: z.boolean().default(false),
-			allowedOrigins: z.array(z.string()).default([]),
-			requireIdentity: z.boolean().default(false),
-			httpHost: z.string().min(1).optional(),
-			httpPort: z.number().int().min(0).max(65535).optional(),
-		})
-		.default({ allowTenantHeaders: false, allowedOrigins: [], requireIdentity: false }),
+	mcp: withDefault(
+		z.object({
+			allowTenantHeaders: withDefault(z.boolean(), false),
+			allowedOrigins: withDefault(z.array(anyText()), []),
+			requireIdentity: withDefault(z.boolean(), false),
+			httpHost: z.optional(filledText()),
+			httpPort: z.optional(z.int().check(z.minimum(0), z.maximum(65535))),
+		}),
+		{ allowTenantHeaders: false, allowedOrigins: [], requireIdentity: false },
+	),
 });
 
 export type EngramaConfig = z.infer<typeof engramaConfigSchema>;
@@ -109,7 +125,10 @@ export function parseConfig(input: EngramaConfigInput): EngramaConfig {
 	// Parsed once per process: zod compiling its fast path (new Function) for one parse costs more than it saves.
 	const result = engramaConfigSchema.safeParse(input, { jitless: true });
 	if (!result.success) {
-		const problems = result.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ");
+		// zod's mini build leaves messages to a locale: English, loaded when a configuration is refused.
+		z.config(en());
+		const issues = engramaConfigSchema.safeParse(input, { jitless: true }).error?.issues ?? result.error.issues;
+		const problems = issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; ");
 		throw new ValidationError(`Invalid configuration: ${problems}`);
 	}
 	return result.data;

@@ -13,9 +13,10 @@ const ROOT = join(__dirname, "..", "..");
 interface Loaded {
 	packages: string[];
 	wasmModules: number;
+	builtins: string[];
 }
 
-/** What `engrama <args>` loaded: npm packages required, WebAssembly modules compiled. */
+/** What `engrama <args>` loaded: npm packages required, WebAssembly modules compiled, Node built-ins. */
 function loadedBy(args: readonly string[]): Loaded {
 	const dir = mkdtempSync(join(tmpdir(), "engrama-lazy-"));
 	try {
@@ -52,16 +53,17 @@ describe("the command line loads only the command it runs", () => {
 
 	it("--help and --version load no package from node_modules; remember loads no driver, MCP SDK, model runtime or WASM", () => {
 		// commander (like chrono-node, yaml and zod) is bundled: Node would otherwise resolve it file by file.
-		expect(loadedBy(["--help"])).toEqual({ packages: [], wasmModules: 0 });
-		expect(loadedBy(["--version"])).toEqual({ packages: [], wasmModules: 0 });
+		expect(loadedBy(["--help"])).toMatchObject({ packages: [], wasmModules: 0 });
+		expect(loadedBy(["--version"])).toMatchObject({ packages: [], wasmModules: 0 });
 		// Native SQLite is required when the memory opens; the WASM engine (bundled, its module
 		// evaluated only when chosen) compiles nothing.
 		const remember = loadedBy(["--db", "$DIR/m.db", "remember", "--label", "Concept", "--name", "Lazy"]);
 		expect(remember.wasmModules).toBe(0);
-		expect(remember.packages).toContain("better-sqlite3");
-		for (const heavy of ["neo4j-driver", "@modelcontextprotocol/sdk", "@huggingface/transformers", "onnxruntime-web", "@energetic-ai/embeddings"]) {
-			expect(remember.packages, heavy).not.toContain(heavy);
-		}
+		// Only native SQLite's addon: better-sqlite3's and sqlite-vec's JavaScript are bundled (the addon
+		// named to it, so no `bindings` lookup), as is fflate (its web build: no worker_threads); no
+		// driver, MCP SDK or model runtime.
+		expect(remember.packages).toEqual(["better-sqlite3"]);
+		expect(remember.builtins).not.toContain("worker_threads");
 		// The WASM engine when asked for: one module compiled.
 		expect(loadedBy(["--db", "$DIR/m.db", "--sqlite-engine", "wasm", "remember", "--label", "Concept", "--name", "Lazy"]).wasmModules).toBe(1);
 	});
@@ -81,6 +83,27 @@ describe("the command line loads only the command it runs", () => {
 			expect(readdirSync(cache)).toEqual([`${flags!.replace(/\.cjs$/, "")}-${process.version}-${process.arch}-flags.v8`]);
 		} finally {
 			rmSync(cache, { recursive: true, force: true });
+		}
+	});
+
+	it("both bundles are ASCII, read as Latin-1, and the non-ASCII words in them still match: a Spanish date is found", () => {
+		const manifest = JSON.parse(readFileSync(join(ROOT, "dist", "cli.json"), "utf8")) as { bundle: string; flags: string; ascii?: boolean };
+		expect(manifest.ascii).toBe(true);
+		for (const name of [manifest.bundle, manifest.flags]) expect(readFileSync(join(ROOT, "dist", name)).every((byte) => byte < 0x80), name).toBe(true);
+		const dir = mkdtempSync(join(tmpdir(), "engrama-ascii-"));
+		try {
+			const remember = (summary: string) =>
+				JSON.parse(
+					execFileSync(process.execPath, [join(ROOT, "bin", "engrama.mjs"), "--db", join(dir, "m.db"), "--json", "remember", "--label", "Concept", "--name", summary, "--props", JSON.stringify({ summary, valid_from: "2024-05-10" })], {
+						env: { ...process.env, ENGRAMA_DB_PATH: "", VAULT_PATH: "", EMBEDDING_PROVIDER: "none", ENGRAMA_CODE_CACHE_DIR: join(dir, "cache") },
+						encoding: "utf8",
+					}),
+				) as { node: { props: { mentioned_dates?: string[] } } };
+			// "mañana" (chrono-node's pattern holds the ñ) and "miércoles" (the prefilter's word list).
+			expect(remember("Lo vemos mañana").node.props.mentioned_dates).toEqual(["2024-05-11"]);
+			expect(remember("Nos vimos el miércoles").node.props.mentioned_dates).toHaveLength(1);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
 		}
 	});
 });

@@ -42,3 +42,11 @@ test("time-mentions.ts builds its prefilter on first use, and it works", async (
 	expect(mentions.mayMentionTime("no time here")).toBe(false);
 	expect(built.filter(prefilter).length).toBe(1);
 });
+
+test("the time prefilter repeats whitespace with * only: V8 compiles a copy of an atom per allowed count, and {0,n} made compiling it most of a remember's prefilter cost", async () => {
+	const mentions = await importRecording(() => import("../../src/engine/temporal/time-mentions"));
+	mentions.mayMentionTime("one remember");
+	const prefilter = built.filter((source) => source.includes("(?:en|por|durante|de)"));
+	expect(prefilter.length).toBe(1);
+	expect(prefilter[0]).not.toMatch(/\{\d*,?\d*\}/);
+});

@@ -103,4 +103,12 @@ describe("time mention prefilter", () => {
 			expect(mayMentionTime(text), text).toBe(true);
 		}
 	});
+
+	it("stays linear on a long run of spaces after a word that starts a match (no two \\s* meet)", () => {
+		const spaces = " ".repeat(50_000);
+		const started = performance.now();
+		for (const word of ["within", "in about", "one s", "a couple", "dos", "next"]) expect(mayMentionTime(`${word}${spaces}x`), word).toBe(false);
+		// Quadratic backtracking took 1.2 s for 20,000 spaces after "within"; linear is a few ms.
+		expect(performance.now() - started).toBeLessThan(500);
+	});
 });

@@ -30,6 +30,8 @@ export interface NativeOpenOptions {
 	readonly fileMustExist?: boolean;
 	/** Busy timeout in ms. */
 	readonly timeout?: number;
+	/** The addon's file, where better-sqlite3 runs from a bundle and cannot find it by itself. */
+	readonly nativeBinding?: string;
 }
 
 export type NativeDatabaseConstructor = new (path: string, options?: NativeOpenOptions) => NativeDatabase;

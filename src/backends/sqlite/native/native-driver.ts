@@ -1,8 +1,10 @@
 // Loads the native SQLite driver (better-sqlite3) and sqlite-vec's vec0 extension, once per
 // process. Both are optional dependencies: where either cannot load (no prebuilt binary and no
 // compiler, another Node ABI, an unsupported platform) the caller falls back to the WASM engine.
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { NativeDatabaseConstructor } from "./native-api";
+import { dirname, join } from "node:path";
+import type { NativeDatabaseConstructor, NativeOpenOptions } from "./native-api";
 
 export interface NativeDriver {
 	readonly Database: NativeDatabaseConstructor;
@@ -27,19 +29,16 @@ export function loadNativeDriver(): NativeDriver {
 }
 
 function tryLoad(): { driver?: NativeDriver; error?: NativeSqliteUnavailableError } {
-	// Resolved from this file's location: node_modules beside the bundle (dist/) or the sources.
-	const require = createRequire(import.meta.url);
 	let Database: NativeDatabaseConstructor;
 	let driverVersion: string;
 	try {
-		Database = require("better-sqlite3") as NativeDatabaseConstructor;
-		driverVersion = (require("better-sqlite3/package.json") as { version: string }).version;
+		({ Database, driverVersion } = loadBetterSqlite3());
 	} catch (error) {
 		return { error: unavailable("better-sqlite3", error) };
 	}
 	let vecPath: string;
 	try {
-		vecPath = (require("sqlite-vec") as { getLoadablePath(): string }).getLoadablePath();
+		vecPath = loadSqliteVec().getLoadablePath();
 	} catch (error) {
 		return { error: unavailable("sqlite-vec", error) };
 	}
@@ -56,6 +55,38 @@ function tryLoad(): { driver?: NativeDriver; error?: NativeSqliteUnavailableErro
 		return { error: unavailable("better-sqlite3 with sqlite-vec", error) };
 	}
 	return { driver: { Database, vecPath, driverVersion } };
+}
+
+/*
+ * The command line's bundle carries both packages' JavaScript (esbuild.config.mjs): required file by
+ * file from node_modules, they were ≈ 12 ms of every command (docs/benchmarks.md, command line).
+ * esbuild bundles what the bundle's own `require` names; the sources run as ES modules (tests,
+ * `engrama serve` from the sources) and require through createRequire, from this file's location.
+ * Bundled, better-sqlite3 is told where its addon is: its `bindings` lookup starts from the file
+ * that required it, the bundle, and would not find it; a binary elsewhere than build/Release (a
+ * custom build) is loaded the unbundled way.
+ */
+function loadBetterSqlite3(): { Database: NativeDatabaseConstructor; driverVersion: string } {
+	const fromNodeModules = createRequire(import.meta.url);
+	const packageJson = fromNodeModules.resolve("better-sqlite3/package.json");
+	const driverVersion = (JSON.parse(readFileSync(packageJson, "utf8")) as { version: string }).version;
+	const nativeBinding = join(dirname(packageJson), "build", "Release", "better_sqlite3.node");
+	if (typeof require !== "function" || !existsSync(nativeBinding)) {
+		return { Database: fromNodeModules("better-sqlite3") as NativeDatabaseConstructor, driverVersion };
+	}
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- a require esbuild can see and bundle (above)
+	const Bundled = require("better-sqlite3") as NativeDatabaseConstructor;
+	// A constructor (called with new) that hands every open the addon's path.
+	const Database = function (path: string, options?: NativeOpenOptions) {
+		return new Bundled(path, { ...options, nativeBinding });
+	} as unknown as NativeDatabaseConstructor;
+	return { Database, driverVersion };
+}
+
+function loadSqliteVec(): { getLoadablePath(): string } {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- a require esbuild can see and bundle (loadBetterSqlite3)
+	if (typeof require === "function") return require("sqlite-vec") as { getLoadablePath(): string };
+	return createRequire(import.meta.url)("sqlite-vec") as { getLoadablePath(): string };
 }
 
 function unavailable(what: string, error: unknown): NativeSqliteUnavailableError {
