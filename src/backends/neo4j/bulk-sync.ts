@@ -4,8 +4,8 @@ import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
-import { fulltextProperties, nodeScopeWords } from "./fts-query";
-import { columnList, countTerms } from "./term-counts";
+import { FT_LENGTH_PROPERTY, NODE_COLUMNS, fulltextProperties, nodeScopeWords } from "./fts-query";
+import { countNewTerms, newDocumentTerms } from "./term-counts";
 import { nameParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
@@ -135,12 +135,18 @@ async function createAll(
 				UNWIND $rows AS r
 				CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
 				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n += r.names, n.__ft_scope = $ftScope, n.updated_at = r.now
-				WITH collect({i: r.i, after: ${N}}) AS made, collect({new: ${columnList("nodes", "n")}, newLen: n.__ft_len}) AS ftDocs
-				${countTerms("nodes")}
+				WITH collect({i: r.i, after: ${N}}) AS made
+				${countNewTerms("nodes")}
 				RETURN made
 			}
 			RETURN found, made`,
-			ctx.params(scope, { label, rows, ids: first ? identities : [], ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label) }),
+			ctx.params(scope, {
+				label,
+				rows,
+				ids: first ? identities : [],
+				ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
+				termChanges: newDocumentTerms(rows.map((r) => ({ columns: NODE_COLUMNS.map((c) => r.ft[c.property]), len: Number(r.ft[FT_LENGTH_PROPERTY] ?? 0) }))),
+			}),
 		);
 		first = false;
 		if (Number(made[0]?.found ?? 0) > 0) return null;
