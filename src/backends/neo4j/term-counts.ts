@@ -1,3 +1,4 @@
+import neo4j, { type Integer } from "neo4j-driver";
 import type { FtCorpusName } from "./store-context";
 import { NODE_COLUMNS, PASSAGE_COLUMNS, type Phrase } from "./fts-query";
 
@@ -67,12 +68,66 @@ export function countTerms(corpus: FtCorpusName): string {
 			+ CASE WHEN doc.old IS NULL THEN [] ELSE [['${CORPUS_KEY}', -1, -coalesce(doc.oldLen, 0)]] END
 			+ CASE WHEN doc.new IS NULL THEN [] ELSE [['${CORPUS_KEY}', 1, coalesce(doc.newLen, 0)]] END AS change
 		WITH change[0] AS key, sum(change[1]) AS df, sum(change[2]) AS len
-		WITH key, df, len WHERE df <> 0 OR len <> 0
+		${mergeCounts(corpus)}
+	}`;
+}
+
+/** Cypher: rows of (key, df, len) changes merged into the counts, in key order; emptied keys removed. */
+function mergeCounts(corpus: FtCorpusName): string {
+	return `WITH key, df, len WHERE df <> 0 OR len <> 0
 		ORDER BY key
 		MERGE (t:${TERM_LABEL} {__ns: $ns, corpus: '${corpus}', key: key})
 		SET t.df = coalesce(t.df, 0) + df, t.len = coalesce(t.len, 0) + len
 		WITH t WHERE t.df <= 0
-		DELETE t
+		DELETE t`;
+}
+
+/**
+ * A new document's keys, as documentKeys makes them in Cypher from its stored columns (" t1  t2 "):
+ * each token, and its prefixes of PREFIX_KEY_MIN code points or more (Cypher's size and substring
+ * count code points), and a wide-script first character.
+ */
+export function documentTermKeys(columns: readonly unknown[]): string[] {
+	const keys = new Set<string>();
+	for (const column of columns) {
+		if (typeof column !== "string") continue;
+		for (const w of column.replace(/^ +| +$/g, "").split("  ")) {
+			if (w === "") continue;
+			keys.add(w);
+			const chars = Array.from(w);
+			for (let i = PREFIX_KEY_MIN; i <= chars.length; i++) keys.add(`${chars.slice(0, i).join("")}*`);
+			if (chars[0] >= WIDE_SCRIPTS) keys.add(`${chars[0]}*`);
+		}
+	}
+	return [...keys];
+}
+
+/**
+ * New documents' changes to the counts summed here (`termChanges(...)` as $termChanges), for a
+ * statement that only creates: Cypher then merges one row per key instead of expanding every
+ * document's tokens. The same keys and sums as countTerms.
+ */
+export function newDocumentTerms(docs: readonly { columns: readonly unknown[]; len: number }[]): [string, Integer, Integer][] {
+	const changes = new Map<string, [number, number]>();
+	const add = (key: string, len: number) => {
+		const change = changes.get(key) ?? [0, 0];
+		change[0] += 1;
+		change[1] += len;
+		changes.set(key, change);
+	};
+	for (const doc of docs) {
+		for (const key of documentTermKeys(doc.columns)) add(key, 0);
+		add(CORPUS_KEY, doc.len);
+	}
+	return [...changes].map(([key, [df, len]]) => [key, neo4j.int(df), neo4j.int(len)]);
+}
+
+/** Cypher (a unit subquery) that applies $termChanges (newDocumentTerms) to the corpus's counts. */
+export function countNewTerms(corpus: FtCorpusName): string {
+	return `CALL {
+		UNWIND $termChanges AS change
+		WITH change[0] AS key, change[1] AS df, change[2] AS len
+		${mergeCounts(corpus)}
 	}`;
 }
 

@@ -68,7 +68,8 @@ describe.runIf(neo4j)("Neo4j: bm25's document frequencies are kept as counts, so
 			}
 		};
 		const a = (await graph.mergeNode(scope, node("Lantern Research", { description: "researching lanterns and 猫が好き" }))).node;
-		await graph.mergeNodes(scope, [node("Harbour", { description: "lantern light in the harbour" }), node("Café", { description: "réunion au café" })]);
+		// New nodes in a batch: their counts summed by the client (a wide script, a word beyond the BMP).
+		await graph.mergeNodes(scope, [node("Harbour", { description: "lantern light in the harbour 港の灯り" }), node("Café", { description: "réunion au café 𝐚𝐛𝐜𝐝𝐞 lanterns" })]);
 		await graph.mergeNode(other, node("Their Lantern", { description: "a lantern of theirs" }));
 		await check();
 		// An update that changes words, one that keeps them, an archive, a re-key.

@@ -55,4 +55,16 @@ describe.each(testBackends())("GraphStore.nameCandidates on $name", (backend) =>
 		await f.memory.forget(f.ctx, { label: "Technology", key: "Kubernetes" }, { hard: true });
 		expect(await candidates("kube")).toEqual([]);
 	});
+
+	it("caps each fragment's postings per direction: nearest length first, then the oldest (SQLite's order on every backend)", async () => {
+		// 40 names of length 5 and, written after them, 5 of length 4, all sharing the fragment "zq":
+		// the upward cap (32) keeps the 5 nearer ones and the 27 oldest of length 5.
+		for (let i = 0; i < 40; i++) await remember("Concept", `Zq ${String(i).padStart(2, "0")}`);
+		for (let i = 0; i < 5; i++) await remember("Concept", `Zq ${i}`);
+		const found = (await candidates("zq")).map((n) => n.key);
+		expect(found).toEqual([
+			...Array.from({ length: 5 }, (_, i) => `Zq ${i}`),
+			...Array.from({ length: 27 }, (_, i) => `Zq ${String(i).padStart(2, "0")}`),
+		]);
+	});
 });
