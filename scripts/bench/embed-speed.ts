@@ -139,6 +139,8 @@ async function main(): Promise<void> {
 		const texts = await textsOf(vaultDir, notes, work);
 		const file = join(work, "texts.json");
 		writeFileSync(file, JSON.stringify(texts));
+		const keep = arg("save-texts", "");
+		if (keep !== "") copyFileSync(file, keep);
 		const rows: Measured[] = [];
 		const load = loadavg()[0].toFixed(1);
 		for (const order of ORDERS) {
