@@ -82,7 +82,10 @@ describe("local transformers.js provider with a tiny generated model", () => {
 
 	it("opens ONNX Runtime without spinning threads and never runs more padded text at once than the budget", async () => {
 		// transformers.js loads onnxruntime-node with require: the same InferenceSession class as here.
-		const { InferenceSession } = createRequire(import.meta.url)("onnxruntime-node") as typeof import("onnxruntime-node");
+		type Feeds = Record<string, { readonly dims: readonly number[] }>;
+		const { InferenceSession } = createRequire(import.meta.url)("onnxruntime-node") as {
+			InferenceSession: { create(path: unknown, options?: unknown): Promise<unknown>; prototype: { run(feeds: Feeds): Promise<unknown> } };
+		};
 		const create = vi.spyOn(InferenceSession, "create");
 		const run = vi.spyOn(InferenceSession.prototype, "run");
 		try {
@@ -92,7 +95,7 @@ describe("local transformers.js provider with a tiny generated model", () => {
 			const options = create.mock.calls.at(-1)?.[1] as { extra?: unknown } | undefined;
 			expect(options?.extra).toEqual({ session: { intra_op: { allow_spinning: "0" } } });
 			// 480-character passages: the budget holds a batch (and the runtime's memory) to 2 of them.
-			const rows = run.mock.calls.map(([feeds]) => (feeds as Record<string, { dims: readonly number[] }>).input_ids.dims[0]);
+			const rows = run.mock.calls.map(([feeds]) => feeds.input_ids.dims[0]);
 			expect(rows.reduce((n, r) => n + r, 0)).toBe(32);
 			expect(Math.max(...rows)).toBe(2);
 			expect(LOCAL_BATCH_CHARS).toBeLessThan(3 * 480);
