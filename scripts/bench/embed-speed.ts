@@ -1,6 +1,7 @@
 // How fast the local model embeds a real vault, against the runtime's own floor.
 //
-//   npm run bench -- embed-speed --vault <folder of notes> --model-dir <models folder> [--notes 173] [--batch 32]
+//   npm run bench -- embed-speed --vault <folder of notes> --model-dir <models folder> [--notes 173] [--batch 32] [--save-texts <file>]
+//   (--save-texts: keeps the recorded texts as JSON, to measure other settings on the same texts)
 //
 // 1. Syncs --notes notes of the vault (an even sample) into a fresh memory without a model, then
 //    records the texts a re-embed asks for (node texts and passages), exactly as the memory does.
