@@ -1,6 +1,7 @@
 // How fast the local model embeds a real vault, against the runtime's own floor.
 //
-//   npm run bench -- embed-speed --vault <folder of notes> --model-dir <models folder> [--notes 173] [--batch 32]
+//   npm run bench -- embed-speed --vault <folder of notes> --model-dir <models folder> [--notes 173] [--batch 32] [--save-texts <file>]
+//   (--save-texts: keeps the recorded texts as JSON, to measure other settings on the same texts)
 //
 // 1. Syncs --notes notes of the vault (an even sample) into a fresh memory without a model, then
 //    records the texts a re-embed asks for (node texts and passages), exactly as the memory does.
@@ -139,6 +140,8 @@ async function main(): Promise<void> {
 		const texts = await textsOf(vaultDir, notes, work);
 		const file = join(work, "texts.json");
 		writeFileSync(file, JSON.stringify(texts));
+		const keep = arg("save-texts", "");
+		if (keep !== "") copyFileSync(file, keep);
 		const rows: Measured[] = [];
 		const load = loadavg()[0].toFixed(1);
 		for (const order of ORDERS) {

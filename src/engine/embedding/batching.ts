@@ -18,10 +18,12 @@ export async function embedInBatches(
 }
 
 /**
- * Padded characters a local model's batch may hold: 32 texts of 500 characters, or 8 of 2,000.
- * Chosen on obsidian-hub's passages (npm run bench -- embed-speed): see docs/benchmarks-plugin.md.
+ * Padded characters a local model's batch may hold: 32 texts of 30 characters, 2 of 500, a longer
+ * text alone. Small batches cost less CPU per text (on obsidian-hub's passages, q8 all-MiniLM-L6-v2:
+ * 66–71 texts per CPU-second at 500–1,000 against 44 at 16,000) and hold the runtime's memory
+ * to a small batch's (peak RSS 230 MB against 680): npm run bench -- embed-speed, docs/benchmarks-plugin.md.
  */
-export const LOCAL_BATCH_CHARS = 16_000;
+export const LOCAL_BATCH_CHARS = 1_000;
 
 /**
  * What a local model is asked at once: texts sorted by length, so a batch pads to about its own

@@ -36,6 +36,14 @@ export interface LocalEmbeddingOptions {
 
 type Transformers = typeof import("@huggingface/transformers");
 
+/**
+ * ONNX Runtime's session options (onnxruntime-node): its intra-op threads sleep between kernels
+ * instead of spinning. Spinning threads burn CPU waiting for the next kernel, and they wait often
+ * with small batches on a busy machine: 35 → 45–49 texts per CPU-second on obsidian-hub's passages,
+ * the same vectors (npm run bench -- embed-speed, docs/benchmarks-plugin.md).
+ */
+export const SESSION_OPTIONS = { extra: { session: { intra_op: { allow_spinning: "0" } } } } as const;
+
 /** transformers.js's own defaults, restored for providers that do not set them. */
 let defaults: { readonly localModelPath: string; readonly remoteHost: string } | undefined;
 
@@ -95,6 +103,7 @@ export class TransformersEmbeddingProvider implements EmbeddingProvider {
 		try {
 			const extractor = await pipeline("feature-extraction", this.model, {
 				dtype: this.options.dtype ?? "q8",
+				session_options: SESSION_OPTIONS,
 				progress_callback: onProgress ? (info: ProgressInfo) => forwardProgress(info, onProgress) : undefined,
 			});
 			return extractor;

@@ -2,7 +2,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { LOCAL_BATCH_CHARS } from "../../../src/engine/embedding/batching";
 import { EmbedderError } from "../../../src/engine/embedding/embedder-error";
 import { TransformersEmbeddingProvider, type ModelProgress } from "../../../src/nodejs/embedders/transformers-embedding-provider";
 import { makeTempDir } from "../../helpers/temp-dir";
@@ -76,6 +78,32 @@ describe("local transformers.js provider with a tiny generated model", () => {
 		expect(batch).toHaveLength(4);
 		for (let i = 0; i < TINY_DIMS; i++) expect(batch[2][i]).toBeCloseTo(alone[i], 5);
 		await provider.close();
+	});
+
+	it("opens ONNX Runtime without spinning threads and never runs more padded text at once than the budget", async () => {
+		// transformers.js loads onnxruntime-node with require: the same InferenceSession class as here.
+		type Feeds = Record<string, { readonly dims: readonly number[] }>;
+		const { InferenceSession } = createRequire(import.meta.url)("onnxruntime-node") as {
+			InferenceSession: { create(path: unknown, options?: unknown): Promise<unknown>; prototype: { run(feeds: Feeds): Promise<unknown> } };
+		};
+		const create = vi.spyOn(InferenceSession, "create");
+		const run = vi.spyOn(InferenceSession.prototype, "run");
+		try {
+			const provider = new TransformersEmbeddingProvider({ model: "engrama/tiny-encoder", cacheDir: join(dir.path, "cache"), localModelPath: models, allowRemoteModels: false, batchSize: 32 });
+			const texts = Array.from({ length: 32 }, (_, i) => `${"word ".repeat(95)}w${i}`.padEnd(480, "s"));
+			expect(await provider.embedBatch(texts)).toHaveLength(32);
+			const options = create.mock.calls.at(-1)?.[1] as { extra?: unknown } | undefined;
+			expect(options?.extra).toEqual({ session: { intra_op: { allow_spinning: "0" } } });
+			// 480-character passages: the budget holds a batch (and the runtime's memory) to 2 of them.
+			const rows = run.mock.calls.map(([feeds]) => feeds.input_ids.dims[0]);
+			expect(rows.reduce((n, r) => n + r, 0)).toBe(32);
+			expect(Math.max(...rows)).toBe(2);
+			expect(LOCAL_BATCH_CHARS).toBeLessThan(3 * 480);
+			await provider.close();
+		} finally {
+			create.mockRestore();
+			run.mockRestore();
+		}
 	});
 
 	it("reads E5 models' texts as \"passage: …\" and their queries as \"query: …\"; other models' both as they are", async () => {
