@@ -98,12 +98,17 @@ class SnapshotExporter {
 		void this.exportNow().catch((error: unknown) => console.error("Engrama: final snapshot export failed", error));
 	}
 
-	/** Exports synchronously (a consistent copy) and queues the write behind earlier ones. */
+	/**
+	 * Exports synchronously (a consistent copy) and queues the write behind earlier ones, a task
+	 * later: the export and the storage's own copy of a large database each hold the thread for
+	 * tens of ms, and in one task they made the longest tasks of embedding a vault on mobile.
+	 */
 	private exportNow(): Promise<void> {
 		if (!this.dirty) return this.writing;
 		this.dirty = false;
 		const bytes = this.sqlite3.capi.sqlite3_js_db_export(this.db);
-		this.writing = this.writing.then(() => this.storage.write(bytes)).catch((error: unknown) => {
+		const nextTask = () => new Promise<void>((resolve) => hostSetTimeout(resolve, 0));
+		this.writing = this.writing.then(nextTask).then(() => this.storage.write(bytes)).catch((error: unknown) => {
 			this.dirty = true;
 			throw error;
 		});

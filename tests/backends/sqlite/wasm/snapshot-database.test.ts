@@ -49,6 +49,21 @@ describe("snapshot databases (no file system)", () => {
 		db.close();
 	});
 
+	it("hands the snapshot to storage in a later task than the export (each copy of a large database holds the thread on its own)", async () => {
+		const order: string[] = [];
+		const storage = new MemorySnapshotStorage();
+		const write = storage.write.bind(storage);
+		storage.write = (bytes) => (order.push("write"), write(bytes));
+		const db = await openDatabase({ path: "index.db", snapshot: storage, snapshotDebounceMs: 60_000 });
+		db.exec("CREATE TABLE t (x)");
+		const flushed = db.flush();
+		// Queued right after the export: it runs before the write only if the write waits a task.
+		setTimeout(() => order.push("other task"), 0);
+		await flushed;
+		expect(order).toEqual(["other task", "write"]);
+		db.close();
+	});
+
 	it("writes a final snapshot on close", async () => {
 		const storage = new MemorySnapshotStorage();
 		const db = await openDatabase({ path: "index.db", snapshot: storage, snapshotDebounceMs: 60_000 });
