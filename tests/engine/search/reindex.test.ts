@@ -167,9 +167,9 @@ describe("reindex", () => {
 		const limits: number[] = [];
 		const graph = m.memory.graph;
 		const counted = new Proxy(graph, {
-			get: (target, prop) => (prop === "listNodes" ? (...args: Parameters<typeof graph.listNodes>) => (limits.push(args[1]?.limit ?? Infinity), target.listNodes(...args)) : Reflect.get(target, prop)),
+			get: (target, prop) => (prop === "listNodes" ? (...args: Parameters<typeof graph.listNodes>) => (limits.push(args[1]?.limit ?? Infinity), target.listNodes(...args)) : (Reflect.get(target, prop) as unknown)),
 		});
-		const memory = new Proxy(m.memory, { get: (target, prop) => (prop === "graph" ? counted : Reflect.get(target, prop)) });
+		const memory = new Proxy(m.memory, { get: (target, prop) => (prop === "graph" ? counted : (Reflect.get(target, prop) as unknown)) });
 		const report = await reindex(memory, m.scope, { apply: false });
 		expect(report.scanned).toBe(210);
 		expect(limits.length).toBeGreaterThanOrEqual(3);
