@@ -10,8 +10,8 @@ import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../../pla
 const DEFAULT_DEBOUNCE_MS = 1000;
 
 /**
- * Keeps the whole database in WASM memory, loaded from `storage` and exported with
- * `sqlite3_js_db_export` a debounce interval after writes, on flush() and on close().
+ * Keeps the whole database in WASM memory, loaded from `storage` and exported (serialized, then
+ * copied out a slice per task) a debounce interval after writes, on flush() and on close().
  *
  * Weaker durability than file mode: a commit is only in memory until the next export finishes,
  * so a crash or a killed app loses up to the debounce interval of writes (plus the write
