@@ -9,15 +9,16 @@
 // each in a fresh Node process, the files interleaved, --runs times (medians); with --chromium,
 // the main-thread CPU of the task that evaluates it, each time in a fresh page.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { bootBundle } from "../../tests/plugin/browser/boot-bundle";
 import { vaultFiles } from "../../tests/plugin/browser/vault-files";
 import { gzipSync } from "node:zlib";
-import { buildBundles, loadPlugin, makeVault, manifest, PLUGIN_DIR, ROOT, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
+import { buildBundles, loadPlugin, makeVault, manifest, PLUGIN_DIR, type LoadedPlugin, type PluginInstance } from "../../tests/plugin/harness";
 import { makeTempDir } from "../../tests/helpers/temp-dir";
+import { CHROMIUM, generatedVault, mainThreadTasks, tasksBetween, TRACE_CATEGORIES, type TraceFile } from "./chromium-bench";
 
 function arg(name: string, fallback: number): number {
 	const i = process.argv.indexOf(`--${name}`);
@@ -135,21 +136,7 @@ async function session(h: LoadedPlugin, vaultPath: string) {
 	return { plugin, onloadMs, readyMs, syncMs, cpuMs, blocks, report, counts, memory, baseline };
 }
 
-function vaultSource(): string {
-	const source = join(ROOT, ".bench-out", `vault-${NOTES}`);
-	if (!existsSync(join(source, "Projects"))) {
-		mkdirSync(join(ROOT, ".bench-out"), { recursive: true });
-		execFileSync(process.execPath, [join(ROOT, "scripts", "bench", "generate-vault.mjs"), "--notes", String(NOTES), "--out", source], { stdio: "inherit" });
-	}
-	return source;
-}
-
-
-const CHROMIUM = {
-	executablePath: "/usr/bin/chromium",
-	args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-};
-const TRACE_CATEGORIES = ["toplevel", "devtools.timeline", "disabled-by-default-devtools.timeline"];
+const vaultSource = () => generatedVault(NOTES);
 
 /**
  * In the page: main.js (fetched in an earlier task) evaluated in a task of its own between the
@@ -272,39 +259,13 @@ async function chromiumMain(): Promise<void> {
 	}
 }
 
-interface TraceEvent {
-	name: string;
-	ph: string;
-	ts: number;
-	dur?: number;
-	tdur?: number;
-	pid: number;
-	tid: number;
-	args?: { name?: string; data?: { message?: string } };
-}
-type TraceFile = { traceEvents: TraceEvent[] } | TraceEvent[];
-
 /** Per phase (between the page's engrama:<phase>:start/end marks): the main thread's tasks by CPU time. */
 function tasksCpu(trace: TraceFile): Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> {
-	const events = Array.isArray(trace) ? trace : trace.traceEvents;
-	const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
-	const marks = new Map<string, number>();
-	for (const e of events) {
-		const message = e.args?.data?.message;
-		if (e.name === "TimeStamp" && message?.startsWith("engrama:")) marks.set(message.slice("engrama:".length), e.ts);
-	}
-	// One event per task: RunTask events nest (the scheduler's wraps the thread controller's); keep the outermost.
-	const tasks: TraceEvent[] = [];
-	for (const e of events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && /RunTask$/.test(e.name) && e.tdur !== undefined).sort((a, b) => a.ts - b.ts)) {
-		const last = tasks.at(-1);
-		if (!last || e.ts >= last.ts + (last.dur ?? 0)) tasks.push(e);
-	}
+	const tasks = mainThreadTasks(trace);
 	const out: Record<string, { totalCpuMs: number; longestCpuMs: number; over50: number }> = {};
 	for (const name of ["evaluate", "onload", "open", "sync"]) {
-		const start = marks.get(`${name}:start`);
-		const end = marks.get(`${name}:end`);
-		if (start === undefined || end === undefined) continue;
-		const inside = tasks.filter((t) => t.ts + (t.dur ?? 0) >= start && t.ts <= end).map((t) => (t.tdur ?? 0) / 1000);
+		const inside = tasksBetween(trace, tasks, name)?.map((t) => t.cpuMs);
+		if (!inside) continue;
 		if (process.argv.includes("--verbose")) console.log(`${name}: tasks over 20 ms CPU: ${inside.filter((d) => d > 20).map((d) => Math.round(d)).join(", ")}`);
 		out[name] = { totalCpuMs: inside.reduce((a, b) => a + b, 0), longestCpuMs: inside.reduce((a, b) => Math.max(a, b), 0), over50: inside.filter((d) => d > 50).length };
 	}

@@ -16,8 +16,10 @@ export function createAdapterSnapshotStorage(adapter: DataAdapter, path: string)
 			return null;
 		},
 		async write(bytes) {
-			const copy = bytes.slice().buffer;
-			await adapter.writeBinary(temporary, copy);
+			// The export is a fresh array of its own: copying a large database again cost as much as exporting it.
+			const { buffer } = bytes;
+			const whole = buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
+			await adapter.writeBinary(temporary, whole ? buffer : bytes.slice().buffer);
 			if (await adapter.exists(path)) await adapter.remove(path);
 			await adapter.rename(temporary, path);
 		},

@@ -1,6 +1,6 @@
 // The built main.js in headless Chromium (Debian's chromium + playwright-core): the side panel and
 // the settings tab rendered with styles.css, Approve clicked for real, screenshots for the README.
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -9,7 +9,7 @@ import { writeTinyModel } from "../nodejs/embedders/tiny-onnx-model";
 import { bootBundle } from "./browser/boot-bundle";
 import { vaultFiles } from "./browser/vault-files";
 import { PLUGIN_DIR, ROOT, buildBundles, manifest } from "./harness";
-import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
+import { hubRouteAnswer } from "./model-hub-server";
 import { requireTool } from "../helpers/system-tools";
 
 // Debian's chromium (README, "What the tests need"); ENGRAMA_CHROMIUM names another Chromium or Chrome.
@@ -22,19 +22,6 @@ const ORIGIN = "http://localhost:1";
 // The local model test's hub: the tiny generated model and the real ONNX Runtime WASM, with Range answers.
 const hub = makeTempDir("engrama-browser-hub-");
 writeTinyModel(hub.path, "engrama/tiny-encoder");
-
-function hubAnswer(path: string, range: string | undefined): { status: number; body: Buffer | string; headers?: Record<string, string> } {
-	const runtime = /^\/npm\/onnxruntime-web@([^/]+)\/dist\/([\w.-]+)$/.exec(path);
-	const model = /^\/([\w.-]+)\/([\w.-]+)\/resolve\/main\/(.+)$/.exec(path);
-	const file = runtime ? (runtime[1] === ORT_VERSION ? join(ORT_DIST, runtime[2]) : null) : model ? join(hub.path, model[1], model[2], model[3]) : null;
-	if (!file || !existsSync(file)) return { status: 404, body: "Entry not found" };
-	const data = readFileSync(file);
-	const r = /^bytes=(\d+)-(\d*)$/.exec(range ?? "");
-	if (!r) return { status: 200, body: data, headers: { "content-type": "application/octet-stream" } };
-	const start = Number(r[1]);
-	const end = Math.min(r[2] ? Number(r[2]) : data.length - 1, data.length - 1);
-	return { status: 206, body: data.subarray(start, end + 1), headers: { "content-type": "application/octet-stream", "content-range": `bytes ${start}-${end}/${data.length}` } };
-}
 
 let browser: Browser;
 let page: Page;
@@ -67,7 +54,7 @@ beforeAll(async () => {
 		const opened = await browser.newPage({ viewport: { width: 1280, height: 820 }, deviceScaleFactor: 1 });
 		await opened.route(`${ORIGIN}/**`, async (route) => {
 			const path = new URL(route.request().url()).pathname;
-			if (path.startsWith("/hub/")) return route.fulfill(hubAnswer(path.slice("/hub".length), route.request().headers().range));
+			if (path.startsWith("/hub/")) return route.fulfill(hubRouteAnswer(hub.path, path.slice("/hub".length), route.request().headers().range));
 			const asset = assets[path];
 			if (!asset) return route.fulfill({ status: 404, body: "not found" });
 			return route.fulfill({ status: 200, body: asset.body, contentType: asset.type });

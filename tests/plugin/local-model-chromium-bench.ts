@@ -11,25 +11,12 @@ import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { bootBundle } from "./browser/boot-bundle";
 import { PLUGIN_DIR, buildBundles, manifest } from "./harness";
-import { ORT_DIST, ORT_VERSION } from "./model-hub-server";
+import { hubRouteAnswer } from "./model-hub-server";
 
 const ORIGIN = "http://localhost:1";
 const MODEL = "Xenova/all-MiniLM-L6-v2";
 const models = process.argv[2] ?? ".bench-out/models/models";
 if (!existsSync(join(models, MODEL, "onnx", "model_quantized.onnx"))) throw new Error(`no ${MODEL} under ${models} (scripts/bench/models/prepare-minilm.sh)`);
-
-function hubAnswer(path: string, range: string | undefined): { status: number; body: Buffer | string; headers?: Record<string, string> } {
-	const runtime = /^\/npm\/onnxruntime-web@([^/]+)\/dist\/([\w.-]+)$/.exec(path);
-	const model = /^\/([\w.-]+)\/([\w.-]+)\/resolve\/main\/(.+)$/.exec(path);
-	const file = runtime ? (runtime[1] === ORT_VERSION ? join(ORT_DIST, runtime[2]) : null) : model ? join(models, model[1], model[2], model[3]) : null;
-	if (!file || !existsSync(file)) return { status: 404, body: "Entry not found" };
-	const data = readFileSync(file);
-	const r = /^bytes=(\d+)-(\d*)$/.exec(range ?? "");
-	if (!r) return { status: 200, body: data };
-	const start = Number(r[1]);
-	const end = Math.min(r[2] ? Number(r[2]) : data.length - 1, data.length - 1);
-	return { status: 206, body: data.subarray(start, end + 1), headers: { "content-range": `bytes ${start}-${end}/${data.length}` } };
-}
 
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"></head><body><div id="main"></div><div id="sidebar"></div><div id="settings"></div><script src="/boot.js"></script></body></html>`;
 
@@ -39,7 +26,7 @@ async function run(hideWorker: boolean, mainJs: Buffer, boot: string): Promise<v
 		const page = await browser.newPage();
 		await page.route(`${ORIGIN}/**`, (route) => {
 			const path = new URL(route.request().url()).pathname;
-			if (path.startsWith("/hub/")) return route.fulfill(hubAnswer(path.slice(4), route.request().headers().range));
+			if (path.startsWith("/hub/")) return route.fulfill(hubRouteAnswer(models, path.slice(4), route.request().headers().range));
 			const assets: Record<string, string | Buffer> = { "/": PAGE, "/boot.js": boot, "/main.js": mainJs };
 			return assets[path] !== undefined ? route.fulfill({ status: 200, body: assets[path], contentType: path === "/" ? "text/html" : "text/javascript" }) : route.fulfill({ status: 404, body: "" });
 		});

@@ -94,3 +94,15 @@ function resolveFile(modelsRoot: string, path: string): string | null {
 	const model = /^\/([\w.-]+)\/([\w.-]+)\/resolve\/main\/(.+)$/.exec(path);
 	return model ? join(modelsRoot, model[1], model[2], ...model[3].split("/")) : null;
 }
+
+/** The same layouts for a Playwright page's route (`route.fulfill`): the page's origin serves the hub under a prefix. */
+export function hubRouteAnswer(modelsRoot: string, path: string, range: string | undefined): { status: number; body: Buffer | string; headers?: Record<string, string> } {
+	const file = resolveFile(modelsRoot, path);
+	if (!file || !existsSync(file)) return { status: 404, body: "Entry not found" };
+	const data = readFileSync(file);
+	const r = /^bytes=(\d+)-(\d*)$/.exec(range ?? "");
+	if (!r) return { status: 200, body: data, headers: { "content-type": "application/octet-stream" } };
+	const start = Number(r[1]);
+	const end = Math.min(r[2] ? Number(r[2]) : data.length - 1, data.length - 1);
+	return { status: 206, body: data.subarray(start, end + 1), headers: { "content-type": "application/octet-stream", "content-range": `bytes ${start}-${end}/${data.length}` } };
+}

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { PLUGIN_DIR, TEST_HOME, loadPlugin, makeVault, manifest, vaultIdOf, waitFor, type LoadedPlugin, type PluginInstance, type VaultCopy } from "./harness";
 import type { Engine } from "../../src/plugin/engine-host";
 import { freePort } from "../helpers/free-port";
@@ -249,6 +249,39 @@ describe("maintenance", () => {
 		expect(await e.memory.vectors!.count(e.scope)).toBeGreaterThanOrEqual(nodes - 10);
 		run("reembed-missing");
 		await noticeMatching(/every node already has a vector/);
+	});
+
+	test("Re-embed missing vectors says how long is left once the rate is known", async () => {
+		// The previous test left every node embedded by the hash embedder: another model's name on
+		// the vectors makes every node and passage due again, as after changing the model.
+		const e = engine();
+		await e.memory.write(() => e.memory.pipeline.setMeta("embedding_model", "hash:an-earlier-model"));
+		await plugin.controller!.tasks.whenIdle();
+		const details: string[] = [];
+		// A clock 20 s further at each reading stands in for a long embed of a large vault (the
+		// estimate waits for 10 s of work); restored before anything else reads it.
+		const realNow = Date.now.bind(Date);
+		let skew = 0;
+		const clock = vi.spyOn(Date, "now").mockImplementation(() => realNow() + (skew += 20_000));
+		const finished = new Promise<void>((resolve) => {
+			const off = plugin.controller!.tasks.onChange(() => {
+				const task = plugin.controller!.tasks.current;
+				if (task?.title === "Embedding missing vectors") details.push(task.detail);
+				else if (!task && details.length > 0) {
+					off();
+					resolve();
+				}
+			});
+		});
+		try {
+			run("reembed-missing");
+			await finished;
+		} finally {
+			clock.mockRestore();
+		}
+		await noticeMatching(/embedded [\d,]+ nodes/);
+		expect(details.some((d) => /^[\d,]+ \/ [\d,]+$/.test(d)), details.join(" | ")).toBe(true);
+		expect(details.some((d) => /^[\d,]+ \/ [\d,]+ · (about \d+ min|less than a minute) left$/.test(d)), details.join(" | ")).toBe(true);
 	});
 
 	test("Rebuild the graph from the vault empties it and rebuilds the same nodes", async () => {

@@ -160,6 +160,22 @@ describe("reindex", () => {
 		expect(await m.memory.vectors?.count(m.scope)).toBe(0);
 	});
 
+	it("reads the nodes in short pages, so a caller's gate can yield between them (a 500-node page held Obsidian's thread ~50 ms)", async () => {
+		const seeded = await openSearchMemory();
+		for (let i = 0; i < 210; i++) await seeded.remember("Concept", `Idea ${i}`, { description: `idea number ${i}` });
+		m = await seeded.reopen(new HashEmbeddingProvider(64));
+		const limits: number[] = [];
+		const graph = m.memory.graph;
+		const counted = new Proxy(graph, {
+			get: (target, prop) => (prop === "listNodes" ? (...args: Parameters<typeof graph.listNodes>) => (limits.push(args[1]?.limit ?? Infinity), target.listNodes(...args)) : (Reflect.get(target, prop) as unknown)),
+		});
+		const memory = new Proxy(m.memory, { get: (target, prop) => (prop === "graph" ? counted : (Reflect.get(target, prop) as unknown)) });
+		const report = await reindex(memory, m.scope, { apply: false });
+		expect(report.scanned).toBe(210);
+		expect(limits.length).toBeGreaterThanOrEqual(3);
+		expect(Math.max(...limits)).toBeLessThanOrEqual(100);
+	});
+
 	it("refuses to run without an embedder", async () => {
 		m = await seedWithoutEmbedder();
 		await expect(reindex(deps(m), m.scope)).rejects.toThrow(ValidationError);

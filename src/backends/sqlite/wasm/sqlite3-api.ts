@@ -77,6 +77,8 @@ export interface Sqlite3Exports {
 	sqlite3_column_double(stmt: number, column: number): number;
 	sqlite3_column_text(stmt: number, column: number): number;
 	sqlite3_column_bytes(stmt: number, column: number): number;
+	/** sqlite3_serialize into a sqlite3_malloc'd copy: *ppOut its pointer, *pSize (i64) its size; 0 or an error code. */
+	sqlite3_wasm_db_serialize(db: number, schema: number, ppOut: number, pSize: number, flags: number): number;
 }
 
 export interface Sqlite3Wasm {
@@ -86,6 +88,7 @@ export interface Sqlite3Wasm {
 	poke64(ptr: number, value: bigint): void;
 	poke(ptr: number, value: number | bigint, type: "i8" | "i32" | "i64" | "double"): void;
 	peek32(ptr: number): number;
+	peek(ptr: number, type: "i64"): bigint;
 	cstrToJs(ptr: number): string;
 	cstrncpy(dest: number, src: number, n: number): number;
 	allocCString(s: string): number;
