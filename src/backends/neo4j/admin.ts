@@ -5,7 +5,6 @@ import type { FtCorpusName, Neo4jStoreContext } from "./store-context";
 import { TERM_LABEL, countTerms, deletedDocs } from "./term-counts";
 import { EDGE_SCOPE, SCOPE, SIDE_SCOPE, assertScope, int } from "./rows";
 import { FRAGMENT_LABEL, HISTORY_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
-import { postingCount } from "./names-history";
 
 /** The store as a whole (StoreAdmin): integrity checks, GDPR forget and footprint, settings, dropping a namespace. */
 
@@ -47,13 +46,10 @@ export async function forgetScope(ctx: Neo4jStoreContext, scope: Scope): Promise
 	const edges =
 		(await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} MATCH (n)-[r]-() WITH DISTINCT r AS x`, params, "forget the scope's relations")) +
 		(await deleteInBatches(ctx, `MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH r AS x`, params, "forget the scope's relations"));
-	// The name index is on the nodes (names-history.ts): its postings are counted, then go with them.
-	const named = await ctx.conn.read(
-		(q) => q.run(`MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} RETURN sum(${postingCount("n")}) AS n`, params),
-		"count the scope's names",
-	);
-	const nameIndex = Number(named[0]?.n ?? 0);
 	const nodes = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH n AS x`, params, "forget the scope's nodes", { detach: true, corpus: "nodes" });
+	const nameIndex =
+		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names")) +
+		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names"));
 	const history = await deleteInBatches(ctx, `MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
 	// The sections of the scope's notes (their words and vectors are on them).
 	const passages = await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages", {
@@ -100,10 +96,11 @@ export async function scopeFootprint(ctx: Neo4jStoreContext, scope: PartialScope
 				CALL { MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE}
 					AND NOT (startNode(r).org_id = $org AND startNode(r).user_id = $user)
 					AND NOT (endNode(r).org_id = $org AND endNode(r).user_id = $user) RETURN count(r) AS stray }
-				CALL { MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} RETURN sum(${postingCount("n")}) AS names }
+				CALL { MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS names }
+				CALL { MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS fragments }
 				CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} RETURN count(h) AS history }
 				CALL { MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS passages }
-				RETURN nodes, touching + stray AS edges, names AS nameIndex, history, passages`,
+				RETURN nodes, touching + stray AS edges, names + fragments AS nameIndex, history, passages`,
 				ctx.params(scope),
 			),
 		"measure the scope",

@@ -6,7 +6,7 @@ import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
 import { FT_LENGTH_PROPERTY, NODE_COLUMNS, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { countNewTerms, newDocumentTerms } from "./term-counts";
-import { nameParams } from "./names-history";
+import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
 import { BY_ID, N, SCOPE, type StoredMap, assertScope, int, listFilter, nextSeq, toRecord } from "./rows";
@@ -46,6 +46,8 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		}
 		const oldLabel = checkLabel(String(current.__label));
 		const oldKeyField = current.__key_field === "title" ? "title" : "name";
+		// Postings hang off the engrama_id: drop them under the old one before it changes.
+		await dropNamePostings(q, ctx.namespace, [String(current.engrama_id)]);
 		await q.run(
 			`MATCH (n) WHERE elementId(n) = $eid
 			REMOVE n:${oldLabel} SET n:${label}
@@ -67,7 +69,7 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		if (input.keyField !== oldKeyField) delete final[oldKeyField];
 		final[input.keyField] = input.key;
 		if (newId !== current.engrama_id) final.engrama_id = newId;
-		return writeNode(ctx, q, { eid, key: input.key, before, final, now: input.now, reindex: true });
+		return writeNode(ctx, q, { eid, key: input.key, before, final, now: input.now, reindex: true, dropPostings: false });
 	}, "re-key the node");
 }
 
@@ -120,7 +122,7 @@ async function createAll(
 				id: final.engrama_id,
 				props: encodeProps(final),
 				ft: fulltextProperties(final),
-				...nameParams(true, input.key, final),
+				...postingParams(true, false, input.key, final),
 			};
 		});
 		const check = first
@@ -134,7 +136,9 @@ async function createAll(
 				WITH found WHERE found = 0
 				UNWIND $rows AS r
 				CREATE (n:${NODE_LABEL}:${label} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
-				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n += r.names, n.__ft_scope = $ftScope, n.updated_at = r.now
+				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n.engrama_id = r.id, n += r.props, n += r.ft, n.__ft_scope = $ftScope, n.updated_at = r.now
+				WITH n, r
+				${createPostings("r.names", "r.fragments")}
 				WITH collect({i: r.i, after: ${N}}) AS made
 				${countNewTerms("nodes")}
 				RETURN made

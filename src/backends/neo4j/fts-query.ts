@@ -153,7 +153,7 @@ export function luceneMatch(phrases: readonly Phrase[], columns: readonly FtWeig
  * (one index holds every memory and person of the database). A hash (FNV-1a, two lanes): a
  * collision only lets the property filter after it do the work.
  */
-export function scopeHash(...parts: readonly string[]): string {
+function scopeHash(...parts: readonly string[]): string {
 	const text = parts.join("\u0000");
 	let a = 0x811c9dc5;
 	let b = 0x01000193 ^ text.length;

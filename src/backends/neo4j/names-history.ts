@@ -4,85 +4,82 @@ import type { HistoryEntry, NameCandidatesQuery, NodeHistoryQuery, ValidAtQuery 
 import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, Props, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
+import type { CypherRunner } from "./neo4j-connection";
 import { N, NULL_MARKER, SCOPE, type StoredMap, assertScope, int, nextSeq, parseJson, sqlValue, toRecord } from "./rows";
-import { AWAIT_FULLTEXT, HISTORY_LABEL, NAME_INDEX, NODE_LABEL } from "./schema";
-import { FT_SCOPE_PROPERTY, scopeHash, scopeWord } from "./fts-query";
+import { FRAGMENT_LABEL, HISTORY_LABEL, NAME_LABEL, NODE_LABEL } from "./schema";
 
 /**
- * The entity resolver's name index, on the node itself: `__names` (its normalised names) and
- * `__name_grams`, one word per name and per (fragment, name length) pair (SQLite's
- * node_names / node_name_fragments rows), hashed so any name is a plain Lucene term. The
- * eventually consistent fulltext index NAME_INDEX holds those words with the node's scope words;
- * a node's names are written, replaced and deleted with the node, in the same statement.
+ * The entity resolver's name index, laid out as SQLite's node_names / node_name_fragments tables:
+ * one :EngramaName posting per (node, normalised name) and one :EngramaFragment posting per
+ * (node, fragment, name length), each carrying the scope, the node's engrama_id and its insertion
+ * order, under composite indexes that start with the scope. Postings follow their node by id.
  */
 
 // The read bounds every backend shares: postings per fragment and direction, and the length window.
 const POSTINGS_PER_FRAGMENT = NAME_INDEX_LIMITS.postingsPerFragment;
 const LENGTH_WINDOW_LOW = NAME_INDEX_LIMITS.lengthWindowLow;
 const LENGTH_WINDOW_HIGH = NAME_INDEX_LIMITS.lengthWindowHigh;
-/** Longest name the index keeps (indexedNames slices there): no posting is longer. */
-const MAX_NAME_LENGTH = 500;
-/**
- * Nodes Lucene hands over per query fragment (nearest lengths boosted). The candidates are
- * SQLite's exactly whenever no query fragment has more postings than this within the length
- * window in the scope; beyond it the per-fragment cap is applied to Lucene's best. 100 reads
- * as fast as the posting nodes did at 5k nodes; 400 was 2-5 times slower on common fragments.
- */
-export const NAME_FRAGMENT_WINDOW = 100;
 
 export function touchesNames(set: Props, unset: readonly string[] | undefined): boolean {
 	return "aliases" in set || (unset ?? []).includes("aliases");
 }
 
-const nameWord = (norm: string) => scopeHash("name", norm);
-const fragmentWord = (fragment: string, len: number) => scopeHash("fragment", fragment, String(len));
-
-/** A node's name properties: its names, and the words of its names and (fragment, length) pairs. */
-export function nameProperties(key: string, props: Props): { __names: string[]; __name_grams: string } {
-	const names = indexedNames(key, props);
-	const words = new Set<string>();
-	for (const norm of names) {
-		words.add(nameWord(norm));
-		for (const fragment of nameFragments(norm)) words.add(fragmentWord(fragment, norm.length));
+/** Postings of one node: distinct names, and distinct (fragment, length) pairs as SQLite's keys. */
+export function postingsOf(key: string, props: Props): { names: { norm: string; len: number }[]; fragments: { fragment: string; len: number }[] } {
+	const names: { norm: string; len: number }[] = [];
+	const fragments = new Map<string, { fragment: string; len: number }>();
+	for (const norm of indexedNames(key, props)) {
+		names.push({ norm, len: norm.length });
+		for (const fragment of nameFragments(norm)) fragments.set(`${fragment}\u0000${norm.length}`, { fragment, len: norm.length });
 	}
-	return { __names: names, __name_grams: [...words].join(" ") };
+	return { names, fragments: [...fragments.values()] };
 }
 
-/** Params for a write's name properties ($names, set with `n += $names`): `reindex` false leaves them alone. */
-export function nameParams(reindex: boolean, key: string, props: Props): { names: Record<string, unknown> } {
-	return { names: reindex ? nameProperties(key, props) : {} };
-}
-
-/** Postings a node's name properties stand for (SQLite's name and fragment rows), in Cypher over `v`. */
-export function postingCount(v: string): string {
-	return `CASE WHEN coalesce(${v}.__name_grams, '') = '' THEN 0 ELSE size(split(${v}.__name_grams, ' ')) END`;
+export async function dropNamePostings(q: CypherRunner, ns: string, nodeIds: readonly string[]): Promise<number> {
+	if (nodeIds.length === 0) return 0;
+	const rows = await q.run(
+		`UNWIND $ids AS id
+		CALL { WITH id MATCH (p:${NAME_LABEL} {__ns: $ns, node: id}) DELETE p RETURN count(*) AS names }
+		CALL { WITH id MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: id}) DELETE p RETURN count(*) AS fragments }
+		RETURN sum(names) + sum(fragments) AS n`,
+		{ ns, ids: [...nodeIds] },
+	);
+	return Number(rows[0]?.n ?? 0);
 }
 
 /**
- * The nodes that may hold a name word, as \`n\`: Lucene's (after its pending updates), except the
- * nodes this transaction wrote, which are read from the store instead (Lucene has only their
- * committed names). Every row is then checked against the node's stored words.
+ * Cypher clauses (after a `WITH n`) that replace node n's postings: drop the old ones when
+ * $dropPostings, then create $names and $fragments. Params come from `postingParams`.
  */
-function nameHits(query: string, limit: string): string {
-	return `CALL {
-			WITH f CALL db.index.fulltext.queryNodes($index, ${query}${limit}) YIELD node AS n
-			WITH n WHERE NOT n.engrama_id IN $written RETURN n
-			UNION ALL
-			WITH f MATCH (n:${NODE_LABEL} {__ns: $ns}) WHERE n.engrama_id IN $written RETURN n
-		}`;
+export const REPLACE_POSTINGS = `CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${NAME_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
+	CALL { WITH n WITH n WHERE $dropPostings MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, node: n.engrama_id}) DELETE p }
+	${createPostings("$names", "$fragments")}`;
+
+/** Cypher clauses that create node n's postings from two list expressions (see postingParams). */
+export function createPostings(names: string, fragments: string): string {
+	return `FOREACH (x IN ${names} | CREATE (:${NAME_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, norm: x.norm, len: x.len}))
+	FOREACH (x IN ${fragments} | CREATE (:${FRAGMENT_LABEL} {__ns: $ns, org_id: n.org_id, user_id: n.user_id, node: n.engrama_id, seq: n.__seq, fragment: x.fragment, len: x.len}))`;
+}
+
+/** Params for REPLACE_POSTINGS: `reindex` false leaves the postings alone. */
+export function postingParams(reindex: boolean, drop: boolean, key: string, props: Props): Record<string, unknown> {
+	if (!reindex) return { dropPostings: false, names: [], fragments: [] };
+	const { names, fragments } = postingsOf(key, props);
+	return {
+		dropPostings: drop,
+		names: names.map((n) => ({ norm: n.norm, len: neo4j.int(n.len) })),
+		fragments: fragments.map((f) => ({ fragment: f.fragment, len: neo4j.int(f.len) })),
+	};
 }
 
 /**
  * Name candidates in one statement, in SQLite's order: exact names first, then more shared
- * fragments, closer length, older node; each fragment keeps at most POSTINGS_PER_FRAGMENT
- * postings per direction of the length window, nearest length then oldest first. Returns the nodes.
+ * fragments, closer length, older node; each fragment reads at most POSTINGS_PER_FRAGMENT
+ * postings per direction of the length window. Returns the nodes themselves.
  */
-const CANDIDATES = `${AWAIT_FULLTEXT}
-	CALL {
-		WITH $exact AS f
-		${nameHits("f.query", "")}
-		WITH n WHERE n.org_id = $org AND n.user_id = $user AND $norm IN coalesce(n.__names, [])
-		RETURN n.engrama_id AS id ORDER BY n.__seq LIMIT $limit
+const CANDIDATES = `CALL {
+		MATCH (p:${NAME_LABEL} {__ns: $ns, org_id: $org, user_id: $user, norm: $norm})
+		RETURN p.node AS id ORDER BY p.seq LIMIT $limit
 	}
 	WITH collect(id) AS exact
 	CALL {
@@ -90,17 +87,17 @@ const CANDIDATES = `${AWAIT_FULLTEXT}
 		UNWIND $fragments AS f
 		CALL {
 			WITH f
-			${nameHits("f.query", ", {limit: $window}")}
-			WITH f, n WHERE n.org_id = $org AND n.user_id = $user
-			UNWIND [w IN split(coalesce(n.__name_grams, ''), ' ') WHERE f.lens[w] IS NOT NULL | f.lens[w]] AS len
-			WITH f, n.engrama_id AS id, n.__seq AS seq, len, len >= $len AS up
-			ORDER BY up, CASE WHEN up THEN len ELSE -len END, seq
-			WITH up, collect({id: id, seq: seq, len: len})[0..$cap] AS kept
-			UNWIND kept AS p
-			RETURN p
+			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
+			WHERE p.len >= $len AND p.len <= $high
+			RETURN p ORDER BY p.len, p.seq LIMIT $cap
+			UNION ALL
+			WITH f
+			MATCH (p:${FRAGMENT_LABEL} {__ns: $ns, org_id: $org, user_id: $user, fragment: f})
+			WHERE p.len < $len AND p.len >= $low
+			RETURN p ORDER BY p.len DESC, p.seq LIMIT $cap
 		}
-		WITH exact, f, p WHERE NOT p.id IN exact
-		WITH p.id AS id, count(DISTINCT f.fragment) AS shared, min(abs(p.len - $len)) AS distance, min(p.seq) AS seq
+		WITH exact, f, p WHERE NOT p.node IN exact
+		WITH p.node AS id, count(DISTINCT f) AS shared, min(abs(p.len - $len)) AS distance, min(p.seq) AS seq
 		ORDER BY shared DESC, distance, seq LIMIT $limit
 		RETURN collect(id) AS ranked
 	}
@@ -109,39 +106,22 @@ const CANDIDATES = `${AWAIT_FULLTEXT}
 	MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: ids[i]}) WHERE n.org_id = $org AND n.user_id = $user
 	RETURN ${N} AS node ORDER BY i`;
 
-/** One query fragment: its Lucene query over the length window (nearer lengths boosted) and its words' lengths. */
-function fragmentQuery(scopeClause: string, fragment: string, len: number): { fragment: string; query: string; lens: Record<string, ReturnType<typeof neo4j.int>> } {
-	const low = Math.floor(len * LENGTH_WINDOW_LOW);
-	const high = Math.min(Math.ceil(len * LENGTH_WINDOW_HIGH), MAX_NAME_LENGTH);
-	const lens: Record<string, ReturnType<typeof neo4j.int>> = {};
-	const terms: string[] = [];
-	for (let l = Math.max(low, 1); l <= high; l++) {
-		const word = fragmentWord(fragment, l);
-		lens[word] = neo4j.int(l);
-		terms.push(`${word}^${(1 / (1 + Math.abs(l - len))).toFixed(4)}`);
-	}
-	return { fragment, query: `${scopeClause} +__name_grams:(${terms.join(" ")})`, lens };
-}
-
 // --- The store's name, history and temporal reads (NameHistoryStore) ---
 
 export async function nameCandidates(ctx: Neo4jStoreContext, scope: PartialScope, query: NameCandidatesQuery): Promise<readonly NodeRecord[]> {
 	if (!isFullScope(scope) || !query.normalised || query.limit <= 0) return [];
 	const len = query.normalised.length;
-	const scopeClause = `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}`;
 	const rows = await ctx.conn.read(
 		(q) =>
 			q.run(
 				CANDIDATES,
 				ctx.params(scope, {
-					index: NAME_INDEX,
-					written: [...ctx.wordsWrittenInTransaction],
 					norm: query.normalised,
-					exact: { query: `${scopeClause} +__name_grams:${nameWord(query.normalised.slice(0, MAX_NAME_LENGTH))}` },
 					limit: neo4j.int(Math.min(query.limit, 1000)),
-					fragments: [...new Set(query.fragments)].map((f) => fragmentQuery(scopeClause, f, len)),
+					fragments: [...new Set(query.fragments)],
 					len: neo4j.int(len),
-					window: neo4j.int(NAME_FRAGMENT_WINDOW),
+					high: neo4j.int(Math.ceil(len * LENGTH_WINDOW_HIGH)),
+					low: neo4j.int(Math.floor(len * LENGTH_WINDOW_LOW)),
 					cap: neo4j.int(POSTINGS_PER_FRAGMENT),
 				}),
 			),

@@ -5,7 +5,7 @@ import type { Neo4jStoreContext } from "./store-context";
 import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
 import { columnList, countTerms, deletedDocs } from "./term-counts";
-import { nameParams, touchesNames } from "./names-history";
+import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
 import { HISTORY_LABEL, NODE_LABEL, PASSAGE_LABEL, checkLabel } from "./schema";
@@ -34,20 +34,22 @@ export function createdId(input: MergeNodeInput): string {
 
 /**
  * Second half of every node write, after the node is locked and its props read: stores the
- * final props (removing what is gone), the fulltext columns and, when asked, the name words.
+ * final props (removing what is gone), the fulltext columns and, when asked, the name postings.
  */
 export async function writeNode(
 	ctx: Neo4jStoreContext,
 	q: CypherRunner,
-	node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean },
+	node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean },
 ): Promise<NodeRecord> {
 	const gone = Object.keys(node.before).filter((name) => !(name in node.final));
 	const rows = await q.run(
 		`MATCH (n) WHERE elementId(n) = $eid
 		WITH n, ${columnList("nodes", "n")} AS old, n.__ft_len AS oldLen
-		SET n += $props, n += $ft, n += $names, n.updated_at = $now
+		SET n += $props, n += $ft, n.updated_at = $now
 		WITH n, [{old: old, oldLen: oldLen, new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] AS ftDocs
 		${countTerms("nodes")}
+		WITH n
+		${REPLACE_POSTINGS}
 		RETURN ${N} AS after`,
 		{
 			ns: ctx.namespace,
@@ -55,7 +57,7 @@ export async function writeNode(
 			props: encodeProps(node.final, gone),
 			ft: fulltextProperties(node.final),
 			now: node.now,
-			...nameParams(node.reindex, node.key, node.final),
+			...postingParams(node.reindex, node.dropPostings, node.key, node.final),
 		},
 	);
 	const after = toRecord(rows[0].after as StoredMap);
@@ -74,16 +76,17 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 	const id = createdId(input);
 	const seq = nextSeq();
 	const fresh = createdProps(scope, input, id);
-	// One statement creates a new node whole (props, fulltext columns, name words). MERGE under
+	// One statement creates a new node whole (props, fulltext columns, name postings). MERGE under
 	// the identity constraint, and a write on a match too: either way this transaction now holds
 	// the node's lock, so a match's read-compute-write below cannot interleave.
 	const rows = await q.run(
 		`MERGE (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user})
-		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $props, n += $ft, n += $names, n.__ft_scope = $ftScope, n.updated_at = $now
+		ON CREATE SET n:${label}, n.__seq = $seq, n.__key_field = $keyField, n.created_at = $now, n += $props, n += $ft, n.__ft_scope = $ftScope, n.updated_at = $now
 		ON MATCH SET n.__seq = n.__seq
 		WITH n, n.__seq = $seq AS created
 		WITH n, created, CASE WHEN created THEN [{new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] ELSE [] END AS ftDocs
 		${countTerms("nodes")}
+		${createPostings("CASE WHEN created THEN $names ELSE [] END", "CASE WHEN created THEN $fragments ELSE [] END")}
 		RETURN ${N} AS node, created, elementId(n) AS eid`,
 		ctx.params(scope, {
 			label,
@@ -94,7 +97,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 			props: encodeProps(fresh),
 			ft: fulltextProperties(fresh),
 			ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
-			...nameParams(true, input.key, fresh),
+			...postingParams(true, false, input.key, fresh),
 		}),
 	);
 	const row = rows[0];
@@ -111,6 +114,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		final: updatedProps(scope, before, input),
 		now: input.now,
 		reindex: touchesNames(input.set, input.unset),
+		dropPostings: true,
 	});
 	return { node, created: false, previous: before };
 }
@@ -196,6 +200,7 @@ export async function updateNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 			final,
 			now,
 			reindex: touchesNames(set, unset),
+			dropPostings: true,
 		});
 	}, "update the node");
 }
@@ -211,6 +216,7 @@ export async function deleteNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 			ctx.params(scope, { id }),
 		);
 		if (Number(rows[0]?.n ?? 0) === 0) return false;
+		await dropNamePostings(q, ctx.namespace, [id]);
 		// Its passages go with it (SQLite: ON DELETE CASCADE), in the history's statement.
 		await q.run(
 			`CALL {

@@ -13,15 +13,10 @@ import { TERM_LABEL } from "./term-counts";
 export const NODE_LABEL = "Engrama";
 export const META_LABEL = "EngramaMeta";
 export const EMBEDDED_LABEL = "Embedded";
-/** History entries: separate nodes, linked to their node by engrama_id. */
-export const HISTORY_LABEL = "EngramaHistory";
-/**
- * The resolver's name postings before they moved onto their node (names-history.ts): nodes
- * upgrade.ts removes, with their indexes (LEGACY_NAME_INDEXES). Still reserved as labels.
- */
+/** Name-index postings and history entries: separate nodes, linked to their node by engrama_id. */
 export const NAME_LABEL = "EngramaName";
 export const FRAGMENT_LABEL = "EngramaFragment";
-export const LEGACY_NAME_INDEXES = ["engrama_name_norm", "engrama_name_node", "engrama_fragment", "engrama_fragment_node"] as const;
+export const HISTORY_LABEL = "EngramaHistory";
 /** A section of a note (passages.ts): linked to its node by engrama_id, as the name postings are. */
 export const PASSAGE_LABEL = "EngramaPassage";
 /**
@@ -33,9 +28,6 @@ export const PASSAGE_LABEL = "EngramaPassage";
  */
 export const FULLTEXT_INDEX = "engrama_node_words";
 const LEGACY_FULLTEXT_INDEX = "engrama_fulltext";
-/** The resolver's name index: each node's name and fragment words (names-history.ts) and its scope words. */
-export const NAME_INDEX = "engrama_node_names";
-export const NAME_PROPERTIES = ["__names", "__name_grams"] as const;
 export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_words";
 export const PASSAGE_VECTOR_INDEX = "engrama_passage_embedding";
 export const VECTOR_INDEX = "engrama_embedding";
@@ -69,7 +61,7 @@ export function checkRelationType(type: string): string {
 
 /** The node map every read returns: all props except the vector and the fulltext columns. */
 export function nodeProjection(variable: string): string {
-	const hidden = [VECTOR_PROPERTY, ...FT_COLUMNS.map(ftProperty), FT_SCOPE_PROPERTY, ...NAME_PROPERTIES].map((p) => `${p}: null`).join(", ");
+	const hidden = [VECTOR_PROPERTY, ...FT_COLUMNS.map(ftProperty), FT_SCOPE_PROPERTY].map((p) => `${p}: null`).join(", ");
 	return `${variable} {.*, ${hidden}}`;
 }
 
@@ -122,10 +114,15 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: true}}`,
 	},
 	{
-		name: NAME_INDEX,
-		create: `CREATE FULLTEXT INDEX ${NAME_INDEX} IF NOT EXISTS FOR (n:${NODE_LABEL}) ON EACH [n.__name_grams, n.${FT_SCOPE_PROPERTY}]
-			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: true}}`,
+		name: "engrama_name_norm",
+		create: `CREATE INDEX engrama_name_norm IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.norm)`,
 	},
+	{ name: "engrama_name_node", create: `CREATE INDEX engrama_name_node IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.node)` },
+	{
+		name: "engrama_fragment",
+		create: `CREATE INDEX engrama_fragment IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.fragment, p.len)`,
+	},
+	{ name: "engrama_fragment_node", create: `CREATE INDEX engrama_fragment_node IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.__ns, p.node)` },
 	{
 		name: "engrama_history_node",
 		create: `CREATE INDEX engrama_history_node IF NOT EXISTS FOR (h:${HISTORY_LABEL}) ON (h.__ns, h.org_id, h.user_id, h.node)`,
@@ -148,7 +145,7 @@ export interface ListedIndex {
  * eventually consistent): an index's settings cannot change, so these are dropped and made again.
  */
 export function synchronousFulltextIndexes(indexes: readonly ListedIndex[]): string[] {
-	const ours = new Set([FULLTEXT_INDEX, PASSAGE_FULLTEXT_INDEX, NAME_INDEX]);
+	const ours = new Set([FULLTEXT_INDEX, PASSAGE_FULLTEXT_INDEX]);
 	return indexes.filter((i) => ours.has(i.name) && i.type === "FULLTEXT" && i.eventual !== true).map((i) => i.name);
 }
 

@@ -2,8 +2,7 @@ import type { Neo4jStoreContext } from "./store-context";
 import { FT_COLUMNS, FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, ftProperty, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { decodeProps } from "./props-codec";
 import { int } from "./rows";
-import { FRAGMENT_LABEL, LEGACY_NAME_INDEXES, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
-import { nameProperties } from "./names-history";
+import { NODE_LABEL, PASSAGE_LABEL } from "./schema";
 import { TERM_LABEL, columnList, countTerms } from "./term-counts";
 import type { FtCorpusName } from "./store-context";
 
@@ -16,11 +15,9 @@ import type { FtCorpusName } from "./store-context";
  * carries its memory's, scope's and label's words (`__ft_scope`), which the node fulltext index
  * keeps to. 4 = an item's own day as words in body (engine/node-text.ts itemDay): nodes with a
  * valid_from written before lack it. 5 = bm25's document frequencies kept as counts (term-counts.ts):
- * a memory written before has none, so they are counted afresh. 6 = the resolver's name index on
- * the nodes (names-history.ts): nodes written before get their name words, and the posting nodes
- * they had are removed.
+ * a memory written before has none, so they are counted afresh.
  */
-export const FULLTEXT_VERSION = 6;
+export const FULLTEXT_VERSION = 5;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
 
 /** Nodes re-indexed per statement. */
@@ -52,11 +49,8 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 	if (version >= FULLTEXT_VERSION) return 0;
 	const rewritten = await rewriteWords(ctx, version);
 	const scoped = version < 3 ? await addScopeWords(ctx) : 0;
-	if (version < 5) {
-		await recountTerms(ctx, "nodes");
-		await recountTerms(ctx, "passages");
-	}
-	const named = version < 6 ? await moveNamesOntoNodes(ctx) : 0;
+	await recountTerms(ctx, "nodes");
+	await recountTerms(ctx, "passages");
 	await ctx.write(
 		(q) =>
 			q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = $value", {
@@ -66,7 +60,7 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 			}),
 		"record the fulltext format",
 	);
-	return rewritten + scoped + named;
+	return rewritten + scoped;
 }
 
 /** Formats 2 and 4: the words of the nodes that can differ (affected), rewritten as writes make them now. */
@@ -161,41 +155,4 @@ async function recountTerms(ctx: Neo4jStoreContext, corpus: FtCorpusName): Promi
 		if (Number(rows[0]?.n ?? 0) < PAGE) return;
 		after = Number(rows[0].last);
 	}
-}
-
-/**
- * Format 6: the name words of the nodes that lack them (computed from their key and aliases as
- * writes make them), page by page; then the posting nodes of this memory go, and their indexes
- * once no memory of the database has any left. Returns the nodes given name words.
- */
-async function moveNamesOntoNodes(ctx: Neo4jStoreContext): Promise<number> {
-	let named = 0;
-	// Each page written leaves the pages still to do: no cursor needed.
-	for (;;) {
-		const rows = await ctx.conn.read(
-			(q) =>
-				q.run(
-					`MATCH (n:${NODE_LABEL}) WHERE n.__ns = $ns AND n.__name_grams IS NULL
-					RETURN elementId(n) AS eid, n.__key AS key, n {.*, embedding: null} AS node LIMIT $page`,
-					{ ns: ctx.namespace, page: int(PAGE) },
-				),
-			"find nodes without name words",
-		);
-		if (rows.length === 0) break;
-		const changed = rows.map((row) => ({ eid: String(row.eid), names: nameProperties(String(row.key), decodeProps(row.node as Record<string, unknown>)) }));
-		await ctx.write((q) => q.run("UNWIND $rows AS row MATCH (n) WHERE elementId(n) = row.eid SET n += row.names", { rows: changed }), "add name words");
-		named += changed.length;
-	}
-	for (const label of [NAME_LABEL, FRAGMENT_LABEL]) {
-		for (;;) {
-			const rows = await ctx.write(
-				(q) => q.run(`MATCH (p:${label} {__ns: $ns}) WITH p LIMIT $page DELETE p RETURN count(*) AS n`, { ns: ctx.namespace, page: int(10 * PAGE) }),
-				"drop the name postings",
-			);
-			if (Number(rows[0]?.n ?? 0) < 10 * PAGE) break;
-		}
-	}
-	const left = await ctx.conn.read((q) => q.run(`CALL { MATCH (p:${NAME_LABEL}) RETURN p LIMIT 1 UNION MATCH (p:${FRAGMENT_LABEL}) RETURN p LIMIT 1 } RETURN count(p) > 0 AS any`), "look for name postings");
-	if (left[0]?.any !== true) for (const name of LEGACY_NAME_INDEXES) await ctx.conn.schema(`DROP INDEX ${name} IF EXISTS`);
-	return named;
 }
