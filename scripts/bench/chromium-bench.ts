@@ -31,7 +31,7 @@ export interface TraceEvent {
 	tdur?: number;
 	pid: number;
 	tid: number;
-	args?: { name?: string; data?: { message?: string } };
+	args?: { name?: string; data?: { message?: string; functionName?: string; url?: string } };
 }
 export type TraceFile = { traceEvents: TraceEvent[] } | TraceEvent[];
 
@@ -53,13 +53,18 @@ export function traceMarks(trace: TraceFile): Map<string, number> {
 	return marks;
 }
 
-/** The renderer main thread's tasks (CrRendererMain), each once, in order. */
-export function mainThreadTasks(trace: TraceFile): MainTask[] {
+/** The renderer main thread's complete ("X") events, in order of start. */
+function mainThreadEvents(trace: TraceFile): TraceEvent[] {
 	const events = Array.isArray(trace) ? trace : trace.traceEvents;
 	const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
+	return events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+}
+
+/** The renderer main thread's tasks (CrRendererMain), each once, in order. */
+export function mainThreadTasks(trace: TraceFile): MainTask[] {
 	// One event per task: RunTask events nest (the scheduler's wraps the thread controller's); keep the outermost.
 	const tasks: TraceEvent[] = [];
-	for (const e of events.filter((e) => main && e.pid === main.pid && e.tid === main.tid && e.ph === "X" && /RunTask$/.test(e.name) && e.tdur !== undefined).sort((a, b) => a.ts - b.ts)) {
+	for (const e of mainThreadEvents(trace).filter((e) => /RunTask$/.test(e.name) && e.tdur !== undefined)) {
 		const last = tasks.at(-1);
 		if (!last || e.ts >= last.ts + (last.dur ?? 0)) tasks.push(e);
 	}
@@ -73,4 +78,26 @@ export function tasksBetween(trace: TraceFile, tasks: readonly MainTask[], name:
 	const end = marks.get(`${name}:end`);
 	if (start === undefined || end === undefined) return null;
 	return tasks.filter((t) => t.ts + t.wallMs * 1000 >= start && t.ts <= end);
+}
+
+/**
+ * What a task spent its time in: the main thread's trace events inside it by name (a function
+ * call by its function and script), with self time (wall ms, less the events nested in it),
+ * largest first. As telling as the trace's categories (GC, compile, execute…).
+ */
+export function taskBreakdown(trace: TraceFile, task: MainTask, top = 8): string {
+	const end = task.ts + task.wallMs * 1000;
+	const inside = mainThreadEvents(trace).filter((e) => e.ts >= task.ts && e.ts + e.dur! <= end);
+	const self = new Map<string, number>();
+	const open: { end: number; key: string }[] = [];
+	const label = (e: TraceEvent) => (e.args?.data?.functionName !== undefined ? `${e.name}(${e.args.data.functionName || "anonymous"} ${e.args.data.url?.split("/").pop() ?? ""})` : e.name);
+	for (const e of inside) {
+		while (open.length && open.at(-1)!.end <= e.ts) open.pop();
+		const parent = open.at(-1);
+		if (parent) self.set(parent.key, (self.get(parent.key) ?? 0) - e.dur!);
+		const key = label(e);
+		self.set(key, (self.get(key) ?? 0) + e.dur!);
+		open.push({ end: e.ts + e.dur!, key });
+	}
+	return [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => `${k} ${(us / 1000).toFixed(1)}`).join(", ");
 }
