@@ -73,8 +73,22 @@ export function isTransient(error: unknown): boolean {
 	// The same transaction would need the same memory again: retrying cannot help.
 	if (code === "Neo.TransientError.General.MemoryPoolOutOfMemoryError") return false;
 	if (error instanceof Error && neo4j.isRetryableError(error)) return true;
-	return isUnreachable(error) || code.startsWith("Neo.TransientError.");
+	return isUnreachable(error) || code.startsWith("Neo.TransientError.") || TERMINATED.has(code);
 }
+
+/**
+ * A transaction the server stopped: a server shutting down stops those in flight (seen as
+ * LockClientStopped in a writer's lock wait). The driver does not retry these (an operator may have
+ * meant it), but a stopped transaction was rolled back whole and ours are short writes, so running
+ * it again is safe; the next attempt meets the restart as an unreachable server, and the retry
+ * budget (maxElapsedMs) still bounds a transaction that keeps being stopped.
+ */
+const TERMINATED = new Set([
+	"Neo.ClientError.Transaction.LockClientStopped",
+	"Neo.ClientError.Transaction.Terminated",
+	"Neo.TransientError.Transaction.LockClientStopped",
+	"Neo.TransientError.Transaction.Terminated",
+]);
 
 /** The server cannot be reached at all (down, restarting, network), as opposed to refusing one query. */
 function isUnreachable(error: unknown): boolean {

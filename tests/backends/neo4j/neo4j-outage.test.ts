@@ -31,8 +31,8 @@ const node = (key: string): MergeNodeInput => ({
 
 describe("which Neo4j failures are retried", () => {
 	const error = (code: string) => new neo4j.Neo4jError("x", code, "50N42", "error");
-	it("retries an unreachable server, an expired session and the server's transient errors", () => {
-		for (const code of ["ServiceUnavailable", "SessionExpired", "Neo.TransientError.Transaction.DeadlockDetected", "Neo.TransientError.General.DatabaseUnavailable"]) {
+	it("retries an unreachable server, an expired session, the server's transient errors and a transaction it stopped (shutting down)", () => {
+		for (const code of ["ServiceUnavailable", "SessionExpired", "Neo.TransientError.Transaction.DeadlockDetected", "Neo.TransientError.General.DatabaseUnavailable", "Neo.ClientError.Transaction.LockClientStopped", "Neo.ClientError.Transaction.Terminated"]) {
 			expect(isTransient(error(code)), code).toBe(true);
 		}
 	});
