@@ -103,14 +103,17 @@ class SnapshotExporter {
 	 * Serializes synchronously (a consistent copy inside WASM memory) and queues the copy out and
 	 * the write behind earlier ones, in later tasks: copying a large database out of WASM memory and
 	 * the storage's own copy each held the thread for tens of ms, and with the serialize in one task
-	 * they made the longest tasks of embedding a vault on mobile.
+	 * they made the longest tasks of embedding a vault on mobile. Queued behind the earlier write
+	 * whatever its outcome: a failed write leaves `dirty` set for this one to retry, and the copy in
+	 * WASM memory is always copied out and freed (chained to a rejection it would be skipped and leak).
 	 */
 	private exportNow(inSlices = true): Promise<void> {
 		if (!this.dirty) return this.writing;
 		this.dirty = false;
 		const copy = serialize(this.sqlite3, this.db);
 		const bytes = inSlices ? null : copyOut(this.sqlite3, copy, false);
-		this.writing = this.writing.then(() => bytes ?? copyOut(this.sqlite3, copy, true)).then((out) => this.storage.write(out)).catch((error: unknown) => {
+		const earlier = this.writing.catch(() => undefined);
+		this.writing = earlier.then(() => bytes ?? copyOut(this.sqlite3, copy, true)).then((out) => this.storage.write(out)).catch((error: unknown) => {
 			this.dirty = true;
 			throw error;
 		});

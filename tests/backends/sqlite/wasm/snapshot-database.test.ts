@@ -89,6 +89,24 @@ describe("snapshot databases (no file system)", () => {
 		reopened.close();
 	});
 
+	it("writes again after a failed write: the next export is not chained to the failure", async () => {
+		const storage = new MemorySnapshotStorage();
+		const write = storage.write.bind(storage);
+		let fail = true;
+		storage.write = (bytes) => (fail ? ((fail = false), Promise.reject(new Error("disk full"))) : write(bytes));
+		const db = await openDatabase({ path: "index.db", snapshot: storage, snapshotDebounceMs: 60_000 });
+		db.exec("CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)");
+		db.run("INSERT INTO note (title) VALUES ('first')");
+		await expect(db.flush()).rejects.toThrow("disk full");
+		db.run("INSERT INTO note (title) VALUES ('second')");
+		await db.flush();
+		expect(storage.writes).toBe(1);
+		db.close();
+		const reopened = await openDatabase({ path: "index.db", snapshot: storage });
+		expect(reopened.all("SELECT title FROM note ORDER BY id")).toEqual([{ title: "first" }, { title: "second" }]);
+		reopened.close();
+	});
+
 	it("writes a final snapshot on close", async () => {
 		const storage = new MemorySnapshotStorage();
 		const db = await openDatabase({ path: "index.db", snapshot: storage, snapshotDebounceMs: 60_000 });
