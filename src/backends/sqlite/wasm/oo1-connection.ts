@@ -100,6 +100,11 @@ export class Oo1Connection implements SqliteConnection {
 		}
 	}
 
+	/** For the owner (snapshot export): did a statement meet a damaged page or an I/O error? */
+	damageMet(): boolean {
+		return this.metDamage;
+	}
+
 	/** For the owner (snapshot export): is a transaction open right now? */
 	inTransaction(): boolean {
 		return !this.closed && this.sqlite3.capi.sqlite3_get_autocommit(this.db) === 0;

@@ -5,6 +5,7 @@ import type { SnapshotStorage } from "./snapshot-storage";
 import { DatabaseFileError } from "./errors";
 import { Oo1Connection } from "./oo1-connection";
 import { assertDatabaseReadable } from "./validate-database";
+import { snapshotStamp, vouchedSnapshotCheck } from "./snapshot-stamp";
 import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../../platform/host-timers";
 
 const DEFAULT_DEBOUNCE_MS = 1000;
@@ -26,17 +27,19 @@ export async function openSnapshotDatabase(
 	storage: SnapshotStorage,
 ): Promise<SqliteConnection> {
 	const bytes = await storage.read();
+	const vouched = bytes && bytes.length > 0 ? await vouchedSnapshotCheck(storage, bytes) : undefined;
 	const db = new sqlite3.oo1.DB(":memory:", "c");
 	try {
 		if (bytes && bytes.length > 0) deserialize(sqlite3, db, bytes, options.path);
-		assertDatabaseReadable(sqlite3, db, options.path, options.requiredTable);
+		assertDatabaseReadable(sqlite3, db, options.path, options.requiredTable, vouched === undefined);
 		// The bytes live in memory either way; query_only makes SQLite refuse writes as for files.
 		if (options.readonly) db.exec("PRAGMA query_only = 1");
 	} catch (error) {
 		db.close();
 		throw error;
 	}
-	const exporter = new SnapshotExporter(sqlite3, db, storage, options.snapshotDebounceMs ?? DEFAULT_DEBOUNCE_MS);
+	const stamp = { checkedAt: vouched ?? Date.now(), sound: () => !connection.damageMet() };
+	const exporter = new SnapshotExporter(sqlite3, db, storage, options.snapshotDebounceMs ?? DEFAULT_DEBOUNCE_MS, stamp);
 	const connection: Oo1Connection = new Oo1Connection(sqlite3, db, options.path, {
 		afterWrite: () => {
 			if (!options.readonly) exporter.schedule(() => connection.inTransaction());
@@ -70,6 +73,8 @@ class SnapshotExporter {
 		private readonly db: Sqlite3Db,
 		private readonly storage: SnapshotStorage,
 		private readonly debounceMs: number,
+		/** When quick_check last passed, and whether the session has met no damaged page: what a stamp may vouch for. */
+		private readonly stamp: { readonly checkedAt: number; sound(): boolean },
 	) {}
 
 	schedule(inTransaction: () => boolean): void {
@@ -113,11 +118,34 @@ class SnapshotExporter {
 		const copy = serialize(this.sqlite3, this.db);
 		const bytes = inSlices ? null : copyOut(this.sqlite3, copy, false);
 		const earlier = this.writing.catch(() => undefined);
-		this.writing = earlier.then(() => bytes ?? copyOut(this.sqlite3, copy, true)).then((out) => this.storage.write(out)).catch((error: unknown) => {
+		this.writing = earlier.then(() => bytes ?? copyOut(this.sqlite3, copy, true)).then((out) => this.store(out)).catch((error: unknown) => {
 			this.dirty = true;
 			throw error;
 		});
 		return this.writing;
+	}
+
+	/**
+	 * The last snapshot's stamp goes first: a write that fails or is cut short leaves none, and the
+	 * next open checks fully. The new one only after the write, and only from a sound session.
+	 */
+	private async store(out: Uint8Array): Promise<void> {
+		await this.stamping("remove", () => this.storage.writeStamp?.(null));
+		await this.storage.write(out);
+		if (!this.storage.writeStamp || !this.stamp.sound()) return;
+		await this.stamping("write", async () => {
+			const text = await snapshotStamp(out, this.stamp.checkedAt);
+			if (text !== undefined) await this.storage.writeStamp?.(text);
+		});
+	}
+
+	/** A stamp that cannot be kept costs the next open a full check, never a snapshot. */
+	private async stamping(what: string, action: () => Promise<void> | undefined): Promise<void> {
+		try {
+			await action();
+		} catch (error) {
+			console.warn(`Engrama: could not ${what} the check stamp of the snapshot; the next open checks it fully`, error);
+		}
 	}
 }
 
