@@ -5,28 +5,57 @@
 // the stamp; "stamped" opens the file as the last clean close left it. Process CPU (user + system)
 // of the open, of a first search after it (the pages quick_check would have brought into SQLite's
 // cache), and of the close (which now stats the file and reads two pages for the stamp).
-// Usage: npm run bench -- open-check [--rows 50000] [--runs 5] [--engines wasm,native] [--keep <dir>]
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+// `snapshot` is the mobile path (the whole file in memory through SnapshotStorage): "full" removes the
+// snapshot's stamp, "stamped" keeps the one its last export wrote; its CPU includes the SHA-256, which
+// WebCrypto computes off the main thread.
+// Usage: npm run bench -- open-check [--rows 50000] [--runs 5] [--engines wasm,native,snapshot] [--keep <dir>]
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openNativeDatabase } from "../../src/backends/sqlite/native/open-native";
 import { openDatabase } from "../../src/backends/sqlite/wasm/open-database";
 import { checkStampPath } from "../../src/backends/sqlite/wasm/check-stamp";
-import type { SqliteConnection } from "../../src/backends/sqlite/sqlite-connection";
+import type { SnapshotStorage, SqliteConnection } from "../../src/backends/sqlite/sqlite-connection";
 import { arg } from "./args";
 import { seededRandom, sentence } from "./stats";
 
 const rows = Number(arg("rows", "50000"));
 const runs = Number(arg("runs", "5"));
-const engines = arg("engines", "wasm,native").split(",");
+const engines = arg("engines", "wasm,native,snapshot").split(",");
 const keep = arg("keep", "");
 const DIM = 384;
 const dir = keep || mkdtempSync(join(tmpdir(), "engrama-open-check-"));
 mkdirSync(dir, { recursive: true });
 const path = join(dir, `open-check-${rows}.db`);
 
+/** The mobile storage, in memory: the file's bytes, then whatever the snapshot's exports write. */
+const snapshot: SnapshotStorage & { bytes: Uint8Array | null; stamp: string | null } = {
+	bytes: null,
+	stamp: null,
+	read: () => Promise.resolve(snapshot.bytes),
+	write: (bytes) => Promise.resolve(void (snapshot.bytes = bytes)),
+	readStamp: () => Promise.resolve(snapshot.stamp),
+	writeStamp: (stamp) => Promise.resolve(void (snapshot.stamp = stamp)),
+};
+
 const open = (engine: string): Promise<SqliteConnection> =>
-	engine === "native" ? openNativeDatabase({ path }).then((opened) => opened.conn) : openDatabase({ path });
+	engine === "native"
+		? openNativeDatabase({ path }).then((opened) => opened.conn)
+		: openDatabase(engine === "snapshot" ? { path, snapshot, snapshotDebounceMs: 60_000 } : { path });
+
+/** The file as a snapshot: an in-memory database has no WAL, so the header says rollback journal (bytes 18-19), as `journal_mode=DELETE` would. */
+async function loadSnapshot(): Promise<void> {
+	const bytes = new Uint8Array(readFileSync(path));
+	bytes[18] = 1;
+	bytes[19] = 1;
+	snapshot.bytes = bytes;
+	const db = await open("snapshot");
+	db.exec("CREATE TABLE IF NOT EXISTS touched (x)");
+	await db.flush();
+	db.close();
+}
+
+const stampExists = (engine: string) => (engine === "snapshot" ? snapshot.stamp !== null : existsSync(checkStampPath(path)));
 
 async function build(): Promise<void> {
 	const db = await open("native");
@@ -56,8 +85,11 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 };
 
 async function measure(engine: string, mode: "full" | "stamped"): Promise<{ open: number; search: number; close: number }> {
-	if (mode === "full") rmSync(checkStampPath(path), { force: true });
-	else if (!existsSync(checkStampPath(path))) throw new Error("no stamp after the last clean close");
+	const stamp = snapshot.stamp;
+	if (mode === "full") {
+		if (engine === "snapshot") snapshot.stamp = null;
+		else rmSync(checkStampPath(path), { force: true });
+	} else if (!stampExists(engine)) throw new Error("no stamp after the last clean close");
 	let start = process.cpuUsage();
 	const db = await open(engine);
 	const openMs = cpuMs(start);
@@ -66,7 +98,10 @@ async function measure(engine: string, mode: "full" | "stamped"): Promise<{ open
 	const searchMs = cpuMs(start);
 	start = process.cpuUsage();
 	db.close();
-	return { open: openMs, search: searchMs, close: cpuMs(start) };
+	const closeMs = cpuMs(start);
+	// A snapshot's close only starts its export; nothing was written, so the stamp is put back.
+	if (engine === "snapshot") snapshot.stamp = stamp;
+	return { open: openMs, search: searchMs, close: closeMs };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -76,7 +111,8 @@ if (!existsSync(path)) await build();
 console.log(`${rows} rows, ${(statSync(path).size / 1e6).toFixed(1)} MB at ${path}; load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 for (const engine of engines) {
 	// Warm-up: compiles the WASM (first open only) and leaves the stamp of a clean close.
-	(await open(engine)).close();
+	if (engine === "snapshot") await loadSnapshot();
+	else (await open(engine)).close();
 	const results = { full: [] as Awaited<ReturnType<typeof measure>>[], stamped: [] as Awaited<ReturnType<typeof measure>>[] };
 	for (let run = 0; run < runs; run++) {
 		const order = run % 2 === 0 ? (["full", "stamped"] as const) : (["stamped", "full"] as const);
