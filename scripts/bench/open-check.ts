@@ -8,6 +8,9 @@
 // `snapshot` is the mobile path (the whole file in memory through SnapshotStorage): "full" removes the
 // snapshot's stamp, "stamped" keeps the one its last export wrote; its CPU includes the SHA-256, which
 // WebCrypto computes off the main thread.
+// With `snapshot`, also what a snapshot's export after one write costs with the stamp (removed,
+// then the bytes hashed and the new one written) and without it (a storage with no stamp methods,
+// as before the stamp), interleaved: process CPU from the flush() call until it resolves.
 // Usage: npm run bench -- open-check [--rows 50000] [--runs 5] [--engines wasm,native,snapshot] [--keep <dir>]
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -104,6 +107,18 @@ async function measure(engine: string, mode: "full" | "stamped"): Promise<{ open
 	return { open: openMs, search: searchMs, close: closeMs };
 }
 
+/** One write, then flush(): the export, with or without the stamp's work. */
+async function exportCost(stamping: boolean): Promise<number> {
+	const plain: SnapshotStorage = { read: () => snapshot.read(), write: (bytes) => snapshot.write(bytes) };
+	const db = await openDatabase({ path, snapshot: stamping ? snapshot : plain, snapshotDebounceMs: 60_000 });
+	db.run("INSERT INTO note (body) VALUES ('one more')");
+	const start = process.cpuUsage();
+	await db.flush();
+	const ms = cpuMs(start);
+	db.close();
+	return ms;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const fmt = (values: number[]) => `${median(values).toFixed(1)} (${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)})`;
 
@@ -124,6 +139,14 @@ for (const engine of engines) {
 		const r = results[mode];
 		console.log(`| ${mode} | ${fmt(r.map((x) => x.open))} | ${fmt(r.map((x) => x.search))} | ${fmt(r.map((x) => x.close))} |`);
 	}
+	if (engine !== "snapshot") continue;
+	const exports = { plain: [] as number[], stamped: [] as number[] };
+	for (let run = 0; run < runs; run++) {
+		const order = run % 2 === 0 ? [false, true] : [true, false];
+		for (const stamping of order) exports[stamping ? "stamped" : "plain"].push(await exportCost(stamping));
+	}
+	console.log(`
+snapshot export after one write, CPU ms: without a stamp ${fmt(exports.plain)}, with ${fmt(exports.stamped)}`);
 }
 console.log(`\nload at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 if (!keep) rmSync(dir, { recursive: true, force: true });
