@@ -191,7 +191,7 @@ export class Oo1Connection implements SqliteConnection {
 		const primary = resultCode === undefined ? undefined : resultCode & 0xff;
 		const { SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR } = this.sqlite3.capi;
 		if (primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB || primary === SQLITE_IOERR) this.metDamage = true;
-		if (resultCode !== undefined && (resultCode & 0xff) === this.sqlite3.capi.SQLITE_IOERR) {
+		if (primary === SQLITE_IOERR) {
 			const detail = this.hooks.describeIoError?.();
 			if (detail) message += ` (${detail})`;
 		}

@@ -9,6 +9,13 @@ import { snapshotStamp, vouchedSnapshotCheck } from "./snapshot-stamp";
 import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../../platform/host-timers";
 
 const DEFAULT_DEBOUNCE_MS = 1000;
+/**
+ * A debounced export is stamped only after this many debounce intervals without another one (10 s
+ * by default): hashing every export doubled its CPU (92 → 191 ms at 94 MB, docs/benchmarks.md,
+ * "Opening a memory"), and while a vault embeds exports come every few seconds. flush() and close
+ * stamp at once.
+ */
+const STAMP_AFTER_INTERVALS = 10;
 
 /**
  * Keeps the whole database in WASM memory, loaded from `storage` and exported (serialized, then
@@ -67,6 +74,9 @@ class SnapshotExporter {
 	private timer: TimerHandle | undefined;
 	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
+	/** The last bytes the storage took: only they may be stamped. */
+	private lastWritten: Uint8Array | undefined;
+	private stampTimer: TimerHandle | undefined;
 
 	constructor(
 		private readonly sqlite3: Sqlite3Static,
@@ -95,13 +105,16 @@ class SnapshotExporter {
 		this.timer = undefined;
 		if (inTransaction()) throw new Error("flush() called inside a transaction; commit first");
 		await this.exportNow();
+		await this.stampLastWritten();
 	}
 
 	exportOnClose(): void {
 		hostClearTimeout(this.timer);
 		this.timer = undefined;
 		// The app may be closing: copied and handed to storage at once, not a slice per task.
-		void this.exportNow(false).catch((error: unknown) => console.error("Engrama: final snapshot export failed", error));
+		void this.exportNow(false)
+			.then(() => this.stampLastWritten())
+			.catch((error: unknown) => console.error("Engrama: final snapshot export failed", error));
 	}
 
 	/**
@@ -115,6 +128,8 @@ class SnapshotExporter {
 	private exportNow(inSlices = true): Promise<void> {
 		if (!this.dirty) return this.writing;
 		this.dirty = false;
+		hostClearTimeout(this.stampTimer);
+		this.stampTimer = undefined;
 		const copy = serialize(this.sqlite3, this.db);
 		const bytes = inSlices ? null : copyOut(this.sqlite3, copy, false);
 		const earlier = this.writing.catch(() => undefined);
@@ -127,16 +142,41 @@ class SnapshotExporter {
 
 	/**
 	 * The last snapshot's stamp goes first: a write that fails or is cut short leaves none, and the
-	 * next open checks fully. The new one only after the write, and only from a sound session.
+	 * next open checks fully. The new one once the exports pause (STAMP_AFTER_INTERVALS).
 	 */
 	private async store(out: Uint8Array): Promise<void> {
+		this.lastWritten = undefined;
 		await this.stamping("remove", () => this.storage.writeStamp?.(null));
 		await this.storage.write(out);
-		if (!this.storage.writeStamp || !this.stamp.sound()) return;
-		await this.stamping("write", async () => {
-			const text = await snapshotStamp(out, this.stamp.checkedAt);
-			if (text !== undefined) await this.storage.writeStamp?.(text);
-		});
+		this.lastWritten = out;
+		hostClearTimeout(this.stampTimer);
+		const due = () => {
+			this.stampTimer = undefined;
+			void this.stampLastWritten();
+		};
+		this.stampTimer = hostSetTimeout(due, this.debounceMs * STAMP_AFTER_INTERVALS, { unref: true });
+	}
+
+	/**
+	 * Stamps the last bytes written, in the write queue so no export runs meanwhile; not when an
+	 * export has written since (other bytes) or the session met a damaged page.
+	 */
+	private stampLastWritten(): Promise<void> {
+		hostClearTimeout(this.stampTimer);
+		this.stampTimer = undefined;
+		const bytes = this.lastWritten;
+		if (!bytes || !this.storage.writeStamp) return this.writing;
+		this.writing = this.writing
+			.catch(() => undefined)
+			.then(() =>
+				this.stamping("write", async () => {
+					if (bytes !== this.lastWritten || !this.stamp.sound()) return;
+					this.lastWritten = undefined;
+					const text = await snapshotStamp(bytes, this.stamp.checkedAt);
+					if (text !== undefined) await this.storage.writeStamp?.(text);
+				}),
+			);
+		return this.writing;
 	}
 
 	/** A stamp that cannot be kept costs the next open a full check, never a snapshot. */

@@ -38,6 +38,13 @@ class StampedMemoryStorage implements SnapshotStorage {
 }
 
 const PAGE = 4096;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls instead of a fixed sleep: timers run late on a busy machine. */
+async function until(condition: () => boolean): Promise<void> {
+	for (let waited = 0; !condition() && waited < 20_000; waited += 10) await sleep(10);
+	expect(condition()).toBe(true);
+}
 const HOUR = 60 * 60 * 1000;
 
 async function createSnapshot(storage: StampedMemoryStorage): Promise<void> {
@@ -115,6 +122,22 @@ describe("the check stamp of a snapshot", () => {
 		await expect(db.flush()).rejects.toThrow("disk full");
 		expect(storage.stamp).toBeNull();
 		storage.failWrites = false;
+		db.close();
+	});
+
+	it("a debounced export is stamped only once the exports pause, and the next export removes it first", async () => {
+		const storage = new StampedMemoryStorage();
+		await createSnapshot(storage);
+		const db = await openDatabase({ path: "index.db", snapshot: storage, snapshotDebounceMs: 20 });
+		const before = storage.bytes;
+		db.run("INSERT INTO t (v) VALUES ('debounced')");
+		await until(() => storage.bytes !== before);
+		// Ten debounce intervals (200 ms) must pass without an export before the bytes are hashed.
+		expect(storage.stamp).toBeNull();
+		await until(() => storage.stamp !== null);
+		const { sha256 } = JSON.parse(storage.stamp!) as { sha256: string };
+		const expected = JSON.parse((await snapshotStamp(storage.bytes!, 0))!) as { sha256: string };
+		expect(sha256).toBe(expected.sha256);
 		db.close();
 	});
 });
