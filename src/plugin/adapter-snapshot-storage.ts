@@ -7,6 +7,7 @@ import type { SnapshotStorage } from "../backends";
  */
 export function createAdapterSnapshotStorage(adapter: DataAdapter, path: string): SnapshotStorage {
 	const temporary = `${path}.tmp`;
+	const stamp = `${path}.engrama-checked`;
 	return {
 		async read() {
 			// A crash between removing the old snapshot and renaming the new one leaves only the temporary file.
@@ -22,6 +23,13 @@ export function createAdapterSnapshotStorage(adapter: DataAdapter, path: string)
 			await adapter.writeBinary(temporary, whole ? buffer : bytes.slice().buffer);
 			if (await adapter.exists(path)) await adapter.remove(path);
 			await adapter.rename(temporary, path);
+		},
+		async readStamp() {
+			return (await adapter.exists(stamp)) ? adapter.read(stamp) : null;
+		},
+		async writeStamp(text) {
+			if (text !== null) await adapter.write(stamp, text);
+			else if (await adapter.exists(stamp)) await adapter.remove(stamp);
 		},
 	};
 }

@@ -150,7 +150,7 @@ export async function openEngine(deps: EngineHostDeps, gate: WorkGate, hooks: Op
 	// Mobile (and any adapter without a real folder): the database lives in memory, snapshots go
 	// through the adapter; saving a snapshot is the commit the guard checks first.
 	const adapterSnapshot = onDisk ? undefined : createAdapterSnapshotStorage(adapter, vaultDbPath);
-	const snapshot = adapterSnapshot && guard ? { read: () => adapterSnapshot.read(), write: async (bytes: Uint8Array) => (await guard.check(), adapterSnapshot.write(bytes)) } : adapterSnapshot;
+	const snapshot = adapterSnapshot && guard ? { ...adapterSnapshot, write: async (bytes: Uint8Array) => (await guard.check(), adapterSnapshot.write(bytes)) } : adapterSnapshot;
 	const backend = await createBackend(config, { snapshot });
 	try {
 		await nextTask();

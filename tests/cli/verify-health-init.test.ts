@@ -197,7 +197,8 @@ describe("engrama init", () => {
 			expect(statSync(join(dir.path, "new")).mode & 0o777).toBe(0o700);
 			expect(statSync(db).mode & 0o777).toBe(0o600);
 		}
-		expect(readdirSync(join(dir.path, "new"))).toEqual(["memory.db"]);
+		// Beside the memory only the stamp of its clean close (it lets the next open skip quick_check).
+		expect(readdirSync(join(dir.path, "new")).sort()).toEqual(["memory.db", "memory.db.engrama-checked"]);
 		expect(runCli(["--db", db, "--json", "health", "--port", "9"]).json()).toMatchObject({ ok: true, backend: { nodes: 0, schema_version: SCHEMA_VERSION } });
 
 		const bytes = readFileSync(db);

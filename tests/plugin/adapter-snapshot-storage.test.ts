@@ -15,4 +15,16 @@ describe("the mobile database snapshot through the vault adapter", () => {
 		expect([...((await storage.read()) ?? [])]).toEqual([5, 6, 7]);
 		expect(await app.vault.adapter.exists(".obsidian/plugins/engrama/engrama.db.tmp")).toBe(false);
 	});
+
+	test("keeps the check stamp beside the snapshot, and removes it", async () => {
+		const app = createFakeApp(memoryFileSystem({}), { mobile: true });
+		const storage = createAdapterSnapshotStorage(app.vault.adapter as unknown as DataAdapter, ".obsidian/plugins/engrama/engrama.db");
+		expect(await storage.readStamp?.()).toBeNull();
+		await storage.writeStamp?.('{"version":1}');
+		expect(await storage.readStamp?.()).toBe('{"version":1}');
+		expect(await app.vault.adapter.exists(".obsidian/plugins/engrama/engrama.db.engrama-checked")).toBe(true);
+		await storage.writeStamp?.(null);
+		await storage.writeStamp?.(null);
+		expect(await storage.readStamp?.()).toBeNull();
+	});
 });

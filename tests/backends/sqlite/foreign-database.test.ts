@@ -28,6 +28,7 @@ describe("a SQLite database of another program as the memory file", () => {
 	it("is refused with the file and its tables named, and left byte for byte as it was", async () => {
 		const path = await foreignDatabase("photos.db");
 		const before = sha256(path);
+		const beside = readdirSync(temp.dir);
 		const config = parseConfig({ backend: "sqlite", dbPath: path, orgId: "o", userId: "u" });
 		const error = await createBackend(config).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(DatabaseFileError);
@@ -35,8 +36,9 @@ describe("a SQLite database of another program as the memory file", () => {
 		expect((error as Error).message).toMatch(/another program: tables (photos, albums|albums, photos), no nodes table/);
 		expect((error as Error).message).toMatch(/left untouched/);
 		expect(sha256(path)).toBe(before);
-		// No lock, WAL or journal file left beside it.
-		expect(readdirSync(temp.dir)).toEqual(["photos.db"]);
+		// No lock, WAL or journal file left beside it (only the check stamp of its making, as it was).
+		expect(readdirSync(temp.dir)).toEqual(beside);
+		expect(beside.filter((name) => name !== "photos.db.engrama-checked")).toEqual(["photos.db"]);
 	});
 
 	it("an empty file still becomes a new memory", async () => {

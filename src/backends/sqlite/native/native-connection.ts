@@ -10,13 +10,18 @@ const STATEMENT_CACHE_SIZE = 256;
 const PARAM_PREFIX = /^[:@$]/;
 
 export interface NativeConnectionHooks {
-	afterClose?(): void;
+	/** `clean`: the database closed without error and no statement met a damaged page or an I/O error. */
+	afterClose?(clean: boolean): void;
 }
+
+/** Result codes that say the file may be damaged: the next open checks it fully (check-stamp.ts). */
+const DAMAGE_CODE = /^SQLITE_(CORRUPT|NOTADB|IOERR)/;
 
 export class NativeConnection implements SqliteConnection {
 	private readonly statements = new Map<string, NativeStatement>();
 	private readonly savepoints = new Savepoints({ control: (sql) => this.control(sql), inTransaction: () => this.db.inTransaction });
 	private closed = false;
+	private metDamage = false;
 
 	constructor(
 		private readonly db: NativeDatabase,
@@ -67,11 +72,13 @@ export class NativeConnection implements SqliteConnection {
 		if (this.closed) return;
 		this.closed = true;
 		this.statements.clear();
+		let clean = false;
 		try {
 			// The last connection to close checkpoints the WAL into the file and removes it and -shm.
 			this.db.close();
+			clean = !this.metDamage;
 		} finally {
-			this.hooks.afterClose?.();
+			this.hooks.afterClose?.(clean);
 		}
 	}
 
@@ -106,6 +113,7 @@ export class NativeConnection implements SqliteConnection {
 		try {
 			return action();
 		} catch (error) {
+			if (isNativeError(error) && DAMAGE_CODE.test(error.code)) this.metDamage = true;
 			throw toSqliteError(error, sql);
 		}
 	}

@@ -6,6 +6,7 @@ import { loadNodeModules, type NodeModules } from "../../../platform/node-builti
 import { acquireProcessLock } from "../wasm/process-lock";
 import { engramaLogPath, holdsFrames } from "../wasm/engrama-log";
 import { openDatabase } from "../wasm/open-database";
+import { removeCheckStamp, vouchedCheckTime, writeCheckStamp } from "../wasm/check-stamp";
 import type { NativeDatabase } from "./native-api";
 import { NativeConnection } from "./native-connection";
 import { loadNativeDriver, type NativeDriver } from "./native-driver";
@@ -42,15 +43,26 @@ export async function openNativeDatabase(options: OpenDatabaseOptions): Promise<
 	const path = node.path.resolve(options.path);
 	await replayWasmLog(node, path);
 	const lock = acquireProcessLock(node, path);
+	const readonly = options.readonly === true;
 	let db: NativeDatabase | undefined;
 	try {
-		if (!options.readonly) createPrivateFile(node, path);
-		db = openDb(driver, path, options.readonly === true);
-		assertReadable(db, path, options.requiredTable);
+		if (!readonly) createPrivateFile(node, path);
+		db = openDb(driver, path, readonly);
+		const vouched = vouchedCheckTime(node, path);
+		assertReadable(db, path, options.requiredTable, vouched === undefined);
+		const checkedAt = vouched ?? Date.now();
+		if (!readonly) removeCheckStamp(node, path);
 		db.loadExtension(driver.vecPath);
-		configure(db, options.readonly === true);
+		configure(db, readonly);
 		const engine = describeNativeEngine(driver, db);
-		return { conn: new NativeConnection(db, path, { afterClose: () => lock.release() }), engine };
+		const afterClose = (clean: boolean) => {
+			try {
+				if (clean && !readonly) writeCheckStamp(node, path, checkedAt);
+			} finally {
+				lock.release();
+			}
+		};
+		return { conn: new NativeConnection(db, path, { afterClose }), engine };
 	} catch (error) {
 		try {
 			db?.close();
@@ -107,14 +119,19 @@ function cannotOpen(path: string, error: unknown): Error {
 	return new Error(`Cannot open database ${path} (${detail}); check that its folder exists and is writable.`, { cause: error });
 }
 
-/** As the WASM engine's check: a foreign or damaged file is refused before anything writes to it. */
-function assertReadable(db: NativeDatabase, path: string, requiredTable: string | undefined): void {
-	let verdict: string;
+/**
+ * As the WASM engine's check: a foreign or damaged file is refused before anything writes to it.
+ * quick_check only when `fullCheck` (the file is not the one last closed cleanly, check-stamp.ts).
+ */
+function assertReadable(db: NativeDatabase, path: string, requiredTable: string | undefined, fullCheck: boolean): void {
+	let verdict = "ok";
 	let names: string[];
 	try {
 		db.prepare("PRAGMA schema_version").get();
-		const first = (db.prepare("PRAGMA quick_check(1)").get() as { quick_check?: unknown } | undefined)?.quick_check;
-		verdict = typeof first === "string" ? first : "no result";
+		if (fullCheck) {
+			const first = (db.prepare("PRAGMA quick_check(1)").get() as { quick_check?: unknown } | undefined)?.quick_check;
+			verdict = typeof first === "string" ? first : "no result";
+		}
 		names = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as { name: string }[]).map(
 			(row) => row.name,
 		);

@@ -8,6 +8,7 @@ import { assertDatabaseReadable } from "./validate-database";
 import { Oo1Connection } from "./oo1-connection";
 import { settleWalRestores } from "./wal-restore";
 import { adoptNativeLog } from "./engrama-log";
+import { removeCheckStamp, vouchedCheckTime, writeCheckStamp } from "./check-stamp";
 
 export interface JournalSettings {
 	readonly journalMode: "DELETE" | "TRUNCATE" | "PERSIST" | "WAL";
@@ -41,18 +42,23 @@ export async function openFileDatabase(
 	const vfs = installNodeFileVfs(sqlite3, node);
 	const path = node.path.resolve(options.path);
 	const lock = acquireProcessLock(node, path);
+	const readonly = options.readonly === true;
 	let db: Sqlite3Db | undefined;
+	let checkedAt: number;
 	try {
 		// Under the lock, before SQLite looks for the WAL: a restore copy (left by versions that
 		// restored a WAL a native reader deleted) is used or removed, then a native session's log adopted.
 		for (const line of settleWalRestores(node, path)) console.warn(`Engrama: ${line}`);
 		const adopted = adoptNativeLog(node, path);
 		if (adopted) console.warn(`Engrama: ${adopted}`);
-		db = openDb(sqlite3, path, options.readonly === true, vfs.name, () => vfs.takeLastError());
+		db = openDb(sqlite3, path, readonly, vfs.name, () => vfs.takeLastError());
 		// Before the first read: a WAL database can only be read in exclusive mode here.
 		db.exec(`PRAGMA locking_mode = ${journal.lockingMode}`);
-		assertDatabaseReadable(sqlite3, db, path, options.requiredTable);
-		if (!options.readonly) db.exec(`PRAGMA journal_mode = ${journal.journalMode}`);
+		const vouched = vouchedCheckTime(node, path);
+		assertDatabaseReadable(sqlite3, db, path, options.requiredTable, vouched === undefined);
+		checkedAt = vouched ?? Date.now();
+		if (!readonly) removeCheckStamp(node, path);
+		if (!readonly) db.exec(`PRAGMA journal_mode = ${journal.journalMode}`);
 		db.exec(`PRAGMA synchronous = ${journal.synchronous}`);
 		// Exclusive mode keeps the cache across commits. 64 MiB (filled only as pages are used) holds
 		// the name-fragment and node indexes of a 50k-node memory, whose random leaves every write
@@ -66,7 +72,13 @@ export async function openFileDatabase(
 	}
 	return new Oo1Connection(sqlite3, db, path, {
 		describeIoError: () => vfs.takeLastError(),
-		afterClose: () => lock.release(),
+		afterClose: (clean) => {
+			try {
+				if (clean && !readonly) writeCheckStamp(node, path, checkedAt);
+			} finally {
+				lock.release();
+			}
+		},
 	});
 }
 

@@ -11,7 +11,8 @@ export interface ConnectionHooks {
 	/** Extra detail for I/O errors, e.g. the file system error behind SQLITE_IOERR. */
 	describeIoError?(): string | undefined;
 	beforeClose?(): void;
-	afterClose?(): void;
+	/** `clean`: the database closed without error and no statement met a damaged page or an I/O error. */
+	afterClose?(clean: boolean): void;
 	flush?(): Promise<void>;
 }
 
@@ -30,6 +31,8 @@ export class Oo1Connection implements SqliteConnection {
 	private readonly statements = new Map<string, CachedStatement>();
 	private readonly savepoints = new Savepoints({ control: (sql) => this.control(sql), inTransaction: () => this.inTransaction() });
 	private closed = false;
+	/** A statement failed with SQLITE_CORRUPT, SQLITE_NOTADB or SQLITE_IOERR: the file may be damaged. */
+	private metDamage = false;
 	private readonly readRow: (stmt: Sqlite3Stmt, columns: readonly string[]) => Record<string, SqlValue>;
 
 	constructor(
@@ -87,12 +90,19 @@ export class Oo1Connection implements SqliteConnection {
 			this.closed = true;
 			for (const { stmt } of this.statements.values()) stmt.finalize();
 			this.statements.clear();
+			let clean = false;
 			try {
 				this.db.close();
+				clean = !this.metDamage;
 			} finally {
-				this.hooks.afterClose?.();
+				this.hooks.afterClose?.(clean);
 			}
 		}
+	}
+
+	/** For the owner (snapshot export): did a statement meet a damaged page or an I/O error? */
+	damageMet(): boolean {
+		return this.metDamage;
 	}
 
 	/** For the owner (snapshot export): is a transaction open right now? */
@@ -178,7 +188,10 @@ export class Oo1Connection implements SqliteConnection {
 		if (error instanceof SqliteError || !(error instanceof this.sqlite3.SQLite3Error)) return error;
 		const resultCode = error.resultCode;
 		let message = error.message.replace(/sqlite3 result code \d+: /, "");
-		if (resultCode !== undefined && (resultCode & 0xff) === this.sqlite3.capi.SQLITE_IOERR) {
+		const primary = resultCode === undefined ? undefined : resultCode & 0xff;
+		const { SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR } = this.sqlite3.capi;
+		if (primary === SQLITE_CORRUPT || primary === SQLITE_NOTADB || primary === SQLITE_IOERR) this.metDamage = true;
+		if (primary === SQLITE_IOERR) {
 			const detail = this.hooks.describeIoError?.();
 			if (detail) message += ` (${detail})`;
 		}

@@ -5,9 +5,17 @@ import type { SnapshotStorage } from "./snapshot-storage";
 import { DatabaseFileError } from "./errors";
 import { Oo1Connection } from "./oo1-connection";
 import { assertDatabaseReadable } from "./validate-database";
+import { snapshotStamp, vouchedSnapshotCheck } from "./snapshot-stamp";
 import { hostClearTimeout, hostSetTimeout, type TimerHandle } from "../../../platform/host-timers";
 
 const DEFAULT_DEBOUNCE_MS = 1000;
+/**
+ * A debounced export is stamped only after this many debounce intervals without another one (10 s
+ * by default): hashing every export doubled its CPU (92 → 191 ms at 94 MB, docs/benchmarks.md,
+ * "Opening a memory"), and while a vault embeds exports come every few seconds. flush() and close
+ * stamp at once.
+ */
+const STAMP_AFTER_INTERVALS = 10;
 
 /**
  * Keeps the whole database in WASM memory, loaded from `storage` and exported (serialized, then
@@ -26,17 +34,19 @@ export async function openSnapshotDatabase(
 	storage: SnapshotStorage,
 ): Promise<SqliteConnection> {
 	const bytes = await storage.read();
+	const vouched = bytes && bytes.length > 0 ? await vouchedSnapshotCheck(storage, bytes) : undefined;
 	const db = new sqlite3.oo1.DB(":memory:", "c");
 	try {
 		if (bytes && bytes.length > 0) deserialize(sqlite3, db, bytes, options.path);
-		assertDatabaseReadable(sqlite3, db, options.path, options.requiredTable);
+		assertDatabaseReadable(sqlite3, db, options.path, options.requiredTable, vouched === undefined);
 		// The bytes live in memory either way; query_only makes SQLite refuse writes as for files.
 		if (options.readonly) db.exec("PRAGMA query_only = 1");
 	} catch (error) {
 		db.close();
 		throw error;
 	}
-	const exporter = new SnapshotExporter(sqlite3, db, storage, options.snapshotDebounceMs ?? DEFAULT_DEBOUNCE_MS);
+	const stamp = { checkedAt: vouched ?? Date.now(), sound: () => !connection.damageMet() };
+	const exporter = new SnapshotExporter(sqlite3, db, storage, options.snapshotDebounceMs ?? DEFAULT_DEBOUNCE_MS, stamp);
 	const connection: Oo1Connection = new Oo1Connection(sqlite3, db, options.path, {
 		afterWrite: () => {
 			if (!options.readonly) exporter.schedule(() => connection.inTransaction());
@@ -64,12 +74,17 @@ class SnapshotExporter {
 	private timer: TimerHandle | undefined;
 	private dirty = false;
 	private writing: Promise<void> = Promise.resolve();
+	/** The last bytes the storage took: only they may be stamped. */
+	private lastWritten: Uint8Array | undefined;
+	private stampTimer: TimerHandle | undefined;
 
 	constructor(
 		private readonly sqlite3: Sqlite3Static,
 		private readonly db: Sqlite3Db,
 		private readonly storage: SnapshotStorage,
 		private readonly debounceMs: number,
+		/** When quick_check last passed, and whether the session has met no damaged page: what a stamp may vouch for. */
+		private readonly stamp: { readonly checkedAt: number; sound(): boolean },
 	) {}
 
 	schedule(inTransaction: () => boolean): void {
@@ -90,13 +105,16 @@ class SnapshotExporter {
 		this.timer = undefined;
 		if (inTransaction()) throw new Error("flush() called inside a transaction; commit first");
 		await this.exportNow();
+		await this.stampLastWritten();
 	}
 
 	exportOnClose(): void {
 		hostClearTimeout(this.timer);
 		this.timer = undefined;
 		// The app may be closing: copied and handed to storage at once, not a slice per task.
-		void this.exportNow(false).catch((error: unknown) => console.error("Engrama: final snapshot export failed", error));
+		void this.exportNow(false)
+			.then(() => this.stampLastWritten())
+			.catch((error: unknown) => console.error("Engrama: final snapshot export failed", error));
 	}
 
 	/**
@@ -110,14 +128,64 @@ class SnapshotExporter {
 	private exportNow(inSlices = true): Promise<void> {
 		if (!this.dirty) return this.writing;
 		this.dirty = false;
+		hostClearTimeout(this.stampTimer);
+		this.stampTimer = undefined;
 		const copy = serialize(this.sqlite3, this.db);
 		const bytes = inSlices ? null : copyOut(this.sqlite3, copy, false);
 		const earlier = this.writing.catch(() => undefined);
-		this.writing = earlier.then(() => bytes ?? copyOut(this.sqlite3, copy, true)).then((out) => this.storage.write(out)).catch((error: unknown) => {
+		this.writing = earlier.then(() => bytes ?? copyOut(this.sqlite3, copy, true)).then((out) => this.store(out)).catch((error: unknown) => {
 			this.dirty = true;
 			throw error;
 		});
 		return this.writing;
+	}
+
+	/**
+	 * The last snapshot's stamp goes first: a write that fails or is cut short leaves none, and the
+	 * next open checks fully. The new one once the exports pause (STAMP_AFTER_INTERVALS).
+	 */
+	private async store(out: Uint8Array): Promise<void> {
+		this.lastWritten = undefined;
+		await this.stamping("remove", () => this.storage.writeStamp?.(null));
+		await this.storage.write(out);
+		this.lastWritten = out;
+		hostClearTimeout(this.stampTimer);
+		const due = () => {
+			this.stampTimer = undefined;
+			void this.stampLastWritten();
+		};
+		this.stampTimer = hostSetTimeout(due, this.debounceMs * STAMP_AFTER_INTERVALS, { unref: true });
+	}
+
+	/**
+	 * Stamps the last bytes written, in the write queue so no export runs meanwhile; not when an
+	 * export has written since (other bytes) or the session met a damaged page.
+	 */
+	private stampLastWritten(): Promise<void> {
+		hostClearTimeout(this.stampTimer);
+		this.stampTimer = undefined;
+		const bytes = this.lastWritten;
+		if (!bytes || !this.storage.writeStamp) return this.writing;
+		this.writing = this.writing
+			.catch(() => undefined)
+			.then(() =>
+				this.stamping("write", async () => {
+					if (bytes !== this.lastWritten || !this.stamp.sound()) return;
+					this.lastWritten = undefined;
+					const text = await snapshotStamp(bytes, this.stamp.checkedAt);
+					if (text !== undefined) await this.storage.writeStamp?.(text);
+				}),
+			);
+		return this.writing;
+	}
+
+	/** A stamp that cannot be kept costs the next open a full check, never a snapshot. */
+	private async stamping(what: string, action: () => Promise<void> | undefined): Promise<void> {
+		try {
+			await action();
+		} catch (error) {
+			console.warn(`Engrama: could not ${what} the check stamp of the snapshot; the next open checks it fully`, error);
+		}
 	}
 }
 

@@ -3,16 +3,20 @@ import type { Sqlite3Db, Sqlite3Static } from "./sqlite3-api";
 import { DatabaseFileError } from "./errors";
 
 /**
- * Reads the schema (SQLITE_NOTADB for foreign files), runs quick_check (damaged pages) and refuses
- * a SQLite database of another program (tables, but not `requiredTable`). All only read, so a rejected file stays byte-for-byte as it was.
+ * Reads the schema (SQLITE_NOTADB for foreign files), runs quick_check (damaged pages) unless
+ * `fullCheck` is false (the file is the one last closed cleanly, check-stamp.ts) and refuses a
+ * SQLite database of another program (tables, but not `requiredTable`). All only read, so a
+ * rejected file stays byte-for-byte as it was.
  */
-export function assertDatabaseReadable(sqlite3: Sqlite3Static, db: Sqlite3Db, path: string, requiredTable?: string): void {
-	let verdict: string;
+export function assertDatabaseReadable(sqlite3: Sqlite3Static, db: Sqlite3Db, path: string, requiredTable?: string, fullCheck = true): void {
+	let verdict = "ok";
 	try {
 		db.exec("PRAGMA schema_version");
-		const rows = db.exec({ sql: "PRAGMA quick_check(1)", rowMode: "array", returnValue: "resultRows" }) as unknown[][];
-		const first = rows[0]?.[0];
-		verdict = typeof first === "string" ? first : "no result";
+		if (fullCheck) {
+			const rows = db.exec({ sql: "PRAGMA quick_check(1)", rowMode: "array", returnValue: "resultRows" }) as unknown[][];
+			const first = rows[0]?.[0];
+			verdict = typeof first === "string" ? first : "no result";
+		}
 	} catch (error) {
 		if (error instanceof sqlite3.SQLite3Error) {
 			throw new DatabaseFileError(path, error.message.replace(/sqlite3 result code \d+: /, ""), { cause: error });
