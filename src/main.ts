@@ -41,6 +41,10 @@ export default class EngramaPlugin extends Plugin {
 		if (problems.length > 0) {
 			new Notice(`Engrama: some settings were invalid and were reset to their defaults (${problems.join("; ")}).`, 10_000);
 		}
+		// Obsidian may close without unloading its plugins: the memory is closed while its quit tasks
+		// run, so the next start finds the file as it was left (no log to replay, its check stamp
+		// written beside it) and skips reading every page before it opens.
+		this.registerEvent(this.app.workspace.on("quit", (tasks) => tasks.add(() => this.release())));
 		this.app.workspace.onLayoutReady(() => {
 			void controller.start().then(() => {
 				// A first run in this vault: the welcome in the panel says what would happen; nothing runs before Start.
@@ -61,10 +65,16 @@ export default class EngramaPlugin extends Plugin {
 	}
 
 	override onunload(): void {
+		void this.release();
+	}
+
+	/** Closes the controller once (at quit or at unload, whichever comes first); `closed` settles when it is done. */
+	private release(): Promise<void> {
 		const controller = this.controller;
 		this.controller = null;
 		this.actions = null;
 		if (controller) this.closed = controller.shutdown().catch((error: unknown) => console.error("Engrama: unloading failed", error));
+		return this.closed;
 	}
 
 	/** Another device changed data.json (Obsidian Sync): take the new settings. */

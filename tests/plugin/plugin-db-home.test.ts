@@ -87,6 +87,23 @@ describe("desktop database location", () => {
 	});
 });
 
+describe("quitting Obsidian", () => {
+	test("closes the memory even when no unload follows: the file is left whole and stamped as checked, and a later unload closes nothing twice", async () => {
+		const v = vault(BASE);
+		const r = await start(v);
+		const engine = await settled(r);
+		const path = engine.location;
+		// A writing open removes the stamp: while the memory is open the file may change.
+		expect(existsSync(`${path}.engrama-checked`)).toBe(false);
+		await r.app.workspace.fakeQuit();
+		expect(r.plugin.controller).toBeNull();
+		expect(existsSync(`${path}.engrama-checked`)).toBe(true);
+		expect(existsSync(`${path}-wal`)).toBe(false);
+		await stop(r);
+		expect(h.fake.fakeErrors).toEqual([]);
+	});
+});
+
 describe("a second writer through a sync tool", () => {
 	// A database path inside the vault: the layout where a sync tool copies the file between devices.
 	const SYNCED = { ...BASE, dbPath: "Engrama data/engrama.db" };

@@ -120,6 +120,27 @@ export class MarkdownView extends ItemView {
 	}
 }
 
+/** Work plugins hand Obsidian while it quits ('quit' event); Obsidian waits for it before closing. */
+export class Tasks {
+	private readonly pending: Promise<unknown>[] = [];
+
+	add(callback: () => Promise<unknown>): void {
+		this.pending.push(Promise.resolve().then(callback));
+	}
+
+	addPromise(promise: Promise<unknown>): void {
+		this.pending.push(promise);
+	}
+
+	isEmpty(): boolean {
+		return this.pending.length === 0;
+	}
+
+	promise(): Promise<unknown> {
+		return Promise.all(this.pending);
+	}
+}
+
 export class Workspace extends Events {
 	layoutReady = false;
 	readonly containerEl: HTMLElement;
@@ -205,6 +226,16 @@ export class Workspace extends Events {
 		// The side panel is active while a note stays open in the main area: Obsidian keeps it as the active file.
 		const main = [...this.leaves].reverse().find((l) => l.view instanceof MarkdownView);
 		return main ? (main.view as MarkdownView).file : null;
+	}
+
+	/**
+	 * Test helper: the app quits as Obsidian's window closes: 'quit' handlers add their tasks, which
+	 * are awaited; plugins are not unloaded (Obsidian does not promise an onunload at quit).
+	 */
+	async fakeQuit(): Promise<void> {
+		const tasks = new Tasks();
+		this.trigger("quit", tasks);
+		await tasks.promise();
 	}
 
 	/** Test helper: Obsidian finished loading the layout; queued onLayoutReady callbacks run now. */
