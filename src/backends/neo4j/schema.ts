@@ -1,7 +1,7 @@
 import { ValidationError } from "../../engine/errors";
 import { FT_COLUMNS, FT_SCOPE_PROPERTY, ftProperty } from "./fts-query";
 import type { Neo4jConnection } from "./neo4j-connection";
-import { TERM_LABEL } from "./term-counts";
+import { PENDING_LABEL, TERM_LABEL } from "./term-counts";
 
 /**
  * Graph layout on Neo4j. Every Engrama node carries the common label :Engrama plus its native
@@ -38,7 +38,7 @@ export const VECTOR_PROPERTY = "embedding";
 export const DEFAULT_NAMESPACE = "default";
 
 const NAME = /^[A-Z][A-Za-z0-9_]*$/;
-const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL]);
+const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL, PENDING_LABEL]);
 
 /** Labels and types reach Cypher as identifiers, never as parameters: only these shapes pass. */
 export function checkLabel(label: string): string {
