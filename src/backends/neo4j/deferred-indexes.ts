@@ -96,12 +96,17 @@ export async function indexPendingNode(ctx: Neo4jStoreContext, q: CypherRunner, 
  */
 export async function buildDeferredIndexes(ctx: Neo4jStoreContext, limit: number, atOpen = false): Promise<boolean> {
 	if (!atOpen && !deferring.has(ctx)) return false;
+	// An open writes only when an earlier load left some (every open asks).
+	if (atOpen) {
+		const left = await ctx.conn.read((q) => q.run(`MATCH (n:${PENDING_LABEL} {__ns: $ns}) RETURN true AS any LIMIT 1`, { ns: ctx.namespace }), "look for unbuilt indexes");
+		if (left.length === 0) return false;
+	}
 	const page = Math.max(1, Math.floor(limit));
 	const more = await ctx.write(async (q) => {
 		// Locked first (a no-op write), then the ones still pending read: another transaction may
 		// have built some while this one waited for their locks.
 		const rows = await q.run(
-			`MATCH (n:${PENDING_LABEL}) WHERE n.__ns = $ns WITH n LIMIT $page SET n.__seq = n.__seq
+			`MATCH (n:${PENDING_LABEL} {__ns: $ns}) WITH n LIMIT $page SET n.__seq = n.__seq
 			WITH collect(n) AS locked
 			RETURN size(locked) AS locked, [x IN locked WHERE x:${PENDING_LABEL} | {eid: elementId(x), node: ${PENDING_MAP("x")}}] AS pending`,
 			{ ns: ctx.namespace, page: int(page) },

@@ -85,6 +85,11 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		name: "engrama_term_key",
 		create: `CREATE CONSTRAINT engrama_term_key IF NOT EXISTS FOR (t:${TERM_LABEL}) REQUIRE (t.__ns, t.corpus, t.key) IS UNIQUE`,
 	},
+	{
+		// A bulk load's nodes whose search indexes are still to build (deferred-indexes.ts), by memory.
+		name: "engrama_pending_ns",
+		create: `CREATE INDEX engrama_pending_ns IF NOT EXISTS FOR (n:${PENDING_LABEL}) ON (n.__ns)`,
+	},
 	{ name: "engrama_ns", create: `CREATE INDEX engrama_ns IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns)` },
 	{ name: "engrama_scope", create: `CREATE INDEX engrama_scope IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id)` },
 	{
