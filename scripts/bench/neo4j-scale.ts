@@ -5,6 +5,7 @@
 // Usage: npm run bench -- neo4j-scale --nodes 100000 [--backend neo4j|sqlite] [--queries 100]
 //        [--batch 1000] [--dims 384] [--data-dir DIR] [--server-pid PID] [--json] [--summary FILE]
 //        [--profile-writes] (Neo4j: each single write's statements and COMMIT timed, and PROFILEd)
+//        [--indexes-inline] (search indexes written in each node batch, not deferred to a pass after)
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,7 +98,10 @@ const ctx: WriteContext = { scope, source: "cli" };
 const rand = seededRandom(nodes);
 const keyOf = (i: number) => `${LABELS[i % LABELS.length]} ${i} ${sentence(seededRandom(i + 1), 2)}`;
 
-// 1. Nodes: the write pipeline's batch path (GraphStore.mergeNodes), `batch` per transaction.
+// 1. Nodes: the write pipeline's batch path (GraphStore.mergeNodes), `batch` per transaction, as a
+// first sync writes them: search indexes deferred (deferIndexes), then built in pages (step 1b).
+// --indexes-inline writes them in each batch instead.
+const deferIndexes = !process.argv.includes("--indexes-inline");
 const ids: string[] = new Array<string>(nodes);
 await step(
 	"load nodes",
@@ -107,12 +111,22 @@ await step(
 			for (let i = start; i < Math.min(nodes, start + batch); i++) {
 				inputs.push({ label: LABELS[i % LABELS.length], key: keyOf(i), props: { description: sentence(rand, 12), tags: [sentence(rand, 1)] } });
 			}
-			const writes = await loader.write(() => loader.pipeline.mergeEntities(ctx, inputs));
+			const writes = await loader.write(() => loader.pipeline.mergeEntities(ctx, inputs, { deferIndexes }));
 			writes.forEach((w, j) => (ids[start + j] = w.node.id));
 		}
 	},
-	(_, s) => `${Math.round(nodes / s)} nodes/s (batched MERGE, ${batch} per transaction)`,
+	(_, s) => `${Math.round(nodes / s)} nodes/s (batched MERGE, ${batch} per transaction${deferIndexes ? ", search indexes deferred" : ""})`,
 );
+if (deferIndexes) {
+	// Pages of 4 batches, as vault sync builds them (DEFERRED_INDEX_BATCHES).
+	await step(
+		"build search indexes",
+		async () => {
+			while (await loader.write(() => loader.pipeline.buildDeferredIndexes(batch * 4)));
+		},
+		(_, s) => `${Math.round(nodes / s)} nodes/s; with the load ${Math.round(nodes / (steps[steps.length - 1].wallS + s))} nodes/s`,
+	);
+}
 
 // 2. Relations: two per node to earlier nodes, and a hub (100 more links) every 500 nodes.
 const target = (i: number) => ({ id: ids[i], label: LABELS[i % LABELS.length], key: keyOf(i) });

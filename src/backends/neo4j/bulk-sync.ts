@@ -1,11 +1,14 @@
 import { NotFoundError, ValidationError } from "../../engine/errors";
-import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, NodeFields, RekeyNodeInput } from "../../engine/backend-kit";
+import type { ListNodesQuery, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, NodeFields, RekeyNodeInput } from "../../engine/backend-kit";
 import { isFullScope } from "../../engine/backend-kit";
 import type { NodeRecord, PartialScope, PropValue, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
 import { FT_LENGTH_PROPERTY, NODE_COLUMNS, fulltextProperties, nodeScopeWords } from "./fts-query";
-import { countNewTerms, newDocumentTerms } from "./term-counts";
+import { PENDING_LABEL, countNewTerms, newDocumentTerms } from "./term-counts";
+import { deferredIndexes, indexPendingNode } from "./deferred-indexes";
+
+export { buildDeferredIndexes } from "./deferred-indexes";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
@@ -19,12 +22,14 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 	const label = checkLabel(input.label);
 	return ctx.write(async (q) => {
 		const found = await q.run(
-			`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS node, elementId(n) AS eid`,
+			`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS node, elementId(n) AS eid, n:${PENDING_LABEL} AS pending`,
 			ctx.params(scope, { id }),
 		);
 		if (!found[0]) return null;
 		const current = found[0].node as StoredMap;
 		const eid = String(found[0].eid);
+		// A node a bulk load left unindexed is indexed first: the re-key then updates its index.
+		if (found[0].pending === true) await indexPendingNode(ctx, q, eid);
 		const holder = await q.run(
 			`MATCH (n:${NODE_LABEL} {__ns: $ns, __label: $label, __key: $key, org_id: $org, user_id: $user}) WHERE elementId(n) <> $eid RETURN count(n) AS n`,
 			ctx.params(scope, { label, key: input.key, eid }),
@@ -76,19 +81,21 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 /**
  * `mergeNode` for a batch in one transaction. New nodes (the batch's identities all distinct and
  * none stored yet: a first sync) are created with one statement per label, the first of which
- * also checks that none is stored; otherwise each input goes through mergeNode's steps in order.
+ * also checks that none is stored, with `deferIndexes` without their search indexes
+ * (deferred-indexes.ts); otherwise each input goes through mergeNode's steps in order.
  * On an error nothing is written.
  */
-export async function mergeNodes(ctx: Neo4jStoreContext, scope: Scope, inputs: readonly MergeNodeInput[]): Promise<readonly MergeNodeResult[]> {
+export async function mergeNodes(ctx: Neo4jStoreContext, scope: Scope, inputs: readonly MergeNodeInput[], options: MergeNodesOptions = {}): Promise<readonly MergeNodeResult[]> {
 	assertScope(scope);
 	if (inputs.length === 0) return [];
 	for (const input of inputs) checkLabel(input.label);
 	return ctx.write(async (q) => {
 		const identities = inputs.map((i) => ({ label: i.label, key: i.key }));
 		const distinct = new Set(identities.map((i) => `${i.label}\u0000${i.key}`)).size === inputs.length;
-		const created = distinct ? await createAll(ctx, q, scope, inputs, identities) : null;
+		const defer = options.deferIndexes === true;
+		const created = distinct ? await (defer ? createAllPending : createAll)(ctx, q, scope, inputs, identities) : null;
 		if (created) {
-			ctx.wroteWords(created.map((r) => r.node.id));
+			if (!defer) ctx.wroteWords(created.map((r) => r.node.id));
 			return created;
 		}
 		const results: MergeNodeResult[] = [];
@@ -125,12 +132,9 @@ async function createAll(
 				...postingParams(true, false, input.key, final),
 			};
 		});
-		const check = first
-			? `UNWIND $ids AS k OPTIONAL MATCH (m:${NODE_LABEL} {__ns: $ns, __label: k.label, __key: k.key, org_id: $org, user_id: $user}) WITH count(m) AS found`
-			: "WITH 0 AS found";
 		// A label cannot be a parameter: one statement per label of the batch.
 		const made = await q.run(
-			`${check}
+			`${identityCheck(first)}
 			CALL {
 				WITH found
 				WITH found WHERE found = 0
@@ -155,6 +159,57 @@ async function createAll(
 		first = false;
 		if (Number(made[0]?.found ?? 0) > 0) return null;
 		for (const row of made[0].made as { i: unknown; after: StoredMap }[]) results[Number(row.i)] = { node: toRecord(row.after), created: true };
+	}
+	return results;
+}
+
+/** The check the first statement of a batch runs: how many of its identities are stored already. */
+function identityCheck(first: boolean): string {
+	return first
+		? `UNWIND $ids AS k OPTIONAL MATCH (m:${NODE_LABEL} {__ns: $ns, __label: k.label, __key: k.key, org_id: $org, user_id: $user}) WITH count(m) AS found`
+		: "WITH 0 AS found";
+}
+
+/**
+ * createAll without the search indexes: each label's new nodes with their props only, marked
+ * pending (deferred-indexes.ts builds the rest); the results are made here from what was
+ * written, not read back. Null (nothing written) when one is already stored.
+ */
+async function createAllPending(
+	ctx: Neo4jStoreContext,
+	q: CypherRunner,
+	scope: Scope,
+	inputs: readonly MergeNodeInput[],
+	identities: readonly { label: string; key: string }[],
+): Promise<MergeNodeResult[] | null> {
+	const results: MergeNodeResult[] = [];
+	const byLabel = new Map<string, number[]>();
+	inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
+	let first = true;
+	for (const [label, indexes] of byLabel) {
+		const stored = indexes.map((i) => {
+			const input = inputs[i];
+			const props = encodeProps(createdProps(scope, input, createdId(input)));
+			const map: StoredMap = { ...props, __label: label, __key: input.key, __key_field: input.keyField, __seq: nextSeq(), created_at: input.now, updated_at: input.now };
+			return { i, map, row: { key: input.key, keyField: input.keyField, seq: map.__seq, now: input.now, props } };
+		});
+		// A label cannot be a parameter: one statement per label of the batch.
+		const made = await q.run(
+			`${identityCheck(first)}
+			CALL {
+				WITH found
+				WITH found WHERE found = 0
+				UNWIND $rows AS r
+				CREATE (n:${NODE_LABEL}:${label}:${PENDING_LABEL} {__ns: $ns, __label: $label, __key: r.key, org_id: $org, user_id: $user})
+				SET n.__seq = r.seq, n.__key_field = r.keyField, n.created_at = r.now, n += r.props, n.updated_at = r.now
+			}
+			RETURN found`,
+			ctx.params(scope, { label, rows: stored.map((s) => s.row), ids: first ? identities : [] }),
+		);
+		first = false;
+		if (Number(made[0]?.found ?? 0) > 0) return null;
+		deferredIndexes(ctx);
+		for (const { i, map } of stored) results[i] = { node: toRecord(map), created: true };
 	}
 	return results;
 }

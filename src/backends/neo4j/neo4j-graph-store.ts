@@ -4,6 +4,7 @@ import type { PartialScope } from "../../engine/types";
 import { roleFacade } from "../role-facade";
 import * as admin from "./admin";
 import * as bulkSync from "./bulk-sync";
+import { buildDeferredIndexes } from "./deferred-indexes";
 import { Neo4jStoreContext } from "./store-context";
 import * as edges from "./edges";
 import * as fulltext from "./fulltext";
@@ -14,6 +15,9 @@ import * as passages from "./passages";
 import { neo4jReflectRows } from "./reflect-queries";
 import { DEFAULT_NAMESPACE, NODE_LABEL, ensureSchema } from "./schema";
 import { upgradeFulltext } from "./upgrade";
+
+/** Pending nodes indexed per transaction when a store opens after an interrupted bulk load. */
+const OPEN_BUILD_PAGE = 5000;
 
 export interface Neo4jGraphStoreOptions {
 	/** Which memory in the database (several can share one Neo4j; tests use one each). */
@@ -54,6 +58,8 @@ export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>
 		await this.conn.verify();
 		await ensureSchema(this.conn);
 		await upgradeFulltext(this.ctx);
+		// A bulk load that stopped before its search indexes were built (crash, kill): finished now.
+		while (await buildDeferredIndexes(this.ctx, OPEN_BUILD_PAGE, true));
 		await passages.ensurePassageVectorIndexAtOpen(this.ctx);
 	}
 

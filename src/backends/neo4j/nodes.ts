@@ -4,7 +4,8 @@ import type { NodeRecord, PartialScope, PropValue, Props, Scope } from "../../en
 import type { Neo4jStoreContext } from "./store-context";
 import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
-import { columnList, countTerms, deletedDocs } from "./term-counts";
+import { PENDING_LABEL, columnList, countTerms, deletedDocs } from "./term-counts";
+import { indexPendingNode } from "./deferred-indexes";
 import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
@@ -87,7 +88,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		WITH n, created, CASE WHEN created THEN [{new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] ELSE [] END AS ftDocs
 		${countTerms("nodes")}
 		${createPostings("CASE WHEN created THEN $names ELSE [] END", "CASE WHEN created THEN $fragments ELSE [] END")}
-		RETURN ${N} AS node, created, elementId(n) AS eid`,
+		RETURN ${N} AS node, created, elementId(n) AS eid, n:${PENDING_LABEL} AS pending`,
 		ctx.params(scope, {
 			label,
 			key: input.key,
@@ -105,6 +106,8 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		ctx.wroteWords([id]);
 		return { node: toRecord(row.node as StoredMap), created: true };
 	}
+	// A node a bulk load left unindexed (deferred-indexes.ts) is indexed first, so the update's counts hold.
+	if (row.pending === true) await indexPendingNode(ctx, q, String(row.eid));
 	const before = decodeProps(row.node as StoredMap);
 	// The same arithmetic as SQLite's mergeNode.
 	const node = await writeNode(ctx, q, {
@@ -186,10 +189,11 @@ export async function updateNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 	assertScope(scope);
 	return ctx.write(async (q) => {
 		const rows = await q.run(
-			`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS before, elementId(n) AS eid`,
+			`MATCH ${BY_ID} WHERE ${SCOPE} SET n.__seq = n.__seq RETURN ${N} AS before, elementId(n) AS eid, n:${PENDING_LABEL} AS pending`,
 			ctx.params(scope, { id }),
 		);
 		if (!rows[0]) return null;
+		if (rows[0].pending === true) await indexPendingNode(ctx, q, String(rows[0].eid));
 		const current = toRecord(rows[0].before as StoredMap);
 		const final: Record<string, PropValue> = { ...current.props, ...stripColumns(set) };
 		for (const name of unset) delete final[name];

@@ -1,7 +1,7 @@
 import { ValidationError } from "../../engine/errors";
 import { FT_COLUMNS, FT_SCOPE_PROPERTY, ftProperty } from "./fts-query";
 import type { Neo4jConnection } from "./neo4j-connection";
-import { TERM_LABEL } from "./term-counts";
+import { PENDING_LABEL, TERM_LABEL } from "./term-counts";
 
 /**
  * Graph layout on Neo4j. Every Engrama node carries the common label :Engrama plus its native
@@ -38,7 +38,7 @@ export const VECTOR_PROPERTY = "embedding";
 export const DEFAULT_NAMESPACE = "default";
 
 const NAME = /^[A-Z][A-Za-z0-9_]*$/;
-const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL]);
+const RESERVED_LABELS = new Set([NODE_LABEL, META_LABEL, EMBEDDED_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL, PENDING_LABEL]);
 
 /** Labels and types reach Cypher as identifiers, never as parameters: only these shapes pass. */
 export function checkLabel(label: string): string {
@@ -84,6 +84,11 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		// bm25's document frequencies (term-counts.ts): one per memory, corpus and key; MERGE relies on it.
 		name: "engrama_term_key",
 		create: `CREATE CONSTRAINT engrama_term_key IF NOT EXISTS FOR (t:${TERM_LABEL}) REQUIRE (t.__ns, t.corpus, t.key) IS UNIQUE`,
+	},
+	{
+		// A bulk load's nodes whose search indexes are still to build (deferred-indexes.ts), by memory.
+		name: "engrama_pending_ns",
+		create: `CREATE INDEX engrama_pending_ns IF NOT EXISTS FOR (n:${PENDING_LABEL}) ON (n.__ns)`,
 	},
 	{ name: "engrama_ns", create: `CREATE INDEX engrama_ns IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns)` },
 	{ name: "engrama_scope", create: `CREATE INDEX engrama_scope IF NOT EXISTS FOR (n:${NODE_LABEL}) ON (n.__ns, n.org_id, n.user_id)` },

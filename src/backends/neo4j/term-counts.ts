@@ -17,6 +17,12 @@ export const TERM_LABEL = "EngramaTerm";
 /** Prefix keys are kept from this many characters (code points) on: the shortest prefix a query asks for. */
 export const PREFIX_KEY_MIN = 4;
 
+/**
+ * A node a bulk load wrote without its search indexes (deferred-indexes.ts): none of its words
+ * are counted yet, so deleting it changes no count.
+ */
+export const PENDING_LABEL = "EngramaPending";
+
 /** The key of the corpus itself (no token is empty). */
 export const CORPUS_KEY = "";
 
@@ -131,7 +137,7 @@ export function countNewTerms(corpus: FtCorpusName): string {
 	}`;
 }
 
-/** Cypher: `ftDocs` for deleting the documents in list variable `docs`. */
+/** Cypher: `ftDocs` for deleting the documents in list variable `docs` (pending nodes were never counted). */
 export function deletedDocs(corpus: FtCorpusName, docs: string): string {
-	return `[d IN ${docs} | {old: ${columnList(corpus, "d")}, oldLen: d.__ft_len}] AS ftDocs`;
+	return `[d IN ${docs} WHERE NOT d:${PENDING_LABEL} | {old: ${columnList(corpus, "d")}, oldLen: d.__ft_len}] AS ftDocs`;
 }
