@@ -416,9 +416,13 @@ export class HybridSearch {
 			const stored = await vectors.dimensions();
 			if (stored === 0) return { hits: [], reason: NO_VECTORS_YET, cause: "no_vectors" };
 			if (query.length !== stored) return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
+			// The scan goes out with the model check (on a server, one round trip instead of two); its
+			// hits, or its failure, count only when the model is the one that made the vectors.
+			const scan = Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
+			scan.catch(() => undefined);
 			const changed = await this.modelChanged(embedder);
 			if (changed) return { hits: [], ...changed };
-			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
+			const [nodeHits, passageHits] = await scan;
 			const merged = mergeNodeAndPassageRanks(
 				nodeHits.map((h) => ({ id: h.nodeId, score: h.similarity })),
 				passageHits,
