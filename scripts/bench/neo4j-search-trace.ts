@@ -4,6 +4,7 @@
 // server's CPU per search. Needs the server that holds the memory (NEO4J_* env).
 // Usage: npm run bench -- neo4j-search-trace --namespace n4s50k [--queries 100] [--rounds 2]
 //        [--now ISO-TIME] [--modes default,default-no-neighbour-words,rrf-no-graph,fulltext] [--server-pid PID]
+//        [--profile] (each distinct statement of each mode's last search PROFILEd: db hits, costliest operators)
 //        [--answers FILE] (each mode's pages, ids and scores, written there; when the file exists they
 //        are compared with it instead: a change that must not move answers is checked on 50k nodes)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -22,6 +23,7 @@ const queries = Number(arg("queries", "100"));
 const rounds = Number(arg("rounds", "2"));
 const serverPid = arg("server-pid", "");
 const answersFile = arg("answers", "");
+const profile = process.argv.includes("--profile");
 if (!namespace) throw new Error("--namespace NAME: the memory neo4j-scale.ts kept (--namespace NAME --keep)");
 
 interface Mode {
@@ -77,6 +79,7 @@ interface Sample {
 	roundTrips: number;
 }
 const samples = new Map<string, Sample[]>(modes.map((m) => [m, []]));
+const lastSearch = new Map<string, readonly { query: string; params: Readonly<Record<string, unknown>> }[]>();
 const byStatement = new Map<string, Map<string, { calls: number; ms: number }>>(modes.map((m) => [m, new Map()]));
 // Mode and query → the page as "id score" lines, from the first round.
 const answers = new Map<string, string>();
@@ -97,6 +100,7 @@ for (let round = 0; round < rounds; round++) {
 			const counts = conn.resetCounts();
 			conn.trace = false;
 			samples.get(m)?.push({ wall, client: clientCpu() - c, server: serverCpu() - s, statements: counts.statements, roundTrips: counts.roundTrips });
+			lastSearch.set(m, counts.statementsRun);
 			const table = byStatement.get(m);
 			for (const st of counts.statementsRun) {
 				const key = statementName(st.query);
@@ -128,6 +132,16 @@ for (const m of modes) {
 	console.log("|---|---:|---:|---:|");
 	const rows = [...(byStatement.get(m) ?? new Map<string, { calls: number; ms: number }>())].sort((a, b) => b[1].ms - a[1].ms);
 	for (const [key, r] of rows) console.log(`| ${key} | ${(r.calls / n).toFixed(2)} | ${(r.ms / n).toFixed(2)} | ${(r.ms / r.calls).toFixed(2)} |`);
+}
+for (const m of profile ? modes : []) {
+	const seen = new Set<string>();
+	for (const st of lastSearch.get(m) ?? []) {
+		if (seen.has(st.query)) continue;
+		seen.add(st.query);
+		const ops = await conn.profile(st.query, st.params);
+		console.log(`\n${m}: PROFILE ${statementName(st.query)}: ${ops.reduce((sum, op) => sum + op.dbHits, 0)} db hits`);
+		for (const op of [...ops].sort((a, b) => b.dbHits - a.dbHits).slice(0, 5)) console.log(`  ${op.operator} ${op.dbHits} hits, ${op.rows} rows${op.details ? `: ${op.details.slice(0, 120)}` : ""}`);
+	}
 }
 if (answersFile && earlier) {
 	const moved = [...answers].filter(([key, page]) => key in earlier && earlier[key] !== page);
