@@ -6,6 +6,7 @@
 //        [--batch 1000] [--dims 384] [--data-dir DIR] [--server-pid PID] [--json] [--summary FILE]
 //        [--profile-writes] (Neo4j: each single write's statements and COMMIT timed, and PROFILEd)
 //        [--indexes-inline] (search indexes written in each node batch, not deferred to a pass after)
+//        [--namespace NAME --keep] (Neo4j: the memory stays in the server, for neo4j-search-trace.ts)
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,7 +87,8 @@ function dirBytes(dir: string): number {
 const temp = mkdtempSync(join(tmpdir(), "engrama-scale-"));
 const dbPath = join(temp, "scale.db");
 const config = parseConfig({ ...configFromEnv(process.env, { dbPath }), backend, dbPath, orgId: "bench", userId: "scale", profile: "base" });
-const namespace = `scale-${nodes}-${Date.now()}`;
+// A fixed namespace with --keep leaves the loaded memory for neo4j-search-trace.ts to reuse.
+const namespace = arg("namespace", "") || `scale-${nodes}-${Date.now()}`;
 if (backend === "neo4j") bindNeo4jOptions(config, { namespace, retry: { maxElapsedMs: 120_000 } });
 const opened = await openMemory(config, { embedder: null });
 const embedder = new HashEmbeddingProvider(dims);

@@ -190,6 +190,23 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		expect((await opened.memory.graph.idsOutsideScope(alice.scope, [])).size).toBe(0);
 	});
 
+	it("reads many nodes by id at once: each as getNodeById reads it, the scope's only, unknown ids absent", async () => {
+		const alice = { scope: { orgId: "acme", userId: "alice" }, source: "mcp" } as const;
+		const bob = { scope: { orgId: "acme", userId: "bob" }, source: "mcp" } as const;
+		const a = (await opened.memory.remember(alice, { label: "Project", key: "Billing", props: { description: "invoices", tags: ["money"] } })).node;
+		const b = (await opened.memory.remember(alice, { label: "Person", key: "Ana" })).node;
+		const gone = (await opened.memory.remember(alice, { label: "Concept", key: "Old idea" })).node;
+		await opened.memory.forget(alice, { label: "Concept", key: "Old idea" });
+		const other = (await opened.memory.remember(bob, { label: "Project", key: "Own" })).node;
+		const unknown = "00000000-0000-4000-8000-000000000000";
+		const found = await opened.memory.graph.getNodesByIds(alice.scope, [b.id, a.id, unknown, other.id, a.id, gone.id]);
+		expect([...found.keys()].sort()).toEqual([a.id, b.id, gone.id].sort());
+		for (const id of [a.id, b.id, gone.id]) expect(found.get(id)).toEqual(await opened.memory.graph.getNodeById(alice.scope, id));
+		expect(found.get(gone.id)?.props.status).toBe("archived");
+		expect((await opened.memory.graph.getNodesByIds(alice.scope, [])).size).toBe(0);
+		expect((await opened.memory.graph.getNodesByIds({ orgId: "acme" }, [a.id])).size).toBe(0);
+	});
+
 	it("reads with a missing or partial scope return nothing, and writes without a full scope throw", async () => {
 		const alice: WriteContext = { scope: { orgId: "acme", userId: "alice" }, source: "mcp" };
 		await opened.memory.remember(alice, { label: "Project", key: "Secret", props: { description: "alice only" } });

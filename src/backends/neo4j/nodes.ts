@@ -162,6 +162,25 @@ export function getNodeById(ctx: Neo4jStoreContext, scope: PartialScope, id: str
 	return one(ctx, scope, `MATCH ${BY_ID} WHERE ${SCOPE}`, { id }, "read the node");
 }
 
+/** Nodes by id in one statement; the ones the vector channel just read come from its prefetch. */
+export async function getNodesByIds(ctx: Neo4jStoreContext, scope: PartialScope, ids: readonly string[]): Promise<ReadonlyMap<string, NodeRecord>> {
+	const out = new Map<string, NodeRecord>();
+	if (!isFullScope(scope)) return out;
+	const wanted: string[] = [];
+	for (const id of new Set(ids)) {
+		const known = ctx.takePrefetched(scope, id);
+		if (known) out.set(id, known);
+		else wanted.push(id);
+	}
+	if (wanted.length === 0) return out;
+	const rows = await ctx.conn.read(
+		(q) => q.run(`UNWIND $ids AS id MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} RETURN id, ${N} AS node`, ctx.params(scope, { ids: wanted })),
+		"read the nodes",
+	);
+	for (const row of rows) out.set(String(row.id), toRecord(row.node as StoredMap));
+	return out;
+}
+
 export async function idsOutsideScope(ctx: Neo4jStoreContext, scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
 	assertScope(scope);
 	if (ids.length === 0) return new Set();

@@ -31,6 +31,7 @@ const ROLES = {
 	},
 	getNode: () => null,
 	getNodeById: () => null,
+	getNodesByIds: () => new Map<string, NodeRecord>(),
 	idsOutsideScope: () => new Set<string>(),
 	findByKey: () => [],
 	updateNode: () => null,

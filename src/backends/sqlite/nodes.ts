@@ -70,6 +70,17 @@ export async function getNodeById(ctx: SqliteStoreContext, scope: PartialScope, 
 	return row ? toRecord(row) : null;
 }
 
+/** In-process reads cost no round trip: one lookup per id (the row-id cache answers most). */
+export async function getNodesByIds(ctx: SqliteStoreContext, scope: PartialScope, ids: readonly string[]): Promise<ReadonlyMap<string, NodeRecord>> {
+	const out = new Map<string, NodeRecord>();
+	if (!isFullScope(scope)) return out;
+	for (const id of new Set(ids)) {
+		const row = ctx.rowById(scope, id);
+		if (row) out.set(id, toRecord(row));
+	}
+	return out;
+}
+
 export async function idsOutsideScope(ctx: SqliteStoreContext, scope: Scope, ids: readonly string[]): Promise<ReadonlySet<string>> {
 	assertScope(scope);
 	if (ids.length === 0) return new Set();

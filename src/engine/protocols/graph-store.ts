@@ -69,7 +69,7 @@ export type GraphReads = Reads<GraphStore>;
  * the generic `reflectRows`.
  */
 export const ROLE_METHODS = {
-	nodes: ["mergeNode", "getNode", "getNodeById", "idsOutsideScope", "findByKey", "updateNode", "deleteNode", "listNodes", "labelCounts", "counts"],
+	nodes: ["mergeNode", "getNode", "getNodeById", "getNodesByIds", "idsOutsideScope", "findByKey", "updateNode", "deleteNode", "listNodes", "labelCounts", "counts"],
 	edges: ["mergeEdge", "deleteEdge", "edgesOf", "neighbourhood", "adjacency"],
 	fulltext: ["fulltext"],
 	namesHistory: ["nameCandidates", "recordHistory", "nodeHistory", "nodesValidAt"],

@@ -37,6 +37,12 @@ export interface NodeStore {
 	getNode(scope: PartialScope, label: string, key: string): Promise<NodeRecord | null>;
 	getNodeById(scope: PartialScope, id: string): Promise<NodeRecord | null>;
 	/**
+	 * `getNodeById` for many ids in one read (one statement on a server: search reads dozens of
+	 * nodes it only knows by id, and one round trip each was most of its time on Neo4j). Ids not
+	 * found in the scope are absent; a partial scope gives an empty map.
+	 */
+	getNodesByIds(scope: PartialScope, ids: readonly string[]): Promise<ReadonlyMap<string, NodeRecord>>;
+	/**
 	 * The engrama_ids among `ids` held by nodes of other scopes. An id is unique per database, so
 	 * a note carrying one of these (a vault two users of one database both sync) cannot give it to
 	 * a node of its own scope.

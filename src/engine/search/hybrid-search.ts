@@ -162,7 +162,7 @@ export class HybridSearch {
 		]);
 		const merged = await mergeFulltextHits(store, scope, nodeHits, passageHits, text);
 		const fulltextHits = neighbours
-			? await withNeighbourWords(merged, walker, (id) => store.getNodeById(scope, id), { weight: s.neighbourWordsWeight, hops: s.neighbourWordsHops }, nodeWords.limit)
+			? await withNeighbourWords(merged, walker, (ids) => store.getNodesByIds(scope, ids), { weight: s.neighbourWordsWeight, hops: s.neighbourWordsHops }, nodeWords.limit)
 			: merged;
 		const passages = passagesByNode(passageHits, vectorAnswer.passages ?? []);
 
@@ -175,10 +175,12 @@ export class HybridSearch {
 			fulltextIds.push(hit.node.id);
 		}
 		const vectorIds: string[] = [];
+		const unread = vectorAnswer.hits.filter((hit) => !candidates.has(hit.nodeId)).map((hit) => hit.nodeId);
+		const read = unread.length > 0 ? await store.getNodesByIds(scope, unread) : new Map<string, NodeRecord>();
 		for (const hit of vectorAnswer.hits) {
 			if (vectorIds.length >= vectorK) break;
 			const known = candidates.get(hit.nodeId);
-			const node = known?.node ?? (await this.deps.graph.getNodeById(scope, hit.nodeId));
+			const node = known?.node ?? read.get(hit.nodeId);
 			if (!node || !keep(node)) continue;
 			if (known) known.vector = hit.similarity;
 			else candidates.set(node.id, { node, vector: hit.similarity });
@@ -195,8 +197,10 @@ export class HybridSearch {
 		let anchors: NodeRef[] = [];
 		const useGraph = (request.graph ?? s.graphRerank) && base.size > 0 && s.graphHops > 0;
 		if (useGraph && s.graphExpand > 0) {
-			for (const [id, score] of await expandNeighbours(walker, base, s.graphExpand, s.expandDecay)) {
-				const node = await this.deps.graph.getNodeById(scope, id);
+			const added = await expandNeighbours(walker, base, s.graphExpand, s.expandDecay);
+			const read = await store.getNodesByIds(scope, [...added.keys()]);
+			for (const [id, score] of added) {
+				const node = read.get(id);
 				if (!node || !keep(node)) continue;
 				candidates.set(id, { node });
 				base.set(id, score);
@@ -412,9 +416,13 @@ export class HybridSearch {
 			const stored = await vectors.dimensions();
 			if (stored === 0) return { hits: [], reason: NO_VECTORS_YET, cause: "no_vectors" };
 			if (query.length !== stored) return { hits: [], reason: dimensionMismatch(embedder, query.length, stored), cause: "dimension_mismatch" };
+			// The scan goes out with the model check (on a server, one round trip instead of two); its
+			// hits, or its failure, count only when the model is the one that made the vectors.
+			const scan = Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
+			scan.catch(() => undefined);
 			const changed = await this.modelChanged(embedder);
 			if (changed) return { hits: [], ...changed };
-			const [nodeHits, passageHits] = await Promise.all([vectors.knn(scope, query, k), this.deps.graph.passageKnn?.(scope, query, k * 2) ?? []]);
+			const [nodeHits, passageHits] = await scan;
 			const merged = mergeNodeAndPassageRanks(
 				nodeHits.map((h) => ({ id: h.nodeId, score: h.similarity })),
 				passageHits,

@@ -24,12 +24,13 @@ export interface NeighbourWords {
  * The words hits with each item's score raised by its neighbours' (see NeighbourWords): a raised
  * item moves up past the items it now beats, the others keep their order (the named nodes first,
  * passage-hits.ts); an item no word of the query matched but whose neighbours did joins the list,
- * read with `nodeOf`. `limit` caps the list. Without a source (every hit a note) it is the hits.
+ * read with `nodesOf` (all in one call: one statement on a server rather than one per item).
+ * `limit` caps the list. Without a source (every hit a note) it is the hits.
  */
 export async function withNeighbourWords(
 	hits: readonly FulltextHit[],
 	walker: GraphWalker,
-	nodeOf: (id: string) => Promise<NodeRecord | null>,
+	nodesOf: (ids: readonly string[]) => Promise<ReadonlyMap<string, NodeRecord>>,
 	options: NeighbourWords,
 	limit: number,
 ): Promise<FulltextHit[]> {
@@ -45,10 +46,12 @@ export async function withNeighbourWords(
 			gain.set(id, { label: hit.node.label, score: (gain.get(id)?.score ?? 0) + options.weight * hit.score });
 		}
 	}
+	const unread = [...gain.keys()].filter((id) => !known.has(id));
+	const read = unread.length > 0 ? await nodesOf(unread) : new Map<string, NodeRecord>();
 	const raised: FulltextHit[] = [];
 	for (const [id, g] of gain) {
 		const hit = known.get(id);
-		const node = hit?.node ?? (await nodeOf(id));
+		const node = hit?.node ?? read.get(id);
 		if (node && node.label === g.label && !isNote(node)) raised.push({ node, score: (hit?.score ?? 0) + g.score });
 	}
 	raised.sort((a, b) => b.score - a.score || a.node.id.localeCompare(b.node.id));

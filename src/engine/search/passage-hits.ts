@@ -79,13 +79,16 @@ export async function mergeFulltextHits(
 	const known = new Map<string, NodeRecord>(nodeHits.map((h) => [h.node.id, h.node]));
 	const words = nameWords(query);
 	const named = new Set(nodeHits.filter((h) => queryNames(words, h.node)).map((h) => h.node.id));
-	const out: FulltextHit[] = [];
-	for (const entry of mergeNodeAndPassageRanks(
+	const merged = mergeNodeAndPassageRanks(
 		nodeHits.map((h) => ({ id: h.node.id, score: h.score })),
 		passageHits,
 		named,
-	)) {
-		const node = known.get(entry.id) ?? (await graph.getNodeById(scope, entry.id));
+	);
+	const unread = merged.filter((entry) => !known.has(entry.id)).map((entry) => entry.id);
+	const read = unread.length > 0 ? await graph.getNodesByIds(scope, unread) : new Map<string, NodeRecord>();
+	const out: FulltextHit[] = [];
+	for (const entry of merged) {
+		const node = known.get(entry.id) ?? read.get(entry.id);
 		if (node) out.push({ node, score: entry.score });
 	}
 	return out;

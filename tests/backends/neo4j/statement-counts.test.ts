@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import { testBackends } from "../../contracts/backends";
+import { neo4jTestBackend } from "../../contracts/neo4j-backend";
 import { countVerbs, countsTable } from "./verb-counts";
 
 // How many Cypher statements, transactions and round trips each verb costs on Neo4j. A count is
@@ -47,4 +49,30 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 		const scans = rows.flatMap((r) => r.plans.filter((p) => p.plan.some((op) => /^(AllNodesScan|NodeByLabelScan)/.test(op))).map((p) => `${r.verb}: ${p.statement}\n  ${p.plan.join("\n  ")}`));
 		expect(scans).toEqual([]);
 	}, 600_000);
+
+	it("reads the items neighbour words raise in one statement, not one per item", async () => {
+		const opened = await neo4jTestBackend.open();
+		try {
+			const graph = opened.memory.graph;
+			if (!(graph instanceof Neo4jGraphStore)) throw new Error("needs the Neo4j store");
+			const ctx = { scope: opened.scope, source: "cli" } as const;
+			// A conversation of 12 turns in a chain; every third says "lake", the others are raised by it.
+			for (let i = 1; i <= 12; i++) {
+				await opened.memory.remember(ctx, { label: "Concept", key: `Turn ${i}`, props: { description: i % 3 === 1 ? "the lake at dawn" : `small talk ${i}` } });
+				if (i > 1) await opened.memory.relate(ctx, { label: "Concept", key: `Turn ${i - 1}` }, "RELATED_TO", { label: "Concept", key: `Turn ${i}` });
+			}
+			await opened.memory.search(opened.scope, "lake");
+			graph.conn.trace = "full";
+			graph.conn.resetCounts();
+			const found = (await opened.memory.search(opened.scope, "lake", { limit: 12 })).results.map((r) => r.name);
+			const statements = graph.conn.resetCounts().statementsRun.map((s) => s.query.trim().replace(/\s+/g, " "));
+			graph.conn.trace = false;
+			// Turns 2, 3, 5, 6, … hold no word of the query: their neighbours' words found them.
+			expect(found).toEqual(expect.arrayContaining(["Turn 2", "Turn 3", "Turn 5", "Turn 6", "Turn 8", "Turn 9", "Turn 11", "Turn 12"]));
+			expect(statements.filter((q) => q.startsWith("MATCH (n:Engrama {__ns: $ns, engrama_id: $id})"))).toEqual([]);
+			expect(statements.filter((q) => q.startsWith("UNWIND $ids AS id MATCH (n:Engrama {__ns: $ns, engrama_id: id}) WHERE n.__ns = $ns AND n.org_id = $org AND n.user_id = $user RETURN id"))).toHaveLength(1);
+		} finally {
+			await opened.close();
+		}
+	}, 120_000);
 });
