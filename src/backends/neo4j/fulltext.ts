@@ -7,6 +7,7 @@ import {
 	NODE_COLUMNS,
 	PASSAGE_COLUMNS,
 	bm25Clauses,
+	ftDocument,
 	idf,
 	luceneMatch,
 	phraseKey,
@@ -21,7 +22,7 @@ import {
 	type Phrase,
 } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
-import { LIVE, N, SCOPE, type StoredMap, int, toRecord } from "./rows";
+import { N, SIDE_SCOPE, type StoredMap, int, toRecord } from "./rows";
 import { AWAIT_FULLTEXT, FULLTEXT_INDEX, NODE_LABEL, PASSAGE_FULLTEXT_INDEX, PASSAGE_LABEL } from "./schema";
 import { CORPUS_KEY, TERM_LABEL, phraseTermKey } from "./term-counts";
 
@@ -106,11 +107,13 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 				`${found.cypher}
 				CALL {
 					WITH found
-					UNWIND found AS n WITH n WHERE ${SCOPE} AND ${LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""}
-					${bm25Clauses()}
+					UNWIND found AS n
+					WITH n, ${ftDocument("n", NODE_COLUMNS, ["__ns", "org_id", "user_id", "status", "__label", "__seq"])} AS ftDoc
+					WHERE ${SIDE_SCOPE("ftDoc")} AND coalesce(ftDoc.status, '') <> 'archived'${labels.length > 0 ? " AND ftDoc.__label IN $labels" : ""}
+					${bm25Clauses(["n", "ftDoc"], "ftDoc")}
 					WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
-					WITH n, score ORDER BY score DESC, n.__seq LIMIT $limit
-					RETURN collect({node: ${N}, score: score, seq: n.__seq}) AS hits
+					WITH n, ftDoc.__seq AS seq, score ORDER BY score DESC, seq LIMIT $limit
+					RETURN collect({node: ${N}, score: score, seq: seq}) AS hits
 				}
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
