@@ -80,9 +80,16 @@ const slow = [...samples].sort((a, b) => b.wall - a.wall).slice(0, 8);
 console.log("\nslowest searches:");
 for (const s of slow) console.log(`  ${fmt(s.wall)} "${s.text}" (${s.hits} hits): ${s.statements.map((st) => `${fmt(st.ms ?? 0)} ${firstLine(st.query).slice(0, 40)}`).join("; ")}`);
 if (process.argv.includes("--profile")) {
-	const worst = [...slow[0].statements].sort((a, b) => (b.ms ?? 0) - (a.ms ?? 0))[0];
-	const ops = await graph.conn.profile(worst.query, worst.params);
-	console.log(`\nPROFILE (${fmt(worst.ms ?? 0)}) ${firstLine(worst.query)}: ${ops.reduce((n, op) => n + op.dbHits, 0)} db hits`);
-	for (const op of ops) console.log(`  ${op.operator} ${op.dbHits} hits, ${op.rows} rows, ${op.timeMs.toFixed(1)} ms${op.details ? `: ${op.details.slice(0, 140)}` : ""}`);
+	// The slowest run of each statement kind.
+	const worst = new Map<string, TracedStatement>();
+	for (const st of samples.flatMap((s) => s.statements)) {
+		const known = worst.get(firstLine(st.query));
+		if (!known || (st.ms ?? 0) > (known.ms ?? 0)) worst.set(firstLine(st.query), st);
+	}
+	for (const st of worst.values()) {
+		const ops = await graph.conn.profile(st.query, st.params);
+		console.log(`\nPROFILE (${fmt(st.ms ?? 0)}) ${firstLine(st.query)}: ${ops.reduce((n, op) => n + op.dbHits, 0)} db hits`);
+		for (const op of ops) console.log(`  ${op.operator} ${op.dbHits} hits, ${op.rows} rows${op.details ? `: ${op.details.slice(0, 140)}` : ""}`);
+	}
 }
 await opened.close();

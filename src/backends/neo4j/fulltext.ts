@@ -200,6 +200,8 @@ export async function corpusFacts(
 	const cachedStats = fresh(slot.stats) ? slot.stats : undefined;
 	if (!fresh(slot.hits)) slot.hits = { version: ctx.writeVersion, at: Date.now(), hits: new Map() };
 	const cache = slot.hits as NonNullable<typeof slot.hits>;
+	// An empty corpus (a memory without passages) holds no phrase: no statement to learn that each count is 0.
+	if (cachedStats?.rows === 0) return { stats: cachedStats, hits: cache.hits };
 	// The vocabulary lookup of common-word planning needs the exact (not prefix) counts too.
 	const all = [...phrases, ...phrases.filter((p) => p.prefix).map((p) => ({ ...p, prefix: false }))];
 	const missing = [...new Map(all.map((p) => [phraseKey(p), p])).values()].filter((p) => !cache.hits.has(phraseKey(p)));
