@@ -158,6 +158,7 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 	return ctx.conn.read(async (q) => {
 		const plan = await planQuery(ctx, q, PASSAGE_CORPUS, query);
 		if (!plan) return [];
+		const { matched: _matched, ...planParams } = plan;
 		const window = Math.max(RANK_WINDOW, query.limit * 5);
 		const found = candidatesCypher(ctx, PASSAGE_CORPUS, "p");
 		const ranked = async (limit: number) => {
@@ -176,7 +177,7 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 				}
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
-					...plan,
+					...planParams,
 					...found.params,
 					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
 					index: PASSAGE_FULLTEXT_INDEX,
