@@ -72,10 +72,22 @@ const walls = samples.map((s) => s.wall);
 console.log(
 	`${samples.length} searches (${queries} queries × ${rounds}): wall p50 ${fmt(percentile(walls, 50))}, p95 ${fmt(percentile(walls, 95))}; client CPU p50 ${fmt(percentile(samples.map((s) => s.client), 50))}; server CPU ${fmt(serverPerSearch)} a search; ${(totalWall / 1000).toFixed(1)} s (load ${load})`,
 );
-const byStatement = new Map<string, number[]>();
-for (const s of samples) for (const st of s.statements) byStatement.set(firstLine(st.query), [...(byStatement.get(firstLine(st.query)) ?? []), st.ms ?? 0]);
-console.log("| statement | runs a search | p50 | p95 |\n|---|---:|---:|---:|");
-for (const [q, ms] of byStatement) console.log(`| ${q} | ${(ms.length / samples.length).toFixed(2)} | ${fmt(percentile(ms, 50))} | ${fmt(percentile(ms, 95))} |`);
+const byStatement = new Map<string, { ms: number[]; chars: number }>();
+for (const s of samples) {
+	for (const st of s.statements) {
+		const entry = byStatement.get(firstLine(st.query)) ?? { ms: [], chars: 0 };
+		entry.ms.push(st.ms ?? 0);
+		entry.chars += st.query.length;
+		byStatement.set(firstLine(st.query), entry);
+	}
+}
+console.log("| statement | runs a search | characters | p50 | p95 |\n|---|---:|---:|---:|---:|");
+for (const [q, { ms, chars }] of byStatement) {
+	console.log(`| ${q} | ${(ms.length / samples.length).toFixed(2)} | ${Math.round(chars / ms.length)} | ${fmt(percentile(ms, 50))} | ${fmt(percentile(ms, 95))} |`);
+}
+const byCorpus = new Map<string, number>();
+for (const st of samples.flatMap((s) => s.statements)) byCorpus.set(String(st.params.corpus ?? st.params.index), (byCorpus.get(String(st.params.corpus ?? st.params.index)) ?? 0) + 1);
+console.log(`statements by corpus or index: ${JSON.stringify(Object.fromEntries(byCorpus))}`);
 const slow = [...samples].sort((a, b) => b.wall - a.wall).slice(0, 8);
 console.log("\nslowest searches:");
 for (const s of slow) console.log(`  ${fmt(s.wall)} "${s.text}" (${s.hits} hits): ${s.statements.map((st) => `${fmt(st.ms ?? 0)} ${firstLine(st.query).slice(0, 40)}`).join("; ")}`);
