@@ -155,7 +155,7 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 					...planParams,
 					...found.params,
 					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}${labelClause} +(${plan.query})`,
-					wideQuery: `${labelClause.trim()} +(${plan.query})`,
+					...(wide ? { wideQuery: `${labelClause.trim()} +(${plan.query})` } : {}),
 					index: FULLTEXT_INDEX,
 					labels,
 					limit: int(query.limit),
