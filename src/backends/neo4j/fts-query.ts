@@ -203,11 +203,11 @@ export function idf(rows: number, hits: number): number {
 }
 
 /**
- * Cypher: map variable `doc`'s source, what ranking reads of document `variable` (its token
- * columns and length, and the `extra` properties its filters and order read) in one map
- * projection. Read one by one, each property is a walk of the node's property chain (a missing
- * column walks all of it): at 50k nodes the projection took a 300-candidate window's reads and
- * bm25 from 4.9 to 3.0 ms of server CPU.
+ * Cypher: a map projection of document `variable` holding everything ranking reads of it (its
+ * token columns and length, and the `extra` properties its filters and order read). Read one by
+ * one, each property is a walk of the node's property chain (a missing column walks all of it):
+ * at 50k nodes the projection took a 300-candidate window's reads and bm25 from 4.9 to 3.0 ms of
+ * server CPU.
  */
 export function ftDocument(variable: string, columns: readonly FtWeightedColumn[], extra: readonly string[] = []): string {
 	return `${variable} {${[...extra, ...columns.map((c) => c.property), FT_LENGTH_PROPERTY].map((p) => `.${p}`).join(", ")}}`;

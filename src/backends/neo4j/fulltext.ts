@@ -80,7 +80,9 @@ export function candidatesCypher(ctx: Neo4jStoreContext, corpus: FtCorpus, v: st
  * of a 50k memory (6-7 -> 3-4.5 ms of server CPU). When every document of that window is the
  * scope's (`alone`: a database holding one memory of one person), it is the scoped query's window:
  * the same matches with the same scores less the scope word's, which is the same for every document
- * (one term in a three-word field). Otherwise the scoped query is asked in the same statement.
+ * (one term in a three-word field; float rounding could at most tie two nearly equal scores at the
+ * window's edge, and prefix words' constant scores sum exactly). Otherwise the scoped query is
+ * asked in the same statement.
  */
 function wideCandidates(v: string): string {
 	return `${AWAIT_FULLTEXT}
@@ -123,7 +125,8 @@ const sharedSince = new WeakMap<Neo4jStoreContext, number>();
  * rarer word matched). When the scope holds at most the window's matches, every one is scored
  * and the answer is SQLite's exactly; beyond it, only documents Lucene ranks in its window can
  * be returned. When Lucene had more and too few survive (archived nodes), every
- * candidate is scored (labels asked for are kept to in Lucene too).
+ * candidate is scored (labels asked for are kept to in Lucene too). Words in WIDE_FROM or more
+ * documents of the memory ask Lucene without the scope's word first (wideCandidates).
  */
 export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
 	if (!isFullScope(scope) || query.limit <= 0) return [];
