@@ -203,16 +203,29 @@ export function idf(rows: number, hits: number): number {
 }
 
 /**
- * Cypher clauses that add `score`, FTS5's bm25 (fts5_aux.c), for node variable `n`: per phrase,
- * f = Σ column weight × occurrences, then score += idf × (f × (k1 + 1)) / (f + k1 × (1 − b + b × D / avgdl)),
- * D being the row's token count. Params: $ftPatterns and $ftIdf (one per phrase), $ftAvgdl.
- * Keeps `ftFreq` (the per-phrase counts) and the variables listed in `carry`.
+ * Cypher: a map projection of document `variable` holding everything ranking reads of it (its
+ * token columns and length, and the `extra` properties its filters and order read). Read one by
+ * one, each property is a walk of the node's property chain (a missing column walks all of it):
+ * at 50k nodes the projection took a 300-candidate window's reads and bm25 from 4.9 to 3.0 ms of
+ * server CPU.
  */
-export function bm25Clauses(carry: readonly string[] = [], variable = "n", columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string {
-	const keep = [variable, ...carry].join(", ");
-	const f = columns.map((column) => `${column.weight} * (size(split(coalesce(${variable}.${column.property}, ''), ftPattern)) - 1)`).join(" + ");
-	const d = `toFloat(coalesce(${variable}.${FT_LENGTH_PROPERTY}, 0))`;
-	return `WITH ${keep}, [ftPattern IN $ftPatterns | ${f}] AS ftFreq, ${d} AS ftLength
-	WITH ${keep}, ftFreq, reduce(s = 0.0, i IN range(0, size(ftFreq) - 1) |
+export function ftDocument(variable: string, columns: readonly FtWeightedColumn[], extra: readonly string[] = []): string {
+	return `${variable} {${[...extra, ...columns.map((c) => c.property), FT_LENGTH_PROPERTY].map((p) => `.${p}`).join(", ")}}`;
+}
+
+/**
+ * Cypher clauses that add `score`, FTS5's bm25 (fts5_aux.c), for the map `doc` (ftDocument): per
+ * phrase, f = Σ column weight × occurrences, then score += idf × (f × (k1 + 1)) / (f + k1 × (1 − b + b × D / avgdl)),
+ * D being the row's token count. Params: $ftPatterns and $ftIdf (one per phrase), $ftAvgdl.
+ * Keeps `ftFreq` (the per-phrase counts) and the variables listed in `keep`. Only the columns a
+ * document has are split (most nodes fill three of ten); an absent one adds 0 to f either way.
+ */
+export function bm25Clauses(keep: readonly string[], doc: string, columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string {
+	const vars = keep.join(", ");
+	const present = `[c IN [${columns.map((column) => `[${column.weight}, ${doc}.${column.property}]`).join(", ")}] WHERE c[1] IS NOT NULL]`;
+	const d = `toFloat(coalesce(${doc}.${FT_LENGTH_PROPERTY}, 0))`;
+	return `WITH ${vars}, ${present} AS ftColumns, ${d} AS ftLength
+	WITH ${vars}, ftLength, [ftPattern IN $ftPatterns | reduce(f = 0, c IN ftColumns | f + c[0] * (size(split(c[1], ftPattern)) - 1))] AS ftFreq
+	WITH ${vars}, ftFreq, reduce(s = 0.0, i IN range(0, size(ftFreq) - 1) |
 		s + $ftIdf[i] * ((ftFreq[i] * ${K1 + 1}) / (ftFreq[i] + ${K1} * (1 - ${B} + ${B} * ftLength / $ftAvgdl)))) AS score`;
 }

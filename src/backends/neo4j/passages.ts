@@ -4,7 +4,7 @@ import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./store-context";
-import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, passageFulltextProperties, phraseKey, phraseOf, scopeWord } from "./fts-query";
+import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, ftDocument, passageFulltextProperties, phraseKey, phraseOf, scopeWord } from "./fts-query";
 import { NODE_RANK_WINDOW, PASSAGE_CORPUS, candidatesCypher, corpusFacts, planQuery } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 import { countTerms, deletedDocs } from "./term-counts";
@@ -158,6 +158,7 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 	return ctx.conn.read(async (q) => {
 		const plan = await planQuery(ctx, q, PASSAGE_CORPUS, query);
 		if (!plan) return [];
+		const { matched: _matched, ...planParams } = plan;
 		const window = Math.max(RANK_WINDOW, query.limit * 5);
 		const found = candidatesCypher(ctx, PASSAGE_CORPUS, "p");
 		const ranked = async (limit: number) => {
@@ -165,17 +166,18 @@ export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope
 				`${found.cypher}
 				CALL {
 					WITH found
-					UNWIND found AS p WITH p WHERE ${SIDE_SCOPE("p")}
-					${bm25Clauses([], "p", PASSAGE_COLUMNS)}
+					UNWIND found AS p
+					WITH p, ${ftDocument("p", PASSAGE_COLUMNS, ["__ns", "org_id", "user_id", "__seq"])} AS ftDoc WHERE ${SIDE_SCOPE("ftDoc")}
+					${bm25Clauses(["p", "ftDoc"], "ftDoc", PASSAGE_COLUMNS)}
 					WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
 					AND EXISTS { ${JOIN_LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""} }
-					WITH p, score ORDER BY score DESC, p.__seq LIMIT $limit
+					WITH p, ftDoc.__seq AS seq, score ORDER BY score DESC, seq LIMIT $limit
 					MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: p.node})
-					RETURN collect({id: p.pid, heading: p.heading, line: p.line, hash: p.hash, text: p.text, seq: p.__seq, node: ${N}, score: score}) AS hits
+					RETURN collect({id: p.pid, heading: p.heading, line: p.line, hash: p.hash, text: p.text, seq: seq, node: ${N}, score: score}) AS hits
 				}
 				RETURN size(found) AS seen, hits`,
 				ctx.params(scope, {
-					...plan,
+					...planParams,
 					...found.params,
 					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
 					index: PASSAGE_FULLTEXT_INDEX,
