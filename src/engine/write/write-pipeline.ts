@@ -1,6 +1,6 @@
 import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessage } from "../errors";
 import { newEngramaId, type Clock } from "../clock";
-import { nodeToText, TEXT_PROPS } from "../node-text";
+import { TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
 import type { EmbeddingProvider, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, PassageInput } from "../protocols";
 import { propChanges } from "../temporal/history";
@@ -8,6 +8,7 @@ import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../system-props";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
+import { NodeVectors } from "./node-vectors";
 import { type NotePassagesInput, type PassagesWrite, writeNotesPassages } from "./passage-writes";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import { StoreUpkeep, type UpkeepDeps } from "./store-upkeep";
@@ -130,6 +131,7 @@ const MERGE_NODES_SLICE = 100;
  * its upkeep half (`StoreUpkeep`: units of writes, meta, vectors, scope forget, repair, import).
  */
 export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
+	private readonly vectors = new NodeVectors(this.deps);
 
 	/** The same door with no vector store and no embedder (sync's dry run: embeddings would cost for nothing). */
 	withoutEmbeddings(): WritePipeline {
@@ -150,11 +152,12 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 
 	async mergeEntity(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
 		const scope = requireScope(ctx.scope);
-		const { merge, warnings } = await this.prepareEntity(ctx, scope, input);
+		const { merge, warnings, existing } = await this.prepareEntity(ctx, scope, input);
+		const early = await this.vectors.beforeMerge(merge, existing);
 		const result = await this.guard("merge node", () =>
-			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, merge)),
+			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, this.vectors.withVector(merge, early))),
 		);
-		const vector = await this.embedVector(scope, result.node, warnings);
+		const vector = await this.vectors.afterMerge(scope, result, early, warnings);
 		return { node: result.node, created: result.created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
 	}
 
@@ -202,7 +205,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 		for (let i = 0; i < results.length; i++) {
 			const { node, created } = results[i];
 			const warnings = prepared[i].warnings;
-			const vector = await this.embedVector(scope, node, warnings);
+			const vector = await this.vectors.embed(scope, node, warnings);
 			writes.push({ node, created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) });
 		}
 		return writes;
@@ -227,7 +230,11 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	}
 
 	/** sanitise → resolve label → temporal fields and provenance: the MERGE to run, and its warnings. */
-	private async prepareEntity(ctx: WriteContext, scope: Scope, input: EntityInput): Promise<{ merge: MergeNodeInput; warnings: string[] }> {
+	private async prepareEntity(
+		ctx: WriteContext,
+		scope: Scope,
+		input: EntityInput,
+	): Promise<{ merge: MergeNodeInput; warnings: string[]; existing: NodeRecord | null }> {
 		const { profile, graph } = this.deps;
 		const def = resolveLabelOrThrow(profile, input.label);
 		const key = sanitiseKey(input.key, def.keyField);
@@ -300,6 +307,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 		return {
 			merge: { label: def.label, keyField: def.keyField, key, set: { ...props, ...provenance.set, ...scopeProps }, setOnCreate, unset, now },
 			warnings,
+			existing,
 		};
 	}
 
@@ -332,21 +340,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	}
 
 	async embed(scope: Scope, node: NodeRecord, warnings: string[]): Promise<boolean> {
-		return (await this.embedVector(scope, node, warnings)) !== null;
-	}
-
-	private async embedVector(scope: Scope, node: NodeRecord, warnings: string[]): Promise<Float32Array | null> {
-		const { embedder, vectors } = this.deps;
-		if (!embedder || !vectors || embedder.dimensions === 0) return null;
-		try {
-			const vector = await embedder.embed(nodeToText(node));
-			await vectors.upsert(scope, node.id, vector);
-			return vector;
-		} catch (error) {
-			// The write stands; reindex finds nodes without a vector later.
-			warnings.push(`Embedding failed (${errorMessage(error)}); the node is stored and will be embedded by reindex.`);
-			return null;
-		}
+		return (await this.vectors.embed(scope, node, warnings)) !== null;
 	}
 
 	async requireNode(scope: PartialScope, ref: NodeRef, role: string): Promise<NodeRecord> {
