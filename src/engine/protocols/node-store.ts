@@ -17,6 +17,12 @@ export interface MergeNodeInput {
 	 * said yes; `MergeNodeResult.vectorWritten` says whether it was written.
 	 */
 	readonly vector?: Float32Array;
+	/**
+	 * The input was prepared for a new node without reading the stored one: when the node is
+	 * stored, write nothing and return it as `MergeNodeResult.stored` (locked for the rest of the
+	 * transaction) for the caller to prepare again. Only where `GraphCapabilities.mergeTellsStored`.
+	 */
+	readonly onlyIfNew?: boolean;
 }
 
 export interface MergeNodeResult {
@@ -26,6 +32,8 @@ export interface MergeNodeResult {
 	readonly previous?: Props;
 	/** The input's `vector` was stored with the node. */
 	readonly vectorWritten?: boolean;
+	/** With `onlyIfNew`: the node was already stored, as it is (nothing was written). */
+	readonly stored?: NodeRecord;
 }
 
 export interface ListNodesQuery {

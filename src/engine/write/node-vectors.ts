@@ -21,13 +21,17 @@ export interface EarlyVector {
 export class NodeVectors {
 	constructor(private readonly deps: { readonly embedder: EmbeddingProvider | null; readonly vectors: VectorStore | null }) {}
 
-	/** The vector to send with the MERGE, or undefined when the store cannot take one there yet. */
-	async beforeMerge(merge: MergeNodeInput, existing: NodeRecord | null): Promise<EarlyVector | undefined> {
+	/**
+	 * The vector to send with the MERGE, or undefined when the store cannot take one there yet.
+	 * `previous`: one made for the same write before (a guess that the node was new), kept if its text holds.
+	 */
+	async beforeMerge(merge: MergeNodeInput, existing: NodeRecord | null, previous?: EarlyVector): Promise<EarlyVector | undefined> {
 		const { embedder, vectors } = this.deps;
 		if (!embedder || !vectors?.acceptsNodeVector || embedder.dimensions === 0) return undefined;
 		// The first write of a process takes the upsert path, which checks the dimension and the index.
 		if (!vectors.acceptsNodeVector(embedder.dimensions)) return undefined;
 		const text = nodeToText(expectedNode(merge, existing));
+		if (previous?.text === text) return previous;
 		try {
 			return { text, vector: await embedder.embed(text) };
 		} catch (error) {

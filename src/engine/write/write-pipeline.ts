@@ -8,7 +8,7 @@ import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../system-props";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
-import { NodeVectors } from "./node-vectors";
+import { type EarlyVector, NodeVectors } from "./node-vectors";
 import { type NotePassagesInput, type PassagesWrite, writeNotesPassages } from "./passage-writes";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import { StoreUpkeep, type UpkeepDeps } from "./store-upkeep";
@@ -80,6 +80,8 @@ export interface RelationWrite {
 export type NodeTarget = Pick<NodeRecord, "id" | "label" | "key">;
 
 const NO_PROPS: Props = {};
+/** A node write ready for the store: the MERGE, its warnings, and the stored node it was prepared from. */
+type PreparedEntity = { readonly merge: MergeNodeInput; readonly warnings: string[]; readonly existing: NodeRecord | null };
 /** Per stated provenance: its stamp, and the edge props already stamped with it (or copied as they are). */
 type StampCache = Map<NodeProvenance | undefined, { stamp: Props; stamped: Map<Props, Props>; kept: Map<Props, Props> }>;
 
@@ -152,13 +154,21 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 
 	async mergeEntity(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
 		const scope = requireScope(ctx.scope);
+		// Where the MERGE tells what is stored (Neo4j) a write is tried as new, without a read first.
+		const guess = input.existing === undefined && this.deps.graph.capabilities.mergeTellsStored === true;
+		let write = await this.writeEntity(ctx, scope, guess ? { ...input, existing: null } : input, guess);
+		if (write.result.stored) write = await this.writeEntity(ctx, scope, { ...input, existing: write.result.stored }, false, write.early);
+		const vector = await this.vectors.afterMerge(scope, write.result, write.early, write.warnings);
+		return { node: write.result.node, created: write.result.created, warnings: write.warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+	}
+
+	private async writeEntity(ctx: WriteContext, scope: Scope, input: EntityInput, onlyIfNew: boolean, previous?: EarlyVector) {
 		const { merge, warnings, existing } = await this.prepareEntity(ctx, scope, input);
-		const early = await this.vectors.beforeMerge(merge, existing);
+		const early = await this.vectors.beforeMerge(merge, existing, previous);
 		const result = await this.guard("merge node", () =>
-			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, this.vectors.withVector(merge, early))),
+			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, this.vectors.withVector(onlyIfNew ? { ...merge, onlyIfNew } : merge, early))),
 		);
-		const vector = await this.vectors.afterMerge(scope, result, early, warnings);
-		return { node: result.node, created: result.created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+		return { result, early, warnings };
 	}
 
 	/**
@@ -169,7 +179,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[], options: MergeNodesOptions = {}): Promise<EntityWrite[]> {
 		const scope = requireScope(ctx.scope);
 		const { graph } = this.deps;
-		const prepared: { merge: MergeNodeInput; warnings: string[] }[] = [];
+		const prepared: PreparedEntity[] = [];
 		const identities = new Set<string>();
 		const known = graph.mergeNodes ? await this.existingNodes(scope, inputs) : [];
 		for (const [i, input] of inputs.entries()) {
@@ -230,11 +240,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	}
 
 	/** sanitise → resolve label → temporal fields and provenance: the MERGE to run, and its warnings. */
-	private async prepareEntity(
-		ctx: WriteContext,
-		scope: Scope,
-		input: EntityInput,
-	): Promise<{ merge: MergeNodeInput; warnings: string[]; existing: NodeRecord | null }> {
+	private async prepareEntity(ctx: WriteContext, scope: Scope, input: EntityInput): Promise<PreparedEntity> {
 		const { profile, graph } = this.deps;
 		const def = resolveLabelOrThrow(profile, input.label);
 		const key = sanitiseKey(input.key, def.keyField);

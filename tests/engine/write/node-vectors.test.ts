@@ -60,6 +60,20 @@ describe.each(testBackends())("remember's vector on $name", (backend) => {
 		expect(hits?.[0]?.nodeId).toBe(updated.node.id);
 	});
 
+	it("updates a stored node it did not read first as an update: same id, history, superseding", async () => {
+		const first = await memory.remember(ctx, { label: "Concept", key: "Retry budget", props: { description: "three tries", confidence: 0.8 } });
+		const again = await memory.remember(ctx, { label: "Concept", key: "Retry budget", props: { description: "five tries", valid_to: "2030-01-01" } });
+		expect(again).toMatchObject({ created: false, node: { id: first.node.id } });
+		// Superseding halves the stored confidence: the write was prepared from the stored node.
+		expect(again.node.props).toMatchObject({ description: "five tries", confidence: 0.4, valid_from: first.node.props.valid_from });
+		const history = await memory.graph.nodeHistory(opened.scope, first.node.id, { limit: 10 });
+		expect(history.map((h) => [h.prop, h.before, h.after])).toEqual(
+			expect.arrayContaining([["description", "three tries", "five tries"], ["confidence", 0.8, 0.4]]),
+		);
+		expect((await memory.graph.findByKey(opened.scope, "Retry budget")).length).toBe(1);
+		await expectOwnVector(again.node);
+	});
+
 	it("keeps the node and says so when the embedder fails, before or after the dimension is known", async () => {
 		const first = await memory.remember(ctx, { label: "Concept", key: "First FAIL", props: { description: "no vector" } });
 		await memory.remember(ctx, { label: "Concept", key: "Fine", props: { description: "a vector" } });
