@@ -125,7 +125,10 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		return { node: toRecord(row.node as StoredMap), created: true, vectorWritten: input.vector !== undefined };
 	}
 	// Locked by the MERGE: the caller prepares its write from the stored node, which cannot change meanwhile.
-	if (input.onlyIfNew) return { node: toRecord(row.node as StoredMap), created: false, stored: toRecord(row.node as StoredMap) };
+	if (input.onlyIfNew) {
+		const stored = toRecord(row.node as StoredMap);
+		return { node: stored, created: false, stored };
+	}
 	const before = decodeProps(row.node as StoredMap);
 	// The same arithmetic as SQLite's mergeNode.
 	const node = await writeNode(ctx, q, {
