@@ -38,7 +38,7 @@ const ROLES = { ...nodes, ...edges, ...fulltext, ...namesHistory, ...bulkSync, .
 export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>(ROLES) implements GraphStore {
 	readonly name = "neo4j";
 	// Atomic, durable, but without savepoints: a failed nested transaction keeps its partial writes.
-	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true, noSavepoints: true };
+	readonly capabilities: GraphCapabilities = { atomicTransactions: true, durable: true, noSavepoints: true, mergeTellsStored: true };
 	readonly namespace: string;
 	/** Shared with the vector store (the nodes its search reads whole, the write counter). */
 	readonly ctx: Neo4jStoreContext;

@@ -91,6 +91,11 @@ export class Neo4jVectorStore implements VectorStore {
 		this.graph.ctx.passageDimsChecked = undefined;
 	}
 
+	/** Once this process checked the dimension and the index (the first upsert), node writes carry the vector. */
+	acceptsNodeVector(dimensions: number): boolean {
+		return dimensions > 0 && this.dims === dimensions && this.indexDims !== undefined;
+	}
+
 	async upsert(scope: Scope, nodeId: string, vector: Float32Array): Promise<void> {
 		if (vector.length === 0) return;
 		await this.ensureDimensions(vector.length);

@@ -9,7 +9,7 @@ import { indexPendingNode } from "./deferred-indexes";
 import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
-import { HISTORY_LABEL, NODE_LABEL, PASSAGE_LABEL, checkLabel } from "./schema";
+import { EMBEDDED_LABEL, HISTORY_LABEL, NODE_LABEL, PASSAGE_LABEL, VECTOR_PROPERTY, checkLabel } from "./schema";
 
 /** Nodes one at a time (NodeStore): merge, read, update, delete, list and count. */
 
@@ -34,13 +34,28 @@ export function createdId(input: MergeNodeInput): string {
 }
 
 /**
+ * Cypher: stores $vector (or nothing when null) on node n, only where boolean variable `when`
+ * holds if one is named, as Neo4jVectorStore.upsert does: the node write carries its embedding
+ * (MergeNodeInput.vector).
+ */
+function setVector(when?: string): string {
+	return `CALL { WITH n${when ? `, ${when}` : ""} WITH n WHERE ${when ? `${when} AND ` : ""}$vector IS NOT NULL
+		CALL db.create.setNodeVectorProperty(n, '${VECTOR_PROPERTY}', $vector) SET n:${EMBEDDED_LABEL} }`;
+}
+
+/** The $vector parameter: the input's embedding as a list, or null. */
+function vectorParam(vector: Float32Array | undefined): number[] | null {
+	return vector ? Array.from(vector) : null;
+}
+
+/**
  * Second half of every node write, after the node is locked and its props read: stores the
  * final props (removing what is gone), the fulltext columns and, when asked, the name postings.
  */
 export async function writeNode(
 	ctx: Neo4jStoreContext,
 	q: CypherRunner,
-	node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean },
+	node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean; vector?: Float32Array },
 ): Promise<NodeRecord> {
 	const gone = Object.keys(node.before).filter((name) => !(name in node.final));
 	const rows = await q.run(
@@ -50,6 +65,7 @@ export async function writeNode(
 		WITH n, [{old: old, oldLen: oldLen, new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] AS ftDocs
 		${countTerms("nodes")}
 		WITH n
+		${setVector()}
 		${REPLACE_POSTINGS}
 		RETURN ${N} AS after`,
 		{
@@ -58,6 +74,7 @@ export async function writeNode(
 			props: encodeProps(node.final, gone),
 			ft: fulltextProperties(node.final),
 			now: node.now,
+			vector: vectorParam(node.vector),
 			...postingParams(node.reindex, node.dropPostings, node.key, node.final),
 		},
 	);
@@ -87,6 +104,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		WITH n, n.__seq = $seq AS created
 		WITH n, created, CASE WHEN created THEN [{new: ${columnList("nodes", "n")}, newLen: n.__ft_len}] ELSE [] END AS ftDocs
 		${countTerms("nodes")}
+		${setVector("created")}
 		${createPostings("CASE WHEN created THEN $names ELSE [] END", "CASE WHEN created THEN $fragments ELSE [] END")}
 		RETURN ${N} AS node, created, elementId(n) AS eid, n:${PENDING_LABEL} AS pending`,
 		ctx.params(scope, {
@@ -98,13 +116,19 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 			props: encodeProps(fresh),
 			ft: fulltextProperties(fresh),
 			ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
+			vector: vectorParam(input.vector),
 			...postingParams(true, false, input.key, fresh),
 		}),
 	);
 	const row = rows[0];
 	if (row.created === true) {
 		ctx.wroteWords([id]);
-		return { node: toRecord(row.node as StoredMap), created: true };
+		return { node: toRecord(row.node as StoredMap), created: true, vectorWritten: input.vector !== undefined };
+	}
+	// Locked by the MERGE: the caller prepares its write from the stored node, which cannot change meanwhile.
+	if (input.onlyIfNew) {
+		const stored = toRecord(row.node as StoredMap);
+		return { node: stored, created: false, stored };
 	}
 	// A node a bulk load left unindexed (deferred-indexes.ts) is indexed first, so the update's counts hold.
 	if (row.pending === true) await indexPendingNode(ctx, q, String(row.eid));
@@ -118,8 +142,9 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 		now: input.now,
 		reindex: touchesNames(input.set, input.unset),
 		dropPostings: true,
+		vector: input.vector,
 	});
-	return { node, created: false, previous: before };
+	return { node, created: false, previous: before, vectorWritten: input.vector !== undefined };
 }
 
 export async function one(ctx: Neo4jStoreContext, scope: PartialScope, match: string, params: Record<string, unknown>, what: string): Promise<NodeRecord | null> {

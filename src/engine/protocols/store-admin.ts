@@ -55,6 +55,11 @@ export interface GraphCapabilities {
 	 * false: a failed nested transaction is rolled back on its own (SQLite savepoints).
 	 */
 	readonly noSavepoints?: boolean;
+	/**
+	 * mergeNode honours `MergeNodeInput.onlyIfNew`: its MERGE tells whether the node is stored, so
+	 * a write need not read it first (a round trip on Neo4j, where a read costs one).
+	 */
+	readonly mergeTellsStored?: boolean;
 }
 
 export interface ScopeForgetReport {

@@ -7,6 +7,12 @@ export interface VectorStore {
 	/** 0 until the first vector fixes the dimension. */
 	dimensions(): Promise<number>;
 	upsert(scope: Scope, nodeId: string, vector: Float32Array): Promise<void>;
+	/**
+	 * True when the graph store may write a vector of this dimension with the node itself
+	 * (`MergeNodeInput.vector`): the vectors live on the graph's nodes (Neo4j) and this dimension
+	 * and its index are already known. Answers from what it holds, without a query.
+	 */
+	acceptsNodeVector?(dimensions: number): boolean;
 	/** Many upserts at once (an import, `engrama migrate`), where the store does that faster than one by one. */
 	upsertMany?(scope: Scope, entries: readonly (readonly [string, Float32Array])[]): Promise<void>;
 	delete(scope: Scope, nodeIds: readonly string[]): Promise<number>;

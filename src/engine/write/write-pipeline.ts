@@ -1,6 +1,6 @@
 import { BackendError, EngramaError, NotFoundError, ValidationError, errorMessage } from "../errors";
 import { newEngramaId, type Clock } from "../clock";
-import { nodeToText, TEXT_PROPS } from "../node-text";
+import { TEXT_PROPS } from "../node-text";
 import type { Profile } from "../profile";
 import type { EmbeddingProvider, MergeEdgeInput, MergeNodeInput, MergeNodeResult, MergeNodesOptions, PassageInput } from "../protocols";
 import { propChanges } from "../temporal/history";
@@ -8,6 +8,7 @@ import { formatRanges, MENTIONED_DATES, resolveTimeMentions } from "../temporal/
 import { requireScope } from "../scope";
 import { NOTE_PROPS } from "../system-props";
 import type { NodeRecord, PartialScope, Props, PropValue, Provenance, Scope } from "../types";
+import { type EarlyVector, NodeVectors } from "./node-vectors";
 import { type NotePassagesInput, type PassagesWrite, writeNotesPassages } from "./passage-writes";
 import { TRUST_LEVELS, writeProvenance, type NodeProvenance } from "./provenance";
 import { StoreUpkeep, type UpkeepDeps } from "./store-upkeep";
@@ -79,6 +80,8 @@ export interface RelationWrite {
 export type NodeTarget = Pick<NodeRecord, "id" | "label" | "key">;
 
 const NO_PROPS: Props = {};
+/** A node write ready for the store: the MERGE, its warnings, and the stored node it was prepared from. */
+type PreparedEntity = { readonly merge: MergeNodeInput; readonly warnings: string[]; readonly existing: NodeRecord | null };
 /** Per stated provenance: its stamp, and the edge props already stamped with it (or copied as they are). */
 type StampCache = Map<NodeProvenance | undefined, { stamp: Props; stamped: Map<Props, Props>; kept: Map<Props, Props> }>;
 
@@ -130,6 +133,7 @@ const MERGE_NODES_SLICE = 100;
  * its upkeep half (`StoreUpkeep`: units of writes, meta, vectors, scope forget, repair, import).
  */
 export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
+	private readonly vectors = new NodeVectors(this.deps);
 
 	/** The same door with no vector store and no embedder (sync's dry run: embeddings would cost for nothing). */
 	withoutEmbeddings(): WritePipeline {
@@ -150,12 +154,21 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 
 	async mergeEntity(ctx: WriteContext, input: EntityInput): Promise<EntityWrite> {
 		const scope = requireScope(ctx.scope);
-		const { merge, warnings } = await this.prepareEntity(ctx, scope, input);
+		// Where the MERGE tells what is stored (Neo4j) a write is tried as new, without a read first.
+		const guess = input.existing === undefined && this.deps.graph.capabilities.mergeTellsStored === true;
+		let write = await this.writeEntity(ctx, scope, guess ? { ...input, existing: null } : input, guess);
+		if (write.result.stored) write = await this.writeEntity(ctx, scope, { ...input, existing: write.result.stored }, false, write.early);
+		const vector = await this.vectors.afterMerge(scope, write.result, write.early, write.warnings);
+		return { node: write.result.node, created: write.result.created, warnings: write.warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+	}
+
+	private async writeEntity(ctx: WriteContext, scope: Scope, input: EntityInput, onlyIfNew: boolean, previous?: EarlyVector) {
+		const { merge, warnings, existing } = await this.prepareEntity(ctx, scope, input);
+		const early = await this.vectors.beforeMerge(merge, existing, previous);
 		const result = await this.guard("merge node", () =>
-			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, merge)),
+			this.withHistory(scope, ctx, merge.now, () => this.deps.graph.mergeNode(scope, this.vectors.withVector(onlyIfNew ? { ...merge, onlyIfNew } : merge, early))),
 		);
-		const vector = await this.embedVector(scope, result.node, warnings);
-		return { node: result.node, created: result.created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) };
+		return { result, early, warnings };
 	}
 
 	/**
@@ -166,7 +179,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	async mergeEntities(ctx: WriteContext, inputs: readonly EntityInput[], options: MergeNodesOptions = {}): Promise<EntityWrite[]> {
 		const scope = requireScope(ctx.scope);
 		const { graph } = this.deps;
-		const prepared: { merge: MergeNodeInput; warnings: string[] }[] = [];
+		const prepared: PreparedEntity[] = [];
 		const identities = new Set<string>();
 		const known = graph.mergeNodes ? await this.existingNodes(scope, inputs) : [];
 		for (const [i, input] of inputs.entries()) {
@@ -202,7 +215,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 		for (let i = 0; i < results.length; i++) {
 			const { node, created } = results[i];
 			const warnings = prepared[i].warnings;
-			const vector = await this.embedVector(scope, node, warnings);
+			const vector = await this.vectors.embed(scope, node, warnings);
 			writes.push({ node, created, warnings, embedded: vector !== null, ...(vector ? { vector } : {}) });
 		}
 		return writes;
@@ -227,7 +240,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	}
 
 	/** sanitise → resolve label → temporal fields and provenance: the MERGE to run, and its warnings. */
-	private async prepareEntity(ctx: WriteContext, scope: Scope, input: EntityInput): Promise<{ merge: MergeNodeInput; warnings: string[] }> {
+	private async prepareEntity(ctx: WriteContext, scope: Scope, input: EntityInput): Promise<PreparedEntity> {
 		const { profile, graph } = this.deps;
 		const def = resolveLabelOrThrow(profile, input.label);
 		const key = sanitiseKey(input.key, def.keyField);
@@ -300,6 +313,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 		return {
 			merge: { label: def.label, keyField: def.keyField, key, set: { ...props, ...provenance.set, ...scopeProps }, setOnCreate, unset, now },
 			warnings,
+			existing,
 		};
 	}
 
@@ -332,21 +346,7 @@ export class WritePipeline extends StoreUpkeep<WritePipelineDeps> {
 	}
 
 	async embed(scope: Scope, node: NodeRecord, warnings: string[]): Promise<boolean> {
-		return (await this.embedVector(scope, node, warnings)) !== null;
-	}
-
-	private async embedVector(scope: Scope, node: NodeRecord, warnings: string[]): Promise<Float32Array | null> {
-		const { embedder, vectors } = this.deps;
-		if (!embedder || !vectors || embedder.dimensions === 0) return null;
-		try {
-			const vector = await embedder.embed(nodeToText(node));
-			await vectors.upsert(scope, node.id, vector);
-			return vector;
-		} catch (error) {
-			// The write stands; reindex finds nodes without a vector later.
-			warnings.push(`Embedding failed (${errorMessage(error)}); the node is stored and will be embedded by reindex.`);
-			return null;
-		}
+		return (await this.vectors.embed(scope, node, warnings)) !== null;
 	}
 
 	async requireNode(scope: PartialScope, ref: NodeRef, role: string): Promise<NodeRecord> {
