@@ -7,13 +7,13 @@ import type { CypherRunner } from "./neo4j-connection";
 import { FT_LENGTH_PROPERTY, NODE_COLUMNS, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { PENDING_LABEL, countNewTerms, newDocumentTerms } from "./term-counts";
 import { deferredIndexes, indexPendingNode } from "./deferred-indexes";
-
-export { buildDeferredIndexes } from "./deferred-indexes";
 import { createPostings, dropNamePostings, postingParams } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
 import { BY_ID, N, SCOPE, type StoredMap, assertScope, int, listFilter, nextSeq, toRecord } from "./rows";
 import { NODE_LABEL, PASSAGE_LABEL, checkLabel, checkRelationType } from "./schema";
+
+export { buildDeferredIndexes } from "./deferred-indexes";
 
 /** What a vault sync needs beyond one-at-a-time writes (BulkSyncStore): re-identify, many writes in one unit, narrow reads. */
 
