@@ -7,6 +7,7 @@
 //        [--profile-writes] (Neo4j: each single write's statements and COMMIT timed, and PROFILEd)
 //        [--indexes-inline] (search indexes written in each node batch, not deferred to a pass after)
 //        [--namespace NAME --keep] (Neo4j: the memory stays in the server, for neo4j-search-trace.ts)
+//        [--no-settle] (Neo4j with --server-pid: search and write at once, while the server still works on the load)
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,6 +74,19 @@ async function step<T>(name: string, fn: () => Promise<T>, detail: (value: T, se
 	steps.push(row);
 	process.stderr.write(`${backend} ${nodes}: ${name}: ${row.wallS.toFixed(1)} s wall, client CPU ${row.clientCpuS.toFixed(1)} s, server CPU ${row.serverCpuS.toFixed(1)} s; ${row.detail} (load ${row.load})\n`);
 	return value;
+}
+
+/** Waits until the Neo4j JVM uses under 5 % of a core over 3 s (at most 15 min); the seconds it took. */
+async function settleServer(): Promise<number> {
+	const t0 = performance.now();
+	let before = serverCpu();
+	while (performance.now() - t0 < 900_000) {
+		await new Promise((resolve) => setTimeout(resolve, 3_000));
+		const now = serverCpu();
+		if (now - before < 0.15) break;
+		before = now;
+	}
+	return (performance.now() - t0) / 1000;
 }
 
 function dirBytes(dir: string): number {
@@ -162,6 +176,15 @@ await step(
 	},
 	(_, s) => `${nodes} vectors of ${dims} dimensions, ${Math.round(nodes / s)}/s`,
 );
+// 3b. Neo4j goes on working after the last load commit: Lucene applies the eventually consistent
+// fulltext updates and merges its segments (fulltext and vector indexes), and a checkpoint flushes
+// pages. Searches and writes timed meanwhile time that work too (at 50k, quiet: 100 single writes
+// cost the server 9.2 s of CPU unsettled against 4.1 s settled, 100 default searches 17.1 against
+// 8.7 s), so the server settles first; the wait counts in the load, and its server CPU is shown.
+// --no-settle times them at once.
+if (serverPid && !process.argv.includes("--no-settle")) {
+	await step("settle (the server's work after the load)", settleServer, (seconds) => `${seconds.toFixed(0)} s until the server used under 5 % of a core for 3 s`);
+}
 const loadS = steps.reduce((sum, s) => sum + s.wallS, 0);
 
 // 4. Searches: three Zipf-ish words, limit 10, after one warm-up per mode.
