@@ -113,10 +113,8 @@ async function createAll(
 	identities: readonly { label: string; key: string }[],
 ): Promise<MergeNodeResult[] | null> {
 	const results: MergeNodeResult[] = [];
-	const byLabel = new Map<string, number[]>();
-	inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
 	let first = true;
-	for (const [label, indexes] of byLabel) {
+	for (const [label, indexes] of byLabel(inputs)) {
 		const rows = indexes.map((i) => {
 			const input = inputs[i];
 			const final = createdProps(scope, input, createdId(input));
@@ -163,6 +161,13 @@ async function createAll(
 	return results;
 }
 
+/** The inputs' positions per label (a label cannot be a parameter: one statement per label). */
+function byLabel(inputs: readonly MergeNodeInput[]): Map<string, number[]> {
+	const out = new Map<string, number[]>();
+	inputs.forEach((input, i) => out.set(input.label, [...(out.get(input.label) ?? []), i]));
+	return out;
+}
+
 /** The check the first statement of a batch runs: how many of its identities are stored already. */
 function identityCheck(first: boolean): string {
 	return first
@@ -183,10 +188,8 @@ async function createAllPending(
 	identities: readonly { label: string; key: string }[],
 ): Promise<MergeNodeResult[] | null> {
 	const results: MergeNodeResult[] = [];
-	const byLabel = new Map<string, number[]>();
-	inputs.forEach((input, i) => byLabel.set(input.label, [...(byLabel.get(input.label) ?? []), i]));
 	let first = true;
-	for (const [label, indexes] of byLabel) {
+	for (const [label, indexes] of byLabel(inputs)) {
 		const stored = indexes.map((i) => {
 			const input = inputs[i];
 			const props = encodeProps(createdProps(scope, input, createdId(input)));
