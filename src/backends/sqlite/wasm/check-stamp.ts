@@ -33,6 +33,11 @@ interface CheckStamp {
 	readonly fingerprint: Fingerprint;
 }
 
+/** A full check that ran at `checkedAt` still vouches at `now`: not in the future, and within FULL_CHECK_INTERVAL_MS. */
+export function checkStillFresh(checkedAt: number, now: number): boolean {
+	return checkedAt <= now && now - checkedAt < FULL_CHECK_INTERVAL_MS;
+}
+
 export function checkStampPath(dbPath: string): string {
 	return `${dbPath}${STAMP_SUFFIX}`;
 }
@@ -45,7 +50,7 @@ export function checkStampPath(dbPath: string): string {
 export function vouchedCheckTime(node: NodeModules, dbPath: string, now = Date.now()): number | undefined {
 	const stamp = readStamp(node, dbPath);
 	if (!stamp || holdsLog(node, dbPath)) return undefined;
-	if (!(stamp.checkedAt <= now && now - stamp.checkedAt < FULL_CHECK_INTERVAL_MS)) return undefined;
+	if (!checkStillFresh(stamp.checkedAt, now)) return undefined;
 	const current = fingerprint(node, dbPath);
 	if (!current) return undefined;
 	const { stat, header, pages } = stamp.fingerprint;

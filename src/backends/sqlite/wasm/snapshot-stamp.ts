@@ -5,7 +5,7 @@
 // stamp it hashes every byte, so a page changed anywhere (a sync tool's copy, the storage) shows;
 // WebCrypto hashes off the main thread.
 import { sha256Hex } from "../../../engine/backend-kit";
-import { FULL_CHECK_INTERVAL_MS } from "./check-stamp";
+import { checkStillFresh } from "./check-stamp";
 import type { SnapshotStorage } from "./snapshot-storage";
 
 const STAMP_VERSION = 1;
@@ -25,7 +25,7 @@ export async function vouchedSnapshotCheck(storage: SnapshotStorage, bytes: Uint
 	if (!storage.readStamp || !canHash()) return undefined;
 	const stamp = parse(await storage.readStamp());
 	if (!stamp || stamp.size !== bytes.length) return undefined;
-	if (!(stamp.checkedAt <= now && now - stamp.checkedAt < FULL_CHECK_INTERVAL_MS)) return undefined;
+	if (!checkStillFresh(stamp.checkedAt, now)) return undefined;
 	return (await sha256Hex(bytes)) === stamp.sha256 ? stamp.checkedAt : undefined;
 }
 
