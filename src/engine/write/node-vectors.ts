@@ -27,9 +27,8 @@ export class NodeVectors {
 	 */
 	async beforeMerge(merge: MergeNodeInput, existing: NodeRecord | null, previous?: EarlyVector): Promise<EarlyVector | undefined> {
 		const { embedder, vectors } = this.deps;
-		if (!embedder || !vectors?.acceptsNodeVector || embedder.dimensions === 0) return undefined;
 		// The first write of a process takes the upsert path, which checks the dimension and the index.
-		if (!vectors.acceptsNodeVector(embedder.dimensions)) return undefined;
+		if (!embedder || embedder.dimensions === 0 || !vectors?.acceptsNodeVector?.(embedder.dimensions)) return undefined;
 		const text = nodeToText(expectedNode(merge, existing));
 		if (previous?.text === text) return previous;
 		try {
