@@ -194,7 +194,16 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 	await conn.schema(`CALL db.awaitIndexes(${rebuilt.length > 0 || populating ? REBUILD_WAIT_S : INDEX_WAIT_S})`);
 }
 
-/** The vector index covers :Embedded nodes of every label (passages: their own); its dimension is fixed at creation. */
+/**
+ * The vector index covers :Embedded nodes of every label (passages: their own); its dimension is
+ * fixed at creation. Its HNSW settings are Neo4j's (5.26: int8 quantization, m 16, ef_construction
+ * 100), kept after measuring the others (scripts/bench/neo4j-vector-index.ts, 10k vectors): what a
+ * single write's COMMIT pays for the index is Lucene reopening its reader on a new one-document
+ * segment (80 % of the commit's server CPU in a JFR profile), which no setting changes; ef_construction
+ * 50 made the bulk load cheaper (579 → 307 µs of server CPU a vector) but lost recall (knn's top 10:
+ * 95.3 → 91.0 % on the scale bench's vectors), and no quantization made a search's server CPU 1.4 to
+ * 2.5 times dearer. So an index made with other settings is used as it is.
+ */
 export async function ensureVectorIndex(conn: Neo4jConnection, dimensions: number, passages = false): Promise<void> {
 	if (!Number.isInteger(dimensions) || dimensions <= 0 || dimensions > 4096) {
 		throw new ValidationError(`Vectors must have 1 to 4096 dimensions on Neo4j, got ${dimensions}.`);
