@@ -6,7 +6,7 @@ import { isUuid } from "../write/write-pipeline";
 import type { NodeProvenance } from "../write/provenance";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
-import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
+import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, vaultLinkTarget, wholeWikilink } from "./markdown-text";
 import { readNoteProvenance, readRelationProvenance, RELATION_ENTRY_KEYS } from "./note-provenance";
 import { ENCODING_ACTIONS, looksUtf16 } from "./note-encoding";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
@@ -162,7 +162,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			frozenTypes: relations.frozenTypes,
 			// Broken YAML: the relations it may state are unknown, so none of the node's is touched.
 			relationsFrozen: relations.frozen || !!broken,
-			links: bodyWikilinks(masked),
+			links: bodyWikilinks(masked).map((link) => vaultLinkTarget(link, path)),
 			hash: contentHash(text),
 			passages: splitPassages(body, bodyLine),
 			bodyLine,

@@ -347,6 +347,22 @@ describe("relations", () => {
 		const links = await outEdges(h.memory, await node(h.memory, "Note", "Monday"), "LINKS_TO");
 		expect(links.map((e) => `${e.to.label}:${e.to.key}`)).toEqual(["Concept:Vector clocks"]);
 	});
+
+	it("resolves links written relative to the note's folder ([[./x]], [[../x]]), as Obsidian's relative link format writes them", async () => {
+		const h = await harness();
+		// Titles differ from the file names, so only the path can find these notes.
+		h.write("forge/20260225175652.md", "---\ntitle: мой сетап obsidian\n---\nПлагины и настройки.");
+		h.write("meta/движок.md", "---\ntitle: кастомизация движка\n---\nКак устроен сайт.");
+		h.write("forge/tools/obsidian.md", "Переехало в [[../20260225175652|мой сетап]], см. [[../../meta/движок]].");
+		h.write("meta/index.md", "Смотри [[./движок|движок]] и [[./../forge/20260225175652]]; [[../../outside/нет]] нет.");
+		const report = await h.sync.fullSync();
+		const linked = async (name: string) =>
+			(await outEdges(h.memory, await node(h.memory, "Note", name), "LINKS_TO")).map((e) => `${e.to.key}|${String(e.to.props.status)}`).sort();
+		expect(await linked("obsidian")).toEqual(["кастомизация движка|active", "мой сетап obsidian|active"]);
+		// A link climbing out of the vault names no note: a stub by its file name, as before.
+		expect(await linked("index")).toEqual(["кастомизация движка|active", "мой сетап obsidian|active", "нет|stub"]);
+		expect(report.counts.stubsCreated).toBe(1);
+	});
 });
 
 describe("deleting notes", () => {
