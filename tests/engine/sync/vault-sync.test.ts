@@ -357,10 +357,10 @@ describe("relations", () => {
 		h.write("meta/index.md", "Смотри [[./движок|движок]] и [[./../forge/20260225175652]]; [[../../outside/нет]] нет.");
 		const report = await h.sync.fullSync();
 		const linked = async (name: string) =>
-			(await outEdges(h.memory, await node(h.memory, "Note", name), "LINKS_TO")).map((e) => `${e.to.key}|${String(e.to.props.status)}`).sort();
-		expect(await linked("obsidian")).toEqual(["кастомизация движка|active", "мой сетап obsidian|active"]);
+			(await outEdges(h.memory, await node(h.memory, "Note", name), "LINKS_TO")).map((e) => `${e.to.key}|${e.to.props.status === "stub" ? "stub" : "note"}`).sort();
+		expect(await linked("obsidian")).toEqual(["кастомизация движка|note", "мой сетап obsidian|note"]);
 		// A link climbing out of the vault names no note: a stub by its file name, as before.
-		expect(await linked("index")).toEqual(["кастомизация движка|active", "мой сетап obsidian|active", "нет|stub"]);
+		expect(await linked("index")).toEqual(["кастомизация движка|note", "мой сетап obsidian|note", "нет|stub"]);
 		expect(report.counts.stubsCreated).toBe(1);
 	});
 });
