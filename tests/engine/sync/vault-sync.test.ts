@@ -348,6 +348,15 @@ describe("relations", () => {
 		expect(links.map((e) => `${e.to.label}:${e.to.key}`)).toEqual(["Concept:Vector clocks"]);
 	});
 
+	it("keeps an untyped note's aliases, so search finds the note by the names in its aliases list", async () => {
+		const h = await harness();
+		h.write("插件/反向链接.md", "---\naliases:\n  - Backlinks\n  - 核心插件/反向链接\n---\n显示链接到当前笔记的所有笔记。\n");
+		h.write("插件/出链.md", "显示当前笔记中的所有链接。\n");
+		await h.sync.fullSync();
+		expect((await node(h.memory, "Note", "反向链接")).props.aliases).toEqual(["Backlinks", "核心插件/反向链接"]);
+		expect((await h.memory.searchFulltext(SCOPE, "Backlinks")).map((hit) => hit.name)).toEqual(["反向链接"]);
+	});
+
 	it("resolves links written relative to the note's folder ([[./x]], [[../x]]), as Obsidian's relative link format writes them", async () => {
 		const h = await harness();
 		// Titles differ from the file names, so only the path can find these notes.
