@@ -10,7 +10,7 @@ export type * from "./protocols";
 export { GRAPH_STORE_WRITES, ROLE_METHOD_NAMES, type RoleMethod } from "./protocols/graph-store";
 export { VECTOR_STORE_WRITES } from "./protocols/vector-store";
 export { isFullScope, requireScope } from "./scope";
-export { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, itemDay, type FulltextField } from "./node-text";
+export { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, extraFulltext, itemDay, type FulltextField } from "./node-text";
 export { NOT_SEARCHED } from "./system-props";
 export { indexText, isSingleCharTerm, needsSegmenting, queryTerms } from "./search/words";
 export { NAME_INDEX_LIMITS, indexedNames, nameFragments } from "./resolver/normalise";

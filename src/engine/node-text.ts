@@ -90,6 +90,19 @@ export function isArchived(node: Pick<NodeRecord, "props">): boolean {
 	return node.props.status === "archived";
 }
 
+/**
+ * The text a prop outside the fulltext columns adds to a node's body in every backend's index:
+ * a text prop as it is, and the node's aliases (its other names: Obsidian's `aliases:` list, a
+ * person's nicknames), so a note is found by the name the person knows it by. Other lists are not
+ * words to search (a stack, a list of ids).
+ */
+export function extraFulltext(name: string, value: PropValue | undefined): string | null {
+	if (typeof value === "string") return value.length > 0 ? value : null;
+	if (name !== "aliases" || !Array.isArray(value)) return null;
+	const names = value.filter((v): v is string => typeof v === "string" && v.length > 0);
+	return names.length > 0 ? names.join("\n") : null;
+}
+
 /** The props every backend's fulltext index holds, in the Python layout's `nodes_fts` column order. */
 export const FULLTEXT_FIELDS = [
 	"name",

@@ -130,6 +130,14 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		expect(hits[0]).toMatchObject({ label: "Concept", score: 1, summary: "slowing producers when consumers lag behind" });
 	});
 
+	it("fulltext finds a node by an alias in its aliases list (Obsidian's aliases: property)", async () => {
+		// A Chinese note whose English and path-like aliases appear nowhere in its text.
+		await remember("Concept", "反向链接", { description: "显示链接到当前笔记的所有笔记。", aliases: ["Backlinks", "核心插件/反向链接"] });
+		await remember("Concept", "出链", { description: "显示当前笔记中的所有链接。" });
+		expect((await opened.memory.searchFulltext(opened.scope, "Backlinks")).map((h) => h.name)).toEqual(["反向链接"]);
+		expect((await opened.memory.searchFulltext(opened.scope, "核心插件")).map((h) => h.name)).toEqual(["反向链接"]);
+	});
+
 	it("stores SQL- and Cypher-looking strings verbatim and never executes them", async () => {
 		const evil = `Robert'); DROP TABLE nodes; -- MATCH (n) DETACH DELETE n //`;
 		const { node } = await remember("Concept", evil, { description: `"; DELETE FROM edges; --` });

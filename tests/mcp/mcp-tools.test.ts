@@ -249,6 +249,10 @@ describe("MCP bridge: every tool through the SDK client over real HTTP", () => {
 		const note = await ok<{ source: string; content: string }>(client, "engrama_ingest", { source: "Daily/2026-01-05.md" });
 		expect(note.source).toBe("Daily/2026-01-05.md");
 		expect(note.content).toContain("Met with Ana");
+		// The content itself without source_type (the description allows it): the error says which source_type to pass.
+		const content = await call(client, "engrama_ingest", { source: "今天和王伟讨论了数据库迁移，决定用 SQLite 代替 MySQL。" });
+		expect(content.isError).toBe(true);
+		expect(textOf(content)).toMatch(/not a note.*source_type 'text'/);
 		const missing = await call(client, "engrama_ingest", { source: "Daily/none.md" });
 		expect(missing.isError).toBe(true);
 		expect(textOf(missing)).toMatch(/No note "Daily\/none.md"/);

@@ -1,4 +1,4 @@
-import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, itemDay, type FulltextField } from "../../engine/backend-kit";
+import { FULLTEXT_FIELDS, FULLTEXT_WEIGHTS, extraFulltext, itemDay, type FulltextField } from "../../engine/backend-kit";
 import { isSingleCharTerm, indexText, queryTerms } from "../../engine/backend-kit";
 import { NOT_SEARCHED } from "../../engine/backend-kit";
 import type { PropValue, Props, Scope } from "../../engine/types";
@@ -83,7 +83,8 @@ export function fulltextProperties(props: Props): Record<string, string | number
 	// Text props outside the FTS columns still deserve to be found: they go into body.
 	for (const [name, value] of Object.entries(props)) {
 		if ((FT_COLUMNS as readonly string[]).includes(name)) continue;
-		if (typeof value === "string" && value.length > 0 && !NOT_SEARCHED.has(name)) extra.push(indexText(value));
+		const text = extraFulltext(name, value);
+		if (text !== null && !NOT_SEARCHED.has(name)) extra.push(indexText(text));
 	}
 	// The item's own day as words, as SQLite's ftsValues indexes it.
 	const day = itemDay(props);

@@ -15,9 +15,10 @@ import type { FtCorpusName } from "./store-context";
  * carries its memory's, scope's and label's words (`__ft_scope`), which the node fulltext index
  * keeps to. 4 = an item's own day as words in body (engine/node-text.ts itemDay): nodes with a
  * valid_from written before lack it. 5 = bm25's document frequencies kept as counts (term-counts.ts):
- * a memory written before has none, so they are counted afresh.
+ * a memory written before has none, so they are counted afresh. 6 = a node's aliases list in body
+ * (engine/node-text.ts extraFulltext): nodes with aliases written before lack their names.
  */
-export const FULLTEXT_VERSION = 5;
+export const FULLTEXT_VERSION = 6;
 export const FULLTEXT_VERSION_KEY = "__fulltext_version";
 
 /** Nodes re-indexed per statement. */
@@ -28,10 +29,13 @@ const NON_ASCII = "(?s).*[^\\x00-\\x7F].*";
 const HOLDS_NON_ASCII = `any(c IN [${FT_COLUMNS.map((c) => `n.${ftProperty(c)}`).join(", ")}] WHERE c =~ $nonAscii)`;
 // Only items with a date can lack their day's words (version 4).
 const HOLDS_DATE = "n.valid_from IS NOT NULL";
+// Only nodes with aliases can lack their names (version 6).
+const HOLDS_ALIASES = "n.aliases IS NOT NULL";
 
 /** The nodes whose columns can differ from what writes make now, by the format they were written in. */
 function affected(stored: number): string {
-	return stored < 2 ? `(${HOLDS_NON_ASCII} OR ${HOLDS_DATE})` : HOLDS_DATE;
+	if (stored < 2) return `(${HOLDS_NON_ASCII} OR ${HOLDS_DATE} OR ${HOLDS_ALIASES})`;
+	return stored < 5 ? `(${HOLDS_DATE} OR ${HOLDS_ALIASES})` : HOLDS_ALIASES;
 }
 
 /**
@@ -63,7 +67,7 @@ export async function upgradeFulltext(ctx: Neo4jStoreContext): Promise<number> {
 	return rewritten + scoped;
 }
 
-/** Formats 2 and 4: the words of the nodes that can differ (affected), rewritten as writes make them now. */
+/** Formats 2, 4 and 6: the words of the nodes that can differ (affected), rewritten as writes make them now. */
 async function rewriteWords(ctx: Neo4jStoreContext, stored: number): Promise<number> {
 	let rewritten = 0;
 	let after = -1;

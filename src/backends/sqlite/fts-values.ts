@@ -1,4 +1,4 @@
-import { FULLTEXT_FIELDS, itemDay } from "../../engine/backend-kit";
+import { FULLTEXT_FIELDS, extraFulltext, itemDay } from "../../engine/backend-kit";
 import { indexText } from "../../engine/backend-kit";
 import { NOT_SEARCHED } from "../../engine/backend-kit";
 import type { PropValue, Props } from "../../engine/types";
@@ -11,7 +11,8 @@ export function ftsValues(props: Props): (string | null)[] {
 	// Text props outside the Python FTS columns still deserve to be found: they go into body.
 	for (const [name, value] of Object.entries(props)) {
 		if ((FTS_COLUMNS as readonly string[]).includes(name)) continue;
-		if (typeof value === "string" && value.length > 0 && !isSystemish(name)) extra.push(indexText(value));
+		const text = extraFulltext(name, value);
+		if (text !== null && !isSystemish(name)) extra.push(indexText(text));
 	}
 	// The item's own day as words ("8 May 2023"), as nodeToText embeds it (Neo4j's fulltextProperties alike).
 	const day = itemDay(props);

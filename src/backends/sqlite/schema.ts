@@ -15,7 +15,7 @@ import type { SqlValue, SqliteConnection } from "./sqlite-connection";
  * Python engrama's layout version (it sets 3 on every open), which ours extends and never claims
  * beyond; this engine's own layer is `engrama_meta.schema_version`.
  */
-export const SCHEMA_VERSION = 14;
+export const SCHEMA_VERSION = 15;
 /** The Python engrama's layout version (its `PRAGMA user_version`) that this engine reads and writes. */
 export const PY_LAYOUT_VERSION = 3;
 /** Engrama versions 4 to 6 kept their version in user_version; a file they wrote still says so. */
@@ -345,11 +345,13 @@ function migrateV14Passages(conn: SqliteConnection): number {
 
 /** Props text that holds an item's date (schema 12 indexes its day as words: node-text.ts itemDay). */
 const holdsValidFrom = (props: string): boolean => props.includes('"valid_from"');
+/** Props text that holds aliases (schema 15 indexes an aliases list's names: node-text.ts extraFulltext). */
+const holdsAliases = (props: string): boolean => props.includes('"aliases"');
 
 /**
  * The fulltext rows of nodes whose props text `affected` picks (v11: text holding a script written
  * without spaces; v12: an item's date), rewritten as writes now make them, in the open
- * transaction. Derived rows only: node rows are not touched. Nodes without a row yet (a first
+ * transaction (v15: an aliases list). Derived rows only: node rows are not touched. Nodes without a row yet (a first
  * sync's deferred indexes) get theirs from the new code later.
  */
 function reindexFulltext(conn: SqliteConnection, affected: (props: string) => boolean): void {
@@ -441,6 +443,7 @@ export function migrate(conn: SqliteConnection): number {
 		if (!fresh && own < 11) reindexFulltext(conn, (props) => needsSegmenting(props) || holdsValidFrom(props));
 		else if (!fresh && own < 12) reindexFulltext(conn, holdsValidFrom);
 		if (!fresh && own < 13) migrateV13(conn);
+		if (!fresh && own < 15) reindexFulltext(conn, holdsAliases);
 		if (hasColumn(conn, "note_passages", "body")) rewritten += migrateV14Passages(conn);
 		conn.exec(PASSAGES_V14);
 		conn.run("INSERT OR REPLACE INTO engrama_meta(key, value) VALUES (?, ?)", [SCHEMA_VERSION_META, String(SCHEMA_VERSION)]);

@@ -146,6 +146,13 @@ export function editFrontmatter(
 	}
 	const eol = split.eol;
 	const yaml = split.kind === "block" ? split.yaml : "";
+	if (isFlowMap(yaml)) {
+		// One `{...}` object (publishing plugins write JSON): edited inside its braces, since a key
+		// appended on a line of its own after it is YAML no reader accepts.
+		const edited = editFlowMap(editableDocument(yaml), yaml, mutate);
+		if (edited === yaml || split.kind !== "block") return original;
+		return bom + text.slice(0, split.yamlStart) + edited + text.slice(split.closeStart);
+	}
 	let doc = known ? undefined : editableDocument(yaml);
 	const before = known ?? editableData(doc);
 	const after: Record<string, unknown> = structuredClone<Record<string, unknown>>(before);
@@ -180,6 +187,60 @@ export function editFrontmatter(
 	if (!changed) return original;
 	if (split.kind === "block") return bom + text.slice(0, split.yamlStart) + result + text.slice(split.closeStart);
 	return `${bom}---${eol}${result}---${eol}${text}`;
+}
+
+/** True when the frontmatter is one flow map: its first character outside comments is `{`. */
+function isFlowMap(yaml: string): boolean {
+	for (const line of yaml.split("\n")) {
+		const trimmed = line.trim();
+		if (trimmed === "" || trimmed.startsWith("#")) continue;
+		return trimmed.startsWith("{");
+	}
+	return false;
+}
+
+/**
+ * The flow map with `mutate` applied, as JSON-compatible text: added keys go in front of the
+ * closing brace (every other byte kept); a changed or removed key rebuilds the pairs, the kept
+ * ones in their own text, joined by the map's own separator.
+ */
+function editFlowMap(doc: Document, yaml: string, mutate: (frontmatter: Record<string, unknown>) => void): string {
+	const map = doc.contents as YAMLMap;
+	const before = editableData(doc);
+	const after: Record<string, unknown> = structuredClone<Record<string, unknown>>(before);
+	mutate(after);
+	const close = (map.range?.[1] ?? yaml.length) - 1;
+	if (yaml[close] !== "}") throw new ValidationError("The frontmatter { ... } map could not be edited safely; write it as key: value lines.");
+	const open = map.range?.[0] ?? 0;
+	const spans = map.items.map((pair) => ({ key: keyText(pair), start: (pair.key as { range?: number[] }).range?.[0] ?? 0, end: flowPairEnd(pair) }));
+	const compact = !/,\s/.test(yaml.slice(open, close));
+	const entry = (key: string, value: unknown) => `${JSON.stringify(key)}${compact ? ":" : ": "}${JSON.stringify(value)}`;
+	const added = Object.keys(after)
+		.filter((key) => !(key in before))
+		.map((key) => entry(key, after[key]));
+	const touched = Object.keys(before).some((key) => !(key in after) || !sameValue(before[key], after[key]));
+	if (!touched) {
+		if (added.length === 0) return yaml;
+		// After the last pair's value, before any line break or spaces that precede the brace.
+		const at = spans.length > 0 ? spans[spans.length - 1].end : close;
+		const lead = spans.length > 0 ? (compact ? "," : ", ") : "";
+		return yaml.slice(0, at) + lead + added.join(compact ? "," : ", ") + yaml.slice(at);
+	}
+	const separator = spans.length > 1 ? yaml.slice(spans[0].end, spans[1].start) : compact ? "," : ", ";
+	const pairs: string[] = [];
+	for (const span of spans) {
+		if (span.key === undefined || !(span.key in after)) continue;
+		pairs.push(sameValue(before[span.key], after[span.key]) ? yaml.slice(span.start, span.end) : entry(span.key, after[span.key]));
+	}
+	const first = spans.length > 0 ? spans[0].start : close;
+	const last = spans.length > 0 ? spans[spans.length - 1].end : close;
+	return yaml.slice(0, first) + [...pairs, ...added].join(separator) + yaml.slice(last);
+}
+
+/** Where a flow map pair's text ends: after its value, else after its key. */
+function flowPairEnd(pair: Pair): number {
+	const value = (pair.value as { range?: number[] } | null)?.range;
+	return value?.[1] ?? (pair.key as { range?: number[] }).range?.[1] ?? 0;
 }
 
 function editableData(doc: Document | undefined): Record<string, unknown> {

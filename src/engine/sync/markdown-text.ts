@@ -86,6 +86,22 @@ export function bodyWikilinks(maskedBody: string): string[] {
 	return out;
 }
 
+/**
+ * A link target as a vault path when it is written relative to the linking note's folder
+ * (`[[./Note]]`, `[[../Other/Note]]`: Obsidian's "relative path to file" link format). Other
+ * targets, and relative ones that climb out of the vault, come back as they were.
+ */
+export function vaultLinkTarget(target: string, notePath: string): string {
+	if (!target.startsWith("./") && !target.startsWith("../")) return target;
+	const parts = notePath.split("/").slice(0, -1);
+	for (const part of target.split("/")) {
+		if (part === "." || part === "") continue;
+		if (part !== "..") parts.push(part);
+		else if (parts.pop() === undefined) return target;
+	}
+	return parts.join("/");
+}
+
 /** Inline `#tags` (letters, digits, `_`, `-`, `/`; not purely numeric), as written, without "#". */
 export function inlineTags(maskedBody: string): string[] {
 	const out: string[] = [];

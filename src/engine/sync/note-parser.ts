@@ -6,7 +6,7 @@ import { isUuid } from "../write/write-pipeline";
 import type { NodeProvenance } from "../write/provenance";
 import { contentHash } from "./content-hash";
 import { parseFrontmatterYaml, splitFrontmatter } from "./frontmatter";
-import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, wholeWikilink } from "./markdown-text";
+import { bodyWikilinks, fileNameProblem, firstHeading, firstParagraph, inlineTags, maskCode, vaultLinkTarget, wholeWikilink } from "./markdown-text";
 import { readNoteProvenance, readRelationProvenance, RELATION_ENTRY_KEYS } from "./note-provenance";
 import { ENCODING_ACTIONS, looksUtf16 } from "./note-encoding";
 import { folderLabelFor, type SyncSettings } from "./sync-settings";
@@ -80,7 +80,9 @@ export const INSIGHT_NOTE_KEY = "engrama_insight";
 const RESERVED = new Set(["engrama_id", "engrama_label", "relations", "name", "title", "tags", "tag"]);
 // Valid on every label: the engine's temporal and lifecycle fields. `updated` is the date a note
 // says it was last revised (reflect's stale-knowledge detector reads it; examples/README.md).
-const ALWAYS_ALLOWED = ["description", "status", "confidence", "valid_from", "valid_to", "updated"];
+// `aliases` is Obsidian's own list of a note's other names, on any note: search and the resolver
+// find a node by them (a translated vault names its notes in English there).
+const ALWAYS_ALLOWED = ["description", "status", "confidence", "valid_from", "valid_to", "updated", "aliases"];
 
 /** Why a note cannot be synced: what is wrong, what to do, and the module to turn on when that is the cause. */
 interface ParseFailure {
@@ -162,7 +164,7 @@ export function parseNote(input: NoteParseInput): NoteParseResult {
 			frozenTypes: relations.frozenTypes,
 			// Broken YAML: the relations it may state are unknown, so none of the node's is touched.
 			relationsFrozen: relations.frozen || !!broken,
-			links: bodyWikilinks(masked),
+			links: bodyWikilinks(masked).map((link) => vaultLinkTarget(link, path)),
 			hash: contentHash(text),
 			passages: splitPassages(body, bodyLine),
 			bodyLine,

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { NotFoundError } from "../../engine/errors";
+import { NotFoundError, ValidationError } from "../../engine/errors";
 import { READ_ONLY, defineTool, requireVault, text, type ToolEnv } from "../tool-kit";
 import { resolveVaultPath } from "../vault-path";
 
@@ -28,6 +28,13 @@ export function ingestTool(env: ToolEnv) {
 			let content = args.source;
 			let source: string | undefined;
 			if (args.source_type === "note") {
+				// The description allows the content itself, and source_type defaults to 'note': say which to pass.
+				if (!/\.md$/i.test(args.source)) {
+					throw new ValidationError(
+						`source "${args.source.slice(0, 80)}" is not a note path (a vault path ending in .md). To ingest this text itself, call again with source_type 'text' (or 'conversation' for a transcript).`,
+						{ path: args.source.slice(0, 200) },
+					);
+				}
 				const vault = requireVault(env, "engrama_ingest with source_type 'note'");
 				const path = await resolveVaultPath(vault, args.source, "source");
 				if (!(await vault.source.stat(path))) {

@@ -146,6 +146,36 @@ describe.runIf(neo4j)("Neo4j: nodes written before words of every script are re-
 		expect(again.filter((q) => q.includes("n.__seq > $after") || q.includes("row.ft"))).toEqual([]);
 	}, 120_000);
 
+	it("gives the nodes written at format 5 with aliases their names, and only those", async () => {
+		opened = await neo4jTestBackend.open();
+		const graph = opened.memory.graph as Neo4jGraphStore;
+		const sync = { scope: opened.scope, source: "sync" as const };
+		await opened.memory.remember(sync, { label: "Concept", key: "Файлы восстановления", props: { description: "Снимки заметок.", aliases: ["File recovery"] } });
+		await opened.memory.remember(sync, { label: "Concept", key: "Закладки", props: { description: "Избранные заметки." } });
+		// Format 5 wrote the columns without the aliases list.
+		const node = (await graph.getNode(opened.scope, "Concept", "Файлы восстановления")) as NodeRecord;
+		const { aliases: _, ...plain } = node.props;
+		await graph.conn.write(
+			(q) => q.run("MATCH (n:Engrama {__ns: $ns, engrama_id: $id}) SET n += $ft", { ns: graph.namespace, id: node.id, ft: fulltextProperties(plain) }),
+			"test: format 5 columns",
+		);
+		await graph.conn.write((q) => q.run("MERGE (m:EngramaMeta {__ns: $ns, key: $key}) SET m.value = '5'", { ns: graph.namespace, key: FULLTEXT_VERSION_KEY }), "test");
+		const names = async (query: string) => (await opened.memory.searchFulltext(opened.scope, query)).map((h) => h.name);
+		expect(await names("file recovery")).toEqual([]);
+
+		const conn = graph.conn;
+		conn.trace = "full";
+		conn.resetCounts();
+		await new Neo4jGraphStore(graph.conn, { namespace: graph.namespace }).init();
+		const run = conn.resetCounts().statementsRun.map((s) => s.query);
+		conn.trace = false;
+		expect(run.filter((q) => q.includes("n.__seq > $after")).every((q) => q.includes("aliases IS NOT NULL") && !q.includes("valid_from"))).toBe(true);
+		expect(run.filter((q) => q.includes("SET n += row.ft"))).toHaveLength(1);
+		expect(await names("file recovery")).toEqual(["Файлы восстановления"]);
+		expect(await names("Закладки")).toEqual(["Закладки"]);
+		expect(await graph.getNode(opened.scope, "Concept", node.key)).toEqual(node);
+	}, 120_000);
+
 	it("gives nodes written before scope words theirs, once, and drops the first node fulltext index", async () => {
 		opened = await neo4jTestBackend.open();
 		const graph = opened.memory.graph as Neo4jGraphStore;

@@ -159,6 +159,51 @@ describe("editFrontmatter", () => {
 	});
 });
 
+/** The frontmatter as data, or the parse error's message. */
+function dataOf(text: string): Record<string, unknown> | string {
+	const split = splitFrontmatter(text);
+	if (split.kind !== "block") return "no block";
+	const parsed = parseFrontmatterYaml(split.yaml, 1);
+	return parsed.ok ? parsed.data : parsed.error.message;
+}
+
+// Frontmatter written as one JSON object (a flow map), the way publishing plugins such as Digital
+// Garden write it: a key appended as a new line after it was YAML no reader accepts.
+describe("editFrontmatter on a flow map ({...}) frontmatter", () => {
+	const ID = "7d0c2a4e-3b1f-4c55-9a8e-2f6d1b0e9c41";
+	const JSON_FM = '{"dg-publish":true,"tags":["тема/заметки","状态/完成"],"permalink":"/notes/x/"}';
+	const text = `---\n${JSON_FM}\n---\n\nТекст заметки.\n`;
+
+	it("adds engrama_id inside the braces, keeping every other byte and JSON syntax", () => {
+		const known = dataOf(text) as Record<string, unknown>;
+		for (const edited of [editFrontmatter(text, (fm) => (fm.engrama_id = ID)), editFrontmatter(text, (fm) => (fm.engrama_id = ID), known)]) {
+			expect(edited).toBe(`---\n${JSON_FM.slice(0, -1)},"engrama_id":"${ID}"}\n---\n\nТекст заметки.\n`);
+			expect(dataOf(edited)).toEqual({ ...known, engrama_id: ID });
+			expect(JSON.parse(edited.split("\n")[1]) as unknown).toEqual({ ...known, engrama_id: ID });
+		}
+	});
+
+	it("adds a key to a flow map spread over lines and to an empty one", () => {
+		const multi = '---\n{\n  title: Заметка,\n  tags: [a, b]\n}\n---\nbody\n';
+		const edited = editFrontmatter(multi, (fm) => (fm.engrama_id = ID));
+		expect(dataOf(edited)).toEqual({ title: "Заметка", tags: ["a", "b"], engrama_id: ID });
+		expect(edited.startsWith("---\n{\n  title: Заметка,\n  tags: [a, b]")).toBe(true);
+		expect(dataOf(editFrontmatter("---\n{}\n---\nbody\n", (fm) => (fm.engrama_id = ID)))).toEqual({ engrama_id: ID });
+	});
+
+	it("changes and removes keys of a flow map and the result still reads back", () => {
+		const edited = editFrontmatter(text, (fm) => {
+			fm.relations = { USES: ["[[Обсидиан]]"] };
+			fm.tags = ["новый"];
+			delete fm.permalink;
+		});
+		expect(dataOf(edited)).toEqual({ "dg-publish": true, tags: ["новый"], relations: { USES: ["[[Обсидиан]]"] } });
+		expect(edited.endsWith("\n---\n\nТекст заметки.\n")).toBe(true);
+		const last = editFrontmatter(text, (fm) => void delete fm.permalink);
+		expect(dataOf(last)).toEqual({ "dg-publish": true, tags: ["тема/заметки", "状态/完成"] });
+	});
+});
+
 describe("parseFrontmatterYaml", () => {
 	it("returns an alias bomb as an error with a line instead of throwing", () => {
 		const split = splitFrontmatter(ALIAS_BOMB);

@@ -347,6 +347,31 @@ describe("relations", () => {
 		const links = await outEdges(h.memory, await node(h.memory, "Note", "Monday"), "LINKS_TO");
 		expect(links.map((e) => `${e.to.label}:${e.to.key}`)).toEqual(["Concept:Vector clocks"]);
 	});
+
+	it("keeps an untyped note's aliases, so search finds the note by the names in its aliases list", async () => {
+		const h = await harness();
+		h.write("插件/反向链接.md", "---\naliases:\n  - Backlinks\n  - 核心插件/反向链接\n---\n显示链接到当前笔记的所有笔记。\n");
+		h.write("插件/出链.md", "显示当前笔记中的所有链接。\n");
+		await h.sync.fullSync();
+		expect((await node(h.memory, "Note", "反向链接")).props.aliases).toEqual(["Backlinks", "核心插件/反向链接"]);
+		expect((await h.memory.searchFulltext(SCOPE, "Backlinks")).map((hit) => hit.name)).toEqual(["反向链接"]);
+	});
+
+	it("resolves links written relative to the note's folder ([[./x]], [[../x]]), as Obsidian's relative link format writes them", async () => {
+		const h = await harness();
+		// Titles differ from the file names, so only the path can find these notes.
+		h.write("forge/20260225175652.md", "---\ntitle: мой сетап obsidian\n---\nПлагины и настройки.");
+		h.write("meta/движок.md", "---\ntitle: кастомизация движка\n---\nКак устроен сайт.");
+		h.write("forge/tools/obsidian.md", "Переехало в [[../20260225175652|мой сетап]], см. [[../../meta/движок]].");
+		h.write("meta/index.md", "Смотри [[./движок|движок]] и [[./../forge/20260225175652]]; [[../../outside/нет]] нет.");
+		const report = await h.sync.fullSync();
+		const linked = async (name: string) =>
+			(await outEdges(h.memory, await node(h.memory, "Note", name), "LINKS_TO")).map((e) => `${e.to.key}|${e.to.props.status === "stub" ? "stub" : "note"}`).sort();
+		expect(await linked("obsidian")).toEqual(["кастомизация движка|note", "мой сетап obsidian|note"]);
+		// A link climbing out of the vault names no note: a stub by its file name, as before.
+		expect(await linked("index")).toEqual(["кастомизация движка|note", "мой сетап obsidian|note", "нет|stub"]);
+		expect(report.counts.stubsCreated).toBe(1);
+	});
 });
 
 describe("deleting notes", () => {
