@@ -5,6 +5,13 @@
 // slowest search's costliest statement.
 // Usage: npm run bench -- neo4j-fulltext-profile --namespace scale-50000-... [--queries 100]
 //        [--rounds 3] [--server-pid PID] [--profile]
+//        [--seed N] (the queries' seed, 7 as the scale bench's: another seed asks queries the server never saw)
+//        [--fresh] (each round new queries, seeds N, N+1, …: every search a first time)
+//        [--clear-plans] (the server's query caches cleared before each search: every statement planned again)
+//        [--clear-once] (cleared once, before the first timed search: each statement planned once, as on a new server)
+//        [--texts "a b c|d e"] (these queries instead of generated ones)
+//        [--warm-counts] (every term count of the memory read into the store's cache before the searches:
+//        no search reads its words' counts)
 import { readFileSync } from "node:fs";
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
@@ -20,6 +27,11 @@ const namespace = arg("namespace", "");
 const queries = Number(arg("queries", "100"));
 const rounds = Number(arg("rounds", "3"));
 const serverPid = arg("server-pid", "");
+const seed = Number(arg("seed", "7"));
+const fresh = process.argv.includes("--fresh");
+const clearPlans = process.argv.includes("--clear-plans");
+const clearOnce = process.argv.includes("--clear-once");
+const warmCounts = process.argv.includes("--warm-counts");
 if (!namespace) throw new Error("--namespace is required (the kept memory of a neo4j-scale run)");
 
 const serverCpuMs = () => {
@@ -38,13 +50,20 @@ bindNeo4jOptions(config, { namespace });
 const opened = await openMemory(config, { embedder: null });
 const graph = opened.memory.graph;
 if (!(graph instanceof Neo4jGraphStore)) throw new Error("not a Neo4j memory");
+const store: Neo4jGraphStore = graph;
 const memory = new Memory({ graph: opened.stores.graph, vectors: opened.stores.vectors, embedder: new HashEmbeddingProvider(384), profile: opened.memory.profile });
 const scope = opened.scope;
-const qrand = seededRandom(7);
-const texts = Array.from({ length: queries }, () => sentence(qrand, 3));
+const queriesOf = (n: number) => {
+	const qrand = seededRandom(n);
+	return Array.from({ length: queries }, () => sentence(qrand, 3));
+};
+const given = arg("texts", "");
+const texts = given ? given.split("|") : queriesOf(seed);
 const options = { channels: { vector: false }, graph: false, limit: 10 } as const;
 
 interface Sample {
+	round: number;
+	server: number;
 	text: string;
 	wall: number;
 	client: number;
@@ -52,16 +71,36 @@ interface Sample {
 	hits: number;
 }
 const samples: Sample[] = [];
-await memory.search(scope, texts[0], options);
+/** Every term count of the memory into the store's cache, kept for the run (the cache's time limit set far off). */
+async function readAllCounts(): Promise<void> {
+	const rows = await store.conn.read((q) => q.run("MATCH (t:EngramaTerm {__ns: $ns}) RETURN t.corpus AS corpus, t.key AS key, t.df AS df, t.len AS len", { ns: namespace }));
+	const at = Date.now() + 1e9;
+	for (const corpus of ["nodes", "passages"] as const) {
+		const hits = new Map<string, number>();
+		let stats = { rows: 0, tokens: 0, version: store.ctx.writeVersion, at };
+		for (const row of rows.filter((r) => r.corpus === corpus)) {
+			if (row.key === "") stats = { rows: Number(row.df), tokens: Number(row.len), version: store.ctx.writeVersion, at };
+			else hits.set(String(row.key), Number(row.df));
+		}
+		store.ctx.ftCache[corpus].stats = stats;
+		store.ctx.ftCache[corpus].hits = { version: store.ctx.writeVersion, at, hits };
+	}
+	// A phrase without a count of its own (several tokens, a short prefix) is still counted by its search.
+	console.log(`--warm-counts: ${rows.length} term counts read`);
+}
+if (warmCounts) await readAllCounts();
+await memory.search(scope, fresh ? "warm" : texts[0], options);
+if (clearOnce) await store.conn.read((q) => q.run("CALL db.clearQueryCaches()"));
 const [s0, t0] = [serverCpuMs(), performance.now()];
 for (let r = 0; r < rounds; r++) {
-	for (const text of texts) {
+	for (const text of fresh ? queriesOf(seed + r) : texts) {
+		if (clearPlans) await graph.conn.read((q) => q.run("CALL db.clearQueryCaches()"));
 		graph.conn.trace = "full";
 		graph.conn.resetCounts();
-		const [c, t] = [clientCpuMs(), performance.now()];
+		const [c, s, t] = [clientCpuMs(), serverCpuMs(), performance.now()];
 		const answer = await memory.search(scope, text, options);
 		const wall = performance.now() - t;
-		samples.push({ text, wall, client: clientCpuMs() - c, statements: graph.conn.resetCounts().statementsRun, hits: answer.results.length });
+		samples.push({ round: r, server: serverCpuMs() - s, text, wall, client: clientCpuMs() - c, statements: graph.conn.resetCounts().statementsRun, hits: answer.results.length });
 	}
 }
 graph.conn.trace = false;
@@ -70,8 +109,15 @@ const serverPerSearch = (serverCpuMs() - s0) / samples.length;
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const walls = samples.map((s) => s.wall);
 console.log(
-	`${samples.length} searches (${queries} queries × ${rounds}): wall p50 ${fmt(percentile(walls, 50))}, p95 ${fmt(percentile(walls, 95))}; client CPU p50 ${fmt(percentile(samples.map((s) => s.client), 50))}; server CPU ${fmt(serverPerSearch)} a search; ${(totalWall / 1000).toFixed(1)} s (load ${load})`,
+	`${samples.length} searches (${queries} queries × ${rounds}, seed ${seed}${fresh ? ", new queries each round" : ""}${clearPlans ? ", query caches cleared before each" : ""}${clearOnce ? ", query caches cleared before the first" : ""}${warmCounts ? ", term counts cached" : ""}): wall p50 ${fmt(percentile(walls, 50))}, p95 ${fmt(percentile(walls, 95))}; client CPU p50 ${fmt(percentile(samples.map((s) => s.client), 50))}; server CPU ${fmt(serverPerSearch)} a search; ${(totalWall / 1000).toFixed(1)} s (load ${load})`,
 );
+for (let r = 0; r < rounds; r++) {
+	const round = samples.filter((s) => s.round === r);
+	const w = round.map((s) => s.wall);
+	console.log(
+		`  round ${r + 1}: wall p50 ${fmt(percentile(w, 50))}, p95 ${fmt(percentile(w, 95))}; server CPU ${fmt(round.reduce((sum, s) => sum + s.server, 0) / round.length)} a search (during the searches); statements ${(round.reduce((sum, s) => sum + s.statements.length, 0) / round.length).toFixed(2)} a search`,
+	);
+}
 const byStatement = new Map<string, { ms: number[]; chars: number }>();
 for (const s of samples) {
 	for (const st of s.statements) {

@@ -4,6 +4,7 @@
 // server's CPU per search. Needs the server that holds the memory (NEO4J_* env).
 // Usage: npm run bench -- neo4j-search-trace --namespace n4s50k [--queries 100] [--rounds 2]
 //        [--now ISO-TIME] [--modes default,default-no-neighbour-words,rrf-no-graph,fulltext] [--server-pid PID]
+//        [--seed N] (the queries' seed, 7 as the scale bench's)
 //        [--profile] (each distinct statement of each mode's last search PROFILEd: db hits, costliest operators)
 //        [--answers FILE] (each mode's pages, ids and scores, written there; when the file exists they
 //        are compared with it instead: a change that must not move answers is checked on 50k nodes)
@@ -68,7 +69,7 @@ const memories = new Map(
 	modes.map((m) => [m, new Memory({ graph, vectors: opened.stores.vectors, embedder, profile: opened.memory.profile, clock, search: ALL[m].settings })]),
 );
 const scope = opened.scope;
-const qrand = seededRandom(7);
+const qrand = seededRandom(Number(arg("seed", "7")));
 const texts = Array.from({ length: queries }, () => sentence(qrand, 3));
 
 interface Sample {

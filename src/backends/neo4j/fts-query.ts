@@ -129,7 +129,7 @@ export function phraseKey(phrase: Phrase): string {
  * form, so it becomes "all its tokens in the column" (a superset); the exact count in Cypher
  * (phrasePattern) then drops the false candidates.
  */
-function lucenePhrase({ tokens: words, prefix }: Phrase): string {
+export function lucenePhrase({ tokens: words, prefix }: Phrase): string {
 	if (!prefix) return words.length === 1 ? words[0] : `"${words.join(" ")}"`;
 	if (words.length === 1) return `${words[0]}*`;
 	return `(${words.map((token, i) => `+${token}${i === words.length - 1 ? "*" : ""}`).join(" ")})`;
@@ -145,7 +145,14 @@ export function luceneMatch(phrases: readonly Phrase[], columns: readonly FtWeig
 	const usable = phrases.filter((p) => p.tokens.length > 0);
 	if (usable.length === 0) return null;
 	const group = usable.map(lucenePhrase).join(" OR ");
-	return columns.map((column) => `${column.property}:(${group})${column.weight !== 1 ? `^${column.weight}` : ""}`).join(" OR ");
+	return luceneColumns(columns)
+		.map(([before, after]) => `${before}${group}${after}`)
+		.join(" OR ");
+}
+
+/** What stands before and after a group of phrases in each column's part of luceneMatch (the ranking statement joins them in Cypher). */
+export function luceneColumns(columns: readonly FtWeightedColumn[]): [string, string][] {
+	return columns.map((column) => [`${column.property}:(`, `)${column.weight !== 1 ? `^${column.weight}` : ""}`]);
 }
 
 /**
@@ -197,10 +204,10 @@ export function phrasePattern(phrase: Phrase): string {
 const K1 = 1.2;
 const B = 0.75;
 
-/** FTS5's idf: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6. */
-export function idf(rows: number, hits: number): number {
-	const value = Math.log((rows - hits + 0.5) / (hits + 0.5));
-	return value <= 0 ? 1e-6 : value;
+/** Cypher for FTS5's idf of a phrase in `hits` of `rows` documents: log((N - n + 0.5) / (n + 0.5)), floored at 1e-6. */
+export function idfCypher(rows: string, hits: string): string {
+	const value = `log((${rows} - ${hits} + 0.5) / (${hits} + 0.5))`;
+	return `CASE WHEN ${value} <= 0 THEN 0.000001 ELSE ${value} END`;
 }
 
 /**
@@ -217,16 +224,17 @@ export function ftDocument(variable: string, columns: readonly FtWeightedColumn[
 /**
  * Cypher clauses that add `score`, FTS5's bm25 (fts5_aux.c), for the map `doc` (ftDocument): per
  * phrase, f = Σ column weight × occurrences, then score += idf × (f × (k1 + 1)) / (f + k1 × (1 − b + b × D / avgdl)),
- * D being the row's token count. Params: $ftPatterns and $ftIdf (one per phrase), $ftAvgdl.
- * Keeps `ftFreq` (the per-phrase counts) and the variables listed in `keep`. Only the columns a
- * document has are split (most nodes fill three of ten); an absent one adds 0 to f either way.
+ * D being the row's token count. The map `plan` holds `patterns` and `idf` (one per phrase) and
+ * `avgdl`; `keep` must list it. Keeps `ftFreq` (the per-phrase counts) and the variables listed in
+ * `keep`. Only the columns a document has are split (most nodes fill three of ten); an absent one
+ * adds 0 to f either way.
  */
-export function bm25Clauses(keep: readonly string[], doc: string, columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string {
+export function bm25Clauses(keep: readonly string[], doc: string, plan: string, columns: readonly FtWeightedColumn[] = NODE_COLUMNS): string {
 	const vars = keep.join(", ");
 	const present = `[c IN [${columns.map((column) => `[${column.weight}, ${doc}.${column.property}]`).join(", ")}] WHERE c[1] IS NOT NULL]`;
 	const d = `toFloat(coalesce(${doc}.${FT_LENGTH_PROPERTY}, 0))`;
 	return `WITH ${vars}, ${present} AS ftColumns, ${d} AS ftLength
-	WITH ${vars}, ftLength, [ftPattern IN $ftPatterns | reduce(f = 0, c IN ftColumns | f + c[0] * (size(split(c[1], ftPattern)) - 1))] AS ftFreq
+	WITH ${vars}, ftLength, [ftPattern IN ${plan}.patterns | reduce(f = 0, c IN ftColumns | f + c[0] * (size(split(c[1], ftPattern)) - 1))] AS ftFreq
 	WITH ${vars}, ftFreq, reduce(s = 0.0, i IN range(0, size(ftFreq) - 1) |
-		s + $ftIdf[i] * ((ftFreq[i] * ${K1 + 1}) / (ftFreq[i] + ${K1} * (1 - ${B} + ${B} * ftLength / $ftAvgdl)))) AS score`;
+		s + ${plan}.idf[i] * ((ftFreq[i] * ${K1 + 1}) / (ftFreq[i] + ${K1} * (1 - ${B} + ${B} * ftLength / ${plan}.avgdl)))) AS score`;
 }

@@ -8,8 +8,10 @@ import {
 	PASSAGE_COLUMNS,
 	bm25Clauses,
 	ftDocument,
-	idf,
+	idfCypher,
+	luceneColumns,
 	luceneMatch,
+	lucenePhrase,
 	phraseKey,
 	phraseOf,
 	phrasePattern,
@@ -51,51 +53,150 @@ export const NODE_CORPUS: FtCorpus = {
 export const PASSAGE_CORPUS: FtCorpus = { name: "passages", label: PASSAGE_LABEL, index: PASSAGE_FULLTEXT_INDEX, columns: PASSAGE_COLUMNS, nodeId: "node" };
 
 /**
- * Cypher that collects a corpus's candidates for $query (Lucene's best $window) into `found`, as
- * variable `v`. It first waits for Lucene to hold every committed write (the indexes are
- * eventually consistent: a search still sees each acknowledged write). Inside a transaction that
- * wrote words, Lucene has only their committed version: those documents ($written, by node) are
- * read from the store instead, and scored on their words as the transaction left them.
+ * A query phrase as the ranking statement plans it (plannedCandidates): the key of its document
+ * count (term-counts.ts), or its count when no key holds one (`given`), the key of its word's
+ * exact count when common-word planning looks it up (`exact`), and its Lucene and Cypher forms.
  */
-export function candidatesCypher(ctx: Neo4jStoreContext, corpus: FtCorpus, v: string, wide = false): { cypher: string; params: Record<string, unknown> } {
+export interface PhraseItem {
+	readonly key: string | null;
+	readonly given: ReturnType<typeof int> | null;
+	readonly exact: string | null;
+	readonly lucene: string;
+	readonly pattern: string;
+}
+
+/**
+ * The query's phrases for the ranking statement (null: no word has a token). Their document
+ * counts are read by that statement; only phrases no count covers (several tokens, a short
+ * prefix) are counted first, in a statement of their own (corpusFacts).
+ */
+export async function phraseItems(ctx: Neo4jStoreContext, q: CypherRunner, corpus: FtCorpus, query: FulltextQuery): Promise<PhraseItem[] | null> {
+	const words = queryWords(query.text).filter((word) => tokens(word).length > 0);
+	if (words.length === 0) return null;
+	const phrases = words.map((word) => phraseOf(word, query.prefix === true));
+	const unkeyed = phrases.filter((phrase) => phraseTermKey(phrase) === null);
+	const counted = unkeyed.length > 0 ? (await corpusFacts(ctx, q, unkeyed, corpus)).hits : new Map<string, number>();
+	return phrases.map((phrase, i) => {
+		const key = phraseTermKey(phrase);
+		return {
+			key,
+			given: key === null ? int(counted.get(phraseKey(phrase)) ?? 0) : null,
+			// SQLite looks the lower-cased word up in fts5vocab: a word that is not exactly one token counts as rare.
+			exact: phrase.tokens.length === 1 && phrase.tokens[0] === words[i] ? phrase.tokens[0] : null,
+			lucene: lucenePhrase(phrase),
+			pattern: phrasePattern(phrase),
+		};
+	});
+}
+
+/**
+ * Cypher that plans the query as FTS5 plans it and collects the corpus's candidates: `found`
+ * (Lucene's best $window, as variable `v`), `ftPlan` (what bm25Clauses reads: the scored phrases'
+ * patterns and idf, the average length, how many phrases a match needs one of), `ftRows` (the
+ * corpus's documents) and `alone`. The phrases' document counts are read here, by key, not in a
+ * statement before it: a query's new words cost no round trip, and the statement's text is the
+ * same for every query (the server plans it once). Above 4,000 documents a word in more than 5%
+ * of them only ranks documents a rarer word matched; FTS5 then scores every phrase of
+ * `rare OR (common) AND (rare)`: the rare ones count twice.
+ *
+ * It first waits for Lucene to hold every committed write (the indexes are eventually
+ * consistent: a search still sees each acknowledged write). Inside a transaction that wrote
+ * words, Lucene has only their committed version: those documents ($written, by node) are read
+ * from the store instead, and scored on their words as the transaction left them. Lucene's
+ * query is the phrases' within `clauses.scoped` (the scope's word, labels); otherwise, given
+ * `clauses.wide` (the labels alone), phrases in $wideFrom or more documents ask Lucene with it
+ * first (wideCandidates).
+ */
+export function plannedCandidates(
+	ctx: Neo4jStoreContext,
+	corpus: FtCorpus,
+	v: string,
+	clauses: { readonly scoped: string; readonly wide?: string },
+): { cypher: string; params: Record<string, unknown> } {
 	const written = [...ctx.wordsWrittenInTransaction];
-	const lucene = `${AWAIT_FULLTEXT}
-		CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS ${v}`;
-	if (written.length === 0 && wide) return { cypher: wideCandidates(v), params: {} };
-	if (written.length === 0) return { cypher: `${lucene}
-		WITH collect(${v}) AS found, null AS alone`, params: {} };
+	// Strings joined by " OR " (luceneMatch's form: each column's part holds every matched phrase).
+	const join = (list: string, item: string, x = "x") => `reduce(s${x} = '', ${x} IN ${list} | s${x} + CASE s${x} WHEN '' THEN '' ELSE ' OR ' END + ${item})`;
+	const plan = `${AWAIT_FULLTEXT}
+		CALL {
+			OPTIONAL MATCH (t:${TERM_LABEL} {__ns: $ns, corpus: $corpus, key: '${CORPUS_KEY}'})
+			RETURN coalesce(t.df, 0) AS ftRows, coalesce(t.len, 0) AS ftTokens
+		}
+		CALL {
+			UNWIND $ftPhrases AS ph
+			OPTIONAL MATCH (t:${TERM_LABEL} {__ns: $ns, corpus: $corpus, key: ph.key})
+			OPTIONAL MATCH (e:${TERM_LABEL} {__ns: $ns, corpus: $corpus, key: ph.exact})
+			RETURN collect({lucene: ph.lucene, pattern: ph.pattern, hits: coalesce(t.df, ph.given, 0), vocab: coalesce(e.df, 0)}) AS ftAll
+		}
+		WITH ftRows, ftTokens, ftAll, [fp IN ftAll WHERE ftRows * 0.05 > $ftFloor AND fp.vocab > ftRows * 0.05] AS ftCommon
+		WITH ftRows, ftTokens, ftAll, ftCommon, [fp IN ftAll WHERE NOT (ftRows * 0.05 > $ftFloor AND fp.vocab > ftRows * 0.05)] AS ftRare
+		WITH ftRows, ftTokens, CASE WHEN size(ftRare) > 0 AND size(ftCommon) > 0 THEN [ftRare, ftRare + ftCommon + ftRare] ELSE [ftAll, ftAll] END AS ftSides
+		WITH ftRows, ftSides[0] AS ftMatch, {
+			patterns: [fp IN ftSides[1] | fp.pattern],
+			idf: [fp IN ftSides[1] | ${idfCypher("ftRows", "fp.hits")}],
+			avgdl: CASE WHEN ftTokens > 0 THEN toFloat(ftTokens) / ftRows ELSE 1.0 END,
+			matchCount: size(ftSides[0])
+		} AS ftPlan
+		WITH ftRows, ftPlan, reduce(m = 0, fp IN ftMatch | m + fp.hits) AS ftMatched,
+			CASE WHEN ftRows > 0 AND size(ftMatch) > 0 THEN ${join("$ftColumns", `x[0] + ${join("ftMatch", "y.lucene", "y")} + x[1]`)} END AS ftLucene`;
+	const lucene = (query: string) => `CALL db.index.fulltext.queryNodes($index, ${query} + ' +(' + ftLucene + ')', {limit: $window}) YIELD node AS ${v}`;
+	const params = {
+		corpus: corpus.name,
+		ftFloor: COMMON_TERM_FLOOR,
+		ftColumns: luceneColumns(corpus.columns),
+		ftScoped: clauses.scoped,
+		ftWide: clauses.wide ?? "",
+		wideFrom: WIDE_FROM,
+		wideAllowed: clauses.wide !== undefined,
+	};
+	if (written.length > 0) {
+		return {
+			cypher: `${plan}
+			CALL {
+				WITH ftLucene
+				WITH ftLucene WHERE ftLucene IS NOT NULL
+				${lucene("$ftScoped")}
+				WITH ${v} WHERE NOT ${v}.${corpus.nodeId} IN $written
+				RETURN collect(${v}) AS lucene
+			}
+			CALL { MATCH (${v}:${corpus.label} {__ns: $ns}) WHERE ${v}.${corpus.nodeId} IN $written RETURN collect(${v}) AS mine }
+			WITH ftRows, ftPlan, lucene + mine AS found, null AS alone`,
+			params: { ...params, written },
+		};
+	}
 	return {
-		cypher: `${lucene}
-		WITH ${v} WHERE NOT ${v}.${corpus.nodeId} IN $written
-		WITH collect(${v}) AS lucene
-		CALL { MATCH (${v}:${corpus.label} {__ns: $ns}) WHERE ${v}.${corpus.nodeId} IN $written RETURN collect(${v}) AS mine }
-		WITH lucene + mine AS found, null AS alone`,
-		params: { written },
+		cypher: `${plan}
+		WITH ftRows, ftPlan, ftLucene, ftLucene IS NOT NULL AND $wideAllowed AND ftMatched >= $wideFrom AS asked
+		CALL {
+			WITH ftLucene, asked
+			WITH ftLucene, asked WHERE asked
+			${lucene("$ftWide")}
+			RETURN collect(${v}) AS wide
+		}
+		${wideCandidates(v)}`,
+		params,
 	};
 }
 
 /**
- * Cypher for `found` when Lucene is first asked without the scope's word ($wideQuery): the scope
- * clause intersects every match with the scope's postings, half of Lucene's work for words in most
- * of a 50k memory (6-7 -> 3-4.5 ms of server CPU). When every document of that window is the
- * scope's (`alone`: a database holding one memory of one person), it is the scoped query's window:
- * the same matches with the same scores less the scope word's, which is the same for every document
- * (one term in a three-word field; float rounding could at most tie two nearly equal scores at the
- * window's edge, and prefix words' constant scores sum exactly). Otherwise the scoped query is
- * asked in the same statement.
+ * Cypher for `found` when Lucene was first asked without the scope's word ($ftWide: `wide`,
+ * `asked`): the scope clause intersects every match with the scope's postings, half of Lucene's
+ * work for words in most of a 50k memory (6-7 -> 3-4.5 ms of server CPU). When every document of
+ * that window is the scope's (`alone`: a database holding one memory of one person), it is the
+ * scoped query's window: the same matches with the same scores less the scope word's, which is
+ * the same for every document (one term in a three-word field; float rounding could at most tie
+ * two nearly equal scores at the window's edge, and prefix words' constant scores sum exactly).
+ * Otherwise ($ftScoped) the scoped query is asked in the same statement. `alone` is null when
+ * Lucene was not asked wide.
  */
 function wideCandidates(v: string): string {
-	return `${AWAIT_FULLTEXT}
-		CALL db.index.fulltext.queryNodes($index, $wideQuery, {limit: $window}) YIELD node AS ${v}
-		WITH collect(${v}) AS wide
-		WITH wide, all(${v} IN wide WHERE ${SIDE_SCOPE(v)}) AS alone
+	return `WITH ftRows, ftPlan, ftLucene, wide, CASE WHEN asked THEN all(${v} IN wide WHERE ${SIDE_SCOPE(v)}) END AS alone
 		CALL {
-			WITH alone
-			WITH alone WHERE NOT alone
-			CALL db.index.fulltext.queryNodes($index, $query, {limit: $window}) YIELD node AS ${v}
+			WITH ftLucene, alone
+			WITH ftLucene, alone WHERE ftLucene IS NOT NULL AND (alone IS NULL OR NOT alone)
+			CALL db.index.fulltext.queryNodes($index, $ftScoped + ' +(' + ftLucene + ')', {limit: $window}) YIELD node AS ${v}
 			RETURN collect(${v}) AS scoped
 		}
-		WITH alone, CASE WHEN alone THEN wide ELSE scoped END AS found`;
+		WITH ftRows, ftPlan, alone, CASE WHEN alone THEN wide ELSE scoped END AS found`;
 }
 
 /** Same as SQLite: below this many documents per word, no word counts as common. */
@@ -129,45 +230,45 @@ const sharedSince = new WeakMap<Neo4jStoreContext, number>();
  * documents of the memory ask Lucene without the scope's word first (wideCandidates).
  */
 export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly FulltextHit[]> {
-	if (!isFullScope(scope) || query.limit <= 0) return [];
+	if (!isFullScope(scope) || query.limit <= 0 || knownEmpty(ctx, NODE_CORPUS)) return [];
 	const labels = query.labels ?? [];
 	return ctx.conn.read(async (q) => {
-		const plan = await planQuery(ctx, q, NODE_CORPUS, query);
-		if (!plan) return [];
+		const phrases = await phraseItems(ctx, q, NODE_CORPUS, query);
+		if (!phrases) return [];
 		const window = Math.max(NODE_RANK_WINDOW, query.limit * 5);
 		// Labels asked for keep Lucene to them too, so other labels never fill the window.
 		const labelClause = labels.length > 0 ? ` +${FT_SCOPE_PROPERTY}:(${labels.map(labelWord).join(" OR ")})` : "";
-		const { matched, ...planParams } = plan;
-		const wide = matched >= WIDE_FROM && Date.now() - (sharedSince.get(ctx) ?? -Infinity) > WIDE_PAUSE_MS;
-		const found = candidatesCypher(ctx, NODE_CORPUS, "n", wide);
+		const scoped = `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}${labelClause}`;
+		const widen = Date.now() - (sharedSince.get(ctx) ?? -Infinity) > WIDE_PAUSE_MS;
+		const found = plannedCandidates(ctx, NODE_CORPUS, "n", { scoped, ...(widen ? { wide: labelClause.trim() } : {}) });
 		const ranked = async (limit: number) => {
 			const rows = await q.run(
 				`${found.cypher}
 				CALL {
-					WITH found
+					WITH found, ftPlan
 					UNWIND found AS n
-					WITH n, ${ftDocument("n", NODE_COLUMNS, ["__ns", "org_id", "user_id", "status", "__label", "__seq"])} AS ftDoc
-					WHERE ${SIDE_SCOPE("ftDoc")} AND coalesce(ftDoc.status, '') <> 'archived'${labels.length > 0 ? " AND ftDoc.__label IN $labels" : ""}
-					${bm25Clauses(["n", "ftDoc"], "ftDoc")}
-					WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
+					WITH n, ftPlan, ${ftDocument("n", NODE_COLUMNS, ["__ns", "org_id", "user_id", "status", "__label", "__seq"])} AS ftDoc
+					WHERE ${SIDE_SCOPE("ftDoc")} AND coalesce(ftDoc.status, '') <> 'archived' AND (size($labels) = 0 OR ftDoc.__label IN $labels)
+					${bm25Clauses(["n", "ftDoc", "ftPlan"], "ftDoc", "ftPlan")}
+					WHERE any(i IN range(0, ftPlan.matchCount - 1) WHERE ftFreq[i] > 0)
 					WITH n, ftDoc.__seq AS seq, score ORDER BY score DESC, seq LIMIT $limit
 					RETURN collect({node: ${N}, score: score, seq: seq}) AS hits
 				}
-				RETURN size(found) AS seen, hits, alone`,
+				RETURN size(found) AS seen, hits, alone, ftRows`,
 				ctx.params(scope, {
-					...planParams,
 					...found.params,
-					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}${labelClause} +(${plan.query})`,
-					...(wide ? { wideQuery: `${labelClause.trim()} +(${plan.query})` } : {}),
+					ftPhrases: phrases,
 					index: FULLTEXT_INDEX,
 					labels,
 					limit: int(query.limit),
 					window: int(limit),
 				}),
 			);
+			rememberEmpty(ctx, NODE_CORPUS, rows[0]?.ftRows);
 			const hits = [...((rows[0]?.hits as { node: StoredMap; score: unknown; seq: unknown }[] | undefined) ?? [])];
 			hits.sort((x, y) => Number(y.score) - Number(x.score) || Number(x.seq) - Number(y.seq));
 			if (rows[0]?.alone === false) sharedSince.set(ctx, Date.now());
+			if (rows[0]?.alone === true || rows[0]?.alone === false) ctx.ftWideAsked++;
 			return { seen: Number(rows[0]?.seen ?? 0), hits };
 		};
 		let answer = await ranked(window);
@@ -176,52 +277,20 @@ export async function fulltext(ctx: Neo4jStoreContext, scope: PartialScope, quer
 	}, "search the fulltext index");
 }
 
-/** What a ranking statement needs: the Lucene query, the phrases scored and their idf, the average length. */
-export interface FtPlan {
-	readonly query: string;
-	readonly ftPatterns: readonly string[];
-	readonly matchCount: ReturnType<typeof int>;
-	readonly ftIdf: readonly number[];
-	readonly ftAvgdl: number;
-	/** The matched phrases' document counts summed: at least the memory's matches (not a statement parameter). */
-	readonly matched: number;
+/** Whether the corpus held no document when last read (its statistics fresh: see corpusFacts): then no statement can find one. */
+export function knownEmpty(ctx: Neo4jStoreContext, corpus: FtCorpus): boolean {
+	const stats = ctx.ftCache[corpus.name].stats;
+	return fresh(ctx, stats) && stats?.rows === 0;
 }
 
-/**
- * The query's phrases against a corpus, planned as FTS5 plans them (null: nothing can match):
- * above 4,000 documents a word in more than 5% of them only ranks documents a rarer word matched.
- */
-export async function planQuery(ctx: Neo4jStoreContext, q: CypherRunner, corpus: FtCorpus, query: FulltextQuery): Promise<FtPlan | null> {
-	const words = queryWords(query.text).filter((word) => tokens(word).length > 0);
-	if (words.length === 0) return null;
-	const phrases = words.map((word) => phraseOf(word, query.prefix === true));
-	const { stats, hits } = await corpusFacts(ctx, q, phrases, corpus);
-	if (stats.rows === 0) return null;
-	const hitsOf = (phrase: Phrase) => hits.get(phraseKey(phrase)) ?? 0;
-	let match = phrases;
-	let scored = phrases;
-	const threshold = Math.max(COMMON_TERM_FLOOR, stats.rows * 0.05);
-	if (threshold > COMMON_TERM_FLOOR) {
-		// SQLite looks the lower-cased word up in fts5vocab: a word that is not exactly one token counts as rare.
-		const vocab = (i: number) => (phrases[i].tokens.length === 1 && phrases[i].tokens[0] === words[i] ? hitsOf({ ...phrases[i], prefix: false }) : 0);
-		const rare = phrases.filter((_, i) => vocab(i) <= threshold);
-		const common = phrases.filter((_, i) => vocab(i) > threshold);
-		// FTS5 scores every phrase of `rare OR (common) AND (rare)`: the rare ones count twice.
-		if (rare.length > 0 && common.length > 0) {
-			match = rare;
-			scored = [...rare, ...common, ...rare];
-		}
-	}
-	const lucene = luceneMatch(match, corpus.columns);
-	if (!lucene) return null;
-	return {
-		query: lucene,
-		ftPatterns: scored.map((phrase) => phrasePattern(phrase)),
-		matchCount: int(match.length),
-		ftIdf: scored.map((phrase) => idf(stats.rows, hitsOf(phrase))),
-		ftAvgdl: stats.tokens > 0 ? stats.tokens / stats.rows : 1,
-		matched: match.reduce((sum, phrase) => sum + hitsOf(phrase), 0),
-	};
+/** After a ranking statement: a corpus it found empty is remembered as such (a memory without passages asks no more). */
+export function rememberEmpty(ctx: Neo4jStoreContext, corpus: FtCorpus, rows: unknown): void {
+	if (rows !== undefined && Number(rows) === 0 && !ctx.conn.inTransaction()) ctx.ftCache[corpus.name].stats = { rows: 0, tokens: 0, version: ctx.writeVersion, at: Date.now() };
+}
+
+/** Cached statistics are used until this store writes, for STATS_TTL_MS, and never inside a transaction. */
+function fresh(ctx: Neo4jStoreContext, entry: { version: number; at: number } | undefined): boolean {
+	return entry !== undefined && entry.version === ctx.writeVersion && Date.now() - entry.at < STATS_TTL_MS && !ctx.conn.inTransaction();
 }
 
 /**
@@ -237,11 +306,9 @@ export async function corpusFacts(
 	phrases: readonly Phrase[],
 	corpus: FtCorpus = NODE_CORPUS,
 ): Promise<{ stats: FtStats; hits: Map<string, number> }> {
-	const fresh = (entry: { version: number; at: number } | undefined) =>
-		entry !== undefined && entry.version === ctx.writeVersion && Date.now() - entry.at < STATS_TTL_MS && !ctx.conn.inTransaction();
 	const slot = ctx.ftCache[corpus.name];
-	const cachedStats = fresh(slot.stats) ? slot.stats : undefined;
-	if (!fresh(slot.hits)) slot.hits = { version: ctx.writeVersion, at: Date.now(), hits: new Map() };
+	const cachedStats = fresh(ctx, slot.stats) ? slot.stats : undefined;
+	if (!fresh(ctx, slot.hits)) slot.hits = { version: ctx.writeVersion, at: Date.now(), hits: new Map() };
 	const cache = slot.hits as NonNullable<typeof slot.hits>;
 	// An empty corpus (a memory without passages) holds no phrase: no statement to learn that each count is 0.
 	if (cachedStats?.rows === 0) return { stats: cachedStats, hits: cache.hits };

@@ -5,7 +5,7 @@ import type { PartialScope, Scope } from "../../engine/types";
 import { getMeta } from "./admin";
 import type { Neo4jStoreContext } from "./store-context";
 import { FT_SCOPE_PROPERTY, PASSAGE_COLUMNS, bm25Clauses, ftDocument, passageFulltextProperties, phraseKey, phraseOf, scopeWord } from "./fts-query";
-import { NODE_RANK_WINDOW, PASSAGE_CORPUS, candidatesCypher, corpusFacts, planQuery } from "./fulltext";
+import { NODE_RANK_WINDOW, PASSAGE_CORPUS, corpusFacts, knownEmpty, phraseItems, plannedCandidates, rememberEmpty } from "./fulltext";
 import type { CypherRunner, Neo4jConnection } from "./neo4j-connection";
 import { countTerms, deletedDocs } from "./term-counts";
 import { LIVE, N, SCOPE, SIDE_SCOPE, type StoredMap, assertScope, int, nextSeq, toRecord } from "./rows";
@@ -153,39 +153,38 @@ function hitsOf(ctx: Neo4jStoreContext, scope: Scope, rows: readonly Row[], scor
  * few survive (archived notes, labels), every candidate is scored.
  */
 export async function searchPassages(ctx: Neo4jStoreContext, scope: PartialScope, query: FulltextQuery): Promise<readonly PassageHit[]> {
-	if (!isFullScope(scope) || query.limit <= 0) return [];
+	if (!isFullScope(scope) || query.limit <= 0 || knownEmpty(ctx, PASSAGE_CORPUS)) return [];
 	const labels = query.labels ?? [];
 	return ctx.conn.read(async (q) => {
-		const plan = await planQuery(ctx, q, PASSAGE_CORPUS, query);
-		if (!plan) return [];
-		const { matched: _matched, ...planParams } = plan;
+		const phrases = await phraseItems(ctx, q, PASSAGE_CORPUS, query);
+		if (!phrases) return [];
 		const window = Math.max(RANK_WINDOW, query.limit * 5);
-		const found = candidatesCypher(ctx, PASSAGE_CORPUS, "p");
+		const found = plannedCandidates(ctx, PASSAGE_CORPUS, "p", { scoped: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)}` });
 		const ranked = async (limit: number) => {
 			const rows = await q.run(
 				`${found.cypher}
 				CALL {
-					WITH found
+					WITH found, ftPlan
 					UNWIND found AS p
-					WITH p, ${ftDocument("p", PASSAGE_COLUMNS, ["__ns", "org_id", "user_id", "__seq"])} AS ftDoc WHERE ${SIDE_SCOPE("ftDoc")}
-					${bm25Clauses(["p", "ftDoc"], "ftDoc", PASSAGE_COLUMNS)}
-					WHERE any(i IN range(0, $matchCount - 1) WHERE ftFreq[i] > 0)
-					AND EXISTS { ${JOIN_LIVE}${labels.length > 0 ? " AND n.__label IN $labels" : ""} }
+					WITH p, ftPlan, ${ftDocument("p", PASSAGE_COLUMNS, ["__ns", "org_id", "user_id", "__seq"])} AS ftDoc WHERE ${SIDE_SCOPE("ftDoc")}
+					${bm25Clauses(["p", "ftDoc", "ftPlan"], "ftDoc", "ftPlan", PASSAGE_COLUMNS)}
+					WHERE any(i IN range(0, ftPlan.matchCount - 1) WHERE ftFreq[i] > 0)
+					AND EXISTS { ${JOIN_LIVE} AND (size($labels) = 0 OR n.__label IN $labels) }
 					WITH p, ftDoc.__seq AS seq, score ORDER BY score DESC, seq LIMIT $limit
 					MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: p.node})
 					RETURN collect({id: p.pid, heading: p.heading, line: p.line, hash: p.hash, text: p.text, seq: seq, node: ${N}, score: score}) AS hits
 				}
-				RETURN size(found) AS seen, hits`,
+				RETURN size(found) AS seen, hits, ftRows`,
 				ctx.params(scope, {
-					...planParams,
 					...found.params,
-					query: `+${FT_SCOPE_PROPERTY}:${scopeWord(ctx.namespace, scope)} +(${plan.query})`,
+					ftPhrases: phrases,
 					index: PASSAGE_FULLTEXT_INDEX,
 					labels,
 					limit: int(query.limit),
 					window: int(limit),
 				}),
 			);
+			rememberEmpty(ctx, PASSAGE_CORPUS, rows[0]?.ftRows);
 			const hits = [...((rows[0]?.hits as Row[] | undefined) ?? [])].sort((x, y) => Number(y.score) - Number(x.score) || Number(x.seq) - Number(y.seq));
 			return { seen: Number(rows[0]?.seen ?? 0), hits };
 		};

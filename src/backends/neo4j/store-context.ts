@@ -28,6 +28,9 @@ export class Neo4jStoreContext {
 	/** Per fulltext corpus (nodes, passages): its rows and tokens, and documents per query phrase (for idf). */
 	readonly ftCache: Record<FtCorpusName, { stats?: FtStats; hits?: { version: number; at: number; hits: Map<string, number> } }> = { nodes: {}, passages: {} };
 
+	/** Node searches that asked Lucene without the scope's word first (fulltext.ts wideCandidates): what tests and benchmarks read of that choice. */
+	ftWideAsked = 0;
+
 	/** The passage vector index's dimension (0: none), once read; and the dimension passage vectors were checked against. */
 	passageVectorIndexDims: number | undefined;
 

@@ -110,7 +110,7 @@ describe.runIf(neo4j)("Neo4j passages", () => {
 			graph.conn.resetCounts();
 			const found = await graph.searchPassages(scope, { text: "lantern", limit: 5 });
 			// The ranking statements: each asks Lucene for a window (after waiting for its pending updates).
-			const log = graph.conn.resetCounts().statementsRun.filter((run) => run.query.includes("db.index.fulltext.queryNodes($index, $query, {limit"));
+			const log = graph.conn.resetCounts().statementsRun.filter((run) => run.query.includes("{limit: $window}"));
 			graph.conn.trace = false;
 			return { found, rankings: log.length };
 		};
