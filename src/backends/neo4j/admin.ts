@@ -48,10 +48,11 @@ export async function forgetScope(ctx: Neo4jStoreContext, scope: Scope): Promise
 		(await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} MATCH (n)-[r]-() WITH DISTINCT r AS x`, params, "forget the scope's relations")) +
 		(await deleteInBatches(ctx, `MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH r AS x`, params, "forget the scope's relations"));
 	const nodes = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH n AS x`, params, "forget the scope's nodes", { detach: true, corpus: "nodes" });
+	// `node IS NOT NULL` lets the planner seek the (scope, node) index (a scope alone scans the label).
 	const keyed = { ...params, postingScope: postingScope(ctx.namespace, scope) };
 	const nameIndex =
-		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL} {scope: $postingScope}) WITH p AS x`, keyed, "forget the scope's names")) +
-		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL} {scope: $postingScope}) WITH p AS x`, keyed, "forget the scope's names"));
+		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL WITH p AS x`, keyed, "forget the scope's names")) +
+		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL WITH p AS x`, keyed, "forget the scope's names"));
 	const history = await deleteInBatches(ctx, `MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
 	// The sections of the scope's notes (their words and vectors are on them).
 	const passages = await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages", {
@@ -98,8 +99,8 @@ export async function scopeFootprint(ctx: Neo4jStoreContext, scope: PartialScope
 				CALL { MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE}
 					AND NOT (startNode(r).org_id = $org AND startNode(r).user_id = $user)
 					AND NOT (endNode(r).org_id = $org AND endNode(r).user_id = $user) RETURN count(r) AS stray }
-				CALL { MATCH (p:${NAME_LABEL} {scope: $postingScope}) RETURN count(p) AS names }
-				CALL { MATCH (p:${FRAGMENT_LABEL} {scope: $postingScope}) RETURN count(p) AS fragments }
+				CALL { MATCH (p:${NAME_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL RETURN count(p) AS names }
+				CALL { MATCH (p:${FRAGMENT_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL RETURN count(p) AS fragments }
 				CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} RETURN count(h) AS history }
 				CALL { MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS passages }
 				RETURN nodes, touching + stray AS edges, names + fragments AS nameIndex, history, passages`,
@@ -169,7 +170,7 @@ export async function dropNamespace(ctx: Neo4jStoreContext): Promise<number> {
 	const removed = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH n AS x`, ns, "drop the memory", { detach: true });
 	for (const row of scopes) {
 		const keyed = { postingScope: postingScope(ctx.namespace, { orgId: String(row.org), userId: String(row.user) }) };
-		for (const label of [NAME_LABEL, FRAGMENT_LABEL]) await deleteInBatches(ctx, `MATCH (p:${label} {scope: $postingScope}) WITH p AS x`, keyed, "drop the memory");
+		for (const label of [NAME_LABEL, FRAGMENT_LABEL]) await deleteInBatches(ctx, `MATCH (p:${label} {scope: $postingScope}) WHERE p.node IS NOT NULL WITH p AS x`, keyed, "drop the memory");
 	}
 	// (An open store holds no posting of the layout before the scope key: its open upgraded them.)
 	for (const label of [META_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL]) {
