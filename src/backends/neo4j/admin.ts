@@ -3,6 +3,7 @@ import { isFullScope } from "../../engine/backend-kit";
 import type { PartialScope, Scope } from "../../engine/types";
 import type { FtCorpusName, Neo4jStoreContext } from "./store-context";
 import { TERM_LABEL, countTerms, deletedDocs } from "./term-counts";
+import { postingScope } from "./names-history";
 import { EDGE_SCOPE, SCOPE, SIDE_SCOPE, assertScope, int } from "./rows";
 import { FRAGMENT_LABEL, HISTORY_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
 
@@ -47,9 +48,11 @@ export async function forgetScope(ctx: Neo4jStoreContext, scope: Scope): Promise
 		(await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} MATCH (n)-[r]-() WITH DISTINCT r AS x`, params, "forget the scope's relations")) +
 		(await deleteInBatches(ctx, `MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE} WITH r AS x`, params, "forget the scope's relations"));
 	const nodes = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL}) WHERE ${SCOPE} WITH n AS x`, params, "forget the scope's nodes", { detach: true, corpus: "nodes" });
+	// `node IS NOT NULL` lets the planner seek the (scope, node) index (a scope alone scans the label).
+	const keyed = { ...params, postingScope: postingScope(ctx.namespace, scope) };
 	const nameIndex =
-		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names")) +
-		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's names"));
+		(await deleteInBatches(ctx, `MATCH (p:${NAME_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL WITH p AS x`, keyed, "forget the scope's names")) +
+		(await deleteInBatches(ctx, `MATCH (p:${FRAGMENT_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL WITH p AS x`, keyed, "forget the scope's names"));
 	const history = await deleteInBatches(ctx, `MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} WITH h AS x`, params, "forget the scope's history");
 	// The sections of the scope's notes (their words and vectors are on them).
 	const passages = await deleteInBatches(ctx, `MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} WITH p AS x`, params, "forget the scope's passages", {
@@ -96,12 +99,12 @@ export async function scopeFootprint(ctx: Neo4jStoreContext, scope: PartialScope
 				CALL { MATCH ()-[r]->() WHERE r.__ns = $ns AND ${EDGE_SCOPE}
 					AND NOT (startNode(r).org_id = $org AND startNode(r).user_id = $user)
 					AND NOT (endNode(r).org_id = $org AND endNode(r).user_id = $user) RETURN count(r) AS stray }
-				CALL { MATCH (p:${NAME_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS names }
-				CALL { MATCH (p:${FRAGMENT_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS fragments }
+				CALL { MATCH (p:${NAME_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL RETURN count(p) AS names }
+				CALL { MATCH (p:${FRAGMENT_LABEL} {scope: $postingScope}) WHERE p.node IS NOT NULL RETURN count(p) AS fragments }
 				CALL { MATCH (h:${HISTORY_LABEL}) WHERE ${SIDE_SCOPE("h")} RETURN count(h) AS history }
 				CALL { MATCH (p:${PASSAGE_LABEL}) WHERE ${SIDE_SCOPE("p")} RETURN count(p) AS passages }
 				RETURN nodes, touching + stray AS edges, names + fragments AS nameIndex, history, passages`,
-				ctx.params(scope),
+				ctx.params(scope, { postingScope: postingScope(ctx.namespace, scope) }),
 			),
 		"measure the scope",
 	);
@@ -159,8 +162,18 @@ export async function listMeta(ctx: Neo4jStoreContext): Promise<readonly (readon
 /** Removes every node, relation and setting of this store's namespace (tests, `migrate --replace`). */
 export async function dropNamespace(ctx: Neo4jStoreContext): Promise<number> {
 	const ns = { ns: ctx.namespace };
+	// Postings carry a scope key, not the namespace: the scopes are read from the nodes before they go.
+	const scopes = await ctx.conn.read(
+		(q) => q.run(`MATCH (n:${NODE_LABEL} {__ns: $ns}) RETURN DISTINCT n.org_id AS org, n.user_id AS user`, ns),
+		"list the memory's scopes",
+	);
 	const removed = await deleteInBatches(ctx, `MATCH (n:${NODE_LABEL} {__ns: $ns}) WITH n AS x`, ns, "drop the memory", { detach: true });
-	for (const label of [META_LABEL, NAME_LABEL, FRAGMENT_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL]) {
+	for (const row of scopes) {
+		const keyed = { postingScope: postingScope(ctx.namespace, { orgId: String(row.org), userId: String(row.user) }) };
+		for (const label of [NAME_LABEL, FRAGMENT_LABEL]) await deleteInBatches(ctx, `MATCH (p:${label} {scope: $postingScope}) WHERE p.node IS NOT NULL WITH p AS x`, keyed, "drop the memory");
+	}
+	// (An open store holds no posting of the layout before the scope key: its open upgraded them.)
+	for (const label of [META_LABEL, HISTORY_LABEL, PASSAGE_LABEL, TERM_LABEL]) {
 		await deleteInBatches(ctx, `MATCH (m:${label} {__ns: $ns}) WITH m AS x`, ns, "drop the memory");
 	}
 	return removed;

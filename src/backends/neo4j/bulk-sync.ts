@@ -7,7 +7,7 @@ import type { CypherRunner } from "./neo4j-connection";
 import { FT_LENGTH_PROPERTY, NODE_COLUMNS, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { PENDING_LABEL, countNewTerms, newDocumentTerms } from "./term-counts";
 import { deferredIndexes, indexPendingNode } from "./deferred-indexes";
-import { createPostings, dropNamePostings, postingParams } from "./names-history";
+import { createPostings, dropNamePostings, postingLists, postingScope } from "./names-history";
 import { createdId, createdProps, mergeNodeIn, writeNode } from "./nodes";
 import { decodeProps, decodeValue, encodeName, encodeProps } from "./props-codec";
 import { BY_ID, N, SCOPE, type StoredMap, assertScope, int, listFilter, nextSeq, toRecord } from "./rows";
@@ -52,7 +52,7 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		const oldLabel = checkLabel(String(current.__label));
 		const oldKeyField = current.__key_field === "title" ? "title" : "name";
 		// Postings hang off the engrama_id: drop them under the old one before it changes.
-		await dropNamePostings(q, ctx.namespace, [String(current.engrama_id)]);
+		await dropNamePostings(q, postingScope(ctx.namespace, scope), [String(current.engrama_id)]);
 		await q.run(
 			`MATCH (n) WHERE elementId(n) = $eid
 			REMOVE n:${oldLabel} SET n:${label}
@@ -74,7 +74,7 @@ export async function rekeyNode(ctx: Neo4jStoreContext, scope: Scope, id: string
 		if (input.keyField !== oldKeyField) delete final[oldKeyField];
 		final[input.keyField] = input.key;
 		if (newId !== current.engrama_id) final.engrama_id = newId;
-		return writeNode(ctx, q, { eid, key: input.key, before, final, now: input.now, reindex: true, dropPostings: false });
+		return writeNode(ctx, q, { scope, eid, key: input.key, before, final, now: input.now, reindex: true, dropPostings: false });
 	}, "re-key the node");
 }
 
@@ -127,7 +127,7 @@ async function createAll(
 				id: final.engrama_id,
 				props: encodeProps(final),
 				ft: fulltextProperties(final),
-				...postingParams(true, false, input.key, final),
+				...postingLists(input.key, final),
 			};
 		});
 		// A label cannot be a parameter: one statement per label of the batch.
@@ -151,6 +151,7 @@ async function createAll(
 				rows,
 				ids: first ? identities : [],
 				ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
+				postingScope: postingScope(ctx.namespace, scope),
 				termChanges: newDocumentTerms(rows.map((r) => ({ columns: NODE_COLUMNS.map((c) => r.ft[c.property]), len: Number(r.ft[FT_LENGTH_PROPERTY] ?? 0) }))),
 			}),
 		);

@@ -1,12 +1,10 @@
-import neo4j from "neo4j-driver";
 import type { Neo4jStoreContext } from "./store-context";
 import type { CypherRunner } from "./neo4j-connection";
 import { FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, NODE_COLUMNS, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { PENDING_LABEL, countNewTerms, newDocumentTerms } from "./term-counts";
-import { postingsOf } from "./names-history";
+import { CREATE_POSTING_ROWS, postingLists, postingScope } from "./names-history";
 import { decodeProps } from "./props-codec";
 import { type StoredMap, int } from "./rows";
-import { FRAGMENT_LABEL, NAME_LABEL } from "./schema";
 
 /**
  * A bulk load's deferred search indexes (mergeNodes with `deferIndexes`, a first sync): the nodes
@@ -55,15 +53,7 @@ export async function indexPending(ctx: Neo4jStoreContext, q: CypherRunner, pend
 		const ft = fulltextProperties(props);
 		docs.push({ eid, ft, scope: nodeScopeWords(ctx.namespace, org, user, String(node.__label)) });
 		counted.push({ columns: NODE_COLUMNS.map((c) => ft[c.property]), len: Number(ft[FT_LENGTH_PROPERTY] ?? 0) });
-		const { names, fragments } = postingsOf(key, props);
-		postings.push({
-			org,
-			user,
-			node: id,
-			seq: node.__seq,
-			names: names.map((n) => ({ norm: n.norm, len: neo4j.int(n.len) })),
-			fragments: fragments.map((f) => ({ fragment: f.fragment, len: neo4j.int(f.len) })),
-		});
+		postings.push({ scope: postingScope(ctx.namespace, { orgId: org, userId: user }), node: id, seq: node.__seq, ...postingLists(key, props) });
 		ids.push(id);
 	}
 	await q.run(
@@ -71,13 +61,10 @@ export async function indexPending(ctx: Neo4jStoreContext, q: CypherRunner, pend
 		SET n += d.ft, n.${FT_SCOPE_PROPERTY} = d.scope REMOVE n:${PENDING_LABEL}`,
 		{ docs },
 	);
-	// One row per node (its postings as lists): the scope, id and order are sent once.
-	const posting = "__ns: $ns, org_id: r.org, user_id: r.user, node: r.node, seq: r.seq, len: x.len";
+	// One row per node (its postings as lists): the scope key, id and order are sent once.
 	await q.run(
-		`UNWIND $rows AS r
-		FOREACH (x IN r.names | CREATE (:${NAME_LABEL} {${posting}, norm: x.norm}))
-		FOREACH (x IN r.fragments | CREATE (:${FRAGMENT_LABEL} {${posting}, fragment: x.fragment}))`,
-		{ ns: ctx.namespace, rows: postings },
+		`UNWIND $rows AS r ${CREATE_POSTING_ROWS}`,
+		{ rows: postings },
 	);
 	await q.run(`${countNewTerms("nodes")} RETURN 1`, { ns: ctx.namespace, termChanges: newDocumentTerms(counted) });
 	ctx.wroteWords(ids);

@@ -14,7 +14,7 @@ import * as nodes from "./nodes";
 import * as passages from "./passages";
 import { neo4jReflectRows } from "./reflect-queries";
 import { DEFAULT_NAMESPACE, NODE_LABEL, ensureSchema } from "./schema";
-import { upgradeFulltext } from "./upgrade";
+import { upgradeFulltext, upgradeNamePostings } from "./upgrade";
 
 /** Pending nodes indexed per transaction when a store opens after an interrupted bulk load. */
 const OPEN_BUILD_PAGE = 5000;
@@ -58,6 +58,7 @@ export class Neo4jGraphStore extends roleFacade<Neo4jStoreContext, typeof ROLES>
 		await this.conn.verify();
 		await ensureSchema(this.conn);
 		await upgradeFulltext(this.ctx);
+		await upgradeNamePostings(this.ctx);
 		// A bulk load that stopped before its search indexes were built (crash, kill): finished now.
 		while (await buildDeferredIndexes(this.ctx, OPEN_BUILD_PAGE, true));
 		await passages.ensurePassageVectorIndexAtOpen(this.ctx);

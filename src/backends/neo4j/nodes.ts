@@ -6,7 +6,7 @@ import { fulltextProperties, nodeScopeWords } from "./fts-query";
 import type { CypherRunner } from "./neo4j-connection";
 import { PENDING_LABEL, columnList, countTerms, deletedDocs } from "./term-counts";
 import { indexPendingNode } from "./deferred-indexes";
-import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, touchesNames } from "./names-history";
+import { REPLACE_POSTINGS, createPostings, dropNamePostings, postingParams, postingScope, touchesNames } from "./names-history";
 import { decodeProps, encodeProps } from "./props-codec";
 import { BY_ID, EDGE_SCOPE, LIVE, N, SCOPE, type StoredMap, assertScope, listFilter, nextSeq, stripColumns, toRecord } from "./rows";
 import { EMBEDDED_LABEL, HISTORY_LABEL, NODE_LABEL, PASSAGE_LABEL, VECTOR_PROPERTY, checkLabel } from "./schema";
@@ -55,7 +55,7 @@ function vectorParam(vector: Float32Array | undefined): number[] | null {
 export async function writeNode(
 	ctx: Neo4jStoreContext,
 	q: CypherRunner,
-	node: { eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean; vector?: Float32Array },
+	node: { scope: Scope; eid: string; key: string; before: Props; final: Props; now: string; reindex: boolean; dropPostings: boolean; vector?: Float32Array },
 ): Promise<NodeRecord> {
 	const gone = Object.keys(node.before).filter((name) => !(name in node.final));
 	const rows = await q.run(
@@ -75,7 +75,7 @@ export async function writeNode(
 			ft: fulltextProperties(node.final),
 			now: node.now,
 			vector: vectorParam(node.vector),
-			...postingParams(node.reindex, node.dropPostings, node.key, node.final),
+			...postingParams(node.reindex, node.dropPostings, node.key, node.final, postingScope(ctx.namespace, node.scope)),
 		},
 	);
 	const after = toRecord(rows[0].after as StoredMap);
@@ -117,7 +117,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 			ft: fulltextProperties(fresh),
 			ftScope: nodeScopeWords(ctx.namespace, scope.orgId, scope.userId, label),
 			vector: vectorParam(input.vector),
-			...postingParams(true, false, input.key, fresh),
+			...postingParams(true, false, input.key, fresh, postingScope(ctx.namespace, scope)),
 		}),
 	);
 	const row = rows[0];
@@ -135,6 +135,7 @@ export async function mergeNodeIn(ctx: Neo4jStoreContext, q: CypherRunner, scope
 	const before = decodeProps(row.node as StoredMap);
 	// The same arithmetic as SQLite's mergeNode.
 	const node = await writeNode(ctx, q, {
+		scope,
 		eid: String(row.eid),
 		key: input.key,
 		before,
@@ -242,6 +243,7 @@ export async function updateNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 		const final: Record<string, PropValue> = { ...current.props, ...stripColumns(set) };
 		for (const name of unset) delete final[name];
 		return writeNode(ctx, q, {
+			scope,
 			eid: String(rows[0].eid),
 			key: current.key,
 			before: current.props,
@@ -264,7 +266,7 @@ export async function deleteNode(ctx: Neo4jStoreContext, scope: Scope, id: strin
 			ctx.params(scope, { id }),
 		);
 		if (Number(rows[0]?.n ?? 0) === 0) return false;
-		await dropNamePostings(q, ctx.namespace, [id]);
+		await dropNamePostings(q, postingScope(ctx.namespace, scope), [id]);
 		// Its passages go with it (SQLite: ON DELETE CASCADE), in the history's statement.
 		await q.run(
 			`CALL {

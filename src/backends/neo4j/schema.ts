@@ -28,6 +28,8 @@ export const PASSAGE_LABEL = "EngramaPassage";
  */
 export const FULLTEXT_INDEX = "engrama_node_words";
 const LEGACY_FULLTEXT_INDEX = "engrama_fulltext";
+/** The postings' read indexes before the scope key: nothing reads them, and new postings are not in them. */
+const LEGACY_POSTING_INDEXES = ["engrama_name_norm", "engrama_fragment"];
 export const PASSAGE_FULLTEXT_INDEX = "engrama_passage_words";
 export const PASSAGE_VECTOR_INDEX = "engrama_passage_embedding";
 export const VECTOR_INDEX = "engrama_embedding";
@@ -118,15 +120,17 @@ const SCHEMA: readonly { readonly name: string; readonly create: string }[] = [
 		create: `CREATE FULLTEXT INDEX ${PASSAGE_FULLTEXT_INDEX} IF NOT EXISTS FOR (p:${PASSAGE_LABEL}) ON EACH [p.${ftProperty("body")}, p.__ft_scope]
 			OPTIONS {indexConfig: {\`fulltext.analyzer\`: 'whitespace', \`fulltext.eventually_consistent\`: true}}`,
 	},
+	// The name postings (names-history.ts), by scope key: the resolver's read, and a node's postings.
+	{ name: "engrama_name_key", create: `CREATE INDEX engrama_name_key IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.scope, p.norm)` },
+	{ name: "engrama_name_posting", create: `CREATE INDEX engrama_name_posting IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.scope, p.node)` },
 	{
-		name: "engrama_name_norm",
-		create: `CREATE INDEX engrama_name_norm IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.norm)`,
+		name: "engrama_fragment_key",
+		create: `CREATE INDEX engrama_fragment_key IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.scope, p.fragment, p.len)`,
 	},
+	{ name: "engrama_fragment_posting", create: `CREATE INDEX engrama_fragment_posting IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.scope, p.node)` },
+	// Postings written before the scope key (__ns, org_id, user_id) by node: the upgrade drops them
+	// (upgrade.ts upgradeNamePostings). New postings lack __ns, so these index nothing new.
 	{ name: "engrama_name_node", create: `CREATE INDEX engrama_name_node IF NOT EXISTS FOR (p:${NAME_LABEL}) ON (p.__ns, p.node)` },
-	{
-		name: "engrama_fragment",
-		create: `CREATE INDEX engrama_fragment IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.__ns, p.org_id, p.user_id, p.fragment, p.len)`,
-	},
 	{ name: "engrama_fragment_node", create: `CREATE INDEX engrama_fragment_node IF NOT EXISTS FOR (p:${FRAGMENT_LABEL}) ON (p.__ns, p.node)` },
 	{
 		name: "engrama_history_node",
@@ -172,8 +176,8 @@ export async function ensureSchema(conn: Neo4jConnection): Promise<void> {
 	);
 	const listed = rows.map((row) => ({ name: String(row.name), type: String(row.type), eventual: typeof row.eventual === "boolean" ? row.eventual : null }));
 	const present = new Set(listed.map((i) => i.name));
-	// Nothing reads the first node fulltext index any more; it only slowed every write.
-	if (present.has(LEGACY_FULLTEXT_INDEX)) await conn.schema(`DROP INDEX ${LEGACY_FULLTEXT_INDEX} IF EXISTS`);
+	// Nothing reads the first node fulltext index or the postings' first indexes any more.
+	for (const legacy of [LEGACY_FULLTEXT_INDEX, ...LEGACY_POSTING_INDEXES]) if (present.has(legacy)) await conn.schema(`DROP INDEX ${legacy} IF EXISTS`);
 	const rebuilt = synchronousFulltextIndexes(listed);
 	for (const name of rebuilt) {
 		await conn.schema(`DROP INDEX ${name} IF EXISTS`);

@@ -2,8 +2,9 @@ import type { Neo4jStoreContext } from "./store-context";
 import { FT_COLUMNS, FT_LENGTH_PROPERTY, FT_SCOPE_PROPERTY, ftProperty, fulltextProperties, nodeScopeWords } from "./fts-query";
 import { decodeProps } from "./props-codec";
 import { int } from "./rows";
-import { NODE_LABEL, PASSAGE_LABEL } from "./schema";
-import { TERM_LABEL, columnList, countTerms } from "./term-counts";
+import { CREATE_POSTING_ROWS, postingLists, postingScope } from "./names-history";
+import { FRAGMENT_LABEL, META_LABEL, NAME_LABEL, NODE_LABEL, PASSAGE_LABEL } from "./schema";
+import { PENDING_LABEL, TERM_LABEL, columnList, countTerms } from "./term-counts";
 import type { FtCorpusName } from "./store-context";
 
 /**
@@ -159,4 +160,79 @@ async function recountTerms(ctx: Neo4jStoreContext, corpus: FtCorpusName): Promi
 		if (Number(rows[0]?.n ?? 0) < PAGE) return;
 		after = Number(rows[0].last);
 	}
+}
+
+/**
+ * The layout of the name postings (names-history.ts), kept in the settings as the fulltext format
+ * is: 2 = one scope key (postingScope) in place of __ns, org_id and user_id, and names without
+ * their length. Postings written before are not read; they are made again from their nodes.
+ */
+export const NAMES_VERSION = 2;
+export const NAMES_VERSION_KEY = "__names_version";
+
+/** Nodes whose postings one upgrade transaction makes again. */
+const NAMES_PAGE = 2000;
+
+/**
+ * Makes the postings of every indexed node again in today's layout, a page of nodes per
+ * transaction (dropping the page's new postings first, so a page done twice is the same; the
+ * layout's setting is locked first, so two stores opening at once take turns), then drops the
+ * postings of the old layout (nothing reads them) and records the layout last: an interrupted
+ * upgrade is finished at the next open. Pending nodes have no postings yet (deferred-indexes.ts
+ * builds them). Returns the nodes whose postings were made.
+ */
+export async function upgradeNamePostings(ctx: Neo4jStoreContext): Promise<number> {
+	const meta = await ctx.conn.read(
+		(q) => q.run(`MATCH (m:${META_LABEL} {__ns: $ns, key: $key}) RETURN m.value AS value`, { ns: ctx.namespace, key: NAMES_VERSION_KEY }),
+		"read the name postings' layout",
+	);
+	if (Number(meta[0]?.value ?? 0) >= NAMES_VERSION) return 0;
+	// Only what the postings need, for every node at once (1M nodes: some tens of MB in this process).
+	const nodes = await ctx.conn.read(
+		(q) =>
+			q.run(
+				`MATCH (n:${NODE_LABEL} {__ns: $ns}) WHERE NOT n:${PENDING_LABEL}
+				RETURN n.engrama_id AS id, n.__seq AS seq, n.org_id AS org, n.user_id AS user, n.__key AS key, n.aliases AS aliases`,
+				{ ns: ctx.namespace },
+			),
+		"read the nodes' names",
+	);
+	for (let from = 0; from < nodes.length; from += NAMES_PAGE) {
+		const rows = nodes.slice(from, from + NAMES_PAGE).map((n) => ({
+			scope: postingScope(ctx.namespace, { orgId: String(n.org), userId: String(n.user) }),
+			node: String(n.id),
+			seq: n.seq,
+			...postingLists(String(n.key), decodeProps({ aliases: n.aliases })),
+		}));
+		await ctx.write(
+			(q) =>
+				q.run(
+					`MERGE (lock:${META_LABEL} {__ns: $ns, key: $key}) SET lock.value = coalesce(lock.value, '1')
+					WITH lock UNWIND $rows AS r
+					CALL { WITH r MATCH (p:${NAME_LABEL} {scope: r.scope, node: r.node}) DELETE p }
+					CALL { WITH r MATCH (p:${FRAGMENT_LABEL} {scope: r.scope, node: r.node}) DELETE p }
+					${CREATE_POSTING_ROWS}`,
+					{ ns: ctx.namespace, key: NAMES_VERSION_KEY, rows },
+				),
+			"make the name postings again",
+		);
+	}
+	for (const label of nodes.length > 0 ? [NAME_LABEL, FRAGMENT_LABEL] : []) {
+		for (;;) {
+			const gone = await ctx.write(
+				(q) =>
+					q.run(`MATCH (p:${label}) WHERE p.__ns = $ns AND p.node IS NOT NULL WITH p LIMIT $page DELETE p RETURN count(*) AS n`, {
+						ns: ctx.namespace,
+						page: int(10 * PAGE),
+					}),
+				"drop the old name postings",
+			);
+			if (Number(gone[0]?.n ?? 0) < 10 * PAGE) break;
+		}
+	}
+	await ctx.write(
+		(q) => q.run(`MERGE (m:${META_LABEL} {__ns: $ns, key: $key}) SET m.value = $value`, { ns: ctx.namespace, key: NAMES_VERSION_KEY, value: String(NAMES_VERSION) }),
+		"record the name postings' layout",
+	);
+	return nodes.length;
 }

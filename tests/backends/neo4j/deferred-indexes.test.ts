@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { nodeScopeWords } from "../../../src/backends/neo4j/fts-query";
+import { postingScope } from "../../../src/backends/neo4j/names-history";
 import { Neo4jGraphStore } from "../../../src/backends/neo4j/neo4j-graph-store";
 import type { GraphStore, MergeNodeInput } from "../../../src/engine/backend-kit";
+import type { Scope } from "../../../src/engine/types";
 import { normaliseName, queryFragments } from "../../../src/engine/resolver/normalise";
 import type { OpenedMemory } from "../../../src/nodejs/open-memory";
 import { testBackends } from "../../contracts/backends";
@@ -25,17 +27,21 @@ const inputs: MergeNodeInput[] = [
 	{ label: "Concept", keyField: "name", key: "Lantern", set: { name: "Lantern", description: "a relational lantern" }, setOnCreate: { engrama_id: ID(6) }, now: NOW },
 ];
 
-/** Every index a node write keeps, by label and key (sequence numbers differ between stores; postings must carry their node's). */
-async function indexes(graph: Neo4jGraphStore): Promise<unknown> {
-	const read = (query: string) => graph.conn.read((q) => q.run(query, { ns: graph.namespace }), "test: read the indexes");
+/**
+ * Every index a node write keeps in `scope`, by label and key (sequence numbers differ between
+ * stores; postings must carry their node's, and their scope's key).
+ */
+async function indexes(graph: Neo4jGraphStore, scope: Scope): Promise<unknown> {
+	const params = { ns: graph.namespace, key: postingScope(graph.namespace, scope), org: scope.orgId, user: scope.userId };
+	const read = (query: string) => graph.conn.read((q) => q.run(query, params), "test: read the indexes");
 	const nodes = await read(
 		`MATCH (n:Engrama {__ns: $ns}) RETURN n.__label AS label, n.__key AS key, labels(n) AS labels, n.org_id AS org, n.user_id AS user,
 		[k IN keys(n) WHERE k STARTS WITH '__ft_' AND k <> '__ft_scope' | [k, n[k]]] AS ft, n.__ft_scope AS scopeWords ORDER BY label, key`,
 	);
 	const postings = await read(
-		`MATCH (p) WHERE (p:EngramaName OR p:EngramaFragment) AND p.__ns = $ns
+		`MATCH (p) WHERE (p:EngramaName OR p:EngramaFragment) AND p.scope = $key
 		OPTIONAL MATCH (n:Engrama {__ns: $ns, engrama_id: p.node})
-		RETURN n.__label AS label, n.__key AS key, p.org_id = n.org_id AND p.user_id = n.user_id AS ownScope, coalesce(p.norm, '') AS norm, coalesce(p.fragment, '') AS fragment, p.len AS len, p.seq = n.__seq AS ownSeq
+		RETURN n.__label AS label, n.__key AS key, n.org_id = $org AND n.user_id = $user AS ownScope, coalesce(p.norm, '') AS norm, coalesce(p.fragment, '') AS fragment, p.len AS len, p.seq = n.__seq AS ownSeq
 		ORDER BY label, key, norm, fragment, len`,
 	);
 	const terms = await read("MATCH (t:EngramaTerm {__ns: $ns}) RETURN t.corpus AS corpus, t.key AS key, t.df AS df, t.len AS len ORDER BY corpus, key");
@@ -83,7 +89,7 @@ describe.runIf(neo4j)("Neo4j: a bulk load's deferred search indexes", () => {
 		expect(await deferred.graph.getNodeById(deferred.scope, ID(3))).not.toBeNull();
 		expect(await searchKeys(deferred.graph, deferred.scope, "relational")).toEqual([]);
 		expect(await candidates(deferred.graph, deferred.scope, "Postgres")).toEqual([]);
-		expect(((await indexes(deferred.graph)) as { terms: unknown[] }).terms).toEqual([]);
+		expect(((await indexes(deferred.graph, deferred.scope)) as { terms: unknown[] }).terms).toEqual([]);
 		// Writes to pending nodes (an update, a merge that changes the aliases, a re-key) and a delete, on both.
 		for (const { graph, scope } of [reference, deferred]) {
 			await graph.mergeNode(scope, { label: "Technology", keyField: "name", key: "PostgreSQL", set: { aliases: ["Postgres", "psql"] }, setOnCreate: {}, now: NOW });
@@ -98,7 +104,7 @@ describe.runIf(neo4j)("Neo4j: a bulk load's deferred search indexes", () => {
 		while (await deferred.graph.buildDeferredIndexes(1)) pages++;
 		expect(pages).toBe(2);
 		expect(await deferred.graph.buildDeferredIndexes(1)).toBe(false);
-		expect(await indexes(deferred.graph)).toEqual(await indexes(reference.graph));
+		expect(await indexes(deferred.graph, deferred.scope)).toEqual(await indexes(reference.graph, reference.scope));
 		expect(await searchKeys(deferred.graph, deferred.scope, "native addon")).toEqual(["Use SQLite in WASM"]);
 		expect(await candidates(deferred.graph, deferred.scope, "Ana Maria Nunez")).toContain("Ana María Núñez");
 		expect(await candidates(deferred.graph, deferred.scope, "psql")).toContain("PostgreSQL");
@@ -114,7 +120,7 @@ describe.runIf(neo4j)("Neo4j: a bulk load's deferred search indexes", () => {
 		expect(await reopened.buildDeferredIndexes(100)).toBe(false);
 		expect(await searchKeys(reopened, stopped.scope, "durable")).toEqual([]);
 		await reopened.init();
-		expect(await indexes(stopped.graph)).toEqual(await indexes(reference.graph));
+		expect(await indexes(stopped.graph, stopped.scope)).toEqual(await indexes(reference.graph, reference.scope));
 		expect(await searchKeys(stopped.graph, stopped.scope, "durable")).toEqual(["Write-ahead log"]);
 	});
 });
