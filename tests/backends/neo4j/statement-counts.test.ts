@@ -30,8 +30,10 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 			// (whether that index exists depends on which test first wrote passage vectors; the count does
 			// not); the words' statistics found no passage in this memory, so the ranking was not run.
 			// Neighbour words (#38) read the words hits' neighbour lists before fusion: one statement,
-			// which the graph rerank then finds cached (8 before them).
-			"search (default: hybrid + graph)": [9, 0, 9],
+			// which the graph rerank then finds cached (8 before them). The walk's second hop and the
+			// vector candidates' lists come in that statement (ChainWalk; 9 before: the graph rerank
+			// read the vector candidates' lists after it).
+			"search (default: hybrid + graph)": [8, 0, 8],
 			"search (fulltext)": [2, 0, 2],
 			"context (2 hops)": [4, 0, 4],
 			// Passages: every note of a batch in one statement; a full sync first asks whether the memory
@@ -75,6 +77,9 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 			expect(found).toEqual(expect.arrayContaining(["Turn 2", "Turn 3", "Turn 5", "Turn 6", "Turn 8", "Turn 9", "Turn 11", "Turn 12"]));
 			expect(statements.filter((q) => q.startsWith("MATCH (n:Engrama {__ns: $ns, engrama_id: $id})"))).toEqual([]);
 			expect(statements.filter((q) => q.startsWith("UNWIND $ids AS id MATCH (n:Engrama {__ns: $ns, engrama_id: id}) WHERE n.__ns = $ns AND n.org_id = $org AND n.user_id = $user RETURN id"))).toHaveLength(1);
+			// Every neighbour list the search reads (the hits', the walk's two hops', the vector
+			// candidates') in one statement, not one per hop each waiting for the one before.
+			expect(statements.filter((q) => q.includes("collect(o) AS linked"))).toHaveLength(1);
 		} finally {
 			await opened.close();
 		}
