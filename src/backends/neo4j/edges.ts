@@ -176,10 +176,9 @@ const LIST_OF_N = `CALL {
 /**
  * A list's live entries as the rerank reads them, each with its relation count: the client caps
  * it at $limit (the same as capping each direction first, with two degree reads instead of four).
+ * An entry is a list, not a map: the driver decodes a map's key strings with every entry.
  */
-const NEIGHBOURS = `[o IN others WHERE coalesce(o.status, '') <> 'archived' | {
-	id: o.engrama_id, label: o.__label, key: o.__key, degree: COUNT { (o)-->() } + COUNT { (o)<--() }
-}] AS neighbours`;
+const NEIGHBOURS = `[o IN others WHERE coalesce(o.status, '') <> 'archived' | [o.engrama_id, o.__label, o.__key, COUNT { (o)-->() } + COUNT { (o)<--() }]] AS neighbours`;
 
 /** The list of `n` as LIST_OF_N reads it, as a map, with its live neighbours of n's own label (never n itself) for the walk's steps. */
 const WALK_LIST = `{node: n, total: total, others: others, same: [o IN others WHERE o.__label = n.__label AND o <> n AND coalesce(o.status, '') <> 'archived']}`;
@@ -229,8 +228,8 @@ export async function adjacency(ctx: Neo4jStoreContext, scope: PartialScope, ids
 	const params = { ids: all, limit: int(limit), ...(walk ? { along: [...new Set(walk.ids)], cap: int(cap) } : {}) };
 	const rows = await ctx.conn.read((q) => q.run(statement, ctx.params(scope, params)), "read the adjacency");
 	for (const row of rows) {
-		const neighbours = (row.neighbours as Record<string, unknown>[]).map(
-			(n): AdjacentNode => ({ id: String(n.id), label: String(n.label), key: String(n.key), degree: Math.min(Number(n.degree), limit) }),
+		const neighbours = (row.neighbours as unknown[][]).map(
+			([id, label, key, degree]): AdjacentNode => ({ id: String(id), label: String(label), key: String(key), degree: Math.min(Number(degree), limit) }),
 		);
 		out.set(String(row.id), { degree: Math.min(Number(row.total), limit), neighbours });
 	}

@@ -37,7 +37,12 @@ const NAME_WORDS_KEPT = 4096;
 export function nameWords(text: string): string {
 	let words = nameWordsCache.get(text);
 	if (words === undefined) {
-		words = (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+		// ASCII text has no accents to strip and no letters or digits beyond [a-z0-9]: the same words
+		// without NFD and the Unicode classes (a search's graph term reads the names of every node in
+		// its lists, a thousand or more, and most miss the cache: 3 ms of a 50k search's CPU).
+		words = /^[\x00-\x7f]*$/.test(text)
+			? (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).join(" ")
+			: (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
 		if (nameWordsCache.size >= NAME_WORDS_KEPT) nameWordsCache.clear();
 		nameWordsCache.set(text, words);
 	}
