@@ -40,7 +40,7 @@ export function nameWords(text: string): string {
 		// ASCII text has no accents to strip and no letters or digits beyond [a-z0-9]: the same words
 		// without NFD and the Unicode classes (a search's graph term reads the names of every node in
 		// its lists, a thousand or more, and most miss the cache: 3 ms of a 50k search's CPU).
-		words = /^[\x00-\x7f]*$/.test(text)
+		words = /^\p{ASCII}*$/u.test(text)
 			? (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).join(" ")
 			: (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
 		if (nameWordsCache.size >= NAME_WORDS_KEPT) nameWordsCache.clear();
