@@ -215,6 +215,29 @@ describe.each(testBackends())("graph contract on $name", (backend) => {
 		expect((await opened.memory.graph.getNodesByIds({ orgId: "acme" }, [a.id])).size).toBe(0);
 	});
 
+	it("reads the lists of a chain walk with the asked ones in one call: each as adjacency reads it, the walk's rules kept", async () => {
+		const link = (a: string, b: string, label = "Concept") => opened.memory.relate(ctx, { label: "Concept", key: a }, "RELATED_TO", { label, key: b });
+		const id: Record<string, string> = {};
+		for (const key of ["C1", "C2", "C3", "C4", "X1", "X2", "Y1", "Y2", "Y3", "Z", "Gone"]) id[key] = (await remember("Concept", key)).node.id;
+		for (const key of ["T1", "T2", "T3", "T4", "T5"]) id[key] = (await remember("Technology", key)).node.id;
+		// A chain C1-C2-C3-C4; C1 also links X1 and X2 (the first step follows every neighbour of the start's label).
+		for (const [a, b] of [["C1", "C2"], ["C2", "C3"], ["C3", "C4"], ["C1", "X1"], ["C1", "X2"], ["X1", "Y1"], ["X1", "Y2"], ["X1", "Y3"], ["X2", "Z"], ["C2", "Gone"]]) await link(a, b);
+		// X1 has four neighbours of its label (not a chain's link); X2 is a hub at cap 4; C1 links a Technology.
+		for (const t of ["T1", "T2", "T3", "T4", "T5"]) await link("X2", t, "Technology");
+		await link("C1", "T1", "Technology");
+		await opened.memory.forget(ctx, { label: "Concept", key: "Gone" });
+		const adjacency = opened.memory.graph.adjacency?.bind(opened.memory.graph);
+		if (!adjacency) throw new Error(`${backend.name} has no adjacency`);
+		const cap = 4;
+		const lists = async (keys: string[]) => adjacency(opened.scope, keys.map((k) => id[k]), cap);
+		const walked = await adjacency(opened.scope, [id.T5, "no-such-id"], cap, { ids: [id.C1, "no-such-id"], hops: 2 });
+		// Step 1: C2, X1, X2; step 2 only from C2 (X1 is no chain link, X2 a hub): C3. Not Y*, Z, C4, Gone, T1.
+		expect(walked).toEqual(await lists(["T5", "C1", "C2", "X1", "X2", "C3"]));
+		expect(await adjacency(opened.scope, [], cap, { ids: [id.C1], hops: 3 })).toEqual(await lists(["C1", "C2", "X1", "X2", "C3", "C4"]));
+		expect(await adjacency(opened.scope, [id.X1], cap, { ids: [id.C2], hops: 0 })).toEqual(await lists(["X1", "C2"]));
+		expect(await adjacency({ orgId: opened.scope.orgId }, [id.C1], cap, { ids: [id.C1], hops: 2 })).toEqual(new Map());
+	});
+
 	it("reads with a missing or partial scope return nothing, and writes without a full scope throw", async () => {
 		const alice: WriteContext = { scope: { orgId: "acme", userId: "alice" }, source: "mcp" };
 		await opened.memory.remember(alice, { label: "Project", key: "Secret", props: { description: "alice only" } });

@@ -1,5 +1,5 @@
 import { NotFoundError } from "../../engine/errors";
-import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/backend-kit";
+import type { Adjacency, AdjacentNode, ChainWalk, MergeEdgeInput } from "../../engine/backend-kit";
 import { isFullScope } from "../../engine/backend-kit";
 import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, Scope } from "../../engine/types";
 import type { Neo4jStoreContext } from "./store-context";
@@ -160,39 +160,76 @@ export async function neighbourhood(ctx: Neo4jStoreContext, scope: PartialScope,
 	}, "walk the neighbourhood");
 }
 
-/** The live neighbours of many nodes in one statement, for the graph rerank (same rows as SQLite). */
-export async function adjacency(ctx: Neo4jStoreContext, scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
+/** The list of `n` as `adjacency` reads it: its relations in the scope, both ways, the first $limit by insertion, and their count. */
+const LIST_OF_N = `CALL {
+	WITH n
+	CALL {
+		WITH n MATCH (n)-[r]->(o) WHERE ${EDGE_SCOPE} RETURN o
+		UNION ALL
+		WITH n MATCH (n)<-[r]-(o) WHERE ${EDGE_SCOPE} RETURN o
+	}
+	WITH o ORDER BY o.__seq
+	WITH collect(o) AS linked
+	RETURN size(linked) AS total, linked[0..$limit] AS others
+}`;
+
+/**
+ * A list's live entries as the rerank reads them, each with its relation count: the client caps
+ * it at $limit (the same as capping each direction first, with two degree reads instead of four).
+ * An entry is a list, not a map: the driver decodes a map's key strings with every entry.
+ */
+const NEIGHBOURS = `[o IN others WHERE coalesce(o.status, '') <> 'archived' | [o.engrama_id, o.__label, o.__key, COUNT { (o)-->() } + COUNT { (o)<--() }]] AS neighbours`;
+
+/** The list of `n` as LIST_OF_N reads it, as a map, with its live neighbours of n's own label (never n itself) for the walk's steps. */
+const WALK_LIST = `{node: n, total: total, others: others, same: [o IN others WHERE o.__label = n.__label AND o <> n AND coalesce(o.status, '') <> 'archived']}`;
+
+/**
+ * `adjacency` with ChainWalk's steps in the same statement: the lists are gathered as WALK_LIST
+ * maps, and each step reads the lists of the nodes the step before reached.
+ */
+function chainWalkStatement(hops: number): string {
+	const steps = Array.from({ length: hops }, (_, step) => {
+		const walksOn = step === 0 ? "true" : "l.total <= $cap AND size(l.same) <= 2";
+		return `WITH lists, level, seen, reduce(acc = [], l IN level | acc + CASE WHEN ${walksOn} THEN l.same ELSE [] END) AS reached
+		CALL {
+			WITH reached, seen
+			UNWIND reached AS n
+			WITH DISTINCT n, seen WHERE NOT n.engrama_id IN seen AND ${SCOPE} AND ${LIVE}
+			${LIST_OF_N}
+			RETURN collect(${WALK_LIST}) AS found
+		}
+		WITH lists + found AS lists, found AS level, seen + [o IN reached | o.engrama_id] AS seen`;
+	});
+	return `UNWIND $ids AS id
+		MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} AND ${LIVE}
+		WITH DISTINCT n
+		${LIST_OF_N}
+		WITH collect(${WALK_LIST}) AS lists
+		WITH lists, [l IN lists WHERE l.node.engrama_id IN $along] AS level, $along AS seen
+		${steps.join("\n")}
+		UNWIND lists AS l
+		WITH l.node.engrama_id AS id, l.total AS total, l.others AS others
+		RETURN id, total, ${NEIGHBOURS}`;
+}
+
+/** The live neighbours of many nodes in one statement, for the graph rerank (same rows as SQLite); with `along`, its walk's lists in the same statement. */
+export async function adjacency(ctx: Neo4jStoreContext, scope: PartialScope, ids: readonly string[], cap: number, along?: ChainWalk): Promise<ReadonlyMap<string, Adjacency>> {
 	const out = new Map<string, Adjacency>();
-	if (!isFullScope(scope) || ids.length === 0) return out;
+	const walk = along && along.hops > 0 && along.ids.length > 0 ? along : undefined;
+	const all = [...new Set([...ids, ...(along?.ids ?? [])])];
+	if (!isFullScope(scope) || all.length === 0) return out;
 	const limit = Math.max(1, cap) + 1;
-	const rows = await ctx.conn.read(
-		(q) =>
-			q.run(
-				`UNWIND $ids AS id
+	const statement = walk
+		? chainWalkStatement(walk.hops)
+		: `UNWIND $ids AS id
 				MATCH (n:${NODE_LABEL} {__ns: $ns, engrama_id: id}) WHERE ${SCOPE} AND ${LIVE}
-				CALL {
-					WITH n
-					CALL {
-						WITH n MATCH (n)-[r]->(o) WHERE ${EDGE_SCOPE} RETURN o
-						UNION ALL
-						WITH n MATCH (n)<-[r]-(o) WHERE ${EDGE_SCOPE} RETURN o
-					}
-					WITH o ORDER BY o.__seq
-					WITH collect(o) AS linked
-					RETURN size(linked) AS total, linked[0..$limit] AS others
-				}
-				RETURN id, total, [o IN others WHERE coalesce(o.status, '') <> 'archived' | {
-					id: o.engrama_id, label: o.__label, key: o.__key,
-					degree: CASE WHEN COUNT { (o)-->() } < $limit THEN COUNT { (o)-->() } ELSE $limit END
-						+ CASE WHEN COUNT { (o)<--() } < $limit THEN COUNT { (o)<--() } ELSE $limit END
-				}] AS neighbours`,
-				ctx.params(scope, { ids: [...new Set(ids)], limit: int(limit) }),
-			),
-		"read the adjacency",
-	);
+				${LIST_OF_N}
+				RETURN id, total, ${NEIGHBOURS}`;
+	const params = { ids: all, limit: int(limit), ...(walk ? { along: [...new Set(walk.ids)], cap: int(cap) } : {}) };
+	const rows = await ctx.conn.read((q) => q.run(statement, ctx.params(scope, params)), "read the adjacency");
 	for (const row of rows) {
-		const neighbours = (row.neighbours as Record<string, unknown>[]).map(
-			(n): AdjacentNode => ({ id: String(n.id), label: String(n.label), key: String(n.key), degree: Math.min(Number(n.degree), limit) }),
+		const neighbours = (row.neighbours as unknown[][]).map(
+			([id, label, key, degree]): AdjacentNode => ({ id: String(id), label: String(label), key: String(key), degree: Math.min(Number(degree), limit) }),
 		);
 		out.set(String(row.id), { degree: Math.min(Number(row.total), limit), neighbours });
 	}

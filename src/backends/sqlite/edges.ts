@@ -1,4 +1,4 @@
-import type { Adjacency, AdjacentNode, MergeEdgeInput } from "../../engine/backend-kit";
+import type { Adjacency, AdjacentNode, ChainWalk, MergeEdgeInput } from "../../engine/backend-kit";
 import { isFullScope } from "../../engine/backend-kit";
 import type { Direction, EdgeRecord, NeighbourEdge, Neighbourhood, NeighbourhoodNode, NodeRecord, PartialScope, PropValue, Props, Scope } from "../../engine/types";
 import type { SqliteStoreContext } from "./store-context";
@@ -163,10 +163,50 @@ export async function neighbourhood(ctx: SqliteStoreContext, scope: PartialScope
 	return { center, nodes: [...seen.values()].filter((n) => n.depth > 0), edges: [...edges.values()], truncated };
 }
 
-/** Neighbour lists (cached until the next write; see adjacencyCache), the missing ones read in one statement. */
-export async function adjacency(ctx: SqliteStoreContext, scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>> {
+/** Neighbour lists (cached until the next write; see adjacencyCache), the missing ones read in one statement; with `along`, its walk's too. */
+export async function adjacency(ctx: SqliteStoreContext, scope: PartialScope, ids: readonly string[], cap: number, along?: ChainWalk): Promise<ReadonlyMap<string, Adjacency>> {
+	if (!isFullScope(scope)) return new Map();
+	const out = cachedAdjacency(ctx, scope, [...ids, ...(along?.ids ?? [])], cap);
+	if (along && along.hops > 0 && along.ids.length > 0) walkChains(ctx, scope, out, along, cap);
+	return out;
+}
+
+/**
+ * ChainWalk's steps over lists read in process (no round trip to save: each step reads its lists
+ * from the cache or in one statement). `out` holds the starts' lists and takes the reached ones.
+ */
+function walkChains(ctx: SqliteStoreContext, scope: Scope, out: Map<string, Adjacency>, along: ChainWalk, cap: number): void {
+	// The starts with a list (live, in the scope) and their labels.
+	const rowOf = ctx.rowIds(scope, along.ids.filter((id) => out.has(id)));
+	const rows = [...new Set(rowOf.values())];
+	const labelOfRow = new Map(
+		rows.length === 0 ? [] : ctx.conn.all<{ row: number; label: string }>(`SELECT id AS row, label FROM nodes WHERE id IN (${rows.map(() => "?").join(", ")})`, rows).map((r) => [r.row, r.label]),
+	);
+	const seen = new Set(along.ids);
+	let level = [...new Set(along.ids)].flatMap((id) => {
+		const label = labelOfRow.get(rowOf.get(id) ?? -1);
+		return label === undefined ? [] : [{ id, label }];
+	});
+	for (let step = 0; step < along.hops && level.length > 0; step++) {
+		const next: { id: string; label: string }[] = [];
+		for (const { id, label } of level) {
+			const list = out.get(id);
+			const same = (list?.neighbours ?? []).filter((n) => n.label === label && n.id !== id);
+			if (!list || (step > 0 && (list.degree > cap || same.length > 2))) continue;
+			for (const n of same) {
+				if (seen.has(n.id)) continue;
+				seen.add(n.id);
+				next.push({ id: n.id, label });
+			}
+		}
+		for (const [id, list] of cachedAdjacency(ctx, scope, next.map((n) => n.id), cap)) out.set(id, list);
+		level = next;
+	}
+}
+
+function cachedAdjacency(ctx: SqliteStoreContext, scope: Scope, ids: readonly string[], cap: number): Map<string, Adjacency> {
 	const out = new Map<string, Adjacency>();
-	if (!isFullScope(scope) || ids.length === 0) return out;
+	if (ids.length === 0) return out;
 	const cacheKey = (id: string) => `${scope.orgId}\u0000${scope.userId}\u0000${cap}\u0000${id}`;
 	const missing: string[] = [];
 	for (const id of new Set(ids)) {

@@ -22,8 +22,23 @@ export interface EdgeStore {
 	 * more than `cap` relations is a hub: its `degree` is `cap + 1` and its list may be cut.
 	 * Unknown or out-of-scope ids are absent; a partial scope gives an empty map. Optional:
 	 * without it the rerank walks `neighbourhood` node by node (same result, more round trips).
+	 * With `along`, the lists of the nodes its walk reaches come in the same call (see ChainWalk).
 	 */
-	adjacency?(scope: PartialScope, ids: readonly string[], cap: number): Promise<ReadonlyMap<string, Adjacency>>;
+	adjacency?(scope: PartialScope, ids: readonly string[], cap: number, along?: ChainWalk): Promise<ReadonlyMap<string, Adjacency>>;
+}
+
+/**
+ * The walk of search's neighbour words, for `adjacency` to read ahead (on a server, one statement
+ * instead of one per hop, each waiting for the one before): from each of `ids` (its list read as
+ * well), `hops` steps to the neighbours of the node's own label in its list as `adjacency` gives
+ * it (never itself); a step after the first only from a node that is not a hub (more than `cap`
+ * relations) and has at most two neighbours of its label (one link of a chain, as a
+ * conversation's turns are). The result holds the list of every node reached that `adjacency`
+ * would answer for.
+ */
+export interface ChainWalk {
+	readonly ids: readonly string[];
+	readonly hops: number;
 }
 
 /** One node's neighbours as the graph rerank needs them. */

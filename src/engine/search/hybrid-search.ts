@@ -7,7 +7,7 @@ import { errorMessage } from "../errors";
 import { isArchived, nodeConfidence } from "../node-text";
 import type { EmbeddingProvider, GraphReads, PassageHit, VectorReads } from "../protocols";
 import { isFullScope } from "../scope";
-import type { NodeRecord, PartialScope } from "../types";
+import type { FulltextHit, NodeRecord, PartialScope } from "../types";
 import { TRUST_LEVELS } from "../write/write-pipeline";
 import { feedbackTerms } from "./feedback";
 import { clamp01, linearFuse, rrfFuse, temporalScore, type FusedScore } from "./fusion";
@@ -161,9 +161,7 @@ export class HybridSearch {
 			wantVector ? this.vectorChannel(scope, text, vectorK * over, share.ask) : Promise.resolve<VectorAnswer>({ hits: [] }),
 		]);
 		const merged = await mergeFulltextHits(store, scope, nodeHits, passageHits, text);
-		const fulltextHits = neighbours
-			? await withNeighbourWords(merged, walker, (ids) => store.getNodesByIds(scope, ids), { weight: s.neighbourWordsWeight, hops: s.neighbourWordsHops }, nodeWords.limit)
-			: merged;
+		const fulltextHits = neighbours ? await this.neighbourWords(scope, walker, merged, vectorAnswer.hits.slice(0, vectorK * over), nodeWords.limit) : merged;
 		const passages = passagesByNode(passageHits, vectorAnswer.passages ?? []);
 
 		const keep = (node: NodeRecord) => !isArchived(node) && matchesFilters(node, request, during);
@@ -226,6 +224,13 @@ export class HybridSearch {
 			...(degraded ? { reason: vectorAnswer.reason, cause: vectorAnswer.cause } : {}),
 			anchors: anchors.map((a) => a.id),
 		};
+	}
+
+	/** The words hits with neighbour words; the lists of the vector candidates (the graph term reads them next) come in the walk's read. */
+	private neighbourWords(scope: PartialScope, walker: GraphWalker, hits: readonly FulltextHit[], vectorHits: VectorAnswer["hits"], limit: number): Promise<FulltextHit[]> {
+		const s = this.settings;
+		const next = s.graphHops > 0 ? vectorHits.map((h) => h.nodeId) : [];
+		return withNeighbourWords(hits, walker, (ids) => this.deps.graph.getNodesByIds(scope, ids), { weight: s.neighbourWordsWeight, hops: s.neighbourWordsHops }, limit, next);
 	}
 
 	/** What the fulltext channel looks for: content words (as stems), plus their synonyms when a source is given and asked for. */

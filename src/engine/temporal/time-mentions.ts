@@ -72,13 +72,34 @@ const MAY_MENTION_PARTS = [
 		`${EN_NUMBER}\\s*${EN_UNIT}\\s*(?:,\\s*)?(?:and\\s*)?(?:ago|before|earlier|later|after|from now|henceforth|forward|out)`,
 		`(?:en|por|durante|de)\\s*${ES_NUMBER}\\s*${ES_UNIT}(?=\\W|$|${ES_NEXT_NUMBER})`,
 ];
-/** Built on first use: compiling it took about 1 ms of every Obsidian start while main.js was evaluated. */
+/*
+ * Digits say a date only in these shapes (any digit let chrono run: "bm25", "300 users", "p95"):
+ * two numbers joined by - / . (ISO and slash dates, "5/2024", "12.05.2024"; a version "2.5" too,
+ * which chrono's slash parser reads as a date), a year, a space and a number ("2024 05 01"), a
+ * month right after a number ("2024may", "5ago": August 5; with a space or a sign between, the
+ * month's own pattern lets it through), and a number with a time unit ("3 days ago", "in 2 weeks", "+2d", "dentro de 3 semanas"). The unit
+ * must end where chrono's patterns let it end: before a non-word, a digit ("2h30m"), "and", the
+ * words after a duration ("2hrsbefore"), or a number word with its unit ("1 houran hour" and
+ * "3hhalfam" are durations to chrono; "25 hagorox" is none). A number alone or with a time of day ("5pm", "at 17:00") is a
+ * time chrono finds and resolveTimeMentions drops; with a date ("tomorrow at 5", "May 3 at
+ * 17:00") the date's own words let it through.
+ */
+const AFTER_DURATION = "(?:ago|before|earlier|later|after|from\\s*now|henceforth|forward|out)(?=\\W|$)";
+const EN_NUMBER_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|few|several|the|couple";
+const UNIT_END = `(?=\\W|$|\\d|and|${AFTER_DURATION}|an?\\W|a?\\s*couple|(?:${EN_NUMBER_WORD})\\s*(?:an?\\s*)?(?:${EN_UNIT}|few|an?\\W|couple|of)|${ES_NUMBER}\\s*${ES_UNIT})`;
+const DIGIT_PARTS = ["\\d[-./]\\d", "\\d{4}\\s\\d", `\\d${MONTHS}`, `\\d\\s*(?:${EN_UNIT}|${ES_UNIT})${UNIT_END}`];
+/** Built on first use: compiling them took about 1 ms of every Obsidian start while main.js was evaluated. */
 let mayMentionPattern: RegExp | undefined;
+let digitPattern: RegExp | undefined;
 
-/** False when `text` cannot hold a time expression chrono would find (see MAY_MENTION_PARTS). */
+/** False when `text` cannot hold a time expression chrono would find and resolveTimeMentions keep (see MAY_MENTION_PARTS and DIGIT_PARTS). */
 export function mayMentionTime(text: string): boolean {
+	if (/\d/.test(text)) {
+		digitPattern ??= new RegExp(DIGIT_PARTS.join("|"), "i");
+		if (digitPattern.test(text)) return true;
+	}
 	mayMentionPattern ??= new RegExp(MAY_MENTION_PARTS.join("|"), "i");
-	return /\d/.test(text) || mayMentionPattern.test(text);
+	return mayMentionPattern.test(text);
 }
 
 const day = (y: number, m: number, d: number) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
@@ -99,7 +120,12 @@ function rangeOf(c: ParsedComponents): DayRange {
  * ("for 4 years") are not dates and are skipped; English and Spanish.
  */
 export function resolveTimeMentions(text: string, reference: Date): TimeMention[] {
-	if (!text || !Number.isFinite(reference.getTime()) || !mayMentionTime(text)) return [];
+	return mayMentionTime(text) ? chronoMentions(text, reference) : [];
+}
+
+/** resolveTimeMentions without the prefilter: what mayMentionTime must never hide (tests/engine/temporal/time-prefilter.test.ts). */
+export function chronoMentions(text: string, reference: Date): TimeMention[] {
+	if (!text || !Number.isFinite(reference.getTime())) return [];
 	const ref = { instant: reference, timezone: 0 };
 	const taken: [number, number][] = [];
 	const out: TimeMention[] = [];

@@ -221,6 +221,8 @@ describe.each(withServer ? ["neo4j"] : [])("Neo4j backend on the test server (%s
 		const ids = [...nodes.map((n) => n.id), "unknown"];
 		for (const cap of [1, 2, 10]) {
 			expect(await neo.graph.adjacency?.(scope, ids, cap), `cap ${cap}`).toEqual(await lite.graph.adjacency?.(scope, ids, cap));
+			const along = { ids: [a.id, d.id, "unknown"], hops: 2 };
+			expect(await neo.graph.adjacency?.(scope, [hub.id], cap, along), `cap ${cap}, along`).toEqual(await lite.graph.adjacency?.(scope, [hub.id], cap, along));
 		}
 		expect(await neo.graph.adjacency?.({ orgId: "acme" }, ids, 5)).toEqual(new Map());
 		const fields = { fields: ["description", "tags", "weight", "status", "missing"] };

@@ -32,10 +32,11 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 			// (whether that index exists depends on which test first wrote passage vectors; the count does
 			// not); the words' statistics found no passage in this memory, so the ranking was not run.
 			// Neighbour words (#38) read the words hits' neighbour lists before fusion: one statement,
-			// which the graph rerank then finds cached (8 before them).
-			// The words' counts are read in the ranking statements (9 and 2 before: the counts of words the
-			// search had not seen in 30 s were one statement before them).
-			"search (default: hybrid + graph)": [8, 0, 8],
+			// which the graph rerank then finds cached. The walk's second hop and the vector candidates'
+			// lists come in that statement (ChainWalk: the graph rerank read the vector candidates' lists
+			// after it, one more). The words' counts are read in the ranking statements (the counts of
+			// words the search had not seen in 30 s were one statement before them, one more).
+			"search (default: hybrid + graph)": [7, 0, 7],
 			"search (fulltext)": [1, 0, 1],
 			"context (2 hops)": [4, 0, 4],
 			// Passages: every note of a batch in one statement; a full sync first asks whether the memory
@@ -79,6 +80,10 @@ describe.runIf(neo4j)("Cypher per verb on Neo4j", () => {
 			expect(found).toEqual(expect.arrayContaining(["Turn 2", "Turn 3", "Turn 5", "Turn 6", "Turn 8", "Turn 9", "Turn 11", "Turn 12"]));
 			expect(statements.filter((q) => q.startsWith("MATCH (n:Engrama {__ns: $ns, engrama_id: $id})"))).toEqual([]);
 			expect(statements.filter((q) => q.startsWith("UNWIND $ids AS id MATCH (n:Engrama {__ns: $ns, engrama_id: id}) WHERE n.__ns = $ns AND n.org_id = $org AND n.user_id = $user RETURN id"))).toHaveLength(1);
+			// The neighbour lists the walk loads (the hits' and the next turns') and the vector
+			// candidates' in one statement; the turns two away, raised into the page here, in a second
+			// (three before: one per hop, then the page's).
+			expect(statements.filter((q) => q.includes("collect(o) AS linked"))).toHaveLength(2);
 		} finally {
 			await opened.close();
 		}

@@ -1,11 +1,21 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { cohesionScores, findAnchors } from "../../../src/engine/search/graph-rerank";
+import { cohesionScores, findAnchors, nameWords } from "../../../src/engine/search/graph-rerank";
 import type { NodeRecord } from "../../../src/engine/types";
 import { openSearchMemory, type SearchMemory } from "./search-fixture";
 
 const node = (id: string, key: string): NodeRecord => ({ id, label: "Concept", keyField: "name", key, props: {}, createdAt: "", updatedAt: "" });
 
 describe("graph maths", () => {
+	it("reads a name's words the same on the ASCII path as through Unicode's classes, and strips accents from the rest", () => {
+		const unicode = (text: string) => (text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(" ");
+		let ascii = "";
+		for (let c = 0; c < 128; c++) ascii += String.fromCharCode(c);
+		const texts = ["Project 0 socket cache", "Billing-Portal_v2 (OAuth)", "  x  ", "", "a.b,c;d:e!f?g'h\"i", ascii, ascii.split("").reverse().join(""), "Tab\tand\nnew line\u007f"];
+		for (const text of texts) expect(nameWords(text), JSON.stringify(text)).toBe(unicode(text));
+		expect(nameWords("Café Müller 2")).toBe("cafe muller 2");
+		expect(nameWords("数据库 Ñandú")).toBe(unicode("数据库 Ñandú"));
+	});
+
 	it("cohesion sums the other candidates' scores, halving per hop, divided by the window's best", () => {
 		const base = new Map([["a", 1], ["b", 0.8], ["c", 0.5], ["lonely", 0.9]]);
 		const edges: Record<string, number> = { "a|b": 1, "b|c": 1, "a|c": 2 };

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { openSearchMemory, type SearchMemory } from "./search-fixture";
+import { HashEmbeddingProvider } from "../../../src/engine/embedding/hash-embedding-provider";
+import type { ChainWalk } from "../../../src/engine/protocols";
+import { HybridSearch } from "../../../src/engine/search/hybrid-search";
+import type { PartialScope } from "../../../src/engine/types";
+import { ManualClock, openSearchMemory, type SearchMemory } from "./search-fixture";
 
 /** Three turns of a conversation, one after another, and a fact on its own that shares a word with the question. */
 async function conversation(m: SearchMemory): Promise<void> {
@@ -56,5 +60,42 @@ describe("neighbour words: a sequence's items share their words", () => {
 		await m.relate(["Concept", "Lake trip"], "RELATED_TO", ["Concept", "Cabin"]);
 		await m.relate(["Concept", "Cabin"], "RELATED_TO", ["Concept", "Packing"]);
 		expect(await names(m, "lake cabin")).not.toContain("Packing");
+	});
+
+	it("reads the walk's lists and the other channel's in one call ahead, and answers as it does reading them hop by hop", async () => {
+		m = await openSearchMemory({ clock: new ManualClock(), embedder: new HashEmbeddingProvider(64) });
+		// Twelve turns in a chain, every third about the lake; a turn related to three others (no
+		// chain link); a hub every turn relates to.
+		for (let i = 1; i <= 12; i++) {
+			await m.remember("Concept", `Turn ${i}`, { description: i % 3 === 1 ? "the lake at dawn" : `small talk ${i}, a cabin` });
+			if (i > 1) await m.relate(["Concept", `Turn ${i - 1}`], "RELATED_TO", ["Concept", `Turn ${i}`]);
+		}
+		for (const key of ["Recipes", "Garden", "Taxes"]) {
+			await m.remember("Concept", key, { description: `notes on ${key.toLowerCase()} by the lake` });
+			await m.relate(["Concept", "Turn 4"], "RELATED_TO", ["Concept", key]);
+		}
+		await m.remember("Technology", "Hub", { description: "everything" });
+		for (let i = 1; i <= 12; i++) await m.relate(["Concept", `Turn ${i}`], "RELATED_TO", ["Technology", "Hub"]);
+		/** The real store, counting its adjacency calls; `walks` false drops ChainWalk (a store that cannot read ahead). */
+		const counted = (walks: boolean) => {
+			const calls = { n: 0 };
+			const graph = m.memory.graph;
+			const adjacency = (scope: PartialScope, ids: readonly string[], cap: number, along?: ChainWalk) => {
+				calls.n++;
+				return graph.adjacency?.(scope, ids, cap, walks ? along : undefined) ?? Promise.resolve(new Map());
+			};
+			const reads = new Proxy(graph, { get: (target, prop, receiver) => (prop === "adjacency" ? adjacency : (Reflect.get(target, prop, receiver) as unknown)) });
+			return { calls, search: new HybridSearch({ graph: reads, vectors: m.memory.vectors, embedder: m.memory.embedder, clock: m.memory.clock, settings: { fanOutCap: 8, channelK: 5 } }) };
+		};
+		const ahead = counted(true);
+		const hopByHop = counted(false);
+		for (const query of ["lake", "lake cabin", "small talk", "notes on taxes"]) {
+			const [a, b] = [await ahead.search.search(m.scope, query, { limit: 20 }), await hopByHop.search.search(m.scope, query, { limit: 20 })];
+			expect(a.hits.map((h) => [h.node.key, h.score, h.signals]), query).toEqual(b.hits.map((h) => [h.node.key, h.score, h.signals]));
+			expect(a.anchors, query).toEqual(b.anchors);
+		}
+		// One call a search; hop by hop, the walk's second hop and the window's lists are calls of their own (7 here).
+		expect(ahead.calls.n).toBe(4);
+		expect(hopByHop.calls.n).toBeGreaterThan(5);
 	});
 });

@@ -2,17 +2,18 @@ import * as chrono from "chrono-node";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatRanges, mayMentionTime, resolveTimeMentions } from "../../../src/engine/temporal/time-mentions";
+import { chronoMentions, formatRanges, mayMentionTime, resolveTimeMentions } from "../../../src/engine/temporal/time-mentions";
 
-// The prefilter in front of chrono-node must never hide a time expression chrono would find:
-// whenever either configured parser (English or Spanish casual) finds anything at all in a text,
-// mayMentionTime must say yes. Texts it says no to skip chrono.
+// The prefilter in front of chrono-node must never hide a date chrono would find: texts it says no
+// to skip chrono. For text without a digit it says yes whenever either configured parser (English
+// or Spanish casual) finds anything at all; for text with one, whenever resolveTimeMentions would
+// keep something (chrono also finds bare times of day in numbers, "12", "at 5", which it drops).
 const REF = new Date("2024-05-10T12:00:00Z");
 const chronoFinds = (text: string) => {
 	const ref = { instant: REF, timezone: 0 };
 	return chrono.casual.parse(text, ref).length + chrono.es.casual.parse(text, ref).length > 0;
 };
-const hidden = (texts: readonly string[]) => texts.filter((t) => !mayMentionTime(t) && chronoFinds(t));
+const hidden = (texts: readonly string[]) => texts.filter((t) => !mayMentionTime(t) && (/\d/.test(t) ? chronoMentions(t, REF).length > 0 : chronoFinds(t)));
 
 const WORDS = `sunday sun monday mon tuesday tue wednesday wed thursday thurs thur thu friday fri saturday sat weekend weekday
 	domingo dom lunes lun martes mar miércoles miercoles mié mie jueves jue viernes vie sábado sabado sáb sab
@@ -99,15 +100,54 @@ describe("time mention prefilter", () => {
 			expect(mayMentionTime(text), text).toBe(false);
 			expect(chronoFinds(text), text).toBe(false);
 		}
-		for (const text of ["Call on Monday", "in May", "hace 3 días", "esta tarde", "mañana", "two weeks later", "last night", "2024"]) {
+		for (const text of ["Call on Monday", "in May", "hace 3 días", "esta tarde", "mañana", "two weeks later", "last night", "2024-05"]) {
 			expect(mayMentionTime(text), text).toBe(true);
+		}
+	});
+
+	it("never hides a date written with digits: chrono's numeric kinds in English and Spanish, in the contexts its patterns allow", () => {
+		const numbers = ["1", "3", "05", "12", "24", "25", "31", "100", "1.5", "2024", "2024-05", "12:30"];
+		const joins = ["", " ", "  ", "-", "/", ".", ":", ",", " of ", " de "];
+		const tails = [
+			...`s sec second seconds m min mins minute minutes h hr hrs hour hours d day days w week weeks mo mon mos month months qtr quarter
+			quarters y yr year years segundo segundos minuto minutos hora horas día días dia dias semana semanas mes meses cuarto cuartos año años ano anos
+			may june sept dic enero am pm a.m. p.m. o'clock st nd rd th ro º 05 5 2024 T10:00Z h30 hago hrsbefore dfrom hhalfam`.split(/\s+/),
+			"days and 3 hours", "hours an hour", "hours a couple of minutes", "hhalf an hour", "horas y 2 minutos", "de mayo", "de mayo de 2024", "",
+		].filter((t, i, all) => all.indexOf(t) === i);
+		const before = ["", "in ", "within ", "for ", "+", "-", "about ", "last ", "next ", "this ", "at ", "on ", "dentro de ", "en ", "el ", "x", "bm", "since "];
+		const after = ["", " ago", " later", " from now", "ago", "before", " and 2 hours", "x", " de 2024", " at 5pm", ", 2024", "s", " tomorrow"];
+		const next = random(41);
+		const pick = <T,>(list: readonly T[]) => list[Math.floor(next() * list.length)];
+		const texts: string[] = [];
+		for (const n of numbers) {
+			for (const join of joins) {
+				for (const tail of tails) {
+					const core = `${n}${join}${tail}`;
+					texts.push(core, `Note: ${core.toUpperCase()} here`);
+					for (let i = 0; i < 3; i++) texts.push(`${pick(before)}${core}${pick(after)}`);
+				}
+			}
+		}
+		texts.push("Released 2024-05-01.", "due 5/1/2024", "el 12.05.2024", "in 05/2024", "2024 05 01", "2024/05/01 10:00", "3 days ago", "in 2 weeks", "+2d", "2h30m ago", "1.5 hours later", "dentro de 3 semanas", "en 2 días", "5pm tomorrow", "el 5 de mayo", "March 3rd 2024");
+		expect(texts.length).toBeGreaterThan(20_000);
+		expect(hidden(texts)).toEqual([]);
+	});
+
+	it("lets numbers that are not dates skip chrono: the digit alone no longer sends text to it", () => {
+		for (const text of ["gozux bm25 hagorox", "Version 3 serves 300 users on 4 cores.", "p95 58 ms at 50k nodes", "25 hagorox", "sha256 of the file", "2 replicas, 16 shards"]) {
+			expect(mayMentionTime(text), text).toBe(false);
+			expect(chronoMentions(text, REF), text).toEqual([]);
+		}
+		for (const text of ["2024-05-01", "5/2024", "3 days ago", "in 2 weeks", "2hrsbefore", "dentro de 3 semanas", "2024 05 01"]) {
+			expect(mayMentionTime(text), text).toBe(true);
+			expect(chronoMentions(text, REF).length, text).toBeGreaterThan(0);
 		}
 	});
 
 	it("stays linear on a long run of spaces after a word that starts a match (no two \\s* meet)", () => {
 		const spaces = " ".repeat(50_000);
 		const started = performance.now();
-		for (const word of ["within", "in about", "one s", "a couple", "dos", "next"]) expect(mayMentionTime(`${word}${spaces}x`), word).toBe(false);
+		for (const word of ["within", "in about", "one s", "a couple", "dos", "next", "3", "2024"]) expect(mayMentionTime(`${word}${spaces}x`), word).toBe(false);
 		// Quadratic backtracking took 1.2 s for 20,000 spaces after "within"; linear is a few ms.
 		expect(performance.now() - started).toBeLessThan(500);
 	});
