@@ -11,7 +11,7 @@
  * find every acknowledged remember.
  * --cpu-prof writes the server's V8 CPU profile (seed included) into <dir>, for docs/benchmarks-mcp.md.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,6 +21,7 @@ import { openMemory } from "../../src/nodejs/open-memory";
 import { arg as flag } from "./args";
 import { connectClient, loadAverage, startServe } from "./serve-process";
 import { fmt, percentile, seededRandom, WORDS } from "./stats";
+import { processCpuMs } from "./proc-cpu";
 
 const CLIENTS = Number(flag("clients", "8"));
 const CALLS = Number(flag("calls", "2000"));
@@ -42,15 +43,6 @@ interface Started {
 	commits(): string;
 }
 
-function processCpuMs(pid: number | undefined): number {
-	try {
-		const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-		// utime and stime, in clock ticks (100 per second on Linux).
-		return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
-	} catch {
-		return Number.NaN;
-	}
-}
 
 async function startLoadServer(db: string): Promise<Started> {
 	const serve = await startServe(["--db", db], { EMBEDDING_PROVIDER: EMBEDDER === "hash" ? "hash" : "none", EMBEDDING_DIMENSIONS: "256" }, CPU_PROF ? ["--cpu-prof", "--cpu-prof-dir", CPU_PROF] : []);

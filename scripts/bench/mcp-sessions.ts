@@ -7,19 +7,16 @@
  *
  *   npm run bench -- mcp-sessions [--sessions 300] [--concurrency 4]
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { arg as flag } from "./args";
 import { loadAverage, startServe } from "./serve-process";
+import { processCpuMs } from "./proc-cpu";
 
 const SESSIONS = Number(flag("sessions", "300"));
 const CONCURRENCY = Number(flag("concurrency", "4"));
 
-function processCpuMs(pid: number | undefined): number {
-	const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-	return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
-}
 
 async function oneSession(url: string, token: string, n: number): Promise<void> {
 	const headers = { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };

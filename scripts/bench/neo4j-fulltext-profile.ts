@@ -12,7 +12,7 @@
 //        [--texts "a b c|d e"] (these queries instead of generated ones)
 //        [--warm-counts] (every term count of the memory read into the store's cache before the searches:
 //        no search reads its words' counts)
-import { readFileSync } from "node:fs";
+
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import type { TracedStatement } from "../../src/backends/neo4j/neo4j-connection";
@@ -22,6 +22,7 @@ import { Memory } from "../../src/engine/memory";
 import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, ownCpuMs, processCpuMs } from "./proc-cpu";
 
 const namespace = arg("namespace", "");
 const queries = Number(arg("queries", "100"));
@@ -34,15 +35,8 @@ const clearOnce = process.argv.includes("--clear-once");
 const warmCounts = process.argv.includes("--warm-counts");
 if (!namespace) throw new Error("--namespace is required (the kept memory of a neo4j-scale run)");
 
-const serverCpuMs = () => {
-	if (!serverPid) return Number.NaN;
-	const f = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(f[11]) + Number(f[12])) * 10;
-};
-const clientCpuMs = () => {
-	const u = process.cpuUsage();
-	return (u.user + u.system) / 1000;
-};
+const serverCpuMs = () => processCpuMs(serverPid);
+const clientCpuMs = ownCpuMs;
 const firstLine = (query: string) => query.trim().replace(/\s+/g, " ").slice(0, 100);
 
 const config = parseConfig({ ...configFromEnv(process.env, { dbPath: "/nonexistent" }), backend: "neo4j", orgId: "bench", userId: "scale", profile: "base" });
@@ -106,7 +100,7 @@ for (let r = 0; r < rounds; r++) {
 graph.conn.trace = false;
 const totalWall = performance.now() - t0;
 const serverPerSearch = (serverCpuMs() - s0) / samples.length;
-const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const load = loadAverage();
 const walls = samples.map((s) => s.wall);
 console.log(
 	`${samples.length} searches (${queries} queries × ${rounds}, seed ${seed}${fresh ? ", new queries each round" : ""}${clearPlans ? ", query caches cleared before each" : ""}${clearOnce ? ", query caches cleared before the first" : ""}${warmCounts ? ", term counts cached" : ""}): wall p50 ${fmt(percentile(walls, 50))}, p95 ${fmt(percentile(walls, 95))}; client CPU p50 ${fmt(percentile(samples.map((s) => s.client), 50))}; server CPU ${fmt(serverPerSearch)} a search; ${(totalWall / 1000).toFixed(1)} s (load ${load})`,

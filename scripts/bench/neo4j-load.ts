@@ -4,7 +4,7 @@
 // step's wall time, this process's CPU and the server's (/proc); the memory is dropped after.
 // Needs a Neo4j (NEO4J_* env). Usage: npm run bench -- neo4j-load --nodes 10000 --server-pid P
 //   [--batch 1000] [--page 4000] [--reads 200]
-import { readFileSync } from "node:fs";
+
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import { configFromEnv, parseConfig } from "../../src/config/engrama-config";
@@ -13,6 +13,7 @@ import type { EntityInput, WriteContext } from "../../src/engine/write/write-pip
 import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, ownCpuMs, processCpuMs } from "./proc-cpu";
 
 const nodes = Number(arg("nodes", "10000"));
 const batch = Number(arg("batch", "1000"));
@@ -21,16 +22,10 @@ const reads = Number(arg("reads", "200"));
 const serverPid = arg("server-pid", "");
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;
 
-const serverCpu = () => {
-	if (!serverPid) return Number.NaN;
-	const fields = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(fields[11]) + Number(fields[12])) / 100;
-};
-const clientCpu = () => {
-	const u = process.cpuUsage();
-	return (u.user + u.system) / 1e6;
-};
-const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+// In seconds here.
+const serverCpu = () => processCpuMs(serverPid) / 1000;
+const clientCpu = () => ownCpuMs() / 1000;
+const loadavg = loadAverage;
 
 async function step(name: string, fn: () => Promise<string>): Promise<void> {
 	const [c0, s0, t0] = [clientCpu(), serverCpu(), performance.now()];

@@ -6,12 +6,13 @@
 // Needs a Neo4j (NEO4J_* env). Usage: npm run bench -- neo4j-posting-layouts --server-pid P
 //   [--entities 12000] [--page 4000] [--rounds 2] [--queries 200] [--layouts A,B,D]
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+
 import neo4j, { type Driver } from "neo4j-driver";
 import { postingsOf } from "../../src/backends/neo4j/names-history";
 import { NAME_INDEX_LIMITS, normaliseName, queryFragments } from "../../src/engine/resolver";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, processCpuMs } from "./proc-cpu";
 
 const ENTITIES = Number(arg("entities", "12000"));
 const PAGE = Number(arg("page", "4000"));
@@ -119,12 +120,9 @@ const LAYOUTS: Record<string, Layout> = {
 	},
 };
 
-function serverCpu(): number {
-	if (!serverPid) return Number.NaN;
-	const fields = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+/** Server CPU in seconds. */
+const serverCpu = () => processCpuMs(serverPid) / 1000;
+const loadavg = loadAverage;
 
 async function run(driver: Driver, query: string, params: Record<string, unknown> = {}) {
 	const session = driver.session();

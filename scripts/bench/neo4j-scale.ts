@@ -8,7 +8,7 @@
 //        [--indexes-inline] (search indexes written in each node batch, not deferred to a pass after)
 //        [--namespace NAME --keep] (Neo4j: the memory stays in the server, for neo4j-search-trace.ts)
 //        [--no-settle] (Neo4j with --server-pid: search and write at once, while the server still works on the load)
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
@@ -26,6 +26,7 @@ import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { WriteProfiler } from "./neo4j-write-profile";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, processCpuMs } from "./proc-cpu";
 
 const nodes = Number(arg("nodes", "100000"));
 const backend = arg("backend", "neo4j") as "neo4j" | "sqlite";
@@ -46,9 +47,7 @@ const MODES: Record<string, SearchOptions> = {
 
 /** CPU seconds of the Neo4j JVM so far (/proc), or NaN when its pid is unknown. */
 function serverCpu(): number {
-	if (!serverPid) return Number.NaN;
-	const fields = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(fields[11]) + Number(fields[12])) / 100;
+	return processCpuMs(serverPid) / 1000;
 }
 
 function clientCpu(): number {
@@ -70,7 +69,7 @@ async function step<T>(name: string, fn: () => Promise<T>, detail: (value: T, se
 	const [c0, s0, t0] = [clientCpu(), serverCpu(), performance.now()];
 	const value = await fn();
 	const wallS = (performance.now() - t0) / 1000;
-	const row = { step: name, wallS, clientCpuS: clientCpu() - c0, serverCpuS: serverCpu() - s0, detail: detail(value, wallS), load: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") };
+	const row = { step: name, wallS, clientCpuS: clientCpu() - c0, serverCpuS: serverCpu() - s0, detail: detail(value, wallS), load: loadAverage() };
 	steps.push(row);
 	process.stderr.write(`${backend} ${nodes}: ${name}: ${row.wallS.toFixed(1)} s wall, client CPU ${row.clientCpuS.toFixed(1)} s, server CPU ${row.serverCpuS.toFixed(1)} s; ${row.detail} (load ${row.load})\n`);
 	return value;

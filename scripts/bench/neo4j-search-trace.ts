@@ -18,6 +18,7 @@ import type { SearchSettings } from "../../src/engine/search/search-options";
 import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, ownCpuMs, processCpuMs } from "./proc-cpu";
 
 const namespace = arg("namespace", "");
 const queries = Number(arg("queries", "100"));
@@ -39,16 +40,10 @@ const ALL: Record<string, Mode> = {
 };
 const modes = arg("modes", Object.keys(ALL).join(",")).split(",");
 
-function serverCpu(): number {
-	if (!serverPid) return Number.NaN;
-	const fields = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-const clientCpu = () => {
-	const u = process.cpuUsage();
-	return (u.user + u.system) / 1000;
-};
-const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+// Both in milliseconds.
+const serverCpu = () => processCpuMs(serverPid);
+const clientCpu = ownCpuMs;
+const load = loadAverage;
 // Its start and its end: statements that start alike (UNWIND $ids … MATCH) differ in what they return.
 const statementName = (query: string) => {
 	const flat = query.trim().replace(/\s+/g, " ");

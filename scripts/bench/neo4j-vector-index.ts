@@ -8,12 +8,13 @@
 // clustered dense vectors, closer to a real model's.
 // Usage: npm run bench -- neo4j-vector-index --nodes 10000 [--variants default,noquant,ef50,none]
 //        [--rounds 4] [--writes 50] [--queries 200] [--data hash|dense] [--server-pid PID] [--populate] [--keep]
-import { readFileSync } from "node:fs";
+
 import neo4j, { type Session } from "neo4j-driver";
 import { HashEmbeddingProvider } from "../../src/engine/embedding/hash-embedding-provider";
 import { nodeToText } from "../../src/engine/node-text";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, processCpuMs } from "./proc-cpu";
 
 const nodes = Number(arg("nodes", "10000"));
 const dims = Number(arg("dims", "384"));
@@ -49,12 +50,8 @@ const variants: Variant[] = arg("variants", "default,noquant,ef50,none")
 const labelOf = (v: Variant) => `VecBench_${v.name.replace(/-/g, "_")}`;
 const indexOf = (v: Variant) => `vecbench_${v.name.replace(/-/g, "_")}`;
 
-const serverCpuMs = () => {
-	if (!serverPid) return Number.NaN;
-	const f = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(f[11]) + Number(f[12])) * 10;
-};
-const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const serverCpuMs = () => processCpuMs(serverPid);
+const load = loadAverage;
 
 // The vectors: the same for every variant, by position.
 const LABELS = ["Project", "Concept", "Technology", "Problem", "Decision", "Person"] as const;

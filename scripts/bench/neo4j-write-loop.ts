@@ -7,7 +7,7 @@
 // descriptions (the bench's "bm25" lets every description through chrono's prefilter).
 // Usage: npm run bench -- neo4j-write-loop --namespace NAME [--writes 100] [--server-pid PID]
 //        [--vector-index JSON] [--no-digits] [--tag LABEL]
-import { readFileSync } from "node:fs";
+
 import { bindNeo4jOptions } from "../../src/backends/neo4j/neo4j-backend";
 import { Neo4jGraphStore } from "../../src/backends/neo4j/neo4j-graph-store";
 import { VECTOR_INDEX, vectorIndexDimensions } from "../../src/backends/neo4j/schema";
@@ -17,6 +17,7 @@ import { Memory } from "../../src/engine/memory";
 import { openMemory } from "../../src/nodejs/open-memory";
 import { arg } from "./args";
 import { fmt, percentile, seededRandom, sentence } from "./stats";
+import { loadAverage, ownCpuMs, processCpuMs } from "./proc-cpu";
 
 const namespace = arg("namespace", "");
 const writes = Number(arg("writes", "100"));
@@ -26,16 +27,9 @@ const noDigits = process.argv.includes("--no-digits");
 const tag = arg("tag", "");
 if (!namespace) throw new Error("--namespace is required (the kept memory of a neo4j-scale run)");
 
-const serverCpuMs = () => {
-	if (!serverPid) return Number.NaN;
-	const f = readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1].split(" ");
-	return (Number(f[11]) + Number(f[12])) * 10;
-};
-const clientCpuMs = () => {
-	const u = process.cpuUsage();
-	return (u.user + u.system) / 1000;
-};
-const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const serverCpuMs = () => processCpuMs(serverPid);
+const clientCpuMs = ownCpuMs;
+const load = loadAverage;
 
 const config = parseConfig({ ...configFromEnv(process.env, { dbPath: "/nonexistent" }), backend: "neo4j", orgId: "bench", userId: "scale", profile: "base" });
 bindNeo4jOptions(config, { namespace });
